@@ -1,0 +1,40 @@
+# gsalt: see README.md. `make demo` and `make test` work on a fresh machine.
+GO      ?= go
+BIN     := bin
+CMDS    := $(notdir $(wildcard cmd/*))
+FUZZTIME ?= 3
+
+.PHONY: all build test unit vet fuzz-short fuzz bench demo clean
+
+all: build
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || (gofmt -l . ; echo "gofmt needed"; exit 1)
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+fuzz-short:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+# The README's test command: vet, unit + interop tests (interop runs when
+# GSALT_SALT_SRC is set), then a short run of every fuzz target.
+test: vet build unit fuzz-short
+
+# Longer fuzzing (60 s a target by default).
+fuzz:
+	./scripts/fuzz.sh $${FUZZ_SECONDS:-60}
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+demo: build
+	./scripts/demo.sh
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# fuzz.sh SECONDS: runs every Go fuzz target in the module for SECONDS each.
+# Targets are found by name (func FuzzXxx in *_test.go), one `go test -fuzz` per target.
+set -euo pipefail
+secs=${1:-5}
+cd "$(dirname "$0")/.."
+fail=0
+while IFS=: read -r file name; do
+  pkg=./$(dirname "$file")
+  echo "fuzz $pkg $name (${secs}s)"
+  if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "${secs}s" "$pkg" >/tmp/gsalt-fuzz.log 2>&1; then
+    cat /tmp/gsalt-fuzz.log; fail=1
+  fi
+done < <(grep -rHoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' . | sed -E 's/^\.\/(.*):func (Fuzz[A-Za-z0-9_]+)$/\1:\2/' | sort)
+exit $fail
