@@ -1,0 +1,20 @@
+// Package builtin holds gsalt's core execution modules, one file per Salt
+// module. Register adds them all to a registry.
+package builtin
+
+import (
+	"errors"
+
+	"github.com/gsalt/gsalt/modules"
+)
+
+// Register adds every core module to r.
+func Register(r *modules.Registry) error {
+	return errors.Join(
+		r.Register(testFunctions()...),
+	)
+}
+
+// req, opt and kw build Params.
+func req(name string) modules.Param          { return modules.Param{Name: name, Required: true} }
+func opt(name string, def any) modules.Param { return modules.Param{Name: name, Default: def} }

@@ -1,0 +1,120 @@
+package builtin_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/gsalt/gsalt/internal/vectors"
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+func registry(t *testing.T) *modules.Registry {
+	t.Helper()
+	r := modules.NewRegistry()
+	if err := builtin.Register(r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func kw(kv ...any) *payload.Map { return payload.NewMap(append([]any{"__kwarg__", true}, kv...)...) }
+
+// TestSaltCallConventions runs functions with the argument lists Salt
+// publishes and checks the returns Salt's minion gives for them.
+func TestSaltCallConventions(t *testing.T) {
+	r := registry(t)
+	pub := payload.NewMap("fun", "test.arg", "jid", "20261122030118135185", "tgt", "m1")
+	tests := []struct {
+		name    string
+		fun     string
+		args    []any
+		want    any
+		retcode int
+		prefix  string // for error strings
+	}{
+		{"ping", "test.ping", nil, true, 0, ""},
+		{"echo positional", "test.echo", []any{"hi"}, "hi", 0, ""},
+		{"echo as kwarg map", "test.echo", []any{kw("text", "hi")}, "hi", 0, ""},
+		{"echo as name=value string", "test.echo", []any{"text=hi"}, "hi", 0, ""},
+		{"arg with kwargs",
+			"test.arg_clean", []any{int64(1), "two", kw("k", "v")},
+			payload.NewMap("args", []any{int64(1), "two"}, "kwargs", payload.NewMap("k", "v")), 0, ""},
+		{"string == is not a kwarg", "test.arg_clean", []any{"a==b"},
+			payload.NewMap("args", []any{"a==b"}, "kwargs", payload.NewMap()), 0, ""},
+		{"missing function", "test.nope", nil, "'test.nope' is not available.", 1, ""},
+		{"missing required", "test.echo", nil, nil, 1, "Passed invalid arguments to test.echo: echo() missing 1 required positional argument: 'text'"},
+		{"too many positional", "test.echo", []any{"a", "b"}, nil, 1, "Passed invalid arguments to test.echo: echo() takes 1 positional arguments but 2 were given"},
+		{"invalid kwarg", "test.ping", []any{kw("x", int64(1))}, "ERROR executing 'test.ping': The following keyword arguments are not valid: x=1", 1, ""},
+		{"retcode", "test.retcode", []any{int64(3)}, true, 3, ""},
+		{"retcode default", "test.retcode", nil, true, 42, ""},
+		{"exception", "test.exception", []any{"boom"}, nil, 1, "The minion function caused an exception: Exception: boom"},
+		{"fib", "test.fib", []any{"10"}, nil, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := r.Execute(context.Background(), modules.Binder{}, &modules.Env{ID: "m1", Registry: r}, tc.fun, tc.args, pub)
+			if res.Retcode != tc.retcode || res.Success != (tc.retcode == 0) {
+				t.Fatalf("retcode %d success %v, want %d (return %v)", res.Retcode, res.Success, tc.retcode, res.Return)
+			}
+			if tc.prefix != "" {
+				s, _ := res.Return.(string)
+				if !strings.HasPrefix(s, tc.prefix) || res.Out != "nested" {
+					t.Fatalf("return %q, want prefix %q", s, tc.prefix)
+				}
+				return
+			}
+			if tc.want == nil {
+				return
+			}
+			if d := vectors.Equal(res.Return, tc.want); d != "" {
+				t.Fatalf("return: %s", d)
+			}
+		})
+	}
+}
+
+// TestArgPubKwargs: functions taking **kwargs see the publish as __pub_*,
+// and the published kwarg map loses its marker in place (fun_args).
+func TestArgPubKwargs(t *testing.T) {
+	r := registry(t)
+	kwm := kw("a", "b")
+	args := []any{"1", kwm}
+	pub := payload.NewMap("fun", "test.arg", "jid", "123", "tgt", "m1", "arg", args)
+	res := r.Execute(context.Background(), modules.Binder{}, &modules.Env{}, "test.arg", args, pub)
+	ret := res.Return.(*payload.Map)
+	kws := ret.Map("kwargs")
+	if kws.Str("a") != "b" || kws.Str("__pub_jid") != "123" || kws.Str("__pub_fun") != "test.arg" {
+		t.Fatalf("kwargs %v", kws.Keys())
+	}
+	if kwm.Has("__kwarg__") {
+		t.Fatal("marker not removed from the published map")
+	}
+}
+
+func TestParseKwarg(t *testing.T) {
+	tests := []struct {
+		in, name, value string
+		ok              bool
+	}{
+		{"a=b", "a", "b", true},
+		{"a.b-c=1", "a.b-c", "1", true},
+		{"_x=", "_x", "", true},
+		{"1a=b", "", "", false},
+		{"a==b", "", "", false},
+		{"=b", "", "", false},
+		{"a b=c", "", "", false},
+		{"a=b\nc", "", "", false},
+		{"a=b\n", "a", "b", true},
+		{"ünï=ok", "ünï", "ok", true},
+		{"plain", "", "", false},
+	}
+	for _, tc := range tests {
+		n, v, ok := modules.ParseKwarg(tc.in)
+		if ok != tc.ok || n != tc.name || v != tc.value {
+			t.Errorf("ParseKwarg(%q) = %q %q %v", tc.in, n, v, ok)
+		}
+	}
+}

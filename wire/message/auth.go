@@ -1,0 +1,245 @@
+package message
+
+import (
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gsalt/gsalt/wire/crypt"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// Auth outcomes a minion can get from _auth.
+type AuthStatus int
+
+const (
+	// AuthAccepted: the reply carries the session key.
+	AuthAccepted AuthStatus = iota
+	// AuthPending: the key waits in minions_pre (ret: True).
+	AuthPending
+	// AuthRejected: rejected or denied (ret: False).
+	AuthRejected
+	// AuthFull: the master is over max_minions (ret: "full").
+	AuthFull
+)
+
+func (s AuthStatus) String() string {
+	switch s {
+	case AuthAccepted:
+		return "accepted"
+	case AuthPending:
+		return "pending"
+	case AuthRejected:
+		return "rejected"
+	case AuthFull:
+		return "full"
+	}
+	return fmt.Sprintf("AuthStatus(%d)", int(s))
+}
+
+// Auth errors a minion branches on.
+var (
+	// ErrMasterKeyChanged: the master's public key differs from the cached
+	// minion_master.pub (Salt: "Invalid master key").
+	ErrMasterKeyChanged = errors.New("message: master public key differs from the cached one")
+	// ErrAuthReply: the reply failed a check (session key signature, token).
+	ErrAuthReply = errors.New("message: invalid auth reply")
+)
+
+// SignIn is one _auth attempt of a minion.
+type SignIn struct {
+	ID    string
+	Nonce string
+	// Token is the plaintext token sent encrypted to the master (empty on
+	// first contact, when no master key is cached).
+	Token string
+	// Load is the clear load to send with EncodeClearRequest.
+	Load *payload.Map
+}
+
+// NewSignIn builds the _auth load: cmd, id, nonce, [autosign_grains],
+// [token], pub. minionPubPEM is sent exactly as stored in minion.pub.
+// masterPub is the cached master key or nil on first contact.
+func NewSignIn(id string, minionPubPEM []byte, masterPub *rsa.PublicKey, autosignGrains *payload.Map) (*SignIn, error) {
+	s := &SignIn{ID: id, Nonce: crypt.NewNonce()}
+	load := payload.NewMap("cmd", "_auth", "id", id, "nonce", s.Nonce)
+	if autosignGrains != nil {
+		load.Set("autosign_grains", autosignGrains)
+	}
+	if masterPub != nil {
+		tok, err := crypt.GenerateKeyString()
+		if err != nil {
+			return nil, err
+		}
+		enc, err := crypt.EncryptOAEP(masterPub, []byte(tok))
+		if err != nil {
+			return nil, err
+		}
+		s.Token = tok
+		load.Set("token", enc)
+	}
+	load.Set("pub", string(minionPubPEM))
+	s.Load = load
+	return s, nil
+}
+
+// AuthResult is what a minion learns from an _auth reply.
+type AuthResult struct {
+	Status AuthStatus
+	// SessionKey is the master's Crypticle key string (accepted only).
+	SessionKey string
+	// PublishPort is the master's publish port (accepted only).
+	PublishPort int
+	// MasterPubPEM is the pub_key text the master sent (accepted only).
+	MasterPubPEM []byte
+	// FirstContact is true when no master key was cached: the caller must
+	// write MasterPubPEM to minion_master.pub (trust on first use).
+	FirstContact bool
+}
+
+// OpenAuthReply checks an _auth reply the way a 3006 minion does (SALT-WIRE
+// §4.4). cachedMasterPEM is the content of minion_master.pub, or nil.
+func OpenAuthReply(frame []byte, s *SignIn, minionPriv *rsa.PrivateKey, cachedMasterPEM []byte, lim payload.Limits) (*AuthResult, error) {
+	inner, load, err := OpenSignedClear(frame, nil, lim)
+	if err != nil {
+		return nil, err
+	}
+	res := &AuthResult{FirstContact: cachedMasterPEM == nil}
+	masterPEM := cachedMasterPEM
+	if pk := inner.Bytes("pub_key"); pk != nil {
+		if cachedMasterPEM != nil && stripNL(string(pk)) != stripNL(string(cachedMasterPEM)) {
+			return nil, ErrMasterKeyChanged
+		}
+		masterPEM = pk
+		res.MasterPubPEM = pk
+	}
+	var masterPub *rsa.PublicKey
+	if masterPEM != nil {
+		if masterPub, err = crypt.ParsePublicKeyPEM(masterPEM); err != nil {
+			return nil, fmt.Errorf("%w: master key: %w", ErrAuthReply, err)
+		}
+		env, _ := payload.UnmarshalLimits(frame, lim)
+		sig := env.(*payload.Map).Bytes("sig")
+		if err := crypt.Verify(masterPub, load, sig); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadSignature, err)
+		}
+	}
+	if inner.Str("nonce") != s.Nonce {
+		return nil, ErrNonceMismatch
+	}
+	if ret, ok := inner.Get("ret"); ok {
+		switch r := ret.(type) {
+		case bool:
+			if r {
+				res.Status = AuthPending
+			} else {
+				res.Status = AuthRejected
+			}
+		case string:
+			if r == "full" {
+				res.Status = AuthFull
+			} else {
+				res.Status = AuthPending
+			}
+		default:
+			res.Status = AuthPending
+		}
+		return res, nil
+	}
+	if masterPub == nil {
+		return nil, fmt.Errorf("%w: accept without pub_key", ErrAuthReply)
+	}
+	key, err := crypt.DecryptOAEP(minionPriv, inner.Bytes("aes"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: aes: %w", ErrAuthReply, err)
+	}
+	digest, err := crypt.X931Recover(masterPub, inner.Bytes("sig"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: sig: %w", ErrAuthReply, err)
+	}
+	if string(digest) != SessionKeyDigest(string(key)) {
+		return nil, fmt.Errorf("%w: session key signature does not match", ErrAuthReply)
+	}
+	if s.Token != "" {
+		tok, err := crypt.DecryptOAEP(minionPriv, inner.Bytes("token"))
+		if err != nil || string(tok) != s.Token {
+			return nil, fmt.Errorf("%w: token does not match", ErrAuthReply)
+		}
+	}
+	if _, err := crypt.NewCrypticle(string(key)); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAuthReply, err)
+	}
+	port, _ := inner.Int("publish_port")
+	res.Status = AuthAccepted
+	res.SessionKey = string(key)
+	res.PublishPort = int(port)
+	return res, nil
+}
+
+func stripNL(s string) string { return strings.NewReplacer("\n", "", "\r", "").Replace(s) }
+
+// SessionKeyDigest is what the auth reply's X9.31 sig signs: the ASCII hex
+// of sha256(session key string).
+func SessionKeyDigest(keyString string) string {
+	h := sha256.Sum256([]byte(keyString))
+	return hex.EncodeToString(h[:])
+}
+
+// AuthAccept holds what the master puts in an accepting _auth reply.
+type AuthAccept struct {
+	MasterPriv   *rsa.PrivateKey
+	MasterPubPEM []byte
+	MinionPub    *rsa.PublicKey
+	SessionKey   string
+	PublishPort  int
+	// EncToken is the request's encrypted token (nil when absent).
+	EncToken []byte
+	Nonce    string
+	// PubSig is added as pub_sig when non-empty (master_sign_pubkey).
+	PubSig string
+}
+
+// BuildAuthAccept builds the inner accept map in Salt's key order: enc,
+// pub_key, publish_port, [pub_sig], [token], aes, sig, nonce. A token that
+// cannot be decrypted is left out, as Salt does.
+func BuildAuthAccept(a AuthAccept) (*payload.Map, error) {
+	m := payload.NewMap("enc", EncPub, "pub_key", string(a.MasterPubPEM), "publish_port", a.PublishPort)
+	if a.PubSig != "" {
+		m.Set("pub_sig", a.PubSig)
+	}
+	if a.EncToken != nil {
+		if tok, err := crypt.DecryptOAEP(a.MasterPriv, a.EncToken); err == nil {
+			enc, err := crypt.EncryptOAEP(a.MinionPub, tok)
+			if err != nil {
+				return nil, err
+			}
+			m.Set("token", enc)
+		}
+	}
+	aes, err := crypt.EncryptOAEP(a.MinionPub, []byte(a.SessionKey))
+	if err != nil {
+		return nil, err
+	}
+	sig, err := crypt.X931Sign(a.MasterPriv, []byte(SessionKeyDigest(a.SessionKey)))
+	if err != nil {
+		return nil, err
+	}
+	m.Set("aes", aes).Set("sig", sig)
+	if a.Nonce != "" {
+		m.Set("nonce", a.Nonce)
+	}
+	return m, nil
+}
+
+// BuildAuthRefusal builds {ret, nonce}: ret is true (pending), false
+// (rejected/denied) or "full". Salt emits ret first.
+func BuildAuthRefusal(ret any, nonce string) *payload.Map {
+	m := payload.NewMap("ret", ret)
+	if nonce != "" {
+		m.Set("nonce", nonce)
+	}
+	return m
+}

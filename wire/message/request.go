@@ -1,0 +1,303 @@
+// Package message builds and opens Salt 3006's message envelopes: requests
+// on the request channel ({enc, load, version}), the master's replies
+// (clear, signed clear, `send` and `send_private`) and signed publishes. It
+// knows msgpack and crypto but nothing about jobs or sockets.
+package message
+
+import (
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gsalt/gsalt/wire/crypt"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// Envelope encodings.
+const (
+	EncClear = "clear"
+	EncAES   = "aes"
+	EncPub   = "pub"
+)
+
+// ProtocolVersion is the request version 3006 clients send.
+const ProtocolVersion = 2
+
+// Sentinel errors: every way a message can be wrong. Callers answer
+// ErrUndecodable with BadLoadMap and the other request errors with
+// BadLoadText, as Salt's request server does (SALT-WIRE §2.2).
+var (
+	ErrUndecodable   = errors.New("message: msgpack decode failed")
+	ErrNotMap        = errors.New("message: envelope is not a map")
+	ErrMissingField  = errors.New("message: missing field")
+	ErrBadEnc        = errors.New("message: unknown enc")
+	ErrLoadNotMap    = errors.New("message: load is not a map")
+	ErrBadID         = errors.New("message: bad id")
+	ErrDecrypt       = errors.New("message: decryption failed")
+	ErrNoNonce       = errors.New("message: nonce missing")
+	ErrNonceMismatch = errors.New("message: nonce mismatch")
+	ErrBadSignature  = errors.New("message: bad signature")
+	ErrReplay        = errors.New("message: serial replayed")
+	ErrEmpty         = errors.New("message: plaintext without pickle:: prefix (Salt reads it as {})")
+)
+
+// Fixed clear replies of Salt's request server.
+var (
+	// BadLoadMap answers a request whose msgpack could not be decoded.
+	BadLoadMap = payload.NewMap("msg", "bad load")
+	// BadLoadText answers a malformed envelope or an undecryptable load.
+	BadLoadText = "bad load"
+	// NotDictText answers a load that is not a map.
+	NotDictText = "payload and load must be a dict"
+	// NullIDText answers an id containing a NUL byte.
+	NullIDText = "bad load: id contains a null byte"
+	// HandlerErrorText answers a request whose handler failed.
+	HandlerErrorText = "Some exception handling minion payload"
+)
+
+// Request is a decoded request envelope.
+type Request struct {
+	// Enc is "clear" or "aes".
+	Enc string
+	// Load is the clear load (Enc == "clear").
+	Load *payload.Map
+	// Cipher is the Crypticle blob (Enc == "aes").
+	Cipher []byte
+	// Version is the envelope version (0 when absent).
+	Version int64
+}
+
+// ParseRequest decodes a request frame. Errors wrap ErrUndecodable (answer
+// BadLoadMap), ErrNotMap/ErrMissingField/ErrBadEnc (answer BadLoadText) or
+// ErrLoadNotMap (answer NotDictText).
+func ParseRequest(frame []byte, lim payload.Limits) (*Request, error) {
+	v, err := payload.UnmarshalLimits(frame, lim)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUndecodable, err)
+	}
+	env, ok := v.(*payload.Map)
+	if !ok {
+		return nil, ErrNotMap
+	}
+	encV, ok := env.Get("enc")
+	if !ok {
+		return nil, fmt.Errorf("%w: enc", ErrMissingField)
+	}
+	load, ok := env.Get("load")
+	if !ok {
+		return nil, fmt.Errorf("%w: load", ErrMissingField)
+	}
+	req := &Request{Enc: payload.Text(encV)}
+	req.Version, _ = env.Int("version")
+	switch req.Enc {
+	case EncClear:
+		m, ok := load.(*payload.Map)
+		if !ok {
+			return nil, ErrLoadNotMap
+		}
+		req.Load = m
+	case EncAES:
+		switch b := load.(type) {
+		case []byte:
+			req.Cipher = b
+		case string:
+			req.Cipher = []byte(b)
+		default:
+			return nil, fmt.Errorf("%w: aes load is %s", ErrBadEnc, payload.TypeName(load))
+		}
+	default:
+		return nil, fmt.Errorf("%w: %q", ErrBadEnc, req.Enc)
+	}
+	return req, nil
+}
+
+// CheckID validates the load's id the way the request server does: it must
+// be a string without NUL bytes. The returned text is the reply Salt sends.
+func CheckID(load *payload.Map) (string, error) {
+	v, ok := load.Get("id")
+	if !ok {
+		return "", nil
+	}
+	id, ok := v.(string)
+	if !ok {
+		return fmt.Sprintf("bad load: id %v is not a string", payload.Text(v)), fmt.Errorf("%w: not a string", ErrBadID)
+	}
+	if strings.ContainsRune(id, 0) {
+		return NullIDText, fmt.Errorf("%w: NUL byte", ErrBadID)
+	}
+	return "", nil
+}
+
+// EncodeClearRequest builds {enc: clear, load, version: 2}.
+func EncodeClearRequest(load *payload.Map) ([]byte, error) {
+	return payload.Marshal(payload.NewMap("enc", EncClear, "load", load, "version", ProtocolVersion))
+}
+
+// EncodeAESRequest adds a fresh nonce to load (in place, last key, as the
+// 3006 channel does) and builds {enc: aes, load: Crypticle(load), version: 2}.
+// It returns the frame and the nonce the reply must echo.
+func EncodeAESRequest(c *crypt.Crypticle, load *payload.Map) (frame []byte, nonce string, err error) {
+	nonce = crypt.NewNonce()
+	load.Set("nonce", nonce)
+	frame, err = EncodeAESRequestWithIV(c, load, nil)
+	return frame, nonce, err
+}
+
+// EncodeAESRequestWithIV encrypts load as it is (its nonce included) with a
+// fixed IV (nil: random), for golden tests.
+func EncodeAESRequestWithIV(c *crypt.Crypticle, load *payload.Map, iv []byte) ([]byte, error) {
+	plain, err := payload.Marshal(load)
+	if err != nil {
+		return nil, err
+	}
+	blob, err := seal(c, plain, "", iv)
+	if err != nil {
+		return nil, err
+	}
+	return payload.Marshal(payload.NewMap("enc", EncAES, "load", blob, "version", ProtocolVersion))
+}
+
+// OpenAESRequest decrypts an aes request's load and, for version 2, pops its
+// nonce. Decryption failures wrap ErrDecrypt: the master answers them with
+// BadLoadText so the minion re-authenticates.
+func OpenAESRequest(c *crypt.Crypticle, req *Request, lim payload.Limits) (load *payload.Map, nonce string, err error) {
+	plain, err := c.Open(req.Cipher, "")
+	if err != nil {
+		if errors.Is(err, crypt.ErrNoPickle) {
+			return nil, "", ErrEmpty
+		}
+		return nil, "", fmt.Errorf("%w: %w", ErrDecrypt, err)
+	}
+	v, err := payload.UnmarshalLimits(plain, lim)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", ErrUndecodable, err)
+	}
+	load, ok := v.(*payload.Map)
+	if !ok {
+		return nil, "", ErrLoadNotMap
+	}
+	if req.Version > 1 {
+		if nv, ok := load.Delete("nonce"); ok {
+			nonce = payload.Text(nv)
+		}
+	}
+	return load, nonce, nil
+}
+
+// EncodeClearReply packs a clear reply (send_clear): msgpack(ret).
+func EncodeClearReply(ret any) ([]byte, error) { return payload.Marshal(ret) }
+
+// EncodeSendReply builds the `send` reply: one raw string holding
+// Crypticle("pickle::" + nonce + msgpack(ret)).
+func EncodeSendReply(c *crypt.Crypticle, ret any, nonce string) ([]byte, error) {
+	return EncodeSendReplyWithIV(c, ret, nonce, nil)
+}
+
+// EncodeSendReplyWithIV is EncodeSendReply with a fixed IV (nil: random).
+func EncodeSendReplyWithIV(c *crypt.Crypticle, ret any, nonce string, iv []byte) ([]byte, error) {
+	plain, err := payload.Marshal(ret)
+	if err != nil {
+		return nil, err
+	}
+	blob, err := seal(c, plain, nonce, iv)
+	if err != nil {
+		return nil, err
+	}
+	return payload.Marshal(blob)
+}
+
+// OpenSendReply decodes a `send` reply on the client side. A reply that is
+// the clear string "bad load" (the master could not decrypt our request,
+// usually after a key rotation) returns ErrDecrypt so the caller
+// re-authenticates and retries.
+func OpenSendReply(c *crypt.Crypticle, frame []byte, nonce string, lim payload.Limits) (any, error) {
+	v, err := payload.UnmarshalLimits(frame, lim)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUndecodable, err)
+	}
+	var blob []byte
+	switch b := v.(type) {
+	case []byte:
+		blob = b
+	case string:
+		blob = []byte(b)
+	case *payload.Map:
+		return nil, fmt.Errorf("%w: clear map reply %s", ErrDecrypt, mapText(b))
+	default:
+		return nil, fmt.Errorf("%w: reply is %s", ErrDecrypt, payload.TypeName(v))
+	}
+	plain, err := c.Open(blob, nonce)
+	switch {
+	case errors.Is(err, crypt.ErrNoPickle):
+		return payload.NewMap(), nil
+	case errors.Is(err, crypt.ErrNonceMismatch):
+		return nil, fmt.Errorf("%w: %w", ErrNonceMismatch, err)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrDecrypt, err)
+	}
+	out, err := payload.UnmarshalLimits(plain, lim)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUndecodable, err)
+	}
+	return out, nil
+}
+
+func mapText(m *payload.Map) string {
+	b, _ := m.MarshalJSON()
+	if len(b) > 200 {
+		b = b[:200]
+	}
+	return string(b)
+}
+
+// EncodeSignedClear builds the v2 signed clear reply used for _auth:
+// {enc: clear, load: msgpack(inner) as bytes, sig: PKCS1v15-SHA1(master.pem, load)}.
+func EncodeSignedClear(priv *rsa.PrivateKey, inner *payload.Map) ([]byte, error) {
+	load, err := payload.Marshal(inner)
+	if err != nil {
+		return nil, err
+	}
+	sig, err := crypt.Sign(priv, load)
+	if err != nil {
+		return nil, err
+	}
+	return payload.Marshal(payload.NewMap("enc", EncClear, "load", load, "sig", sig))
+}
+
+// OpenSignedClear decodes a signed clear reply. When pub is non-nil the
+// signature must verify (ErrBadSignature otherwise); pass nil on first
+// contact, before the master key is known. It returns the inner load and
+// its exact bytes.
+func OpenSignedClear(frame []byte, pub *rsa.PublicKey, lim payload.Limits) (*payload.Map, []byte, error) {
+	env, err := payload.UnmarshalLimits(frame, lim)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrUndecodable, err)
+	}
+	m, ok := env.(*payload.Map)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: reply is %s %q", ErrNotMap, payload.TypeName(env), payload.Text(env))
+	}
+	load := m.Bytes("load")
+	if load == nil {
+		return nil, nil, fmt.Errorf("%w: load", ErrMissingField)
+	}
+	if pub != nil {
+		sig := m.Bytes("sig")
+		if sig == nil {
+			return nil, nil, fmt.Errorf("%w: no sig", ErrBadSignature)
+		}
+		if err := crypt.Verify(pub, load, sig); err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrBadSignature, err)
+		}
+	}
+	inner, err := payload.UnmarshalLimits(load, lim)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrUndecodable, err)
+	}
+	im, ok := inner.(*payload.Map)
+	if !ok {
+		return nil, nil, ErrLoadNotMap
+	}
+	return im, load, nil
+}
