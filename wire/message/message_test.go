@@ -268,4 +268,3 @@ func BenchmarkAuthAccept(b *testing.B) {
 		}
 	}
 }
-
