@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/gsalt/gsalt/internal/saltpeer"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,22 +92,9 @@ func normJSON(t *testing.T, v any) any {
 }
 
 func TestInteropSaltPython(t *testing.T) {
-	saltSrc := os.Getenv("GSALT_SALT_SRC")
-	if saltSrc == "" {
-		t.Skip("set GSALT_SALT_SRC to a Salt 3006 source tree to run the Python interop test")
-	}
-	python := os.Getenv("GSALT_PYTHON")
-	if python == "" {
-		python = "/usr/bin/python3"
-	}
-	pyPath := saltSrc
-	shim := os.Getenv("GSALT_PYSHIM")
-	if shim == "" {
-		shim = "/work/shared/peer/pyshim"
-	}
-	if _, err := os.Stat(shim); err == nil {
-		pyPath += string(os.PathListSeparator) + shim
-	}
+	saltSrc := saltpeer.Require(t)
+	python := saltpeer.Python()
+	pyPath := saltSrc + string(os.PathListSeparator) + saltpeer.Pyshim()
 
 	e := startIPC(t, Options{}, IPCConfig{})
 	fromPy := e.bus.Subscribe(Prefix("gsalt/from/python"), 10)

@@ -1,0 +1,76 @@
+// Package saltpeer runs a real Salt 3006 from source beside gsalt in
+// interop tests. Tests call Require, which skips with one clear line when
+// GSALT_SALT_SRC does not name a Salt source tree.
+package saltpeer
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Python is the interpreter Salt runs under: Debian's python3 (override
+// with GSALT_PYTHON).
+func Python() string {
+	if p := os.Getenv("GSALT_PYTHON"); p != "" {
+		return p
+	}
+	return "/usr/bin/python3"
+}
+
+// Src returns GSALT_SALT_SRC, or "" when unset or not a Salt tree.
+func Src() string {
+	src := os.Getenv("GSALT_SALT_SRC")
+	if src == "" {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(src, "salt", "__init__.py")); err != nil {
+		return ""
+	}
+	return src
+}
+
+// Require returns the Salt source tree or skips the test.
+func Require(t testing.TB) string {
+	t.Helper()
+	src := Src()
+	if src == "" {
+		t.Skip("interop: GSALT_SALT_SRC is not set to a Salt 3006 source tree; skipping the real-Salt test (see README)")
+	}
+	return src
+}
+
+// Pyshim returns the folder holding the looseversion stand-in Salt needs
+// (GSALT_PYSHIM, or ../shared/peer/pyshim beside the repository).
+func Pyshim() string {
+	if p := os.Getenv("GSALT_PYSHIM"); p != "" {
+		return p
+	}
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Clean(filepath.Join(repo, "..", "shared", "peer", "pyshim"))
+}
+
+// Env returns the environment for running Salt: PYTHONPATH set to the
+// source tree and the shim.
+func Env(src string) []string {
+	return append(os.Environ(), "PYTHONPATH="+src+string(os.PathListSeparator)+Pyshim())
+}
+
+// Command builds a command running a Salt script (salt-master, salt-key,
+// salt-call, ...) from the source tree.
+func Command(ctx context.Context, src, script string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, Python(), append([]string{filepath.Join(src, "scripts", script)}, args...)...)
+	cmd.Env = Env(src)
+	return cmd
+}
+
+// PythonCommand builds a command running python3 -c CODE with Salt importable.
+func PythonCommand(ctx context.Context, src, code string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, Python(), append([]string{"-c", code}, args...)...)
+	cmd.Env = Env(src)
+	return cmd
+}
