@@ -1,0 +1,564 @@
+package config
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ErrYAML marks a YAML document that Salt's loader would reject (syntax
+// errors, duplicate keys, unknown tags, several documents in one file).
+var ErrYAML = errors.New("config: invalid YAML")
+
+// Limits protecting DecodeYAML against alias bombs and runaway nesting.
+const (
+	maxYAMLDepth = 256
+	maxYAMLNodes = 1 << 18
+)
+
+// Implicit resolvers of YAML 1.1 as implemented by PyYAML (the resolver Salt's
+// loader uses). Timestamps are not listed: Salt's loader keeps them as
+// strings, which is what an unresolved plain scalar becomes anyway.
+var (
+	reBool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	reFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	reInt   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	reNull  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
+)
+
+// DecodeYAML parses src, which must hold at most one YAML document, with the
+// semantics of Salt 3006's YAML loader (PyYAML SafeLoader, YAML 1.1, plus
+// Salt's tweaks), returning nil for an empty document.
+//
+// Conversions applied to plain (unquoted, untagged) scalars, exactly as PyYAML
+// resolves them:
+//   - bool: yes/Yes/YES, no/No/NO, true/True/TRUE, false/False/FALSE,
+//     on/On/ON, off/Off/OFF. Other spellings (y, n, tRUE) stay strings.
+//   - null: "", ~, null, Null, NULL → nil.
+//   - int (Go int, *big.Int when it does not fit): decimal, 0b binary, 0x hex,
+//     underscores ignored, base-60 like 1:30 (= 90). Salt strips the leading
+//     zeros of an unsigned int, so 0755 is the DECIMAL 755 (not octal 493);
+//     only a signed form such as -0755 or +0755 is read as octal. 09 and 0009
+//     are not ints in YAML 1.1 and stay strings.
+//   - float (float64): needs a dot: 1.5, 1., .5, 1.5e+3 (the exponent needs a
+//     sign; 1e3 stays a string), base-60 1:30.5, .inf, -.Inf, .nan.
+//   - timestamps (2001-12-14) stay strings, as in Salt.
+//   - "<<" is a merge key (Salt's variant: keys of the mapping itself win over
+//     merged ones, and two merged mappings sharing a key are an error).
+//
+// Quoted and block scalars are strings. Explicit tags !!str, !!int, !!float,
+// !!bool, !!null, !!binary ([]byte), !!timestamp (string), !!map, !!seq,
+// !!set (list of members), !!omap and !!pairs (list of [key, value] lists)
+// are honoured; any other tag is an error, as with Salt's safe loader.
+// Mapping keys are converted to strings the way Python's str() prints them
+// (True, None, 1.5); duplicate keys are an error, with Python's equality
+// (1, 1.0 and true are the same key).
+func DecodeYAML(src []byte) (any, error) {
+	return decodeYAML(src, maxYAMLNodes)
+}
+
+// decodeYAML is DecodeYAML with a node budget.
+func decodeYAML(src []byte, maxNodes int) (any, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%w: %w", ErrYAML, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, fmt.Errorf("%w: line %d: expected a single document in the stream", ErrYAML, extra.Line)
+	} else if !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: %w", ErrYAML, err)
+	}
+	d := &yamlDecoder{maxNodes: maxNodes}
+	return d.value(&doc, 0)
+}
+
+type yamlDecoder struct {
+	nodes    int
+	maxNodes int
+}
+
+func yamlErr(n *yaml.Node, format string, args ...any) error {
+	return fmt.Errorf("%w: line %d: %s", ErrYAML, n.Line, fmt.Sprintf(format, args...))
+}
+
+// deref follows aliases to the anchored node.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxYAMLDepth; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func (d *yamlDecoder) value(n *yaml.Node, depth int) (any, error) {
+	if depth > maxYAMLDepth {
+		return nil, yamlErr(n, "nesting deeper than %d levels", maxYAMLDepth)
+	}
+	d.nodes++
+	if d.nodes > d.maxNodes {
+		return nil, yamlErr(n, "more than %d nodes after alias expansion", d.maxNodes)
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return d.value(n.Content[0], depth+1)
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nil, yamlErr(n, "unknown alias")
+		}
+		return d.value(n.Alias, depth+1)
+	case yaml.ScalarNode:
+		return d.scalar(n, false)
+	case yaml.SequenceNode:
+		return d.sequence(n, depth)
+	case yaml.MappingNode:
+		return d.mapping(n, depth)
+	}
+	return nil, yamlErr(n, "unexpected node kind %v", n.Kind)
+}
+
+func explicitTag(n *yaml.Node) string {
+	if n.Style&yaml.TaggedStyle != 0 {
+		return n.Tag
+	}
+	return ""
+}
+
+func (d *yamlDecoder) sequence(n *yaml.Node, depth int) (any, error) {
+	switch tag := explicitTag(n); tag {
+	case "", "!!seq":
+	case "!!omap", "!!pairs":
+		out := make([]any, 0, len(n.Content))
+		for _, item := range n.Content {
+			it := deref(item)
+			if it.Kind != yaml.MappingNode || len(it.Content) != 2 {
+				return nil, yamlErr(item, "%s entries must be single-key mappings", tag)
+			}
+			k, err := d.value(it.Content[0], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			v, err := d.value(it.Content[1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, []any{k, v})
+		}
+		return out, nil
+	default:
+		return nil, yamlErr(n, "could not determine a constructor for the tag %q", tag)
+	}
+	out := make([]any, 0, len(n.Content))
+	for _, c := range n.Content {
+		v, err := d.value(c, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func isMergeKey(k *yaml.Node) bool {
+	k = deref(k)
+	if k.Kind != yaml.ScalarNode {
+		return false
+	}
+	if t := explicitTag(k); t != "" {
+		return t == "!!merge"
+	}
+	return k.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 && k.Value == "<<"
+}
+
+// flatten returns the key/value node pairs of a mapping with merge keys
+// resolved the way Salt's loader does it.
+func (d *yamlDecoder) flatten(n *yaml.Node, depth int) ([][2]*yaml.Node, error) {
+	if depth > maxYAMLDepth {
+		return nil, yamlErr(n, "merge nesting deeper than %d levels", maxYAMLDepth)
+	}
+	var own, merged [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !isMergeKey(k) {
+			own = append(own, [2]*yaml.Node{k, v})
+			continue
+		}
+		v = deref(v)
+		switch v.Kind {
+		case yaml.MappingNode:
+			pairs, err := d.flatten(v, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			merged = append(merged, pairs...)
+		case yaml.SequenceNode:
+			var subs [][][2]*yaml.Node
+			for _, s := range v.Content {
+				s = deref(s)
+				if s.Kind != yaml.MappingNode {
+					return nil, yamlErr(s, "expected a mapping for merging")
+				}
+				pairs, err := d.flatten(s, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				subs = append(subs, pairs)
+			}
+			for i := len(subs) - 1; i >= 0; i-- {
+				merged = append(merged, subs[i]...)
+			}
+		default:
+			return nil, yamlErr(v, "expected a mapping or list of mappings for merging")
+		}
+	}
+	if len(merged) == 0 {
+		return own, nil
+	}
+	existing := make(map[string]bool, len(own))
+	for _, p := range own {
+		existing[deref(p[0]).Value] = true
+	}
+	out := make([][2]*yaml.Node, 0, len(merged)+len(own))
+	for _, p := range merged {
+		if !existing[deref(p[0]).Value] {
+			out = append(out, p)
+		}
+	}
+	return append(out, own...), nil
+}
+
+func (d *yamlDecoder) mapping(n *yaml.Node, depth int) (any, error) {
+	tag := explicitTag(n)
+	switch tag {
+	case "", "!!map", "!!set":
+	default:
+		return nil, yamlErr(n, "could not determine a constructor for the tag %q", tag)
+	}
+	pairs, err := d.flatten(n, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]any, len(pairs))
+	seen := make(map[string]bool, len(pairs))
+	var set []any
+	for _, p := range pairs {
+		kn := deref(p[0])
+		var key any
+		switch kn.Kind {
+		case yaml.ScalarNode:
+			key, err = d.scalar(kn, true)
+			if err != nil {
+				return nil, err
+			}
+		default:
+			return nil, yamlErr(kn, "found unacceptable (unhashable) mapping key")
+		}
+		id := pyKeyIdentity(key)
+		if seen[id] {
+			return nil, yamlErr(kn, "found conflicting ID '%s'", pyStr(key))
+		}
+		seen[id] = true
+		ks := pyStr(key)
+		if _, dup := out[ks]; dup {
+			return nil, yamlErr(kn, "keys that differ only in type print the same: '%s'", ks)
+		}
+		v, err := d.value(p[1], depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out[ks] = v
+		if tag == "!!set" {
+			set = append(set, key)
+		}
+	}
+	if tag == "!!set" {
+		if set == nil {
+			set = []any{}
+		}
+		return set, nil
+	}
+	return out, nil
+}
+
+// pyKeyIdentity maps a decoded key to a string equal for keys Python
+// considers equal (1 == 1.0 == True).
+func pyKeyIdentity(k any) string {
+	switch v := k.(type) {
+	case nil:
+		return "none"
+	case bool:
+		if v {
+			return "n:1"
+		}
+		return "n:0"
+	case int:
+		return "n:" + strconv.Itoa(v)
+	case *big.Int:
+		return "n:" + v.String()
+	case float64:
+		if v == math.Trunc(v) && !math.IsInf(v, 0) && math.Abs(v) < 1e18 {
+			return "n:" + strconv.FormatInt(int64(v), 10)
+		}
+		return "f:" + pyFloatRepr(v)
+	case string:
+		return "s:" + v
+	case []byte:
+		return "b:" + string(v)
+	}
+	return fmt.Sprintf("?:%v", k)
+}
+
+func (d *yamlDecoder) scalar(n *yaml.Node, isKey bool) (any, error) {
+	tag := explicitTag(n)
+	if tag == "" {
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			return n.Value, nil
+		}
+		tag = resolvePlain(n.Value)
+	}
+	v := n.Value
+	switch tag {
+	case "!!str", "!!timestamp":
+		return v, nil
+	case "!!null":
+		return nil, nil
+	case "!!bool":
+		switch strings.ToLower(v) {
+		case "yes", "true", "on":
+			return true, nil
+		case "no", "false", "off":
+			return false, nil
+		}
+		return nil, yamlErr(n, "invalid boolean %q", v)
+	case "!!int":
+		i, ok := constructInt(v)
+		if !ok {
+			return nil, yamlErr(n, "invalid integer %q", v)
+		}
+		return i, nil
+	case "!!float":
+		f, ok := constructFloat(v)
+		if !ok {
+			return nil, yamlErr(n, "invalid float %q", v)
+		}
+		return f, nil
+	case "!!binary":
+		b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(v), ""))
+		if err != nil {
+			return nil, yamlErr(n, "invalid base64 data: %v", err)
+		}
+		return b, nil
+	case "!!value":
+		if isKey {
+			return v, nil
+		}
+	}
+	return nil, yamlErr(n, "could not determine a constructor for the tag %q", tag)
+}
+
+// resolvePlain returns the YAML 1.1 tag PyYAML gives a plain scalar.
+func resolvePlain(s string) string {
+	switch {
+	case reBool.MatchString(s):
+		return "!!bool"
+	case reFloat.MatchString(s):
+		return "!!float"
+	case reInt.MatchString(s):
+		return "!!int"
+	case s == "<<":
+		return "!!merge"
+	case reNull.MatchString(s):
+		return "!!null"
+	case s == "=":
+		return "!!value"
+	}
+	return "!!str"
+}
+
+// constructInt converts an int scalar like Salt's loader: unsigned values
+// lose their leading zeros (so 0755 is decimal), then PyYAML's rules apply.
+func constructInt(v string) (any, bool) {
+	if v != "0" && strings.HasPrefix(v, "0") && !strings.HasPrefix(v, "0b") && !strings.HasPrefix(v, "0x") {
+		v = strings.TrimLeft(v, "0")
+		if v == "" {
+			v = "0"
+		}
+	}
+	v = strings.ReplaceAll(v, "_", "")
+	if v == "" {
+		return nil, false
+	}
+	neg := false
+	if v[0] == '-' || v[0] == '+' {
+		neg = v[0] == '-'
+		v = v[1:]
+	}
+	n := new(big.Int)
+	ok := false
+	switch {
+	case v == "0":
+		ok = true
+	case strings.HasPrefix(v, "0b"):
+		_, ok = n.SetString(v[2:], 2)
+	case strings.HasPrefix(v, "0x"):
+		_, ok = n.SetString(v[2:], 16)
+	case strings.HasPrefix(v, "0"):
+		_, ok = n.SetString(v, 8)
+	case strings.Contains(v, ":"):
+		ok = true
+		for _, part := range strings.Split(v, ":") {
+			p, good := new(big.Int).SetString(part, 10)
+			if !good {
+				return nil, false
+			}
+			n.Mul(n, big.NewInt(60))
+			n.Add(n, p)
+		}
+	default:
+		_, ok = n.SetString(v, 10)
+	}
+	if !ok || v == "" {
+		return nil, false
+	}
+	if neg {
+		n.Neg(n)
+	}
+	if n.IsInt64() && n.Int64() >= math.MinInt && n.Int64() <= math.MaxInt {
+		return int(n.Int64()), true
+	}
+	return n, true
+}
+
+// constructFloat converts a float scalar like PyYAML.
+func constructFloat(v string) (float64, bool) {
+	v = strings.ToLower(strings.ReplaceAll(v, "_", ""))
+	if v == "" {
+		return 0, false
+	}
+	sign := 1.0
+	if v[0] == '-' || v[0] == '+' {
+		if v[0] == '-' {
+			sign = -1
+		}
+		v = v[1:]
+	}
+	switch {
+	case v == ".inf":
+		return sign * math.Inf(1), true
+	case v == ".nan":
+		return math.NaN(), true
+	case strings.Contains(v, ":"):
+		total := 0.0
+		for _, part := range strings.Split(v, ":") {
+			p, err := strconv.ParseFloat(part, 64)
+			if err != nil {
+				return 0, false
+			}
+			total = total*60 + p
+		}
+		return sign * total, true
+	}
+	if strings.ContainsAny(v, "xp") { // Go-only hex float syntax
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+			return sign * f, true
+		}
+		return 0, false
+	}
+	return sign * f, true
+}
+
+// pyFloatRepr formats f the way Python's repr() does.
+func pyFloatRepr(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	i := strings.IndexByte(e, 'e')
+	exp, _ := strconv.Atoi(e[i+1:])
+	if exp < -4 || exp >= 16 {
+		sign := "+"
+		if exp < 0 {
+			sign, exp = "-", -exp
+		}
+		return fmt.Sprintf("%se%s%02d", e[:i], sign, exp)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// pyStr renders a decoded value like Python's str(), which is how Salt turns
+// non-string keys and ids into strings.
+func pyStr(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case string:
+		return x
+	case int:
+		return strconv.Itoa(x)
+	case *big.Int:
+		return x.String()
+	case float64:
+		return pyFloatRepr(x)
+	}
+	return pyRepr(v)
+}
+
+// pyRepr renders a value like Python's repr(), used in error messages.
+func pyRepr(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case []byte:
+		return "b" + strconv.Quote(string(x))
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = pyRepr(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := sortedKeys(x)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = strconv.Quote(k) + ": " + pyRepr(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case nil, bool, int, *big.Int, float64:
+		return pyStr(x)
+	}
+	return fmt.Sprintf("%v", v)
+}
