@@ -37,7 +37,7 @@ type Options struct {
 	GenKeysDir string
 	KeySize    int
 
-	Yes                                                              bool
+	Yes                                                         bool
 	IncludeAll, IncludeAccepted, IncludeRejected, IncludeDenied bool
 	// Out is "", "key", "json" or "yaml".
 	Out   string
