@@ -1,0 +1,60 @@
+package transport
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// BenchmarkReqServerFreshREQ measures one request/reply round trip with a new
+// REQ connection (TCP connect + ZMTP handshake) per request, as Salt does.
+func BenchmarkReqServerFreshREQ(b *testing.B) {
+	srv := listenReq(b, "127.0.0.1:0", echo, ReqOptions{})
+	addr := srv.Addr().String()
+	req := make([]byte, 512)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := Request(context.Background(), addr, req, 10*time.Second); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkPublish measures Publish of 512-byte messages to one subscriber
+// that reads as fast as it can; deliveries and drops are reported.
+func BenchmarkPublish(b *testing.B) {
+	pub := listenPub(b, "127.0.0.1:0", PubOptions{})
+	sub := dialSub(b, pub.Addr().String(), SubOptions{QueueSize: 10000})
+	syncSub(b, func(f ...[]byte) { _ = pub.Publish(f...) }, sub, [][]byte{[]byte("probe")})
+	var got atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for {
+			if _, err := sub.Recv(ctx); err != nil {
+				return
+			}
+			got.Add(1)
+		}
+	}()
+	msg := make([]byte, 512)
+	drops := pub.Dropped()
+	b.SetBytes(int64(len(msg)))
+	b.ResetTimer()
+	for range b.N {
+		if err := pub.Publish(msg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	deadline := time.Now().Add(5 * time.Second)
+	for got.Load()+int64(pub.Dropped()-drops)+int64(sub.Dropped()) < int64(b.N) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	b.ReportMetric(float64(got.Load())/float64(b.N), "delivered/op")
+}

@@ -1,0 +1,191 @@
+package transport
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+	"github.com/go-zeromq/zmq4/security/null"
+)
+
+// role describes one side of a ZMTP connection.
+type role struct {
+	own           zmq4.SocketType
+	peers         []string
+	server        bool
+	translateSubs bool
+}
+
+var (
+	rolePub    = role{own: zmq4.Pub, peers: []string{"SUB", "XSUB"}, server: true, translateSubs: true}
+	roleSub    = role{own: zmq4.Sub, peers: []string{"PUB", "XPUB"}}
+	roleRouter = role{own: zmq4.Router, peers: []string{"REQ", "DEALER", "ROUTER"}, server: true}
+	roleReq    = role{own: zmq4.Req, peers: []string{"ROUTER", "REP"}}
+)
+
+// zconn is one established ZMTP connection: a guarded net.Conn driven by a
+// zmq4.Conn. recv must be called from one goroutine at a time; send, ping and
+// close may be called from any goroutine.
+type zconn struct {
+	raw net.Conn
+	g   *guard
+	zc  atomic.Pointer[zmq4.Conn]
+
+	writeTimeout time.Duration
+	wmu          sync.Mutex
+	pongBusy     atomic.Bool
+	closeOnce    sync.Once
+	done         chan struct{}
+}
+
+// openZMTP performs the ZMTP handshake over raw as r, bounded by
+// lim.HandshakeTimeout and ctx. On failure raw is closed.
+func openZMTP(ctx context.Context, raw net.Conn, r role, id []byte, lim Limits) (zc *zconn, err error) {
+	c := &zconn{raw: raw, writeTimeout: lim.WriteTimeout, done: make(chan struct{})}
+	c.g = newGuard(raw, parser{
+		lim:           lim,
+		peers:         r.peers,
+		translateSubs: r.translateSubs,
+		onPing:        c.pong,
+	})
+	deadline := time.Now().Add(lim.HandshakeTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = raw.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { _ = raw.SetDeadline(time.Now()) })
+	var z *zmq4.Conn
+	err = protect(func() error {
+		var e error
+		z, e = zmq4.Open(c.g, null.Security(), r.own, zmq4.SocketIdentity(id), r.server, nil)
+		return e
+	})
+	if !stop() && err == nil {
+		err = ctx.Err() // cancelled just as the handshake finished
+	}
+	if err != nil {
+		_ = raw.Close()
+		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			err = fmt.Errorf("%w (%w)", err, ctx.Err())
+		}
+		return nil, fmt.Errorf("transport: handshake with %s: %w", raw.RemoteAddr(), mapNetErr(err))
+	}
+	_ = raw.SetDeadline(time.Time{})
+	c.zc.Store(z)
+	return c, nil
+}
+
+// protect runs f and turns a panic inside zmq4 into an error.
+func protect(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: zmq4 panicked: %v", ErrProtocol, r)
+		}
+	}()
+	return f()
+}
+
+// mapNetErr makes deadline errors match ErrTimeout, keeping the original.
+func mapNetErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ne net.Error
+	timeout := errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+	if timeout && !errors.Is(err, ErrTimeout) {
+		return fmt.Errorf("%w: %w", ErrTimeout, err)
+	}
+	return err
+}
+
+// recv returns the next data message.
+func (c *zconn) recv() ([][]byte, error) {
+	var msg zmq4.Msg
+	err := protect(func() error {
+		var e error
+		msg, e = c.zc.Load().RecvMsg()
+		return e
+	})
+	if err != nil {
+		return nil, mapNetErr(err)
+	}
+	return msg.Frames, nil
+}
+
+// send writes one message under the write timeout. A failed write closes the
+// connection, since a partial frame cannot be recovered.
+func (c *zconn) send(frames [][]byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.raw.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	err := protect(func() error { return c.zc.Load().SendMsg(zmq4.NewMsgFrom(frames...)) })
+	if err != nil {
+		c.close()
+		return mapNetErr(err)
+	}
+	return nil
+}
+
+// sendCmd writes one command under the write timeout.
+func (c *zconn) sendCmd(name string, body []byte) error {
+	z := c.zc.Load()
+	if z == nil {
+		return nil // still in the handshake
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.raw.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	err := protect(func() error { return z.SendCmd(name, body) })
+	if err != nil {
+		c.close()
+		return mapNetErr(err)
+	}
+	return nil
+}
+
+// pong answers a PING seen by the guard. It runs from inside Read, so the
+// write happens on another goroutine; at most one pong is in flight.
+func (c *zconn) pong(pingCtx []byte) {
+	if !c.pongBusy.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer c.pongBusy.Store(false)
+		_ = c.sendCmd(zmq4.CmdPong, pingCtx)
+	}()
+}
+
+// ping sends a ZMTP 3.1 PING with the given TTL and no context.
+func (c *zconn) ping(ttl time.Duration) error {
+	var body [2]byte
+	binary.BigEndian.PutUint16(body[:], uint16(min(ttl/(100*time.Millisecond), 0xffff)))
+	return c.sendCmd(zmq4.CmdPing, body[:])
+}
+
+// lastRead reports when bytes last arrived from the peer.
+func (c *zconn) lastRead() time.Time { return time.Unix(0, c.g.lastRead.Load()) }
+
+// close closes the connection once; it is safe from any goroutine.
+func (c *zconn) close() {
+	c.closeOnce.Do(func() {
+		close(c.done)
+		_ = c.raw.Close()
+	})
+}
+
+// normalizeAddr accepts "host:port" or "tcp://host:port".
+func normalizeAddr(addr string) (string, error) {
+	addr = strings.TrimPrefix(addr, "tcp://")
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return "", fmt.Errorf("%w: address %q: %w", ErrInvalid, addr, err)
+	}
+	return addr, nil
+}

@@ -1,0 +1,386 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+)
+
+// ZMTP wire constants (RFC 23/ZMTP 3.0, 37/ZMTP 3.1).
+const (
+	greetingLen = 64
+	flagMore    = 0x01
+	flagLong    = 0x02
+	flagCommand = 0x04
+
+	// maxCommandSize bounds one command frame (READY metadata, PING, SUBSCRIBE).
+	// A READY carries Socket-Type and an Identity of at most 255 bytes.
+	maxCommandSize = 64 << 10
+	// maxPingContext is the largest PING context ZMTP 3.1 allows.
+	maxPingContext = 16
+	// maxIdentity is the largest ZMTP identity.
+	maxIdentity = 255
+
+	minChunk  = 2 << 10
+	readChunk = 64 << 10
+	// keepBuf is the largest idle guard buffer kept between frames.
+	keepBuf = 256 << 10
+)
+
+// verdict tells the guard what to do with the bytes at the head of its buffer.
+type verdict uint8
+
+const (
+	vNeed    verdict = iota // n is the number of bytes needed to decide
+	vPass                   // hand the first n bytes to zmq4 unchanged
+	vDrop                   // discard the first n bytes (a swallowed command)
+	vReplace                // replace the first n bytes with repl
+)
+
+// parser is the ZMTP stream state machine of the guard. It never reads from the
+// network itself: step is given the buffered bytes and decides about the unit
+// (greeting, frame or command) at their head. It is pure and fuzzable.
+type parser struct {
+	lim Limits
+	// peers lists the socket types accepted from the peer's READY.
+	peers []string
+	// translateSubs turns SUBSCRIBE/CANCEL commands into 0x01/0x00 messages
+	// (PUB side); otherwise they are swallowed.
+	translateSubs bool
+	// onPing is called with the PING context (already copied) for every PING.
+	onPing func(ctx []byte)
+
+	greeted bool
+	ready   bool
+	// peerType is the Socket-Type announced in the peer's READY.
+	peerType string
+	// frames and msgSize describe the multipart message in progress.
+	frames  int
+	msgSize int64
+}
+
+// step examines b, the unconsumed bytes of the stream, and returns what to do
+// with its head. For vNeed, n is the total number of bytes of b required.
+func (p *parser) step(b []byte) (v verdict, n int, repl []byte, err error) {
+	if !p.greeted {
+		if len(b) < greetingLen {
+			return vNeed, greetingLen, nil, nil
+		}
+		if err := checkGreeting(b[:greetingLen]); err != nil {
+			return 0, 0, nil, err
+		}
+		p.greeted = true
+		return vPass, greetingLen, nil, nil
+	}
+	if len(b) < 2 {
+		return vNeed, 2, nil, nil
+	}
+	flags := b[0]
+	if flags&^(flagMore|flagLong|flagCommand) != 0 {
+		return 0, 0, nil, fmt.Errorf("%w: reserved frame flag bits 0x%02x", ErrProtocol, flags)
+	}
+	hdr := 2
+	size := uint64(b[1])
+	if flags&flagLong != 0 {
+		hdr = 9
+		if len(b) < hdr {
+			return vNeed, hdr, nil, nil
+		}
+		size = binary.BigEndian.Uint64(b[1:9])
+	}
+	if flags&flagCommand != 0 {
+		switch {
+		case flags&flagMore != 0:
+			return 0, 0, nil, fmt.Errorf("%w: command frame with MORE flag", ErrProtocol)
+		case p.frames > 0:
+			return 0, 0, nil, fmt.Errorf("%w: command inside a multipart message", ErrProtocol)
+		case size > maxCommandSize:
+			return 0, 0, nil, fmt.Errorf("%w: command of %d bytes", ErrTooLarge, size)
+		}
+		total := hdr + int(size)
+		if len(b) < total {
+			return vNeed, total, nil, nil
+		}
+		return p.command(b[hdr:total], total)
+	}
+	if !p.ready {
+		return 0, 0, nil, fmt.Errorf("%w: data frame before READY", ErrProtocol)
+	}
+	max := uint64(p.lim.MaxMessageSize)
+	if size > max || uint64(p.msgSize)+size > max {
+		return 0, 0, nil, fmt.Errorf("%w: frame of %d bytes (message so far %d, limit %d)",
+			ErrTooLarge, size, p.msgSize, max)
+	}
+	if p.frames+1 > p.lim.MaxFrames {
+		return 0, 0, nil, fmt.Errorf("%w: more than %d frames in one message", ErrTooLarge, p.lim.MaxFrames)
+	}
+	total := hdr + int(size)
+	if len(b) < total {
+		return vNeed, total, nil, nil
+	}
+	if flags&flagMore != 0 {
+		p.frames++
+		p.msgSize += int64(size)
+	} else {
+		p.frames, p.msgSize = 0, 0
+	}
+	return vPass, total, nil, nil
+}
+
+// command decides about one complete command frame (body without header).
+func (p *parser) command(body []byte, total int) (verdict, int, []byte, error) {
+	if len(body) < 1 || int(body[0]) == 0 || 1+int(body[0]) > len(body) {
+		return 0, 0, nil, fmt.Errorf("%w: malformed command name", ErrProtocol)
+	}
+	name := string(body[1 : 1+int(body[0])])
+	data := body[1+int(body[0]):]
+	if !p.ready {
+		if name != "READY" {
+			return 0, 0, nil, fmt.Errorf("%w: expected READY, got %q", ErrProtocol, name)
+		}
+		typ, err := checkReady(data, p.peers)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		p.ready = true
+		p.peerType = typ
+		return vPass, total, nil, nil
+	}
+	switch name {
+	case "PING":
+		if len(data) < 2 || len(data)-2 > maxPingContext {
+			return 0, 0, nil, fmt.Errorf("%w: malformed PING", ErrProtocol)
+		}
+		if p.onPing != nil {
+			p.onPing(bytes.Clone(data[2:]))
+		}
+		return vDrop, total, nil, nil
+	case "SUBSCRIBE", "CANCEL":
+		if !p.translateSubs {
+			return vDrop, total, nil, nil
+		}
+		msg := make([]byte, 1+len(data))
+		if name == "SUBSCRIBE" {
+			msg[0] = 1
+		}
+		copy(msg[1:], data)
+		return vReplace, total, encodeFrame(0, msg), nil
+	case "READY":
+		return 0, 0, nil, fmt.Errorf("%w: second READY", ErrProtocol)
+	case "ERROR":
+		reason := ""
+		if len(data) > 0 && 1+int(data[0]) <= len(data) {
+			reason = string(data[1 : 1+int(data[0])])
+		}
+		return 0, 0, nil, fmt.Errorf("%w: peer sent ERROR %q", ErrProtocol, reason)
+	default: // PONG and unknown commands
+		return vDrop, total, nil, nil
+	}
+}
+
+// encodeFrame returns a ZMTP frame (header and body) with the given flags.
+func encodeFrame(flags byte, body []byte) []byte {
+	if len(body) <= 255 {
+		return append([]byte{flags, byte(len(body))}, body...)
+	}
+	out := make([]byte, 9, 9+len(body))
+	out[0] = flags | flagLong
+	binary.BigEndian.PutUint64(out[1:], uint64(len(body)))
+	return append(out, body...)
+}
+
+// checkGreeting validates a 64-byte ZMTP 3.x greeting for the NULL mechanism.
+func checkGreeting(g []byte) error {
+	if g[0] != 0xff || g[9] != 0x7f {
+		return fmt.Errorf("%w: bad greeting signature", ErrProtocol)
+	}
+	if g[10] < 3 {
+		return fmt.Errorf("%w: ZMTP version %d.%d not supported", ErrProtocol, g[10], g[11])
+	}
+	mech := g[12:32]
+	if i := bytes.IndexByte(mech, 0); i >= 0 {
+		mech = mech[:i]
+	}
+	if string(mech) != "NULL" {
+		return fmt.Errorf("%w: security mechanism %q not supported", ErrProtocol, mech)
+	}
+	if g[32] > 1 {
+		return fmt.Errorf("%w: bad as-server flag", ErrProtocol)
+	}
+	return nil
+}
+
+// zmq4Key normalises a property name exactly as zmq4 v0.17.0 does before
+// looking it up (x/text Title casing without lowering), so that the guard and
+// zmq4 agree on which property is the socket type.
+func zmq4Key(name string) string {
+	return cases.Title(language.Und, cases.NoLower).String(name)
+}
+
+// checkReady strictly validates READY metadata and returns the peer's socket
+// type. zmq4 v0.17.0 panics on truncated properties and unknown or missing
+// socket types, so nothing reaches it that is not well formed. A property
+// that matches "Socket-Type" case-insensitively but that zmq4 would not
+// recognise (e.g. "SOCKET-TYPE") is rejected rather than guessed at.
+func checkReady(md []byte, peers []string) (string, error) {
+	typ := ""
+	seenType, seenID := false, false
+	for len(md) > 0 {
+		nl := int(md[0])
+		if nl == 0 || 1+nl+4 > len(md) {
+			return "", fmt.Errorf("%w: malformed READY property", ErrProtocol)
+		}
+		name := string(md[1 : 1+nl])
+		vl := binary.BigEndian.Uint32(md[1+nl:])
+		rest := md[1+nl+4:]
+		if uint64(vl) > uint64(len(rest)) {
+			return "", fmt.Errorf("%w: malformed READY property %q", ErrProtocol, name)
+		}
+		val := rest[:vl]
+		md = rest[vl:]
+		switch {
+		case strings.EqualFold(name, "Socket-Type"):
+			if seenType || zmq4Key(name) != "Socket-Type" {
+				return "", fmt.Errorf("%w: duplicate or odd Socket-Type property %q", ErrProtocol, name)
+			}
+			seenType, typ = true, string(val)
+		case strings.EqualFold(name, "Identity"):
+			if seenID || len(val) > maxIdentity {
+				return "", fmt.Errorf("%w: bad Identity", ErrProtocol)
+			}
+			seenID = true
+		}
+	}
+	for _, ok := range peers {
+		if typ == ok {
+			return typ, nil
+		}
+	}
+	return "", fmt.Errorf("%w: incompatible peer socket type %q", ErrProtocol, typ)
+}
+
+// guard wraps a net.Conn and filters the byte stream zmq4 reads from it
+// through a parser. It buffers every unit until it is complete, so zmq4's
+// allocations never exceed what the peer actually sent. Read must not be
+// called concurrently (one reader per connection); Write passes through.
+type guard struct {
+	net.Conn
+	p     parser
+	buf   []byte // buf[:ready] approved for zmq4, buf[ready:] pending
+	ready int
+	err   error
+	// lastRead is the UnixNano time of the last successful network read.
+	lastRead atomic.Int64
+}
+
+func newGuard(c net.Conn, p parser) *guard {
+	g := &guard{Conn: c, p: p}
+	g.lastRead.Store(time.Now().UnixNano())
+	return g
+}
+
+// Read implements net.Conn for zmq4.
+func (g *guard) Read(b []byte) (int, error) {
+	for {
+		if g.ready > 0 {
+			n := copy(b, g.buf[:g.ready])
+			g.buf = g.buf[n:]
+			g.ready -= n
+			if len(g.buf) == 0 && cap(g.buf) > keepBuf {
+				g.buf = nil
+			}
+			return n, nil
+		}
+		if g.err != nil {
+			return 0, g.err
+		}
+		need, err := g.parse()
+		if err != nil {
+			g.err = err
+			// The peer is hostile or broken: cut it off now.
+			_ = g.Conn.Close()
+			continue
+		}
+		if g.ready > 0 {
+			continue
+		}
+		if err := g.fill(need); err != nil {
+			g.err = err
+		}
+	}
+}
+
+// parse moves every complete unit of the pending bytes into the approved
+// region and returns how many pending bytes the next decision needs. It makes
+// one in-place compaction pass, so its cost is linear in the bytes received
+// however many commands are swallowed (output never exceeds input: a
+// translated SUBSCRIBE is shorter than the command it replaces).
+func (g *guard) parse() (need int, err error) {
+	w, r := g.ready, g.ready
+	defer func() {
+		// Keep the undecided tail right after the approved region (only
+		// when something was dropped; otherwise it is already in place).
+		if w != r {
+			n := copy(g.buf[w:], g.buf[r:])
+			g.buf = g.buf[:w+n]
+		}
+		g.ready = w
+	}()
+	for {
+		v, n, repl, err := g.p.step(g.buf[r:])
+		if err != nil {
+			return 0, err
+		}
+		switch v {
+		case vNeed:
+			return n, nil
+		case vPass:
+			if w != r {
+				copy(g.buf[w:], g.buf[r:r+n])
+			}
+			w += n
+		case vReplace:
+			if len(repl) > n {
+				return 0, fmt.Errorf("%w: internal: replacement longer than input", ErrProtocol)
+			}
+			w += copy(g.buf[w:], repl)
+		}
+		r += n // vDrop: skip
+	}
+}
+
+// fill reads from the network until at least one more byte is pending; need is
+// the number of pending bytes the parser waits for. Buffers grow with the data
+// received, never with the length announced.
+func (g *guard) fill(need int) error {
+	spare := cap(g.buf) - len(g.buf)
+	want := need - len(g.buf) // > 0: the parser waits for this many more bytes
+	if spare == 0 || (spare < want && spare < readChunk) {
+		grow := min(max(want, minChunk), readChunk)
+		target := max(len(g.buf)+grow, 2*cap(g.buf))
+		target = min(target, len(g.buf)+max(want, grow))
+		nb := make([]byte, len(g.buf), target)
+		copy(nb, g.buf)
+		g.buf = nb
+	}
+	n, err := g.Conn.Read(g.buf[len(g.buf):cap(g.buf)])
+	if n > 0 {
+		g.buf = g.buf[:len(g.buf)+n]
+		g.lastRead.Store(time.Now().UnixNano())
+	}
+	if n == 0 && err == nil {
+		return nil
+	}
+	if n > 0 {
+		// Hand over what arrived; a pending error recurs on the next read.
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,205 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+)
+
+// DefaultPubHWM is the default per-subscriber queue length (Salt's pub_hwm).
+const DefaultPubHWM = 1000
+
+// maxTopicsPerSubscriber bounds the subscriptions one peer can register.
+const maxTopicsPerSubscriber = 1024
+
+// PubOptions configures a PubServer.
+type PubOptions struct {
+	// HWM is the number of messages queued per subscriber before further
+	// messages for it are dropped (libzmq SNDHWM semantics). Default DefaultPubHWM.
+	HWM int
+	// Limits bounds peers; zero fields take DefaultLimits values.
+	Limits Limits
+	// Logger receives connection-level logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// PubServer is the master's PUB socket. Each subscriber has its own bounded
+// queue and writer goroutine, so Publish never blocks and a subscriber that
+// stops reading only loses its own messages. (zmq4's PUB writes to all
+// subscribers serially from one goroutine without a write deadline, so one
+// stalled subscriber stalls every other; see TestZmq4UpstreamPubStalledSubscriberBlocksOthers.)
+type PubServer struct {
+	l   *listener
+	hwm int
+	log *slog.Logger
+
+	mu   sync.RWMutex
+	subs map[*pubSub]struct{}
+
+	dropped atomic.Uint64
+	stop    func() bool
+}
+
+// pubSub is one subscriber connection.
+type pubSub struct {
+	c *zconn
+	q chan [][]byte
+
+	mu     sync.RWMutex
+	topics map[string]int // subscription -> count (libzmq counts duplicates)
+}
+
+// ListenPub listens on addr ("host:port" or "tcp://host:port"; port 0 picks a
+// free port) and serves subscribers until Close or until ctx is done.
+func ListenPub(ctx context.Context, addr string, opts PubOptions) (*PubServer, error) {
+	lim := opts.Limits.withDefaults()
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if opts.HWM <= 0 {
+		opts.HWM = DefaultPubHWM
+	}
+	l, err := newListener(ctx, addr, lim, log)
+	if err != nil {
+		return nil, fmt.Errorf("transport: pub listen %q: %w", addr, err)
+	}
+	p := &PubServer{l: l, hwm: opts.HWM, log: log, subs: make(map[*pubSub]struct{})}
+	p.stop = context.AfterFunc(ctx, func() { _ = p.Close() })
+	l.serve(p.handle)
+	return p, nil
+}
+
+// Addr returns the address the server listens on.
+func (p *PubServer) Addr() net.Addr { return p.l.ln.Addr() }
+
+// Dropped returns how many (message, subscriber) deliveries were dropped
+// because that subscriber's queue was full.
+func (p *PubServer) Dropped() uint64 { return p.dropped.Load() }
+
+// Subscribers returns the number of subscriber connections that completed
+// their handshake.
+func (p *PubServer) Subscribers() int {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return len(p.subs)
+}
+
+// Publish queues one message (one or more frames) for every subscriber whose
+// subscription is a prefix of the first frame. It never blocks: a subscriber
+// whose queue is full misses the message and Dropped is incremented. The
+// frames are shared between subscribers and written later; the caller must
+// not modify them after the call.
+func (p *PubServer) Publish(frames ...[]byte) error {
+	if len(frames) == 0 {
+		return fmt.Errorf("%w: empty message", ErrInvalid)
+	}
+	if p.l.ctx.Err() != nil {
+		return ErrClosed
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for s := range p.subs {
+		if !s.matches(frames[0]) {
+			continue
+		}
+		select {
+		case s.q <- frames:
+		default:
+			p.dropped.Add(1)
+		}
+	}
+	return nil
+}
+
+// Close stops the server and disconnects every subscriber.
+func (p *PubServer) Close() error {
+	p.stop()
+	return p.l.close()
+}
+
+func (p *PubServer) handle(raw net.Conn) {
+	c, err := openZMTP(p.l.ctx, raw, rolePub, nil, p.l.lim)
+	if err != nil {
+		p.log.Debug("transport: pub handshake failed", "peer", raw.RemoteAddr(), "err", err)
+		return
+	}
+	defer c.close()
+	s := &pubSub{c: c, q: make(chan [][]byte, p.hwm), topics: make(map[string]int)}
+	p.mu.Lock()
+	p.subs[s] = struct{}{}
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.subs, s)
+		p.mu.Unlock()
+	}()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer c.close()
+		for {
+			select {
+			case <-c.done:
+				return
+			case msg := <-s.q:
+				if err := c.send(msg); err != nil {
+					p.log.Info("transport: subscriber write failed", "peer", raw.RemoteAddr(), "err", err)
+					return
+				}
+			}
+		}
+	}()
+	for {
+		frames, err := c.recv()
+		if err != nil {
+			p.log.Debug("transport: subscriber gone", "peer", raw.RemoteAddr(), "err", err)
+			break
+		}
+		s.subscription(frames)
+	}
+	c.close()
+	wg.Wait()
+}
+
+// subscription applies a ZMTP 3.0 subscription message (0x01/0x00 + topic);
+// anything else a subscriber sends is ignored, as libzmq does.
+func (s *pubSub) subscription(frames [][]byte) {
+	if len(frames) != 1 || len(frames[0]) == 0 {
+		return
+	}
+	topic := string(frames[0][1:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch frames[0][0] {
+	case 1:
+		if _, ok := s.topics[topic]; ok || len(s.topics) < maxTopicsPerSubscriber {
+			s.topics[topic]++
+		}
+	case 0:
+		if n := s.topics[topic]; n > 1 {
+			s.topics[topic] = n - 1
+		} else {
+			delete(s.topics, topic)
+		}
+	}
+}
+
+func (s *pubSub) matches(first []byte) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, all := s.topics[""]; all {
+		return true
+	}
+	for t := range s.topics {
+		if bytes.HasPrefix(first, []byte(t)) {
+			return true
+		}
+	}
+	return false
+}

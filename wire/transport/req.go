@@ -1,0 +1,224 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults for ReqOptions.
+const (
+	// DefaultWorkers is the default number of concurrent handler calls. Salt
+	// runs 5 worker processes; handlers here are cheaper goroutines.
+	DefaultWorkers = 16
+	// DefaultReqQueue is the default number of requests waiting for a worker.
+	DefaultReqQueue = 1000
+	// DefaultMaxInFlightPerConn bounds unanswered requests from one
+	// connection (a REQ peer has at most one; a DEALER may pipeline).
+	DefaultMaxInFlightPerConn = 32
+)
+
+// Handler answers one request body. It returns the reply body and ok=true,
+// or ok=false to send no reply at all (the REQ peer then times out, as with
+// Salt in a few error cases). ctx is cancelled when the server closes and
+// carries the peer address (see PeerAddr).
+type Handler func(ctx context.Context, req []byte) (reply []byte, ok bool)
+
+// ReqOptions configures a ReqServer.
+type ReqOptions struct {
+	// Workers is the number of handler calls run concurrently. Default DefaultWorkers.
+	Workers int
+	// QueueSize bounds requests waiting for a worker; when it is full new
+	// requests are dropped (logged and counted; REQ peers retry). Default DefaultReqQueue.
+	QueueSize int
+	// MaxInFlightPerConn bounds unanswered requests per connection; a
+	// connection at the bound is not read until a reply goes out.
+	// Default DefaultMaxInFlightPerConn.
+	MaxInFlightPerConn int
+	// Limits bounds peers; zero fields take DefaultLimits values.
+	Limits Limits
+	// Logger receives connection and drop logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// ReqServer is the master's ROUTER socket. It reads requests of the form
+// [envelope..., "", body] from every connection (REQ peers send ["", body]),
+// runs the Handler on a bounded worker pool and writes [envelope..., "", reply]
+// back on the connection the request came from. Replies on a pipelining DEALER
+// connection may be sent out of order.
+type ReqServer struct {
+	l    *listener
+	h    Handler
+	opts ReqOptions
+	log  *slog.Logger
+
+	jobs    chan reqJob
+	workers sync.WaitGroup
+	stop    func() bool
+
+	dropped   atomic.Uint64
+	malformed atomic.Uint64
+	lastWarn  atomic.Int64
+}
+
+type reqJob struct {
+	c     *zconn
+	slots chan struct{}
+	env   [][]byte // routing envelope including the empty delimiter
+	body  []byte
+}
+
+type peerAddrKey struct{}
+
+// PeerAddr returns the remote address of the connection a request arrived on,
+// from a Handler's context.
+func PeerAddr(ctx context.Context) (net.Addr, bool) {
+	a, ok := ctx.Value(peerAddrKey{}).(net.Addr)
+	return a, ok
+}
+
+// ListenReq listens on addr ("host:port" or "tcp://host:port"; port 0 picks a
+// free port) and serves requests with h until Close or until ctx is done.
+func ListenReq(ctx context.Context, addr string, h Handler, opts ReqOptions) (*ReqServer, error) {
+	if h == nil {
+		return nil, fmt.Errorf("%w: nil handler", ErrInvalid)
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = DefaultWorkers
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = DefaultReqQueue
+	}
+	if opts.MaxInFlightPerConn <= 0 {
+		opts.MaxInFlightPerConn = DefaultMaxInFlightPerConn
+	}
+	opts.Limits = opts.Limits.withDefaults()
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	l, err := newListener(ctx, addr, opts.Limits, log)
+	if err != nil {
+		return nil, fmt.Errorf("transport: req listen %q: %w", addr, err)
+	}
+	s := &ReqServer{l: l, h: h, opts: opts, log: log, jobs: make(chan reqJob, opts.QueueSize)}
+	for range opts.Workers {
+		s.workers.Add(1)
+		go s.worker()
+	}
+	s.stop = context.AfterFunc(ctx, func() { _ = s.Close() })
+	l.serve(s.handle)
+	return s, nil
+}
+
+// Addr returns the address the server listens on.
+func (s *ReqServer) Addr() net.Addr { return s.l.ln.Addr() }
+
+// Dropped returns how many requests were dropped because the queue was full.
+func (s *ReqServer) Dropped() uint64 { return s.dropped.Load() }
+
+// Malformed returns how many messages were ignored because they were not
+// [envelope..., "", body] with exactly one body frame.
+func (s *ReqServer) Malformed() uint64 { return s.malformed.Load() }
+
+// Close stops accepting, disconnects every peer, cancels the handlers'
+// context and waits for running handlers to return.
+func (s *ReqServer) Close() error {
+	s.stop()
+	err := s.l.close()
+	s.workers.Wait()
+	return err
+}
+
+func (s *ReqServer) handle(raw net.Conn) {
+	c, err := openZMTP(s.l.ctx, raw, roleRouter, nil, s.l.lim)
+	if err != nil {
+		s.log.Debug("transport: req handshake failed", "peer", raw.RemoteAddr(), "err", err)
+		return
+	}
+	defer c.close()
+	slots := make(chan struct{}, s.opts.MaxInFlightPerConn)
+	for {
+		frames, err := c.recv()
+		if err != nil {
+			s.log.Debug("transport: req connection closed", "peer", raw.RemoteAddr(), "err", err)
+			return
+		}
+		delim := -1
+		for i, f := range frames {
+			if len(f) == 0 {
+				delim = i
+				break
+			}
+		}
+		if delim < 0 || len(frames) != delim+2 {
+			s.malformed.Add(1)
+			s.log.Debug("transport: ignoring malformed request", "peer", raw.RemoteAddr(), "frames", len(frames))
+			continue
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-c.done:
+			return
+		case <-s.l.ctx.Done():
+			return
+		}
+		j := reqJob{c: c, slots: slots, env: frames[: delim+1 : delim+1], body: frames[delim+1]}
+		select {
+		case s.jobs <- j:
+		default:
+			<-slots
+			n := s.dropped.Add(1)
+			s.warnDrop(n)
+		}
+	}
+}
+
+// warnDrop logs queue overflow at most once a second.
+func (s *ReqServer) warnDrop(total uint64) {
+	now := time.Now().UnixNano()
+	last := s.lastWarn.Load()
+	if now-last < int64(time.Second) || !s.lastWarn.CompareAndSwap(last, now) {
+		return
+	}
+	s.log.Warn("transport: request queue full, dropping requests", "addr", s.Addr(), "queue", s.opts.QueueSize, "dropped_total", total)
+}
+
+func (s *ReqServer) worker() {
+	defer s.workers.Done()
+	for {
+		select {
+		case <-s.l.ctx.Done():
+			return
+		case j := <-s.jobs:
+			s.run(j)
+		}
+	}
+}
+
+func (s *ReqServer) run(j reqJob) {
+	defer func() { <-j.slots }()
+	reply, ok := s.call(j)
+	if !ok {
+		return
+	}
+	if err := j.c.send(append(j.env, reply)); err != nil {
+		s.log.Debug("transport: reply not delivered", "peer", j.c.raw.RemoteAddr(), "err", err)
+	}
+}
+
+func (s *ReqServer) call(j reqJob) (reply []byte, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("transport: request handler panicked", "peer", j.c.raw.RemoteAddr(), "panic", r, "stack", string(debug.Stack()))
+			reply, ok = nil, false
+		}
+	}()
+	ctx := context.WithValue(s.l.ctx, peerAddrKey{}, j.c.raw.RemoteAddr())
+	return s.h(ctx, j.body)
+}

@@ -1,0 +1,273 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func listenReq(t testing.TB, addr string, h Handler, opts ReqOptions) *ReqServer {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = testLogger(t)
+	}
+	s, err := ListenReq(context.Background(), addr, h, opts)
+	if err != nil {
+		t.Fatalf("ListenReq: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func echo(_ context.Context, req []byte) ([]byte, bool) {
+	return append([]byte("re:"), req...), true
+}
+
+func TestReqServerHandlerResults(t *testing.T) {
+	var peers sync.Map
+	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		if a, ok := PeerAddr(ctx); ok {
+			peers.Store(a.String(), true)
+		}
+		switch string(req) {
+		case "noreply":
+			return nil, false
+		case "panic":
+			panic("handler bug")
+		case "empty":
+			return []byte{}, true
+		}
+		return echo(ctx, req)
+	}, ReqOptions{})
+	addr := srv.Addr().String()
+	ctx := context.Background()
+	tests := []struct {
+		req     string
+		want    string
+		wantErr error
+	}{
+		{req: "hello", want: "re:hello"},
+		{req: "", want: "re:"},
+		{req: "empty", want: ""},
+		{req: "noreply", wantErr: ErrTimeout},
+		{req: "panic", wantErr: ErrTimeout},
+		{req: "after panic", want: "re:after panic"},
+	}
+	for _, tt := range tests {
+		got, err := Request(ctx, addr, []byte(tt.req), 300*time.Millisecond)
+		if !errors.Is(err, tt.wantErr) || string(got) != tt.want {
+			t.Errorf("Request(%q) = %q, %v; want %q, %v", tt.req, got, err, tt.want, tt.wantErr)
+		}
+	}
+	n := 0
+	peers.Range(func(any, any) bool { n++; return true })
+	if n != len(tests) {
+		t.Errorf("handler saw %d distinct peer addresses, want %d (one connection per request)", n, len(tests))
+	}
+}
+
+func TestReqServerConcurrentClients(t *testing.T) {
+	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond) // shuffle completion order
+		return echo(ctx, req)
+	}, ReqOptions{Workers: 8})
+	addr := srv.Addr().String()
+	const clients = 200
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := fmt.Sprintf("client-%d", i)
+			got, err := Request(context.Background(), addr, []byte(req), 20*time.Second)
+			if err != nil {
+				errs <- fmt.Errorf("%s: %w", req, err)
+				return
+			}
+			if string(got) != "re:"+req {
+				errs <- fmt.Errorf("%s got %q", req, got)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if d := srv.Dropped(); d != 0 {
+		t.Errorf("Dropped() = %d", d)
+	}
+}
+
+func TestReqServerQueueFullDrops(t *testing.T) {
+	release := make(chan struct{})
+	var started atomic.Int32
+	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		started.Add(1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return echo(ctx, req)
+	}, ReqOptions{Workers: 1, QueueSize: 1})
+	addr := srv.Addr().String()
+	results := make(chan error, 5)
+	send := func() {
+		_, err := Request(context.Background(), addr, []byte("x"), 10*time.Second)
+		results <- err
+	}
+	go send()
+	waitFor(t, func() bool { return started.Load() == 1 }) // the worker is busy
+	for range 4 {
+		go send()
+	} // one fits in the queue, three are dropped
+	waitFor(t, func() bool { return srv.Dropped() == 3 })
+	close(release)
+	for range 2 {
+		if err := <-results; err != nil {
+			t.Errorf("accepted request failed: %v", err)
+		}
+	}
+	srv.Close() // the dropped requests' peers now see the connection close
+	for range 3 {
+		if err := <-results; err == nil {
+			t.Error("a dropped request got a reply")
+		}
+	}
+}
+
+func TestReqServerDealerEnvelopes(t *testing.T) {
+	srv := listenReq(t, "127.0.0.1:0", echo, ReqOptions{})
+	c := rawDial(t, srv.Addr().String())
+	c.handshake(t, "DEALER")
+	send := func(frames ...string) {
+		var b []byte
+		for i, f := range frames {
+			flags := byte(0)
+			if i < len(frames)-1 {
+				flags = flagMore
+			}
+			b = append(b, zFrame(flags, []byte(f))...)
+		}
+		if _, err := c.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("no delimiter")                  // ignored
+	send("", "a", "b")                    // two body frames: ignored
+	send("hop1", "hop2", "", "pipelined") // envelope echoed
+	for i := range 5 {
+		send("", fmt.Sprint(i))
+	}
+	want := map[string]bool{"hop1|hop2||re:pipelined": true}
+	for i := range 5 {
+		want["|re:"+fmt.Sprint(i)] = true
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for range want {
+		m, err := c.readMsg()
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := ""
+		for i, f := range m {
+			if i > 0 {
+				key += "|"
+			}
+			key += string(f)
+		}
+		if !want[key] {
+			t.Errorf("unexpected reply %q", key)
+		}
+		delete(want, key)
+	}
+	if n := srv.Malformed(); n != 2 {
+		t.Errorf("Malformed() = %d, want 2", n)
+	}
+}
+
+func TestRequestErrors(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	slow := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		<-release
+		return nil, false
+	}, ReqOptions{})
+	nobody := freeAddr(t)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := Request(ctx, slow.Addr().String(), []byte("x"), 10*time.Second); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled request: %v", err)
+	}
+	if _, err := Request(context.Background(), slow.Addr().String(), []byte("x"), 100*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Errorf("slow server: %v, want ErrTimeout", err)
+	}
+	if _, err := Request(context.Background(), nobody, []byte("x"), 200*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Errorf("no server: %v, want ErrTimeout", err)
+	}
+	if _, err := Request(context.Background(), "not an address", []byte("x"), time.Second); !errors.Is(err, ErrInvalid) {
+		t.Errorf("bad address: %v, want ErrInvalid", err)
+	}
+}
+
+func TestReqClientRetries(t *testing.T) {
+	t.Run("server starts late", func(t *testing.T) {
+		addr := freeAddr(t)
+		time.AfterFunc(300*time.Millisecond, func() { listenReq(t, addr, echo, ReqOptions{}) })
+		c := &ReqClient{Addr: addr, Tries: 1, Timeout: 5 * time.Second, Logger: testLogger(t)}
+		if got, err := c.Send(context.Background(), []byte("late")); err != nil || string(got) != "re:late" {
+			t.Fatalf("Send = %q, %v", got, err)
+		}
+	})
+	t.Run("retries until a reply", func(t *testing.T) {
+		var calls atomic.Int32
+		srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+			if calls.Add(1) < 3 {
+				return nil, false
+			}
+			return echo(ctx, req)
+		}, ReqOptions{})
+		c := &ReqClient{Addr: srv.Addr().String(), Tries: 3, Timeout: 200 * time.Millisecond, Logger: testLogger(t)}
+		if got, err := c.Send(context.Background(), []byte("x")); err != nil || string(got) != "re:x" {
+			t.Fatalf("Send = %q, %v", got, err)
+		}
+		if n := calls.Load(); n != 3 {
+			t.Errorf("handler called %d times, want 3", n)
+		}
+		calls.Store(-10)
+		if _, err := c.Send(context.Background(), []byte("x")); !errors.Is(err, ErrTimeout) {
+			t.Errorf("all tries lost: %v, want ErrTimeout", err)
+		}
+	})
+}
+
+func TestReqServerClose(t *testing.T) {
+	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		<-ctx.Done() // Close cancels handlers
+		return nil, false
+	}, ReqOptions{})
+	addr := srv.Addr().String()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Request(context.Background(), addr, []byte("x"), 5*time.Second)
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Fatal("request succeeded against a closed server")
+	}
+	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		t.Error("server still accepting after Close")
+	}
+}

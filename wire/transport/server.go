@@ -1,0 +1,120 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// listener is the accept loop shared by PubServer and ReqServer. Every
+// accepted connection is handled on its own goroutine (handshake included), so
+// a silent or slow client never delays another one.
+type listener struct {
+	ln  net.Listener
+	lim Limits
+	log *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+
+	rejected atomic.Uint64
+}
+
+func newListener(ctx context.Context, addr string, lim Limits, log *slog.Logger) (*listener, error) {
+	a, err := normalizeAddr(addr)
+	if err != nil {
+		return nil, err
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", a)
+	if err != nil {
+		return nil, err
+	}
+	l := &listener{ln: ln, lim: lim, log: log, conns: make(map[net.Conn]struct{})}
+	l.ctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	return l, nil
+}
+
+// serve runs the accept loop until close; handle owns the connection and
+// must return when it is closed.
+func (l *listener) serve(handle func(net.Conn)) {
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		var delay time.Duration
+		for {
+			raw, err := l.ln.Accept()
+			if err != nil {
+				if l.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+					return
+				}
+				// Transient (EMFILE and the like): back off, as net/http does.
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				l.log.Warn("transport: accept failed", "addr", l.ln.Addr(), "err", err, "retry", delay)
+				select {
+				case <-time.After(delay):
+				case <-l.ctx.Done():
+					return
+				}
+				continue
+			}
+			delay = 0
+			if !l.track(raw) {
+				l.rejected.Add(1)
+				l.log.Warn("transport: too many connections, dropping one", "addr", l.ln.Addr(), "peer", raw.RemoteAddr(), "max", l.lim.MaxConns)
+				_ = raw.Close()
+				continue
+			}
+			l.wg.Add(1)
+			go func() {
+				defer l.wg.Done()
+				defer l.untrack(raw)
+				handle(raw)
+			}()
+		}
+	}()
+}
+
+func (l *listener) track(c net.Conn) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || len(l.conns) >= l.lim.MaxConns {
+		return false
+	}
+	l.conns[c] = struct{}{}
+	return true
+}
+
+func (l *listener) untrack(c net.Conn) {
+	_ = c.Close()
+	l.mu.Lock()
+	delete(l.conns, c)
+	l.mu.Unlock()
+}
+
+// close stops accepting, closes every connection and waits for the handlers.
+func (l *listener) close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	l.cancel()
+	err := l.ln.Close()
+	for c := range l.conns {
+		_ = c.Close()
+	}
+	l.mu.Unlock()
+	l.wg.Wait()
+	return err
+}
