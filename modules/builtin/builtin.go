@@ -12,6 +12,12 @@ import (
 func Register(r *modules.Registry) error {
 	return errors.Join(
 		r.Register(testFunctions()...),
+		r.Register(cmdFunctions()...),
+		r.Register(fileFunctions()...),
+		r.Register(networkFunctions()...),
+		r.Register(configFunctions()...),
+		r.Register(grainsFunctions()...),
+		r.Register(sysFunctions()...),
 	)
 }
 
