@@ -5,11 +5,16 @@ set -euo pipefail
 secs=${1:-5}
 cd "$(dirname "$0")/.."
 fail=0
+passed=0
+failed=0
 while IFS=: read -r file name; do
   pkg=./$(dirname "$file")
   echo "fuzz $pkg $name (${secs}s)"
   if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "${secs}s" "$pkg" >/tmp/gsalt-fuzz.log 2>&1; then
-    cat /tmp/gsalt-fuzz.log; fail=1
+    cat /tmp/gsalt-fuzz.log; fail=1; failed=$((failed+1))
+  else
+    passed=$((passed+1))
   fi
 done < <(grep -rHoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' . | sed -E 's/^\.\/(.*):func (Fuzz[A-Za-z0-9_]+)$/\1:\2/' | sort)
+echo "fuzz: $passed passed, $failed failed"
 exit $fail
