@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // adjustLogFileOverride is Salt's _adjust_log_file_override: log_dir moves
@@ -344,7 +346,7 @@ func (l *loader) applyMinion(overrides, defaults map[string]any, cache bool, min
 	}
 	id, _ := opts["id"].(string)
 	if dom, ok := opts["append_domain"]; ok && !usingIP {
-		id = appendDomain(id, pyStr(dom))
+		id = appendDomain(id, pyfmt.Str(dom))
 		opts["id"] = id
 	}
 
@@ -444,7 +446,7 @@ func (l *loader) applyMaster(overrides, defaults map[string]any) (map[string]any
 	}
 	if dom, ok := opts["append_domain"]; ok && !usingIP {
 		id, _ := opts["id"].(string)
-		opts["id"] = appendDomain(id, pyStr(dom))
+		opts["id"] = appendDomain(id, pyfmt.Str(dom))
 	}
 	if appendMaster {
 		opts["id"] = opts["id"].(string) + "_master"

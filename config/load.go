@@ -5,13 +5,17 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"os/user"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // DefaultConfigDir is Salt's configuration directory on Linux (-c default).
@@ -79,7 +83,7 @@ func readConfFile(path string) (map[string]any, error) {
 	}
 	if id, ok := m["id"]; ok {
 		if _, isStr := id.(string); !isStr {
-			m["id"] = pyStr(id)
+			m["id"] = pyfmt.Str(id)
 		}
 	}
 	return m, nil
@@ -269,7 +273,7 @@ func (l *loader) addIncludes(overrides map[string]any, defInc, inc any, path str
 
 // logUnknown logs, at debug level, options Salt does not know.
 func (l *loader) logUnknown(overrides, defaults map[string]any) {
-	for _, k := range sortedKeys(overrides) {
+	for _, k := range slices.Sorted(maps.Keys(overrides)) {
 		if _, ok := defaults[k]; ok {
 			continue
 		}

@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"math/big"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // ErrInvalidValue is matched (errors.Is) by every *ValueError: an option
@@ -181,7 +184,7 @@ func (o *Opts) Delete(key string) {
 func (o *Opts) Keys() []string {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
-	return sortedKeys(o.m)
+	return slices.Sorted(maps.Keys(o.m))
 }
 
 // Snapshot returns a shallow copy of the option map (e.g. to hand __opts__ to
@@ -211,7 +214,7 @@ func (o *Opts) Str(key string) string {
 	case []byte:
 		return string(x)
 	case bool, int, *big.Int, float64:
-		return pyStr(x)
+		return pyfmt.Str(x)
 	}
 	return ""
 }
@@ -310,7 +313,7 @@ func toStrList(v any) []string {
 		for _, e := range x {
 			switch e.(type) {
 			case string, bool, int, *big.Int, float64:
-				out = append(out, pyStr(e))
+				out = append(out, pyfmt.Str(e))
 			case []byte:
 				out = append(out, string(e.([]byte)))
 			}
@@ -336,7 +339,7 @@ func (o *Opts) Validate() error {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
 	var errs []error
-	for _, k := range sortedKeys(o.m) {
+	for _, k := range slices.Sorted(maps.Keys(o.m)) {
 		v := o.m[k]
 		if t, ok := strict[k]; ok {
 			if !t.accepts(v) {
@@ -354,15 +357,6 @@ func (o *Opts) Validate() error {
 		slog.Warn("config: option has an invalid type", "role", o.role, "key", k, "want", t.String(), "got", pyRepr(v))
 	}
 	return errors.Join(errs...)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // asInt converts an already validated value; ok is false for non-integers.

@@ -6,13 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // ErrYAML marks a YAML document that Salt's loader would reject (syntax
@@ -66,8 +71,41 @@ func DecodeYAML(src []byte) (any, error) {
 	return decodeYAML(src, maxYAMLNodes)
 }
 
+// DecodeYAMLPayload is DecodeYAML for data that keeps Python's types and
+// order (grains files, command-line arguments), in the wire/payload data
+// model:
+//   - mappings are *payload.Map with their keys as decoded (1, True, None
+//     and 1.5 stay an int, a bool, None and a float); duplicate keys are an
+//     error with Python's equality, as in DecodeYAML;
+//   - the order is the document's, except that keys brought in by a merge
+//     key ("<<") come after the mapping's own keys (Salt puts them first;
+//     the set of keys and their values are Salt's);
+//   - integers are int64, or uint64 or *big.Int when they do not fit.
+//
+// Everything else (scalar resolution, tags, merge rules, limits, errors
+// wrapping ErrYAML) is DecodeYAML's.
+func DecodeYAMLPayload(src []byte) (any, error) {
+	return decodeYAMLModel(src, maxYAMLNodes, true)
+}
+
+// ResolveScalar returns what Salt's loader makes of s as a plain
+// (unquoted, untagged) YAML scalar, in the data model of DecodeYAMLPayload:
+// nil, a bool, an int64 (uint64 or *big.Int when larger), a float64, or s
+// itself. An error wrapping ErrYAML means the loader would fail, as for the
+// merge key "<<" or an int such as 0b_ that PyYAML cannot construct.
+func ResolveScalar(s string) (any, error) {
+	d := &yamlDecoder{payload: true}
+	return d.scalar(&yaml.Node{Kind: yaml.ScalarNode, Value: s}, false)
+}
+
 // decodeYAML is DecodeYAML with a node budget.
 func decodeYAML(src []byte, maxNodes int) (any, error) {
+	return decodeYAMLModel(src, maxNodes, false)
+}
+
+// decodeYAMLModel decodes with a node budget, in the payload data model
+// (DecodeYAMLPayload) or the options one (DecodeYAML).
+func decodeYAMLModel(src []byte, maxNodes int, payloadModel bool) (any, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -82,13 +120,15 @@ func decodeYAML(src []byte, maxNodes int) (any, error) {
 	} else if !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%w: %w", ErrYAML, err)
 	}
-	d := &yamlDecoder{maxNodes: maxNodes}
+	d := &yamlDecoder{maxNodes: maxNodes, payload: payloadModel}
 	return d.value(&doc, 0)
 }
 
 type yamlDecoder struct {
 	nodes    int
 	maxNodes int
+	// payload selects the data model of DecodeYAMLPayload.
+	payload bool
 }
 
 func yamlErr(n *yaml.Node, format string, args ...any) error {
@@ -186,12 +226,25 @@ func isMergeKey(k *yaml.Node) bool {
 }
 
 // flatten returns the key/value node pairs of a mapping with merge keys
-// resolved the way Salt's loader does it.
+// resolved the way Salt's loader does it: the merged pairs the mapping does
+// not override, then its own.
 func (d *yamlDecoder) flatten(n *yaml.Node, depth int) ([][2]*yaml.Node, error) {
-	if depth > maxYAMLDepth {
-		return nil, yamlErr(n, "merge nesting deeper than %d levels", maxYAMLDepth)
+	merged, own, err := d.flattenParts(n, depth)
+	if err != nil {
+		return nil, err
 	}
-	var own, merged [][2]*yaml.Node
+	if len(merged) == 0 {
+		return own, nil
+	}
+	return append(merged, own...), nil
+}
+
+// flattenParts is flatten with the merged pairs (those the mapping does not
+// override) and the mapping's own pairs apart.
+func (d *yamlDecoder) flattenParts(n *yaml.Node, depth int) (merged, own [][2]*yaml.Node, err error) {
+	if depth > maxYAMLDepth {
+		return nil, nil, yamlErr(n, "merge nesting deeper than %d levels", maxYAMLDepth)
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !isMergeKey(k) {
@@ -203,7 +256,7 @@ func (d *yamlDecoder) flatten(n *yaml.Node, depth int) ([][2]*yaml.Node, error) 
 		case yaml.MappingNode:
 			pairs, err := d.flatten(v, depth+1)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			merged = append(merged, pairs...)
 		case yaml.SequenceNode:
@@ -211,11 +264,11 @@ func (d *yamlDecoder) flatten(n *yaml.Node, depth int) ([][2]*yaml.Node, error) 
 			for _, s := range v.Content {
 				s = deref(s)
 				if s.Kind != yaml.MappingNode {
-					return nil, yamlErr(s, "expected a mapping for merging")
+					return nil, nil, yamlErr(s, "expected a mapping for merging")
 				}
 				pairs, err := d.flatten(s, depth+1)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				subs = append(subs, pairs)
 			}
@@ -223,23 +276,23 @@ func (d *yamlDecoder) flatten(n *yaml.Node, depth int) ([][2]*yaml.Node, error) 
 				merged = append(merged, subs[i]...)
 			}
 		default:
-			return nil, yamlErr(v, "expected a mapping or list of mappings for merging")
+			return nil, nil, yamlErr(v, "expected a mapping or list of mappings for merging")
 		}
 	}
 	if len(merged) == 0 {
-		return own, nil
+		return nil, own, nil
 	}
 	existing := make(map[string]bool, len(own))
 	for _, p := range own {
 		existing[deref(p[0]).Value] = true
 	}
-	out := make([][2]*yaml.Node, 0, len(merged)+len(own))
+	kept := make([][2]*yaml.Node, 0, len(merged))
 	for _, p := range merged {
 		if !existing[deref(p[0]).Value] {
-			out = append(out, p)
+			kept = append(kept, p)
 		}
 	}
-	return append(out, own...), nil
+	return kept, own, nil
 }
 
 func (d *yamlDecoder) mapping(n *yaml.Node, depth int) (any, error) {
@@ -249,11 +302,21 @@ func (d *yamlDecoder) mapping(n *yaml.Node, depth int) (any, error) {
 	default:
 		return nil, yamlErr(n, "could not determine a constructor for the tag %q", tag)
 	}
-	pairs, err := d.flatten(n, 0)
+	merged, own, err := d.flattenParts(n, 0)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]any, len(pairs))
+	pairs := own
+	if len(merged) > 0 {
+		pairs = append(append(make([][2]*yaml.Node, 0, len(merged)+len(own)), merged...), own...)
+	}
+	var out map[string]any
+	var ordered []payload.Item
+	if d.payload {
+		ordered = make([]payload.Item, 0, len(pairs))
+	} else {
+		out = make(map[string]any, len(pairs))
+	}
 	seen := make(map[string]bool, len(pairs))
 	var set []any
 	for _, p := range pairs {
@@ -270,18 +333,25 @@ func (d *yamlDecoder) mapping(n *yaml.Node, depth int) (any, error) {
 		}
 		id := pyKeyIdentity(key)
 		if seen[id] {
-			return nil, yamlErr(kn, "found conflicting ID '%s'", pyStr(key))
+			return nil, yamlErr(kn, "found conflicting ID '%s'", pyfmt.Str(key))
 		}
 		seen[id] = true
-		ks := pyStr(key)
-		if _, dup := out[ks]; dup {
-			return nil, yamlErr(kn, "keys that differ only in type print the same: '%s'", ks)
+		var ks string
+		if !d.payload {
+			ks = pyfmt.Str(key)
+			if _, dup := out[ks]; dup {
+				return nil, yamlErr(kn, "keys that differ only in type print the same: '%s'", ks)
+			}
 		}
 		v, err := d.value(p[1], depth+1)
 		if err != nil {
 			return nil, err
 		}
-		out[ks] = v
+		if d.payload {
+			ordered = append(ordered, payload.Item{Key: key, Value: v})
+		} else {
+			out[ks] = v
+		}
 		if tag == "!!set" {
 			set = append(set, key)
 		}
@@ -291,6 +361,17 @@ func (d *yamlDecoder) mapping(n *yaml.Node, depth int) (any, error) {
 			set = []any{}
 		}
 		return set, nil
+	}
+	if d.payload {
+		// own keys first, then the merged ones (see DecodeYAMLPayload)
+		m := &payload.Map{}
+		for _, it := range ordered[len(merged):] {
+			m.SetKey(it.Key, it.Value)
+		}
+		for _, it := range ordered[:len(merged)] {
+			m.SetKey(it.Key, it.Value)
+		}
+		return m, nil
 	}
 	return out, nil
 }
@@ -308,13 +389,17 @@ func pyKeyIdentity(k any) string {
 		return "n:0"
 	case int:
 		return "n:" + strconv.Itoa(v)
+	case int64:
+		return "n:" + strconv.FormatInt(v, 10)
+	case uint64:
+		return "n:" + strconv.FormatUint(v, 10)
 	case *big.Int:
 		return "n:" + v.String()
 	case float64:
 		if v == math.Trunc(v) && !math.IsInf(v, 0) && math.Abs(v) < 1e18 {
 			return "n:" + strconv.FormatInt(int64(v), 10)
 		}
-		return "f:" + pyFloatRepr(v)
+		return "f:" + pyfmt.FloatRepr(v)
 	case string:
 		return "s:" + v
 	case []byte:
@@ -350,7 +435,7 @@ func (d *yamlDecoder) scalar(n *yaml.Node, isKey bool) (any, error) {
 		if !ok {
 			return nil, yamlErr(n, "invalid integer %q", v)
 		}
-		return i, nil
+		return d.intValue(i), nil
 	case "!!float":
 		f, ok := constructFloat(v)
 		if !ok {
@@ -390,9 +475,24 @@ func resolvePlain(s string) string {
 	return "!!str"
 }
 
+// intValue gives an integer the Go type of the decoder's data model: int
+// (*big.Int when larger) for DecodeYAML, int64 (uint64, *big.Int) for
+// DecodeYAMLPayload.
+func (d *yamlDecoder) intValue(n *big.Int) any {
+	switch {
+	case d.payload && n.IsInt64():
+		return n.Int64()
+	case d.payload && n.IsUint64():
+		return n.Uint64()
+	case !d.payload && n.IsInt64() && n.Int64() >= math.MinInt && n.Int64() <= math.MaxInt:
+		return int(n.Int64())
+	}
+	return n
+}
+
 // constructInt converts an int scalar like Salt's loader: unsigned values
 // lose their leading zeros (so 0755 is decimal), then PyYAML's rules apply.
-func constructInt(v string) (any, bool) {
+func constructInt(v string) (*big.Int, bool) {
 	if v != "0" && strings.HasPrefix(v, "0") && !strings.HasPrefix(v, "0b") && !strings.HasPrefix(v, "0x") {
 		v = strings.TrimLeft(v, "0")
 		if v == "" {
@@ -437,9 +537,6 @@ func constructInt(v string) (any, bool) {
 	}
 	if neg {
 		n.Neg(n)
-	}
-	if n.IsInt64() && n.Int64() >= math.MinInt && n.Int64() <= math.MaxInt {
-		return int(n.Int64()), true
 	}
 	return n, true
 }
@@ -487,57 +584,9 @@ func constructFloat(v string) (float64, bool) {
 	return sign * f, true
 }
 
-// pyFloatRepr formats f the way Python's repr() does.
-func pyFloatRepr(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64)
-	i := strings.IndexByte(e, 'e')
-	exp, _ := strconv.Atoi(e[i+1:])
-	if exp < -4 || exp >= 16 {
-		sign := "+"
-		if exp < 0 {
-			sign, exp = "-", -exp
-		}
-		return fmt.Sprintf("%se%s%02d", e[:i], sign, exp)
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
-	}
-	return s
-}
-
-// pyStr renders a decoded value like Python's str(), which is how Salt turns
-// non-string keys and ids into strings.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		return x
-	case int:
-		return strconv.Itoa(x)
-	case *big.Int:
-		return x.String()
-	case float64:
-		return pyFloatRepr(x)
-	}
-	return pyRepr(v)
-}
-
-// pyRepr renders a value like Python's repr(), used in error messages.
+// pyRepr renders a value for error and log messages: Python's repr()
+// layout (None, True, [...], {...}) but with strings in Go's double-quoted
+// form, which the config error texts use; other scalars are pyfmt.Str.
 func pyRepr(v any) string {
 	switch x := v.(type) {
 	case string:
@@ -551,14 +600,14 @@ func pyRepr(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
-		keys := sortedKeys(x)
+		keys := slices.Sorted(maps.Keys(x))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = strconv.Quote(k) + ": " + pyRepr(x[k])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case nil, bool, int, *big.Int, float64:
-		return pyStr(x)
+		return pyfmt.Str(x)
 	}
 	return fmt.Sprintf("%v", v)
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // yamlCases holds "k: <scalar>" documents and the value of k.
@@ -159,8 +161,8 @@ func TestPyFloatRepr(t *testing.T) {
 		1: "1.0", 1.5: "1.5", 0.1: "0.1", 1e16: "1e+16", 1234567890123456: "1234567890123456.0",
 		0.0001: "0.0001", 0.00001: "1e-05", 1.5e-7: "1.5e-07", -2: "-2.0", 1e300: "1e+300",
 	} {
-		if got := pyFloatRepr(f); got != want {
-			t.Errorf("pyFloatRepr(%v) = %q, want %q", f, got, want)
+		if got := pyfmt.FloatRepr(f); got != want {
+			t.Errorf("pyfmt.FloatRepr(%v) = %q, want %q", f, got, want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/target"
 )
 
 func TestStamp(t *testing.T) {
@@ -122,7 +124,8 @@ func TestGlobMatchesPythonFnmatch(t *testing.T) {
 			continue
 		}
 		if got := m.Match(tc.tag); got != tc.want {
-			t.Errorf("Glob(%q).Match(%q) = %v, want %v (regexp %s)", tc.pat, tc.tag, got, tc.want, translateGlob(tc.pat))
+			re, _ := target.FnmatchRegexp(tc.pat)
+			t.Errorf("Glob(%q).Match(%q) = %v, want %v (regexp %s)", tc.pat, tc.tag, got, tc.want, re)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // TargetInfo is one parsed compound word (salt.utils.minions.parse_target).
@@ -116,7 +118,7 @@ func (st *ngState) comp(name string, first bool) []string {
 	} else if l, ok := asList(def); ok {
 		words = make([]string, len(l))
 		for i, w := range l {
-			words[i] = PyStr(w)
+			words[i] = pyfmt.Str(w)
 		}
 	} else {
 		st.fail(fmt.Errorf("%w: %q is %T", ErrInvalidNodegroup, name, def))

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"math/rand/v2"
 	"os"
@@ -281,7 +282,7 @@ func pathTo(r *rand.Rand, data any) []string {
 			if r.IntN(6) == 0 {
 				ps = append(ps, "*")
 			} else {
-				ps = append(ps, PyStr(keys[i]))
+				ps = append(ps, pyfmt.Str(keys[i]))
 			}
 			cur = vals[i]
 			continue
@@ -296,7 +297,7 @@ func pathTo(r *rand.Rand, data any) []string {
 		}
 		break
 	}
-	leaf := PyStr(cur)
+	leaf := pyfmt.Str(cur)
 	switch r.IntN(5) {
 	case 0:
 		leaf = strings.ToUpper(leaf)
@@ -360,12 +361,12 @@ func TestCrossCheckSubdict(t *testing.T) {
 		got, err := m.SubdictMatch(c.data, c.expr, c.delim, c.mode)
 		if res[i].Err != "" {
 			if got {
-				t.Errorf("subdict_match(%s, %q, %q, mode %d): Python raised %s, Go matched", pyRepr(c.data), c.expr, c.delim, c.mode, res[i].Err)
+				t.Errorf("subdict_match(%s, %q, %q, mode %d): Python raised %s, Go matched", pyfmt.Repr(c.data), c.expr, c.delim, c.mode, res[i].Err)
 			}
 			continue
 		}
 		if err != nil {
-			t.Errorf("subdict_match(%s, %q): Go error %v", pyRepr(c.data), c.expr, err)
+			t.Errorf("subdict_match(%s, %q): Go error %v", pyfmt.Repr(c.data), c.expr, err)
 			continue
 		}
 		want := res[i].boolean(t)
@@ -373,7 +374,7 @@ func TestCrossCheckSubdict(t *testing.T) {
 			hits++
 		}
 		if want != got {
-			t.Errorf("subdict_match(%s, %q, %q, mode %d) = %v, Python %v", pyRepr(c.data), c.expr, c.delim, c.mode, got, want)
+			t.Errorf("subdict_match(%s, %q, %q, mode %d) = %v, Python %v", pyfmt.Repr(c.data), c.expr, c.delim, c.mode, got, want)
 		}
 	}
 	t.Logf("subdict: %d cases, %d true", len(scs), hits)

@@ -28,7 +28,10 @@ func FnmatchRegexp(pattern string) (string, error) {
 	return translateFnmatch(pattern)
 }
 
-func compileFnmatch(pattern string) (*compiled, error) {
+// CompileFnmatch compiles pattern once for callers that match it against
+// many names: the returned expression's MatchString gives Fnmatch's answer.
+// Errors wrap ErrInvalidPattern.
+func CompileFnmatch(pattern string) (*regexp.Regexp, error) {
 	src, err := translateFnmatch(pattern)
 	if err != nil {
 		return nil, err
@@ -36,6 +39,14 @@ func compileFnmatch(pattern string) (*compiled, error) {
 	re, err := regexp.Compile(src)
 	if err != nil {
 		return nil, fmt.Errorf("%w: fnmatch %q: %v", ErrInvalidPattern, pattern, err)
+	}
+	return re, nil
+}
+
+func compileFnmatch(pattern string) (*compiled, error) {
+	re, err := CompileFnmatch(pattern)
+	if err != nil {
+		return nil, err
 	}
 	return &compiled{re: re, pattern: pattern}, nil
 }

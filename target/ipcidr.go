@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // ipTarget is a parsed ipcidr target: Python's ip_address(tgt), or failing
@@ -218,7 +220,7 @@ func inSubnet(p netip.Prefix, addrs any) (bool, error) {
 	for _, item := range l {
 		a, ok := pyAddrFromItem(item)
 		if !ok {
-			return false, fmt.Errorf("%w: %v", ErrInvalidAddress, PyStr(item))
+			return false, fmt.Errorf("%w: %v", ErrInvalidAddress, pyfmt.Str(item))
 		}
 		if p.Contains(a.WithZone("")) {
 			return true, nil

@@ -3,6 +3,8 @@ package target
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // CacheFunc returns a minion's cached grains and pillar (the master's
@@ -176,7 +178,7 @@ func (ck *checker) list(tgt any, ignoreMissing bool) (minions, missing []string)
 		}
 	} else if l, ok := asList(tgt); ok {
 		for _, e := range l {
-			names = append(names, PyStr(e))
+			names = append(names, pyfmt.Str(e))
 		}
 	}
 	minions, missing = []string{}, []string{}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 var testGrains = map[string]any{
@@ -190,7 +192,7 @@ func TestIPCIDRGrainShapes(t *testing.T) {
 	for _, tc := range tests {
 		got, err := m.Match(tc.tgt, "ipcidr", "", Minion{ID: "m", Grains: tc.grains})
 		if got != tc.want || (tc.err == nil && err != nil) || (tc.err != nil && !errors.Is(err, tc.err)) {
-			t.Errorf("ipcidr %q on %s = %v, %v; want %v, %v", tc.tgt, pyRepr(tc.grains), got, err, tc.want, tc.err)
+			t.Errorf("ipcidr %q on %s = %v, %v; want %v, %v", tc.tgt, pyfmt.Repr(tc.grains), got, err, tc.want, tc.err)
 		}
 	}
 }

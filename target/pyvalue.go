@@ -1,15 +1,16 @@
 package target
 
 import (
-	"fmt"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // Mapper is the minimal read-only view of an ordered mapping (a Python dict)
@@ -50,7 +51,7 @@ type strMapView map[string]any
 
 func (d strMapView) get(key string) (any, bool) { v, ok := d[key]; return v, ok }
 func (d strMapView) rangeKV(fn func(k, v any) bool) {
-	for _, k := range sortedKeys(d) {
+	for _, k := range slices.Sorted(maps.Keys(d)) {
 		if !fn(k, d[k]) {
 			return
 		}
@@ -61,17 +62,7 @@ type anyMapView map[any]any
 
 func (d anyMapView) get(key string) (any, bool) { v, ok := d[key]; return v, ok }
 func (d anyMapView) rangeKV(fn func(k, v any) bool) {
-	type kv struct{ k, v any }
-	pairs := make([]kv, 0, len(d))
-	for k, v := range d {
-		pairs = append(pairs, kv{k, v})
-	}
-	sort.SliceStable(pairs, func(i, j int) bool { return pyRepr(pairs[i].k) < pyRepr(pairs[j].k) })
-	for _, p := range pairs {
-		if !fn(p.k, p.v) {
-			return
-		}
-	}
+	pyfmt.RangeMap(reflect.ValueOf(map[any]any(d)), fn)
 }
 
 type reflectMapView struct{ v reflect.Value }
@@ -94,28 +85,7 @@ func (d reflectMapView) get(key string) (any, bool) {
 	return r.Interface(), true
 }
 
-func (d reflectMapView) rangeKV(fn func(k, v any) bool) {
-	type kv struct{ k, v any }
-	pairs := make([]kv, 0, d.v.Len())
-	for it := d.v.MapRange(); it.Next(); {
-		pairs = append(pairs, kv{it.Key().Interface(), it.Value().Interface()})
-	}
-	sort.SliceStable(pairs, func(i, j int) bool { return pyRepr(pairs[i].k) < pyRepr(pairs[j].k) })
-	for _, p := range pairs {
-		if !fn(p.k, p.v) {
-			return
-		}
-	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func (d reflectMapView) rangeKV(fn func(k, v any) bool) { pyfmt.RangeMap(d.v, fn) }
 
 // asDict reports whether v is a Python dict in our data model.
 func asDict(v any) (dictView, bool) {
@@ -166,16 +136,25 @@ func dictHasStr(d dictView, s string) bool {
 }
 
 // dictLookup finds a key by Python equality (1 == 1.0 == True, "a" == "a").
+// A key of key's own Go type wins over an equal key of another type, which
+// only matters for dicts Python could not hold (both 1 and True as keys).
 func dictLookup(d dictView, key any) (any, bool) {
 	if s, ok := key.(string); ok {
 		return d.get(s)
 	}
 	var out any
 	found := false
+	kt := reflect.TypeOf(key)
 	d.rangeKV(func(k, v any) bool {
-		if pyEqual(k, key) {
+		if !pyEqual(k, key) {
+			return true
+		}
+		if reflect.TypeOf(k) == kt {
 			out, found = v, true
-			return false
+			return false // an exact match ends the search
+		}
+		if !found {
+			out, found = v, true
 		}
 		return true
 	})
@@ -184,32 +163,7 @@ func dictLookup(d dictView, key any) (any, bool) {
 
 // asList reports whether v is a Python list/tuple in our data model and
 // returns its elements.
-func asList(v any) ([]any, bool) {
-	switch t := v.(type) {
-	case nil, string, []byte:
-		return nil, false
-	case []any:
-		return t, true
-	case []string:
-		out := make([]any, len(t))
-		for i, s := range t {
-			out[i] = s
-		}
-		return out, true
-	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
-		if rv.Type().Elem().Kind() == reflect.Uint8 {
-			return nil, false // bytes
-		}
-		out := make([]any, rv.Len())
-		for i := range out {
-			out[i] = rv.Index(i).Interface()
-		}
-		return out, true
-	}
-	return nil, false
-}
+func asList(v any) ([]any, bool) { return pyfmt.List(v) }
 
 // pyNumber converts numeric scalars (and bool) to a comparable form.
 // kind: 0 not a number, 1 integer (in i or u), 2 float.
@@ -253,6 +207,55 @@ func intKind(i int64) (int, int64, uint64, bool, float64) {
 		return 1, i, 0, true, float64(i)
 	}
 	return 1, i, uint64(i), false, float64(i)
+}
+
+// PyEqual is Python's == on decoded values: numbers by value across ints,
+// floats and bools (1 == 1.0 == True), str, bytes and None by value (a str
+// never equals bytes), lists element by element and dicts by their keys
+// (found with Python equality) and values.
+func PyEqual(a, b any) bool { return pyEqualDepth(a, b, 0) }
+
+func pyEqualDepth(a, b any, depth int) bool {
+	if pyEqual(a, b) {
+		return true
+	}
+	if depth > maxDepth {
+		return false
+	}
+	if la, ok := asList(a); ok {
+		lb, ok := asList(b)
+		if !ok || len(la) != len(lb) {
+			return false
+		}
+		for i := range la {
+			if !pyEqualDepth(la[i], lb[i], depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	da, ok := asDict(a)
+	if !ok {
+		return false
+	}
+	db, ok := asDict(b)
+	if !ok || dictLen(da) != dictLen(db) {
+		return false
+	}
+	equal := true
+	da.rangeKV(func(k, v any) bool {
+		w, ok := dictLookup(db, k)
+		equal = ok && pyEqualDepth(v, w, depth+1)
+		return equal
+	})
+	return equal
+}
+
+// dictLen counts a dict's entries.
+func dictLen(d dictView) int {
+	n := 0
+	d.rangeKV(func(_, _ any) bool { n++; return true })
+	return n
 }
 
 // pyEqual is Python == for the scalar types of the data model.
@@ -302,219 +305,9 @@ func floatEqInt(f float64, i int64, u uint64, neg bool) bool {
 	return f >= 0 && f < 18446744073709551616.0 && uint64(f) == u
 }
 
-// PyStr renders a value the way Python's str() does for the data model:
-// True/False, None, ints in decimal, floats like repr() (1.0, 1e+16),
-// bytes as b'..', and dicts/lists with repr() of their members.
-func PyStr(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	var b strings.Builder
-	writeRepr(&b, v, 0)
-	return b.String()
-}
-
-// pyRepr renders Python repr() (strings quoted).
-func pyRepr(v any) string {
-	var b strings.Builder
-	writeRepr(&b, v, 0)
-	return b.String()
-}
-
-func writeRepr(b *strings.Builder, v any, depth int) {
-	if depth > maxDepth || b.Len() > maxReprLen {
-		// Python prints "[...]" for self-references; gsalt also stops
-		// rendering huge or very deep values.
-		b.WriteString("...")
-		return
-	}
-	switch t := v.(type) {
-	case nil:
-		b.WriteString("None")
-		return
-	case string:
-		writeStrRepr(b, t)
-		return
-	case []byte:
-		writeBytesRepr(b, t)
-		return
-	case bool:
-		if t {
-			b.WriteString("True")
-		} else {
-			b.WriteString("False")
-		}
-		return
-	case time.Time:
-		b.WriteString(pyDatetimeStr(t))
-		return
-	}
-	if k, i, u, neg, f := pyNumber(v); k == 1 {
-		if neg {
-			b.WriteString(strconv.FormatInt(i, 10))
-		} else {
-			b.WriteString(strconv.FormatUint(u, 10))
-		}
-		return
-	} else if k == 2 {
-		b.WriteString(pyFloatRepr(f))
-		return
-	}
-	if d, ok := asDict(v); ok {
-		b.WriteByte('{')
-		first := true
-		d.rangeKV(func(k, val any) bool {
-			if !first {
-				b.WriteString(", ")
-			}
-			first = false
-			writeRepr(b, k, depth+1)
-			b.WriteString(": ")
-			writeRepr(b, val, depth+1)
-			return true
-		})
-		b.WriteByte('}')
-		return
-	}
-	if l, ok := asList(v); ok {
-		b.WriteByte('[')
-		for i, e := range l {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeRepr(b, e, depth+1)
-		}
-		b.WriteByte(']')
-		return
-	}
-	if s, ok := v.(fmt.Stringer); ok {
-		b.WriteString(s.String())
-		return
-	}
-	fmt.Fprint(b, v)
-}
-
-// pyDatetimeStr renders str(datetime) for a naive datetime.
-func pyDatetimeStr(t time.Time) string {
-	s := t.Format("2006-01-02 15:04:05")
-	if us := t.Nanosecond() / 1000; us != 0 {
-		s += fmt.Sprintf(".%06d", us)
-	}
-	return s
-}
-
-// pyFloatRepr renders a float64 like Python's repr(): the shortest digits
-// that round-trip, scientific notation when the exponent is < -4 or >= 16.
-func pyFloatRepr(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	sign := ""
-	if s[0] == '-' {
-		sign, s = "-", s[1:]
-	}
-	epos := strings.IndexByte(s, 'e')
-	mant, expStr := s[:epos], s[epos+1:]
-	digits := strings.Replace(mant, ".", "", 1)
-	exp, _ := strconv.Atoi(expStr)
-	decpt := exp + 1
-	var out string
-	switch {
-	case exp < -4 || exp >= 16:
-		out = digits[:1]
-		if len(digits) > 1 {
-			out += "." + digits[1:]
-		}
-		es := "+"
-		if exp < 0 {
-			es, exp = "-", -exp
-		}
-		e := strconv.Itoa(exp)
-		if len(e) < 2 {
-			e = "0" + e
-		}
-		out += "e" + es + e
-	case decpt <= 0:
-		out = "0." + strings.Repeat("0", -decpt) + digits
-	case decpt >= len(digits):
-		out = digits + strings.Repeat("0", decpt-len(digits)) + ".0"
-	default:
-		out = digits[:decpt] + "." + digits[decpt:]
-	}
-	return sign + out
-}
-
-func writeStrRepr(b *strings.Builder, s string) {
-	quote := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		quote = '"'
-	}
-	b.WriteByte(quote)
-	for _, r := range s {
-		switch {
-		case r == rune(quote) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(b, `\x%02x`, r)
-		case r < 0x7f:
-			b.WriteRune(r)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r <= 0xff:
-			fmt.Fprintf(b, `\x%02x`, r)
-		case r <= 0xffff:
-			fmt.Fprintf(b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(b, `\U%08x`, r)
-		}
-	}
-	b.WriteByte(quote)
-}
-
-func writeBytesRepr(b *strings.Builder, s []byte) {
-	quote := byte('\'')
-	if strings.IndexByte(string(s), '\'') >= 0 && strings.IndexByte(string(s), '"') < 0 {
-		quote = '"'
-	}
-	b.WriteString("b")
-	b.WriteByte(quote)
-	for _, c := range s {
-		switch {
-		case c == quote || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(b, `\x%02x`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte(quote)
-}
+// PyStr renders a value the way Python's str() does (pyfmt.Str); the
+// matchers compare scalars through it.
+func PyStr(v any) string { return pyfmt.Str(v) }
 
 // pyLower is Python's str.lower(): per-rune lowercase plus the two
 // special cases Python applies (U+0130 becomes "i̇", and a capital sigma

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 func TestPyStr(t *testing.T) {
@@ -50,8 +52,8 @@ func TestPyStr(t *testing.T) {
 		{time.Date(2024, 1, 2, 3, 4, 5, 6000, time.UTC), "2024-01-02 03:04:05.000006"},
 	}
 	for _, tc := range tests {
-		if got := PyStr(tc.in); got != tc.want {
-			t.Errorf("PyStr(%#v) = %q, want %q", tc.in, got, tc.want)
+		if got := pyfmt.Str(tc.in); got != tc.want {
+			t.Errorf("pyfmt.Str(%#v) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

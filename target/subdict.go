@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // MatchMode selects how SubdictMatch compares a value with the pattern.
@@ -164,7 +166,7 @@ func (m *Matcher) dictMatch(target dictView, pattern string, mode matchMode, dep
 
 // scalarMatch is subdict_match's inner _match.
 func (m *Matcher) scalarMatch(target any, pattern string, mode matchMode) (bool, error) {
-	t := pyLower(PyStr(target))
+	t := pyLower(pyfmt.Str(target))
 	p := pyLower(pattern)
 	switch mode {
 	case modeExact:

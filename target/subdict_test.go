@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 func TestSubdictMatchSaltCases(t *testing.T) {
@@ -172,12 +174,12 @@ func TestSubdictMatchIsBounded(t *testing.T) {
 	// str() of a self-referencing list terminates
 	l := []any{"x", nil}
 	l[1] = l
-	if s := PyStr([]any{l, l, l}); len(s) > 2*maxReprLen {
+	if s := pyfmt.Str([]any{l, l, l}); len(s) > 2*maxReprLen {
 		t.Errorf("PyStr of a cyclic list is %d bytes", len(s))
 	}
 	// NaN keys do not break iteration
-	if s := PyStr(map[float64]any{math.NaN(): 1}); s != "{nan: 1}" {
-		t.Errorf("PyStr(NaN-keyed map) = %q", s)
+	if s := pyfmt.Str(map[float64]any{math.NaN(): 1}); s != "{nan: 1}" {
+		t.Errorf("pyfmt.Str(NaN-keyed map) = %q", s)
 	}
 }
 
@@ -208,7 +210,7 @@ func TestTraverse(t *testing.T) {
 	for _, tc := range tests {
 		got, ok := Traverse(tc.data, tc.key, ":")
 		if ok != tc.ok || fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("Traverse(%s, %q) = %v, %v; want %v, %v", pyRepr(tc.data), tc.key, got, ok, tc.want, tc.ok)
+			t.Errorf("Traverse(%s, %q) = %v, %v; want %v, %v", pyfmt.Repr(tc.data), tc.key, got, ok, tc.want, tc.ok)
 		}
 	}
 }

@@ -29,6 +29,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // Sentinel errors. Callers branch on them with errors.Is.
@@ -98,7 +100,7 @@ const (
 	// maxDepth bounds recursion over grain/pillar trees.
 	maxDepth = 512
 	// maxReprLen bounds the Python str() rendering of one value (bytes).
-	maxReprLen = 1 << 20
+	maxReprLen = pyfmt.MaxLen
 	// maxSubdictSteps bounds the comparisons of one subdict match
 	// ("*:*:*:..." patterns over wide trees are exponential in Salt too).
 	maxSubdictSteps = 1 << 20

@@ -1,20 +1,11 @@
 package target
 
 import (
-	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-)
 
-// The YAML 1.1 implicit resolvers of PyYAML's SafeLoader (immutable after
-// package initialisation).
-var (
-	yamlBoolRe  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	yamlNullRe  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
-	yamlIntRe   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	yamlFloatRe = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	"github.com/gsalt/gsalt/config"
 )
 
 type yamlKind int
@@ -125,118 +116,26 @@ func yamlScalar(doc string) (any, yamlKind) {
 	return yamlResolvePlain(s)
 }
 
+// yamlResolvePlain resolves a plain scalar with Salt's loader rules
+// (config.ResolveScalar).
 func yamlResolvePlain(s string) (any, yamlKind) {
-	switch {
-	case yamlNullRe.MatchString(s):
+	v, err := config.ResolveScalar(s)
+	if err != nil {
+		return nil, yFail
+	}
+	switch x := v.(type) {
+	case nil:
 		return nil, yNull
-	case yamlBoolRe.MatchString(s):
-		switch s[0] {
-		case 'y', 'Y', 't', 'T':
-			return true, yBool
-		case 'o', 'O':
-			return s[1] == 'n' || s[1] == 'N', yBool
-		}
-		return false, yBool
-	case yamlIntRe.MatchString(s):
-		if v, ok := yamlInt(s); ok {
-			return v, yInt
-		}
-		return nil, yFail
-	case yamlFloatRe.MatchString(s):
-		if v, ok := yamlFloat(s); ok {
-			return v, yFloat
-		}
-		return nil, yFail
+	case bool:
+		return x, yBool
+	case int64, uint64:
+		return x, yInt
+	case float64:
+		return x, yFloat
+	case string:
+		return x, yStr
 	}
-	return s, yStr
-}
-
-// yamlInt constructs an int the way Salt's SaltYamlSafeLoader does: an
-// unsigned value with leading zeros is decimal, a signed one is octal.
-func yamlInt(s string) (any, bool) {
-	if s != "0" && strings.HasPrefix(s, "0") && !strings.HasPrefix(s, "0b") && !strings.HasPrefix(s, "0x") {
-		s = strings.TrimLeft(s, "0")
-		if s == "" {
-			s = "0"
-		}
-	}
-	v := strings.ReplaceAll(s, "_", "")
-	neg := false
-	if v != "" && (v[0] == '-' || v[0] == '+') {
-		neg = v[0] == '-'
-		v = v[1:]
-	}
-	var u uint64
-	var err error
-	switch {
-	case v == "0":
-		u = 0
-	case strings.HasPrefix(v, "0b"):
-		u, err = strconv.ParseUint(v[2:], 2, 64)
-	case strings.HasPrefix(v, "0x"):
-		u, err = strconv.ParseUint(v[2:], 16, 64)
-	case v != "" && v[0] == '0':
-		u, err = strconv.ParseUint(v, 8, 64)
-	case strings.Contains(v, ":"):
-		f, ok := sexagesimal(v)
-		if !ok || f > math.MaxInt64 {
-			return nil, false
-		}
-		u = uint64(f)
-	default:
-		u, err = strconv.ParseUint(v, 10, 64)
-	}
-	if err != nil {
-		return nil, false
-	}
-	if neg {
-		if u > 1<<63 {
-			return nil, false
-		}
-		return -int64(u), true
-	}
-	if u > math.MaxInt64 {
-		return u, true
-	}
-	return int64(u), true
-}
-
-func yamlFloat(s string) (any, bool) {
-	v := strings.ToLower(strings.ReplaceAll(s, "_", ""))
-	sign := 1.0
-	if v != "" && (v[0] == '-' || v[0] == '+') {
-		if v[0] == '-' {
-			sign = -1
-		}
-		v = v[1:]
-	}
-	switch {
-	case v == ".inf":
-		return sign * math.Inf(1), true
-	case v == ".nan":
-		return math.NaN(), true
-	case strings.Contains(v, ":"):
-		f, ok := sexagesimal(v)
-		return sign * f, ok
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return nil, false
-	}
-	return sign * f, true
-}
-
-func sexagesimal(v string) (float64, bool) {
-	parts := strings.Split(v, ":")
-	var acc float64
-	for _, p := range parts {
-		f, err := strconv.ParseFloat(p, 64)
-		if err != nil {
-			return 0, false
-		}
-		acc = acc*60 + f
-	}
-	return acc, true
+	return nil, yFail // an int beyond 64 bits: no decoded dict holds such a key
 }
 
 // yamlQuoted parses a quoted scalar at the start of s and returns its value

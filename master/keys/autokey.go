@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // This file is Salt's AutoKey (salt/daemons/masterapi.py): autosign_file,
@@ -183,7 +185,7 @@ func (s *Store) checkAutosignGrains(grains map[string]any) bool {
 			s.log.Warn("keys: cannot read autosign grains file", "file", file, "err", err)
 			continue
 		}
-		want := pyStr(v)
+		want := pyfmt.Str(v)
 		for _, line := range pyLines(string(data)) {
 			line = pyStrip(line)
 			if strings.HasPrefix(line, "#") {

@@ -5,220 +5,19 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gsalt/gsalt/target"
 )
 
-// globToken is one element of a compiled Python fnmatch pattern.
-type globToken struct {
-	kind   byte // 'l' literal, '?' any, '*' star, '[' set
-	r      rune
-	set    []runeRange
-	negate bool
-}
-
-type runeRange struct{ lo, hi rune }
-
-// compileGlob parses pat with the rules of Python 3.11's fnmatch.translate:
-// "*" matches any run (including "/" and newlines), "?" any one character,
-// "[...]" a set ("!" negates, a leading "]" is a member, "a-z" ranges,
-// reversed ranges are dropped, backslash is an ordinary character) and an
-// unterminated "[" is a literal. There is no quoting.
-func compileGlob(pat string) []globToken {
-	p := []rune(pat)
-	var toks []globToken
-	n := len(p)
-	for i := 0; i < n; {
-		c := p[i]
-		i++
-		switch c {
-		case '*':
-			if len(toks) == 0 || toks[len(toks)-1].kind != '*' {
-				toks = append(toks, globToken{kind: '*'})
-			}
-		case '?':
-			toks = append(toks, globToken{kind: '?'})
-		case '[':
-			j := i
-			if j < n && p[j] == '!' {
-				j++
-			}
-			if j < n && p[j] == ']' {
-				j++
-			}
-			for j < n && p[j] != ']' {
-				j++
-			}
-			if j >= n {
-				toks = append(toks, globToken{kind: 'l', r: '['})
-				continue
-			}
-			toks = append(toks, parseGlobSet(p, i, j))
-			i = j + 1
-		default:
-			toks = append(toks, globToken{kind: 'l', r: c})
-		}
+// compileGlob compiles a key glob once for matching many key ids. Globs
+// follow Python's fnmatch.fnmatch on POSIX (target.Fnmatch), which salt-key
+// uses for key globs; a pattern that cannot be compiled matches nothing.
+func compileGlob(pat string) func(name string) bool {
+	re, err := target.CompileFnmatch(pat)
+	if err != nil {
+		return func(string) bool { return false }
 	}
-	return toks
-}
-
-// parseGlobSet turns p[i:j] (the text between "[" and "]") into a set:
-// it builds the regular expression class body exactly like
-// fnmatch.translate and then reads that body the way Python's re does.
-func parseGlobSet(p []rune, i, j int) globToken {
-	esc := func(ch []rune, hyphen bool) []rune {
-		var out []rune
-		for _, r := range ch {
-			if r == '\\' || (hyphen && r == '-') {
-				out = append(out, '\\')
-			}
-			out = append(out, r)
-		}
-		return out
-	}
-	stuff := p[i:j]
-	hasHyphen := false
-	for _, r := range stuff {
-		if r == '-' {
-			hasHyphen = true
-			break
-		}
-	}
-	var body []rune
-	if !hasHyphen {
-		body = esc(stuff, false)
-	} else {
-		var chunks [][]rune
-		k := i + 1
-		if p[i] == '!' {
-			k = i + 2
-		}
-		for {
-			f := -1
-			for x := k; x < j; x++ {
-				if p[x] == '-' {
-					f = x
-					break
-				}
-			}
-			if f < 0 {
-				break
-			}
-			chunks = append(chunks, append([]rune(nil), p[i:f]...))
-			i = f + 1
-			k = f + 3
-		}
-		if chunk := p[i:j]; len(chunk) > 0 {
-			chunks = append(chunks, append([]rune(nil), chunk...))
-		} else {
-			chunks[len(chunks)-1] = append(chunks[len(chunks)-1], '-')
-		}
-		// Remove empty (reversed) ranges, as Python does.
-		for k := len(chunks) - 1; k > 0; k-- {
-			prev, cur := chunks[k-1], chunks[k]
-			if prev[len(prev)-1] > cur[0] {
-				chunks[k-1] = append(append([]rune(nil), prev[:len(prev)-1]...), cur[1:]...)
-				chunks = append(chunks[:k], chunks[k+1:]...)
-			}
-		}
-		for ci, ch := range chunks {
-			if ci > 0 {
-				body = append(body, '-')
-			}
-			body = append(body, esc(ch, true)...)
-		}
-	}
-	// Python escapes the set operators &, ~ and |; escaped or not they
-	// are literal members, so nothing to do here.
-	tok := globToken{kind: '['}
-	if len(body) == 0 {
-		return tok // empty set: never matches
-	}
-	if len(body) == 1 && body[0] == '!' {
-		tok.negate = true // negated empty set: any character
-		return tok
-	}
-	if body[0] == '!' {
-		tok.negate = true
-		body = body[1:]
-	}
-	// Read the class body like sre_parse: "\\x" is the literal x, "a-b" a
-	// range unless the "-" is last.
-	item := func(x int) (rune, int) {
-		if body[x] == '\\' && x+1 < len(body) {
-			return body[x+1], x + 2
-		}
-		return body[x], x + 1
-	}
-	for x := 0; x < len(body); {
-		lo, nx := item(x)
-		if nx < len(body)-1 && body[nx] == '-' {
-			hi, nx2 := item(nx + 1)
-			tok.set = append(tok.set, runeRange{lo, hi})
-			x = nx2
-			continue
-		}
-		tok.set = append(tok.set, runeRange{lo, lo})
-		x = nx
-	}
-	return tok
-}
-
-func (t *globToken) matchRune(r rune) bool {
-	switch t.kind {
-	case 'l':
-		return r == t.r
-	case '?':
-		return true
-	case '[':
-		in := false
-		for _, rg := range t.set {
-			if r >= rg.lo && r <= rg.hi {
-				in = true
-				break
-			}
-		}
-		return in != t.negate
-	}
-	return false
-}
-
-// Fnmatch reports whether name matches the shell pattern pat exactly like
-// Python's fnmatch.fnmatch on POSIX (no case folding), which salt-key uses
-// for key globs and Salt for glob targets: "*" also matches "/" and
-// newlines, "[!x]" negates, there is no escaping. Names and patterns are
-// compared by Unicode code point; invalid UTF-8 bytes count as U+FFFD.
-func Fnmatch(name, pat string) bool {
-	return matchTokens([]rune(name), compileGlob(pat))
-}
-
-// matchTokens is the classic glob matcher with single-star backtracking,
-// which gives the same answers as Python's regular expression (each fixed
-// piece between stars is found at its leftmost position).
-func matchTokens(s []rune, toks []globToken) bool {
-	si, ti := 0, 0
-	starTi, starSi := -1, 0
-	for si < len(s) {
-		if ti < len(toks) && toks[ti].kind != '*' && toks[ti].matchRune(s[si]) {
-			si++
-			ti++
-			continue
-		}
-		if ti < len(toks) && toks[ti].kind == '*' {
-			starTi, starSi = ti, si
-			ti++
-			continue
-		}
-		if starTi >= 0 {
-			starSi++
-			si = starSi
-			ti = starTi + 1
-			continue
-		}
-		return false
-	}
-	for ti < len(toks) && toks[ti].kind == '*' {
-		ti++
-	}
-	return ti == len(toks)
+	return re.MatchString
 }
 
 // ExprMatch reports whether line matches expr the way Salt's
@@ -236,7 +35,7 @@ func matchTokens(s []rune, toks []globToken) bool {
 // only at the very end in Go, while Python also accepts it before a final
 // newline.
 func ExprMatch(line, expr string) bool {
-	if Fnmatch(line, expr) {
+	if target.Fnmatch(line, expr) {
 		return true
 	}
 	ok, _ := pyAnchoredMatch(expr, line)

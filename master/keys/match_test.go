@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -33,7 +35,7 @@ func loadTriples(t *testing.T, file string) [][3]any {
 func TestFnmatchMatchesPython(t *testing.T) {
 	for _, r := range loadTriples(t, "fnmatch.json") {
 		name, pat, want := r[0].(string), r[1].(string), r[2].(bool)
-		if got := Fnmatch(name, pat); got != want {
+		if got := target.Fnmatch(name, pat); got != want {
 			t.Errorf("Fnmatch(%q, %q) = %v, Python says %v", name, pat, got, want)
 		}
 	}
@@ -129,7 +131,7 @@ func TestPyStr(t *testing.T) {
 		{time.Date(2024, 1, 2, 3, 4, 5, 1000, time.UTC), "2024-01-02 03:04:05.000001"},
 	}
 	for _, c := range cases {
-		if got := pyStr(c.in); got != c.want {
+		if got := pyfmt.Str(c.in); got != c.want {
 			t.Errorf("pyStr(%#v) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -151,7 +153,7 @@ func FuzzFnmatch(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, name, pat string) {
-		got := Fnmatch(name, pat)
+		got := target.Fnmatch(name, pat)
 		// A pattern with no metacharacters matches only itself.
 		plain := true
 		for _, r := range pat {
@@ -163,7 +165,7 @@ func FuzzFnmatch(f *testing.F) {
 		if plain && got != (string([]rune(name)) == string([]rune(pat))) {
 			t.Fatalf("Fnmatch(%q, %q) = %v", name, pat, got)
 		}
-		if !Fnmatch(name, "*") {
+		if !target.Fnmatch(name, "*") {
 			t.Fatalf("* does not match %q", name)
 		}
 		_ = ExprMatch(name, pat)

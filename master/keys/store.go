@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gsalt/gsalt/internal/atomicfile"
 	"github.com/gsalt/gsalt/wire/crypt"
 )
 
@@ -363,12 +364,16 @@ func (s *Store) matchLocked(withLocal bool, patterns []string) (Listing, error) 
 		all[StateLocal] = local
 		states = append(states, StateLocal)
 	}
+	globs := make([]func(string) bool, len(pats))
+	for i, p := range pats {
+		globs[i] = compileGlob(p)
+	}
 	var out Listing
 	for _, st := range states {
 		var ids []string
 		for _, id := range all[st] {
-			for _, p := range pats {
-				if Fnmatch(id, p) {
+			for _, match := range globs {
+				if match(id) {
 					ids = append(ids, id)
 				}
 			}
@@ -412,9 +417,10 @@ func (s *Store) dictMatchLocked(m Listing) (Listing, error) {
 		ids := append([]string(nil), g.IDs...)
 		sortIgnoreCase(ids)
 		for _, id := range ids {
+			match := compileGlob(id)
 			for _, st := range ManagedStates() {
 				for _, have := range cur[st] {
-					if Fnmatch(have, id) {
+					if match(have) {
 						add(st, id)
 						break
 					}
@@ -890,36 +896,10 @@ func readLimited(p string, limit int64) ([]byte, error) {
 }
 
 // writeFileAtomic writes data to path through a hidden temporary file in
-// the same directory, synced and renamed into place.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	dir, base := filepath.Split(path)
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("keys: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("keys: write %s: %w", path, err)
-	}
-	if err = f.Chmod(mode); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("keys: chmod %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("keys: sync %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("keys: close %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("keys: rename %s: %w", path, err)
+// the same directory, synced and renamed into place (atomicfile.WriteFile).
+func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
+	if err := atomicfile.WriteFile(path, data, mode, false); err != nil {
+		return fmt.Errorf("keys: %w", err)
 	}
 	return nil
 }

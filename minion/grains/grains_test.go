@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gsalt/gsalt/internal/netinfo"
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/version"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -496,10 +497,10 @@ func TestInterfaceGrains(t *testing.T) {
 		payload.NewMap("lo", "00:00:00:00:00:00", "eth0", "52:54:00:12:34:56"))); d != "" {
 		t.Error(d)
 	}
-	if got := formatLinkAddr([]byte{10, 0, 0, 1}, arphrdIPGRE); got != "10.0.0.1" {
+	if got := netinfo.LinkAddrString([]byte{10, 0, 0, 1}, netinfo.ArphrdIPGRE); got != "10.0.0.1" {
 		t.Errorf("gre address %q", got)
 	}
-	if got := formatLinkAddr([]byte{0xde, 0xad, 0xbe, 0xef, 0, 1}, 1); got != "de:ad:be:ef:00:01" {
+	if got := netinfo.LinkAddrString([]byte{0xde, 0xad, 0xbe, 0xef, 0, 1}, 1); got != "de:ad:be:ef:00:01" {
 		t.Errorf("ether address %q", got)
 	}
 }

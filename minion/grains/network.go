@@ -2,7 +2,6 @@ package grains
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"net"
 	"net/netip"
@@ -14,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/netinfo"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -27,18 +27,10 @@ type iface struct {
 	second []string // secondary IPv4 addresses
 }
 
-// Linux constants not exported by package syscall.
+// Limits and Linux constants not exported by package syscall.
 const (
-	ifaFlags        = 8 // IFA_FLAGS
-	ifaFSecondary   = 0x01
-	rtaTable        = 15 // RTA_TABLE
 	rtTableMain     = 254
 	rtnUnicast      = 1
-	arphrdTunnel    = 768
-	arphrdTunnel6   = 769
-	arphrdSit       = 776
-	arphrdIPGRE     = 778
-	arphrdIP6GRE    = 823
 	maxInterfaces   = 4096
 	maxAddrsPerLink = 4096
 )
@@ -59,122 +51,61 @@ func (h *host) interfaces() ([]iface, error) {
 	return h.ifList, h.ifErr
 }
 
-// netlinkInterfaces reads the links and addresses over netlink.
+// netlinkInterfaces reads the links and addresses over netlink. Messages
+// that do not parse are skipped.
 func netlinkInterfaces() ([]iface, error) {
-	links, err := netlinkDump(syscall.RTM_GETLINK, syscall.AF_UNSPEC)
+	links, err := netinfo.Dump(syscall.RTM_GETLINK, syscall.AF_UNSPEC)
 	if err != nil {
 		return nil, err
 	}
 	var out []iface
 	byIndex := map[int32]int{}
-	for _, m := range links {
-		if m.Header.Type != syscall.RTM_NEWLINK || len(m.Data) < syscall.SizeofIfInfomsg {
+	for i := range links {
+		l, ok, err := netinfo.ParseLink(&links[i])
+		if !ok || err != nil {
 			continue
 		}
-		index := int32(binary.NativeEndian.Uint32(m.Data[4:8]))
-		typ := binary.NativeEndian.Uint16(m.Data[2:4])
-		attrs, err := syscall.ParseNetlinkRouteAttr(&m)
-		if err != nil {
-			continue
-		}
-		var it iface
-		for _, a := range attrs {
-			switch a.Attr.Type {
-			case syscall.IFLA_IFNAME:
-				it.name = strings.TrimRight(string(a.Value), "\x00")
-			case syscall.IFLA_ADDRESS:
-				if len(a.Value) > 0 {
-					it.hwaddr, it.hasHW = formatLinkAddr(a.Value, typ), true
-				}
-			}
+		it := iface{name: l.Name}
+		if l.HWAddr != nil {
+			it.hwaddr, it.hasHW = netinfo.LinkAddrString(l.HWAddr, l.Type), true
 		}
 		if it.name == "" || !reIfaceName.MatchString(it.name) || len(out) >= maxInterfaces {
 			continue
 		}
-		byIndex[index] = len(out)
+		byIndex[l.Index] = len(out)
 		out = append(out, it)
 	}
-	addrs, err := netlinkDump(syscall.RTM_GETADDR, syscall.AF_UNSPEC)
+	addrs, err := netinfo.Dump(syscall.RTM_GETADDR, syscall.AF_UNSPEC)
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range addrs {
-		if m.Header.Type != syscall.RTM_NEWADDR || len(m.Data) < syscall.SizeofIfAddrmsg {
+	for i := range addrs {
+		a, ok, err := netinfo.ParseAddr(&addrs[i])
+		if !ok || err != nil {
 			continue
 		}
-		family := m.Data[0]
-		flags := uint32(m.Data[2])
-		index := int32(binary.NativeEndian.Uint32(m.Data[4:8]))
-		i, ok := byIndex[index]
+		idx, ok := byIndex[a.Index]
 		if !ok {
 			continue
 		}
-		attrs, err := syscall.ParseNetlinkRouteAttr(&m)
-		if err != nil {
-			continue
-		}
-		var addr, local []byte
-		for _, a := range attrs {
-			switch a.Attr.Type {
-			case syscall.IFA_ADDRESS:
-				addr = a.Value
-			case syscall.IFA_LOCAL:
-				local = a.Value
-			case ifaFlags:
-				if len(a.Value) >= 4 {
-					flags = binary.NativeEndian.Uint32(a.Value)
-				}
-			}
-		}
-		if local != nil {
-			addr = local
-		}
-		ip, ok := netip.AddrFromSlice(addr)
+		ip, ok := netip.AddrFromSlice(a.Shown())
 		if !ok {
 			continue
 		}
-		it := &out[i]
+		it := &out[idx]
 		if len(it.inet)+len(it.inet6)+len(it.second) >= maxAddrsPerLink {
 			continue
 		}
 		switch {
-		case family == syscall.AF_INET && flags&ifaFSecondary != 0:
+		case a.Family == syscall.AF_INET && a.Secondary():
 			it.second = append(it.second, ip.Unmap().String())
-		case family == syscall.AF_INET:
+		case a.Family == syscall.AF_INET:
 			it.inet = append(it.inet, ip.Unmap().String())
-		case family == syscall.AF_INET6:
+		case a.Family == syscall.AF_INET6:
 			it.inet6 = append(it.inet6, ip.String())
 		}
 	}
 	return out, nil
-}
-
-// netlinkDump runs one netlink dump request.
-func netlinkDump(proto, family int) ([]syscall.NetlinkMessage, error) {
-	tab, err := syscall.NetlinkRIB(proto, family)
-	if err != nil {
-		return nil, fmt.Errorf("grains: netlink: %w", os.NewSyscallError("netlinkrib", err))
-	}
-	msgs, err := syscall.ParseNetlinkMessage(tab)
-	if err != nil {
-		return nil, fmt.Errorf("grains: netlink: %w", os.NewSyscallError("parsenetlinkmessage", err))
-	}
-	return msgs, nil
-}
-
-// formatLinkAddr prints a link-layer address the way iproute2 does.
-func formatLinkAddr(b []byte, typ uint16) string {
-	if len(b) == 4 && (typ == arphrdTunnel || typ == arphrdSit || typ == arphrdIPGRE) {
-		return netip.AddrFrom4([4]byte(b)).String()
-	}
-	if len(b) == 16 && (typ == arphrdTunnel6 || typ == arphrdIP6GRE) {
-		return netip.AddrFrom16([16]byte(b)).String()
-	}
-	parts := make([]string, len(b))
-	for i, c := range b {
-		parts[i] = fmt.Sprintf("%02x", c)
-	}
-	return strings.Join(parts, ":")
 }
 
 // ipInterfaces gives ip_interfaces, ip4_interfaces, ip6_interfaces, ipv4,
@@ -283,34 +214,19 @@ func (h *host) defaultGateway() *payload.Map {
 // netlinkGateway returns the first default route's gateway address, true
 // for a default route without one, or false.
 func netlinkGateway(family int) (any, error) {
-	msgs, err := netlinkDump(syscall.RTM_GETROUTE, family)
+	msgs, err := netinfo.Dump(syscall.RTM_GETROUTE, family)
 	if err != nil {
 		return false, err
 	}
-	for _, m := range msgs {
-		if m.Header.Type != syscall.RTM_NEWROUTE || len(m.Data) < syscall.SizeofRtMsg {
+	for i := range msgs {
+		r, ok, err := netinfo.ParseRoute(&msgs[i])
+		if !ok || err != nil {
 			continue
 		}
-		dstLen, table, typ := m.Data[1], uint32(m.Data[4]), m.Data[7]
-		attrs, err := syscall.ParseNetlinkRouteAttr(&m)
-		if err != nil {
+		if r.DstLen != 0 || r.Table != rtTableMain || r.Type != rtnUnicast {
 			continue
 		}
-		var gw []byte
-		for _, a := range attrs {
-			switch a.Attr.Type {
-			case rtaTable:
-				if len(a.Value) >= 4 {
-					table = binary.NativeEndian.Uint32(a.Value)
-				}
-			case syscall.RTA_GATEWAY:
-				gw = a.Value
-			}
-		}
-		if dstLen != 0 || table != rtTableMain || typ != rtnUnicast {
-			continue
-		}
-		if ip, ok := netip.AddrFromSlice(gw); ok {
+		if ip, ok := netip.AddrFromSlice(r.Gateway); ok {
 			if family == syscall.AF_INET {
 				ip = ip.Unmap()
 			}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -90,7 +91,7 @@ func TestAgainstSalt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	static, err := DecodeYAML([]byte(minionConf))
+	static, err := config.DecodeYAMLPayload([]byte(minionConf))
 	if err != nil {
 		t.Fatal(err)
 	}

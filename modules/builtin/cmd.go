@@ -20,6 +20,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -231,7 +232,7 @@ func cmdRequestFrom(c *modules.Call, mergeStderr bool) cmdRequest {
 	a := c.Args
 	strOr := func(name, def string) string {
 		if v := a.Get(name); v != nil {
-			return target.PyStr(v)
+			return pyfmt.Str(v)
 		}
 		return def
 	}
@@ -287,7 +288,7 @@ func cmdOptStr(v any) string {
 	if v == nil {
 		return ""
 	}
-	return target.PyStr(v)
+	return pyfmt.Str(v)
 }
 
 // cmdPythonShellDefault is _python_shell_default: a command published by a
@@ -334,7 +335,7 @@ func cmdRunFn(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	hide := payload.Truthy(c.Args.Get("hide_output"))
 	if !strings.EqualFold(req.loglevel, "quiet") && !req.ignoreRetcode && !cmdRetcodeZero(out.retcode) {
-		c.Log().Error(fmt.Sprintf("Command '%s' failed with return code: %s", cmdLogName(req.cmd), target.PyStr(out.retcode)))
+		c.Log().Error(fmt.Sprintf("Command '%s' failed with return code: %s", cmdLogName(req.cmd), pyfmt.Str(out.retcode)))
 		if payload.Truthy(c.Args.Get("raise_err")) {
 			msg := out.stdout
 			if hide {
@@ -360,9 +361,9 @@ func cmdLogName(cmd any) string {
 		if len(l) == 0 {
 			return ""
 		}
-		return strings.TrimSpace(target.PyStr(l[0]))
+		return strings.TrimSpace(pyfmt.Str(l[0]))
 	}
-	f := strings.Fields(target.PyStr(cmd))
+	f := strings.Fields(pyfmt.Str(cmd))
 	if len(f) == 0 {
 		return ""
 	}
@@ -418,13 +419,13 @@ func (e *cmdEnvList) environ() []string {
 func cmdParseEnv(v any, log *slog.Logger) *cmdEnvList {
 	env := newCmdEnv()
 	add := func(k, val any) {
-		key := target.PyStr(k)
+		key := pyfmt.Str(k)
 		if val == nil {
 			log.Error(fmt.Sprintf("Environment variable '%s' passed without a value. Setting value to an empty string", key))
 			env.set(key, "")
 			return
 		}
-		env.set(key, target.PyStr(val))
+		env.set(key, pyfmt.Str(val))
 	}
 	switch x := v.(type) {
 	case *payload.Map:
@@ -476,7 +477,7 @@ func cmdRunCore(ctx context.Context, c *modules.Call, req cmdRequest) (*cmdOutco
 			cwd = "/"
 		}
 	} else {
-		cwd = target.PyStr(req.cwd)
+		cwd = pyfmt.Str(req.cwd)
 	}
 	ignoreRetcode := req.ignoreRetcode
 	if req.bg {
@@ -486,10 +487,10 @@ func cmdRunCore(ctx context.Context, c *modules.Call, req cmdRequest) (*cmdOutco
 		return nil, fmt.Errorf("%w: The shell %s is not available", modules.ErrExecution, req.shell)
 	}
 	if payload.Truthy(req.template) {
-		return nil, fmt.Errorf("%w: Attempted to render file paths with unavailable engine %s", modules.ErrExecution, target.PyStr(req.template))
+		return nil, fmt.Errorf("%w: Attempted to render file paths with unavailable engine %s", modules.ErrExecution, pyfmt.Str(req.template))
 	}
 	if req.pubJid && !cmdCheckAvail(c.Env, req.cmd) {
-		return nil, fmt.Errorf("%w: The shell command \"%s\" is not permitted", modules.ErrExecution, target.PyStr(req.cmd))
+		return nil, fmt.Errorf("%w: The shell command \"%s\" is not permitted", modules.ErrExecution, pyfmt.Str(req.cmd))
 	}
 	env := cmdParseEnv(req.env, log)
 	if level != nil {
@@ -557,7 +558,7 @@ func cmdRunCore(ctx context.Context, c *modules.Call, req cmdRequest) (*cmdOutco
 
 	var stdin []byte
 	if req.stdin != nil && !req.bg {
-		s := target.PyStr(req.stdin)
+		s := pyfmt.Str(req.stdin)
 		if !req.rawNewlines {
 			s = strings.ReplaceAll(s, `\n`, "\n")
 		}
@@ -566,13 +567,13 @@ func cmdRunCore(ctx context.Context, c *modules.Call, req cmdRequest) (*cmdOutco
 
 	umask := -1
 	if req.umask != nil {
-		s := strings.TrimLeft(target.PyStr(req.umask), "0")
+		s := strings.TrimLeft(pyfmt.Str(req.umask), "0")
 		if s == "" {
 			return nil, fmt.Errorf("%w: Zero umask is not allowed.", modules.ErrExecution)
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(strings.ReplaceAll(s, "_", "")), 8, 64)
 		if err != nil || n < 0 || n > 0o7777 {
-			return nil, fmt.Errorf("%w: Invalid umask: '%s'", modules.ErrExecution, target.PyStr(req.umask))
+			return nil, fmt.Errorf("%w: Invalid umask: '%s'", modules.ErrExecution, pyfmt.Str(req.umask))
 		}
 		umask = int(n)
 	}
@@ -587,11 +588,11 @@ func cmdRunCore(ctx context.Context, c *modules.Call, req cmdRequest) (*cmdOutco
 	switch x := req.cmd.(type) {
 	case []any:
 		for _, el := range x {
-			args = append(args, target.PyStr(el))
+			args = append(args, pyfmt.Str(el))
 		}
 		shown = cmdStrList(args)
 	default:
-		s := target.PyStr(x)
+		s := pyfmt.Str(x)
 		if req.pythonShell == true {
 			args = []string{s}
 			shown = s
@@ -619,12 +620,12 @@ func cmdRunCore(ctx context.Context, c *modules.Call, req cmdRequest) (*cmdOutco
 	var okOut, okErr []string
 	if req.successStdout != nil {
 		for _, v := range cmdSplitInput(req.successStdout) {
-			okOut = append(okOut, target.PyStr(v))
+			okOut = append(okOut, pyfmt.Str(v))
 		}
 	}
 	if req.successStderr != nil {
 		for _, v := range cmdSplitInput(req.successStderr) {
-			okErr = append(okErr, target.PyStr(v))
+			okErr = append(okErr, pyfmt.Str(v))
 		}
 	}
 
@@ -661,7 +662,7 @@ func cmdRunCore(ctx context.Context, c *modules.Call, req cmdRequest) (*cmdOutco
 	}
 	if res.timedOut {
 		return &cmdOutcome{
-			stdout:   fmt.Sprintf("%s : Timed out after %s seconds", target.PyStr(shown), target.PyStr(req.timeout)),
+			stdout:   fmt.Sprintf("%s : Timed out after %s seconds", pyfmt.Str(shown), pyfmt.Str(req.timeout)),
 			stderr:   "",
 			retcode:  int64(1),
 			pid:      res.pid,
@@ -710,7 +711,7 @@ func cmdRunCore(ctx context.Context, c *modules.Call, req cmdRequest) (*cmdOutco
 			if lvl < slog.LevelError {
 				lvl = slog.LevelError
 			}
-			log.Error(fmt.Sprintf("Command '%s' failed with return code: %s", cmdLogName(req.cmd), target.PyStr(out.retcode)))
+			log.Error(fmt.Sprintf("Command '%s' failed with return code: %s", cmdLogName(req.cmd), pyfmt.Str(out.retcode)))
 		}
 		if out.stdout != "" {
 			log.Log(ctx, lvl, "stdout: "+out.stdout)
@@ -719,7 +720,7 @@ func cmdRunCore(ctx context.Context, c *modules.Call, req cmdRequest) (*cmdOutco
 			log.Log(ctx, lvl, "stderr: "+out.stderr)
 		}
 		if !cmdRetcodeZero(out.retcode) && out.retcode != nil {
-			log.Log(ctx, lvl, "retcode: "+target.PyStr(out.retcode))
+			log.Log(ctx, lvl, "retcode: "+pyfmt.Str(out.retcode))
 		}
 	}
 	return out, nil
@@ -729,11 +730,11 @@ func cmdRunCore(ctx context.Context, c *modules.Call, req cmdRequest) (*cmdOutco
 // Salt prints the whole Popen context (environment included); gsalt keeps
 // only cwd and shell.
 func cmdStartError(shown any, quiet bool, cwd string, shell bool, err error) error {
-	what := target.PyStr(shown)
+	what := pyfmt.Str(shown)
 	if quiet {
 		what = "REDACTED"
 	}
-	context := target.PyStr(payload.NewMap("cwd", cwd, "shell", shell))
+	context := pyfmt.Str(payload.NewMap("cwd", cwd, "shell", shell))
 	return fmt.Errorf("%w: Unable to run command '%s' with the context '%s', reason: %s",
 		modules.ErrExecution, what, context, cmdPyOSError(err))
 }
@@ -744,7 +745,7 @@ func cmdStrList(items []string) string {
 	for i, s := range items {
 		l[i] = s
 	}
-	return target.PyStr(l)
+	return pyfmt.Str(l)
 }
 
 // cmdLogLevel maps an output_loglevel to a slog level; nil means quiet.
@@ -800,16 +801,16 @@ func cmdCheckAvail(env *modules.Env, cmd any) bool {
 	if l, ok := cmd.([]any); ok {
 		parts := make([]string, len(l))
 		for i, v := range l {
-			parts[i] = target.PyStr(v)
+			parts[i] = pyfmt.Str(v)
 		}
 		text = strings.Join(parts, " ")
 	} else {
-		text = target.PyStr(cmd)
+		text = pyfmt.Str(cmd)
 	}
 	allowed := true
 	if black := configGet(env, "cmd_blacklist_glob", ""); payload.Truthy(black) {
 		for _, pat := range cmdIterable(black) {
-			if target.Fnmatch(text, target.PyStr(pat)) {
+			if target.Fnmatch(text, pyfmt.Str(pat)) {
 				allowed = false
 			}
 		}
@@ -818,7 +819,7 @@ func cmdCheckAvail(env *modules.Env, cmd any) bool {
 	if payload.Truthy(white) {
 		listed := false
 		for _, pat := range cmdIterable(white) {
-			if target.Fnmatch(text, target.PyStr(pat)) {
+			if target.Fnmatch(text, pyfmt.Str(pat)) {
 				listed = true
 				break
 			}
@@ -956,7 +957,7 @@ func cmdTimeout(v any) (time.Duration, error) {
 	if !payload.Truthy(v) {
 		return 0, nil
 	}
-	return 0, fmt.Errorf("TimedProcTimeoutError: Error: timeout %s must be a number", target.PyStr(v))
+	return 0, fmt.Errorf("TimedProcTimeoutError: Error: timeout %s must be a number", pyfmt.Str(v))
 }
 
 // cmdSplitInput is salt.utils.args.split_input.
@@ -964,7 +965,7 @@ func cmdSplitInput(v any) []any {
 	if l, ok := v.([]any); ok {
 		return l
 	}
-	parts := strings.Split(target.PyStr(v), ",")
+	parts := strings.Split(pyfmt.Str(v), ",")
 	out := make([]any, len(parts))
 	for i, p := range parts {
 		out[i] = strings.TrimSpace(p)
@@ -1144,7 +1145,7 @@ func cmdWhich(v any) string {
 	if !payload.Truthy(v) {
 		return ""
 	}
-	exe := target.PyStr(v)
+	exe := pyfmt.Str(v)
 	isExec := func(p string) bool {
 		fi, err := os.Stat(p)
 		return err == nil && fi.Mode().IsRegular() && syscall.Access(p, 1) == nil
@@ -1471,11 +1472,11 @@ func cmdScript(ctx context.Context, c *modules.Call) (any, error) {
 		saltenv = "base"
 		if c.Env != nil && c.Env.Opts != nil {
 			if v, ok := c.Env.Opts.Get("saltenv"); ok && v != nil {
-				saltenv = target.PyStr(v)
+				saltenv = pyfmt.Str(v)
 			}
 		}
 	}
-	source := target.PyStr(a.Get("source"))
+	source := pyfmt.Str(a.Get("source"))
 	srcPath := source
 	if i := strings.Index(srcPath, "?"); i >= 0 && strings.HasPrefix(srcPath, "salt://") {
 		srcPath = srcPath[:i]
@@ -1483,7 +1484,7 @@ func cmdScript(ctx context.Context, c *modules.Call) (any, error) {
 	ext := filepath.Ext(srcPath)
 	dir := os.TempDir()
 	if cwd := a.Get("cwd"); cwd != nil {
-		dir = target.PyStr(cwd)
+		dir = pyfmt.Str(cwd)
 	}
 	tmp, err := os.CreateTemp(dir, "__salt.tmp.*"+ext)
 	if err != nil {
@@ -1499,7 +1500,7 @@ func cmdScript(ctx context.Context, c *modules.Call) (any, error) {
 	cacheError := payload.NewMap("pid", int64(0), "retcode", int64(1), "stdout", "", "stderr", "", "cache_error", true)
 	if payload.Truthy(a.Get("template")) {
 		cleanup()
-		return nil, fmt.Errorf("%w: Attempted to render file paths with unavailable engine %s", modules.ErrExecution, target.PyStr(a.Get("template")))
+		return nil, fmt.Errorf("%w: Attempted to render file paths with unavailable engine %s", modules.ErrExecution, pyfmt.Str(a.Get("template")))
 	}
 	cached, err := cmdCacheSource(ctx, c, source, saltenv)
 	if err != nil {
@@ -1536,7 +1537,7 @@ func cmdScript(ctx context.Context, c *modules.Call) (any, error) {
 	req := cmdRequestFrom(c, false)
 	cmdText := cmdShlexQuote(path)
 	if args := a.Get("args"); payload.Truthy(args) {
-		cmdText += " " + target.PyStr(args)
+		cmdText += " " + pyfmt.Str(args)
 	}
 	req.cmd = cmdText
 	req.rstrip = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -24,8 +25,8 @@ func configFunctions() []modules.Function {
 				a := c.Args
 				om := configOmit{opts: payload.Truthy(a.Get("omit_opts")), grains: payload.Truthy(a.Get("omit_grains")),
 					pillar: payload.Truthy(a.Get("omit_pillar")), master: payload.Truthy(a.Get("omit_master"))}
-				delim := target.PyStr(a.Get("delimiter"))
-				if v, ok := configLookup(c, target.PyStr(a.Get("key")), delim, a.Get("merge"), om); ok {
+				delim := pyfmt.Str(a.Get("delimiter"))
+				if v, ok := configLookup(c, pyfmt.Str(a.Get("key")), delim, a.Get("merge"), om); ok {
 					return v, nil
 				}
 				return a.Get("default"), nil
@@ -51,7 +52,7 @@ func configFunctions() []modules.Function {
 		{Name: "config.dot_vals", Doc: "Return all the master config (pillar 'master') and minion config values\nwhose key starts with the given value and a dot.\n\nCLI Example:\n\n    salt '*' config.dot_vals host",
 			Spec: modules.Spec{Params: []modules.Param{req("value")}},
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				prefix := target.PyStr(c.Args.Get("value")) + "."
+				prefix := pyfmt.Str(c.Args.Get("value")) + "."
 				out := &payload.Map{}
 				add := func(k, v any) bool {
 					if s, ok := k.(string); ok && strings.HasPrefix(s, prefix) {
@@ -70,7 +71,7 @@ func configFunctions() []modules.Function {
 		{Name: "config.valid_fileproto", Doc: "Returns a boolean value based on whether or not the URI passed has a valid\nremote file protocol designation\n\nCLI Example:\n\n    salt '*' config.valid_fileproto salt://path/to/file",
 			Spec: modules.Spec{Params: []modules.Param{req("uri")}},
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				switch configURLScheme(target.PyStr(c.Args.Get("uri"))) {
+				switch configURLScheme(pyfmt.Str(c.Args.Get("uri"))) {
 				case "salt", "file", "http", "https", "ftp", "swift", "s3":
 					return true, nil
 				}
@@ -216,7 +217,7 @@ func configLookup(c *modules.Call, key, delim string, merge any, om configOmit) 
 		}
 		return nil, false
 	}
-	strategy := target.PyStr(merge)
+	strategy := pyfmt.Str(merge)
 	if strategy != "recurse" && strategy != "overwrite" {
 		c.Log().Warn("Unsupported merge strategy '" + strategy + "'. Falling back to 'recurse'.")
 		strategy = "recurse"
@@ -307,7 +308,7 @@ func configOptionValue(c *modules.Call, value string, def any) any {
 
 func configOption(_ context.Context, c *modules.Call) (any, error) {
 	a := c.Args
-	value := target.PyStr(a.Get("value"))
+	value := pyfmt.Str(a.Get("value"))
 	omitOpts, omitGrains := payload.Truthy(a.Get("omit_opts")), payload.Truthy(a.Get("omit_grains"))
 	omitPillar, omitMaster := payload.Truthy(a.Get("omit_pillar")), payload.Truthy(a.Get("omit_master"))
 	if payload.Truthy(a.Get("omit_all")) {
@@ -372,7 +373,7 @@ func configOption(_ context.Context, c *modules.Call) (any, error) {
 
 func configMerge(_ context.Context, c *modules.Call) (any, error) {
 	a := c.Args
-	value := target.PyStr(a.Get("value"))
+	value := pyfmt.Str(a.Get("value"))
 	var ret any
 	have := false
 	combine := func(tmp any) (done bool) {

@@ -26,8 +26,8 @@ import (
 	"golang.org/x/crypto/blake2b"
 	"golang.org/x/crypto/blake2s"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -78,14 +78,14 @@ func fileFunctions() []modules.Function {
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
 				ht := ""
 				if v := c.Args.Get("hash_type"); payload.Truthy(v) {
-					ht = target.PyStr(v)
+					ht = pyfmt.Str(v)
 				}
 				return fileStats(fileExpand(c.Args.Str("path")), ht, payload.Truthy(c.Args.Get("follow_symlinks")))
 			}},
 		{Name: "file.get_hash", Doc: "Get the hash sum of a file\n\nCLI Example:\n\n    salt '*' file.get_hash /etc/shadow",
 			Spec: p("path", d("form", "sha256"), d("chunk_size", int64(65536))),
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				return fileHash(fileExpand(c.Args.Str("path")), target.PyStr(c.Args.Get("form")))
+				return fileHash(fileExpand(c.Args.Str("path")), pyfmt.Str(c.Args.Get("form")))
 			}},
 		{Name: "file.get_sum", Doc: "Return the checksum for the given file.\n\nCLI Example:\n\n    salt '*' file.get_sum /etc/passwd sha512",
 			Spec: p("path", d("form", "sha256")),
@@ -94,7 +94,7 @@ func fileFunctions() []modules.Function {
 				if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 					return "File not found", nil
 				}
-				return fileHash(path, target.PyStr(c.Args.Get("form")))
+				return fileHash(path, pyfmt.Str(c.Args.Get("form")))
 			}},
 		{Name: "file.contains", Doc: "Return True if the file at path contains text\n\nCLI Example:\n\n    salt '*' file.contains /etc/crontab 'mymaintenance.sh'",
 			Spec: p("path", "text"), Fn: fileContains},
@@ -408,7 +408,7 @@ func fileLines(c *modules.Call) []string {
 	}
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = target.PyStr(a)
+		out[i] = pyfmt.Str(a)
 	}
 	return out
 }
@@ -664,7 +664,7 @@ func fileNormalizeMode(v any) any {
 	if v == nil {
 		return nil
 	}
-	s := strings.ReplaceAll(target.PyStr(v), "0o", "0")
+	s := strings.ReplaceAll(pyfmt.Str(v), "0o", "0")
 	s = strings.TrimLeft(strings.Trim(strings.Trim(s, `"`), "'"), "0")
 	sign := ""
 	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
@@ -705,7 +705,7 @@ func fileUserToUID(v any) any {
 	if n, ok := v.(int64); ok {
 		return n
 	}
-	u, err := user.Lookup(target.PyStr(v))
+	u, err := user.Lookup(pyfmt.Str(v))
 	if err != nil {
 		return ""
 	}
@@ -724,7 +724,7 @@ func fileGroupToGID(v any) any {
 	if n, ok := v.(int64); ok {
 		return n
 	}
-	g, err := user.LookupGroup(target.PyStr(v))
+	g, err := user.LookupGroup(pyfmt.Str(v))
 	if err != nil {
 		return ""
 	}
@@ -792,7 +792,7 @@ func fileContains(_ context.Context, c *modules.Call) (any, error) {
 		return false, nil
 	}
 	defer f.Close()
-	needle := []byte(strings.TrimFunc(target.PyStr(c.Args.Get("text")), cmdPyIsSpace))
+	needle := []byte(strings.TrimFunc(pyfmt.Str(c.Args.Get("text")), cmdPyIsSpace))
 	if len(needle) == 0 {
 		return true, nil
 	}
@@ -1095,7 +1095,7 @@ func fileChown(path string, userArg, groupArg any) (any, error) {
 
 // fileSetMode is file.set_mode.
 func fileSetMode(path string, modeArg any) (any, error) {
-	mode := strings.TrimLeft(target.PyStr(modeArg), "0Oo")
+	mode := strings.TrimLeft(pyfmt.Str(modeArg), "0Oo")
 	if mode == "" {
 		mode = "0"
 	}
@@ -1175,7 +1175,7 @@ func fileCheckPerms(name string, userArg, groupArg, modeArg any) {
 		_ = os.Lchown(name, uid, gid)
 	}
 	if payload.Truthy(modeArg) {
-		m := target.PyStr(fileNormalizeMode(modeArg))
+		m := pyfmt.Str(fileNormalizeMode(modeArg))
 		if n, err := strconv.ParseUint(m, 8, 32); err == nil && n <= 0o7777 {
 			_ = os.Chmod(name, fs.FileMode(n&0o777)|fileSpecialBits(uint32(n)))
 		}

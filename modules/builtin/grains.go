@@ -7,13 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/minion/grains"
 	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -68,7 +68,7 @@ func grainsFunctions() []modules.Function {
 				if err != nil {
 					return nil, err
 				}
-				return grainsPyStr(c.Args.Get("value")) == grainsPyStr(v), nil
+				return pyfmt.Str(c.Args.Get("value")) == pyfmt.Str(v), nil
 			}},
 		{Name: "grains.setvals", Spec: modules.Spec{Params: []modules.Param{req("grains"), opt("destructive", false), opt("refresh_pillar", true)}},
 			Doc: "Set new grains values in the grains config file\n\ndestructive\n    If an operation results in a key being removed, delete the key, too.\n    Defaults to False.\n\nrefresh_pillar\n    Whether pillar will be refreshed.\n    Defaults to True.\n\nCLI Example:\n\n    salt '*' grains.setvals \"{'key1': 'val1', 'key2': 'val2'}\"",
@@ -193,107 +193,15 @@ func grainsGetValue(c *modules.Call, key string, def any, delimiter string) (any
 	return payload.DeepClone(v), nil
 }
 
-// grainsTraverse is salt.utils.data.traverse_dict_and_list: it walks maps
-// by key and lists by index (or through the maps they hold), reporting
-// whether the path exists.
+// grainsTraverse is salt.utils.data.traverse_dict_and_list
+// (target.Traverse), reporting whether the path exists. An empty delimiter
+// is the ValueError of Python's str.split.
 func grainsTraverse(data any, key, delimiter string) (any, bool, error) {
 	if delimiter == "" {
 		return nil, false, errors.New("ValueError: empty separator")
 	}
-	ptr := data
-	for _, each := range strings.Split(key, delimiter) {
-		switch p := ptr.(type) {
-		case []any:
-			idx, err := grainsPyInt(each)
-			found := false
-			for _, e := range p {
-				m, ok := e.(*payload.Map)
-				if !ok {
-					continue
-				}
-				var v any
-				if err != nil {
-					v, ok = m.Get(each)
-				} else {
-					v, ok = m.GetKey(idx)
-				}
-				if ok {
-					ptr, found = v, true
-					break
-				}
-			}
-			if found {
-				continue
-			}
-			if err != nil {
-				return nil, false, nil
-			}
-			if idx < 0 {
-				idx += int64(len(p))
-			}
-			if idx < 0 || idx >= int64(len(p)) {
-				return nil, false, nil
-			}
-			ptr = p[idx]
-		case *payload.Map:
-			if v, ok := p.Get(each); ok {
-				ptr = v
-				continue
-			}
-			loaded, changed := grainsYamlifyKey(each)
-			if !changed {
-				return nil, false, nil
-			}
-			v, ok := p.GetKey(loaded)
-			if !ok {
-				return nil, false, nil
-			}
-			ptr = v
-		default:
-			return nil, false, nil
-		}
-	}
-	return ptr, true, nil
-}
-
-var grainsIntRe = regexp.MustCompile(`^[+-]?\d+(?:_\d+)*$`)
-
-// grainsPyInt is Python's int() of a string.
-func grainsPyInt(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if !grainsIntRe.MatchString(t) {
-		return 0, fmt.Errorf("invalid literal for int() with base 10: '%s'", s)
-	}
-	return strconv.ParseInt(strings.ReplaceAll(t, "_", ""), 10, 64)
-}
-
-// grainsYamlifyKey loads a path element as YAML, the way traverse retries
-// a missing key as an int, float, bool or None key.
-func grainsYamlifyKey(s string) (any, bool) {
-	t := strings.TrimSpace(s)
-	switch {
-	case t == "" || t == "---" || t == "...":
-		return nil, false
-	case strings.Contains(s, "_") && strings.Trim(t, "0123456789_") == "":
-		return nil, false
-	case strings.ContainsAny(s, "\t\r\n"):
-		return nil, false
-	case s == "None":
-		return nil, true
-	}
-	v, err := grains.DecodeYAML([]byte(s))
-	if err != nil {
-		return nil, false
-	}
-	switch x := v.(type) {
-	case string:
-		return nil, false
-	case int64, float64, bool:
-		return x, true
-	case nil:
-		return nil, !strings.Contains(s, "#")
-	}
-	return nil, false
+	v, ok := target.Traverse(data, key, delimiter)
+	return v, ok, nil
 }
 
 // grainsFilePath finds the grains file: the store's, else next to opts
@@ -385,7 +293,7 @@ func grainsAppend(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	for _, e := range list {
 		if grainsPyEqual(e, val) {
-			return fmt.Sprintf("The val %s was already in the list %s", grainsPyStr(val), key), nil
+			return fmt.Sprintf("The val %s was already in the list %s", pyfmt.Str(val), key), nil
 		}
 	}
 	if vl, ok := val.([]any); ok {
@@ -393,20 +301,7 @@ func grainsAppend(ctx context.Context, c *modules.Call) (any, error) {
 	} else {
 		list = append(list, val)
 	}
-	var value any = list
-	for delimiter != "" && strings.Contains(key, delimiter) {
-		var rest string
-		key, rest = grainsRsplit(key, delimiter)
-		parent, err := grainsGetValue(c, key, &payload.Map{}, delimiter)
-		if err != nil {
-			return nil, err
-		}
-		if m, ok := parent.(*payload.Map); ok {
-			m.Set(rest, value)
-		}
-		value = parent
-	}
-	return grainsSetval(ctx, c, key, value, false)
+	return grainsSetNested(ctx, c, key, list, delimiter, func() any { return &payload.Map{} })
 }
 
 func grainsRemove(ctx context.Context, c *modules.Call) (any, error) {
@@ -427,14 +322,20 @@ func grainsRemove(ctx context.Context, c *modules.Call) (any, error) {
 		}
 	}
 	if at < 0 {
-		return fmt.Sprintf("The val %s was not in the list %s", grainsPyStr(val), key), nil
+		return fmt.Sprintf("The val %s was not in the list %s", pyfmt.Str(val), key), nil
 	}
 	list = append(list[:at:at], list[at+1:]...)
-	var value any = list
+	return grainsSetNested(ctx, c, key, list, delimiter, func() any { return nil })
+}
+
+// grainsSetNested stores value under a delimited key the way grains.append
+// and grains.remove do: each parent dict is read (def() when missing), the
+// child set in it, up to the top-level grain, which grains.setval writes.
+func grainsSetNested(ctx context.Context, c *modules.Call, key string, value any, delimiter string, def func() any) (any, error) {
 	for delimiter != "" && strings.Contains(key, delimiter) {
 		var rest string
 		key, rest = grainsRsplit(key, delimiter)
-		parent, err := grainsGetValue(c, key, nil, delimiter)
+		parent, err := grainsGetValue(c, key, def(), delimiter)
 		if err != nil {
 			return nil, err
 		}
@@ -514,7 +415,7 @@ func grainsSet(ctx context.Context, c *modules.Call, key string, val, force, des
 				parent = payload.NewMap(rest, value)
 			} else {
 				return fail(fmt.Sprintf("The key '%s' value is '%s', which is different from the provided key '%s'. Use 'force=True' to overwrite.",
-					key, grainsPyStr(parent), rest))
+					key, pyfmt.Str(parent), rest))
 			}
 		}
 		value = parent
@@ -552,9 +453,9 @@ func grainsFilterBy(data *payload.Map, lookupArg any, grain string, merge, def, 
 	var ret any
 	matched := false
 	for _, each := range values {
-		test := grainsPyStr(each)
+		test := pyfmt.Str(each)
 		for _, it := range lookup.Items() {
-			if grainsFnmatch(test, payload.KeyString(it.Key)) {
+			if target.Fnmatch(test, payload.KeyString(it.Key)) {
 				ret, matched = it.Value, true
 				break
 			}
@@ -612,216 +513,8 @@ func grainsDictUpdate(dest, upd *payload.Map) *payload.Map {
 	return dest
 }
 
-// grainsFnmatch is Python's fnmatch.fnmatchcase.
-func grainsFnmatch(name, pattern string) bool {
-	re, err := regexp.Compile(grainsGlobRegexp(pattern))
-	return err == nil && re.MatchString(name)
-}
-
-func grainsGlobRegexp(pat string) string {
-	var b strings.Builder
-	b.WriteString(`(?s)^`)
-	r := []rune(pat)
-	for i := 0; i < len(r); i++ {
-		switch c := r[i]; c {
-		case '*':
-			b.WriteString(`.*`)
-		case '?':
-			b.WriteString(`.`)
-		case '[':
-			j := i + 1
-			if j < len(r) && r[j] == '!' {
-				j++
-			}
-			if j < len(r) && r[j] == ']' {
-				j++
-			}
-			for j < len(r) && r[j] != ']' {
-				j++
-			}
-			if j >= len(r) {
-				b.WriteString(`\[`)
-				continue
-			}
-			body := r[i+1 : j]
-			b.WriteByte('[')
-			k := 0
-			if len(body) > 0 && body[0] == '!' {
-				b.WriteByte('^')
-				k = 1
-			}
-			for ; k < len(body); k++ {
-				ch := body[k]
-				if ch == '\\' || ch == '[' || ch == ']' || (ch == '^' && k == 0) {
-					b.WriteByte('\\')
-				}
-				b.WriteRune(ch)
-			}
-			b.WriteByte(']')
-			i = j
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString(`$`)
-	return b.String()
-}
-
-// grainsPyEqual is Python's == on decoded values (1 == 1.0 == True).
-func grainsPyEqual(a, b any) bool {
-	num := func(v any) (float64, bool) {
-		switch x := v.(type) {
-		case bool:
-			if x {
-				return 1, true
-			}
-			return 0, true
-		case int64:
-			return float64(x), true
-		case int:
-			return float64(x), true
-		case uint64:
-			return float64(x), true
-		case float64:
-			return x, true
-		}
-		return 0, false
-	}
-	if x, ok := num(a); ok {
-		y, ok := num(b)
-		return ok && x == y
-	}
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case []byte:
-		y, ok := b.([]byte)
-		return ok && string(x) == string(y)
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !grainsPyEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case *payload.Map:
-		y, ok := b.(*payload.Map)
-		if !ok || x.Len() != y.Len() {
-			return false
-		}
-		for _, it := range x.Items() {
-			v, ok := y.GetKey(it.Key)
-			if !ok || !grainsPyEqual(it.Value, v) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// grainsPyStr is Python's str() of a decoded value.
-func grainsPyStr(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return grainsPyRepr(v)
-}
-
-// grainsPyRepr is Python's repr() of a decoded value.
-func grainsPyRepr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		return grainsQuote(x)
-	case []byte:
-		return "b" + grainsQuote(string(x))
-	case float64:
-		return grainsFloatRepr(x)
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = grainsPyRepr(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case *payload.Map:
-		parts := make([]string, 0, x.Len())
-		for _, it := range x.Items() {
-			parts = append(parts, grainsPyRepr(it.Key)+": "+grainsPyRepr(it.Value))
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return payload.KeyString(v)
-}
-
-// grainsFloatRepr is Python's repr() of a float.
-func grainsFloatRepr(x float64) string {
-	switch {
-	case math.IsInf(x, 1):
-		return "inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	case math.IsNaN(x):
-		return "nan"
-	}
-	mant, expStr, _ := strings.Cut(strconv.FormatFloat(x, 'e', -1, 64), "e")
-	exp, _ := strconv.Atoi(expStr)
-	if exp < -4 || exp >= 16 {
-		sign := "+"
-		if exp < 0 {
-			sign, exp = "-", -exp
-		}
-		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
-	}
-	f := strconv.FormatFloat(x, 'f', -1, 64)
-	if !strings.Contains(f, ".") {
-		f += ".0"
-	}
-	return f
-}
-
-// grainsQuote quotes a string like Python's repr.
-func grainsQuote(s string) string {
-	q := "'"
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		q = `"`
-	}
-	var b strings.Builder
-	b.WriteString(q)
-	for _, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case string(r) == q:
-			b.WriteString(`\` + q)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteString(q)
-	return b.String()
-}
+// grainsPyEqual is Python's == on decoded values (target.PyEqual).
+func grainsPyEqual(a, b any) bool { return target.PyEqual(a, b) }
 
 func grainsStrList(s []string) []any {
 	out := make([]any, len(s))

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/minion/grains"
 	"github.com/gsalt/gsalt/modules"
@@ -282,7 +283,7 @@ func TestGrainsPyHelpers(t *testing.T) {
 		{payload.NewMap("k", []any{}), "{'k': []}"},
 	}
 	for _, tc := range reprs {
-		if got := grainsPyRepr(tc.v); got != tc.want {
+		if got := pyfmt.Repr(tc.v); got != tc.want {
 			t.Errorf("repr(%v) = %s, want %s", tc.v, got, tc.want)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gsalt/gsalt/internal/netinfo"
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -28,7 +30,7 @@ func networkFunctions() []modules.Function {
 	ifaceFn := func(pick func(data *payload.Map) any) modules.Func {
 		return func(_ context.Context, c *modules.Call) (any, error) {
 			all := netInterfaces(c)
-			name := target.PyStr(c.Args.Get("iface"))
+			name := pyfmt.Str(c.Args.Get("iface"))
 			v, ok := all.Get(name)
 			if !ok {
 				msg := fmt.Sprintf("Interface \"%s\" not in available interfaces: \"%s\"", name, strings.Join(all.Keys(), "\", \""))
@@ -132,9 +134,9 @@ func networkFunctions() []modules.Function {
 		{Name: "network.calc_net", Doc: "Returns the CIDR of a subnet based on an IP address (CIDR notation\nsupported) and optional netmask.\n\nCLI Example:\n\n    salt '*' network.calc_net 172.17.0.5 255.255.255.240",
 			Spec: p(req("ip_addr"), opt("netmask", nil)),
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				s := target.PyStr(c.Args.Get("ip_addr"))
+				s := pyfmt.Str(c.Args.Get("ip_addr"))
 				if nm := c.Args.Get("netmask"); nm != nil {
-					s += "/" + target.PyStr(nm)
+					s += "/" + pyfmt.Str(nm)
 				}
 				pfx, err := netParseNetwork(s, false)
 				if err != nil {
@@ -145,7 +147,7 @@ func networkFunctions() []modules.Function {
 		{Name: "network.convert_cidr", Doc: "returns the network address, subnet mask and broadcast address of a cidr\naddress\n\nCLI Example:\n\n    salt '*' network.convert_cidr 172.31.0.0/16",
 			Spec: p(req("cidr")),
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				pfx, err := netParseNetwork(target.PyStr(c.Args.Get("cidr")), false)
+				pfx, err := netParseNetwork(pyfmt.Str(c.Args.Get("cidr")), false)
 				if err != nil {
 					return nil, err
 				}
@@ -172,10 +174,10 @@ func netSanitizeHost(host string) string {
 }
 
 func netPing(ctx context.Context, c *modules.Call) (any, error) {
-	host := netSanitizeHost(target.PyStr(c.Args.Get("host")))
+	host := netSanitizeHost(pyfmt.Str(c.Args.Get("host")))
 	cmd := "ping -c 4 " + host
 	if t := c.Args.Get("timeout"); payload.Truthy(t) {
-		cmd = fmt.Sprintf("ping -W %s -c 4 %s", target.PyStr(t), host)
+		cmd = fmt.Sprintf("ping -W %s -c 4 %s", pyfmt.Str(t), host)
 	}
 	shell := os.Getenv("SHELL")
 	if shell == "" {
@@ -234,7 +236,7 @@ func netIPAddrs(ifaces *payload.Map, filter any, includeLoopback bool, proto str
 	var pats []string
 	if filter != nil {
 		for _, p := range cmdSplitInput(filter) {
-			pats = append(pats, target.PyStr(p))
+			pats = append(pats, pyfmt.Str(p))
 		}
 	}
 	seen := map[netip.Addr]bool{}
@@ -297,14 +299,14 @@ func netSubnets(all *payload.Map, proto string, only any) []any {
 		ifaces = &payload.Map{}
 		for _, it := range all.Items() {
 			for _, want := range x {
-				if target.PyStr(want) == payload.KeyString(it.Key) {
+				if pyfmt.Str(want) == payload.KeyString(it.Key) {
 					ifaces.SetKey(it.Key, it.Value)
 					break
 				}
 			}
 		}
 	default:
-		name := target.PyStr(x)
+		name := pyfmt.Str(x)
 		v, ok := all.Get(name)
 		if !ok {
 			v = &payload.Map{}
@@ -353,9 +355,9 @@ func netSubnets(all *payload.Map, proto string, only any) []any {
 
 // netInSubnet is salt.utils.network.in_subnet(cidr, addrs).
 func netInSubnet(c *modules.Call, cidr any, addrs []any) (any, error) {
-	pfx, err := netParseNetwork(target.PyStr(cidr), true)
+	pfx, err := netParseNetwork(pyfmt.Str(cidr), true)
 	if err != nil {
-		c.Log().Error(fmt.Sprintf("Invalid CIDR '%s'", target.PyStr(cidr)))
+		c.Log().Error(fmt.Sprintf("Invalid CIDR '%s'", pyfmt.Str(cidr)))
 		return false, nil
 	}
 	for _, a := range addrs {
@@ -389,7 +391,7 @@ func netParseAddr(v any) (netip.Addr, error) {
 
 // netQuoted is repr() of a value for ipaddress messages.
 func netQuoted(v any) string {
-	s := target.PyStr([]any{v})
+	s := pyfmt.Str([]any{v})
 	return s[1 : len(s)-1]
 }
 
@@ -509,13 +511,6 @@ func netInterfaces(c *modules.Call) *payload.Map {
 	return netPackageInterfaces()
 }
 
-// Netlink constants not in package syscall.
-const (
-	netIflaLinkNetnsid = 37
-	netIfaFlags        = 8
-	netIfaFSecondary   = 0x01
-)
-
 // netAddrInfo is one address of an interface.
 type netAddrInfo struct {
 	inet6     bool
@@ -585,112 +580,59 @@ func netlinkInterfaces() (*payload.Map, error) {
 	return out, nil
 }
 
-func netlinkDump(typ int) ([]syscall.NetlinkMessage, error) {
-	tab, err := syscall.NetlinkRIB(typ, syscall.AF_UNSPEC)
-	if err != nil {
-		return nil, fmt.Errorf("network: netlink dump: %w", err)
-	}
-	msgs, err := syscall.ParseNetlinkMessage(tab)
-	if err != nil {
-		return nil, fmt.Errorf("network: netlink parse: %w", err)
-	}
-	return msgs, nil
-}
-
+// netlinkLinks reads the links; a message that does not parse is an error
+// (netInterfaces then falls back to the net package).
 func netlinkLinks() ([]*netLinkInfo, error) {
-	msgs, err := netlinkDump(syscall.RTM_GETLINK)
+	msgs, err := netinfo.Dump(syscall.RTM_GETLINK, syscall.AF_UNSPEC)
 	if err != nil {
 		return nil, err
 	}
 	var links []*netLinkInfo
 	byIndex := map[int32]string{}
-	type linkRef struct {
-		l       *netLinkInfo
-		link    uint32
-		hasLink bool
-		netns   bool
-	}
-	var refs []linkRef
+	var refs []netinfo.Link
 	for i := range msgs {
 		m := &msgs[i]
 		if m.Header.Type == syscall.NLMSG_DONE {
 			break
 		}
-		if m.Header.Type != syscall.RTM_NEWLINK || len(m.Data) < syscall.SizeofIfInfomsg {
+		nl, ok, err := netinfo.ParseLink(m)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			continue
 		}
-		arphrd := binary.NativeEndian.Uint16(m.Data[2:4])
-		l := &netLinkInfo{
-			index: int32(binary.NativeEndian.Uint32(m.Data[4:8])),
-			up:    binary.NativeEndian.Uint32(m.Data[8:12])&syscall.IFF_UP != 0,
-		}
-		attrs, err := syscall.ParseNetlinkRouteAttr(m)
-		if err != nil {
-			return nil, fmt.Errorf("network: netlink attributes: %w", err)
-		}
-		ref := linkRef{l: l}
-		for _, a := range attrs {
-			switch a.Attr.Type {
-			case syscall.IFLA_IFNAME:
-				l.name = strings.TrimRight(string(a.Value), "\x00")
-			case syscall.IFLA_ADDRESS:
-				if len(a.Value) > 0 {
-					l.hwaddr, l.hasHW = netLLAddr(a.Value, arphrd), true
-				}
-			case syscall.IFLA_LINK:
-				if len(a.Value) >= 4 {
-					ref.link, ref.hasLink = binary.NativeEndian.Uint32(a.Value[:4]), true
-				}
-			case netIflaLinkNetnsid:
-				ref.netns = true
-			}
+		l := &netLinkInfo{index: nl.Index, up: nl.Up, name: nl.Name}
+		if nl.HWAddr != nil {
+			l.hwaddr, l.hasHW = netinfo.LinkAddrString(nl.HWAddr, nl.Type), true
 		}
 		byIndex[l.index] = l.name
 		links = append(links, l)
-		refs = append(refs, ref)
+		refs = append(refs, nl)
 	}
-	for _, r := range refs {
+	for i, r := range refs {
+		l := links[i]
 		switch {
-		case !r.hasLink:
-		case r.link == 0:
-			r.l.parent = "NONE"
-		case r.netns:
-			r.l.parent = fmt.Sprintf("if%d", r.link)
+		case !r.HasParent:
+		case r.Parent == 0:
+			l.parent = "NONE"
+		case r.ParentNetns:
+			l.parent = fmt.Sprintf("if%d", r.Parent)
 		default:
-			if name, ok := byIndex[int32(r.link)]; ok {
-				r.l.parent = name
+			if name, ok := byIndex[int32(r.Parent)]; ok {
+				l.parent = name
 			} else {
-				r.l.parent = fmt.Sprintf("if%d", r.link)
+				l.parent = fmt.Sprintf("if%d", r.Parent)
 			}
 		}
 	}
 	return links, nil
 }
 
-// netLLAddr formats a link-layer address like iproute2's ll_addr_n2a.
-func netLLAddr(b []byte, arphrd uint16) string {
-	const (
-		arphrdTunnel  = 768
-		arphrdTunnel6 = 769
-		arphrdSit     = 776
-		arphrdIPGRE   = 778
-		arphrdIP6GRE  = 823
-	)
-	if len(b) == 4 && (arphrd == arphrdTunnel || arphrd == arphrdSit || arphrd == arphrdIPGRE) {
-		return net.IP(b).String()
-	}
-	if len(b) == 16 && (arphrd == arphrdTunnel6 || arphrd == arphrdIP6GRE) {
-		return net.IP(b).String()
-	}
-	parts := make([]string, len(b))
-	for i, c := range b {
-		parts[i] = fmt.Sprintf("%02x", c)
-	}
-	return strings.Join(parts, ":")
-}
-
+// netlinkAddrs adds the IPv4 and IPv6 addresses to links; a message that
+// does not parse is an error.
 func netlinkAddrs(links []*netLinkInfo) error {
-	msgs, err := netlinkDump(syscall.RTM_GETADDR)
+	msgs, err := netinfo.Dump(syscall.RTM_GETADDR, syscall.AF_UNSPEC)
 	if err != nil {
 		return err
 	}
@@ -703,50 +645,27 @@ func netlinkAddrs(links []*netLinkInfo) error {
 		if m.Header.Type == syscall.NLMSG_DONE {
 			break
 		}
-		if m.Header.Type != syscall.RTM_NEWADDR || len(m.Data) < syscall.SizeofIfAddrmsg {
+		na, ok, err := netinfo.ParseAddr(m)
+		if err != nil {
+			return err
+		}
+		if !ok || na.Family != syscall.AF_INET && na.Family != syscall.AF_INET6 {
 			continue
 		}
-		family := m.Data[0]
-		if family != syscall.AF_INET && family != syscall.AF_INET6 {
-			continue
-		}
-		flags := uint32(m.Data[2])
-		scope := m.Data[3]
-		l, ok := byIndex[int32(binary.NativeEndian.Uint32(m.Data[4:8]))]
+		l, ok := byIndex[na.Index]
 		if !ok {
 			continue
 		}
-		attrs, err := syscall.ParseNetlinkRouteAttr(m)
-		if err != nil {
-			return fmt.Errorf("network: netlink attributes: %w", err)
+		a := netAddrInfo{inet6: na.Family == syscall.AF_INET6, prefix: na.PrefixLen, label: na.Label}
+		if na.Broadcast != nil {
+			a.broadcast = net.IP(na.Broadcast).String()
 		}
-		var local, address []byte
-		a := netAddrInfo{inet6: family == syscall.AF_INET6, prefix: int(m.Data[1])}
-		for _, at := range attrs {
-			switch at.Attr.Type {
-			case syscall.IFA_LOCAL:
-				local = at.Value
-			case syscall.IFA_ADDRESS:
-				address = at.Value
-			case syscall.IFA_BROADCAST:
-				a.broadcast = net.IP(at.Value).String()
-			case syscall.IFA_LABEL:
-				a.label = strings.TrimRight(string(at.Value), "\x00")
-			case netIfaFlags:
-				if len(at.Value) >= 4 {
-					flags = binary.NativeEndian.Uint32(at.Value[:4])
-				}
-			}
-		}
-		shown := local
-		if shown == nil {
-			shown = address
-		}
+		shown := na.Shown()
 		if shown == nil {
 			continue
 		}
 		a.address = net.IP(shown).String()
-		if local != nil && address != nil && !net.IP(local).Equal(net.IP(address)) {
+		if na.Local != nil && na.Address != nil && !net.IP(na.Local).Equal(net.IP(na.Address)) {
 			// "inet LOCAL peer ADDRESS/len": Salt sees no prefix on LOCAL
 			a.peer = true
 			a.prefix = 32
@@ -754,9 +673,9 @@ func netlinkAddrs(links []*netLinkInfo) error {
 				a.prefix = 128
 			}
 		}
-		a.secondary = flags&netIfaFSecondary != 0
+		a.secondary = na.Secondary()
 		if a.inet6 {
-			a.scope = netScopeName(scope)
+			a.scope = netScopeName(na.Scope)
 		}
 		l.addrs = append(l.addrs, a)
 	}

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/atomicfile"
 )
 
 // DefaultKeyBits is Salt's default RSA key size (the keysize option).
@@ -249,78 +251,15 @@ func SaveKeyPair(dir, name string, priv *rsa.PrivateKey, overwrite bool) error {
 }
 
 // writeFileAtomic writes data to path through a temporary file in the same
-// directory. With overwrite=false an existing path is left alone and
-// ErrKeyExists is returned.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode, overwrite bool) (err error) {
-	if !overwrite {
-		if _, statErr := os.Lstat(path); statErr == nil {
-			return fmt.Errorf("%w: %s", ErrKeyExists, path)
-		}
+// directory (atomicfile.WriteFile). With overwrite=false an existing path is
+// left alone and ErrKeyExists is returned.
+func writeFileAtomic(path string, data []byte, mode fs.FileMode, overwrite bool) error {
+	err := atomicfile.WriteFile(path, data, mode, !overwrite)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, atomicfile.ErrExists):
+		return fmt.Errorf("%w: %s", ErrKeyExists, path)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("crypt: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("crypt: write %s: %w", path, err)
-	}
-	if err = f.Chmod(mode); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("crypt: chmod %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("crypt: sync %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("crypt: close %s: %w", path, err)
-	}
-	if overwrite {
-		if err = os.Rename(tmp, path); err != nil {
-			return fmt.Errorf("crypt: rename %s: %w", path, err)
-		}
-	} else {
-		// A hard link fails if path exists, closing the race between the
-		// check above and the move.
-		if linkErr := os.Link(tmp, path); linkErr != nil {
-			if errors.Is(linkErr, fs.ErrExist) {
-				err = fmt.Errorf("%w: %s", ErrKeyExists, path)
-				return err
-			}
-			// File system without hard links: fall back to check+rename.
-			if _, statErr := os.Lstat(path); statErr == nil {
-				err = fmt.Errorf("%w: %s", ErrKeyExists, path)
-				return err
-			}
-			if err = os.Rename(tmp, path); err != nil {
-				return fmt.Errorf("crypt: rename %s: %w", path, err)
-			}
-		} else {
-			_ = os.Remove(tmp)
-		}
-	}
-	syncDir(dir)
-	return nil
-}
-
-// syncDir flushes a directory entry change; failures are ignored because
-// some platforms cannot sync directories.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
+	return fmt.Errorf("crypt: %w", err)
 }
