@@ -1,0 +1,388 @@
+package master
+
+import (
+	"context"
+	"crypto/rsa"
+	"crypto/sha1"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/master/jobcache"
+	"github.com/gsalt/gsalt/master/keys"
+	"github.com/gsalt/gsalt/target"
+	"github.com/gsalt/gsalt/wire/message"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// PublishRequest is a job to publish, with the fields of Salt's clear
+// publish load (SALT-WIRE §6.1).
+type PublishRequest struct {
+	// Tgt is the target: a string, or a []string / []any for list targets.
+	Tgt any
+	// TgtType is glob (""), pcre, list, grain, grain_pcre, pillar,
+	// pillar_pcre, pillar_exact, ipcidr, compound or nodegroup (nodegroup
+	// targets and N@ words are expanded before publishing, as Salt's
+	// LocalClient does).
+	TgtType string
+	// Fun is the function: a string, or a list for multi-function jobs.
+	Fun any
+	// Arg holds the arguments; keyword arguments travel as one trailing
+	// map with "__kwarg__": true.
+	Arg []any
+	// Ret names returners the minions call themselves ("" for none).
+	Ret string
+	// JID is a pre-assigned jid ("" allocates one).
+	JID string
+	// User is the publishing user ("" means the master's user).
+	User string
+	// Timeout is the client timeout saved with the job (0: the master's
+	// timeout option).
+	Timeout int
+	// Kwargs are Salt's client options (delimiter, metadata, ret_config,
+	// ret_kwargs, module_executors, executor_opts, master_id, nocache, ...);
+	// nil for none.
+	Kwargs *payload.Map
+}
+
+// load renders r as Salt's clear publish load (without key).
+func (r PublishRequest) load(m *Master) *payload.Map {
+	tt := r.TgtType
+	if tt == "" {
+		tt = target.TypeGlob
+	}
+	arg := r.Arg
+	if arg == nil {
+		arg = []any{}
+	}
+	timeout := r.Timeout
+	if timeout == 0 {
+		timeout = m.cfg.Timeout
+	}
+	user := r.User
+	if user == "" {
+		user = m.cfg.User
+	}
+	l := payload.NewMap("cmd", "publish", "tgt", listAny(r.Tgt), "fun", listAny(r.Fun), "arg", arg,
+		"tgt_type", tt, "ret", r.Ret, "timeout", timeout, "jid", r.JID)
+	if r.Kwargs != nil && r.Kwargs.Len() > 0 {
+		l.Set("kwargs", r.Kwargs)
+	}
+	l.Set("user", user)
+	return l
+}
+
+// listAny turns a []string into []any so loads hold payload types only.
+func listAny(v any) any {
+	if l, ok := v.([]string); ok {
+		out := make([]any, len(l))
+		for i, s := range l {
+			out[i] = s
+		}
+		return out
+	}
+	return v
+}
+
+// Publish publishes a job in-process, exactly as the clear publish command
+// does after authentication: expected minions from the accepted keys and
+// the minion data cache, a jid, the bare-jid and salt/job/<jid>/new events,
+// the job saved in the job cache, the signed encrypted publish. It returns
+// ErrNoMinions (with no jid) when the target matches no accepted minion.
+func (m *Master) Publish(ctx context.Context, req PublishRequest) (jid string, minions, missing []string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", nil, nil, err
+	}
+	return m.publish(req.load(m))
+}
+
+// publish is the common path of Publish and the clear publish command.
+// clear is the clear load (key already removed); its jid is set.
+func (m *Master) publish(clear *payload.Map) (string, []string, []string, error) {
+	if m.ctx.Err() != nil {
+		return "", nil, nil, ErrClosed
+	}
+	fun, ok := clear.Get("fun")
+	if !ok || !validFun(fun) {
+		return "", nil, nil, fmt.Errorf("%w: fun must be a function name or a list of them", ErrBadRequest)
+	}
+	tgt, ok := clear.Get("tgt")
+	if !ok {
+		return "", nil, nil, fmt.Errorf("%w: no tgt", ErrBadRequest)
+	}
+	if _, ok := clear.Get("arg"); !ok {
+		return "", nil, nil, fmt.Errorf("%w: no arg", ErrBadRequest)
+	}
+	tgtType := target.TypeGlob
+	if v, ok := clear.Get("tgt_type"); ok {
+		s, ok := v.(string)
+		if !ok {
+			return "", nil, nil, fmt.Errorf("%w: tgt_type is %s", ErrBadRequest, payload.TypeName(v))
+		}
+		tgtType = s
+	}
+	rtgt, rtype, err := target.ResolvePublishTarget(tgt, tgtType, m.cfg.Nodegroups)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if rtype != tgtType || !sameValue(rtgt, tgt) {
+		tgt, tgtType = listAny(rtgt), rtype
+		clear.Set("tgt", tgt)
+		clear.Set("tgt_type", tgtType)
+	}
+	kwargs := clear.Map("kwargs")
+	delim := target.DefaultDelimiter
+	if kwargs != nil {
+		if d := kwargs.Str("delimiter"); d != "" {
+			delim = d
+		}
+	}
+	minions, missing, err := m.checkMinions(tgt, tgtType, delim, true)
+	if err != nil {
+		m.log.Info("target evaluation", "tgt", payload.Text(tgt), "tgt_type", tgtType, "err", err)
+	}
+	if len(minions) == 0 {
+		return "", nil, missing, ErrNoMinions
+	}
+	jid := clear.Str("jid")
+	if jid == "" {
+		jid = m.jobs.NewJID()
+	} else if !jobcache.IsJID(jid) {
+		return "", nil, nil, fmt.Errorf("%w: %q is not a jid", ErrBadRequest, jid)
+	}
+	clear.Set("jid", jid)
+
+	m.fire(jid, payload.NewMap("minions", strAny(minions)))
+	m.fire(event.Tagify([]string{jid, "new"}, "job"), payload.NewMap(
+		"jid", jid, "tgt_type", tgtType, "tgt", tgt, "user", clear.Str("user"),
+		"fun", fun, "arg", clear.List("arg"), "minions", strAny(minions), "missing", strAny(missing)))
+	if m.cfg.JobCache && !(kwargs != nil && kwargs.Bool("nocache")) {
+		if err := m.jobs.SaveLoad(jid, clear, minions); err != nil {
+			m.log.Error("cannot save the job load", "jid", jid, "err", err)
+		}
+		if err := m.mirrorLoad(jid, clear, minions); err != nil {
+			m.log.Error("cannot write the local_cache job load", "jid", jid, "err", err)
+		}
+	}
+	load := m.pubLoad(clear, kwargs, delim)
+	var topics []string
+	if tgtType == target.TypeGlob || tgtType == target.TypePCRE || tgtType == target.TypeList {
+		topics = minions
+		if l, ok := tgt.([]any); ok && tgtType == target.TypeList {
+			topics = topics[:0:0]
+			for _, e := range l {
+				topics = append(topics, payload.Text(e))
+			}
+		}
+	}
+	if err := m.send(load, topics); err != nil {
+		return jid, minions, missing, err
+	}
+	m.log.Info("published a job", "jid", jid, "fun", payload.Text(fun), "tgt", payload.Text(tgt), "minions", len(minions))
+	return jid, minions, missing, nil
+}
+
+// pubLoad builds the published job load in Salt's key order (§6.2).
+func (m *Master) pubLoad(clear, kwargs *payload.Map, delim string) *payload.Map {
+	get := func(k string) any { v, _ := clear.Get(k); return v }
+	load := payload.NewMap("fun", get("fun"), "arg", get("arg"), "tgt", get("tgt"), "jid", get("jid"), "ret", clear.Str("ret"))
+	if v, ok := m.cfg.Opts.Get("master_id"); ok {
+		load.Set("master_id", v)
+	}
+	if kwargs != nil {
+		if v, ok := kwargs.Get("master_id"); ok {
+			load.Set("master_id", v)
+		}
+	}
+	if delim != target.DefaultDelimiter {
+		load.Set("delimiter", delim)
+	}
+	if kwargs != nil {
+		if v, ok := kwargs.Get("id"); ok {
+			load.Set("id", v)
+		}
+	}
+	if v, ok := clear.Get("tgt_type"); ok {
+		load.Set("tgt_type", v)
+	}
+	if v, ok := clear.Get("to"); ok {
+		load.Set("to", v)
+	}
+	if kwargs != nil {
+		for _, k := range []string{"ret_config", "metadata", "module_executors", "executor_opts", "ret_kwargs"} {
+			if v, ok := kwargs.Get(k); ok {
+				load.Set(k, v)
+			}
+		}
+	}
+	if v, ok := clear.Get("user"); ok {
+		load.Set("user", v)
+	}
+	return load
+}
+
+// send encrypts, signs and publishes load with the next serial. Publishes
+// are serialised so serials leave in increasing order. With zmq_filtering
+// one copy goes to each topic (minion id), or one "broadcast" copy when
+// topics is nil.
+func (m *Master) send(load *payload.Map, topics []string) error {
+	m.pubMu.Lock()
+	defer m.pubMu.Unlock()
+	s := m.sess.Load()
+	var priv *rsa.PrivateKey
+	if m.cfg.SignPubMessages {
+		priv = m.priv
+	}
+	body, err := message.EncodePublish(s.c, priv, load, m.serial.Next())
+	if err != nil {
+		return fmt.Errorf("master: encode publish: %w", err)
+	}
+	if !m.cfg.ZMQFiltering {
+		return m.pub.Publish(body)
+	}
+	if topics == nil {
+		return m.pub.Publish([]byte("broadcast"), body)
+	}
+	for _, id := range topics {
+		h := sha1.Sum([]byte(id))
+		if err := m.pub.Publish([]byte(hex.EncodeToString(h[:])), body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkMinions computes the expected minions over the accepted keys.
+func (m *Master) checkMinions(tgt any, tgtType, delim string, greedy bool) (minions, missing []string, err error) {
+	accepted, err := m.keys.ListState(keys.StateAccepted)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cache target.CacheFunc
+	if m.cfg.MinionDataCache {
+		cache = m.data.targetCache
+	}
+	return m.matcher.CheckMinions(tgt, tgtType, delim, accepted, cache, m.cfg.Nodegroups, greedy)
+}
+
+// clearPublish answers the clear publish command (SALT-WIRE §6.1).
+func (m *Master) clearPublish(_ context.Context, load *payload.Map) any {
+	keyV, _ := load.Delete("key")
+	kwargs := load.Map("kwargs")
+	if !m.authClient(keyV, kwargs) {
+		m.log.Warn("clear publish refused: authentication error", "user", load.Str("user"), "fun", payload.Text(mustGet(load, "fun")))
+		errMap := payload.NewMap("name", "AuthenticationError", "message", "Authentication error occurred.")
+		if load.Has("jid") {
+			ev := load.Clone()
+			ev.Set("error", errMap)
+			m.fire(event.Tagify([]string{load.Str("jid"), "error"}, "job"), ev)
+		}
+		return payload.NewMap("error", errMap)
+	}
+	if !load.Has("user") {
+		load.Set("user", m.cfg.User)
+	}
+	tgt := mustGet(load, "tgt")
+	jid, minions, missing, err := m.publish(load)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrNoMinions):
+		return payload.NewMap("enc", "clear", "load", payload.NewMap(
+			"jid", nil, "minions", []any{},
+			"error", "Master could not resolve minions for target "+pyStr(tgt)))
+	default:
+		m.log.Error("publish failed", "err", err)
+		if jid == "" {
+			return payload.NewMap("enc", "clear", "load", payload.NewMap("error", "Master failed to assign jid"))
+		}
+	}
+	return payload.NewMap("enc", "clear", "load", payload.NewMap(
+		"jid", jid, "minions", strAny(minions), "missing", strAny(missing)))
+}
+
+// authClient checks the key of a local client request (Salt's "user"
+// authentication). Tokens and eauth are not supported.
+func (m *Master) authClient(keyV any, kwargs *payload.Map) bool {
+	if kwargs != nil && (kwargs.Has("token") || kwargs.Has("eauth")) {
+		return false
+	}
+	key := []byte(payload.Text(keyV))
+	if keyV == nil || len(key) == 0 {
+		return false
+	}
+	ok := false
+	for _, k := range m.clientKeys {
+		if subtle.ConstantTimeCompare(key, []byte(k)) == 1 {
+			ok = true
+		}
+	}
+	return ok
+}
+
+func mustGet(m *payload.Map, k string) any { v, _ := m.Get(k); return v }
+
+// validFun reports whether fun is a function name or a non-empty list of
+// them.
+func validFun(fun any) bool {
+	switch f := fun.(type) {
+	case string:
+		return f != ""
+	case []any:
+		if len(f) == 0 {
+			return false
+		}
+		for _, e := range f {
+			if s, ok := e.(string); !ok || s == "" {
+				return false
+			}
+		}
+		return true
+	case []string:
+		return len(f) > 0
+	}
+	return false
+}
+
+// sameValue compares two targets shallowly.
+func sameValue(a, b any) bool {
+	as, aok := a.(string)
+	bs, bok := b.(string)
+	if aok || bok {
+		return aok && bok && as == bs
+	}
+	return fmt.Sprint(a) == fmt.Sprint(b)
+}
+
+// strAny converts ids for payload maps (never nil, so they encode as []).
+func strAny(l []string) []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
+}
+
+// pyStr renders a target like Python's str(): strings as they are, lists
+// as ['a', 'b'].
+func pyStr(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			if s, ok := e.(string); ok {
+				parts[i] = "'" + strings.ReplaceAll(s, "'", "\\'") + "'"
+			} else {
+				parts[i] = pyStr(e)
+			}
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case nil:
+		return "None"
+	}
+	return payload.Text(v)
+}

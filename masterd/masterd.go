@@ -1,0 +1,418 @@
+// Package masterd wires gsalt-master together: configuration, the key
+// store, the event bus with Salt's IPC sockets, the job cache, the local
+// client keys, the publish and request ports, and the maintenance loop
+// (session key rotation on the cachedir/.dfn dropfile, job cache pruning).
+//
+// Files it maintains for Salt's own tools (SALT-WIRE §13.33):
+// cachedir/.<user>_key (76-character client keys, mode 0600, rewritten at
+// every start, for the master's user, the current user and root),
+// sock_dir/publish_pull.ipc (an empty file: Python's LocalClient only checks
+// that it exists), sock_dir/master_event_pub.ipc and master_event_pull.ipc
+// (the event bus). The job cache is the bbolt file cachedir/gsalt-jobs.db.
+package masterd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/master"
+	"github.com/gsalt/gsalt/master/jobcache"
+	"github.com/gsalt/gsalt/master/keys"
+	"github.com/gsalt/gsalt/master/runners"
+	"github.com/gsalt/gsalt/wire/crypt"
+	"github.com/gsalt/gsalt/wire/payload"
+	"github.com/gsalt/gsalt/wire/transport"
+)
+
+// File names in cachedir and sock_dir.
+const (
+	JobCacheFile   = "gsalt-jobs.db"
+	PublishPullIPC = "publish_pull.ipc"
+)
+
+// rotationCheck is how often the rotation dropfile is looked for.
+const rotationCheck = time.Second
+
+// ipcReaderQueue is the number of events queued for one reader of
+// master_event_pub.ipc.
+const ipcReaderQueue = 1 << 16
+
+// Options tune a Daemon beyond the configuration.
+type Options struct {
+	// Logger receives the daemon's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Pillar compiles pillars for _pillar; nil gives empty pillars.
+	Pillar master.PillarFunc
+	// Runners is the runner registry; nil means runners.Default().
+	Runners *runners.Registry
+}
+
+// Daemon is a running gsalt master.
+type Daemon struct {
+	cfg  *config.Master
+	log  *slog.Logger
+	bus  *event.Bus
+	ipc  *event.IPCServer
+	keys *keys.Store
+	jobs *jobcache.Cache
+	pub  *transport.PubServer
+	req  *transport.ReqServer
+	m    *master.Master
+
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	once     sync.Once
+	done     chan struct{}
+	err      error
+	pullFile bool // publish_pull.ipc was written
+}
+
+// Start brings a master up: it creates cachedir and sock_dir, opens the key
+// store (creating master.pem/master.pub when missing), starts the event bus
+// and its IPC sockets, opens the job cache, writes the client keys and
+// publish_pull.ipc, binds the publish and request ports (port 0 picks a
+// free port; see PubAddr and ReqAddr) and starts the maintenance loop. The
+// daemon runs until Close or until ctx is done.
+func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, err error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	d := &Daemon{cfg: cfg, log: log, done: make(chan struct{})}
+	d.ctx, d.cancel = context.WithCancel(ctx)
+	defer func() {
+		if err != nil {
+			d.shutdown()
+		}
+	}()
+	for _, dir := range []string{cfg.CacheDir, cfg.SockDir} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("masterd: %w", err)
+		}
+	}
+	d.bus = event.New(event.Options{MaxEventSize: cfg.MaxEventSize, Logger: log})
+	var mref atomic.Pointer[master.Master]
+	d.keys, err = keys.Open(keyOptions(cfg, log, d.bus, master.ConnectedCounter(mref.Load)))
+	if err != nil {
+		return nil, fmt.Errorf("masterd: key store: %w", err)
+	}
+	// A CLI waiting for thousands of returns must not lose any: the queue
+	// per reader is large, still bounded by DefaultReaderQueueBytes.
+	d.ipc, err = event.ServeIPCConfig(d.ctx, d.bus,
+		filepath.Join(cfg.SockDir, event.MasterPubSocket), filepath.Join(cfg.SockDir, event.MasterPullSocket),
+		event.IPCConfig{ReaderQueue: ipcReaderQueue})
+	if err != nil {
+		return nil, fmt.Errorf("masterd: event sockets: %w", err)
+	}
+	d.jobs, err = jobcache.Open(filepath.Join(cfg.CacheDir, JobCacheFile),
+		jobcache.Options{Keep: time.Duration(cfg.KeepJobsSeconds) * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("masterd: %w", err)
+	}
+	clientKeys, err := WriteClientKeys(cfg.CacheDir, clientUsers(cfg))
+	if err != nil {
+		return nil, err
+	}
+	if err := writePublishPull(filepath.Join(cfg.SockDir, PublishPullIPC)); err != nil {
+		return nil, err
+	}
+	d.pullFile = true
+	lim := transport.Limits{}
+	d.pub, err = transport.ListenPub(d.ctx, hostPort(cfg.Interface, cfg.PublishPort),
+		transport.PubOptions{HWM: cfg.PubHWM, Limits: lim, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("masterd: publish port: %w", err)
+	}
+	d.m, err = master.New(master.Options{
+		Config:      cfg,
+		Keys:        d.keys,
+		Bus:         d.bus,
+		Jobs:        d.jobs,
+		Publisher:   d.pub,
+		PublishPort: d.pub.Addr().(*net.TCPAddr).Port,
+		ClientKeys:  clientKeys,
+		Pillar:      opts.Pillar,
+		Runners:     opts.Runners,
+		Logger:      log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	mref.Store(d.m)
+	workers := max(transport.DefaultWorkers, cfg.WorkerThreads*4)
+	d.req, err = transport.ListenReq(d.ctx, hostPort(cfg.Interface, cfg.RetPort), d.m.HandleRequest,
+		transport.ReqOptions{Workers: workers, Limits: lim, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("masterd: request port: %w", err)
+	}
+	d.wg.Add(1)
+	go d.maintain()
+	go func() {
+		<-d.ctx.Done()
+		d.shutdown()
+	}()
+	log.Info("gsalt-master started", "publish", d.pub.Addr().String(), "ret", d.req.Addr().String(),
+		"pki_dir", cfg.PKIDir, "cachedir", cfg.CacheDir, "sock_dir", cfg.SockDir)
+	return d, nil
+}
+
+// Run starts a daemon and serves until ctx is done, then stops it cleanly.
+func Run(ctx context.Context, cfg *config.Master, opts Options) error {
+	d, err := Start(ctx, cfg, opts)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return d.Close()
+}
+
+// keyOptions maps the configuration onto the key store options.
+func keyOptions(cfg *config.Master, log *slog.Logger, bus *event.Bus, conn func(string) (int, bool)) keys.Options {
+	o := keys.Options{
+		PKIDir:              cfg.PKIDir,
+		CacheDir:            cfg.CacheDir,
+		KeySize:             cfg.KeySize,
+		HashType:            cfg.HashType,
+		NoRotateAESKey:      !cfg.RotateAESKey,
+		PreserveMinionCache: cfg.Opts.Bool("preserve_minion_cache"),
+		OpenMode:            cfg.OpenMode,
+		AutoAccept:          cfg.AutoAccept,
+		AutosignFile:        cfg.AutosignFile,
+		AutorejectFile:      cfg.AutorejectFile,
+		AutosignGrainsDir:   cfg.AutosignGrainsDir,
+		AutosignTimeout:     time.Duration(cfg.AutosignTimeout) * time.Minute,
+		PermissivePKIAccess: cfg.PermissivePKIAccess,
+		User:                cfg.User,
+		MaxMinions:          cfg.MaxMinions,
+		ConnectedMinions:    conn,
+		Logger:              log,
+		Event: func(tag string, data map[string]any) {
+			bus.Publish(event.Event{Tag: tag, Data: eventData(data)})
+		},
+	}
+	if cfg.AutosignTimeout == 0 {
+		o.AutosignTimeout = -1
+	}
+	return o
+}
+
+// hostPort joins an interface and a port (IPv6 addresses get brackets).
+func hostPort(iface string, port int) string {
+	if iface == "" {
+		iface = "0.0.0.0"
+	}
+	return net.JoinHostPort(iface, strconv.Itoa(port))
+}
+
+// clientUsers are the users whose client key files are written: the
+// master's user, the user running the daemon, and root.
+func clientUsers(cfg *config.Master) []string {
+	users := []string{"root"}
+	if cfg.User != "" {
+		users = append(users, cfg.User)
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		users = append(users, u.Username)
+	}
+	return users
+}
+
+// WriteClientKeys writes a fresh 76-character key to cacheDir/.<user>_key
+// (mode 0600) for each user, replacing older ones like Salt's
+// masterapi.access_keys, and returns user -> key.
+func WriteClientKeys(cacheDir string, users []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, u := range users {
+		if _, done := out[u]; done || u == "" || filepath.Base(u) != u {
+			continue
+		}
+		k, err := crypt.GenerateKeyString()
+		if err != nil {
+			return nil, fmt.Errorf("masterd: client key: %w", err)
+		}
+		if err := writeFile0600(filepath.Join(cacheDir, "."+u+"_key"), []byte(k)); err != nil {
+			return nil, fmt.Errorf("masterd: client key for %s: %w", u, err)
+		}
+		out[u] = k
+	}
+	return out, nil
+}
+
+func writeFile0600(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-key-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp, 0o600)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// writePublishPull creates sock_dir/publish_pull.ipc, which Python's
+// LocalClient requires to exist before it publishes. A socket left there by
+// a Salt master is replaced by an empty file.
+func writePublishPull(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && fi.Mode().IsRegular():
+		return nil
+	case err == nil:
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("masterd: %w", err)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("masterd: %w", err)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		return fmt.Errorf("masterd: %w", err)
+	}
+	return nil
+}
+
+// maintain runs the maintenance loop: the rotation dropfile every second,
+// the job cache prune and cache cleanup every loop_interval.
+func (d *Daemon) maintain() {
+	defer d.wg.Done()
+	loop := time.Duration(d.cfg.LoopInterval * float64(time.Second))
+	if loop <= 0 {
+		loop = time.Minute
+	}
+	tick := time.NewTicker(rotationCheck)
+	defer tick.Stop()
+	last := time.Now()
+	if err := d.m.Maintenance(); err != nil {
+		d.log.Error("maintenance", "err", err)
+	}
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if _, err := d.m.CheckRotation(); err != nil {
+			d.log.Error("session key rotation", "err", err)
+		}
+		if time.Since(last) >= loop {
+			last = time.Now()
+			if err := d.m.Maintenance(); err != nil {
+				d.log.Error("maintenance", "err", err)
+			}
+		}
+	}
+}
+
+// Master returns the request handler and publisher.
+func (d *Daemon) Master() *master.Master { return d.m }
+
+// Bus returns the event bus.
+func (d *Daemon) Bus() *event.Bus { return d.bus }
+
+// Keys returns the key store.
+func (d *Daemon) Keys() *keys.Store { return d.keys }
+
+// Jobs returns the job cache.
+func (d *Daemon) Jobs() *jobcache.Cache { return d.jobs }
+
+// PubAddr returns the address of the publish port.
+func (d *Daemon) PubAddr() net.Addr { return d.pub.Addr() }
+
+// ReqAddr returns the address of the request port.
+func (d *Daemon) ReqAddr() net.Addr { return d.req.Addr() }
+
+// Done is closed once the daemon has stopped.
+func (d *Daemon) Done() <-chan struct{} { return d.done }
+
+// Close stops the daemon: the request port first (no new work), then
+// running runners, the publish port, the event sockets, the bus and the job
+// cache; publish_pull.ipc is removed. It is idempotent.
+func (d *Daemon) Close() error {
+	d.shutdown()
+	return d.err
+}
+
+func (d *Daemon) shutdown() {
+	d.once.Do(func() {
+		d.cancel()
+		var errs []error
+		if d.req != nil {
+			errs = append(errs, ignoreClosed(d.req.Close()))
+		}
+		d.wg.Wait()
+		if d.m != nil {
+			errs = append(errs, d.m.Close())
+		}
+		if d.pub != nil {
+			errs = append(errs, ignoreClosed(d.pub.Close()))
+		}
+		if d.ipc != nil {
+			errs = append(errs, ignoreClosed(d.ipc.Close()))
+		}
+		if d.bus != nil {
+			d.bus.Close()
+		}
+		if d.jobs != nil {
+			errs = append(errs, d.jobs.Close())
+		}
+		if d.pullFile {
+			os.Remove(filepath.Join(d.cfg.SockDir, PublishPullIPC))
+		}
+		d.err = errors.Join(errs...)
+		if d.log != nil && d.m != nil {
+			d.log.Info("gsalt-master stopped")
+		}
+		close(d.done)
+	})
+}
+
+// eventData renders key store event data in Salt's key order.
+func eventData(data map[string]any) *payload.Map {
+	out := payload.NewMap()
+	for _, k := range []string{"result", "act", "id"} {
+		if v, ok := data[k]; ok {
+			out.Set(k, payload.FromGo(v))
+		}
+	}
+	rest := make([]string, 0, len(data))
+	for k := range data {
+		if !out.Has(k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		out.Set(k, payload.FromGo(data[k]))
+	}
+	return out
+}
+
+// ignoreClosed drops "already closed" errors from shutdown.
+func ignoreClosed(err error) error {
+	if errors.Is(err, transport.ErrClosed) || errors.Is(err, event.ErrClosed) {
+		return nil
+	}
+	return err
+}
