@@ -4,9 +4,16 @@
 package keycli
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/wire/payload"
 	"io"
 	"log/slog"
 	"strings"
@@ -85,6 +92,7 @@ func Run(o Options) (int, error) {
 		NoRotateAESKey:      !cfg.RotateAESKey,
 		PermissivePKIAccess: cfg.PermissivePKIAccess,
 		Logger:              o.Log,
+		Event:               masterBus(cfg.SockDir, o.Log),
 	})
 	if err != nil {
 		return 1, err
@@ -143,6 +151,23 @@ func Run(o Options) (int, error) {
 			return 1, err
 		}
 		return show(o, l)
+	}
+}
+
+// masterBus returns an event callback that hands salt/key events to a
+// running master's bus through its pull socket, as salt-key does; without a
+// running master the events are dropped (debug log).
+func masterBus(sockDir string, log *slog.Logger) func(tag string, data map[string]any) {
+	path := filepath.Join(sockDir, event.MasterPullSocket)
+	return func(tag string, data map[string]any) {
+		if _, err := os.Stat(path); err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := event.FirePull(ctx, path, event.Event{Tag: tag, Data: payload.FromGo(data).(*payload.Map)}); err != nil {
+			log.Debug("salt/key event not delivered", "tag", tag, "err", err)
+		}
 	}
 }
 

@@ -2,6 +2,10 @@ package keycli_test
 
 import (
 	"bytes"
+	"context"
+	"time"
+
+	"github.com/gsalt/gsalt/event"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +93,41 @@ func TestGenKeys(t *testing.T) {
 	}
 	if got != "return:\n    "+fp+"\n" {
 		t.Fatalf("gen-keys output %q", got)
+	}
+}
+
+// TestKeyEventsReachMasterBus: like salt-key, gsalt-key fires salt/key
+// events on a running master's bus (through master_event_pull.ipc).
+func TestKeyEventsReachMasterBus(t *testing.T) {
+	conf, pki := setup(t)
+	sock := filepath.Join(filepath.Dir(pki), "sock")
+	// Short socket paths: put the sockets where the config says, if short enough.
+	if len(sock) > 90 {
+		t.Skip("temp path too long for a unix socket")
+	}
+	if err := os.MkdirAll(sock, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bus := event.New(event.Options{})
+	defer bus.Close()
+	srv, err := event.ServeIPC(context.Background(), bus, filepath.Join(sock, event.MasterPubSocket), filepath.Join(sock, event.MasterPullSocket))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	sub := bus.Subscribe(event.Prefix("salt/key"), 10)
+	run(t, keycli.Options{ConfigDir: conf, ListAll: true}, "")
+	k, _ := crypt.GenerateKey(2048)
+	if err := os.WriteFile(filepath.Join(pki, "minions_pre", "m1"), crypt.MarshalPublicKeyPEM(&k.PublicKey), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, keycli.Options{ConfigDir: conf, Accept: "m1", Yes: true}, "")
+	select {
+	case ev := <-sub.C():
+		if ev.Data.Str("act") != "accept" || ev.Data.Str("id") != "m1" || !ev.Data.Bool("result") {
+			t.Fatalf("event %v", ev.Data.Keys())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no salt/key event on the master bus")
 	}
 }
