@@ -29,7 +29,8 @@ type Item struct {
 }
 
 // Map is an insertion-ordered msgpack map. The zero value is an empty map
-// ready to use. Keys are usually strings, but Python may send ints, nil,
+// ready to use. Reads never modify a Map, so any number of goroutines may
+// read one concurrently; writes need exclusive access. Keys are usually strings, but Python may send ints, nil,
 // bools, floats or bytes as keys and they are kept as decoded.
 type Map struct {
 	items []Item
@@ -96,9 +97,6 @@ func (m *Map) find(k any) int {
 		if keyID(m.items[i].Key) == id {
 			return i
 		}
-	}
-	if len(m.items) > indexThreshold {
-		m.buildIndex()
 	}
 	return -1
 }
@@ -196,8 +194,11 @@ func (m *Map) SetKey(key, v any) *Map {
 		return m
 	}
 	m.items = append(m.items, Item{Key: key, Value: v})
-	if m.index != nil {
+	switch {
+	case m.index != nil:
 		m.index[keyID(key)] = len(m.items) - 1
+	case len(m.items) > indexThreshold:
+		m.buildIndex()
 	}
 	return m
 }
@@ -211,6 +212,9 @@ func (m *Map) Delete(key string) (any, bool) {
 	v := m.items[i].Value
 	m.items = append(m.items[:i], m.items[i+1:]...)
 	m.index = nil
+	if len(m.items) > indexThreshold {
+		m.buildIndex()
+	}
 	return v, true
 }
 
@@ -331,6 +335,9 @@ func (m *Map) Clone() *Map {
 	}
 	c := &Map{items: make([]Item, len(m.items))}
 	copy(c.items, m.items)
+	if len(c.items) > indexThreshold {
+		c.buildIndex()
+	}
 	return c
 }
 
@@ -344,6 +351,9 @@ func DeepClone(v any) any {
 		c := &Map{items: make([]Item, len(x.items))}
 		for i, it := range x.items {
 			c.items[i] = Item{Key: it.Key, Value: DeepClone(it.Value)}
+		}
+		if len(c.items) > indexThreshold {
+			c.buildIndex()
 		}
 		return c
 	case []any:

@@ -2,6 +2,7 @@ package payload_test
 
 import (
 	"bytes"
+	"fmt"
 	"encoding/hex"
 	"testing"
 
@@ -243,4 +244,30 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatalf("round trip: %s", d)
 		}
 	})
+}
+
+// TestConcurrentReads: lookups on a shared large map must not write to it
+// (run with -race).
+func TestConcurrentReads(t *testing.T) {
+	m := &payload.Map{}
+	for i := 0; i < 100; i++ {
+		m.Set(fmt.Sprintf("k%d", i), i)
+	}
+	m.Delete("k3")
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; i < 1000; i++ {
+				m.Get(fmt.Sprintf("k%d", i%120))
+				m.Has("missing")
+			}
+			done <- true
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	if v, _ := m.Get("k99"); v != 99 {
+		t.Fatalf("k99 = %v", v)
+	}
 }
