@@ -1,4 +1,41 @@
-// Package minion is the gsalt minion: the connection to a master, the job runner and grains.
+// Package minion is the gsalt minion: the daemon behind gsalt-minion (one
+// identity, or a swarm of many in one process) and the behaviour of
+// gsalt-call. It speaks Salt 3006's wire protocol (SALT-WIRE.md), so it works
+// against a Salt 3006 salt-master as well as against gsalt-master.
 //
-// Not implemented yet: see README.md for what works today.
+// A Minion:
+//
+//   - keeps its RSA key pair in pki_dir (minion.pem / minion.pub, created on
+//     first start) and the master's key in minion_master.pub (trusted on
+//     first use; a changed master key is refused, master_finger is checked);
+//   - authenticates with _auth, waiting acceptance_wait_time between
+//     attempts while its key is pending (doubling up to
+//     acceptance_wait_time_max), giving up after a rejection unless
+//     rejected_retry, and sends the token on later authentications;
+//   - fetches its pillar with _pillar (the send_private reply is checked
+//     like Salt does), fires minion_start and salt/minion/<id>/start, runs
+//     mine.update from mine_functions every mine_interval minutes;
+//   - subscribes to the master's publisher with its id as the ZeroMQ
+//     identity (topics per zmq_filtering), decrypts and replay-checks every
+//     publish (the serial check restarts with each new session key),
+//     re-authenticates when a publish fails its HMAC (and retries that
+//     publish once), when a request is answered "bad load", and when the
+//     publisher connection is re-established (a master restart);
+//   - matches each job with the minion-side target matchers (grains and
+//     pillar), drops duplicate jids (minion_jid_queue_hwm), runs jobs
+//     concurrently, each in its own goroutine with a proc file
+//     cachedir/proc/<jid>, and sends the _return load exactly as Salt's
+//     minion does (§7.1), single- and multi-function;
+//   - serves the execution modules the facilities they need through
+//     modules.Env.Services: "master" (authenticated requests), "events",
+//     "jobs" (saltutil.running/find_job/kill_job: killing a job cancels its
+//     context; no return is sent for it, as for a killed Salt job process),
+//     "pillar", "grains" and "files" (the salt:// file client).
+//
+// Differences from Salt: jobs are goroutines of the minion process (every
+// proc file carries the minion's pid, and signals other than 0 cancel the
+// job rather than being delivered); only the first entry of a master list is
+// used (no failover); returners named in a job's ret are ignored; the local
+// event bus is in-process (no minion_event_*.ipc sockets); with --local
+// gsalt-call has an empty pillar (no local pillar compiler yet).
 package minion

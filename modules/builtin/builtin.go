@@ -18,6 +18,11 @@ func Register(r *modules.Registry) error {
 		r.Register(configFunctions()...),
 		r.Register(grainsFunctions()...),
 		r.Register(sysFunctions()...),
+		r.Register(saltutilFunctions()...),
+		r.Register(eventFunctions()...),
+		r.Register(mineFunctions()...),
+		r.Register(pillarFunctions()...),
+		r.Register(cpFunctions()...),
 	)
 }
 

@@ -2,8 +2,8 @@ package payload_test
 
 import (
 	"bytes"
-	"fmt"
 	"encoding/hex"
+	"fmt"
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/vectors"

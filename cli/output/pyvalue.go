@@ -1,0 +1,505 @@
+package output
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// This file renders decoded payload values the way Python prints the
+// objects Salt's msgpack decoder builds from them: repr(), str(), float
+// repr, sorting of dict keys and str.splitlines.
+
+// normalize maps Go values callers may build by hand onto the payload tree
+// (int → int64, map[string]any → *payload.Map, ...).
+func normalize(v any) any {
+	switch x := v.(type) {
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case uint:
+		return uint64(x)
+	case uint32:
+		return uint64(x)
+	case uint16:
+		return uint64(x)
+	case uint8:
+		return uint64(x)
+	case float32:
+		return float64(x)
+	case map[string]any, []string, map[string]string:
+		return payload.FromGo(x)
+	case payload.Ext:
+		// Salt's decoder hands ext types other than datetime over as
+		// their raw bytes.
+		return x.Data
+	}
+	return v
+}
+
+// PyFloatRepr renders a float as Python's repr(float) does: the shortest
+// round-tripping digits, fixed notation when -4 <= exponent < 16 (always
+// with a fractional part), scientific otherwise (1e+16, 1.5e-05), and
+// nan/inf/-inf.
+func PyFloatRepr(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	mant, expPart, _ := strings.Cut(s, "e")
+	exp, _ := strconv.Atoi(expPart)
+	digits := strings.Replace(mant, ".", "", 1)
+	var out string
+	if exp >= -4 && exp < 16 {
+		switch {
+		case exp >= len(digits)-1:
+			out = digits + strings.Repeat("0", exp-(len(digits)-1)) + ".0"
+		case exp >= 0:
+			out = digits[:exp+1] + "." + digits[exp+1:]
+		default:
+			out = "0." + strings.Repeat("0", -exp-1) + digits
+		}
+	} else {
+		out = digits[:1]
+		if len(digits) > 1 {
+			out += "." + digits[1:]
+		}
+		sign := "+"
+		if exp < 0 {
+			sign = "-"
+			exp = -exp
+		}
+		e := strconv.Itoa(exp)
+		if len(e) < 2 {
+			e = "0" + e
+		}
+		out += "e" + sign + e
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// pyQuote picks Python's repr quote: single unless the text contains a
+// single quote and no double quote.
+func pyQuote(hasSingle, hasDouble bool) byte {
+	if hasSingle && !hasDouble {
+		return '"'
+	}
+	return '\''
+}
+
+// PyStrRepr renders a string like Python's repr(str).
+func PyStrRepr(s string) string {
+	q := pyQuote(strings.ContainsRune(s, '\''), strings.ContainsRune(s, '"'))
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte(q)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+			i++
+			continue
+		}
+		i += size
+		switch {
+		case r == rune(q) || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case r < 0x7f:
+			b.WriteRune(r)
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r <= 0xff:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			fmt.Fprintf(&b, "\\U%08x", r)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
+// PyBytesRepr renders bytes like Python's repr(bytes): b'...'.
+func PyBytesRepr(p []byte) string {
+	q := pyQuote(strings.IndexByte(string(p), '\'') >= 0, strings.IndexByte(string(p), '"') >= 0)
+	var b strings.Builder
+	b.WriteString("b")
+	b.WriteByte(q)
+	for _, c := range p {
+		switch {
+		case c == q || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
+// pyDatetimeRepr renders a decoded msgpack datetime like Python's
+// repr(datetime.datetime(...)) (naive, as Salt decodes it).
+func pyDatetimeRepr(t time.Time) string {
+	parts := []int{t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond() / 1000}
+	for i := 0; i < 2 && parts[len(parts)-1] == 0; i++ {
+		parts = parts[:len(parts)-1]
+	}
+	s := make([]string, len(parts))
+	for i, p := range parts {
+		s[i] = strconv.Itoa(p)
+	}
+	return "datetime.datetime(" + strings.Join(s, ", ") + ")"
+}
+
+// pyDatetimeStr renders a datetime like Python's str(datetime), which is
+// isoformat(' ').
+func pyDatetimeStr(t time.Time) string {
+	s := t.Format("2006-01-02 15:04:05")
+	if us := t.Nanosecond() / 1000; us != 0 {
+		s += fmt.Sprintf(".%06d", us)
+	}
+	return s
+}
+
+// PyRepr renders a payload value like Python's repr() of the object Salt
+// decodes it to.
+func PyRepr(v any) string {
+	var b strings.Builder
+	writeRepr(&b, normalize(v), 0)
+	return b.String()
+}
+
+const maxReprDepth = 10000
+
+func writeRepr(b *strings.Builder, v any, depth int) {
+	if depth > maxReprDepth {
+		b.WriteString("...")
+		return
+	}
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("None")
+	case bool:
+		if x {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case int64:
+		b.WriteString(strconv.FormatInt(x, 10))
+	case uint64:
+		b.WriteString(strconv.FormatUint(x, 10))
+	case *big.Int:
+		b.WriteString(x.String())
+	case float64:
+		b.WriteString(PyFloatRepr(x))
+	case string:
+		b.WriteString(PyStrRepr(x))
+	case []byte:
+		b.WriteString(PyBytesRepr(x))
+	case time.Time:
+		b.WriteString(pyDatetimeRepr(x))
+	case payload.Ext:
+		fmt.Fprintf(b, "ExtType(code=%d, data=%s)", x.Type, PyBytesRepr(x.Data))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, normalize(e), depth+1)
+		}
+		b.WriteByte(']')
+	case *payload.Map:
+		b.WriteByte('{')
+		if x != nil {
+			for i, it := range x.Items() {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				writeRepr(b, normalize(it.Key), depth+1)
+				b.WriteString(": ")
+				writeRepr(b, normalize(it.Value), depth+1)
+			}
+		}
+		b.WriteByte('}')
+	default:
+		fmt.Fprintf(b, "%v", x)
+	}
+}
+
+// PyStr renders a value like Python's str(): strings verbatim, everything
+// else as repr (datetimes in isoformat(' ')).
+func PyStr(v any) string {
+	switch x := normalize(v).(type) {
+	case string:
+		return x
+	case time.Time:
+		return pyDatetimeStr(x)
+	default:
+		return PyRepr(x)
+	}
+}
+
+// pyClass is the comparison family of a value under Python's "<".
+type pyClass int
+
+const (
+	classNum pyClass = iota
+	classStr
+	classBytes
+	classNone
+	classTime
+	classList
+	classOther
+)
+
+func classOf(v any) pyClass {
+	switch v.(type) {
+	case bool, int64, uint64, float64, *big.Int:
+		return classNum
+	case string:
+		return classStr
+	case []byte:
+		return classBytes
+	case nil:
+		return classNone
+	case time.Time:
+		return classTime
+	case []any:
+		return classList
+	}
+	return classOther
+}
+
+// numLess compares two Python numbers.
+func numLess(a, b any) bool {
+	ai, aInt := asBig(a)
+	bi, bInt := asBig(b)
+	if aInt && bInt {
+		return ai.Cmp(bi) < 0
+	}
+	return asFloat(a) < asFloat(b)
+}
+
+func asBig(v any) (*big.Int, bool) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return big.NewInt(1), true
+		}
+		return big.NewInt(0), true
+	case int64:
+		return big.NewInt(x), true
+	case uint64:
+		return new(big.Int).SetUint64(x), true
+	case *big.Int:
+		return x, true
+	}
+	return nil, false
+}
+
+func asFloat(v any) float64 {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case int64:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	case *big.Int:
+		f, _ := new(big.Float).SetInt(x).Float64()
+		return f
+	case float64:
+		return x
+	}
+	return 0
+}
+
+// pyLess is Python's a < b for two values of the same class; ok is false
+// when Python would raise TypeError.
+func pyLess(a, b any) (less, ok bool) {
+	ca, cb := classOf(a), classOf(b)
+	if ca != cb {
+		return false, false
+	}
+	switch ca {
+	case classNum:
+		return numLess(a, b), true
+	case classStr:
+		return a.(string) < b.(string), true
+	case classBytes:
+		return string(a.([]byte)) < string(b.([]byte)), true
+	case classTime:
+		return a.(time.Time).Before(b.(time.Time)), true
+	case classList:
+		la, lb := a.([]any), b.([]any)
+		for i := 0; i < len(la) && i < len(lb); i++ {
+			if pyEqual(la[i], lb[i]) {
+				continue
+			}
+			return pyLess(normalize(la[i]), normalize(lb[i]))
+		}
+		return len(la) < len(lb), true
+	}
+	return false, false
+}
+
+// pyEqual is a shallow Python ==.
+func pyEqual(a, b any) bool {
+	a, b = normalize(a), normalize(b)
+	ca, cb := classOf(a), classOf(b)
+	if ca != cb {
+		return false
+	}
+	switch ca {
+	case classNum:
+		return !numLess(a, b) && !numLess(b, a)
+	case classStr:
+		return a.(string) == b.(string)
+	case classBytes:
+		return string(a.([]byte)) == string(b.([]byte))
+	case classNone:
+		return true
+	case classTime:
+		return a.(time.Time).Equal(b.(time.Time))
+	}
+	return false
+}
+
+// sortedItems returns a map's entries sorted by key as Python's sorted()
+// would, or ok=false when Python's comparison raises TypeError (mixed key
+// types, or two keys of a type without ordering).
+func sortedItems(m *payload.Map) ([]payload.Item, bool) {
+	if m == nil {
+		return nil, true
+	}
+	items := append([]payload.Item(nil), m.Items()...)
+	if len(items) < 2 {
+		return items, true
+	}
+	c := classOf(normalize(items[0].Key))
+	for _, it := range items[1:] {
+		if classOf(normalize(it.Key)) != c {
+			return nil, false
+		}
+	}
+	if c == classNone || c == classOther {
+		return nil, false
+	}
+	failed := false
+	sort.SliceStable(items, func(i, j int) bool {
+		l, ok := pyLess(normalize(items[i].Key), normalize(items[j].Key))
+		if !ok {
+			failed = true
+		}
+		return l
+	})
+	if failed {
+		return nil, false
+	}
+	return items, true
+}
+
+// isLineBreak reports the separators of Python's str.splitlines.
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+// splitLines is Python's str.splitlines(): no empty trailing line, "\r\n"
+// counts as one break, "" gives no lines.
+func splitLines(s string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isLineBreak(r) {
+			i += size
+			continue
+		}
+		lines = append(lines, s[start:i])
+		i += size
+		if r == '\r' && i < len(s) && s[i] == '\n' {
+			i++
+		}
+		start = i
+	}
+	if start < len(s) {
+		lines = append(lines, s[start:])
+	}
+	return lines
+}
+
+// splitLinesBytes is Python's bytes.splitlines() (only \n, \r, \r\n).
+func splitLinesBytes(p []byte) [][]byte {
+	var lines [][]byte
+	start := 0
+	for i := 0; i < len(p); {
+		c := p[i]
+		if c != '\n' && c != '\r' {
+			i++
+			continue
+		}
+		lines = append(lines, p[start:i])
+		i++
+		if c == '\r' && i < len(p) && p[i] == '\n' {
+			i++
+		}
+		start = i
+	}
+	if start < len(p) {
+		lines = append(lines, p[start:])
+	}
+	return lines
+}

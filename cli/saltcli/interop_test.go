@@ -1,0 +1,254 @@
+package saltcli_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/cli/runcli"
+	"github.com/gsalt/gsalt/cli/saltcli"
+	"github.com/gsalt/gsalt/internal/saltpeer"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// daemon starts a real Salt daemon in its own process group and stops the
+// whole group when the test ends.
+func daemon(t *testing.T, src, script string, args ...string) {
+	t.Helper()
+	cmd := saltpeer.Command(context.Background(), src, script, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	logf, err := os.Create(filepath.Join(t.TempDir(), script+".out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		pgid := cmd.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+		}
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-done
+		logf.Close()
+	})
+}
+
+type peer struct {
+	t         *testing.T
+	src       string
+	masterDir string
+	minionDir string
+}
+
+// salt runs a real Salt CLI (salt, salt-key, salt-run) against the master.
+func (p *peer) salt(script string, args ...string) (string, int) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := saltpeer.Command(ctx, p.src, script, append([]string{"-c", p.masterDir}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		p.t.Fatalf("%s %v: %v", script, args, err)
+	}
+	return stdout.String(), code
+}
+
+// gsalt runs our CLI in-process against the same master.
+func (p *peer) gsalt(o saltcli.Options) (string, string, int) {
+	p.t.Helper()
+	var stdout, stderr bytes.Buffer
+	o.ConfigDir, o.Stdout, o.Stderr = p.masterDir, &stdout, &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	code := saltcli.Run(ctx, o)
+	return stdout.String(), stderr.String(), code
+}
+
+func (p *peer) gsaltRun(o runcli.Options) (string, int) {
+	p.t.Helper()
+	var stdout, stderr bytes.Buffer
+	o.ConfigDir, o.Stdout, o.Stderr = p.masterDir, &stdout, &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	code := runcli.Run(ctx, o)
+	return stdout.String(), code
+}
+
+// numRE masks what differs between two runs: jids and pids.
+var numRE = regexp.MustCompile(`\d{4,}`)
+
+func normJID(s string) string { return numRE.ReplaceAllString(s, "<n>") }
+
+// TestInteropRealMaster runs gsalt and gsalt-run against a real Salt 3006
+// salt-master with a real salt-minion, comparing with the real salt CLI.
+func TestInteropRealMaster(t *testing.T) {
+	src := saltpeer.Require(t)
+	if testing.Short() {
+		t.Skip("interop with a real salt-master skipped in -short mode")
+	}
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.MkdirTemp("", "gsi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	pub, ret := freePort(t), freePort(t)
+	p := &peer{t: t, src: src, masterDir: filepath.Join(root, "m"), minionDir: filepath.Join(root, "n")}
+	for _, d := range []string{p.masterDir, p.minionDir, filepath.Join(root, "ms"), filepath.Join(root, "ns"), filepath.Join(root, "files")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	common := fmt.Sprintf("user: %s\nipv6: False\nlog_level: warning\nlog_level_logfile: info\n", u.Username)
+	master := common + fmt.Sprintf("root_dir: %[1]s\npki_dir: %[1]s/mpki\ncachedir: %[1]s/mcache\nsock_dir: %[1]s/ms\npidfile: %[1]s/master.pid\nlog_file: %[1]s/master.log\nkey_logfile: %[1]s/key.log\ninterface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\nfile_roots: {base: [%[1]s/files]}\ngather_job_timeout: 5\n", root, pub, ret)
+	minion := common + fmt.Sprintf("root_dir: %[1]s\npki_dir: %[1]s/npki\ncachedir: %[1]s/ncache\nsock_dir: %[1]s/ns\npidfile: %[1]s/minion.pid\nlog_file: %[1]s/minion.log\nid: m1\nmaster: 127.0.0.1\nmaster_port: %[3]d\npublish_port: %[2]d\nenable_fqdns_grains: False\nmultiprocessing: False\nacceptance_wait_time: 1\n", root, pub, ret)
+	if err := os.WriteFile(filepath.Join(p.masterDir, "master"), []byte(master), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.minionDir, "minion"), []byte(minion), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	daemon(t, src, "salt-master", "-c", p.masterDir)
+	daemon(t, src, "salt-minion", "-c", p.minionDir)
+
+	// Accept the minion's key with the real salt-key, then wait until it
+	// answers our test.ping.
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		out, _ := p.salt("salt-key", "-l", "un")
+		if strings.Contains(out, "m1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the minion's key never showed up: %q", out)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	p.salt("salt-key", "-a", "m1", "-y")
+	for {
+		out, _, code := p.gsalt(saltcli.Options{Words: []string{"m1", "test.ping"}, Timeout: 2})
+		if code == 0 && out == "m1:\n    True\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the minion never answered gsalt: %q (%d)", out, code)
+		}
+		time.Sleep(time.Second)
+	}
+
+	// The same commands through the real salt CLI and gsalt print the same
+	// text (jids aside) and exit the same way.
+	negOne := -1
+	same := []struct {
+		name  string
+		words []string
+		o     saltcli.Options
+	}{
+		{"test.ping", []string{"*", "test.ping"}, saltcli.Options{Words: []string{"*", "test.ping"}}},
+		{"test.arg", []string{"m1", "test.arg", "1", "two", "k=v", "l=[1, {a: b}]"}, saltcli.Options{Words: []string{"m1", "test.arg", "1", "two", "k=v", "l=[1, {a: b}]"}}},
+		{"cmd.run", []string{"m1", "cmd.run", "echo hi"}, saltcli.Options{Words: []string{"m1", "cmd.run", "echo hi"}}},
+		{"json", []string{"--out", "json", "m1", "test.echo", "hello"}, saltcli.Options{Words: []string{"m1", "test.echo", "hello"}, Out: "json"}},
+		{"yaml", []string{"--out", "yaml", "m1", "grains.item", "os", "id"}, saltcli.Options{Words: []string{"m1", "grains.item", "os", "id"}, Out: "yaml"}},
+		{"missing", []string{"-L", "m1,ghost", "test.ping"}, saltcli.Options{Words: []string{"m1,ghost", "test.ping"}, TargetType: "list"}},
+		{"no_minions", []string{"ghost", "test.ping"}, saltcli.Options{Words: []string{"ghost", "test.ping"}}},
+		{"retcode", []string{"m1", "test.retcode", "3"}, saltcli.Options{Words: []string{"m1", "test.retcode", "3"}}},
+		{"multi", []string{"m1", "test.echo,test.arg", "a", ",", "b"}, saltcli.Options{Words: []string{"m1", "test.echo,test.arg", "a", ",", "b"}}},
+		{"verbose", []string{"-v", "m1", "test.ping"}, saltcli.Options{Words: []string{"m1", "test.ping"}, Verbose: true}},
+		{"static", []string{"--static", "m1", "test.echo", "hi"}, saltcli.Options{Words: []string{"m1", "test.echo", "hi"}, Static: true}},
+		{"color", []string{"--force-color", "m1", "test.arg", "1", "k=v"}, saltcli.Options{Words: []string{"m1", "test.arg", "1", "k=v"}, ForceColor: true}},
+		{"color_retcode", []string{"--force-color", "m1", "cmd.run_all", "echo x; exit 3"}, saltcli.Options{Words: []string{"m1", "cmd.run_all", "echo x; exit 3"}, ForceColor: true}},
+		{"raw", []string{"--out", "raw", "m1", "test.arg", "a", "b=1"}, saltcli.Options{Words: []string{"m1", "test.arg", "a", "b=1"}, Out: "raw"}},
+		{"txt_indent", []string{"--out", "json", "--out-indent", "-1", "m1", "test.arg", "a"}, saltcli.Options{Words: []string{"m1", "test.arg", "a"}, Out: "json", OutIndent: &negOne}},
+		{"missing_function", []string{"m1", "no.such"}, saltcli.Options{Words: []string{"m1", "no.such"}}},
+	}
+	for _, c := range same {
+		want, wantCode := p.salt("salt", c.words...)
+		got, _, gotCode := p.gsalt(c.o)
+		t.Logf("%s: salt (%d) %q", c.name, wantCode, want)
+		if normJID(got) != normJID(want) || gotCode != wantCode {
+			t.Errorf("%s: gsalt differs from salt\n gsalt (%d): %q\n salt  (%d): %q", c.name, gotCode, got, wantCode, want)
+		}
+	}
+
+	// test.sleep 3 with -t 1: find_job keeps the CLI waiting.
+	start := time.Now()
+	out, _, code := p.gsalt(saltcli.Options{Words: []string{"m1", "test.sleep", "3"}, Timeout: 1})
+	if code != 0 || out != "m1:\n    True\n" || time.Since(start) < 3*time.Second {
+		t.Errorf("test.sleep 3 -t 1: exit %d after %v: %q", code, time.Since(start), out)
+	}
+
+	// --async prints the jid; gsalt-run jobs.lookup_jid (a clear runner
+	// command on the real master) finds the return, as salt-run does.
+	out, _, code = p.gsalt(saltcli.Options{Words: []string{"m1", "test.echo", "async-ok"}, Async: true})
+	jid := strings.TrimPrefix(strings.TrimSpace(out), "Executed command with job ID: ")
+	if code != 0 || len(jid) != 20 {
+		t.Fatalf("--async: exit %d %q", code, out)
+	}
+	time.Sleep(2 * time.Second)
+	want, _ := p.salt("salt-run", "jobs.lookup_jid", jid)
+	got, code := p.gsaltRun(runcli.Options{Words: []string{"jobs.lookup_jid", jid}})
+	if code != 0 || got != want || !strings.Contains(got, "async-ok") {
+		t.Errorf("jobs.lookup_jid: exit %d\n gsalt-run %q\n salt-run  %q", code, got, want)
+	}
+
+	// gsalt-run state.event sees an event sent with the real salt-call.
+	type res struct {
+		out  string
+		code int
+	}
+	ch := make(chan res, 1)
+	go func() {
+		o, c := p.gsaltRun(runcli.Options{Words: []string{"state.event", "gsalt/test/*", "count=1", "pretty=True"}})
+		ch <- res{o, c}
+	}()
+	time.Sleep(time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	call := saltpeer.Command(ctx, src, "salt-call", "-c", p.minionDir, "event.send", "gsalt/test/one", `{"a": 1, "b": "x"}`)
+	if b, err := call.CombinedOutput(); err != nil {
+		t.Fatalf("salt-call event.send: %v\n%s", err, b)
+	}
+	select {
+	case r := <-ch:
+		if r.code != 0 || !strings.HasPrefix(r.out, "gsalt/test/one\t{\n") || !strings.Contains(r.out, "\"a\": 1,") ||
+			!strings.Contains(r.out, "\"id\": \"m1\"") || !strings.HasSuffix(r.out, "}\nNone\n") {
+			t.Errorf("state.event: exit %d %q", r.code, r.out)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("state.event never saw the event")
+	}
+}

@@ -1,0 +1,79 @@
+// Command gsalt-minion is a Salt 3006 compatible minion: it reads Salt's
+// minion configuration (-c DIR: DIR/minion and DIR/minion.d/*.conf),
+// authenticates with the master and runs the jobs it publishes. With
+// --swarm N it runs N minion identities (<id>-0000, <id>-0001, ...) in one
+// process, each with its own key pair under pki_dir/<identity>/. It runs in
+// the foreground and stops on SIGTERM or SIGINT.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/minion"
+)
+
+func main() {
+	var (
+		confDir, logLevel string
+		swarm             int
+	)
+	code := 0
+	cmd := &cobra.Command{
+		Use:           "gsalt-minion",
+		Short:         "Salt 3006 compatible minion",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.LoadMinion(confDir)
+			if err != nil {
+				return err
+			}
+			level := cfg.LogLevel
+			if logLevel != "" {
+				level = logLevel
+			}
+			logger, closeLog, err := minion.SetupLogging(os.Stderr, level, cfg.LogFile, cfg.LogLevelLogfile)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			if swarm > 0 {
+				return minion.RunSwarm(ctx, minion.SwarmOptions{Config: cfg, N: swarm, Logger: logger})
+			}
+			m, err := minion.New(minion.Options{Config: cfg, Logger: logger})
+			if err != nil {
+				return err
+			}
+			err = m.Run(ctx)
+			switch {
+			case errors.Is(err, minion.ErrRejected):
+				code = minion.ExitRejected
+			case errors.Is(err, minion.ErrMasterFinger):
+				code = minion.ExitMasterFinger
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&confDir, "config-dir", "c", config.DefaultConfigDir, "directory holding the minion configuration file")
+	f.StringVarP(&logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet (default: log_level from the configuration)")
+	f.IntVar(&swarm, "swarm", 0, "run N minion identities <id>-0000 ... in this process")
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "gsalt-minion:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,143 @@
+// Command gsalt publishes jobs to minions and prints their returns like
+// Salt's `salt` command.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/gsalt/gsalt/cli/saltcli"
+)
+
+// targetFlags maps Salt's target options to their tgt_type.
+var targetFlags = []struct {
+	long, short, tgtType, help string
+}{
+	{"pcre", "E", "pcre", "use a PCRE regular expression on the minion ids"},
+	{"list", "L", "list", "take a comma or whitespace delimited list of minion ids"},
+	{"grain", "G", "grain", "match a grain value with a glob: 'os:Arch*'"},
+	{"grain-pcre", "P", "grain_pcre", "match a grain value with a PCRE: 'os:Arch.*'"},
+	{"nodegroup", "N", "nodegroup", "use a nodegroup from the master config"},
+	{"range", "R", "range", "use a range expression"},
+	{"compound", "C", "compound", "compound target: 'G@os:RedHat and webser* or E@database.*'"},
+	{"pillar", "I", "pillar", "match a pillar value with a glob: 'role:production*'"},
+	{"pillar-pcre", "J", "pillar_pcre", "match a pillar value with a PCRE: 'role:prod.*'"},
+	{"ipcidr", "S", "ipcidr", "match minions by subnet (CIDR notation) or IP address"},
+}
+
+func main() {
+	var o saltcli.Options
+	var outIndent int
+	var noParse, logLevel string
+	selected := make([]bool, len(targetFlags))
+	cmd := &cobra.Command{
+		Use:           "gsalt [options] '<target>' <function> [arguments]",
+		Short:         "Run a function on minions (salt compatible)",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var chosen []string
+			for i, t := range targetFlags {
+				if selected[i] {
+					chosen = append(chosen, "--"+t.long)
+					o.TargetType = t.tgtType
+				}
+			}
+			if len(chosen) > 1 {
+				fmt.Fprintf(os.Stderr, "Usage: %s\n\ngsalt: error: The options %s are mutually exclusive. Please only choose one of them\n", cmd.Use, strings.Join(chosen, "/"))
+				os.Exit(2)
+			}
+			if len(args) <= 1 {
+				_ = cmd.Help()
+			}
+			o.Words = args
+			if cmd.Flags().Changed("out-indent") || cmd.Flags().Changed("output-indent") {
+				o.OutIndent = &outIndent
+			}
+			if noParse == "" {
+				noParse = os.Getenv("SALT_NO_PARSE")
+			}
+			for _, n := range strings.Split(noParse, ",") {
+				if n = strings.TrimSpace(n); n != "" {
+					o.NoParse = append(o.NoParse, n)
+				}
+			}
+			o.IsTerminal = term.IsTerminal(int(os.Stdout.Fd()))
+			o.Log = newLogger(logLevel)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := saltcli.Run(ctx, o)
+			stop()
+			os.Exit(code)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.SetInterspersed(true)
+	f.StringVarP(&o.ConfigDir, "config-dir", "c", "/etc/salt", "directory holding the master config file")
+	f.IntVarP(&o.Timeout, "timeout", "t", 0, "seconds to wait for the minions before asking whether they still run the job (default: the master's timeout, 5)")
+	f.BoolVarP(&o.Static, "static", "s", false, "return the data from the minions as a group after they all return")
+	f.BoolVar(&o.Async, "async", false, "publish the job and print its jid without waiting for returns")
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "print the jid and the minions that did not return")
+	f.BoolVar(&o.HideTimeout, "hide-timeout", false, "do not report minions that time out")
+	f.BoolVar(&o.ShowJID, "show-jid", false, "print the jid")
+	f.BoolVar(&o.Summary, "summary", false, "print a summary of the returns")
+	f.BoolVar(&o.RetcodePassthrough, "retcode-passthrough", false, "exit with the highest retcode of the minions")
+	for i, t := range targetFlags {
+		f.BoolVarP(&selected[i], t.long, t.short, false, t.help)
+	}
+	f.StringVar(&o.Delimiter, "delimiter", ":", "delimiter for multi-level data in grain and pillar targets")
+	f.StringVar(&o.Return, "return", "", "returners the minions also send the return to")
+	f.StringVar(&o.ReturnConfig, "return_config", "", "alternative returner configuration")
+	f.StringVar(&o.ReturnKwargs, "return_kwargs", "", "returner options")
+	f.StringVar(&o.Metadata, "metadata", "", "metadata passed with the job")
+	f.StringVar(&o.ModuleExecutors, "module-executors", "", "executors to run the function with")
+	f.StringVar(&o.ExecutorOpts, "executor-opts", "", "options for the executors")
+	f.StringVar(&o.ArgsSeparator, "args-separator", ",", "separator of argument groups in multi-function jobs")
+	f.StringVar(&noParse, "no-parse", "", "comma-separated argument names whose values are not YAML-parsed")
+	f.StringVar(&o.Out, "out", "", "outputter: nested, json, yaml, txt, raw, pprint, newline_values_only")
+	f.StringVar(&o.Out, "output", "", "alias of --out")
+	f.IntVar(&outIndent, "out-indent", 0, "indentation of the json/yaml output (negative: none)")
+	f.IntVar(&outIndent, "output-indent", 0, "alias of --out-indent")
+	f.StringVar(&o.OutFile, "out-file", "", "write the output to this file")
+	f.StringVar(&o.OutFile, "output-file", "", "alias of --out-file")
+	f.BoolVar(&o.OutFileAppend, "out-file-append", false, "append to --out-file instead of truncating it")
+	f.BoolVar(&o.OutFileAppend, "output-file-append", false, "alias of --out-file-append")
+	f.BoolVar(&o.NoColor, "no-color", false, "disable colours")
+	f.BoolVar(&o.NoColor, "no-colour", false, "alias of --no-color")
+	f.BoolVar(&o.ForceColor, "force-color", false, "force colours")
+	f.BoolVar(&o.ForceColor, "force-colour", false, "alias of --force-color")
+	f.StringVarP(&logLevel, "log-level", "l", "warning", "console log level: debug, info, warning, error, quiet")
+	for _, alias := range []string{"output", "output-indent", "output-file", "output-file-append", "no-colour", "force-colour"} {
+		_ = f.MarkHidden(alias)
+	}
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "gsalt:", err)
+		os.Exit(2)
+	}
+}
+
+// newLogger logs to stderr at Salt's console log level names.
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	switch strings.ToLower(level) {
+	case "all", "garbage", "trace", "debug", "profile":
+		l = slog.LevelDebug
+	case "info":
+		l = slog.LevelInfo
+	case "error", "critical":
+		l = slog.LevelError
+	case "quiet":
+		l = slog.LevelError + 100
+	default:
+		l = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}

@@ -1,0 +1,254 @@
+package minion
+
+import (
+	"context"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gsalt/gsalt/wire/crypt"
+	"github.com/gsalt/gsalt/wire/message"
+	"github.com/gsalt/gsalt/wire/payload"
+	"github.com/gsalt/gsalt/wire/transport"
+)
+
+// wireLimits bounds what the minion decodes from the master.
+var wireLimits = payload.Limits{MaxSize: 100 << 20, MaxDepth: 256}
+
+// session is what one successful _auth gives the minion.
+type session struct {
+	crypticle   *crypt.Crypticle
+	key         string
+	publishPort int
+	masterPub   *rsa.PublicKey
+	// serial is the publish replay guard; it is shared with the previous
+	// session when the master handed out the same key again.
+	serial *message.SerialGuard
+}
+
+// current returns the session in use, or nil before the first auth.
+func (m *Minion) current() *session {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.sess
+}
+
+// masterPubPath is the cached master key, minion_master.pub.
+func (m *Minion) masterPubPath() string { return filepath.Join(m.pkiDir, "minion_master.pub") }
+
+// autosignGrains is the autosign_grains map of the _auth load.
+func (m *Minion) autosignGrains() *payload.Map {
+	names := m.cfg.Opts.StrList("autosign_grains")
+	if len(names) == 0 {
+		return nil
+	}
+	g := m.Grains()
+	out := &payload.Map{}
+	for _, n := range names {
+		v, _ := g.Get(n)
+		out.Set(n, v)
+	}
+	return out
+}
+
+// signIn makes one _auth exchange (with Salt's auth_tries and auth_timeout
+// for transport failures) and checks the reply.
+func (m *Minion) signIn(ctx context.Context) (*message.AuthResult, error) {
+	if m.masterAddr == "" {
+		return nil, ErrNoMaster
+	}
+	cached, err := os.ReadFile(m.masterPubPath())
+	if err != nil {
+		cached = nil
+	}
+	var masterPub *rsa.PublicKey
+	if cached != nil {
+		if masterPub, err = crypt.ParsePublicKeyPEM(cached); err != nil {
+			return nil, fmt.Errorf("minion: cached master key %s: %w", m.masterPubPath(), err)
+		}
+	}
+	si, err := message.NewSignIn(m.id, m.pubPEM, masterPub, m.autosignGrains())
+	if err != nil {
+		return nil, err
+	}
+	frame, err := message.EncodeClearRequest(si.Load)
+	if err != nil {
+		return nil, err
+	}
+	tries := m.cfg.AuthTries
+	if tries <= 0 {
+		tries = 7
+	}
+	timeout := time.Duration(m.cfg.AuthTimeout) * time.Second
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	client := transport.ReqClient{Addr: m.masterAddr, Tries: tries, Timeout: timeout, Logger: m.log}
+	reply, err := client.Send(ctx, frame)
+	if err != nil {
+		return nil, fmt.Errorf("minion: _auth: %w", err)
+	}
+	res, err := message.OpenAuthReply(reply, si, m.priv, cached, wireLimits)
+	if err != nil {
+		return nil, err
+	}
+	if res.Status != message.AuthAccepted {
+		return res, nil
+	}
+	pemText := res.MasterPubPEM
+	if pemText == nil {
+		pemText = cached
+	}
+	if want := m.cfg.MasterFinger; want != "" {
+		got, err := crypt.Fingerprint(pemText, m.cfg.HashType)
+		if err != nil || got != want {
+			return nil, fmt.Errorf("%w: got %s, want %s", ErrMasterFinger, got, want)
+		}
+	}
+	if res.FirstContact {
+		if err := os.WriteFile(m.masterPubPath(), res.MasterPubPEM, 0o644); err != nil {
+			return nil, fmt.Errorf("minion: caching the master key: %w", err)
+		}
+		m.log.Info("trusting the master's key on first contact", "path", m.masterPubPath())
+	}
+	return res, nil
+}
+
+// authenticate signs in until the master accepts the key. It waits
+// acceptance_wait_time between attempts while the key is pending (doubling
+// up to acceptance_wait_time_max), retries failed attempts the same way,
+// and returns ErrRejected (after Salt's pause) when the key is rejected
+// and rejected_retry is off, ErrMasterFinger on a fingerprint mismatch and
+// ErrPending for a caller.
+func (m *Minion) authenticate(ctx context.Context) (*session, error) {
+	wait := seconds(m.cfg.AcceptanceWaitTime)
+	if wait <= 0 {
+		wait = 10 * time.Second
+	}
+	waitMax := seconds(m.cfg.AcceptanceWaitTimeMax)
+	grow := func() {
+		// Salt doubles the wait while it is below the maximum (so the
+		// last wait may exceed it, as in AsyncAuth._authenticate).
+		if wait < waitMax {
+			wait += wait
+		}
+	}
+	for {
+		res, err := m.signIn(ctx)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		switch {
+		case errors.Is(err, ErrMasterFinger):
+			m.setAuthErr(err)
+			m.log.Error("the master's public key fingerprint does not match master_finger; exiting", "err", err)
+			return nil, err
+		case errors.Is(err, ErrNoMaster):
+			return nil, err
+		case err != nil && m.caller:
+			m.setAuthErr(err)
+			return nil, err
+		case errors.Is(err, message.ErrMasterKeyChanged):
+			m.setAuthErr(err)
+			m.log.Error("The Salt Master server's public key did not authenticate! If you are confident that you are "+
+				"connecting to a valid Salt Master, then remove the master public key and restart the Salt Minion.",
+				"path", m.masterPubPath())
+		case err != nil:
+			m.setAuthErr(err)
+			m.log.Warn("authentication with the master failed", "master", m.masterAddr, "err", err)
+		case res.Status == message.AuthAccepted:
+			m.setAuthErr(nil)
+			return m.newSession(res)
+		case res.Status == message.AuthRejected && !m.cfg.RejectedRetry:
+			m.setAuthErr(ErrRejected)
+			m.log.Error("The Salt Master has rejected this minion's public key! To repair this issue, delete the public " +
+				"key for this minion on the Salt Master and restart this minion. The minion will now exit.")
+			d := m.rejDelay
+			if d == 0 {
+				d = jitter(10*time.Second, 20*time.Second)
+			}
+			if err := sleep(ctx, d); err != nil {
+				return nil, err
+			}
+			return nil, ErrRejected
+		case res.Status == message.AuthRejected:
+			m.setAuthErr(ErrRejected)
+			m.log.Error("The Salt Master has rejected this minion's public key. The minion will attempt to re-authenticate.")
+		case res.Status == message.AuthFull:
+			m.setAuthErr(errors.New("minion: the master is full (max_minions)"))
+			m.log.Warn("the master has reached max_minions")
+		default:
+			m.setAuthErr(ErrPending)
+			if m.caller {
+				return nil, ErrPending
+			}
+			m.log.Error("The Salt Master has cached the public key for this node, this salt minion will wait before attempting to re-authenticate",
+				"wait", wait)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+		grow()
+	}
+}
+
+// newSession installs the session of an accepted auth.
+func (m *Minion) newSession(res *message.AuthResult) (*session, error) {
+	c, err := crypt.NewCrypticle(res.SessionKey)
+	if err != nil {
+		return nil, err
+	}
+	var pemText []byte
+	if res.MasterPubPEM != nil {
+		pemText = res.MasterPubPEM
+	} else if pemText, err = os.ReadFile(m.masterPubPath()); err != nil {
+		return nil, err
+	}
+	mp, err := crypt.ParsePublicKeyPEM(pemText)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{crypticle: c, key: res.SessionKey, publishPort: res.PublishPort, masterPub: mp}
+	m.mu.Lock()
+	if old := m.sess; old != nil && old.key == res.SessionKey {
+		s.serial = old.serial
+	} else {
+		s.serial = &message.SerialGuard{}
+	}
+	m.sess = s
+	m.mu.Unlock()
+	m.authCount.Add(1)
+	m.log.Info("authenticated with the master", "master", m.masterAddr)
+	return s, nil
+}
+
+// reauth replaces stale with a fresh session, unless another goroutine
+// already did so since stale was read. A fatal authentication error stops
+// the minion.
+func (m *Minion) reauth(ctx context.Context, stale *session) (*session, error) {
+	m.authMu.Lock()
+	defer m.authMu.Unlock()
+	if cur := m.current(); cur != stale && cur != nil {
+		return cur, nil
+	}
+	m.log.Info("re-authenticating with the master")
+	s, err := m.authenticate(ctx)
+	if err != nil {
+		m.fatal(err)
+		return nil, err
+	}
+	m.checkPublishPort(s)
+	return s, nil
+}
+
+// publishAddr is where the minion subscribes for s.
+func (m *Minion) publishAddr(s *session) (string, int) {
+	port := s.publishPort
+	if p := m.cfg.PublishPort; p > 0 && p != 4506 {
+		port = p
+	}
+	return joinHostPort(m.masterHost, port), port
+}

@@ -1,0 +1,155 @@
+package minion
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+func callConfigDir(t *testing.T, fm *fakeMaster) string {
+	t.Helper()
+	port := 1
+	if fm != nil {
+		port = fm.retPort()
+	}
+	dir := t.TempDir()
+	conf := "id: m1\nroot_dir: " + dir + "\nmaster: 127.0.0.1\nmaster_port: " + strconv.Itoa(port) +
+		"\nenable_fqdns_grains: False\nauth_timeout: 2\nauth_tries: 1\nfile_roots:\n  base: [" + filepath.Join(dir, "srv") + "]\n"
+	if err := os.WriteFile(filepath.Join(dir, "minion"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "srv"), 0o755)
+	os.WriteFile(filepath.Join(dir, "srv", "hello.txt"), []byte("hi\n"), 0o644)
+	return dir
+}
+
+func runCall(t *testing.T, o CallOptions) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	o.Stdout, o.Stderr = &out, &errb
+	code := Call(context.Background(), o)
+	return code, out.String(), errb.String()
+}
+
+func TestCallLocal(t *testing.T) {
+	dir := callConfigDir(t, nil)
+	tests := []struct {
+		name    string
+		fun     string
+		args    []string
+		out     string
+		pass    bool
+		code    int
+		stdout  string
+		stderrs string
+	}{
+		{"ping nested", "test.ping", nil, "", false, 0, "local:\n    True\n", ""},
+		{"ping json", "test.ping", nil, "json", false, 0, "{\n    \"local\": true\n}\n", ""},
+		{"arg kwargs", "test.arg_clean", []string{"1", "two", "k=v", "n=3"}, "json", false, 0,
+			"{\n    \"local\": {\n        \"args\": [\n            1,\n            \"two\"\n        ],\n        \"kwargs\": {\n            \"k\": \"v\",\n            \"n\": 3\n        }\n    }\n}\n", ""},
+		{"retcode", "test.retcode", []string{"3"}, "", false, 1, "local:\n    True\n", ""},
+		{"retcode passthrough", "test.retcode", []string{"3"}, "", true, 3, "local:\n    True\n", ""},
+		{"missing function", "nosuch.fun", nil, "", false, 255, "", "'nosuch.fun' is not available.\n"},
+		{"bad arguments", "test.echo", nil, "", false, 1, "", "Passed invalid arguments: echo() missing 1 required positional argument: 'text'."},
+		{"local file client", "cp.list_master", nil, "json", false, 0, "{\n    \"local\": [\n        \"hello.txt\"\n    ]\n}\n", ""},
+		{"execution error", "cp.get_url", []string{"rel/x"}, "", false, 1, "", "Error running 'cp.get_url': Path 'rel/x' is not absolute\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCall(t, CallOptions{ConfigDir: dir, Local: true, Fun: tc.fun, Args: tc.args, Out: tc.out, RetcodePassthrough: tc.pass})
+			if code != tc.code || out != tc.stdout || !strings.Contains(errs, tc.stderrs) {
+				t.Fatalf("code %d stdout %q stderr %q; want %d %q %q", code, out, errs, tc.code, tc.stdout, tc.stderrs)
+			}
+		})
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "var/cache/salt/minion/proc")); len(ents) != 0 {
+		t.Errorf("proc files left: %v", ents)
+	}
+}
+
+func TestCallWithMaster(t *testing.T) {
+	fm := newFakeMaster(t, filepath.Join(vectorsPKI, "master/master.pem"), 0, 0)
+	dir := callConfigDir(t, fm)
+	code, out, _ := runCall(t, CallOptions{ConfigDir: dir, Fun: "test.ping"})
+	if code != ExitPending || out != "Minion failed to authenticate with the master, has the minion key been accepted?\n" {
+		t.Fatalf("pending: %d %q", code, out)
+	}
+	fm.set("m1", "accept")
+	code, out, errs := runCall(t, CallOptions{ConfigDir: dir, Fun: "test.echo", Args: []string{"hello"}})
+	if code != 0 || out != "local:\n    hello\n" {
+		t.Fatalf("echo: %d %q %q", code, out, errs)
+	}
+	fm.waitReq(t, wait, func(l *payload.Map) bool { return l.Str("cmd") == "_pillar" })
+	ret := fm.waitReq(t, wait, func(l *payload.Map) bool { return l.Str("cmd") == "_return" })
+	if got, want := keysOf(ret), []string{"cmd", "id", "jid", "return", "retcode", "fun", "fun_args"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("_return keys %v, want %v", got, want)
+	}
+	if ret.Str("jid") != "req" || ret.Str("return") != "hello" || !reflect.DeepEqual(ret.List("fun_args"), []any{"hello"}) {
+		t.Errorf("_return %s", mustJSON(ret))
+	}
+	// event.send from gsalt-call goes straight to the master.
+	code, _, _ = runCall(t, CallOptions{ConfigDir: dir, Fun: "event.send", Args: []string{"my/tag", `{"a": 1}`}})
+	ev := fm.waitReq(t, wait, func(l *payload.Map) bool { return l.Str("cmd") == "_minion_event" })
+	if code != 0 || ev.Str("tag") != "my/tag" || strings.Join(keysOf(ev), ",") != "id,tag,data,tok,cmd" {
+		t.Errorf("event.send: %d %s", code, mustJSON(ev))
+	}
+	if a, _ := ev.Map("data").Int("a"); a != 1 {
+		t.Errorf("event data %s", mustJSON(ev))
+	}
+}
+
+func TestParseInput(t *testing.T) {
+	tests := []struct {
+		words []string
+		want  []any
+	}{
+		{[]string{"1", "two", "3.5", "true", "None", "[1, 2]", "{a: 1}", "a: 1", "#x", "1_000"},
+			[]any{int64(1), "two", 3.5, true, nil, []any{int64(1), int64(2)}, payload.NewMap("a", int64(1)), "a: 1", "#x", "1_000"}},
+		{[]string{"20260101000000000001", "k=v", "n=2", "x==y"},
+			[]any{"20260101000000000001", "x==y", payload.NewMap("__kwarg__", true, "k", "v", "n", int64(2))}},
+		{nil, []any{}},
+	}
+	for _, tc := range tests {
+		got := ParseInput(tc.words)
+		if !equalTree(got, tc.want) {
+			t.Errorf("ParseInput(%q) = %v, want %v", tc.words, got, tc.want)
+		}
+	}
+}
+
+func equalTree(a, b any) bool {
+	am, aok := a.(*payload.Map)
+	bm, bok := b.(*payload.Map)
+	if aok || bok {
+		if !aok || !bok || am.Len() != bm.Len() {
+			return false
+		}
+		for i, it := range am.Items() {
+			if !reflect.DeepEqual(it.Key, bm.Items()[i].Key) || !equalTree(it.Value, bm.Items()[i].Value) {
+				return false
+			}
+		}
+		return true
+	}
+	al, aok := a.([]any)
+	bl, bok := b.([]any)
+	if aok || bok {
+		if !aok || !bok || len(al) != len(bl) {
+			return false
+		}
+		for i := range al {
+			if !equalTree(al[i], bl[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}

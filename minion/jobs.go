@@ -1,0 +1,459 @@
+package minion
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/target"
+	"github.com/gsalt/gsalt/wire/message"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// job is one running job.
+type job struct {
+	jid    string
+	proc   []byte // the proc file content
+	cancel context.CancelFunc
+	killed bool
+}
+
+// jobTable tracks the running jobs; it is the "jobs" service.
+type jobTable struct {
+	mu   sync.Mutex
+	jobs map[string]*job
+}
+
+func newJobTable() *jobTable { return &jobTable{jobs: map[string]*job{}} }
+
+func (t *jobTable) add(j *job) {
+	t.mu.Lock()
+	t.jobs[j.jid] = j
+	t.mu.Unlock()
+}
+
+func (t *jobTable) remove(jid string) {
+	t.mu.Lock()
+	delete(t.jobs, jid)
+	t.mu.Unlock()
+}
+
+// Running returns the proc data of every running job, sorted by jid.
+func (t *jobTable) Running() []*payload.Map {
+	t.mu.Lock()
+	list := make([]*job, 0, len(t.jobs))
+	for _, j := range t.jobs {
+		list = append(list, j)
+	}
+	t.mu.Unlock()
+	sort.Slice(list, func(i, k int) bool { return list[i].jid < list[k].jid })
+	out := make([]*payload.Map, 0, len(list))
+	for _, j := range list {
+		if m, err := payload.UnmarshalMap(j.proc); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Signal cancels the job for every signal but 0 (a liveness check).
+func (t *jobTable) Signal(jid string, sig int) (int, bool) {
+	t.mu.Lock()
+	j, ok := t.jobs[jid]
+	if ok && sig != 0 {
+		j.killed = true
+	}
+	t.mu.Unlock()
+	if !ok {
+		return 0, false
+	}
+	if sig != 0 {
+		j.cancel()
+	}
+	return os.Getpid(), true
+}
+
+// count returns the number of running jobs.
+func (t *jobTable) count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.jobs)
+}
+
+// pidAlive reports whether a process exists.
+func pidAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// hexID is the zmq_filtering topic of an id: sha1(id) in hex.
+func hexID(id string) string {
+	h := sha1.Sum([]byte(id))
+	return hex.EncodeToString(h[:])
+}
+
+// handleFrames decodes one published message and starts its job when this
+// minion is targeted (Minion._handle_payload).
+func (m *Minion) handleFrames(ctx context.Context, frames [][]byte) {
+	var body []byte
+	switch len(frames) {
+	case 1:
+		body = frames[0]
+	case 2:
+		if t := string(frames[0]); t != "broadcast" && t != hexID(m.id) {
+			return
+		}
+		body = frames[1]
+	default:
+		m.log.Debug("dropping a publish with too many frames", "frames", len(frames))
+		return
+	}
+	s := m.current()
+	if s == nil {
+		return
+	}
+	load, serial, err := m.openPublish(s, body)
+	if errors.Is(err, message.ErrDecrypt) {
+		// The master's session key changed: re-authenticate and try the
+		// same message once more (SALT-WIRE §5.3).
+		m.log.Info("a publish failed its HMAC; re-authenticating")
+		ns, aerr := m.reauth(ctx, s)
+		if aerr != nil {
+			return
+		}
+		s = ns
+		load, serial, err = m.openPublish(s, body)
+	}
+	if err != nil {
+		m.log.Debug("dropping a publish", "err", err)
+		return
+	}
+	if serial != 0 {
+		if err := s.serial.Accept(serial); err != nil {
+			m.log.Warn("dropping a replayed publish", "err", err)
+			return
+		}
+	}
+	for _, k := range []string{"tgt", "jid", "fun", "arg"} {
+		if !load.Has(k) {
+			m.log.Debug("dropping a publish without " + k)
+			return
+		}
+	}
+	if !m.targeted(load) {
+		return
+	}
+	jid := load.Str("jid")
+	if !m.firstSeen(jid) {
+		m.log.Debug("ignoring a duplicate job", "jid", jid)
+		return
+	}
+	m.startJob(ctx, load)
+}
+
+// openPublish decrypts a publish body with s (checking sig when the
+// minion's sign_pub_messages is on).
+func (m *Minion) openPublish(s *session, body []byte) (*payload.Map, int64, error) {
+	var pub = s.masterPub
+	if !m.cfg.SignPubMessages {
+		pub = nil
+	}
+	return message.OpenPublish(s.crypticle, pub, body, wireLimits)
+}
+
+// targeted is Minion._target_load's matcher check.
+func (m *Minion) targeted(load *payload.Map) bool {
+	tgt, _ := load.Get("tgt")
+	tgtType := load.Str("tgt_type")
+	delim := load.Str("delimiter")
+	m.mu.RLock()
+	mn := target.Minion{ID: m.id, Grains: m.grains, Pillar: m.pillar}
+	m.mu.RUnlock()
+	ok, err := m.matcher.Match(tgt, tgtType, delim, mn)
+	if err != nil {
+		m.log.Debug("target does not match", "tgt", tgt, "tgt_type", tgtType, "err", err)
+		return false
+	}
+	return ok
+}
+
+// firstSeen records jid in the jid queue and reports whether it is new.
+func (m *Minion) firstSeen(jid string) bool {
+	hwm := m.optInt("minion_jid_queue_hwm", 100)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.jidSeen[jid] {
+		return false
+	}
+	m.jidSeen[jid] = true
+	m.jidQueue = append(m.jidQueue, jid)
+	for len(m.jidQueue) > hwm && hwm > 0 {
+		delete(m.jidSeen, m.jidQueue[0])
+		m.jidQueue = m.jidQueue[1:]
+	}
+	return true
+}
+
+// startJob runs the job of load in its own goroutine.
+func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
+	jid := load.Str("jid")
+	proc := payload.NewMap("pid", int64(os.Getpid()))
+	for _, it := range load.Items() {
+		proc.SetKey(it.Key, it.Value)
+	}
+	procBytes, err := payload.Marshal(proc)
+	if err != nil {
+		m.log.Error("cannot encode the job's proc data", "jid", jid, "err", err)
+		return
+	}
+	jctx, cancel := context.WithCancel(ctx)
+	j := &job{jid: jid, proc: procBytes, cancel: cancel}
+	procPath := filepath.Join(m.cacheDir, "proc", filepath.Base(jid))
+	if filepath.Base(jid) == jid && jid != "" && jid != "." && jid != ".." {
+		if err := os.WriteFile(procPath, procBytes, 0o600); err != nil {
+			m.log.Warn("cannot write the proc file", "path", procPath, "err", err)
+		}
+	} else {
+		procPath = ""
+	}
+	if max := m.optInt("process_count_max", -1); max > 0 {
+		// Salt waits while process_count_max jobs run.
+		for m.jobs.count() >= max {
+			m.log.Warn("Maximum number of processes reached while executing jid, waiting...", "jid", jid)
+			if sleep(ctx, time.Second) != nil {
+				cancel()
+				return
+			}
+		}
+	}
+	m.jobs.add(j)
+	if u := load.Str("user"); u != "" {
+		m.log.Info("executing command", "user", u, "fun", load.Str("fun"), "jid", jid)
+	} else {
+		m.log.Info("executing command", "fun", load.Str("fun"), "jid", jid)
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer cancel()
+		ret := m.runJob(jctx, load)
+		m.jobs.remove(jid)
+		if procPath != "" {
+			_ = os.Remove(procPath)
+		}
+		m.jobs.mu.Lock()
+		killed := j.killed
+		m.jobs.mu.Unlock()
+		if killed || ctx.Err() != nil {
+			m.log.Info("job ended without a return", "jid", jid, "killed", killed)
+			return
+		}
+		m.returnJob(ctx, ret)
+	}()
+}
+
+// env is the execution environment of one job.
+func (m *Minion) env() *modules.Env {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return &modules.Env{ID: m.id, Opts: m.opts, Grains: m.grains, Pillar: m.pillar, Log: m.log, Registry: m.reg, Services: m.services}
+}
+
+// execute runs one function like _thread_return: a missing function gets
+// the sys.doc listing of its prefix when there is one.
+func (m *Minion) execute(ctx context.Context, fun string, args []any, pub *payload.Map) (modules.Result, bool) {
+	env := m.env()
+	if _, ok := m.reg.Lookup(fun); !ok {
+		missing := "'" + fun + "' is not available."
+		if _, hasDoc := m.reg.Lookup("sys.doc"); hasDoc {
+			docs := m.reg.Execute(ctx, modules.Binder{}, env, "sys.doc", []any{fun + "*"}, nil)
+			if dm, ok := docs.Return.(*payload.Map); ok && dm.Len() > 0 {
+				dm.Set(fun, missing)
+				return modules.Result{Return: dm, Retcode: modules.ExitGeneric, Out: "nested"}, true
+			}
+		}
+		return modules.Result{Return: missing, Retcode: modules.ExitGeneric, Out: "nested"}, true
+	}
+	if msg := m.blackout(env, fun); msg != "" {
+		return modules.Result{Return: "ERROR executing '" + fun + "': " + msg, Retcode: modules.ExitGeneric, Out: "nested"}, false
+	}
+	return m.reg.Execute(ctx, m.binder, env, fun, args, pub), false
+}
+
+// blackout is _execute_job_function's minion_blackout check (pillar, then
+// grains): only saltutil.refresh_pillar and the whitelist run.
+func (m *Minion) blackout(env *modules.Env, fun string) string {
+	violation := false
+	for _, src := range []*payload.Map{env.Pillar, env.Grains} {
+		if v, _ := src.Get("minion_blackout"); !payload.Truthy(v) {
+			continue
+		}
+		if fun == "saltutil.refresh_pillar" {
+			continue
+		}
+		allowed := false
+		wl, _ := src.Get("minion_blackout_whitelist")
+		if l, ok := wl.([]any); ok {
+			for _, w := range l {
+				if payload.Text(w) == fun {
+					allowed = true
+				}
+			}
+		}
+		if !allowed {
+			violation = true
+		}
+	}
+	if !violation {
+		return ""
+	}
+	return "Minion in blackout mode. Set 'minion_blackout' to False in pillar or grains to resume operations. Only saltutil.refresh_pillar allowed in blackout mode."
+}
+
+// argList returns a job's argument list.
+func argList(v any) []any {
+	switch a := v.(type) {
+	case []any:
+		return a
+	case nil:
+		return []any{}
+	}
+	return []any{v}
+}
+
+// runJob executes a job and builds its return in Salt's key order.
+func (m *Minion) runJob(ctx context.Context, load *payload.Map) *payload.Map {
+	funV, _ := load.Get("fun")
+	argV, _ := load.Get("arg")
+	if funs, ok := funV.([]any); ok {
+		return m.runMulti(ctx, load, funs, argList(argV))
+	}
+	fun := payload.Text(funV)
+	args := argList(argV)
+	res, missing := m.execute(ctx, fun, args, load)
+	fnOut := ""
+	if fn, ok := m.reg.Lookup(fun); ok {
+		fnOut = fn.Outputter
+	}
+	ret := payload.NewMap("success", false)
+	ret.Set("return", res.Return)
+	failed := missing || res.Out != fnOut
+	if failed && !missing {
+		ret.Set("out", res.Out)
+	}
+	ret.Set("retcode", int64(res.Retcode))
+	if missing {
+		ret.Set("success", false).Set("out", "nested")
+	} else {
+		ret.Set("success", res.Success)
+	}
+	m.copyJobFields(ret, load, argV, true)
+	if !failed && fnOut != "" {
+		ret.Set("out", fnOut)
+	}
+	return ret
+}
+
+// copyJobFields adds jid, fun, fun_args and the copied publish fields.
+func (m *Minion) copyJobFields(ret, load *payload.Map, argV any, single bool) {
+	jid, _ := load.Get("jid")
+	fun, _ := load.Get("fun")
+	if argV == nil {
+		argV = []any{}
+	}
+	ret.Set("jid", jid).Set("fun", fun).Set("fun_args", argV)
+	if u, ok := load.Get("user"); ok {
+		ret.Set("user", u)
+	}
+	if single {
+		if mid, ok := load.Get("master_id"); ok {
+			ret.Set("master_id", mid)
+		}
+		if md, ok := load.Get("metadata"); ok {
+			if _, isMap := md.(*payload.Map); isMap {
+				ret.Set("metadata", md)
+			} else {
+				m.log.Warn("The metadata parameter must be a dictionary. Ignoring.")
+			}
+		}
+	} else if md, ok := load.Get("metadata"); ok {
+		ret.Set("metadata", md)
+	}
+}
+
+// runMulti is _thread_multi_return.
+func (m *Minion) runMulti(ctx context.Context, load *payload.Map, funs, args []any) *payload.Map {
+	ordered := false
+	if v, ok := m.opts.Get("multifunc_ordered"); ok {
+		ordered = payload.Truthy(v)
+	}
+	var ret *payload.Map
+	rets, codes, succ := make([]any, len(funs)), make([]any, len(funs)), make([]any, len(funs))
+	rm, cm, sm := &payload.Map{}, &payload.Map{}, &payload.Map{}
+	for i := range funs {
+		succ[i] = false
+	}
+	for i, f := range funs {
+		name := payload.Text(f)
+		var a []any
+		if i < len(args) {
+			a = argList(args[i])
+		} else {
+			a = []any{}
+		}
+		if !ordered {
+			sm.Set(name, false)
+		}
+		res, _ := m.execute(ctx, name, a, load)
+		if ordered {
+			rets[i], codes[i], succ[i] = res.Return, int64(res.Retcode), res.Success
+		} else {
+			rm.Set(name, res.Return)
+			cm.Set(name, int64(res.Retcode))
+			sm.Set(name, res.Success)
+		}
+	}
+	if ordered {
+		ret = payload.NewMap("return", rets, "retcode", codes, "success", succ)
+	} else {
+		ret = payload.NewMap("return", rm, "retcode", cm, "success", sm)
+	}
+	argV, _ := load.Get("arg")
+	m.copyJobFields(ret, load, argV, false)
+	return ret
+}
+
+// returnJob sends a job's return (_return_pub) unless pub_ret is off, and
+// caches it with cache_jobs.
+func (m *Minion) returnJob(ctx context.Context, ret *payload.Map) {
+	jid := ret.Str("jid")
+	if v, ok := m.opts.Get("cache_jobs"); ok && payload.Truthy(v) && filepath.Base(jid) == jid && jid != "" {
+		dir := filepath.Join(m.cacheDir, "minion_jobs", jid)
+		if b, err := payload.Marshal(ret); err == nil && os.MkdirAll(dir, 0o700) == nil {
+			_ = os.WriteFile(filepath.Join(dir, "return.p"), b, 0o600)
+		}
+	}
+	if v, ok := m.opts.Get("pub_ret"); ok && !payload.Truthy(v) {
+		return
+	}
+	load := payload.NewMap("cmd", "_return", "id", m.id)
+	for _, it := range ret.Items() {
+		load.SetKey(it.Key, it.Value)
+	}
+	tries := m.cfg.ReturnRetryTries
+	if tries <= 0 {
+		tries = defaultRequestTries
+	}
+	m.log.Info("returning information for job", "jid", jid)
+	if _, err := m.request(ctx, load, tries, defaultRequestTimeout); err != nil {
+		m.log.Warn("The minion failed to return the job information", "jid", jid, "err", err)
+	}
+}

@@ -1,0 +1,430 @@
+package minion
+
+import (
+	"context"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/minion/grains"
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/target"
+	"github.com/gsalt/gsalt/wire/crypt"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// Sentinel errors Run returns for conditions the caller (gsalt-minion)
+// turns into Salt's exit codes.
+var (
+	// ErrRejected: the master rejected this minion's key and rejected_retry
+	// is off (Salt exits with EX_NOPERM, 77).
+	ErrRejected = errors.New("minion: the master rejected this minion's public key")
+	// ErrMasterFinger: the master's key does not have the fingerprint in
+	// master_finger (Salt exits with 42).
+	ErrMasterFinger = errors.New("minion: the master's key does not match master_finger")
+	// ErrPending: the key is not accepted yet and the caller asked not to
+	// wait (gsalt-call, which exits with 2 like salt-call).
+	ErrPending = errors.New("minion: failed to authenticate with the master, has the minion key been accepted?")
+	// ErrNoMaster: the configuration names no master to connect to.
+	ErrNoMaster = errors.New("minion: no master configured")
+	// ErrNotConnected: a request was made before the first authentication.
+	ErrNotConnected = errors.New("minion: not connected to the master")
+)
+
+// Exit codes of gsalt-minion and gsalt-call matching Salt's.
+const (
+	ExitRejected     = 77 // EX_NOPERM
+	ExitMasterFinger = 42
+	ExitPending      = 2
+)
+
+// Options configures a Minion.
+type Options struct {
+	// Config is the minion configuration (config.LoadMinion). Required.
+	Config *config.Minion
+	// ID overrides Config.ID (swarm identities); "" keeps it.
+	ID string
+	// PKIDir and CacheDir override the configured pki_dir and cachedir.
+	PKIDir, CacheDir string
+	// Registry holds the execution functions; nil builds one with
+	// builtin.Register. A registry may be shared by many minions.
+	Registry *modules.Registry
+	// Grains are the minion's grains; nil computes them with grains.Load.
+	// The map is not modified (the "id" grain of a copy is set to the id).
+	Grains *payload.Map
+	// Logger receives the minion's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// RejectedDelay replaces Salt's random 10-20 s pause before Run returns
+	// ErrRejected; zero keeps Salt's.
+	RejectedDelay time.Duration
+	// Caller makes authentication give up with ErrPending instead of
+	// waiting for the key to be accepted (salt-call's behaviour).
+	Caller bool
+
+	// baseOpts and matcher are shared by the identities of a swarm.
+	baseOpts *payload.Map
+	matcher  *target.Matcher
+}
+
+// Minion is one minion identity connected to one master. Create it with
+// New and start it with Run.
+type Minion struct {
+	cfg      *config.Minion
+	id       string
+	pkiDir   string
+	cacheDir string
+	confDir  string
+	log      *slog.Logger
+	reg      *modules.Registry
+	binder   modules.Binder
+	matcher  *target.Matcher
+	opts     *payload.Map
+	caller   bool
+	rejDelay time.Duration
+
+	masterAddr string // ret port, host:port
+	masterHost string
+
+	priv   *rsa.PrivateKey
+	pubPEM []byte
+	tok    []byte
+
+	authMu sync.Mutex // serialises authentications
+
+	mu       sync.RWMutex
+	sess     *session
+	grains   *payload.Map
+	pillar   *payload.Map
+	runCtx   context.Context
+	runState *runState
+	resubFn  context.CancelFunc
+	subPort  int
+	jidQueue []string
+	jidSeen  map[string]bool
+
+	jobs     *jobTable
+	services map[string]any
+	files    *builtin.SaltFileClient
+	wg       sync.WaitGroup
+
+	ready     chan struct{}
+	readyOnce sync.Once
+	lastErr   atomic.Pointer[errBox]
+	authCount atomic.Int64
+}
+
+type errBox struct{ err error }
+
+// New prepares a minion: it resolves its directories and master address,
+// loads or creates its key pair and computes its grains. It does not
+// contact the master.
+func New(o Options) (*Minion, error) {
+	if o.Config == nil {
+		return nil, errors.New("minion: Options.Config is required")
+	}
+	cfg := o.Config
+	m := &Minion{
+		cfg:      cfg,
+		id:       cfg.ID,
+		pkiDir:   cfg.PKIDir,
+		cacheDir: cfg.CacheDir,
+		log:      o.Logger,
+		reg:      o.Registry,
+		caller:   o.Caller,
+		rejDelay: o.RejectedDelay,
+		jidSeen:  map[string]bool{},
+		ready:    make(chan struct{}),
+	}
+	if o.ID != "" {
+		m.id = o.ID
+	}
+	if o.PKIDir != "" {
+		m.pkiDir = o.PKIDir
+	}
+	if o.CacheDir != "" {
+		m.cacheDir = o.CacheDir
+	}
+	if m.id == "" {
+		return nil, errors.New("minion: no minion id")
+	}
+	if len(m.id) > 255 {
+		return nil, fmt.Errorf("minion: id %q is longer than 255 bytes", m.id)
+	}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	m.log = m.log.With("minion", m.id)
+	if m.reg == nil {
+		m.reg = modules.NewRegistry()
+		if err := builtin.Register(m.reg); err != nil {
+			return nil, err
+		}
+	}
+	m.binder = modules.Binder{Yamlify: YamlifyArg}
+	m.matcher = o.matcher
+	if m.matcher == nil {
+		m.matcher = target.New(target.Options{Logger: m.log})
+	}
+	if cf := cfg.ConfFile; cf != "" {
+		m.confDir = filepath.Dir(cf)
+	}
+	m.opts = optionsMap(cfg, o.baseOpts, m.id, m.pkiDir, m.cacheDir)
+	if cfg.VerifyMasterPubkeySign {
+		m.log.Warn("verify_master_pubkey_sign is not supported by gsalt; the master key is trusted on first use and pinned")
+	}
+	if err := m.resolveMaster(); err != nil && !errors.Is(err, ErrNoMaster) {
+		return nil, err
+	}
+	if err := m.prepareDirs(); err != nil {
+		return nil, err
+	}
+	if err := m.loadKeys(); err != nil {
+		return nil, err
+	}
+	g := o.Grains
+	if g == nil {
+		var err error
+		if g, err = m.computeGrains(context.Background()); err != nil {
+			return nil, err
+		}
+	} else {
+		g = g.Clone()
+	}
+	g.Set("id", m.id)
+	freeze(g)
+	m.grains = g
+	m.pillar = &payload.Map{}
+	m.jobs = newJobTable()
+	m.buildServices()
+	return m, nil
+}
+
+// ID returns the minion id.
+func (m *Minion) ID() string { return m.id }
+
+// Ready is closed once the minion has authenticated, fetched its pillar,
+// subscribed to the publisher and fired its start events.
+func (m *Minion) Ready() <-chan struct{} { return m.ready }
+
+// LastAuthError returns the error of the most recent failed authentication
+// attempt (nil after a success).
+func (m *Minion) LastAuthError() error {
+	if b := m.lastErr.Load(); b != nil {
+		return b.err
+	}
+	return nil
+}
+
+// Authentications returns how many times the minion obtained a session key.
+func (m *Minion) Authentications() int64 { return m.authCount.Load() }
+
+// Grains returns the minion's current grains (shared; do not modify).
+func (m *Minion) Grains() *payload.Map {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.grains
+}
+
+// Pillar returns the minion's current pillar (shared; do not modify).
+func (m *Minion) Pillar() *payload.Map {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.pillar
+}
+
+// optionsMap is the Env.Opts of the minion's jobs: every option as an
+// ordered map (a copy of base when given), with the identity-specific
+// values of this minion.
+func optionsMap(cfg *config.Minion, base *payload.Map, id, pkiDir, cacheDir string) *payload.Map {
+	if base == nil {
+		base = baseOptions(cfg)
+	}
+	m := base.Clone()
+	m.Set("id", id).Set("pki_dir", pkiDir).Set("cachedir", cacheDir)
+	freeze(m)
+	return m
+}
+
+// baseOptions converts the configuration's options once.
+func baseOptions(cfg *config.Minion) *payload.Map {
+	m, ok := payload.FromGo(cfg.Opts.Snapshot()).(*payload.Map)
+	if !ok {
+		m = &payload.Map{}
+	}
+	freeze(m)
+	return m
+}
+
+// optInt reads an integer option with a default.
+func (m *Minion) optInt(key string, def int) int {
+	if _, ok := m.cfg.Opts.Get(key); !ok {
+		return def
+	}
+	n, err := m.cfg.Opts.Int(key)
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// resolveMaster computes the request address from master and master_port.
+func (m *Minion) resolveMaster() error {
+	if len(m.cfg.Master) == 0 || m.cfg.MasterType == "disable" {
+		return ErrNoMaster
+	}
+	host := strings.TrimSpace(m.cfg.Master[0])
+	port := m.cfg.MasterPort
+	if port == 0 {
+		port = 4506
+	}
+	if h, p, err := net.SplitHostPort(host); err == nil {
+		if n, err := strconv.Atoi(p); err == nil {
+			host, port = h, n
+		}
+	}
+	host = strings.Trim(host, "[]")
+	if host == "" {
+		return ErrNoMaster
+	}
+	m.masterHost = host
+	m.masterAddr = net.JoinHostPort(host, strconv.Itoa(port))
+	return nil
+}
+
+func (m *Minion) prepareDirs() error {
+	for _, d := range []string{m.pkiDir, m.cacheDir, filepath.Join(m.cacheDir, "proc")} {
+		if d == "" {
+			continue
+		}
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("minion: %w", err)
+		}
+	}
+	m.cleanProcDir()
+	return nil
+}
+
+// cleanProcDir removes proc files left behind by a previous run.
+func (m *Minion) cleanProcDir() {
+	dir := filepath.Join(m.cacheDir, "proc")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(p)
+		if err == nil {
+			if pm, err := payload.UnmarshalMap(b); err == nil {
+				if pid, _ := pm.Int("pid"); pid > 0 && int(pid) != os.Getpid() && pidAlive(int(pid)) {
+					continue
+				}
+			}
+		}
+		_ = os.Remove(p)
+	}
+}
+
+// loadKeys reads minion.pem/minion.pub, creating the pair on first start.
+func (m *Minion) loadKeys() error {
+	pem := filepath.Join(m.pkiDir, "minion.pem")
+	pub := filepath.Join(m.pkiDir, "minion.pub")
+	priv, err := crypt.LoadPrivateKey(pem)
+	if errors.Is(err, os.ErrNotExist) {
+		m.log.Info("generating the minion key pair", "dir", m.pkiDir)
+		priv, err = crypt.WriteKeyPair(m.pkiDir, "minion", m.cfg.KeySize)
+		if errors.Is(err, crypt.ErrKeyExists) {
+			priv, err = crypt.LoadPrivateKey(pem)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("minion: key %s: %w", pem, err)
+	}
+	pubPEM, err := os.ReadFile(pub)
+	if err != nil || len(pubPEM) == 0 {
+		pubPEM = crypt.MarshalPublicKeyPEM(&priv.PublicKey)
+		if err := os.WriteFile(pub, pubPEM, 0o644); err != nil {
+			return fmt.Errorf("minion: %w", err)
+		}
+	}
+	filePub, err := crypt.ParsePublicKeyPEM(pubPEM)
+	if err != nil || filePub.N.Cmp(priv.PublicKey.N) != 0 {
+		return fmt.Errorf("minion: %s does not match %s", pub, pem)
+	}
+	tok, err := crypt.Token(priv)
+	if err != nil {
+		return fmt.Errorf("minion: %w", err)
+	}
+	m.priv, m.pubPEM, m.tok = priv, pubPEM, tok
+	return nil
+}
+
+// computeGrains runs grains.Load for this minion.
+func (m *Minion) computeGrains(ctx context.Context) (*payload.Map, error) {
+	return LoadGrains(ctx, m.cfg, m.id, m.log)
+}
+
+// LoadGrains computes the grains of a minion configuration for id, as the
+// minion does at start (core grains, the grains file, the grains option).
+func LoadGrains(ctx context.Context, cfg *config.Minion, id string, log *slog.Logger) (*payload.Map, error) {
+	static, _ := payload.FromGo(cfg.Grains).(*payload.Map)
+	master, _ := cfg.Opts.Get("master")
+	confDir := ""
+	if cfg.ConfFile != "" {
+		confDir = filepath.Dir(cfg.ConfFile)
+	}
+	g, err := grains.Load(ctx, grains.Options{ID: id, Master: master, Grains: static, ConfDir: confDir, Opts: cfg.Opts, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("minion: grains: %w", err)
+	}
+	return g, nil
+}
+
+func (m *Minion) setAuthErr(err error) {
+	if err == nil {
+		m.lastErr.Store(nil)
+		return
+	}
+	m.lastErr.Store(&errBox{err})
+}
+
+// markReady closes Ready once.
+func (m *Minion) markReady() { m.readyOnce.Do(func() { close(m.ready) }) }
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// seconds converts a float number of seconds.
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+// jitter returns a random duration in [lo, hi].
+func jitter(lo, hi time.Duration) time.Duration {
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(rand.Int64N(int64(hi-lo)+1))
+}

@@ -1,0 +1,247 @@
+package minion
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/gsalt/gsalt/wire/transport"
+)
+
+// runState is the fatal-error sink of a running minion.
+type runState struct {
+	mu     sync.Mutex
+	err    error
+	cancel context.CancelFunc
+}
+
+// Run connects to the master and serves jobs until ctx is done (then it
+// returns nil) or a fatal condition stops the minion (ErrRejected,
+// ErrMasterFinger, ErrNoMaster). It may be called once.
+func (m *Minion) Run(ctx context.Context) error {
+	if m.masterAddr == "" {
+		return ErrNoMaster
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st := &runState{cancel: cancel}
+	m.mu.Lock()
+	m.runCtx = rctx
+	m.mu.Unlock()
+	m.setRunState(st)
+	defer func() {
+		cancel()
+		m.waitJobs(15 * time.Second)
+	}()
+
+	if d := m.optInt("random_startup_delay", 0); d > 0 {
+		if err := sleep(rctx, jitter(0, time.Duration(d)*time.Second)); err != nil {
+			return st.result(ctx)
+		}
+	}
+	m.authMu.Lock()
+	s, err := m.authenticate(rctx)
+	m.authMu.Unlock()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	if err := m.refreshPillar(rctx); err != nil {
+		m.log.Warn("could not fetch the pillar; continuing with an empty pillar", "err", err)
+	}
+	addr, port := m.publishAddr(s)
+	started := false
+	for rctx.Err() == nil {
+		loopCtx, loopCancel := context.WithCancel(rctx)
+		sub, err := transport.DialSub(loopCtx, addr, m.subOptions())
+		if err != nil {
+			loopCancel()
+			return err
+		}
+		m.mu.Lock()
+		m.subPort = port
+		m.resubFn = loopCancel
+		m.mu.Unlock()
+		go m.watchReconnects(loopCtx, sub)
+		if !started {
+			started = true
+			m.wg.Add(1)
+			go func() {
+				defer m.wg.Done()
+				m.afterConnect(rctx, sub)
+			}()
+		}
+		m.recvLoop(loopCtx, sub)
+		sub.Close()
+		loopCancel()
+		if s := m.current(); s != nil {
+			addr, port = m.publishAddr(s)
+		}
+	}
+	return st.result(ctx)
+}
+
+// setRunState records the run's fatal-error sink.
+func (m *Minion) setRunState(st *runState) {
+	m.mu.Lock()
+	m.runState = st
+	m.mu.Unlock()
+}
+
+// result is Run's return value: the fatal error, or nil when the caller
+// cancelled.
+func (st *runState) result(parent context.Context) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.err != nil && !errors.Is(st.err, context.Canceled) {
+		return st.err
+	}
+	return nil
+}
+
+// fatal stops Run with err (rejected key, fingerprint mismatch).
+func (m *Minion) fatal(err error) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return
+	}
+	m.mu.RLock()
+	st := m.runState
+	m.mu.RUnlock()
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	if st.err == nil {
+		st.err = err
+	}
+	st.mu.Unlock()
+	st.cancel()
+}
+
+// subOptions configures the SUB socket like Salt's PublishClient.
+func (m *Minion) subOptions() transport.SubOptions {
+	o := transport.SubOptions{
+		Identity:     []byte(m.id),
+		ReconnectMin: time.Duration(m.optInt("recon_default", 1000)) * time.Millisecond,
+		ReconnectMax: time.Duration(m.optInt("recon_max", 10000)) * time.Millisecond,
+		Logger:       m.log,
+	}
+	if o.ReconnectMax < o.ReconnectMin {
+		o.ReconnectMax = o.ReconnectMin
+	}
+	if m.cfg.ZMQFiltering {
+		o.Topics = [][]byte{[]byte("broadcast"), []byte(hexID(m.id))}
+	}
+	return o
+}
+
+// recvLoop hands every published message to handleFrames until ctx ends.
+func (m *Minion) recvLoop(ctx context.Context, sub *transport.Subscriber) {
+	for {
+		frames, err := sub.Recv(ctx)
+		if err != nil {
+			return
+		}
+		m.handleFrames(ctx, frames)
+	}
+}
+
+// watchReconnects re-authenticates after the publisher connection was
+// re-established: the master may have restarted with a new session key.
+func (m *Minion) watchReconnects(ctx context.Context, sub *transport.Subscriber) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sub.Reconnected():
+			m.log.Info("reconnected to the master's publisher; re-authenticating")
+			if _, err := m.reauth(ctx, m.current()); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// checkPublishPort restarts the subscription when a new session names
+// another publish port.
+func (m *Minion) checkPublishPort(s *session) {
+	_, port := m.publishAddr(s)
+	m.mu.Lock()
+	fn := m.resubFn
+	changed := m.subPort != 0 && port != m.subPort
+	m.mu.Unlock()
+	if changed && fn != nil {
+		m.log.Info("the master's publish port changed; resubscribing", "port", port)
+		fn()
+	}
+}
+
+// afterConnect fires the start events once the subscription is up, then
+// keeps the mine and the master ping going.
+func (m *Minion) afterConnect(ctx context.Context, sub *transport.Subscriber) {
+	select {
+	case <-sub.Connected():
+	case <-time.After(10 * time.Second):
+	case <-ctx.Done():
+		return
+	}
+	m.fireStartEvents(ctx)
+	m.markReady()
+	var mineTick, pingTick <-chan time.Time
+	mineEnabled := true
+	if v, ok := m.cfg.Opts.Get("mine_enabled"); ok {
+		mineEnabled = v != false
+	}
+	if _, ok := m.reg.Lookup("mine.update"); ok && mineEnabled {
+		m.runMine(ctx)
+		if iv := m.cfg.MineInterval; iv > 0 {
+			t := time.NewTicker(time.Duration(iv) * time.Minute)
+			defer t.Stop()
+			mineTick = t.C
+		}
+	}
+	if iv := m.cfg.PingInterval; iv > 0 {
+		t := time.NewTicker(time.Duration(iv) * time.Minute)
+		defer t.Stop()
+		pingTick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-mineTick:
+			m.runMine(ctx)
+		case <-pingTick:
+			if err := m.fireMaster(ctx, "ping", "minion_ping", false); err != nil {
+				m.log.Info("ping to the master failed", "err", err)
+			}
+		}
+	}
+}
+
+// runMine is the scheduled __mine_interval job: mine.update.
+func (m *Minion) runMine(ctx context.Context) {
+	res := m.reg.Execute(ctx, m.binder, m.env(), "mine.update", nil, nil)
+	if res.Retcode != 0 {
+		m.log.Warn("mine.update failed", "return", res.Return)
+	}
+}
+
+// waitJobs waits for the job goroutines to see their cancelled context,
+// at most d (a function that ignores its context must not keep the minion
+// from stopping).
+func (m *Minion) waitJobs(d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		m.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		m.log.Warn("jobs still running at shutdown", "jobs", m.jobs.count())
+	}
+}

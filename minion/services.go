@@ -1,0 +1,135 @@
+package minion
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/gsalt/gsalt/minion/grains"
+	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// buildServices fills the Env.Services every job of the minion sees.
+func (m *Minion) buildServices() {
+	ch := masterChannel{m}
+	hashType := m.cfg.HashType
+	if m.cfg.FileClient == "local" {
+		m.files = builtin.NewLocalFileClient(m.cfg.FileRoots, m.cacheDir, hashType)
+	} else {
+		m.files = builtin.NewRemoteFileClient(ch, m.cacheDir, hashType)
+	}
+	m.services = map[string]any{
+		"master": ch,
+		"events": eventBus{m},
+		"jobs":   m.jobs,
+		"pillar": pillarStore{m},
+		"grains": grainsStore{m},
+		"files":  m.files,
+	}
+}
+
+// masterChannel is the "master" service: authenticated requests.
+type masterChannel struct{ m *Minion }
+
+// SendMaster implements builtin.MasterChannel.
+func (c masterChannel) SendMaster(ctx context.Context, load *payload.Map) (any, error) {
+	return c.m.request(ctx, load, defaultRequestTries, defaultRequestTimeout)
+}
+
+// eventBus is the "events" service: the minion's in-process local bus.
+// It acts on the minion's own control tags and accepts every other event.
+type eventBus struct{ m *Minion }
+
+// Fire implements builtin.EventBus.
+func (b eventBus) Fire(ctx context.Context, tag string, data any) bool {
+	m := b.m
+	switch tag {
+	case "pillar_refresh":
+		m.asyncRefreshPillar()
+	case "grains_refresh":
+		go func() {
+			if err := (grainsStore{m}).RefreshGrains(m.backgroundCtx(), false); err != nil {
+				m.log.Warn("grains refresh failed", "err", err)
+			}
+		}()
+	}
+	m.log.Debug("local event", "tag", tag)
+	return true
+}
+
+// backgroundCtx is the run context (or Background outside Run).
+func (m *Minion) backgroundCtx() context.Context {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.runCtx != nil {
+		return m.runCtx
+	}
+	return context.Background()
+}
+
+// asyncRefreshPillar refreshes the pillar in the background.
+func (m *Minion) asyncRefreshPillar() {
+	if m.current() == nil {
+		return
+	}
+	ctx := m.backgroundCtx()
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.refreshPillar(ctx); err != nil {
+			m.log.Warn("pillar refresh failed", "err", err)
+		}
+	}()
+}
+
+// pillarStore is the "pillar" service.
+type pillarStore struct{ m *Minion }
+
+// CompilePillar implements builtin.PillarStore.
+func (p pillarStore) CompilePillar(ctx context.Context, pillarenv any, override *payload.Map) (*payload.Map, error) {
+	if p.m.current() == nil {
+		return p.m.Pillar(), nil
+	}
+	return p.m.fetchPillar(ctx, pillarenv, override)
+}
+
+// RefreshPillar implements builtin.PillarStore.
+func (p pillarStore) RefreshPillar(ctx context.Context, wait bool) error {
+	if p.m.current() == nil {
+		return nil
+	}
+	if !wait {
+		p.m.asyncRefreshPillar()
+		return nil
+	}
+	return p.m.refreshPillar(ctx)
+}
+
+// grainsStore is the "grains" service.
+type grainsStore struct{ m *Minion }
+
+// GrainsFile implements builtin.GrainsStore.
+func (g grainsStore) GrainsFile() string {
+	if g.m.confDir == "" {
+		return filepath.Join("/etc/salt", grains.FileName)
+	}
+	return filepath.Join(g.m.confDir, grains.FileName)
+}
+
+// RefreshGrains implements builtin.GrainsStore.
+func (g grainsStore) RefreshGrains(ctx context.Context, refreshPillar bool) error {
+	m := g.m
+	gr, err := m.computeGrains(ctx)
+	if err != nil {
+		return err
+	}
+	gr.Set("id", m.id)
+	freeze(gr)
+	m.mu.Lock()
+	m.grains = gr
+	m.mu.Unlock()
+	if refreshPillar && m.current() != nil {
+		return m.refreshPillar(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package minion
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/target"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// MaxSwarm bounds the identities of one swarm process.
+const MaxSwarm = 100000
+
+// SwarmOptions configures RunSwarm.
+type SwarmOptions struct {
+	// Config is the minion configuration shared by every identity.
+	Config *config.Minion
+	// N is the number of identities.
+	N int
+	// Registry is shared by all identities; nil builds one.
+	Registry *modules.Registry
+	// Logger receives the logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Started, when non-nil, receives each minion once it is created,
+	// before it connects (for tests and progress reports).
+	Started func(*Minion)
+}
+
+// SwarmID is the id of the i-th swarm identity: <id>-0000, <id>-0001, ...
+func SwarmID(base string, i int) string { return fmt.Sprintf("%s-%04d", base, i) }
+
+// RunSwarm runs N minion identities in this process, each a full minion
+// with its own key pair and master key cache under pki_dir/<identity>/ and
+// its own cache under cachedir/<identity>/; they share nothing but the
+// process, the registry and the grains computed once at start (each with
+// its own id grain). It returns when ctx is done (nil) or every minion has
+// stopped, joining their fatal errors.
+func RunSwarm(ctx context.Context, o SwarmOptions) error {
+	if o.Config == nil {
+		return errors.New("minion: SwarmOptions.Config is required")
+	}
+	if o.N <= 0 || o.N > MaxSwarm {
+		return fmt.Errorf("minion: swarm size %d out of range 1..%d", o.N, MaxSwarm)
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	reg := o.Registry
+	if reg == nil {
+		reg = modules.NewRegistry()
+		if err := builtin.Register(reg); err != nil {
+			return err
+		}
+	}
+	base := o.Config.ID
+	g, err := LoadGrains(ctx, o.Config, base, log)
+	if err != nil {
+		return err
+	}
+	freeze(g)
+	shared := swarmShared{opts: baseOptions(o.Config), matcher: target.New(target.Options{Logger: log})}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	sem := make(chan struct{}, max(1, runtime.NumCPU()))
+	for i := 0; i < o.N; i++ {
+		id := SwarmID(base, i)
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return nil
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := newSwarmMinion(o, shared, reg, g, log, id)
+			<-sem
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("%s: %w", id, err))
+				mu.Unlock()
+				return
+			}
+			if o.Started != nil {
+				o.Started(m)
+			}
+			if err := m.Run(ctx); err != nil {
+				log.Error("swarm minion stopped", "minion", id, "err", err)
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("%s: %w", id, err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+// swarmShared holds what the identities of a swarm share.
+type swarmShared struct {
+	opts    *payload.Map
+	matcher *target.Matcher
+}
+
+func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *payload.Map, log *slog.Logger, id string) (*Minion, error) {
+	return New(Options{
+		baseOpts: sh.opts,
+		matcher:  sh.matcher,
+		Config:   o.Config,
+		ID:       id,
+		PKIDir:   filepath.Join(o.Config.PKIDir, id),
+		CacheDir: filepath.Join(o.Config.CacheDir, id),
+		Registry: reg,
+		Grains:   g,
+		Logger:   log,
+	})
+}

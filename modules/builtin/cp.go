@@ -1,0 +1,806 @@
+package builtin
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// filesServiceName is the Env.Services key of the FileClient.
+const filesServiceName = "files"
+
+// fileChunkSize is Salt's file_buffer_size (1 MiB): the chunk a local file
+// server serves at a time.
+const fileChunkSize = 1 << 20
+
+// maxServeChunks bounds the _serve_file round trips of one download
+// (100 GiB at Salt's 1 MiB chunks), so a misbehaving master cannot keep a
+// job busy forever.
+const maxServeChunks = 100 << 10
+
+// ErrUnsupportedURL is returned for URL schemes gsalt's file client does not
+// fetch (http, https, ftp, s3, swift).
+var ErrUnsupportedURL = errors.New("cp: only salt:// and file:// URLs are supported")
+
+// fileServer is where a SaltFileClient gets salt:// files from.
+type fileServer interface {
+	hashFile(ctx context.Context, rel, saltenv string) (any, error)
+	fileList(ctx context.Context, saltenv, prefix string) (any, error)
+	envs(ctx context.Context) (any, error)
+	// serveFile returns the chunk at loc and the file's relative path, an
+	// empty chunk at the end, and dest "" when the file does not exist.
+	serveFile(ctx context.Context, rel, saltenv string, loc int64, gz int) (data []byte, dest string, gzipped bool, err error)
+}
+
+// SaltFileClient fetches salt:// files into the minion's file cache
+// (cachedir/files/<saltenv>/<path>) the way salt.fileclient does: from the
+// master's file server through a MasterChannel (_file_hash, _serve_file in
+// chunks, _file_list, _file_envs), or from local file_roots when the minion
+// runs with file_client: local. It implements FileClient and backs the cp
+// module; the minion registers it under the service name "files".
+type SaltFileClient struct {
+	server   fileServer
+	cacheDir string
+	hashType string
+}
+
+// NewRemoteFileClient returns a client of the master's file server.
+// hashType is the minion's hash_type ("" means sha256).
+func NewRemoteFileClient(ch MasterChannel, cacheDir, hashType string) *SaltFileClient {
+	return &SaltFileClient{server: remoteFileServer{ch}, cacheDir: cacheDir, hashType: hashType}
+}
+
+// NewLocalFileClient returns a client serving salt:// from the given
+// file_roots (saltenv → directories), for file_client: local.
+func NewLocalFileClient(roots map[string][]string, cacheDir, hashType string) *SaltFileClient {
+	return &SaltFileClient{server: localFileServer{roots: roots, hashType: hashType}, cacheDir: cacheDir, hashType: hashType}
+}
+
+// remoteFileServer asks the master.
+type remoteFileServer struct{ ch MasterChannel }
+
+func (r remoteFileServer) hashFile(ctx context.Context, rel, saltenv string) (any, error) {
+	return r.ch.SendMaster(ctx, payload.NewMap("path", rel, "saltenv", saltenv, "cmd", "_file_hash"))
+}
+
+func (r remoteFileServer) fileList(ctx context.Context, saltenv, prefix string) (any, error) {
+	return r.ch.SendMaster(ctx, payload.NewMap("saltenv", saltenv, "prefix", prefix, "cmd", "_file_list"))
+}
+
+func (r remoteFileServer) envs(ctx context.Context) (any, error) {
+	return r.ch.SendMaster(ctx, payload.NewMap("cmd", "_file_envs"))
+}
+
+func (r remoteFileServer) serveFile(ctx context.Context, rel, saltenv string, loc int64, gz int) ([]byte, string, bool, error) {
+	load := payload.NewMap("path", rel, "saltenv", saltenv, "cmd", "_serve_file")
+	if gz > 0 {
+		load.Set("gzip", int64(gz))
+	}
+	load.Set("loc", loc)
+	ret, err := r.ch.SendMaster(ctx, load)
+	if err != nil {
+		return nil, "", false, err
+	}
+	m, ok := ret.(*payload.Map)
+	if !ok {
+		return nil, "", false, fmt.Errorf("cp: _serve_file reply is %s", payload.TypeName(ret))
+	}
+	if !m.Has("data") || !m.Has("dest") {
+		return nil, "", false, fmt.Errorf("cp: _serve_file reply lacks data/dest")
+	}
+	data := m.Bytes("data")
+	gzipped := false
+	if g, ok := m.Get("gzip"); ok && payload.Truthy(g) {
+		gzipped = true
+	}
+	return data, m.Str("dest"), gzipped, nil
+}
+
+// localFileServer serves file_roots like Salt's roots backend.
+type localFileServer struct {
+	roots    map[string][]string
+	hashType string
+}
+
+// find returns the first root holding rel as a regular file.
+func (l localFileServer) find(rel, saltenv string) (string, bool) {
+	rel, ok := cleanRel(rel)
+	if !ok {
+		return "", false
+	}
+	for _, root := range l.roots[saltenv] {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+func (l localFileServer) hashFile(_ context.Context, rel, saltenv string) (any, error) {
+	p, ok := l.find(rel, saltenv)
+	if !ok {
+		return "", nil
+	}
+	return hashLocalFile(p, l.hashType)
+}
+
+func (l localFileServer) fileList(_ context.Context, saltenv, prefix string) (any, error) {
+	seen := map[string]bool{}
+	for _, root := range l.roots[saltenv] {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return nil
+			}
+			rel = filepath.ToSlash(rel)
+			if strings.HasPrefix(rel, prefix) {
+				seen[rel] = true
+			}
+			return nil
+		})
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	ret := make([]any, len(out))
+	for i, s := range out {
+		ret[i] = s
+	}
+	return ret, nil
+}
+
+func (l localFileServer) envs(context.Context) (any, error) {
+	var out []string
+	for env := range l.roots {
+		out = append(out, env)
+	}
+	sort.Strings(out)
+	ret := make([]any, len(out))
+	for i, s := range out {
+		ret[i] = s
+	}
+	return ret, nil
+}
+
+func (l localFileServer) serveFile(_ context.Context, rel, saltenv string, loc int64, _ int) ([]byte, string, bool, error) {
+	p, ok := l.find(rel, saltenv)
+	if !ok {
+		return nil, "", false, nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, "", false, err
+	}
+	defer f.Close()
+	buf := make([]byte, fileChunkSize)
+	n, err := f.ReadAt(buf, loc)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, "", false, err
+	}
+	clean, _ := cleanRel(rel)
+	return buf[:n], clean, false, nil
+}
+
+// cleanRel normalises a relative salt:// path and refuses absolute paths
+// and ".." components (Salt's file server treats those as not found).
+func cleanRel(rel string) (string, bool) {
+	rel = strings.TrimLeft(rel, "/")
+	if rel == "" {
+		return "", false
+	}
+	c := path.Clean(rel)
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") || path.IsAbs(c) {
+		return "", false
+	}
+	return c, true
+}
+
+// newHash returns the hash function Salt names hashType.
+func newHash(hashType string) (hash.Hash, string, error) {
+	switch strings.ToLower(hashType) {
+	case "", "sha256":
+		return sha256.New(), "sha256", nil
+	case "md5":
+		return md5.New(), "md5", nil
+	case "sha1":
+		return sha1.New(), "sha1", nil
+	case "sha224":
+		return sha256.New224(), "sha224", nil
+	case "sha384":
+		return sha512.New384(), "sha384", nil
+	case "sha512":
+		return sha512.New(), "sha512", nil
+	}
+	return nil, "", fmt.Errorf("%w: unsupported hash type %s", modules.ErrExecution, hashType)
+}
+
+// hashLocalFile is the {"hsum", "hash_type"} of a local file.
+func hashLocalFile(p, hashType string) (*payload.Map, error) {
+	h, name, err := newHash(hashType)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, err
+	}
+	return payload.NewMap("hsum", hex.EncodeToString(h.Sum(nil)), "hash_type", name), nil
+}
+
+// splitEnv is salt.utils.url.split_env: "salt://p?saltenv=e" → ("salt://p", "e").
+func splitEnv(u string) (string, string) {
+	if !strings.HasPrefix(u, "salt://") {
+		return u, ""
+	}
+	rest := u[len("salt://"):]
+	i := strings.IndexByte(rest, '?')
+	if i < 0 {
+		return u, ""
+	}
+	q, err := url.ParseQuery(rest[i+1:])
+	if err != nil {
+		return "salt://" + rest[:i], ""
+	}
+	return "salt://" + rest[:i], q.Get("saltenv")
+}
+
+// cacheLoc is Client._cache_loc: cachedir/files/<saltenv>/<rel>, with
+// its directory created. rel from the master is confined to the cache.
+func (f *SaltFileClient) cacheLoc(rel, saltenv string) (string, error) {
+	clean, ok := cleanRel(rel)
+	if !ok || strings.Contains(saltenv, "/") || saltenv == ".." {
+		return "", fmt.Errorf("%w: refusing cache path %q in saltenv %q", modules.ErrExecution, rel, saltenv)
+	}
+	dest := filepath.Join(f.cacheDir, "files", saltenv, filepath.FromSlash(clean))
+	dir := filepath.Dir(dest)
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		_ = os.Remove(dir)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dest, nil
+}
+
+// HashFile is Client.hash_file: the file server's {"hash_type", "hsum"}
+// (or "" when it has no such file) for a salt:// path, the local hash (or
+// an empty map) for anything else.
+func (f *SaltFileClient) HashFile(ctx context.Context, p, saltenv string) (any, error) {
+	if !strings.HasPrefix(p, "salt://") {
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			return &payload.Map{}, nil
+		}
+		return hashLocalFile(p, f.hashType)
+	}
+	p, senv := splitEnv(p)
+	if senv != "" {
+		saltenv = senv
+	}
+	return f.server.hashFile(ctx, p[len("salt://"):], saltenv)
+}
+
+// FileList is Client.file_list (_file_list).
+func (f *SaltFileClient) FileList(ctx context.Context, saltenv, prefix string) (any, error) {
+	return f.server.fileList(ctx, saltenv, prefix)
+}
+
+// Envs is Client.envs (_file_envs).
+func (f *SaltFileClient) Envs(ctx context.Context) (any, error) { return f.server.envs(ctx) }
+
+// GetFile is RemoteClient.get_file: it copies salt://path to dest (a file,
+// or a directory when it exists or ends in "/"), or into the cache when
+// dest is "", and returns the local path. It returns "" when the file
+// server has no such file or dest's directory is missing and makedirs is
+// false. A cached copy with the server's hash is not downloaded again.
+func (f *SaltFileClient) GetFile(ctx context.Context, p, dest string, makedirs bool, saltenv string, gz int) (string, error) {
+	p, senv := splitEnv(p)
+	if senv != "" {
+		saltenv = senv
+	}
+	if !strings.HasPrefix(p, "salt://") {
+		return "", fmt.Errorf("%w: Invalid path: %s", modules.ErrExecution, p)
+	}
+	rel := p[len("salt://"):]
+	hashServer, err := f.server.hashFile(ctx, rel, saltenv)
+	if err != nil {
+		return "", err
+	}
+	if s, ok := hashServer.(string); ok && s == "" {
+		return "", nil
+	}
+	if dest != "" {
+		if st, err := os.Stat(dest); (err == nil && st.IsDir()) || strings.HasSuffix(dest, "/") {
+			dest = filepath.Join(dest, path.Base(rel))
+		}
+	}
+	check := dest
+	if check == "" {
+		if check, err = f.cacheLoc(rel, saltenv); err != nil {
+			return "", err
+		}
+	}
+	if st, err := os.Stat(check); err == nil && st.Mode().IsRegular() {
+		if local, err := hashLocalFile(check, f.hashType); err == nil && sameHash(local, hashServer) {
+			return check, nil
+		}
+	}
+	if dest != "" {
+		if st, err := os.Stat(filepath.Dir(dest)); err != nil || !st.IsDir() {
+			if !makedirs {
+				return "", nil
+			}
+			if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+				return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			}
+		}
+	}
+	var (
+		out     *os.File
+		tmpName string
+		written int64
+	)
+	cleanup := func() {
+		if out != nil {
+			out.Close()
+			os.Remove(tmpName)
+		}
+	}
+	openOut := func(target string) error {
+		o, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".gsalt-*")
+		if err != nil {
+			return err
+		}
+		out, tmpName, dest = o, o.Name(), target
+		return nil
+	}
+	if dest != "" {
+		if err := openOut(dest); err != nil {
+			return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+		}
+	}
+	for i := 0; ; i++ {
+		if i >= maxServeChunks {
+			cleanup()
+			return "", fmt.Errorf("%w: too many chunks fetching %s", modules.ErrExecution, p)
+		}
+		data, rdest, gzipped, err := f.server.serveFile(ctx, rel, saltenv, written, gz)
+		if err != nil {
+			cleanup()
+			return "", err
+		}
+		if len(data) == 0 {
+			if out == nil && rdest != "" {
+				loc, err := f.cacheLoc(rdest, saltenv)
+				if err != nil {
+					return "", err
+				}
+				if err := os.WriteFile(loc, nil, 0o600); err != nil {
+					return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+				}
+				dest = loc
+			}
+			break
+		}
+		if out == nil {
+			loc, err := f.cacheLoc(rdest, saltenv)
+			if err != nil {
+				return "", err
+			}
+			if st, err := os.Stat(loc); err == nil && st.IsDir() {
+				_ = os.RemoveAll(loc)
+			}
+			if err := openOut(loc); err != nil {
+				return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			}
+		}
+		if gzipped {
+			zr, err := gzip.NewReader(bytes.NewReader(data))
+			if err != nil {
+				cleanup()
+				return "", fmt.Errorf("%w: bad gzip chunk: %w", modules.ErrExecution, err)
+			}
+			data, err = io.ReadAll(io.LimitReader(zr, 1<<30))
+			if err != nil {
+				cleanup()
+				return "", fmt.Errorf("%w: bad gzip chunk: %w", modules.ErrExecution, err)
+			}
+		}
+		if _, err := out.Write(data); err != nil {
+			cleanup()
+			return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+		}
+		// loc counts uncompressed bytes: the master seeks in the file.
+		written += int64(len(data))
+	}
+	if out != nil {
+		if err := out.Close(); err != nil {
+			os.Remove(tmpName)
+			return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+		}
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(dest, f.cacheDir) {
+			mode = 0o600
+		}
+		_ = os.Chmod(tmpName, mode)
+		if err := os.Rename(tmpName, dest); err != nil {
+			os.Remove(tmpName)
+			return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+		}
+	}
+	return dest, nil
+}
+
+// sameHash compares a local {hsum, hash_type} with the server's reply.
+func sameHash(local *payload.Map, server any) bool {
+	sm, ok := server.(*payload.Map)
+	return ok && sm.Str("hsum") == local.Str("hsum") && sm.Str("hash_type") == local.Str("hash_type")
+}
+
+// CacheFile caches src and returns its local path (FileClient, used by
+// cmd.script): salt:// files land in the cache, file:// and plain paths are
+// returned as they are. A salt:// file that does not exist gives "".
+func (f *SaltFileClient) CacheFile(ctx context.Context, src, saltenv string) (string, error) {
+	v, err := f.GetURL(ctx, src, "", true, true, saltenv)
+	if err != nil {
+		return "", err
+	}
+	s, _ := v.(string)
+	return s, nil
+}
+
+// GetURL is Client.get_url for salt:// and file:// (or plain absolute
+// path) URLs. With toFile false the content is returned ([]byte) instead of
+// a path. Other schemes wrap ErrUnsupportedURL.
+func (f *SaltFileClient) GetURL(ctx context.Context, u, dest string, toFile, makedirs bool, saltenv string) (any, error) {
+	pu, err := url.Parse(u)
+	if err != nil {
+		pu = &url.URL{Path: u}
+	}
+	scheme := strings.ToLower(pu.Scheme)
+	if toFile && dest != "" {
+		if st, err := os.Stat(dest); (err == nil && st.IsDir()) || strings.HasSuffix(dest, "/") {
+			name := "index.html"
+			if pu.RawQuery != "" || (len(pu.Path) > 1 && !strings.HasSuffix(pu.Path, "/")) {
+				name = u[strings.LastIndexByte(u, '/')+1:]
+			}
+			dest = filepath.Join(dest, name)
+		}
+	}
+	switch scheme {
+	case "", "file":
+		p := u
+		if scheme == "file" {
+			p = strings.TrimSuffix(path.Join(pu.Host, pu.Path), "/")
+			if pu.Host == "" {
+				p = strings.TrimSuffix(pu.Path, "/")
+			}
+		}
+		if !filepath.IsAbs(p) {
+			return nil, fmt.Errorf("%w: Path '%s' is not absolute", modules.ErrExecution, p)
+		}
+		if !toFile {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			}
+			return b, nil
+		}
+		return p, nil
+	case "salt":
+		res, err := f.GetFile(ctx, u, dest, makedirs, saltenv, 0)
+		if err != nil || res == "" {
+			return false, err
+		}
+		if !toFile {
+			b, err := os.ReadFile(res)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			}
+			return b, nil
+		}
+		return res, nil
+	}
+	return nil, fmt.Errorf("%w: %w: %s", modules.ErrExecution, ErrUnsupportedURL, u)
+}
+
+// IsCached is Client.is_cached: the cached copy's path or "".
+func (f *SaltFileClient) IsCached(p, saltenv string) string {
+	if strings.HasPrefix(p, "salt://") {
+		var senv string
+		p, senv = splitEnv(p)
+		if senv != "" {
+			saltenv = senv
+		}
+		p = p[len("salt://"):]
+	}
+	rel := strings.TrimLeft(p, "|/")
+	for _, cand := range []string{
+		filepath.Join(f.cacheDir, "files", saltenv, rel),
+		filepath.Join(f.cacheDir, "localfiles", rel),
+	} {
+		if !strings.HasPrefix(filepath.Clean(cand), filepath.Clean(f.cacheDir)+string(filepath.Separator)) {
+			continue
+		}
+		if _, err := os.Stat(cand); err == nil {
+			return cand
+		}
+	}
+	return ""
+}
+
+// cpClient returns the call's file client: the "files" service, else one
+// built from the master channel (or file_roots with file_client local).
+func cpClient(c *modules.Call) (*SaltFileClient, error) {
+	if fc, ok := modules.Service[*SaltFileClient](c.Env, filesServiceName); ok && fc != nil {
+		return fc, nil
+	}
+	cache := optStr(c, "cachedir")
+	if optStr(c, "file_client") == "local" {
+		roots := map[string][]string{}
+		if v, ok := optGet(c, "file_roots"); ok {
+			forEachRoot(v, func(env string, dirs []string) { roots[env] = dirs })
+		}
+		return NewLocalFileClient(roots, cache, optStr(c, "hash_type")), nil
+	}
+	if ch, ok := modules.Service[MasterChannel](c.Env, masterServiceName); ok {
+		return NewRemoteFileClient(ch, cache, optStr(c, "hash_type")), nil
+	}
+	return nil, fmt.Errorf("%w: no file server available (no master connection)", modules.ErrExecution)
+}
+
+// forEachRoot walks a file_roots option value (payload or Go maps).
+func forEachRoot(v any, fn func(env string, dirs []string)) {
+	list := func(x any) []string {
+		var out []string
+		switch l := x.(type) {
+		case []any:
+			for _, d := range l {
+				out = append(out, payload.Text(d))
+			}
+		case []string:
+			out = l
+		case string:
+			out = []string{l}
+		}
+		return out
+	}
+	switch m := v.(type) {
+	case *payload.Map:
+		for _, it := range m.Items() {
+			fn(payload.KeyString(it.Key), list(it.Value))
+		}
+	case map[string]any:
+		for k, d := range m {
+			fn(k, list(d))
+		}
+	case map[string][]string:
+		for k, d := range m {
+			fn(k, d)
+		}
+	}
+}
+
+// cpSaltenv is the saltenv argument, else opts saltenv, else "base".
+func cpSaltenv(c *modules.Call) string {
+	if s := c.Args.Str("saltenv"); s != "" {
+		return s
+	}
+	if s := optStr(c, "saltenv"); s != "" {
+		return s
+	}
+	return "base"
+}
+
+// cpFunctions is Salt's cp module (salt/modules/cp.py) for the master's
+// file server; only salt:// and file:// sources are supported.
+func cpFunctions() []modules.Function {
+	return []modules.Function{
+		{Name: "cp.get_file", Spec: modules.Spec{Params: []modules.Param{req("path"), req("dest"), opt("saltenv", nil), opt("makedirs", false),
+			opt("template", nil), opt("gzip", nil)}, Kwargs: true},
+			Doc: "Used to get a single file from the salt master\n\nCLI Example:\n\n    salt '*' cp.get_file salt://path/to/file /minion/dest\n\nThere are two ways of defining the fileserver environment (a.k.a.\n``saltenv``) from which to retrieve the file. One is to use the ``saltenv``\nparameter, and the other is to use a querystring syntax in the ``salt://``\nURL:\n\n    salt '*' cp.get_file salt://foo/bar.conf /etc/foo/bar.conf saltenv=config\n    salt '*' cp.get_file salt://foo/bar.conf?saltenv=config /etc/foo/bar.conf",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				if t := c.Args.Get("template"); payload.Truthy(t) {
+					return nil, fmt.Errorf("%w: Attempted to render file paths with unavailable engine %s", modules.ErrExecution, payload.Text(t))
+				}
+				fc, err := cpClient(c)
+				if err != nil {
+					return nil, err
+				}
+				saltenv := cpSaltenv(c)
+				p, senv := splitEnv(c.Args.Str("path"))
+				if senv != "" {
+					saltenv = senv
+				}
+				h, err := fc.HashFile(ctx, p, saltenv)
+				if err != nil {
+					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+				}
+				if !payload.Truthy(h) {
+					return "", nil
+				}
+				gz := 0
+				if g, err := c.Args.Int("gzip"); err == nil && c.Args.Get("gzip") != nil {
+					gz = int(g)
+				}
+				res, err := fc.GetFile(ctx, p, c.Args.Str("dest"), payload.Truthy(c.Args.Get("makedirs")), saltenv, gz)
+				if err != nil {
+					return nil, err
+				}
+				if res == "" {
+					return false, nil
+				}
+				return res, nil
+			}},
+		{Name: "cp.get_url", Spec: modules.Spec{Params: []modules.Param{req("path"), opt("dest", ""), opt("saltenv", nil), opt("makedirs", false), opt("source_hash", nil)}},
+			Doc: "Used to get a single file from a URL.\n\npath\n    A URL to download a file from. gsalt supports ``salt://`` and\n    ``file://`` (local filesystem) URLs. If no scheme was specified, this is\n    equivalent of using ``file://``.\n\ndest\n    The default behaviour is to write the fetched file to the given\n    destination path. If this parameter is omitted or set as empty string\n    (``''``), the function places the remote file on the local filesystem\n    inside the Minion cache directory and returns the path to that file.\n    To simply return the file contents instead, set destination to ``None``.\n\nCLI Example:\n\n    salt '*' cp.get_url salt://my/file /tmp/this_file_is_mine",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				fc, err := cpClient(c)
+				if err != nil {
+					return nil, err
+				}
+				d := c.Args.Get("dest")
+				_, toFile := d.(string)
+				res, err := fc.GetURL(ctx, c.Args.Str("path"), payload.Text(d), toFile, payload.Truthy(c.Args.Get("makedirs")), cpSaltenv(c))
+				if err != nil {
+					return nil, err
+				}
+				if !payload.Truthy(res) {
+					c.Log().Error("Unable to fetch file", "path", c.Args.Str("path"), "saltenv", cpSaltenv(c))
+					return res, nil
+				}
+				if b, ok := res.([]byte); ok {
+					return string(b), nil
+				}
+				return res, nil
+			}},
+		{Name: "cp.cache_file", Spec: modules.Spec{Params: []modules.Param{req("path"), opt("saltenv", nil), opt("source_hash", nil), opt("verify_ssl", true), opt("use_etag", false)}},
+			Doc: "Used to cache a single file on the Minion\n\nReturns the location of the new cached file on the Minion\n\nCLI Example:\n\n    salt '*' cp.cache_file salt://path/to/file\n\nIf the path being cached is a ``salt://`` URI, and the path does not exist,\nthen ``False`` will be returned.",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				fc, err := cpClient(c)
+				if err != nil {
+					return nil, err
+				}
+				saltenv := cpSaltenv(c)
+				p, senv := splitEnv(c.Args.Str("path"))
+				if senv != "" {
+					saltenv = senv
+				}
+				res, err := fc.GetURL(ctx, p, "", true, true, saltenv)
+				if err != nil {
+					return nil, err
+				}
+				if !payload.Truthy(res) {
+					c.Log().Error("Unable to cache file", "path", p, "saltenv", saltenv)
+				}
+				return res, nil
+			}},
+		{Name: "cp.cache_files", Spec: modules.Spec{Params: []modules.Param{req("paths"), opt("saltenv", nil)}},
+			Doc: "Used to gather many files from the Master, the gathered files will be\nsaved in the minion cachedir reflective to the paths retrieved from the\nMaster\n\nCLI Example:\n\n    salt '*' cp.cache_files salt://pathto/file1,salt://pathto/file1",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				fc, err := cpClient(c)
+				if err != nil {
+					return nil, err
+				}
+				var paths []string
+				switch p := c.Args.Get("paths").(type) {
+				case string:
+					paths = strings.Split(p, ",")
+				case []any:
+					for _, x := range p {
+						paths = append(paths, payload.Text(x))
+					}
+				}
+				ret := []any{}
+				for _, p := range paths {
+					res, err := fc.GetURL(ctx, p, "", true, true, cpSaltenv(c))
+					if err != nil {
+						return nil, err
+					}
+					ret = append(ret, res)
+				}
+				return ret, nil
+			}},
+		{Name: "cp.get_file_str", Spec: modules.Spec{Params: []modules.Param{req("path"), opt("saltenv", nil)}},
+			Doc: "Download a file from a URL to the Minion cache directory and return the\ncontents of that file\n\nReturns ``False`` if Salt was unable to cache a file from a URL.\n\nCLI Example:\n\n    salt '*' cp.get_file_str salt://my/file",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				fc, err := cpClient(c)
+				if err != nil {
+					return nil, err
+				}
+				res, err := fc.GetURL(ctx, c.Args.Str("path"), "", true, true, cpSaltenv(c))
+				if err != nil {
+					return nil, err
+				}
+				p, ok := res.(string)
+				if !ok {
+					return res, nil
+				}
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return false, nil
+				}
+				return string(b), nil
+			}},
+		{Name: "cp.list_master", Spec: modules.Spec{Params: []modules.Param{opt("saltenv", nil), opt("prefix", "")}},
+			Doc: "List all of the files stored on the master\n\nCLI Example:\n\n    salt '*' cp.list_master",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				fc, err := cpClient(c)
+				if err != nil {
+					return nil, err
+				}
+				ret, err := fc.FileList(ctx, cpSaltenv(c), c.Args.Str("prefix"))
+				if err != nil {
+					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+				}
+				return ret, nil
+			}},
+		{Name: "cp.envs", Doc: "List available environments for fileserver\n\nCLI Example:\n\n    salt '*' cp.envs",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				fc, err := cpClient(c)
+				if err != nil {
+					return nil, err
+				}
+				ret, err := fc.Envs(ctx)
+				if err != nil {
+					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+				}
+				return ret, nil
+			}},
+		{Name: "cp.hash_file", Spec: modules.Spec{Params: []modules.Param{req("path"), opt("saltenv", nil)}},
+			Doc: "Return the hash of a file, to get the hash of a file on the\nsalt master file server prepend the path with salt://<file on server>\notherwise, prepend the file with / for a local file.\n\nCLI Example:\n\n    salt '*' cp.hash_file salt://path/to/file",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				fc, err := cpClient(c)
+				if err != nil {
+					return nil, err
+				}
+				saltenv := cpSaltenv(c)
+				p, senv := splitEnv(c.Args.Str("path"))
+				if senv != "" {
+					saltenv = senv
+				}
+				ret, err := fc.HashFile(ctx, p, saltenv)
+				if err != nil {
+					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+				}
+				return ret, nil
+			}},
+		{Name: "cp.is_cached", Spec: modules.Spec{Params: []modules.Param{req("path"), opt("saltenv", nil)}},
+			Doc: "Returns the full path to a file if it is cached locally on the minion\notherwise returns a blank string\n\nCLI Example:\n\n    salt '*' cp.is_cached salt://path/to/file",
+			Fn: func(_ context.Context, c *modules.Call) (any, error) {
+				fc, err := cpClient(c)
+				if err != nil {
+					return nil, err
+				}
+				return fc.IsCached(c.Args.Str("path"), cpSaltenv(c)), nil
+			}},
+	}
+}

@@ -1,0 +1,319 @@
+package builtin_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// fakeFileMaster answers the fileserver requests like Salt's master, in
+// chunks of chunk bytes, and records every load.
+type fakeFileMaster struct {
+	mu     sync.Mutex
+	files  map[string]map[string][]byte // saltenv -> path -> content
+	chunk  int
+	loads  []*payload.Map
+	badDst string // when set, _serve_file answers this dest
+	other  map[string]any
+}
+
+func (f *fakeFileMaster) SendMaster(_ context.Context, load *payload.Map) (any, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.loads = append(f.loads, load.Clone())
+	env := f.files[load.Str("saltenv")]
+	switch load.Str("cmd") {
+	case "_file_list":
+		out := []any{}
+		for _, p := range sortedPaths(env) {
+			if strings.HasPrefix(p, load.Str("prefix")) {
+				out = append(out, p)
+			}
+		}
+		return out, nil
+	case "_file_envs":
+		return []any{"base", "dev"}, nil
+	case "_file_hash":
+		b, ok := env[load.Str("path")]
+		if !ok {
+			return "", nil
+		}
+		h := sha256.Sum256(b)
+		return payload.NewMap("hash_type", "sha256", "hsum", hex.EncodeToString(h[:])), nil
+	case "_serve_file":
+		b, ok := env[load.Str("path")]
+		if !ok {
+			return payload.NewMap("data", "", "dest", ""), nil
+		}
+		loc, _ := load.Int("loc")
+		end := int(loc) + f.chunk
+		if end > len(b) {
+			end = len(b)
+		}
+		data := b[loc:end]
+		dest := load.Str("path")
+		if f.badDst != "" {
+			dest = f.badDst
+		}
+		ret := payload.NewMap("data", data, "dest", dest)
+		if gz, ok := load.Int("gzip"); ok && gz > 0 && len(data) > 0 {
+			var buf bytes.Buffer
+			w := gzip.NewWriter(&buf)
+			w.Write(data)
+			w.Close()
+			ret.Set("data", buf.Bytes()).Set("gzip", gz)
+		}
+		return ret, nil
+	}
+	if v, ok := f.other[load.Str("cmd")]; ok {
+		return v, nil
+	}
+	return &payload.Map{}, nil
+}
+
+func (f *fakeFileMaster) cmds() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, l := range f.loads {
+		out = append(out, l.Str("cmd"))
+	}
+	return out
+}
+
+func (f *fakeFileMaster) reset() {
+	f.mu.Lock()
+	f.loads = nil
+	f.mu.Unlock()
+}
+
+func sortedPaths(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+type cpEnv struct {
+	r     *modules.Registry
+	env   *modules.Env
+	fm    *fakeFileMaster
+	cache string
+}
+
+func newCPEnv(t *testing.T) *cpEnv {
+	t.Helper()
+	r := registry(t)
+	cache := t.TempDir()
+	fm := &fakeFileMaster{chunk: 4, files: map[string]map[string][]byte{
+		"base": {"a/b.txt": []byte("hello world\n"), "top.sls": []byte("base: {}\n"), "empty": {}},
+		"dev":  {"a/b.txt": []byte("dev version\n")},
+	}}
+	env := &modules.Env{ID: "m1", Registry: r, Opts: payload.NewMap("cachedir", cache, "hash_type", "sha256", "saltenv", nil),
+		Services: map[string]any{"master": fm}}
+	return &cpEnv{r: r, env: env, fm: fm, cache: cache}
+}
+
+func (e *cpEnv) run(t *testing.T, fun string, args ...any) modules.Result {
+	t.Helper()
+	return e.r.Execute(context.Background(), modules.Binder{}, e.env, fun, args, nil)
+}
+
+func TestCPGetFileInChunks(t *testing.T) {
+	e := newCPEnv(t)
+	dest := filepath.Join(t.TempDir(), "out.txt")
+	res := e.run(t, "cp.get_file", "salt://a/b.txt", dest)
+	if res.Return != dest || res.Retcode != 0 {
+		t.Fatalf("get_file: %+v", res)
+	}
+	if b, _ := os.ReadFile(dest); string(b) != "hello world\n" {
+		t.Fatalf("content %q", b)
+	}
+	var locs []int64
+	for _, l := range e.fm.loads {
+		if l.Str("cmd") == "_serve_file" {
+			if got := l.Keys(); strings.Join(got, ",") != "path,saltenv,cmd,loc" {
+				t.Errorf("_serve_file keys %v", got)
+			}
+			n, _ := l.Int("loc")
+			locs = append(locs, n)
+		}
+	}
+	if want := []int64{0, 4, 8, 12}; len(locs) != len(want) || locs[3] != 12 || locs[1] != 4 {
+		t.Errorf("serve locs %v, want %v", locs, want)
+	}
+
+	// A directory destination gets the file's name; the querystring picks
+	// the saltenv.
+	dir := t.TempDir()
+	res = e.run(t, "cp.get_file", "salt://a/b.txt?saltenv=dev", dir+"/")
+	if res.Return != filepath.Join(dir, "b.txt") {
+		t.Fatalf("get_file to dir: %+v", res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "b.txt")); string(b) != "dev version\n" {
+		t.Fatalf("dev content %q", b)
+	}
+	// Missing file: "", missing directory without makedirs: False.
+	if res = e.run(t, "cp.get_file", "salt://nope", dest); res.Return != "" {
+		t.Errorf("missing file: %+v", res)
+	}
+	deep := filepath.Join(t.TempDir(), "x", "y", "z.txt")
+	if res = e.run(t, "cp.get_file", "salt://a/b.txt", deep); res.Return != false {
+		t.Errorf("missing dir: %+v", res)
+	}
+	if res = e.run(t, "cp.get_file", "salt://a/b.txt", deep, payload.NewMap("__kwarg__", true, "makedirs", true)); res.Return != deep {
+		t.Errorf("makedirs: %+v", res)
+	}
+	// gzip chunks are decompressed.
+	gzDest := filepath.Join(t.TempDir(), "gz.txt")
+	if res = e.run(t, "cp.get_file", "salt://a/b.txt", gzDest, payload.NewMap("__kwarg__", true, "gzip", int64(5))); res.Return != gzDest {
+		t.Fatalf("gzip: %+v", res)
+	}
+	if b, _ := os.ReadFile(gzDest); string(b) != "hello world\n" {
+		t.Fatalf("gzip content %q", b)
+	}
+}
+
+func TestCPCacheFile(t *testing.T) {
+	e := newCPEnv(t)
+	want := filepath.Join(e.cache, "files", "base", "a", "b.txt")
+	res := e.run(t, "cp.cache_file", "salt://a/b.txt")
+	if res.Return != want {
+		t.Fatalf("cache_file: %+v", res)
+	}
+	e.fm.reset()
+	if res = e.run(t, "cp.cache_file", "salt://a/b.txt"); res.Return != want {
+		t.Fatalf("cache_file again: %+v", res)
+	}
+	for _, c := range e.fm.cmds() {
+		if c == "_serve_file" {
+			t.Fatal("an up-to-date cached file was downloaded again")
+		}
+	}
+	if res = e.run(t, "cp.cache_file", "salt://nope"); res.Return != false {
+		t.Errorf("cache_file missing: %+v", res)
+	}
+	// A zero-byte file is cached too.
+	if res = e.run(t, "cp.cache_file", "salt://empty"); res.Return != filepath.Join(e.cache, "files", "base", "empty") {
+		t.Errorf("cache_file empty: %+v", res)
+	}
+	if res = e.run(t, "cp.is_cached", "salt://a/b.txt"); res.Return != want {
+		t.Errorf("is_cached: %+v", res)
+	}
+	if res = e.run(t, "cp.get_file_str", "salt://a/b.txt"); res.Return != "hello world\n" {
+		t.Errorf("get_file_str: %+v", res)
+	}
+	// The FileClient used by cmd.script.
+	fc := builtin.NewRemoteFileClient(e.fm, e.cache, "sha256")
+	if p, err := fc.CacheFile(context.Background(), "salt://top.sls", "base"); err != nil || p != filepath.Join(e.cache, "files", "base", "top.sls") {
+		t.Errorf("CacheFile: %q %v", p, err)
+	}
+	// A master answering with a path outside the cache is refused.
+	e.fm.badDst = "../../../etc/evil"
+	res = e.run(t, "cp.cache_file", "salt://a/b.txt", payload.NewMap("__kwarg__", true, "saltenv", "dev"))
+	if s, _ := res.Return.(string); res.Retcode != 1 || !strings.Contains(s, "refusing cache path") {
+		t.Fatalf("path traversal from the master: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(e.cache, "..", "..", "etc", "evil")); err == nil {
+		t.Fatal("file written outside the cache")
+	}
+}
+
+func TestCPGetURLAndLists(t *testing.T) {
+	e := newCPEnv(t)
+	tmp := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(tmp, []byte("local"), 0o644)
+	tests := []struct {
+		name string
+		args []any
+		want any
+		rc   int
+	}{
+		{"file url returns the path", []any{"file://" + tmp}, tmp, 0},
+		{"plain path", []any{tmp}, tmp, 0},
+		{"contents with dest None", []any{"file://" + tmp, nil}, "local", 0},
+		{"relative path", []any{"rel/path"}, "ERROR: Path 'rel/path' is not absolute", 1},
+		{"salt url to cache", []any{"salt://top.sls"}, filepath.Join(e.cache, "files", "base", "top.sls"), 0},
+		{"salt url contents", []any{"salt://top.sls", nil}, "base: {}\n", 0},
+		{"salt url missing", []any{"salt://nope"}, false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := e.run(t, "cp.get_url", tc.args...)
+			if res.Return != tc.want || res.Retcode != tc.rc {
+				t.Fatalf("got %+v, want %v", res, tc.want)
+			}
+		})
+	}
+	res := e.run(t, "cp.get_url", "http://example.com/x")
+	if s, _ := res.Return.(string); res.Retcode != 1 || !strings.Contains(s, "only salt:// and file://") {
+		t.Errorf("http: %+v", res)
+	}
+	res = e.run(t, "cp.list_master")
+	if l, ok := res.Return.([]any); !ok || len(l) != 3 || l[0] != "a/b.txt" {
+		t.Errorf("list_master: %+v", res)
+	}
+	if got := e.fm.loads[len(e.fm.loads)-1].Keys(); strings.Join(got, ",") != "saltenv,prefix,cmd" {
+		t.Errorf("_file_list keys %v", got)
+	}
+	res = e.run(t, "cp.list_master", payload.NewMap("__kwarg__", true, "prefix", "a/", "saltenv", "base"))
+	if l, ok := res.Return.([]any); !ok || len(l) != 1 {
+		t.Errorf("list_master prefix: %+v", res)
+	}
+	if res = e.run(t, "cp.envs"); len(res.Return.([]any)) != 2 {
+		t.Errorf("envs: %+v", res)
+	}
+	res = e.run(t, "cp.hash_file", "salt://a/b.txt")
+	if m, ok := res.Return.(*payload.Map); !ok || m.Str("hash_type") != "sha256" || len(m.Str("hsum")) != 64 {
+		t.Errorf("hash_file: %+v", res)
+	}
+	if res = e.run(t, "cp.hash_file", "salt://nope"); res.Return != "" {
+		t.Errorf("hash_file missing: %+v", res)
+	}
+}
+
+func TestCPLocalFileClient(t *testing.T) {
+	r := registry(t)
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "sub", "f.txt"), bytes.Repeat([]byte("x"), 3<<20), 0o644)
+	cache := t.TempDir()
+	opts := payload.NewMap("cachedir", cache, "file_client", "local", "file_roots", payload.NewMap("base", []any{root}))
+	env := &modules.Env{ID: "m1", Registry: r, Opts: opts}
+	res := r.Execute(context.Background(), modules.Binder{}, env, "cp.cache_file", []any{"salt://sub/f.txt"}, nil)
+	want := filepath.Join(cache, "files", "base", "sub", "f.txt")
+	if res.Return != want {
+		t.Fatalf("local cache_file: %+v", res)
+	}
+	if st, _ := os.Stat(want); st == nil || st.Size() != 3<<20 {
+		t.Fatalf("cached size %v", st)
+	}
+	res = r.Execute(context.Background(), modules.Binder{}, env, "cp.list_master", nil, nil)
+	if l, ok := res.Return.([]any); !ok || len(l) != 1 || l[0] != path.Join("sub", "f.txt") {
+		t.Errorf("local list_master: %+v", res)
+	}
+	res = r.Execute(context.Background(), modules.Binder{}, env, "cp.cache_file", []any{"salt://../etc/passwd"}, nil)
+	if res.Return != false {
+		t.Errorf("traversal: %+v", res)
+	}
+}
