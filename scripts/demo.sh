@@ -1,39 +1,82 @@
 #!/usr/bin/env bash
-# demo.sh: shows what gsalt can do today, in a temporary directory, and
-# cleans up after itself. Run through `make demo` (which builds bin/ first).
-#
-# Today that is key management (gsalt-key, salt-key compatible) on a master
-# pki_dir. The master and minion daemons are not written yet; when they are,
-# this demo starts a master and minions on 127.0.0.1, accepts their keys and
-# runs jobs.
+# demo.sh: a gsalt master and two gsalt minions on 127.0.0.1 in a temporary
+# directory: keys accepted with gsalt-key, jobs run with gsalt, then
+# everything is stopped and removed. Run through `make demo` (builds bin/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$PWD/bin
 tmp=$(mktemp -d /tmp/gsalt-demo.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
 
-mkdir -p "$tmp/etc"
-cat >"$tmp/etc/master" <<CONF
-root_dir: $tmp
-pki_dir: $tmp/pki
-cachedir: $tmp/cache
-sock_dir: $tmp/sock
-log_file: $tmp/log/master
+# Two free ports on loopback for publish and return.
+read -r pub ret < <(python3 - <<'PY'
+import socket
+s=[socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])
+PY
+)
+
+mkdir -p "$tmp/etc/master"
+cat >"$tmp/etc/master/master" <<CONF
+root_dir: $tmp/master
+pki_dir: $tmp/master/pki
+cachedir: $tmp/master/cache
+sock_dir: $tmp/master/sock
+log_file: $tmp/master/log/master
 interface: 127.0.0.1
+publish_port: $pub
+ret_port: $ret
 CONF
-
-say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
-
-say "$bin/gsalt-key" -c "$tmp/etc" -L
-# Two minions as they appear after their first _auth: keys pending.
 for id in web1 db1; do
-  "$bin/gsalt-key" --gen-keys "$id" --gen-keys-dir "$tmp/minion-keys" >/dev/null
-  cp "$tmp/minion-keys/$id.pub" "$tmp/pki/minions_pre/$id"
+  mkdir -p "$tmp/etc/$id"
+  cat >"$tmp/etc/$id/minion" <<CONF
+id: $id
+root_dir: $tmp/$id
+pki_dir: $tmp/$id/pki
+cachedir: $tmp/$id/cache
+sock_dir: $tmp/$id/sock
+log_file: $tmp/$id/log/minion
+master: 127.0.0.1
+master_port: $ret
+acceptance_wait_time: 1
+grains:
+  role: $id
+CONF
 done
-say "$bin/gsalt-key" -c "$tmp/etc" -L
-say "$bin/gsalt-key" -c "$tmp/etc" -a web1 -y
-say "$bin/gsalt-key" -c "$tmp/etc" -r db1 -y
-say "$bin/gsalt-key" -c "$tmp/etc" -L --out json
-say "$bin/gsalt-key" -c "$tmp/etc" -F
+
+say() { printf '\n\033[1m$ %s\033[0m\n' "${*#$bin/}"; "$@"; }
+
+echo "starting gsalt-master (publish $pub, return $ret) and minions web1, db1"
+"$bin/gsalt-master" -c "$tmp/etc/master" -l error & pids+=($!)
+sleep 1
+for id in web1 db1; do "$bin/gsalt-minion" -c "$tmp/etc/$id" -l critical & pids+=($!); done
+
+# Wait until both keys are pending.
+for _ in $(seq 50); do
+  n=$("$bin/gsalt-key" -c "$tmp/etc/master" -l un --out json | grep -c '"' || true)
+  [ "$n" -ge 3 ] && break
+  sleep 0.2
+done
+say "$bin/gsalt-key" -c "$tmp/etc/master" -L
+say "$bin/gsalt-key" -c "$tmp/etc/master" -A -y
+
+# Wait until both minions answer.
+for _ in $(seq 50); do
+  if "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json -t 2 2>/dev/null | grep -q '"db1": true' &&
+     "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json -t 2 2>/dev/null | grep -q '"web1": true'; then break; fi
+  sleep 0.3
+done
+say "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping
+say "$bin/gsalt" -c "$tmp/etc/master" '*' grains.item os role
+say "$bin/gsalt" -c "$tmp/etc/master" -G 'role:web1' cmd.run 'echo hello from $(id -un)'
+say "$bin/gsalt" -c "$tmp/etc/master" '*' test.arg 1 two k=v --out json
+say "$bin/gsalt-run" -c "$tmp/etc/master" manage.status
 echo
-echo "demo done: keys accepted/rejected in $tmp (removed now)"
+echo "demo done: stopping the master and minions, removing $tmp"

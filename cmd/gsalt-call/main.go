@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/saltlog"
 	"github.com/gsalt/gsalt/minion"
 )
 
@@ -31,7 +32,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			logger, closeLog, err := minion.SetupLogging(os.Stderr, logLevel, "", "")
+			logger, closeLog, err := saltlog.Setup(os.Stderr, logLevel, "", "")
 			if err != nil {
 				return err
 			}

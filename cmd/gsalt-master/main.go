@@ -7,15 +7,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/saltlog"
 	"github.com/gsalt/gsalt/masterd"
 )
 
@@ -36,7 +35,7 @@ func main() {
 			if logLevel != "" {
 				level = logLevel
 			}
-			logger, closeLog, err := setupLogging(cfg, level)
+			logger, closeLog, err := saltlog.Setup(os.Stderr, level, cfg.LogFile, cfg.LogLevelLogfile)
 			if err != nil {
 				return err
 			}
@@ -53,89 +52,4 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gsalt-master:", err)
 		os.Exit(1)
 	}
-}
-
-// saltLevel maps Salt's log level names onto slog levels; quiet disables
-// the output.
-func saltLevel(name string) (slog.Level, bool) {
-	switch strings.ToLower(name) {
-	case "all", "garbage", "trace", "debug":
-		return slog.LevelDebug, true
-	case "profile", "info":
-		return slog.LevelInfo, true
-	case "", "warning", "warn":
-		return slog.LevelWarn, true
-	case "error", "critical":
-		return slog.LevelError, true
-	case "quiet":
-		return slog.LevelError + 100, true
-	}
-	return slog.LevelWarn, false
-}
-
-// setupLogging logs to stderr at level and to log_file (unless it is a
-// syslog URL) at log_level_logfile, or level when that is unset.
-func setupLogging(cfg *config.Master, level string) (*slog.Logger, func(), error) {
-	lv, ok := saltLevel(level)
-	if !ok {
-		return nil, nil, fmt.Errorf("invalid log level %q", level)
-	}
-	handlers := []slog.Handler{slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lv})}
-	closer := func() {}
-	if path := cfg.LogFile; path != "" && !strings.Contains(path, "://") {
-		flv := lv
-		if cfg.LogLevelLogfile != "" {
-			if l, ok := saltLevel(cfg.LogLevelLogfile); ok {
-				flv = l
-			}
-		}
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "gsalt-master: cannot open log_file %s: %v\n", path, err)
-		} else {
-			handlers = append(handlers, slog.NewTextHandler(f, &slog.HandlerOptions{Level: flv}))
-			closer = func() { f.Close() }
-		}
-	}
-	return slog.New(fanout(handlers)), closer, nil
-}
-
-// fanout sends every record to several handlers.
-type fanout []slog.Handler
-
-func (f fanout) Enabled(ctx context.Context, l slog.Level) bool {
-	for _, h := range f {
-		if h.Enabled(ctx, l) {
-			return true
-		}
-	}
-	return false
-}
-
-func (f fanout) Handle(ctx context.Context, r slog.Record) error {
-	var first error
-	for _, h := range f {
-		if h.Enabled(ctx, r.Level) {
-			if err := h.Handle(ctx, r.Clone()); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	return first
-}
-
-func (f fanout) WithAttrs(as []slog.Attr) slog.Handler {
-	out := make(fanout, len(f))
-	for i, h := range f {
-		out[i] = h.WithAttrs(as)
-	}
-	return out
-}
-
-func (f fanout) WithGroup(name string) slog.Handler {
-	out := make(fanout, len(f))
-	for i, h := range f {
-		out[i] = h.WithGroup(name)
-	}
-	return out
 }

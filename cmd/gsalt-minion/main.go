@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/saltlog"
 	"github.com/gsalt/gsalt/minion"
 )
 
@@ -41,7 +42,7 @@ func main() {
 			if logLevel != "" {
 				level = logLevel
 			}
-			logger, closeLog, err := minion.SetupLogging(os.Stderr, level, cfg.LogFile, cfg.LogLevelLogfile)
+			logger, closeLog, err := saltlog.Setup(os.Stderr, level, cfg.LogFile, cfg.LogLevelLogfile)
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,6 @@
-package minion
+// Package saltlog sets up log/slog the way Salt daemons log: Salt's level
+// names, a console handler and an optional log_file at its own level.
+package saltlog
 
 import (
 	"context"
@@ -28,10 +30,10 @@ func SaltLevel(name string) (slog.Level, bool) {
 	return slog.LevelWarn, false
 }
 
-// SetupLogging logs to console at level and to logFile (unless it is empty
+// Setup logs to console at level and to logFile (unless it is empty
 // or a syslog URL) at fileLevel, or level when fileLevel is empty. The
 // returned function closes the log file.
-func SetupLogging(console io.Writer, level, logFile, fileLevel string) (*slog.Logger, func(), error) {
+func Setup(console io.Writer, level, logFile, fileLevel string) (*slog.Logger, func(), error) {
 	lv, ok := SaltLevel(level)
 	if !ok {
 		return nil, nil, fmt.Errorf("invalid log level %q", level)
