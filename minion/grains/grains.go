@@ -32,6 +32,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/grainsfile"
 	"io"
 	"log/slog"
 	"os"
@@ -73,11 +74,17 @@ type Options struct {
 }
 
 // ErrGrainsFile reports a grains file that cannot be read or parsed.
-var ErrGrainsFile = errors.New("grains: bad grains file")
+var ErrGrainsFile = grainsfile.ErrGrainsFile
+
+// ReadFile reads a grains file (see grainsfile.ReadFile).
+func ReadFile(path string) (*payload.Map, error) { return grainsfile.ReadFile(path) }
+
+// WriteFile writes a grains file atomically (see grainsfile.WriteFile).
+func WriteFile(path string, m *payload.Map) error { return grainsfile.WriteFile(path, m) }
 
 // FileName is the name of the static grains file in the configuration
 // directory.
-const FileName = "grains"
+const FileName = grainsfile.FileName
 
 // Core computes the grains Salt's grain modules compute (everything but the
 // static grains). It fails only when ctx is done.

@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/grainsfile"
 	"github.com/gsalt/gsalt/internal/pyfmt"
-	"github.com/gsalt/gsalt/minion/grains"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -214,9 +214,9 @@ func grainsFilePath(c *modules.Call) (string, GrainsStore, error) {
 		if v, ok := c.Env.Opts.Get("conf_file"); ok {
 			if p := payload.Text(v); p != "" {
 				if st, err := os.Stat(p); err == nil && st.IsDir() {
-					return filepath.Join(p, grains.FileName), nil, nil
+					return filepath.Join(p, grainsfile.FileName), nil, nil
 				}
-				return filepath.Join(filepath.Dir(p), grains.FileName), nil, nil
+				return filepath.Join(filepath.Dir(p), grainsfile.FileName), nil, nil
 			}
 		}
 	}
@@ -234,7 +234,7 @@ func grainsSetvals(ctx context.Context, c *modules.Call, newGrains, destructive,
 	if err != nil {
 		return nil, err
 	}
-	file, err := grains.ReadFile(path)
+	file, err := grainsfile.ReadFile(path)
 	if err != nil {
 		return fmt.Sprintf("Unable to read existing grains file: %v", errors.Unwrap(err)), nil
 	}
@@ -245,7 +245,7 @@ func grainsSetvals(ctx context.Context, c *modules.Call, newGrains, destructive,
 		}
 		file.SetKey(it.Key, it.Value)
 	}
-	if err := grains.WriteFile(path, file); err != nil {
+	if err := grainsfile.WriteFile(path, file); err != nil {
 		c.Log().Error("Unable to write to grains file. Check permissions.", "path", path, "err", err)
 	}
 	local := false

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/grainsfile"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/minion/grains"
@@ -51,7 +52,7 @@ func (s *fakeGrainsStore) RefreshGrains(_ context.Context, refreshPillar bool) e
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refreshes = append(s.refreshes, refreshPillar)
-	file, err := grains.ReadFile(s.path)
+	file, err := grainsfile.ReadFile(s.path)
 	if err != nil {
 		return err
 	}
@@ -220,7 +221,7 @@ func TestGrainsSetters(t *testing.T) {
 			t.Fatalf("%s: %s", s.name, d)
 		}
 		if s.file != nil {
-			got, err := grains.ReadFile(st.path)
+			got, err := grainsfile.ReadFile(st.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,7 +259,7 @@ func TestGrainsFileFromConfFile(t *testing.T) {
 	if res.Retcode != 0 {
 		t.Fatal(res.Return)
 	}
-	got, err := grains.ReadFile(filepath.Join(dir, "grains"))
+	got, err := grainsfile.ReadFile(filepath.Join(dir, "grains"))
 	if err != nil || got.Str("k") != "v" {
 		t.Fatalf("grains file: %v %v", got, err)
 	}
@@ -477,11 +478,11 @@ func TestGrainsAgainstSalt(t *testing.T) {
 			t.Errorf("%s: %s\n gsalt %s\n salt  %s", label, d, mustJSON(t, res.Return), saltOut[i]["ret"])
 		}
 	}
-	saltFile, err := grains.ReadFile(filepath.Join(saltConf, "grains"))
+	saltFile, err := grainsfile.ReadFile(filepath.Join(saltConf, "grains"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ourFile, err := grains.ReadFile(filepath.Join(ourConf, "grains"))
+	ourFile, err := grainsfile.ReadFile(filepath.Join(ourConf, "grains"))
 	if err != nil {
 		t.Fatal(err)
 	}

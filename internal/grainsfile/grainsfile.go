@@ -1,4 +1,8 @@
-package grains
+// Package grainsfile reads and writes Salt's static grains file (the YAML
+// file "grains" in the minion's configuration directory). It is a leaf so
+// the minion (which loads grains) and the grains execution module (which
+// edits the file) share it without the module layer importing the minion.
+package grainsfile
 
 import (
 	"bytes"
@@ -19,6 +23,13 @@ import (
 	"github.com/gsalt/gsalt/internal/atomicfile"
 	"github.com/gsalt/gsalt/wire/payload"
 )
+
+// ErrGrainsFile reports a grains file that cannot be read or parsed.
+var ErrGrainsFile = errors.New("grains: bad grains file")
+
+// FileName is the name of the static grains file in the configuration
+// directory.
+const FileName = "grains"
 
 // Limits for grains files (decoding has config.DecodeYAMLPayload's own).
 const (
