@@ -30,8 +30,10 @@ test: vet build unit fuzz-short
 fuzz:
 	./scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
-bench:
+# Go benchmarks, then the swarm load test (SWARM=N identities, default 1000).
+bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	./scripts/bench-swarm.sh $${SWARM:-1000}
 
 demo: build
 	./scripts/demo.sh
