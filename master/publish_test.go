@@ -20,6 +20,14 @@ func authError() *payload.Map {
 	return payload.NewMap("error", payload.NewMap("name", "AuthenticationError", "message", "Authentication error occurred."))
 }
 
+// otherKey returns key with its first character changed (never equal to key).
+func otherKey(key string) string {
+	if key[0] == 'x' {
+		return "y" + key[1:]
+	}
+	return "x" + key[1:]
+}
+
 func TestClearPublishAuthentication(t *testing.T) {
 	e := newEnv(t, "")
 	e.login("minion1", "m1")
@@ -29,7 +37,7 @@ func TestClearPublishAuthentication(t *testing.T) {
 	}{
 		{"no key", e.publishReq("*", "test.ping", []any{}, nil)},
 		{"empty key", e.publishReq("*", "test.ping", []any{}, "")},
-		{"wrong key", e.publishReq("*", "test.ping", []any{}, "x"+e.rootKy[1:])},
+		{"wrong key", e.publishReq("*", "test.ping", []any{}, otherKey(e.rootKy))},
 		{"find_job without key", e.publishReq("*", "saltutil.find_job", []any{"20260101000000000000"}, nil)},
 		{"token", e.publishReq("*", "test.ping", []any{}, e.rootKy).Set("kwargs", payload.NewMap("token", "abc"))},
 		{"eauth", e.publishReq("*", "test.ping", []any{}, e.rootKy).Set("kwargs", payload.NewMap("eauth", "pam"))},
