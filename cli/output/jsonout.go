@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -54,47 +55,15 @@ func jsonFloat(f float64) string {
 	return PyFloatRepr(f)
 }
 
-// JSONString quotes s like Python's json encoder (ensure_ascii=False unless
-// ascii is set).
-func JSONString(s string, ascii bool) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20:
-				fmt.Fprintf(&b, "\\u%04x", r)
-			case ascii && r > 0x7e:
-				if r > 0xffff {
-					r -= 0x10000
-					fmt.Fprintf(&b, "\\u%04x\\u%04x", 0xd800|(r>>10), 0xdc00|(r&0x3ff))
-				} else {
-					fmt.Fprintf(&b, "\\u%04x", r)
-				}
-			default:
-				b.WriteRune(r)
-			}
-		}
+// jsonString quotes s like Python's json encoder (pyfmt.JSONString,
+// ensure_ascii=False unless ascii is set). Kept from before pyfmt: a Go
+// string that is not valid UTF-8 (the payload decoder never makes one) has
+// each stray byte written as U+FFFD, where pyfmt copies it as is.
+func jsonString(s string, ascii bool) string {
+	if !utf8.ValidString(s) {
+		s = string([]rune(s))
 	}
-	b.WriteByte('"')
-	return b.String()
+	return pyfmt.JSONString(s, ascii)
 }
 
 func jsonKey(k any) (string, error) {
@@ -138,7 +107,7 @@ func writeJSON(b *strings.Builder, v any, o JSONOptions, level int) error {
 	case float64:
 		b.WriteString(jsonFloat(x))
 	case string:
-		b.WriteString(JSONString(x, o.EnsureASCII))
+		b.WriteString(jsonString(x, o.EnsureASCII))
 	case []any:
 		if len(x) == 0 {
 			b.WriteString("[]")
@@ -178,7 +147,7 @@ func writeJSON(b *strings.Builder, v any, o JSONOptions, level int) error {
 			if err != nil {
 				return err
 			}
-			b.WriteString(JSONString(k, o.EnsureASCII))
+			b.WriteString(jsonString(k, o.EnsureASCII))
 			b.WriteString(": ")
 			if err := writeJSON(b, normalize(it.Value), o, level+1); err != nil {
 				return err
@@ -196,7 +165,7 @@ func jsonDefault(b *strings.Builder, v any, o JSONOptions) error {
 	if !o.ReprDefault {
 		return fmt.Errorf("%w: Object of type %s is not JSON serializable", ErrJSONKey, pyTypeName(v))
 	}
-	b.WriteString(JSONString(PyRepr(v), o.EnsureASCII))
+	b.WriteString(jsonString(PyRepr(v), o.EnsureASCII))
 	return nil
 }
 

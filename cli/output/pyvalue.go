@@ -2,15 +2,13 @@ package output
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -50,160 +48,51 @@ func normalize(v any) any {
 	return v
 }
 
-// PyFloatRepr renders a float as Python's repr(float) does: the shortest
-// round-tripping digits, fixed notation when -4 <= exponent < 16 (always
-// with a fractional part), scientific otherwise (1e+16, 1.5e-05), and
-// nan/inf/-inf.
-func PyFloatRepr(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	mant, expPart, _ := strings.Cut(s, "e")
-	exp, _ := strconv.Atoi(expPart)
-	digits := strings.Replace(mant, ".", "", 1)
-	var out string
-	if exp >= -4 && exp < 16 {
-		switch {
-		case exp >= len(digits)-1:
-			out = digits + strings.Repeat("0", exp-(len(digits)-1)) + ".0"
-		case exp >= 0:
-			out = digits[:exp+1] + "." + digits[exp+1:]
-		default:
-			out = "0." + strings.Repeat("0", -exp-1) + digits
-		}
-	} else {
-		out = digits[:1]
-		if len(digits) > 1 {
-			out += "." + digits[1:]
-		}
-		sign := "+"
-		if exp < 0 {
-			sign = "-"
-			exp = -exp
-		}
-		e := strconv.Itoa(exp)
-		if len(e) < 2 {
-			e = "0" + e
-		}
-		out += "e" + sign + e
-	}
-	if neg {
-		out = "-" + out
-	}
-	return out
-}
+// PyFloatRepr renders a float as Python's repr(float) does (pyfmt.FloatRepr).
+func PyFloatRepr(f float64) string { return pyfmt.FloatRepr(f) }
 
-// pyQuote picks Python's repr quote: single unless the text contains a
-// single quote and no double quote.
-func pyQuote(hasSingle, hasDouble bool) byte {
-	if hasSingle && !hasDouble {
-		return '"'
-	}
-	return '\''
-}
-
-// PyStrRepr renders a string like Python's repr(str).
+// PyStrRepr renders a string like Python's repr(str) (pyfmt.Repr). The one
+// difference kept from pyfmt: a Go string that is not valid UTF-8 (the
+// payload decoder never makes one, it turns such str into bytes) has its
+// stray bytes written as \xNN here, where pyfmt writes U+FFFD. The valid
+// runs between them are still escaped by pyfmt, with the quote of the whole
+// string forced by appending the other quote character.
 func PyStrRepr(s string) string {
-	q := pyQuote(strings.ContainsRune(s, '\''), strings.ContainsRune(s, '"'))
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte(q)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-			i++
-			continue
-		}
-		i += size
-		switch {
-		case r == rune(q) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, "\\x%02x", r)
-		case r < 0x7f:
-			b.WriteRune(r)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r <= 0xff:
-			fmt.Fprintf(&b, "\\x%02x", r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			fmt.Fprintf(&b, "\\U%08x", r)
-		}
+	if utf8.ValidString(s) {
+		return pyfmt.Repr(s)
 	}
-	b.WriteByte(q)
+	quote := pyfmt.Repr(strings.ToValidUTF8(s, ""))[0]
+	other := "\""
+	if quote == '"' {
+		other = "'"
+	}
+	var b strings.Builder
+	b.WriteByte(quote)
+	for s != "" {
+		n := 0
+		for n < len(s) {
+			r, size := utf8.DecodeRuneInString(s[n:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			n += size
+		}
+		if n > 0 {
+			seg := pyfmt.Repr(s[:n] + other)
+			b.WriteString(seg[1 : len(seg)-2])
+		}
+		if n < len(s) {
+			fmt.Fprintf(&b, "\\x%02x", s[n])
+			n++
+		}
+		s = s[n:]
+	}
+	b.WriteByte(quote)
 	return b.String()
 }
 
-// PyBytesRepr renders bytes like Python's repr(bytes): b'...'.
-func PyBytesRepr(p []byte) string {
-	q := pyQuote(strings.IndexByte(string(p), '\'') >= 0, strings.IndexByte(string(p), '"') >= 0)
-	var b strings.Builder
-	b.WriteString("b")
-	b.WriteByte(q)
-	for _, c := range p {
-		switch {
-		case c == q || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&b, "\\x%02x", c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}
-
-// pyDatetimeRepr renders a decoded msgpack datetime like Python's
-// repr(datetime.datetime(...)) (naive, as Salt decodes it).
-func pyDatetimeRepr(t time.Time) string {
-	parts := []int{t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond() / 1000}
-	for i := 0; i < 2 && parts[len(parts)-1] == 0; i++ {
-		parts = parts[:len(parts)-1]
-	}
-	s := make([]string, len(parts))
-	for i, p := range parts {
-		s[i] = strconv.Itoa(p)
-	}
-	return "datetime.datetime(" + strings.Join(s, ", ") + ")"
-}
-
-// pyDatetimeStr renders a datetime like Python's str(datetime), which is
-// isoformat(' ').
-func pyDatetimeStr(t time.Time) string {
-	s := t.Format("2006-01-02 15:04:05")
-	if us := t.Nanosecond() / 1000; us != 0 {
-		s += fmt.Sprintf(".%06d", us)
-	}
-	return s
-}
+// PyBytesRepr renders bytes like Python's repr(bytes): b'...' (pyfmt.Repr).
+func PyBytesRepr(p []byte) string { return pyfmt.Repr(p) }
 
 // PyRepr renders a payload value like Python's repr() of the object Salt
 // decodes it to.
@@ -221,28 +110,10 @@ func writeRepr(b *strings.Builder, v any, depth int) {
 		return
 	}
 	switch x := v.(type) {
-	case nil:
-		b.WriteString("None")
-	case bool:
-		if x {
-			b.WriteString("True")
-		} else {
-			b.WriteString("False")
-		}
-	case int64:
-		b.WriteString(strconv.FormatInt(x, 10))
-	case uint64:
-		b.WriteString(strconv.FormatUint(x, 10))
-	case *big.Int:
-		b.WriteString(x.String())
-	case float64:
-		b.WriteString(PyFloatRepr(x))
+	case nil, bool, int64, uint64, *big.Int, float64, []byte, time.Time:
+		b.WriteString(pyfmt.Repr(x))
 	case string:
 		b.WriteString(PyStrRepr(x))
-	case []byte:
-		b.WriteString(PyBytesRepr(x))
-	case time.Time:
-		b.WriteString(pyDatetimeRepr(x))
 	case payload.Ext:
 		fmt.Fprintf(b, "ExtType(code=%d, data=%s)", x.Type, PyBytesRepr(x.Data))
 	case []any:
@@ -279,7 +150,7 @@ func PyStr(v any) string {
 	case string:
 		return x
 	case time.Time:
-		return pyDatetimeStr(x)
+		return pyfmt.Str(x)
 	default:
 		return PyRepr(x)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -155,7 +156,7 @@ func represent(v any, depth int) (*ynode, error) {
 	case []byte:
 		return scalarNode(tagBinary, base64Lines(x), '|'), nil
 	case time.Time:
-		return scalarNode(tagTimestamp, pyDatetimeStr(x), 0), nil
+		return scalarNode(tagTimestamp, pyfmt.Str(x), 0), nil
 	case []any:
 		n := &ynode{kind: ySeq}
 		for _, e := range x {

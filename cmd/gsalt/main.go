@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -35,8 +34,7 @@ var targetFlags = []struct {
 
 func main() {
 	var o saltcli.Options
-	var outIndent int
-	var noParse, logLevel string
+	var cf saltcli.CLIFlags
 	selected := make([]bool, len(targetFlags))
 	cmd := &cobra.Command{
 		Use:           "gsalt [options] '<target>' <function> [arguments]",
@@ -59,19 +57,10 @@ func main() {
 				_ = cmd.Help()
 			}
 			o.Words = args
-			if cmd.Flags().Changed("out-indent") || cmd.Flags().Changed("output-indent") {
-				o.OutIndent = &outIndent
-			}
-			if noParse == "" {
-				noParse = os.Getenv("SALT_NO_PARSE")
-			}
-			for _, n := range strings.Split(noParse, ",") {
-				if n = strings.TrimSpace(n); n != "" {
-					o.NoParse = append(o.NoParse, n)
-				}
-			}
+			o.Out, o.OutFile, o.OutFileAppend, o.OutIndent = cf.Out, cf.OutFile, cf.OutFileAppend, cf.OutIndent()
+			o.NoColor, o.ForceColor, o.NoParse = cf.NoColor, cf.ForceColor, cf.NoParse()
 			o.IsTerminal = term.IsTerminal(int(os.Stdout.Fd()))
-			o.Log = newLogger(logLevel)
+			o.Log = cf.Logger()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := saltcli.Run(ctx, o)
 			stop()
@@ -101,43 +90,9 @@ func main() {
 	f.StringVar(&o.ModuleExecutors, "module-executors", "", "executors to run the function with")
 	f.StringVar(&o.ExecutorOpts, "executor-opts", "", "options for the executors")
 	f.StringVar(&o.ArgsSeparator, "args-separator", ",", "separator of argument groups in multi-function jobs")
-	f.StringVar(&noParse, "no-parse", "", "comma-separated argument names whose values are not YAML-parsed")
-	f.StringVar(&o.Out, "out", "", "outputter: nested, json, yaml, txt, raw, pprint, newline_values_only")
-	f.StringVar(&o.Out, "output", "", "alias of --out")
-	f.IntVar(&outIndent, "out-indent", 0, "indentation of the json/yaml output (negative: none)")
-	f.IntVar(&outIndent, "output-indent", 0, "alias of --out-indent")
-	f.StringVar(&o.OutFile, "out-file", "", "write the output to this file")
-	f.StringVar(&o.OutFile, "output-file", "", "alias of --out-file")
-	f.BoolVar(&o.OutFileAppend, "out-file-append", false, "append to --out-file instead of truncating it")
-	f.BoolVar(&o.OutFileAppend, "output-file-append", false, "alias of --out-file-append")
-	f.BoolVar(&o.NoColor, "no-color", false, "disable colours")
-	f.BoolVar(&o.NoColor, "no-colour", false, "alias of --no-color")
-	f.BoolVar(&o.ForceColor, "force-color", false, "force colours")
-	f.BoolVar(&o.ForceColor, "force-colour", false, "alias of --force-color")
-	f.StringVarP(&logLevel, "log-level", "l", "warning", "console log level: debug, info, warning, error, quiet")
-	for _, alias := range []string{"output", "output-indent", "output-file", "output-file-append", "no-colour", "force-colour"} {
-		_ = f.MarkHidden(alias)
-	}
+	cf.Add(f)
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "gsalt:", err)
 		os.Exit(2)
 	}
-}
-
-// newLogger logs to stderr at Salt's console log level names.
-func newLogger(level string) *slog.Logger {
-	var l slog.Level
-	switch strings.ToLower(level) {
-	case "all", "garbage", "trace", "debug", "profile":
-		l = slog.LevelDebug
-	case "info":
-		l = slog.LevelInfo
-	case "error", "critical":
-		l = slog.LevelError
-	case "quiet":
-		l = slog.LevelError + 100
-	default:
-		l = slog.LevelWarn
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 }

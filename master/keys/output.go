@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/crypt"
 )
 
@@ -105,7 +106,7 @@ func FormatJSON(l Listing) string {
 	var b strings.Builder
 	b.WriteString("{\n")
 	for gi, g := range l {
-		b.WriteString("    " + pyJSONString(g.State.Name()) + ": ")
+		b.WriteString("    " + jsonString(g.State.Name()) + ": ")
 		switch {
 		case g.IsDict() && len(g.IDs) == 0:
 			b.WriteString("{}")
@@ -116,7 +117,7 @@ func FormatJSON(l Listing) string {
 				if i < len(g.Values) {
 					v = g.Values[i]
 				}
-				b.WriteString("        " + pyJSONString(id) + ": " + pyJSONString(v))
+				b.WriteString("        " + jsonString(id) + ": " + jsonString(v))
 				if i < len(g.IDs)-1 {
 					b.WriteByte(',')
 				}
@@ -128,7 +129,7 @@ func FormatJSON(l Listing) string {
 		default:
 			b.WriteString("[\n")
 			for i, id := range g.IDs {
-				b.WriteString("        " + pyJSONString(id))
+				b.WriteString("        " + jsonString(id))
 				if i < len(g.IDs)-1 {
 					b.WriteByte(',')
 				}
@@ -145,38 +146,9 @@ func FormatJSON(l Listing) string {
 	return b.String()
 }
 
-// pyJSONString quotes s like Python's json module with ensure_ascii=False.
-func pyJSONString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if c < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, c)
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+// jsonString quotes s like Python's json module with ensure_ascii=False
+// (salt-key's json output).
+func jsonString(s string) string { return pyfmt.JSONString(s, false) }
 
 // pastTense is salt-key's "{}ed".format(cmd.rstrip("e")).
 func pastTense(act Act) string {
@@ -253,7 +225,7 @@ func FormatGenKeys(fp string, color bool) string {
 
 // FormatGenKeysJSON renders salt-key --gen-keys --out json.
 func FormatGenKeysJSON(fp string) string {
-	return "{\n    \"return\": " + pyJSONString(fp) + "\n}\n"
+	return "{\n    \"return\": " + jsonString(fp) + "\n}\n"
 }
 
 // GenKeys writes a new key pair dir/name.pem (mode 0400) and dir/name.pub

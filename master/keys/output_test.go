@@ -95,8 +95,8 @@ func TestFormatKeys(t *testing.T) {
 	if got, want := FormatJSON(p), "{\n    \"minions\": {\n        \"m\\u001b\": \"-----A-----\\nxyz\\n-----B-----\\n\"\n    }\n}\n"; got != want {
 		t.Errorf("print json:\n got %q\nwant %q", got, want)
 	}
-	if got := pyJSONString("é\"\\\t\x01<>&\u2028"); got != "\"é\\\"\\\\\\t\\u0001<>&\u2028\"" {
-		t.Errorf("pyJSONString = %q", got)
+	if got := jsonString("é\"\\\t\x01<>&\u2028"); got != "\"é\\\"\\\\\\t\\u0001<>&\u2028\"" {
+		t.Errorf("jsonString = %q", got)
 	}
 }
 

@@ -1,0 +1,99 @@
+package saltcli
+
+import (
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// CLIFlags are the command-line options gsalt and gsalt-run share:
+// --no-parse, the outputter options (--out, --out-indent, --out-file,
+// --out-file-append, --no-color, --force-color and Salt's hidden aliases
+// --output, --output-indent, --output-file, --output-file-append,
+// --no-colour, --force-colour) and --log-level. Add registers them; the
+// command copies the fields and methods into its Options.
+type CLIFlags struct {
+	// Out is --out.
+	Out string
+	// OutFile is --out-file.
+	OutFile string
+	// OutFileAppend is --out-file-append.
+	OutFileAppend bool
+	// NoColor is --no-color.
+	NoColor bool
+	// ForceColor is --force-color.
+	ForceColor bool
+
+	fs                *pflag.FlagSet
+	outIndent         int
+	noParse, logLevel string
+}
+
+// Add registers the shared flags on fs.
+func (c *CLIFlags) Add(fs *pflag.FlagSet) {
+	c.fs = fs
+	fs.StringVar(&c.noParse, "no-parse", "", "comma-separated argument names whose values are not YAML-parsed")
+	fs.StringVar(&c.Out, "out", "", "outputter: nested, json, yaml, txt, raw, pprint, newline_values_only")
+	fs.StringVar(&c.Out, "output", "", "alias of --out")
+	fs.IntVar(&c.outIndent, "out-indent", 0, "indentation of the json/yaml output (negative: none)")
+	fs.IntVar(&c.outIndent, "output-indent", 0, "alias of --out-indent")
+	fs.StringVar(&c.OutFile, "out-file", "", "write the output to this file")
+	fs.StringVar(&c.OutFile, "output-file", "", "alias of --out-file")
+	fs.BoolVar(&c.OutFileAppend, "out-file-append", false, "append to --out-file instead of truncating it")
+	fs.BoolVar(&c.OutFileAppend, "output-file-append", false, "alias of --out-file-append")
+	fs.BoolVar(&c.NoColor, "no-color", false, "disable colours")
+	fs.BoolVar(&c.NoColor, "no-colour", false, "alias of --no-color")
+	fs.BoolVar(&c.ForceColor, "force-color", false, "force colours")
+	fs.BoolVar(&c.ForceColor, "force-colour", false, "alias of --force-color")
+	fs.StringVarP(&c.logLevel, "log-level", "l", "warning", "console log level: debug, info, warning, error, quiet")
+	for _, alias := range []string{"output", "output-indent", "output-file", "output-file-append", "no-colour", "force-colour"} {
+		_ = fs.MarkHidden(alias)
+	}
+}
+
+// OutIndent is --out-indent (or --output-indent), nil when neither was
+// given.
+func (c *CLIFlags) OutIndent() *int {
+	if c.fs.Changed("out-indent") || c.fs.Changed("output-indent") {
+		return &c.outIndent
+	}
+	return nil
+}
+
+// NoParse lists the names given with --no-parse, or in SALT_NO_PARSE when
+// the flag is empty (comma-separated, blanks trimmed, empty names dropped).
+func (c *CLIFlags) NoParse() []string {
+	noParse := c.noParse
+	if noParse == "" {
+		noParse = os.Getenv("SALT_NO_PARSE")
+	}
+	var names []string
+	for _, n := range strings.Split(noParse, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// Logger logs to stderr at the --log-level, one of Salt's console level
+// names. Unlike saltlog.SaltLevel, profile means debug here and an unknown
+// name means warning, as gsalt and gsalt-run have always done.
+func (c *CLIFlags) Logger() *slog.Logger {
+	var l slog.Level
+	switch strings.ToLower(c.logLevel) {
+	case "all", "garbage", "trace", "debug", "profile":
+		l = slog.LevelDebug
+	case "info":
+		l = slog.LevelInfo
+	case "error", "critical":
+		l = slog.LevelError
+	case "quiet":
+		l = slog.LevelError + 100
+	default:
+		l = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}
