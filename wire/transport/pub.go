@@ -41,6 +41,7 @@ type PubServer struct {
 	subs map[*pubSub]struct{}
 
 	dropped atomic.Uint64
+	stopMu  sync.Mutex
 	stop    func() bool
 }
 
@@ -69,7 +70,12 @@ func ListenPub(ctx context.Context, addr string, opts PubOptions) (*PubServer, e
 		return nil, fmt.Errorf("transport: pub listen %q: %w", addr, err)
 	}
 	p := &PubServer{l: l, hwm: opts.HWM, log: log, subs: make(map[*pubSub]struct{})}
-	p.stop = context.AfterFunc(ctx, func() { _ = p.Close() })
+	// The callback only shuts down; it never touches p.stop, which is set
+	// under stopMu after registration (the callback may already be running).
+	stop := context.AfterFunc(ctx, func() { _ = p.shutdown() })
+	p.stopMu.Lock()
+	p.stop = stop
+	p.stopMu.Unlock()
 	l.serve(p.handle)
 	return p, nil
 }
@@ -118,9 +124,15 @@ func (p *PubServer) Publish(frames ...[]byte) error {
 
 // Close stops the server and disconnects every subscriber.
 func (p *PubServer) Close() error {
-	p.stop()
-	return p.l.close()
+	p.stopMu.Lock()
+	if p.stop != nil {
+		p.stop()
+	}
+	p.stopMu.Unlock()
+	return p.shutdown()
 }
+
+func (p *PubServer) shutdown() error { return p.l.close() }
 
 func (p *PubServer) handle(raw net.Conn) {
 	c, err := openZMTP(p.l.ctx, raw, rolePub, nil, p.l.lim)

@@ -59,6 +59,7 @@ type ReqServer struct {
 
 	jobs    chan reqJob
 	workers sync.WaitGroup
+	stopMu  sync.Mutex
 	stop    func() bool
 
 	dropped   atomic.Uint64
@@ -111,7 +112,12 @@ func ListenReq(ctx context.Context, addr string, h Handler, opts ReqOptions) (*R
 		s.workers.Add(1)
 		go s.worker()
 	}
-	s.stop = context.AfterFunc(ctx, func() { _ = s.Close() })
+	// The callback only shuts down; it never touches s.stop, which is set
+	// under stopMu after registration (the callback may already be running).
+	stop := context.AfterFunc(ctx, func() { _ = s.shutdown() })
+	s.stopMu.Lock()
+	s.stop = stop
+	s.stopMu.Unlock()
 	l.serve(s.handle)
 	return s, nil
 }
@@ -129,7 +135,15 @@ func (s *ReqServer) Malformed() uint64 { return s.malformed.Load() }
 // Close stops accepting, disconnects every peer, cancels the handlers'
 // context and waits for running handlers to return.
 func (s *ReqServer) Close() error {
-	s.stop()
+	s.stopMu.Lock()
+	if s.stop != nil {
+		s.stop()
+	}
+	s.stopMu.Unlock()
+	return s.shutdown()
+}
+
+func (s *ReqServer) shutdown() error {
 	err := s.l.close()
 	s.workers.Wait()
 	return err
