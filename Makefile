@@ -30,10 +30,12 @@ test: vet build unit fuzz-short
 fuzz:
 	./scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
-# Go benchmarks, then the swarm load test (SWARM=N identities, default 1000).
+# Go benchmarks, then the swarm load test (SWARM=N identities, default 1000)
+# against gsalt-master and, when GSALT_SALT_SRC is set, against a real Salt master.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	./scripts/bench-swarm.sh $${SWARM:-1000}
+	@if [ -n "$$GSALT_SALT_SRC" ]; then ./scripts/bench-swarm-salt.sh $${SWARM:-1000}; else echo "bench: GSALT_SALT_SRC not set, skipping the same swarm load against a real Salt master"; fi
 
 demo: build
 	./scripts/demo.sh

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/target"
+	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -447,6 +448,22 @@ func (m *Minion) returnJob(ctx context.Context, ret *payload.Map) {
 	load := payload.NewMap("cmd", "_return", "id", m.id)
 	for _, it := range ret.Items() {
 		load.SetKey(it.Key, it.Value)
+	}
+	if m.cfg.MinionSignMessages {
+		// Salt's minion_sign_messages: PKCS#1 v1.5 SHA-1 over the load packed
+		// with use_bin_type=True, before the channel adds the nonce. A master
+		// with require_minion_sign_messages then refuses returns that do not
+		// come from the key of the id they name.
+		packed, err := payload.MarshalBin(load)
+		if err == nil {
+			var sig []byte
+			if sig, err = crypt.Sign(m.priv, packed); err == nil {
+				load.Set("sig", sig)
+			}
+		}
+		if err != nil {
+			m.log.Error("cannot sign the return", "jid", jid, "err", err)
+		}
 	}
 	tries := m.cfg.ReturnRetryTries
 	if tries <= 0 {

@@ -590,3 +590,30 @@ func TestBlackout(t *testing.T) {
 		t.Errorf("after the blackout: %s", mustJSON(ret))
 	}
 }
+
+// TestSignedReturns: with minion_sign_messages the _return carries a
+// PKCS#1 v1.5 signature over the load packed with use_bin_type=True (minus
+// nonce and sig), which the master verifies against the id's key.
+func TestSignedReturns(t *testing.T) {
+	fm, m := acceptedMinion(t, "minion_sign_messages: True\n")
+	jid := "20260101000000000777"
+	fm.publish(jobLoad(jid, "test.ping", []any{}))
+	l := fm.waitReq(t, wait, func(l *payload.Map) bool { return l.Str("cmd") == "_return" && l.Str("jid") == jid })
+	sig := l.Bytes("sig")
+	if sig == nil {
+		t.Fatal("no sig in the _return")
+	}
+	l.Delete("nonce")
+	l.Delete("sig")
+	packed, err := payload.MarshalBin(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crypt.Verify(&m.priv.PublicKey, packed, sig); err != nil {
+		t.Fatalf("signature does not verify: %v", err)
+	}
+	other, _ := crypt.GenerateKey(2048)
+	if err := crypt.Verify(&other.PublicKey, packed, sig); err == nil {
+		t.Fatal("verified with another key")
+	}
+}
