@@ -188,6 +188,17 @@ func TestInteropRealSalt(t *testing.T) {
 	if rets := runJob(t, d, "p1", "glob", "test.ping"); rets["p1"] == nil || rets["p1"].Bool("return") != true {
 		t.Fatalf("proxy test.ping %v", rets)
 	}
+	// The rest of the minion checks, for the proxy.
+	if rets := runJob(t, d, "p1", "glob", "grains.items"); rets["p1"] == nil || rets["p1"].Map("return").Str("id") != "p1" {
+		t.Fatalf("proxy grains.items %v", rets)
+	}
+	prets := runJob(t, d, "p1", "glob", "test.arg", int64(1), "two", payload.NewMap("__kwarg__", true, "k", "v"))
+	if r := prets["p1"].Map("return"); r == nil || len(r.List("args")) != 2 || r.Map("kwargs").Str("k") != "v" {
+		t.Fatalf("proxy test.arg %v", prets)
+	}
+	if rets := runJob(t, d, "p1", "glob", "cmd.run", "echo hi"); rets["p1"] == nil || rets["p1"].Str("return") != "hi" {
+		t.Fatalf("proxy cmd.run %v", rets)
+	}
 
 	// The real salt CLI, through .root_key, publish_pull.ipc and the event
 	// bus sockets.
