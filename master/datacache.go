@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/gsalt/gsalt/internal/atomicfile"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -106,22 +107,7 @@ func writeCacheFile(path string, v any) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(b)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp)
-		return errors.Join(werr, cerr)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.WriteFile(path, b, 0o600, false)
 }
 
 // targetCache is the target.CacheFunc over the cached grains and pillars.

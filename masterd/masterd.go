@@ -29,6 +29,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/atomicfile"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/master/keys"
@@ -254,22 +255,7 @@ func WriteClientKeys(cacheDir string, users []string) (map[string]string, error)
 }
 
 func writeFile0600(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-key-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp, 0o600)); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, 0o600, false)
 }
 
 // writePublishPull creates sock_dir/publish_pull.ipc, which Python's
