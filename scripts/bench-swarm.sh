@@ -12,32 +12,8 @@ tmp=$(mktemp -d /tmp/gsalt-swarm.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
-read -r pub ret < <(python3 -c 'import socket
-s=[socket.socket() for _ in range(2)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(*[x.getsockname()[1] for x in s])')
-mkdir -p "$tmp/etc/master" "$tmp/etc/swarm"
-cat >"$tmp/etc/master/master" <<CONF
-root_dir: $tmp/master
-pki_dir: $tmp/master/pki
-cachedir: $tmp/master/cache
-sock_dir: $tmp/master/sock
-log_file: $tmp/master/log
-interface: 127.0.0.1
-publish_port: $pub
-ret_port: $ret
-CONF
-cat >"$tmp/etc/swarm/minion" <<CONF
-id: sw
-root_dir: $tmp/swarm
-pki_dir: $tmp/swarm/pki
-cachedir: $tmp/swarm/cache
-sock_dir: $tmp/swarm/sock
-log_file: $tmp/swarm/log
-master: 127.0.0.1
-master_port: $ret
-acceptance_wait_time: 2
-CONF
+. "$(dirname "$0")/swarm-lib.sh"
+swarm_setup "$tmp"
 rss() { awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' "/proc/$1/status"; }
 "$bin/gsalt-master" -c "$tmp/etc/master" -l error & mp=$!; pids+=($mp)
 sleep 1
