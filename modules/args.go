@@ -284,3 +284,67 @@ func pyStr(v any) string {
 	}
 	return payload.KeyString(v)
 }
+
+// BindKeywords binds keyword arguments only, as Salt's state system calls a
+// state function with the keys of a low chunk: keys naming a parameter fill
+// it, other keys go to **kwargs when the Spec takes them and are dropped
+// otherwise (Salt filters the low chunk by the function's signature).
+// Missing required parameters are an ErrArguments error naming them.
+func BindKeywords(spec Spec, kw *payload.Map) (*Args, error) {
+	a := &Args{spec: spec, named: map[string]any{}, given: map[string]bool{}, Kwargs: &payload.Map{}}
+	params := make(map[string]bool, len(spec.Params))
+	for _, p := range spec.Params {
+		params[p.Name] = true
+	}
+	if kw != nil {
+		for _, it := range kw.Items() {
+			k := payload.KeyString(it.Key)
+			switch {
+			case params[k]:
+				a.named[k] = it.Value
+				a.given[k] = true
+			case spec.Kwargs:
+				a.Kwargs.Set(k, it.Value)
+			}
+		}
+	}
+	var missing []string
+	for _, p := range spec.Params {
+		if a.given[p.Name] {
+			continue
+		}
+		if p.Required {
+			missing = append(missing, p.Name)
+			continue
+		}
+		a.named[p.Name] = p.Default
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: missing required argument(s): %s", ErrArguments, strings.Join(missing, ", "))
+	}
+	return a, nil
+}
+
+// NewArgs returns Args holding named values for spec, with defaults filled
+// in for the parameters not in named (tests and internal callers).
+func NewArgs(spec Spec, named map[string]any) *Args {
+	kw := &payload.Map{}
+	for k, v := range named {
+		kw.Set(k, v)
+	}
+	a, err := BindKeywords(Spec{Params: optionalParams(spec.Params), Varargs: spec.Varargs, Kwargs: true}, kw)
+	if err != nil { // cannot happen: no required parameters
+		return &Args{spec: spec, named: map[string]any{}, given: map[string]bool{}, Kwargs: &payload.Map{}}
+	}
+	a.spec = spec
+	return a
+}
+
+func optionalParams(ps []Param) []Param {
+	out := make([]Param, len(ps))
+	for i, p := range ps {
+		p.Required = false
+		out[i] = p
+	}
+	return out
+}

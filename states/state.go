@@ -1,0 +1,203 @@
+// Package states is Salt's state system: the state-module registry, the
+// compiler (SLS → high data → low chunks, include/extend, requisites,
+// ordering) and the state.* execution functions. State modules live in
+// states/builtin, one file per Salt state module, and call execution
+// modules through the modules.Registry.
+package states
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/render"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// Result is a state's result: True, False or None (test mode: changes
+// predicted). The zero value is False so a forgotten result never reads as
+// success.
+type Result int8
+
+// Results.
+const (
+	False Result = iota
+	True
+	None
+)
+
+// Value returns the result as payload data (true, false or nil).
+func (r Result) Value() any {
+	switch r {
+	case True:
+		return true
+	case None:
+		return nil
+	}
+	return false
+}
+
+// ResultOf converts a bool (true/false) or nil to a Result.
+func ResultOf(v any) Result {
+	switch v {
+	case nil:
+		return None
+	case true:
+		return True
+	}
+	return False
+}
+
+// Ret is what a state function returns: Salt's ret dict without the
+// bookkeeping keys the compiler adds (__id__, __run_num__, __sls__,
+// start_time, duration).
+type Ret struct {
+	Name   string
+	Result Result
+	// Changes is the changes dict (nil means {}).
+	Changes *payload.Map
+	Comment string
+	// Warnings, when set, become the ret's "warnings" list.
+	Warnings []string
+}
+
+// Sentinel errors.
+var (
+	// ErrExecFailed: an execution function called by a state failed
+	// (non-zero retcode); the error text is its return.
+	ErrExecFailed = errors.New("states: execution function failed")
+	// ErrNoState: the state function does not exist.
+	ErrNoState = errors.New("states: state function not available")
+)
+
+// Call is one invocation of a state function for one low chunk.
+type Call struct {
+	// ID is the state's ID declaration, Name its name argument.
+	ID, Name string
+	// State and Fun split "file.managed" into "file" and "managed".
+	State, Fun string
+	// Args are the low chunk's keys bound to the function's Spec.
+	Args *modules.Args
+	// Low is the whole low chunk (read-only).
+	Low *payload.Map
+	// Test is test=True: predict, change nothing, result None for changes.
+	Test bool
+	// Saltenv and SLS locate the state.
+	Saltenv, SLS string
+	// Env is the minion environment (grains, pillar, opts, services);
+	// Env.Registry runs execution modules.
+	Env *modules.Env
+	// Render renders templates (file.managed template=jinja).
+	Render *render.Registry
+	// Files fetches salt:// sources; nil when unavailable.
+	Files render.FileSource
+}
+
+// Exec runs an execution function through Env.Registry with positional
+// args and keyword kwargs (nil for none). A failed call (non-zero retcode)
+// returns ErrExecFailed wrapping its return text.
+func (c *Call) Exec(ctx context.Context, fun string, args []any, kwargs *payload.Map) (any, error) {
+	if c.Env == nil || c.Env.Registry == nil {
+		return nil, fmt.Errorf("%w: no execution modules available for %s", ErrExecFailed, fun)
+	}
+	all := append([]any(nil), args...)
+	if kwargs != nil && kwargs.Len() > 0 {
+		kw := kwargs.Clone()
+		kw.Set("__kwarg__", true)
+		all = append(all, kw)
+	}
+	res := c.Env.Registry.Execute(ctx, modules.Binder{}, c.Env, fun, all, nil)
+	if res.Retcode != 0 {
+		return res.Return, fmt.Errorf("%w: %s", ErrExecFailed, payload.Text(res.Return))
+	}
+	return res.Return, nil
+}
+
+// RenderContext returns the template context of this call: the minion's
+// grains, pillar and opts, saltenv, sls, and salt['mod.fun'] through
+// Env.Registry.
+func (c *Call) RenderContext() *render.Context {
+	rc := &render.Context{Saltenv: c.Saltenv, SLS: c.SLS, Files: c.Files, Salt: ExecCaller{Env: c.Env}}
+	if c.Env != nil {
+		rc.Grains, rc.Pillar, rc.Log = c.Env.Grains, c.Env.Pillar, c.Env.Log
+	}
+	return rc
+}
+
+// ExecCaller implements render.Caller over a minion environment.
+type ExecCaller struct{ Env *modules.Env }
+
+// CallFunction runs fun through Env.Registry.
+func (e ExecCaller) CallFunction(ctx context.Context, fun string, args []any, kwargs *payload.Map) (any, error) {
+	c := &Call{Env: e.Env}
+	return c.Exec(ctx, fun, args, kwargs)
+}
+
+// Func is the Go body of a state function. A returned error becomes a
+// False result whose comment is the error text (Salt's "An exception
+// occurred in this state").
+type Func func(ctx context.Context, c *Call) (Ret, error)
+
+// Function is one registered state function.
+type Function struct {
+	// Name is "module.function", e.g. "file.managed".
+	Name string
+	// Spec lists the keyword parameters, "name" first; Kwargs accepts
+	// the remaining low-chunk keys.
+	Spec modules.Spec
+	Fn   Func
+	// Watch is the module's mod_watch, run instead of Fn when a watch
+	// requisite had changes (service restart, cmd.wait runs). nil means
+	// Fn runs as usual.
+	Watch Func
+}
+
+// Registry maps state function names to functions; safe for concurrent use.
+type Registry struct {
+	mu    sync.RWMutex
+	funcs map[string]*Function
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{funcs: map[string]*Function{}} }
+
+// Register adds functions; a duplicate or malformed name is an error.
+func (r *Registry) Register(fns ...Function) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range fns {
+		f := fns[i]
+		if !strings.Contains(f.Name, ".") || f.Fn == nil {
+			return fmt.Errorf("states: bad state function %q", f.Name)
+		}
+		if _, dup := r.funcs[f.Name]; dup {
+			return fmt.Errorf("states: %q registered twice", f.Name)
+		}
+		r.funcs[f.Name] = &f
+	}
+	return nil
+}
+
+// Lookup returns a state function by name.
+func (r *Registry) Lookup(name string) (*Function, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	f, ok := r.funcs[name]
+	return f, ok
+}
+
+// Names returns every state function name, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.funcs))
+	for n := range r.funcs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
