@@ -199,6 +199,20 @@ func TestInteropRealSalt(t *testing.T) {
 	if rets := runJob(t, d, "p1", "glob", "cmd.run", "echo hi"); rets["p1"] == nil || rets["p1"].Str("return") != "hi" {
 		t.Fatalf("proxy cmd.run %v", rets)
 	}
+	// Proxy -> master traffic: an event the proxy fires reaches the master
+	// bus with the proxy's id, and its mine data is stored and served.
+	if rets := runJob(t, d, "p1", "glob", "event.send", "proxy/tag", payload.NewMap("__kwarg__", true, "data", payload.NewMap("b", int64(2)))); rets["p1"] == nil || rets["p1"].Bool("return") != true {
+		t.Fatalf("proxy event.send %v", rets)
+	}
+	if ev := waitBus(t, bus, "proxy/tag"); ev.Data.Str("id") != "p1" || ev.Data.Map("data") == nil {
+		t.Fatalf("proxy event on the master bus: %v", mapJSONish(ev.Data))
+	}
+	if rets := runJob(t, d, "p1", "glob", "mine.send", "test.ping"); rets["p1"] == nil || rets["p1"].Bool("return") != true {
+		t.Fatalf("proxy mine.send %v", rets)
+	}
+	if rets := runJob(t, d, "p1", "glob", "mine.get", "p1", "test.ping"); rets["p1"] == nil || rets["p1"].Map("return") == nil || rets["p1"].Map("return").Bool("p1") != true {
+		t.Fatalf("proxy mine.get %v", rets)
+	}
 
 	// The real salt CLI, through .root_key, publish_pull.ipc and the event
 	// bus sockets.
