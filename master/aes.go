@@ -331,7 +331,13 @@ func (m *Master) aesMineGet(_ context.Context, load *payload.Map) (any, error) {
 	if !m.verifyTok(load, "id", "tgt", "fun", "tok") {
 		return payload.NewMap(), nil
 	}
-	req := load.Str("id")
+	return m.mineGet(load.Str("id"), load), nil
+}
+
+// mineGet is RemoteFuncs._mine_get for requester req: the mine data of the
+// targeted minions for the requested functions, after the mine_get and
+// allow_tgt ACLs.
+func (m *Master) mineGet(req string, load *payload.Map) *payload.Map {
 	var funcs []string
 	multi := false
 	switch f := mustGet(load, "fun").(type) {
@@ -350,12 +356,12 @@ func (m *Master) aesMineGet(_ context.Context, load *payload.Map) (any, error) {
 		}
 		multi = true
 	default:
-		return payload.NewMap(), nil
+		return payload.NewMap()
 	}
 	if acl, ok := m.cfg.Opts.Get("mine_get"); ok {
 		aclMap, ok := acl.(map[string]any)
 		if !ok {
-			return payload.NewMap(), nil
+			return payload.NewMap()
 		}
 		var perms []string
 		for pat, v := range aclMap {
@@ -378,7 +384,7 @@ func (m *Master) aesMineGet(_ context.Context, load *payload.Map) (any, error) {
 			}
 		}
 		if len(allowed) == 0 {
-			return payload.NewMap(), nil
+			return payload.NewMap()
 		}
 		funcs = allowed
 	}
@@ -443,7 +449,7 @@ func (m *Master) aesMineGet(_ context.Context, load *payload.Map) (any, error) {
 			}
 		}
 	}
-	return ret, nil
+	return ret
 }
 
 func contains(l []string, s string) bool {

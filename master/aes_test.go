@@ -288,6 +288,13 @@ func TestMine(t *testing.T) {
 	if got := mine(tm, "cmd", "_mine_get", "tgt", "p1", "fun", "secret"); !reflect.DeepEqual(got, payload.NewMap("p1", "s3cr3t")) {
 		t.Fatalf("ACL allowed: %v", got)
 	}
+	// The mine.get runner asks with the master's id: the ACL'd entry is
+	// hidden, plain entries are returned for the target.
+	mine(tm, "cmd", "_mine", "data", payload.NewMap("network.ip_addrs", []any{"10.0.0.1"}), "clear", false)
+	rr := e.m.RunRunner(context.Background(), "", "mine.get", []any{"*", "network.ip_addrs,secret"}, nil, "root")
+	if got := rr.Map("return"); got == nil || got.Map("secret") != nil || got.Map("network.ip_addrs").Len() != 2 {
+		t.Fatalf("mine.get runner: %s", mapJSON(rr))
+	}
 	// Without a valid tok: {}.
 	l := payload.NewMap("cmd", "_mine", "id", "m1", "tok", p1.tok(t), "data", payload.NewMap("x", 1))
 	if got := e.mustAES(tm, l); !reflect.DeepEqual(got, payload.NewMap()) {

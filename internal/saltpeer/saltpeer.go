@@ -51,7 +51,19 @@ func Pyshim() string {
 	}
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Join(filepath.Dir(file), "..", "..")
-	return filepath.Clean(filepath.Join(repo, "..", "shared", "peer", "pyshim"))
+	beside := filepath.Clean(filepath.Join(repo, "..", "shared", "peer", "pyshim"))
+	if _, err := os.Stat(filepath.Join(beside, "looseversion")); err == nil {
+		return beside
+	}
+	// A clone elsewhere: write the one-line stand-in (Debian has no
+	// looseversion package; setuptools carries the same class).
+	dir := filepath.Join(os.TempDir(), "gsalt-pyshim")
+	mod := filepath.Join(dir, "looseversion", "__init__.py")
+	if _, err := os.Stat(mod); err != nil {
+		_ = os.MkdirAll(filepath.Dir(mod), 0o755)
+		_ = os.WriteFile(mod, []byte("from setuptools._distutils.version import LooseVersion  # noqa: F401\n"), 0o644)
+	}
+	return dir
 }
 
 // Env returns the environment for running Salt: PYTHONPATH set to the

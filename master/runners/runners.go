@@ -159,7 +159,7 @@ func NewRegistry() *Registry { return &Registry{m: map[string]*Runner{}} }
 // Default returns a registry with every runner of this package.
 func Default() *Registry {
 	r := NewRegistry()
-	for _, rn := range append(manageRunners(), jobsRunners()...) {
+	for _, rn := range append(append(manageRunners(), jobsRunners()...), mineRunners()...) {
 		if err := r.Register(rn); err != nil {
 			panic(err) // a programming error in this package's own table
 		}

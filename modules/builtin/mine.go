@@ -47,6 +47,8 @@ func mineFunctions() []modules.Function {
 				}
 				return mineSendMaster(ctx, c, payload.NewMap("cmd", "_mine_delete", "id", c.Env.ID, "fun", fun, "tok", nil)), nil
 			}},
+		{Name: "mine.valid", Doc: "List valid entries in mine configuration.\n\nCLI Example:\n\n    salt '*' mine.valid",
+			Fn: mineValid},
 		{Name: "mine.flush", Doc: "Remove all mine contents of minion.\n\n:rtype: bool\n:return: True on success\n\nCLI Example:\n\n    salt '*' mine.flush",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				if isLocalMode(c, false) {
@@ -378,4 +380,39 @@ func mineLocalWrite(c *modules.Call, data *payload.Map) bool {
 		return false
 	}
 	return os.Rename(tmp, path) == nil
+}
+
+// mineValid is mine.valid: the configured mine functions whose execution
+// function exists, aliases resolved to {alias: {function: [args...,
+// {kwarg: value}...]}}; None when nothing is configured.
+func mineValid(ctx context.Context, c *modules.Call) (any, error) {
+	conf, _ := mineConfigured(ctx, c).(*payload.Map)
+	if conf == nil || conf.Len() == 0 {
+		return nil, nil
+	}
+	out := payload.NewMap()
+	for _, it := range conf.Items() {
+		alias := payload.KeyString(it.Key)
+		name, args, kwargs, _ := mineParseDefinition(payload.DeepClone(it.Value))
+		fn := name
+		if fn == "" {
+			fn = alias
+		}
+		if c.Env == nil || c.Env.Registry == nil {
+			continue
+		}
+		if _, ok := c.Env.Registry.Lookup(fn); !ok {
+			continue
+		}
+		if name == "" {
+			out.Set(alias, it.Value)
+			continue
+		}
+		list := append([]any{}, args...)
+		for _, kv := range kwargs.Items() {
+			list = append(list, payload.NewMap().SetKey(kv.Key, kv.Value))
+		}
+		out.Set(alias, payload.NewMap(name, list))
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package builtin_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -109,5 +110,39 @@ func TestMineLocal(t *testing.T) {
 	run("mine.flush")
 	if got := run("mine.get", "m1", "test.ping").(*payload.Map); got.Len() != 0 {
 		t.Errorf("after flush %s", jsonText(got))
+	}
+}
+
+func TestMineValid(t *testing.T) {
+	tests := []struct {
+		name string
+		conf any
+		want string
+	}{
+		{"none", nil, `null`},
+		{"plain and alias", payload.NewMap(
+			"network.ip_addrs", []any{"eth0"},
+			"ips", payload.NewMap("mine_function", "network.ip_addrs", "cidr", "10.0.0.0/8"),
+			"listed", []any{payload.NewMap("mine_function", "test.echo"), "hi"},
+			"nope.nothing", []any{},
+		), `{"network.ip_addrs":["eth0"],"ips":{"network.ip_addrs":[{"cidr":"10.0.0.0/8"}]},"listed":{"test.echo":["hi"]}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := registry(t)
+			opts := payload.NewMap("file_client", "local")
+			if tt.conf != nil {
+				opts.Set("mine_functions", tt.conf)
+			}
+			env := &modules.Env{ID: "m1", Registry: r, Opts: opts}
+			res := r.Execute(context.Background(), modules.Binder{}, env, "mine.valid", nil, nil)
+			b, err := json.Marshal(res.Return)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tt.want {
+				t.Fatalf("got %s\nwant %s", b, tt.want)
+			}
+		})
 	}
 }
