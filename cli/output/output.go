@@ -1,6 +1,7 @@
 // Package output renders return data exactly as Salt 3006's outputters do
 // (salt/output/*.py): nested (the default, with Salt's colours), json, yaml,
-// txt, raw (Python repr), pprint, newline_values_only, no_return and quiet.
+// txt, raw (Python repr), pprint, newline_values_only, no_return, quiet and
+// highstate.
 // Values are the payload tree decoded from the event bus (wire/payload),
 // printed the way Python prints the objects Salt's decoder makes of them.
 //
@@ -45,10 +46,13 @@ type Options struct {
 	// Log receives Salt's "Invalid outputter" error; nil means
 	// slog.Default().
 	Log *slog.Logger
+	// Highstate holds the state_* settings of the highstate outputter;
+	// nil means DefaultHighstateOptions().
+	Highstate *HighstateOptions
 }
 
 // Names lists the outputters this package implements.
-var Names = []string{"nested", "json", "yaml", "txt", "raw", "pprint", "newline_values_only", "no_return", "quiet"}
+var Names = []string{"nested", "json", "yaml", "txt", "raw", "pprint", "newline_values_only", "no_return", "quiet", "highstate"}
 
 // Known reports whether name is an outputter of this package (after Salt's
 // "text" → "txt" alias).
@@ -70,6 +74,8 @@ func render(name string, data any, o Options) (text string, present bool, err er
 	switch name {
 	case "nested":
 		return Nested(data, o), true, nil
+	case "highstate":
+		return highstateOutput(data, o), true, nil
 	case "no_return":
 		if !allSortable(data, 0) {
 			return "", false, ErrFallback
@@ -126,10 +132,6 @@ func Resolve(name string, o Options) string {
 		return "nested"
 	case name == "text":
 		return "txt"
-	case name == "highstate":
-		// The highstate outputter is not implemented yet: nested shows the
-		// same data.
-		return "nested"
 	case !Known(name):
 		if name != "grains" {
 			o.logger().Error(fmt.Sprintf("Invalid outputter %s specified, fall back to nested", name))

@@ -15,7 +15,7 @@ import (
 func TestResolve(t *testing.T) {
 	var logs bytes.Buffer
 	o := Options{Log: slog.New(slog.NewTextHandler(&logs, nil))}
-	tests := map[string]string{"": "nested", "text": "txt", "json": "json", "highstate": "nested", "bogus": "nested", "grains": "nested", "no_return": "no_return"}
+	tests := map[string]string{"": "nested", "text": "txt", "json": "json", "highstate": "highstate", "bogus": "nested", "grains": "nested", "no_return": "no_return"}
 	for in, want := range tests {
 		if got := Resolve(in, o); got != want {
 			t.Errorf("Resolve(%q) = %q, want %q", in, got, want)
