@@ -233,5 +233,9 @@ func callError(w io.Writer, fn *modules.Function, err error) int {
 // Salt's outputters (cli/output).
 func (m *Minion) print(o CallOptions, data any, out string, retcode int) error {
 	opts := output.Options{Color: o.Color && o.OutFile == "", Retcode: retcode, Log: m.log}
+	if m.cfg.Opts != nil {
+		hs := output.HighstateOptionsFrom(m.cfg.Opts.Get)
+		opts.Highstate = &hs
+	}
 	return output.Display(o.Stdout, o.OutFile, output.Resolve(out, opts), data, opts)
 }

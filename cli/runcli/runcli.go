@@ -43,10 +43,13 @@ type Options struct {
 	OutFile       string
 	OutFileAppend bool
 	OutIndent     *int
-	NoColor       bool
-	ForceColor    bool
-	IsTerminal    bool
-	NoParse       []string
+	// StateOpts are highstate outputter options from the command line
+	// (state_output, state_verbose); they win over the config file.
+	StateOpts  map[string]any
+	NoColor    bool
+	ForceColor bool
+	IsTerminal bool
+	NoParse    []string
 
 	Stdout io.Writer
 	Stderr io.Writer
@@ -113,6 +116,13 @@ func (r *runner) setupOutput() {
 		color = false
 	}
 	r.out = output.Options{Color: color, Log: o.Log}
+	hs := output.HighstateOptionsFrom(func(key string) (any, bool) {
+		if v, ok := o.StateOpts[key]; ok {
+			return v, true
+		}
+		return r.cfg.Get(key)
+	})
+	r.out.Highstate = &hs
 	if o.OutIndent != nil {
 		n := *o.OutIndent
 		r.out.Indent = &n

@@ -26,9 +26,10 @@ type CLIFlags struct {
 	// ForceColor is --force-color.
 	ForceColor bool
 
-	fs                *pflag.FlagSet
-	outIndent         int
-	noParse, logLevel string
+	fs                        *pflag.FlagSet
+	outIndent                 int
+	noParse, logLevel         string
+	stateOutput, stateVerbose string
 }
 
 // Add registers the shared flags on fs.
@@ -48,7 +49,11 @@ func (c *CLIFlags) Add(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.ForceColor, "force-color", false, "force colours")
 	fs.BoolVar(&c.ForceColor, "force-colour", false, "alias of --force-color")
 	fs.StringVarP(&c.logLevel, "log-level", "l", "warning", "console log level: debug, info, warning, error, quiet")
-	for _, alias := range []string{"output", "output-indent", "output-file", "output-file-append", "no-colour", "force-colour"} {
+	fs.StringVar(&c.stateOutput, "state-output", "", "highstate outputter mode: full, terse, mixed, changes, filter (and the _id variants)")
+	fs.StringVar(&c.stateOutput, "state_output", "", "alias of --state-output")
+	fs.StringVar(&c.stateVerbose, "state-verbose", "", "show states without changes in the highstate output (True/False)")
+	fs.StringVar(&c.stateVerbose, "state_verbose", "", "alias of --state-verbose")
+	for _, alias := range []string{"output", "output-indent", "output-file", "output-file-append", "no-colour", "force-colour", "state_output", "state_verbose"} {
 		_ = fs.MarkHidden(alias)
 	}
 }
@@ -60,6 +65,20 @@ func (c *CLIFlags) OutIndent() *int {
 		return &c.outIndent
 	}
 	return nil
+}
+
+// StateOpts returns the highstate outputter options given on the command
+// line (state_output, state_verbose), which win over the config file's.
+func (c *CLIFlags) StateOpts() map[string]any {
+	out := map[string]any{}
+	if c.stateOutput != "" {
+		out["state_output"] = c.stateOutput
+	}
+	if c.stateVerbose != "" {
+		v := strings.ToLower(c.stateVerbose)
+		out["state_verbose"] = v == "true" || v == "1" || v == "yes" || v == "on"
+	}
+	return out
 }
 
 // NoParse lists the names given with --no-parse, or in SALT_NO_PARSE when

@@ -55,7 +55,10 @@ type Options struct {
 	OutFile       string
 	OutFileAppend bool
 	// OutIndent is --out-indent when given.
-	OutIndent  *int
+	OutIndent *int
+	// StateOpts are highstate outputter options from the command line
+	// (state_output, state_verbose); they win over the config file.
+	StateOpts  map[string]any
 	NoColor    bool
 	ForceColor bool
 	// IsTerminal says whether stdout is a terminal (colour by default).
@@ -147,6 +150,13 @@ func (r *runner) setupOutput() {
 		color = false
 	}
 	r.out = output.Options{Color: color, Log: o.Log}
+	hs := output.HighstateOptionsFrom(func(key string) (any, bool) {
+		if v, ok := o.StateOpts[key]; ok {
+			return v, true
+		}
+		return r.cfg.Get(key)
+	})
+	r.out.Highstate = &hs
 	if v, ok := r.cfg.Get("strip_colors"); ok {
 		r.out.KeepColors = !payload.Truthy(payload.FromGo(v))
 	}

@@ -27,7 +27,7 @@ func main() {
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Words = args
-			o.Out, o.OutFile, o.OutFileAppend, o.OutIndent = cf.Out, cf.OutFile, cf.OutFileAppend, cf.OutIndent()
+			o.Out, o.OutFile, o.OutFileAppend, o.OutIndent, o.StateOpts = cf.Out, cf.OutFile, cf.OutFileAppend, cf.OutIndent(), cf.StateOpts()
 			o.NoColor, o.ForceColor, o.NoParse = cf.NoColor, cf.ForceColor, cf.NoParse()
 			if timeout > 0 {
 				o.Timeout = time.Duration(timeout) * time.Second

@@ -57,7 +57,7 @@ func main() {
 				_ = cmd.Help()
 			}
 			o.Words = args
-			o.Out, o.OutFile, o.OutFileAppend, o.OutIndent = cf.Out, cf.OutFile, cf.OutFileAppend, cf.OutIndent()
+			o.Out, o.OutFile, o.OutFileAppend, o.OutIndent, o.StateOpts = cf.Out, cf.OutFile, cf.OutFileAppend, cf.OutIndent(), cf.StateOpts()
 			o.NoColor, o.ForceColor, o.NoParse = cf.NoColor, cf.ForceColor, cf.NoParse()
 			o.IsTerminal = term.IsTerminal(int(os.Stdout.Fd()))
 			o.Log = cf.Logger()
