@@ -51,7 +51,7 @@
 //   - publishes are serialised so serials reach the publish socket in
 //     increasing order (Salt's workers can race there);
 //   - _mine with clear: true replaces the minion's mine (Salt 3006 crashes);
-//   - file_ignore_regex/file_ignore_glob, gitfs and the other fileserver
+//   - gitfs and the other fileserver
 //     backends, master_tops, peer publishing (minion_pub, minion_publish,
 //     minion_runner, pub_ret), _syndic_return, wheel, eauth and state failure
 //     sub-events are not implemented: those commands get {} like unknown ones.

@@ -14,7 +14,7 @@ func (m *Minion) buildServices() {
 	ch := masterChannel{m}
 	hashType := m.cfg.HashType
 	if m.cfg.FileClient == "local" {
-		m.files = builtin.NewLocalFileClient(m.cfg.FileRoots, m.cacheDir, hashType)
+		m.files = builtin.NewLocalFileClientOpts(m.cfg.Opts, m.cacheDir)
 	} else {
 		m.files = builtin.NewRemoteFileClient(ch, m.cacheDir, hashType)
 	}

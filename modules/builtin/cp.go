@@ -13,24 +13,19 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/gsalt/gsalt/fileserver"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // filesServiceName is the Env.Services key of the FileClient.
 const filesServiceName = "files"
-
-// fileChunkSize is Salt's file_buffer_size (1 MiB): the chunk a local file
-// server serves at a time.
-const fileChunkSize = 1 << 20
 
 // maxServeChunks bounds the _serve_file round trips of one download
 // (100 GiB at Salt's 1 MiB chunks), so a misbehaving master cannot keep a
@@ -70,9 +65,28 @@ func NewRemoteFileClient(ch MasterChannel, cacheDir, hashType string) *SaltFileC
 }
 
 // NewLocalFileClient returns a client serving salt:// from the given
-// file_roots (saltenv → directories), for file_client: local.
+// file_roots (saltenv → directories), for file_client: local, with Salt's
+// defaults for the other file server options.
 func NewLocalFileClient(roots map[string][]string, cacheDir, hashType string) *SaltFileClient {
-	return &SaltFileClient{server: localFileServer{roots: roots, hashType: hashType}, cacheDir: cacheDir, hashType: hashType}
+	fs := fileserver.New(fileserver.Options{Roots: roots, FollowSymlinks: true, HashType: hashType, BufferSize: fileserver.MinionBufferSize})
+	return &SaltFileClient{server: localFileServer{fs}, cacheDir: cacheDir, hashType: hashType}
+}
+
+// NewLocalFileClientOpts returns a client serving salt:// from the
+// file_roots of the minion options opts (file_client: local), honouring
+// file_ignore_regex, file_ignore_glob, fileserver_followsymlinks,
+// fileserver_ignoresymlinks, hash_type and file_buffer_size as Salt's
+// masterless file client does.
+func NewLocalFileClientOpts(opts fileserver.Getter, cacheDir string) *SaltFileClient {
+	o := fileserver.OptionsFrom(opts)
+	if _, ok := opts.Get("file_buffer_size"); !ok {
+		o.BufferSize = fileserver.MinionBufferSize
+	}
+	hashType := ""
+	if v, ok := opts.Get("hash_type"); ok {
+		hashType = payload.Text(v)
+	}
+	return &SaltFileClient{server: localFileServer{fileserver.New(o)}, cacheDir: cacheDir, hashType: hashType}
 }
 
 // remoteFileServer asks the master.
@@ -100,6 +114,12 @@ func (r remoteFileServer) serveFile(ctx context.Context, rel, saltenv string, lo
 	if err != nil {
 		return nil, "", false, err
 	}
+	return serveReply(ret)
+}
+
+// serveReply reads a _serve_file answer: the chunk, its dest and whether it
+// is gzipped.
+func serveReply(ret any) ([]byte, string, bool, error) {
 	m, ok := ret.(*payload.Map)
 	if !ok {
 		return nil, "", false, fmt.Errorf("cp: _serve_file reply is %s", payload.TypeName(ret))
@@ -115,95 +135,33 @@ func (r remoteFileServer) serveFile(ctx context.Context, rel, saltenv string, lo
 	return data, m.Str("dest"), gzipped, nil
 }
 
-// localFileServer serves file_roots like Salt's roots backend.
-type localFileServer struct {
-	roots    map[string][]string
-	hashType string
+// localFileServer serves file_roots with package fileserver, asking it
+// the loads a master would get (Salt's FSChan does the same).
+type localFileServer struct{ fs *fileserver.Roots }
+
+func (l localFileServer) hashFile(ctx context.Context, rel, saltenv string) (any, error) {
+	return l.fs.Handle(ctx, "_file_hash", payload.NewMap("path", rel, "saltenv", saltenv, "cmd", "_file_hash"))
 }
 
-// find returns the first root holding rel as a regular file.
-func (l localFileServer) find(rel, saltenv string) (string, bool) {
-	rel, ok := cleanRel(rel)
-	if !ok {
-		return "", false
-	}
-	for _, root := range l.roots[saltenv] {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p, true
-		}
-	}
-	return "", false
+func (l localFileServer) fileList(ctx context.Context, saltenv, prefix string) (any, error) {
+	return l.fs.Handle(ctx, "_file_list", payload.NewMap("saltenv", saltenv, "prefix", prefix, "cmd", "_file_list"))
 }
 
-func (l localFileServer) hashFile(_ context.Context, rel, saltenv string) (any, error) {
-	p, ok := l.find(rel, saltenv)
-	if !ok {
-		return "", nil
-	}
-	return hashLocalFile(p, l.hashType)
+func (l localFileServer) envs(ctx context.Context) (any, error) {
+	return l.fs.Handle(ctx, "_file_envs", payload.NewMap("cmd", "_file_envs"))
 }
 
-func (l localFileServer) fileList(_ context.Context, saltenv, prefix string) (any, error) {
-	seen := map[string]bool{}
-	for _, root := range l.roots[saltenv] {
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			rel, err := filepath.Rel(root, p)
-			if err != nil {
-				return nil
-			}
-			rel = filepath.ToSlash(rel)
-			if strings.HasPrefix(rel, prefix) {
-				seen[rel] = true
-			}
-			return nil
-		})
+func (l localFileServer) serveFile(ctx context.Context, rel, saltenv string, loc int64, gz int) ([]byte, string, bool, error) {
+	load := payload.NewMap("path", rel, "saltenv", saltenv, "cmd", "_serve_file")
+	if gz > 0 {
+		load.Set("gzip", int64(gz))
 	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	ret := make([]any, len(out))
-	for i, s := range out {
-		ret[i] = s
-	}
-	return ret, nil
-}
-
-func (l localFileServer) envs(context.Context) (any, error) {
-	var out []string
-	for env := range l.roots {
-		out = append(out, env)
-	}
-	sort.Strings(out)
-	ret := make([]any, len(out))
-	for i, s := range out {
-		ret[i] = s
-	}
-	return ret, nil
-}
-
-func (l localFileServer) serveFile(_ context.Context, rel, saltenv string, loc int64, _ int) ([]byte, string, bool, error) {
-	p, ok := l.find(rel, saltenv)
-	if !ok {
-		return nil, "", false, nil
-	}
-	f, err := os.Open(p)
+	load.Set("loc", loc)
+	ret, err := l.fs.Handle(ctx, "_serve_file", load)
 	if err != nil {
 		return nil, "", false, err
 	}
-	defer f.Close()
-	buf := make([]byte, fileChunkSize)
-	n, err := f.ReadAt(buf, loc)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, "", false, err
-	}
-	clean, _ := cleanRel(rel)
-	return buf[:n], clean, false, nil
+	return serveReply(ret)
 }
 
 // cleanRel normalises a relative salt:// path and refuses absolute paths
@@ -565,48 +523,12 @@ func cpClient(c *modules.Call) (*SaltFileClient, error) {
 	}
 	cache := optStr(c, "cachedir")
 	if optStr(c, "file_client") == "local" {
-		roots := map[string][]string{}
-		if v, ok := optGet(c, "file_roots"); ok {
-			forEachRoot(v, func(env string, dirs []string) { roots[env] = dirs })
-		}
-		return NewLocalFileClient(roots, cache, optStr(c, "hash_type")), nil
+		return NewLocalFileClientOpts(c.Env.Opts, cache), nil
 	}
 	if ch, ok := modules.Service[MasterChannel](c.Env, masterServiceName); ok {
 		return NewRemoteFileClient(ch, cache, optStr(c, "hash_type")), nil
 	}
 	return nil, fmt.Errorf("%w: no file server available (no master connection)", modules.ErrExecution)
-}
-
-// forEachRoot walks a file_roots option value (payload or Go maps).
-func forEachRoot(v any, fn func(env string, dirs []string)) {
-	list := func(x any) []string {
-		var out []string
-		switch l := x.(type) {
-		case []any:
-			for _, d := range l {
-				out = append(out, payload.Text(d))
-			}
-		case []string:
-			out = l
-		case string:
-			out = []string{l}
-		}
-		return out
-	}
-	switch m := v.(type) {
-	case *payload.Map:
-		for _, it := range m.Items() {
-			fn(payload.KeyString(it.Key), list(it.Value))
-		}
-	case map[string]any:
-		for k, d := range m {
-			fn(k, list(d))
-		}
-	case map[string][]string:
-		for k, d := range m {
-			fn(k, d)
-		}
-	}
 }
 
 // cpSaltenv is the saltenv argument, else opts saltenv, else "base".
