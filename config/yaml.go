@@ -77,9 +77,9 @@ func DecodeYAML(src []byte) (any, error) {
 //   - mappings are *payload.Map with their keys as decoded (1, True, None
 //     and 1.5 stay an int, a bool, None and a float); duplicate keys are an
 //     error with Python's equality, as in DecodeYAML;
-//   - the order is the document's, except that keys brought in by a merge
-//     key ("<<") come after the mapping's own keys (Salt puts them first;
-//     the set of keys and their values are Salt's);
+//   - the order is Salt's: the document's, with the keys brought in by a
+//     merge key ("<<") that the mapping does not override first, then the
+//     mapping's own keys;
 //   - integers are int64, or uint64 or *big.Int when they do not fit.
 //
 // Everything else (scalar resolution, tags, merge rules, limits, errors
@@ -363,12 +363,10 @@ func (d *yamlDecoder) mapping(n *yaml.Node, depth int) (any, error) {
 		return set, nil
 	}
 	if d.payload {
-		// own keys first, then the merged ones (see DecodeYAMLPayload)
+		// merged keys the mapping does not override first, then its own,
+		// like Salt's loader (see DecodeYAMLPayload)
 		m := &payload.Map{}
-		for _, it := range ordered[len(merged):] {
-			m.SetKey(it.Key, it.Value)
-		}
-		for _, it := range ordered[:len(merged)] {
+		for _, it := range ordered {
 			m.SetKey(it.Key, it.Value)
 		}
 		return m, nil

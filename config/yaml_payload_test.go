@@ -19,9 +19,13 @@ func TestDecodeYAMLPayload(t *testing.T) {
 	}{
 		{"b: 1\na: {2: x, true: y, null: z, 1.5: w}\n", payload.NewMap(
 			"b", int64(1), "a", payload.NewMap(int64(2), "x", true, "y", nil, "z", 1.5, "w"))},
-		// merged keys come after the mapping's own (Salt: before)
+		// merged keys the mapping does not override come first, as in
+		// Salt 3006 (salt.utils.yaml.safe_load gives [('x', 1), ('y', 3)];
+		// with own keys c, a merged over b, a: [('b', 2), ('c', 4), ('a', 3)])
 		{"base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  y: 3\n", payload.NewMap(
-			"base", payload.NewMap("x", int64(1), "y", int64(2)), "d", payload.NewMap("y", int64(3), "x", int64(1)))},
+			"base", payload.NewMap("x", int64(1), "y", int64(2)), "d", payload.NewMap("x", int64(1), "y", int64(3)))},
+		{"base: &b {b: 2, a: 1}\nd:\n  c: 4\n  <<: *b\n  a: 3\n", payload.NewMap(
+			"base", payload.NewMap("b", int64(2), "a", int64(1)), "d", payload.NewMap("b", int64(2), "c", int64(4), "a", int64(3)))},
 		{"u: 18446744073709551615\nbig: 18446744073709551616\nn: -9223372036854775808\n", payload.NewMap(
 			"u", uint64(math.MaxUint64), "big", big64, "n", int64(math.MinInt64))},
 		{"x: !!binary aGk=\nl: [0755, -010, 1:30, 1e3]\n", payload.NewMap(

@@ -218,6 +218,7 @@ func (m *Master) compilePillar(ctx context.Context, id string, grains, load *pay
 			req.Saltenv = load.Str("env")
 		}
 		req.Pillarenv = load.Str("pillarenv")
+		req.CleanCache = load.Bool("clean_cache")
 		p, err := m.pillar(ctx, req)
 		if err != nil {
 			m.log.Error("pillar compilation failed", "id", id, "err", err)

@@ -62,6 +62,9 @@ type PillarRequest struct {
 	Override *payload.Map
 	// Extra is extra_minion_data (nil when absent).
 	Extra *payload.Map
+	// CleanCache is the load's clean_cache: bypass and refresh any
+	// master-side pillar cache (saltutil.refresh_pillar).
+	CleanCache bool
 }
 
 // PillarFunc compiles a minion's pillar. It is called for every _pillar

@@ -34,6 +34,7 @@ import (
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/master/runners"
+	"github.com/gsalt/gsalt/pillar"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
 	"github.com/gsalt/gsalt/wire/transport"
@@ -56,7 +57,8 @@ const ipcReaderQueue = 1 << 16
 type Options struct {
 	// Logger receives the daemon's logs; nil means slog.Default().
 	Logger *slog.Logger
-	// Pillar compiles pillars for _pillar; nil gives empty pillars.
+	// Pillar compiles pillars for _pillar; nil means Salt's pillar
+	// compiler over pillar_roots (package pillar).
 	Pillar master.PillarFunc
 	// Runners is the runner registry; nil means runners.Default().
 	Runners *runners.Registry
@@ -147,7 +149,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 		Publisher:   d.pub,
 		PublishPort: d.pub.Addr().(*net.TCPAddr).Port,
 		ClientKeys:  clientKeys,
-		Pillar:      opts.Pillar,
+		Pillar:      pillarFunc(cfg, opts, log),
 		Runners:     opts.Runners,
 		Logger:      log,
 	})
@@ -180,6 +182,20 @@ func Run(ctx context.Context, cfg *config.Master, opts Options) error {
 	}
 	<-ctx.Done()
 	return d.Close()
+}
+
+// pillarFunc is the _pillar compiler: opts.Pillar when set, else the
+// pillar package over pillar_roots with the master's options (pillar_cache
+// included; templates call execution modules on the master, as in Salt).
+func pillarFunc(cfg *config.Master, opts Options, log *slog.Logger) master.PillarFunc {
+	if opts.Pillar != nil {
+		return opts.Pillar
+	}
+	pc := runners.NewPillarCompiler(cfg.Opts, log)
+	return func(ctx context.Context, req master.PillarRequest) (*payload.Map, error) {
+		return pc.Compile(ctx, pillar.Request{ID: req.ID, Grains: req.Grains, Saltenv: req.Saltenv,
+			Pillarenv: req.Pillarenv, Override: req.Override, CleanCache: req.CleanCache})
+	}
 }
 
 // keyOptions maps the configuration onto the key store options.

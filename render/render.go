@@ -62,6 +62,9 @@ type Context struct {
 	// ("salt://apache/config.sls"), used for tpldir, slspath, tplfile and
 	// relative imports; "" for inline text.
 	Source string
+	// Path is the local path of the file being rendered (Salt's tplpath,
+	// the cached copy's path there); "" uses Source without "salt://".
+	Path string
 	// Vars are extra variables (file.managed context/defaults, reactor
 	// tag/data); they win over the standard names.
 	Vars *payload.Map

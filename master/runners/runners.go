@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,7 +160,7 @@ func NewRegistry() *Registry { return &Registry{m: map[string]*Runner{}} }
 // Default returns a registry with every runner of this package.
 func Default() *Registry {
 	r := NewRegistry()
-	for _, rn := range append(append(manageRunners(), jobsRunners()...), mineRunners()...) {
+	for _, rn := range slices.Concat(manageRunners(), jobsRunners(), mineRunners(), PillarRunners()) {
 		if err := r.Register(rn); err != nil {
 			panic(err) // a programming error in this package's own table
 		}

@@ -1,0 +1,4 @@
+include:
+  - .sub
+svc:
+  init: {{ tpldir }}/{{ slspath }}/{{ tplfile }}

@@ -1,0 +1,4 @@
+base:
+  '*':
+    - svc.config
+    - svc

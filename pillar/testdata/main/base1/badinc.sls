@@ -1,0 +1,2 @@
+include: merged_a
+badinc: 1

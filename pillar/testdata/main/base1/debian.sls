@@ -1,0 +1,1 @@
+debian: {{ grains["os_family"] }}

@@ -1,0 +1,1 @@
+listed: {{ grains["id"] }}

@@ -1,0 +1,3 @@
+merge:
+  k3: c
+  deep: {c: 3}

@@ -1,0 +1,1 @@
+netted_compound: true

@@ -1,0 +1,3 @@
+color: {{ color }}
+sls: {{ sls }}
+env: {{ saltenv }}

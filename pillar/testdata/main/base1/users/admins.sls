@@ -1,0 +1,4 @@
+users:
+  root: {uid: 0}
+  alice: {admin: true}
+admins: [root]

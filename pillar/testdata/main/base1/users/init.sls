@@ -1,0 +1,5 @@
+include:
+  - .admins
+  - only_base2
+users:
+  alice: {uid: 1000}

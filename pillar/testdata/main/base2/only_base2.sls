@@ -1,0 +1,1 @@
+only_base2: here

@@ -1,0 +1,1 @@
+devstuff: {from: dev, saltenv: {{ saltenv }}}

@@ -1,0 +1,1 @@
+envdata: {{ saltenv }} dev

@@ -1,0 +1,3 @@
+include:
+  - circ_b
+a: 1

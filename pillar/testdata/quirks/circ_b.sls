@@ -1,0 +1,3 @@
+include:
+  - circ_a
+b: 1

@@ -1,0 +1,4 @@
+include:
+  - has_missing
+  - circ_a
+p: 1

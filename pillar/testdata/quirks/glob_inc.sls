@@ -1,0 +1,4 @@
+include:
+  - 'globbed.*'
+  - 'zzz*'
+glob_inc: 1

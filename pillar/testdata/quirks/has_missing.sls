@@ -1,0 +1,3 @@
+include:
+  - nope
+hm: 1

@@ -1,0 +1,3 @@
+include:
+  - .sibling
+child: 1

@@ -1,0 +1,1 @@
+rel_sibling: 1

@@ -1,0 +1,1 @@
+top_sibling: 1

@@ -1,0 +1,1859 @@
+package render
+
+import (
+	"crypto/hmac"
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"net/netip"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nikolalohinski/gonja/v2/exec"
+
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+type filterFunc = exec.FilterFunction
+
+// filterErr returns an error value for a filter.
+func filterErr(format string, args ...any) *exec.Value {
+	return exec.AsValue(fmt.Errorf(format, args...))
+}
+
+// arg returns positional argument i or the keyword name, or def.
+func arg(va *exec.VarArgs, i int, name string, def any) *exec.Value {
+	if i >= 0 && i < len(va.Args) {
+		return va.Args[i]
+	}
+	if v, ok := va.KwArgs[name]; ok {
+		return v
+	}
+	return exec.AsValue(def)
+}
+
+// simple adapts a function of the payload form of the input.
+func simple(fn func(in any, va *exec.VarArgs) (any, error)) filterFunc {
+	return func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		if in.IsError() {
+			return in
+		}
+		out, err := fn(fromJinja(in), va)
+		if err != nil {
+			return exec.AsValue(err)
+		}
+		return exec.AsValue(toJinja(out))
+	}
+}
+
+// strFilter adapts a function of str(input).
+func strFilter(fn func(s string, va *exec.VarArgs) (any, error)) filterFunc {
+	return func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		if in.IsError() {
+			return in
+		}
+		out, err := fn(pyStr(in), va)
+		if err != nil {
+			return exec.AsValue(err)
+		}
+		return exec.AsValue(toJinja(out))
+	}
+}
+
+// filters returns Salt's filters and the gonja builtins gsalt replaces.
+func (st *renderState) filters() map[string]filterFunc {
+	f := map[string]filterFunc{
+		finalizeFilter: func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			if in.IsError() {
+				if !st.strict && isUndefined(in) {
+					return exec.AsSafeValue("")
+				}
+				return in
+			}
+			out := exec.AsValue(pyStr(in))
+			out.Safe = in.Safe // autoescape still applies to unsafe text
+			return out
+		},
+		"default": filterDefault,
+		"d":       filterDefault,
+		"yaml": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			if in.IsError() {
+				return in
+			}
+			out, err := YAMLDump(fromJinja(in), arg(va, 0, "flow_style", true).IsTrue())
+			if err != nil {
+				return exec.AsValue(err)
+			}
+			return exec.AsSafeValue(trimYAMLDoc(out))
+		},
+		"dict_to_sls_yaml_params": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			d := asDict(in)
+			if d == nil {
+				return filterErr("dict_to_sls_yaml_params needs a dict")
+			}
+			var l []any
+			for _, p := range d.Pairs {
+				l = append(l, payload.NewMap().SetKey(fromJinjaKey(p.Key), fromJinja(p.Value)))
+			}
+			out, err := YAMLDump(l, arg(va, 0, "flow_style", false).IsTrue())
+			if err != nil {
+				return exec.AsValue(err)
+			}
+			return exec.AsSafeValue(trimYAMLDoc(out))
+		},
+		"json": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			if in.IsError() {
+				return in
+			}
+			out, err := PyJSON(fromJinja(in), JSONOptions{SortKeys: arg(va, 0, "sort_keys", true).IsTrue(), Indent: indentArg(arg(va, 1, "indent", nil))})
+			if err != nil {
+				return exec.AsValue(err)
+			}
+			return exec.AsSafeValue(strings.TrimSpace(out))
+		},
+		"tojson": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			if in.IsError() {
+				return in
+			}
+			opts := JSONOptions{Indent: indentArg(arg(va, 0, "indent", nil)), ASCII: true}
+			if v, ok := va.KwArgs["ensure_ascii"]; ok {
+				opts.ASCII = v.IsTrue()
+			}
+			if v, ok := va.KwArgs["sort_keys"]; ok {
+				opts.SortKeys = v.IsTrue()
+			}
+			out, err := PyJSON(fromJinja(in), opts)
+			if err != nil {
+				return exec.AsValue(err)
+			}
+			out = strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`, "'", `\u0027`).Replace(out)
+			return exec.AsSafeValue(out)
+		},
+		"python": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			return exec.AsSafeValue(pyRepr(in))
+		},
+		"load_yaml": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+			v, err := decodeYAMLText(s)
+			if err != nil {
+				return nil, fmt.Errorf("Encountered error loading yaml: %w", err)
+			}
+			return v, nil
+		}),
+		"load_json": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+			v, err := DecodeJSON([]byte(s))
+			if err != nil || strings.TrimSpace(s) == "" {
+				return nil, fmt.Errorf("Unable to load json from %s", s)
+			}
+			return v, nil
+		}),
+		"load_text": strFilter(func(s string, va *exec.VarArgs) (any, error) { return s, nil }),
+		"yaml_encode": simple(func(in any, va *exec.VarArgs) (any, error) {
+			switch x := in.(type) {
+			case string:
+				return yamlDoubleQuoted(x), nil
+			case *payload.Map, []any:
+				return nil, fmt.Errorf("yaml_encode() only works with YAML scalar data; failed for %s", pyTypeName(in))
+			case nil:
+				return "null", nil
+			case bool:
+				if x {
+					return "true", nil
+				}
+				return "false", nil
+			}
+			return yamlScalarText(in), nil
+		}),
+		"yaml_dquote": strFilter(func(s string, va *exec.VarArgs) (any, error) { return yamlDoubleQuoted(s), nil }),
+		"yaml_squote": strFilter(func(s string, va *exec.VarArgs) (any, error) { return yamlSingleQuoted(s), nil }),
+		"to_bool": simple(func(in any, va *exec.VarArgs) (any, error) {
+			switch x := in.(type) {
+			case nil:
+				return false, nil
+			case bool:
+				return x, nil
+			case string:
+				l := strings.ToLower(x)
+				return l == "yes" || l == "1" || l == "true", nil
+			case int64:
+				return x > 0, nil
+			case *payload.Map:
+				return x.Len() > 0, nil
+			case []any:
+				return len(x) > 0, nil
+			}
+			return false, nil
+		}),
+		"sequence": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			if in.IsError() {
+				return in
+			}
+			if _, ok := listItems(in); ok || asDict(in) != nil {
+				return in
+			}
+			return exec.AsValue(newList([]any{in.Interface()}))
+		},
+		"skip": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value { return exec.AsValue("") },
+		"is_list": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			_, ok := listItems(in)
+			return exec.AsValue(ok)
+		},
+		"is_iter": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			_, ok := listItems(in)
+			return exec.AsValue(ok || asDict(in) != nil)
+		},
+		"unique": simple(func(in any, va *exec.VarArgs) (any, error) {
+			l, ok := in.([]any)
+			if !ok {
+				if s, isStr := in.(string); isStr {
+					// Python: set(str), an unordered set of characters
+					var out []any
+					for _, r := range s {
+						out = appendUnique(out, string(r))
+					}
+					return out, nil
+				}
+				return nil, fmt.Errorf("unique needs a list, got %s", pyTypeName(in))
+			}
+			var out []any
+			for _, x := range l {
+				out = appendUnique(out, x)
+			}
+			return orEmptyList(out), nil
+		}),
+		"union": listSetFilter(func(a, b []any) []any {
+			var out []any
+			for _, x := range append(append([]any{}, a...), b...) {
+				out = appendUnique(out, x)
+			}
+			return out
+		}),
+		"intersect": listSetFilter(func(a, b []any) []any {
+			var out []any
+			for _, x := range a {
+				if containsPy(b, x) {
+					out = appendUnique(out, x)
+				}
+			}
+			return out
+		}),
+		"difference": listSetFilter(func(a, b []any) []any {
+			var out []any
+			for _, x := range a {
+				if !containsPy(b, x) {
+					out = appendUnique(out, x)
+				}
+			}
+			return out
+		}),
+		"symmetric_difference": listSetFilter(func(a, b []any) []any {
+			var out []any
+			for _, x := range append(append([]any{}, a...), b...) {
+				if containsPy(a, x) != containsPy(b, x) {
+					out = appendUnique(out, x)
+				}
+			}
+			return out
+		}),
+		"min": simple(func(in any, va *exec.VarArgs) (any, error) { return extreme(in, -1) }),
+		"max": simple(func(in any, va *exec.VarArgs) (any, error) { return extreme(in, 1) }),
+		"avg": simple(func(in any, va *exec.VarArgs) (any, error) {
+			l, ok := in.([]any)
+			if !ok {
+				f, ok := toFloat(in)
+				if !ok {
+					return nil, errors.New("avg needs numbers")
+				}
+				return f, nil
+			}
+			if len(l) == 0 {
+				return nil, errors.New("division by zero")
+			}
+			sum := 0.0
+			for _, x := range l {
+				f, ok := toFloat(x)
+				if !ok {
+					return nil, errors.New("avg needs numbers")
+				}
+				sum += f
+			}
+			return sum / float64(len(l)), nil
+		}),
+		"regex_search": regexFilter(false),
+		"regex_match":  regexFilter(true),
+		"regex_replace": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+			re, err := compilePyRegex(pyStr(arg(va, 0, "rgx", "")), arg(va, 2, "ignorecase", false).IsTrue(), arg(va, 3, "multiline", false).IsTrue())
+			if err != nil {
+				return nil, err
+			}
+			return re.ReplaceAllString(s, pyReplacement(pyStr(arg(va, 1, "val", "")))), nil
+		}),
+		"regex_escape": strFilter(func(s string, va *exec.VarArgs) (any, error) { return pyReEscape(s), nil }),
+		"quote":        strFilter(func(s string, va *exec.VarArgs) (any, error) { return shellQuote(s), nil }),
+		"md5":          hashFilter(func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) }),
+		"sha1":         hashFilter(func(b []byte) string { h := sha1.Sum(b); return hex.EncodeToString(h[:]) }),
+		"sha256": hashFilter(func(b []byte) string {
+			h := sha256.Sum256(b)
+			return hex.EncodeToString(h[:])
+		}),
+		"sha512": hashFilter(func(b []byte) string {
+			h := sha512.Sum512(b)
+			return hex.EncodeToString(h[:])
+		}),
+		"hmac": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+			key := []byte(pyStr(arg(va, 0, "shared_secret", "")))
+			want := pyStr(arg(va, 1, "challenge_hmac", ""))
+			m := hmac.New(sha256.New, key)
+			m.Write([]byte(s))
+			return base64.StdEncoding.EncodeToString(m.Sum(nil)) == want, nil
+		}),
+		"base64_encode": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+			return base64.StdEncoding.EncodeToString([]byte(s)), nil
+		}),
+		"base64_decode": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+			b, err := base64.StdEncoding.DecodeString(s)
+			if err != nil {
+				return nil, fmt.Errorf("base64_decode: %w", err)
+			}
+			if utf8.Valid(b) {
+				return string(b), nil
+			}
+			return b, nil
+		}),
+		"strftime":    strftimeFilter,
+		"date_format": strftimeFilter,
+		"traverse": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			if in.IsError() {
+				return in
+			}
+			def := arg(va, 1, "default", nil)
+			out, ok := traverse(fromJinja(in), fromJinja(arg(va, 0, "key", "")), pyStr(arg(va, 2, "delimiter", ":")))
+			if !ok {
+				return def
+			}
+			return exec.AsValue(toJinja(out))
+		},
+		"is_ip":   ipTestFilter(0),
+		"is_ipv4": ipTestFilter(4),
+		"is_ipv6": ipTestFilter(6),
+		"ipv4":    ipFilter(4),
+		"ipv6":    ipFilter(6),
+		"ipaddr":  ipFilter(0),
+		"network_hosts": simple(func(in any, va *exec.VarArgs) (any, error) {
+			return networkFilter(in, va, func(p netip.Prefix) (any, error) { return networkHosts(p) })
+		}),
+		"network_size": simple(func(in any, va *exec.VarArgs) (any, error) {
+			return networkFilter(in, va, func(p netip.Prefix) (any, error) {
+				bits := p.Addr().BitLen() - p.Bits()
+				if bits >= 63 {
+					return math.Pow(2, float64(bits)), nil
+				}
+				return int64(1) << bits, nil
+			})
+		}),
+		"ip_host": simple(func(in any, va *exec.VarArgs) (any, error) {
+			return networkFilter(in, va, func(p netip.Prefix) (any, error) { return p.String(), nil })
+		}),
+		"to_num": simple(func(in any, va *exec.VarArgs) (any, error) {
+			s, ok := in.(string)
+			if !ok {
+				return in, nil
+			}
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return n, nil
+			}
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				return f, nil
+			}
+			return s, nil
+		}),
+		"is_hex": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+			_, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 64)
+			return err == nil, nil
+		}),
+		"contains_whitespace": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+			return strings.ContainsAny(s, " \t\n\r\v\f"), nil
+		}),
+		"sorted_ignorecase": simple(func(in any, va *exec.VarArgs) (any, error) {
+			l, ok := in.([]any)
+			if !ok {
+				return nil, errors.New("sorted_ignorecase needs a list of strings")
+			}
+			out := append([]any(nil), l...)
+			sort.SliceStable(out, func(i, j int) bool {
+				return strings.ToLower(payload.Text(out[i])) < strings.ToLower(payload.Text(out[j]))
+			})
+			return out, nil
+		}),
+		"flatten": simple(func(in any, va *exec.VarArgs) (any, error) {
+			l, ok := in.([]any)
+			if !ok {
+				return nil, errors.New("flatten needs a list")
+			}
+			levels := -1
+			if v := arg(va, 0, "levels", nil); !v.IsNil() {
+				levels = v.Integer()
+			}
+			preserveNulls := arg(va, 1, "preserve_nulls", false).IsTrue()
+			return orEmptyList(flatten(l, levels, preserveNulls)), nil
+		}),
+		"exactly_n_true": simple(func(in any, va *exec.VarArgs) (any, error) {
+			l, _ := in.([]any)
+			n := 0
+			for _, x := range l {
+				if payload.Truthy(x) {
+					n++
+				}
+			}
+			return n == arg(va, 0, "n", 1).Integer(), nil
+		}),
+		"exactly_one_true": simple(func(in any, va *exec.VarArgs) (any, error) {
+			l, _ := in.([]any)
+			n := 0
+			for _, x := range l {
+				if payload.Truthy(x) {
+					n++
+				}
+			}
+			return n == 1, nil
+		}),
+		"substring_in_list": simple(func(in any, va *exec.VarArgs) (any, error) {
+			l, _ := fromJinja(arg(va, 0, "list_", nil)).([]any)
+			s := payload.Text(in)
+			for _, x := range l {
+				if strings.Contains(payload.Text(x), s) {
+					return true, nil
+				}
+			}
+			return false, nil
+		}),
+		"path_join": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			parts := []string{pyStr(in)}
+			for _, a := range va.Args {
+				parts = append(parts, pyStr(a))
+			}
+			out := ""
+			for _, p := range parts {
+				if strings.HasPrefix(p, "/") || out == "" {
+					out = p
+				} else if strings.HasSuffix(out, "/") {
+					out += p
+				} else {
+					out += "/" + p
+				}
+			}
+			return exec.AsValue(out)
+		},
+		"to_snake_case": strFilter(func(s string, va *exec.VarArgs) (any, error) { return toSnake(s), nil }),
+		"to_camelcase": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+			parts := strings.Split(s, "_")
+			upperFirst := arg(va, 0, "uppercamel", false).IsTrue()
+			for i, p := range parts {
+				if (i > 0 || upperFirst) && p != "" {
+					parts[i] = strings.ToUpper(p[:1]) + p[1:]
+				}
+			}
+			return strings.Join(parts, ""), nil
+		}),
+		"compare_lists": simple(func(in any, va *exec.VarArgs) (any, error) {
+			old, _ := in.([]any)
+			nw, _ := fromJinja(arg(va, 0, "new", nil)).([]any)
+			ret := payload.NewMap()
+			var added, removed []any
+			for _, x := range nw {
+				if !containsPy(old, x) {
+					added = append(added, x)
+				}
+			}
+			for _, x := range old {
+				if !containsPy(nw, x) {
+					removed = append(removed, x)
+				}
+			}
+			if added != nil {
+				ret.Set("new", added)
+			}
+			if removed != nil {
+				ret.Set("old", removed)
+			}
+			return ret, nil
+		}),
+		"method_call": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			return filterErr("method_call is not supported by gsalt")
+		},
+		"uuid": strFilter(func(s string, va *exec.VarArgs) (any, error) { return uuid5URL(s), nil }),
+		// Jinja2 builtins gonja lacks or does differently
+		"dictsort": filterDictsort,
+		"items":    filterItems,
+		"list":     filterList,
+		"join":     filterJoin,
+		"string": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			return passErr(in, exec.AsValue(pyStr(in)))
+		},
+		"int":        filterInt,
+		"float":      filterFloat,
+		"length":     filterLength,
+		"count":      filterLength,
+		"first":      filterFirst,
+		"last":       filterLast,
+		"sort":       filterSort,
+		"reverse":    filterReverse,
+		"map":        filterMap,
+		"select":     selectFilter(true, false),
+		"reject":     selectFilter(false, false),
+		"selectattr": selectFilter(true, true),
+		"rejectattr": selectFilter(false, true),
+		"sum":        filterSum,
+		"format": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			args := make([]any, len(va.Args))
+			for i, a := range va.Args {
+				args[i] = fromJinja(a)
+			}
+			out, err := pyPercent(pyStr(in), args)
+			if err != nil {
+				return exec.AsValue(err)
+			}
+			return exec.AsValue(out)
+		},
+		"lower":     strFilter(func(s string, va *exec.VarArgs) (any, error) { return strings.ToLower(s), nil }),
+		"upper":     strFilter(func(s string, va *exec.VarArgs) (any, error) { return strings.ToUpper(s), nil }),
+		"replace":   filterReplace,
+		"indent":    filterIndent,
+		"round":     filterRound,
+		"urlencode": filterURLEncode,
+		"pprint":    func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value { return exec.AsValue(pyRepr(in)) },
+		"zip": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+			lists := [][]any{}
+			a, _ := listItems(in)
+			lists = append(lists, a)
+			for _, x := range va.Args {
+				l, _ := listItems(x)
+				lists = append(lists, l)
+			}
+			n := math.MaxInt
+			for _, l := range lists {
+				n = min(n, len(l))
+			}
+			var out []any
+			for i := 0; i < n; i++ {
+				row := make(pyTuple, len(lists))
+				for j, l := range lists {
+					row[j] = l[i]
+				}
+				out = append(out, row)
+			}
+			return exec.AsValue(newList(out))
+		},
+	}
+	for name, fn := range operatorFilters() {
+		f[name] = fn
+	}
+	return f
+}
+
+func passErr(in, out *exec.Value) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	return out
+}
+
+func indentArg(v *exec.Value) int {
+	if v == nil || v.IsNil() {
+		return -1
+	}
+	return v.Integer()
+}
+
+func orEmptyList(l []any) []any {
+	if l == nil {
+		return []any{}
+	}
+	return l
+}
+
+// filterDefault is Jinja2's default(value, default_value=”, boolean=False):
+// only an undefined value (or a false one with boolean) is replaced.
+func filterDefault(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	def := arg(va, 0, "default_value", "")
+	boolean := arg(va, 1, "boolean", false).IsTrue()
+	if in.IsError() {
+		if isUndefined(in) {
+			return def
+		}
+		return in
+	}
+	if boolean && !pyTruthy(in) {
+		return def
+	}
+	return in
+}
+
+// pyTruthy is Python truthiness of a template value.
+func pyTruthy(v *exec.Value) bool {
+	if v == nil || v.IsNil() || v.IsError() {
+		return false
+	}
+	if d := asDict(v); d != nil {
+		return len(d.Pairs) > 0
+	}
+	if l, ok := listItems(v); ok {
+		return len(l) > 0
+	}
+	return v.IsTrue()
+}
+
+func filterDictsort(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	d := asDict(in)
+	if d == nil {
+		return filterErr("dictsort needs a dict")
+	}
+	caseSensitive := arg(va, 0, "case_sensitive", false).IsTrue()
+	by := pyStr(arg(va, 1, "by", "key"))
+	reverse := arg(va, 2, "reverse", false).IsTrue()
+	pos := 0
+	if by == "value" {
+		pos = 1
+	} else if by != "key" {
+		return filterErr("You can only sort by either 'key' or 'value'")
+	}
+	pairs := append([]*exec.Pair(nil), d.Pairs...)
+	var cmpErr error
+	sort.SliceStable(pairs, func(i, j int) bool {
+		a, b := pairs[i].Key, pairs[j].Key
+		if pos == 1 {
+			a, b = pairs[i].Value, pairs[j].Value
+		}
+		x, y := fromJinja(a), fromJinja(b)
+		if !caseSensitive {
+			x, y = lowerIfString(x), lowerIfString(y)
+		}
+		c, err := pyCompare(x, y)
+		if err != nil && cmpErr == nil {
+			cmpErr = err
+		}
+		if reverse {
+			return c > 0
+		}
+		return c < 0
+	})
+	if cmpErr != nil {
+		return exec.AsValue(cmpErr)
+	}
+	out := make([]any, len(pairs))
+	for i, p := range pairs {
+		out[i] = pyTuple{keyValue(p.Key), raw(p.Value)}
+	}
+	return exec.AsValue(newList(out))
+}
+
+func lowerIfString(v any) any {
+	if s, ok := v.(string); ok {
+		return strings.ToLower(s)
+	}
+	return v
+}
+
+func filterItems(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		if isUndefined(in) {
+			return exec.AsValue(newList(nil))
+		}
+		return in
+	}
+	d := asDict(in)
+	if d == nil {
+		return filterErr("items needs a dict, got %s", pyTypeName(fromJinja(in)))
+	}
+	out := make([]any, len(d.Pairs))
+	for i, p := range d.Pairs {
+		out[i] = pyTuple{keyValue(p.Key), raw(p.Value)}
+	}
+	return exec.AsValue(newList(out))
+}
+
+// iterItems returns what Python's iter() yields: list members, dict keys
+// or the characters of a string.
+func iterItems(v *exec.Value) ([]any, error) {
+	if l, ok := listItems(v); ok {
+		return l, nil
+	}
+	if d := asDict(v); d != nil {
+		out := make([]any, len(d.Pairs))
+		for i, p := range d.Pairs {
+			out[i] = keyValue(p.Key)
+		}
+		return out, nil
+	}
+	if v.IsString() {
+		var out []any
+		for _, r := range v.String() {
+			out = append(out, string(r))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("'%s' object is not iterable", pyTypeName(fromJinja(v)))
+}
+
+func filterList(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	items, err := iterItems(in)
+	if err != nil {
+		return exec.AsValue(err)
+	}
+	return exec.AsValue(newList(append([]any(nil), items...)))
+}
+
+func filterJoin(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	items, err := iterItems(in)
+	if err != nil {
+		return exec.AsValue(err)
+	}
+	sep := pyStr(arg(va, 0, "d", ""))
+	attr := arg(va, 1, "attribute", nil)
+	parts := make([]string, len(items))
+	for i, it := range items {
+		v := exec.ToValue(it)
+		if !attr.IsNil() {
+			v = getAttrPath(v, pyStr(attr))
+		}
+		parts[i] = pyStr(v)
+	}
+	return exec.AsValue(strings.Join(parts, sep))
+}
+
+func filterInt(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	def := arg(va, 0, "default", 0)
+	base := arg(va, 1, "base", 10).Integer()
+	switch x := fromJinja(in).(type) {
+	case int64:
+		return exec.AsValue(int(x))
+	case bool:
+		if x {
+			return exec.AsValue(1)
+		}
+		return exec.AsValue(0)
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return def
+		}
+		return exec.AsValue(int(x))
+	case string:
+		s := strings.TrimSpace(strings.ReplaceAll(x, "_", ""))
+		if n, err := strconv.ParseInt(s, base, 64); err == nil {
+			return exec.AsValue(int(n))
+		}
+		if base == 10 {
+			if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+				return exec.AsValue(int(f))
+			}
+		} else if n, err := strconv.ParseInt(s, 0, 64); err == nil {
+			return exec.AsValue(int(n))
+		}
+	}
+	return def
+}
+
+func filterFloat(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	def := arg(va, 0, "default", 0.0)
+	switch x := fromJinja(in).(type) {
+	case int64:
+		return exec.AsValue(float64(x))
+	case float64:
+		return exec.AsValue(x)
+	case bool:
+		if x {
+			return exec.AsValue(1.0)
+		}
+		return exec.AsValue(0.0)
+	case string:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+			return exec.AsValue(f)
+		}
+	}
+	return def
+}
+
+func filterLength(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	if d := asDict(in); d != nil {
+		return exec.AsValue(len(d.Pairs))
+	}
+	if l, ok := listItems(in); ok {
+		return exec.AsValue(len(l))
+	}
+	if in.IsString() {
+		return exec.AsValue(utf8.RuneCountInString(in.String()))
+	}
+	return filterErr("object of type '%s' has no len()", pyTypeName(fromJinja(in)))
+}
+
+func filterFirst(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	items, err := iterItems(in)
+	if err != nil {
+		return exec.AsValue(err)
+	}
+	if len(items) == 0 {
+		return filterErr("No first item, sequence was empty.")
+	}
+	return exec.ToValue(items[0])
+}
+
+func filterLast(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	items, err := iterItems(in)
+	if err != nil {
+		return exec.AsValue(err)
+	}
+	if len(items) == 0 {
+		return filterErr("No last item, sequence was empty.")
+	}
+	return exec.ToValue(items[len(items)-1])
+}
+
+func filterReverse(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	if in.IsString() {
+		r := []rune(in.String())
+		for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+			r[i], r[j] = r[j], r[i]
+		}
+		return exec.AsValue(string(r))
+	}
+	items, err := iterItems(in)
+	if err != nil {
+		return exec.AsValue(err)
+	}
+	out := make([]any, len(items))
+	for i, it := range items {
+		out[len(items)-1-i] = it
+	}
+	return exec.AsValue(newList(out))
+}
+
+func filterSort(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	items, err := iterItems(in)
+	if err != nil {
+		return exec.AsValue(err)
+	}
+	reverse := arg(va, 0, "reverse", false).IsTrue()
+	caseSensitive := arg(va, 1, "case_sensitive", false).IsTrue()
+	attr := arg(va, 2, "attribute", nil)
+	out := append([]any(nil), items...)
+	var cmpErr error
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := exec.ToValue(out[i]), exec.ToValue(out[j])
+		if !attr.IsNil() {
+			a, b = getAttrPath(a, pyStr(attr)), getAttrPath(b, pyStr(attr))
+		}
+		x, y := fromJinja(a), fromJinja(b)
+		if !caseSensitive {
+			x, y = lowerIfString(x), lowerIfString(y)
+		}
+		c, err := pyCompare(x, y)
+		if err != nil && cmpErr == nil {
+			cmpErr = err
+		}
+		if reverse {
+			return c > 0
+		}
+		return c < 0
+	})
+	if cmpErr != nil {
+		return exec.AsValue(cmpErr)
+	}
+	return exec.AsValue(newList(out))
+}
+
+// undefinedValue is the (strict) undefined result of a failed lookup,
+// recognised by isUndefined.
+func undefinedValue(name string) *exec.Value {
+	return exec.AsValue(fmt.Errorf("Unable to evaluate name %q", name))
+}
+
+// getAttrPath is Jinja2's environment.getitem over a dotted path
+// ("a.b.0"); a missing member is undefined.
+func getAttrPath(v *exec.Value, path string) *exec.Value {
+	for _, part := range strings.Split(path, ".") {
+		if v.IsError() {
+			return v
+		}
+		if v.IsNil() {
+			return undefinedValue(part)
+		}
+		if d := asDict(v); d != nil {
+			p, _ := dictLookup(d, part)
+			if p == nil {
+				return undefinedValue(part)
+			}
+			v = p.Value
+			continue
+		}
+		if l, ok := listItems(v); ok {
+			i, err := strconv.Atoi(part)
+			if err != nil || i < -len(l) || i >= len(l) {
+				return undefinedValue(part)
+			}
+			if i < 0 {
+				i += len(l)
+			}
+			v = exec.ToValue(l[i])
+			continue
+		}
+		a, ok := v.GetAttribute(part)
+		if !ok {
+			return undefinedValue(part)
+		}
+		v = a
+	}
+	return v
+}
+
+func filterMap(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	items, err := iterItems(in)
+	if err != nil {
+		return exec.AsValue(err)
+	}
+	out := make([]any, 0, len(items))
+	if attr, ok := va.KwArgs["attribute"]; ok {
+		def, hasDef := va.KwArgs["default"]
+		for _, it := range items {
+			v := getAttrPath(exec.ToValue(it), pyStr(attr))
+			if isUndefined(v) && hasDef {
+				v = def
+			}
+			if v.IsError() {
+				return v
+			}
+			out = append(out, v.Interface())
+		}
+		return exec.AsValue(newList(out))
+	}
+	if len(va.Args) == 0 {
+		return filterErr("map requires a filter argument")
+	}
+	name := va.Args[0].String()
+	rest := &exec.VarArgs{Args: va.Args[1:], KwArgs: va.KwArgs}
+	for _, it := range items {
+		v := e.ExecuteFilterByName(name, exec.ToValue(it), rest)
+		if v.IsError() {
+			return v
+		}
+		out = append(out, v.Interface())
+	}
+	return exec.AsValue(newList(out))
+}
+
+// selectFilter implements select/reject/selectattr/rejectattr.
+func selectFilter(keep, byAttr bool) filterFunc {
+	return func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		if in.IsError() {
+			return in
+		}
+		items, err := iterItems(in)
+		if err != nil {
+			return exec.AsValue(err)
+		}
+		args := va.Args
+		attr := ""
+		if byAttr {
+			if len(args) == 0 {
+				return filterErr("missing parameter for attribute name")
+			}
+			attr = pyStr(args[0])
+			args = args[1:]
+		}
+		test := ""
+		if len(args) > 0 {
+			test = args[0].String()
+			args = args[1:]
+		}
+		params := &exec.VarArgs{Args: args, KwArgs: va.KwArgs}
+		out := []any{}
+		for _, it := range items {
+			v := exec.ToValue(it)
+			if byAttr {
+				v = getAttrPath(v, attr)
+			}
+			var ok bool
+			if test == "" {
+				if v.IsError() {
+					return v
+				}
+				ok = pyTruthy(v)
+			} else {
+				r := e.ExecuteTestByName(test, v, params)
+				if r.IsError() {
+					return r
+				}
+				ok = r.IsTrue()
+			}
+			if ok == keep {
+				out = append(out, it)
+			}
+		}
+		return exec.AsValue(newList(out))
+	}
+}
+
+func filterSum(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	items, err := iterItems(in)
+	if err != nil {
+		return exec.AsValue(err)
+	}
+	attr := arg(va, 0, "attribute", nil)
+	start := fromJinja(arg(va, 1, "start", 0))
+	acc := start
+	for _, it := range items {
+		v := exec.ToValue(it)
+		if !attr.IsNil() {
+			v = getAttrPath(v, pyStr(attr))
+		}
+		acc, err = pyAdd(acc, fromJinja(v))
+		if err != nil {
+			return exec.AsValue(err)
+		}
+	}
+	return exec.AsValue(toJinja(acc))
+}
+
+func filterReplace(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	s := pyStr(in)
+	old := pyStr(arg(va, 0, "old", ""))
+	nw := pyStr(arg(va, 1, "new", ""))
+	count := arg(va, 2, "count", -1).Integer()
+	if count < 0 {
+		count = -1
+	}
+	return exec.AsValue(strings.Replace(s, old, nw, count))
+}
+
+// filterIndent is Jinja2 3's indent(s, width=4, first=False, blank=False).
+func filterIndent(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	s := pyStr(in)
+	w := arg(va, 0, "width", 4)
+	ind := strings.Repeat(" ", 4)
+	if w.IsString() {
+		ind = w.String()
+	} else {
+		ind = strings.Repeat(" ", max(0, w.Integer()))
+	}
+	first := arg(va, 1, "first", false).IsTrue()
+	blank := arg(va, 2, "blank", false).IsTrue()
+	s += "\n"
+	lines := splitLinesPy(s)
+	var out string
+	if blank {
+		out = strings.Join(lines, "\n"+ind)
+	} else {
+		out = lines[0]
+		if len(lines) > 1 {
+			rest := make([]string, len(lines)-1)
+			for i, l := range lines[1:] {
+				if l != "" {
+					l = ind + l
+				}
+				rest[i] = l
+			}
+			out += "\n" + strings.Join(rest, "\n")
+		}
+	}
+	if first {
+		out = ind + out
+	}
+	return exec.AsSafeValue(out)
+}
+
+// splitLinesPy is Python's str.splitlines() for \n, \r\n and \r.
+func splitLinesPy(s string) []string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	s = strings.TrimSuffix(s, "\n")
+	return strings.Split(s, "\n")
+}
+
+// listSetFilter adapts the set filters (union, intersect, ...).
+func listSetFilter(fn func(a, b []any) []any) filterFunc {
+	return simple(func(in any, va *exec.VarArgs) (any, error) {
+		a, ok := in.([]any)
+		b, ok2 := fromJinja(arg(va, 0, "lst2", nil)).([]any)
+		if !ok || !ok2 {
+			return nil, errors.New("set filters need two lists")
+		}
+		return orEmptyList(fn(a, b)), nil
+	})
+}
+
+func appendUnique(out []any, x any) []any {
+	if containsPy(out, x) {
+		return out
+	}
+	return append(out, x)
+}
+
+func containsPy(l []any, x any) bool {
+	for _, e := range l {
+		if pyEq(e, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func extreme(in any, sign int) (any, error) {
+	var items []any
+	switch x := in.(type) {
+	case []any:
+		items = x
+	case *payload.Map:
+		for _, it := range x.Items() {
+			items = append(items, it.Key)
+		}
+	case string:
+		for _, r := range x {
+			items = append(items, string(r))
+		}
+	default:
+		return nil, fmt.Errorf("'%s' object is not iterable", pyTypeName(in))
+	}
+	if len(items) == 0 {
+		return nil, errors.New("arg is an empty sequence")
+	}
+	best := items[0]
+	for _, x := range items[1:] {
+		c, err := pyCompare(x, best)
+		if err != nil {
+			return nil, err
+		}
+		if c*sign > 0 {
+			best = x
+		}
+	}
+	return best, nil
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+func regexFilter(match bool) filterFunc {
+	return strFilter(func(s string, va *exec.VarArgs) (any, error) {
+		re, err := compilePyRegex(pyStr(arg(va, 0, "rgx", "")), arg(va, 1, "ignorecase", false).IsTrue(), arg(va, 2, "multiline", false).IsTrue())
+		if err != nil {
+			return nil, err
+		}
+		var m []int
+		if match {
+			m = re.FindStringSubmatchIndex(s)
+			if m != nil && m[0] != 0 {
+				// re.match anchors at the start: retry anchored
+				re2, err := regexp.Compile(`^(?:` + re.String() + `)`)
+				if err != nil {
+					return nil, err
+				}
+				m = re2.FindStringSubmatchIndex(s)
+			}
+		} else {
+			m = re.FindStringSubmatchIndex(s)
+		}
+		if m == nil {
+			return nil, nil
+		}
+		groups := []any{}
+		for i := 2; i+1 < len(m); i += 2 {
+			if m[i] < 0 {
+				groups = append(groups, nil)
+			} else {
+				groups = append(groups, s[m[i]:m[i+1]])
+			}
+		}
+		return pyTuple(groups), nil
+	})
+}
+
+// compilePyRegex compiles a Python regular expression with Go's RE2
+// (lookarounds and backreferences are not supported).
+func compilePyRegex(rgx string, ignoreCase, multiline bool) (*regexp.Regexp, error) {
+	flags := ""
+	if ignoreCase {
+		flags += "i"
+	}
+	if multiline {
+		flags += "m"
+	}
+	src := strings.ReplaceAll(rgx, "(?P<", "(?P<")
+	if flags != "" {
+		src = "(?" + flags + ")" + src
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, fmt.Errorf("invalid regular expression %q (gsalt uses RE2 syntax): %w", rgx, err)
+	}
+	return re, nil
+}
+
+// pyReplacement converts a Python re.sub replacement (\1, \g<name>) to
+// Go's ($1, ${name}).
+func pyReplacement(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '$':
+			b.WriteString("$$")
+		case c == '\\' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			j := i + 1
+			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			b.WriteString("${" + s[i+1:j] + "}")
+			i = j - 1
+		case c == '\\' && i+2 < len(s) && s[i+1] == 'g' && s[i+2] == '<':
+			end := strings.IndexByte(s[i:], '>')
+			if end < 0 {
+				b.WriteByte(c)
+				continue
+			}
+			b.WriteString("${" + s[i+3:i+end] + "}")
+			i += end
+		case c == '\\' && i+1 < len(s):
+			switch s[i+1] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case '\\':
+				b.WriteByte('\\')
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(s[i+1])
+			}
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// pyReEscape is Python 3.7+'s re.escape.
+func pyReEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("()[]{}?*+-|^$\\.&~# \t\n\r\v\f", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// shellQuote is Python's shlex.quote.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./-_", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}
+
+func hashFilter(fn func([]byte) string) filterFunc {
+	return func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		if in.IsError() {
+			return in
+		}
+		if b, ok := in.Interface().([]byte); ok {
+			return exec.AsValue(fn(b))
+		}
+		return exec.AsValue(fn([]byte(pyStr(in))))
+	}
+}
+
+// strftimeFilter formats a date (a datetime, a timestamp, or a string in
+// a common layout; "now"/"today") with a Python strftime format.
+func strftimeFilter(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	format := pyStr(arg(va, 0, "format", "%Y-%m-%d"))
+	var t time.Time
+	switch x := fromJinja(in).(type) {
+	case time.Time:
+		t = x
+	case int64:
+		t = time.Unix(x, 0)
+	case float64:
+		t = time.Unix(int64(x), int64((x-math.Floor(x))*1e9))
+	case nil:
+		t = time.Now()
+	case string:
+		parsed, err := parseDate(x)
+		if err != nil {
+			return exec.AsValue(err)
+		}
+		t = parsed
+	default:
+		return filterErr("Unable to parse %s", pyRepr(in))
+	}
+	return exec.AsValue(pyStrftime(t, format))
+}
+
+func parseDate(s string) (time.Time, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "now", "today":
+		return time.Now(), nil
+	}
+	layouts := []string{
+		"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05", "2006-01-02 15:04:05.999999",
+		"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02", "2006/01/02", "2006/01/02 15:04:05",
+		"01/02/2006", "02 Jan 2006", "Jan 02 2006", "January 2, 2006", "Mon, 02 Jan 2006 15:04:05 -0700",
+	}
+	for _, l := range layouts {
+		if t, err := time.ParseInLocation(l, strings.TrimSpace(s), time.Local); err == nil {
+			return t, nil
+		}
+	}
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Unix(int64(n), 0), nil
+	}
+	return time.Time{}, fmt.Errorf("Unable to parse %s", s)
+}
+
+// pyStrftime formats t with the common C strftime directives.
+func pyStrftime(t time.Time, f string) string {
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 >= len(f) {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		switch f[i] {
+		case 'Y':
+			fmt.Fprintf(&b, "%04d", t.Year())
+		case 'y':
+			fmt.Fprintf(&b, "%02d", t.Year()%100)
+		case 'm':
+			fmt.Fprintf(&b, "%02d", int(t.Month()))
+		case 'd':
+			fmt.Fprintf(&b, "%02d", t.Day())
+		case 'e':
+			fmt.Fprintf(&b, "%2d", t.Day())
+		case 'H':
+			fmt.Fprintf(&b, "%02d", t.Hour())
+		case 'I':
+			h := t.Hour() % 12
+			if h == 0 {
+				h = 12
+			}
+			fmt.Fprintf(&b, "%02d", h)
+		case 'M':
+			fmt.Fprintf(&b, "%02d", t.Minute())
+		case 'S':
+			fmt.Fprintf(&b, "%02d", t.Second())
+		case 'f':
+			fmt.Fprintf(&b, "%06d", t.Nanosecond()/1000)
+		case 'p':
+			if t.Hour() < 12 {
+				b.WriteString("AM")
+			} else {
+				b.WriteString("PM")
+			}
+		case 'a':
+			b.WriteString(t.Weekday().String()[:3])
+		case 'A':
+			b.WriteString(t.Weekday().String())
+		case 'b', 'h':
+			b.WriteString(t.Month().String()[:3])
+		case 'B':
+			b.WriteString(t.Month().String())
+		case 'j':
+			fmt.Fprintf(&b, "%03d", t.YearDay())
+		case 'w':
+			fmt.Fprintf(&b, "%d", int(t.Weekday()))
+		case 'u':
+			w := int(t.Weekday())
+			if w == 0 {
+				w = 7
+			}
+			fmt.Fprintf(&b, "%d", w)
+		case 'z':
+			b.WriteString(t.Format("-0700"))
+		case 'Z':
+			b.WriteString(t.Format("MST"))
+		case 's':
+			fmt.Fprintf(&b, "%d", t.Unix())
+		case 'F':
+			b.WriteString(t.Format("2006-01-02"))
+		case 'T':
+			b.WriteString(t.Format("15:04:05"))
+		case 'D':
+			b.WriteString(t.Format("01/02/06"))
+		case 'c':
+			b.WriteString(t.Format("Mon Jan  2 15:04:05 2006"))
+		case 'x':
+			b.WriteString(t.Format("01/02/06"))
+		case 'X':
+			b.WriteString(t.Format("15:04:05"))
+		case '%':
+			b.WriteByte('%')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(f[i])
+		}
+	}
+	return b.String()
+}
+
+// traverse is salt.utils.data.traverse_dict_and_list.
+func traverse(data any, key any, delim string) (any, bool) {
+	var parts []string
+	switch k := key.(type) {
+	case string:
+		parts = strings.Split(k, delim)
+	case int64:
+		parts = []string{strconv.FormatInt(k, 10)}
+	case []any:
+		for _, x := range k {
+			parts = append(parts, payload.Text(x))
+		}
+	default:
+		return nil, false
+	}
+	ptr := data
+	for _, each := range parts {
+		switch p := ptr.(type) {
+		case []any:
+			idx, err := strconv.Atoi(each)
+			found := false
+			for _, x := range p {
+				if m, ok := x.(*payload.Map); ok {
+					var v any
+					var has bool
+					if err == nil {
+						v, has = m.GetKey(int64(idx))
+					} else {
+						v, has = m.Get(each)
+					}
+					if has {
+						ptr, found = v, true
+						break
+					}
+				}
+			}
+			if !found {
+				if err != nil || idx >= len(p) || idx < -len(p) {
+					return nil, false
+				}
+				if idx < 0 {
+					idx += len(p)
+				}
+				ptr = p[idx]
+			}
+		case *payload.Map:
+			v, ok := p.Get(each)
+			if !ok {
+				if n, err := strconv.ParseInt(each, 10, 64); err == nil {
+					v, ok = p.GetKey(n)
+				}
+			}
+			if !ok {
+				return nil, false
+			}
+			ptr = v
+		default:
+			return nil, false
+		}
+	}
+	return ptr, true
+}
+
+// parseIP parses an address or an interface ("10.0.0.1/24") like
+// ipaddress.ip_address / ip_interface, returning the prefix (a /32 or
+// /128 for plain addresses) and whether it was an interface.
+func parseIP(s string) (netip.Prefix, bool, bool) {
+	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+		return netip.PrefixFrom(a, a.BitLen()), false, true
+	}
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p, true, true
+	}
+	if addr, mask, ok := strings.Cut(s, "/"); ok {
+		// netmask form 10.0.0.1/255.255.255.0
+		a, err1 := netip.ParseAddr(addr)
+		m, err2 := netip.ParseAddr(mask)
+		if err1 == nil && err2 == nil && a.Is4() && m.Is4() {
+			b := m.As4()
+			n := 0
+			for _, x := range b {
+				for i := 7; i >= 0; i-- {
+					if x&(1<<i) != 0 {
+						n++
+					}
+				}
+			}
+			return netip.PrefixFrom(a, n), true, true
+		}
+	}
+	return netip.Prefix{}, false, false
+}
+
+// isIPv is Salt's _is_ipv: the str() of the address or interface when it
+// has the version and passes the options, else "", false.
+func isIPv(v any, version int, options string) (string, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return "", false
+	}
+	p, iface, ok := parseIP(s)
+	if !ok {
+		return "", false
+	}
+	a := p.Addr()
+	if (version == 4 && !a.Is4()) || (version == 6 && !a.Is6()) {
+		return "", false
+	}
+	if options != "" {
+		for _, o := range strings.Split(options, ",") {
+			o = strings.TrimSpace(o)
+			pass := true
+			switch o {
+			case "global", "public":
+				pass = !a.IsPrivate() && !a.IsLoopback() && !a.IsLinkLocalUnicast()
+			case "link-local", "linklocal", "ll", "link_local":
+				pass = a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast()
+			case "loopback", "lo":
+				pass = a.IsLoopback()
+			case "multicast":
+				pass = a.IsMulticast()
+			case "private":
+				pass = a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast()
+			case "unspecified":
+				pass = a.IsUnspecified()
+			case "site-local", "sl", "site_local":
+				pass = a.Is6() && strings.HasPrefix(strings.ToLower(a.String()), "fec")
+			}
+			if !pass {
+				return "", false
+			}
+		}
+	}
+	if iface {
+		return p.String(), true
+	}
+	return a.String(), true
+}
+
+func ipTestFilter(version int) filterFunc {
+	return simple(func(in any, va *exec.VarArgs) (any, error) {
+		opts := optionsArg(va)
+		if version == 0 {
+			_, ok4 := isIPv(in, 4, opts)
+			_, ok6 := isIPv(in, 6, opts)
+			return ok4 || ok6, nil
+		}
+		_, ok := isIPv(in, version, opts)
+		return ok, nil
+	})
+}
+
+func optionsArg(va *exec.VarArgs) string {
+	o := arg(va, 0, "options", nil)
+	if o.IsNil() {
+		return ""
+	}
+	return pyStr(o)
+}
+
+// ipvFilter is Salt's _ipv_filter.
+func ipvFilter(in any, version int, opts string) (any, bool) {
+	switch x := in.(type) {
+	case string:
+		s, ok := isIPv(x, version, opts)
+		if !ok {
+			return nil, true
+		}
+		return s, true
+	case []any:
+		out := []any{}
+		for _, e := range x {
+			if s, ok := isIPv(e, version, opts); ok {
+				out = append(out, s)
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func ipFilter(version int) filterFunc {
+	return simple(func(in any, va *exec.VarArgs) (any, error) {
+		opts := optionsArg(va)
+		if version != 0 {
+			v, _ := ipvFilter(in, version, opts)
+			return v, nil
+		}
+		return ipaddrFilter(in, opts), nil
+	})
+}
+
+func ipaddrFilter(in any, opts string) any {
+	v4, ok4 := ipvFilter(in, 4, opts)
+	v6, ok6 := ipvFilter(in, 6, opts)
+	if !ok4 || !ok6 || v4 == nil || v6 == nil {
+		if payload.Truthy(v4) {
+			return v4
+		}
+		return v6
+	}
+	l4, _ := v4.([]any)
+	l6, _ := v6.([]any)
+	return append(append([]any{}, l4...), l6...)
+}
+
+// networkFilter is Salt's _filter_ipaddr then fn per network.
+func networkFilter(in any, va *exec.VarArgs, fn func(netip.Prefix) (any, error)) (any, error) {
+	opts := optionsArg(va)
+	version := 0
+	if v := arg(va, 1, "version", nil); !v.IsNil() {
+		version = v.Integer()
+	}
+	var out any
+	switch version {
+	case 4, 6:
+		out, _ = ipvFilter(in, version, opts)
+	default:
+		out = ipaddrFilter(in, opts)
+	}
+	if !payload.Truthy(out) {
+		return nil, nil
+	}
+	list, isList := out.([]any)
+	if !isList {
+		list = []any{out}
+	}
+	one := func(s any) (any, error) {
+		p, _, ok := parseIP(payload.Text(s))
+		if !ok {
+			return nil, fmt.Errorf("invalid network %v", s)
+		}
+		return fn(p)
+	}
+	if _, inList := in.([]any); !inList {
+		return one(list[0])
+	}
+	res := []any{}
+	for _, s := range list {
+		v, err := one(s)
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, v)
+	}
+	return res, nil
+}
+
+// networkHosts lists the usable hosts of a network like
+// ipaddress.ip_network(strict=False).hosts().
+func networkHosts(p netip.Prefix) (any, error) {
+	p = p.Masked()
+	bits := p.Addr().BitLen() - p.Bits()
+	if bits > 20 {
+		return nil, fmt.Errorf("network %s has too many hosts to list", p)
+	}
+	out := []any{}
+	a := p.Addr()
+	n := 1 << bits
+	for i := 0; i < n; i++ {
+		if p.Addr().Is4() && bits >= 2 && (i == 0 || i == n-1) {
+			a = a.Next()
+			continue
+		}
+		if p.Addr().Is6() && bits >= 1 && i == 0 {
+			a = a.Next()
+			continue
+		}
+		out = append(out, a.String())
+		a = a.Next()
+	}
+	return out, nil
+}
+
+func flatten(l []any, levels int, preserveNulls bool) []any {
+	var out []any
+	for _, x := range l {
+		if x == nil && !preserveNulls {
+			continue
+		}
+		if sub, ok := x.([]any); ok && levels != 0 {
+			out = append(out, flatten(sub, levels-1, preserveNulls)...)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func toSnake(s string) string {
+	var b strings.Builder
+	rs := []rune(s)
+	for i, r := range rs {
+		isUpper := r >= 'A' && r <= 'Z'
+		if isUpper && i > 0 && (rs[i-1] >= 'a' && rs[i-1] <= 'z' || rs[i-1] >= '0' && rs[i-1] <= '9' || (i+1 < len(rs) && rs[i+1] >= 'a' && rs[i+1] <= 'z' && rs[i-1] >= 'A' && rs[i-1] <= 'Z')) {
+			b.WriteByte('_')
+		}
+		if isUpper {
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// uuid5URL is uuid.uuid5(GLOBAL_UUID, s), Salt's uuid filter
+// (GLOBAL_UUID = 91633EBF-1C86-5E33-935A-28061F4B480E).
+func uuid5URL(s string) string {
+	ns := []byte{0x91, 0x63, 0x3e, 0xbf, 0x1c, 0x86, 0x5e, 0x33, 0x93, 0x5a, 0x28, 0x06, 0x1f, 0x4b, 0x48, 0x0e}
+	h := sha1.Sum(append(ns, []byte(s)...))
+	u := h[:16]
+	u[6] = (u[6] & 0x0f) | 0x50
+	u[8] = (u[8] & 0x3f) | 0x80
+	x := hex.EncodeToString(u)
+	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+}
+
+// filterRound is Jinja2's round(value, precision=0, method='common'),
+// Python's round-half-even for 'common'; the result is a float.
+func filterRound(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	f, ok := numeric(fromJinja(in))
+	if !ok {
+		return filterErr("round needs a number, got %s", pyTypeName(fromJinja(in)))
+	}
+	p := math.Pow(10, float64(arg(va, 0, "precision", 0).Integer()))
+	switch pyStr(arg(va, 1, "method", "common")) {
+	case "common":
+		return exec.AsValue(math.RoundToEven(f*p) / p)
+	case "ceil":
+		return exec.AsValue(math.Ceil(f*p) / p)
+	case "floor":
+		return exec.AsValue(math.Floor(f*p) / p)
+	}
+	return filterErr("method must be common, ceil or floor")
+}
+
+// urlQuote is Python's urllib.parse.quote with safe "/" (or quote_plus
+// semantics for query strings).
+func urlQuote(s string, forQS bool) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		switch {
+		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("_.-~", c) >= 0:
+			b.WriteByte(c)
+		case c == '/' && !forQS:
+			b.WriteByte(c)
+		case c == ' ' && forQS:
+			b.WriteByte('+')
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// filterURLEncode is Jinja2's urlencode.
+func filterURLEncode(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	if in.IsError() {
+		return in
+	}
+	var pairs [][2]any
+	if d := asDict(in); d != nil {
+		for _, p := range d.Pairs {
+			pairs = append(pairs, [2]any{p.Key, p.Value})
+		}
+	} else if l, ok := listItems(in); ok {
+		for _, it := range l {
+			kv, ok := listItems(exec.ToValue(it))
+			if !ok || len(kv) != 2 {
+				return filterErr("urlencode needs (key, value) pairs")
+			}
+			pairs = append(pairs, [2]any{kv[0], kv[1]})
+		}
+	} else {
+		return exec.AsValue(urlQuote(pyStr(in), false))
+	}
+	parts := make([]string, len(pairs))
+	for i, p := range pairs {
+		parts[i] = urlQuote(pyStr(p[0]), true) + "=" + urlQuote(pyStr(p[1]), true)
+	}
+	return exec.AsValue(strings.Join(parts, "&"))
+}

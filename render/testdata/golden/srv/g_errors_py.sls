@@ -1,0 +1,3 @@
+#!py
+def run():
+    return {}

@@ -1,0 +1,1 @@
+a: {{ not_defined_anywhere }}

@@ -1,0 +1,3 @@
+#!yaml
+1: int key
+true: bool key

@@ -1,0 +1,2 @@
+included_key: included {{ grains.os }}
+included_local: {{ local_var | default('no-local') }}
