@@ -372,6 +372,8 @@ func (m *Master) handleClear(ctx context.Context, req *message.Request) ([]byte,
 		return clearReply(m.clearPublish(ctx, load)), true
 	case "runner":
 		return clearReply(m.clearRunner(load)), true
+	case "wheel":
+		return clearReply(m.clearWheel(ctx, load)), true
 	}
 	m.log.Debug("unknown clear command", "cmd", payload.Text(cmdV))
 	return clearReply(payload.NewMap()), true

@@ -199,7 +199,7 @@ func TestClearPingAndUnknown(t *testing.T) {
 	if !reflect.DeepEqual(got, payload.NewMap("cmd", "ping", "x", int64(1))) {
 		t.Fatalf("ping: %v", got)
 	}
-	for _, cmd := range []string{"wheel", "mk_token", "get_token", "publish_batch", "nope"} {
+	for _, cmd := range []string{"mk_token", "get_token", "publish_batch", "nope"} {
 		if got := e.clear(payload.NewMap("cmd", cmd, "key", e.rootKy)); !reflect.DeepEqual(got, payload.NewMap()) {
 			t.Errorf("%s: %v", cmd, got)
 		}

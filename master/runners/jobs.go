@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/target"
@@ -31,6 +32,9 @@ func jobsRunners() []Runner {
 		{Name: "jobs.active", Fn: jobsActive, Params: []Param{
 			{Name: "display_progress", Default: false},
 		}, Doc: "Return a report on all actively running jobs from a job id centric perspective.\n\n    salt-run jobs.active"},
+		{Name: "jobs.exit_success", Fn: jobsExitSuccess, Params: []Param{
+			{Name: "jid", Required: true}, {Name: "ext_source"},
+		}, Doc: "Check if a job has been executed and exit successfully.\n\n    salt-run jobs.exit_success 20160520145827701627"},
 	}
 }
 
@@ -148,9 +152,6 @@ func jobsListJobs(_ context.Context, c *Call) (any, error) {
 		return nil, err
 	}
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].JID < jobs[j].JID })
-	if c.Str("start_time") != "" || c.Str("end_time") != "" {
-		c.Log.Error("'dateutil' library not available, skipping start_time/end_time comparison.")
-	}
 	out := payload.NewMap()
 	for _, j := range jobs {
 		load := getLoad(j)
@@ -162,7 +163,13 @@ func jobsListJobs(_ context.Context, c *Call) (any, error) {
 		if !matchJob(c, f) {
 			continue
 		}
-		out.Set(j.JID, f)
+		ok, err := matchJobTime(c, f)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out.Set(j.JID, f)
+		}
 	}
 	if o := c.Str("outputter"); o != "" {
 		return payload.NewMap("outputter", o, "data", out), nil
@@ -368,4 +375,68 @@ func quoteList(ids []string) string {
 		q[i] = "'" + s + "'"
 	}
 	return strings.Join(q, ", ")
+}
+
+// matchJobTime applies list_jobs' start_time and end_time filters the way
+// Salt does with python-dateutil installed (as in Salt's packages): both
+// the bound and the job's StartTime are parsed with dateutil's rules and
+// compared; the bounds are inclusive.
+func matchJobTime(c *Call, f *payload.Map) (bool, error) {
+	for _, b := range []struct {
+		arg   string
+		after bool
+	}{{"start_time", true}, {"end_time", false}} {
+		if !payload.Truthy(c.Args[b.arg]) {
+			continue
+		}
+		bound, err := parseDateutil(payload.Text(c.Args[b.arg]), time.Now())
+		if err != nil {
+			return false, err
+		}
+		st, err := parseDateutil(f.Str("StartTime"), time.Now())
+		if err != nil {
+			return false, err
+		}
+		if bound.Aware != st.Aware {
+			return false, fmt.Errorf("%w: can't compare offset-naive and offset-aware datetimes", ErrDate)
+		}
+		cmp := st.Time.Compare(bound.Time)
+		if (b.after && cmp < 0) || (!b.after && cmp > 0) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// jobsExitSuccess is jobs.exit_success: for each minion the job was sent
+// to (and each that returned), whether its return is truthy.
+func jobsExitSuccess(_ context.Context, c *Call) (any, error) {
+	data, err := listJob(c, c.Str("jid"))
+	if err != nil {
+		return nil, err
+	}
+	result := data.Map("Result")
+	if result == nil {
+		result = payload.NewMap()
+	}
+	ret := payload.NewMap()
+	returned := func(id string) (bool, bool) {
+		rec := result.Map(id)
+		if rec == nil {
+			return false, false
+		}
+		v, ok := rec.Get("return")
+		return payload.Truthy(v), ok
+	}
+	for _, m := range data.List("Minions") {
+		id := payload.Text(m)
+		ok, _ := returned(id)
+		ret.Set(id, ok)
+	}
+	for _, id := range result.Keys() {
+		if ok, _ := returned(id); ok {
+			ret.Set(id, true)
+		}
+	}
+	return ret, nil
 }

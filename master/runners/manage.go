@@ -16,7 +16,7 @@ var pingParams = []Param{
 }
 
 func manageRunners() []Runner {
-	return []Runner{
+	runners := []Runner{
 		{Name: "manage.status", Fn: manageStatus,
 			Params: append([]Param{{Name: "output", Default: true}}, pingParams...),
 			Doc:    "Print the status of all known salt minions (pings them).\n\n    salt-run manage.status\n    salt-run manage.status tgt=\"webservers\" tgt_type=\"nodegroup\"\n    salt-run manage.status timeout=5 gather_job_timeout=10"},
@@ -34,6 +34,17 @@ func manageRunners() []Runner {
 		{Name: "manage.list_not_state", Fn: manageNotPresent, Params: presenceParams,
 			Doc: "Print a list of all minions that are NOT up according to Salt's presence detection.\n\n    salt-run manage.list_not_state"},
 	}
+	// Salt's joined/allowed/alived/reaped and their not_ forms are all
+	// presence detection under other names.
+	out := runners
+	for _, n := range []string{"joined", "allowed", "alived", "reaped"} {
+		out = append(out,
+			Runner{Name: "manage." + n, Fn: managePresent, Params: presenceParams,
+				Doc: "Print a list of all minions that are up according to Salt's presence detection (no commands are sent).\n\n    salt-run manage." + n},
+			Runner{Name: "manage.not_" + n, Fn: manageNotPresent, Params: presenceParams,
+				Doc: "Print a list of all minions that are NOT up according to Salt's presence detection (no commands are sent).\n\n    salt-run manage.not_" + n})
+	}
+	return out
 }
 
 var presenceParams = []Param{{Name: "subset"}, {Name: "show_ip", Default: false}}

@@ -1,7 +1,7 @@
 // Package runners is gsalt's registry of master-side runner functions
-// (Salt's salt-run modules) and the first runners: manage.status, up,
-// down, present, not_present, list_state, list_not_state and jobs.list_jobs,
-// list_job, lookup_jid, print_job, active. Runners run inside the master
+// (Salt's salt-run modules) and its runners: manage (status, up, down and
+// the presence-detection functions), jobs, mine, pillar, event.send,
+// fileserver, saltutil.sync_*, cache, salt.cmd and test. Runners run inside the master
 // (the job cache is an embedded store that only the master process opens),
 // started by the clear "runner" command; they reach the master through Env.
 //
@@ -143,6 +143,9 @@ type Runner struct {
 	Params []Param
 	// VarKwargs is true when the runner takes **kwargs.
 	VarKwargs bool
+	// VarArgs names the runner's *args parameter ("" when it has none):
+	// positional arguments beyond Params are bound to it as a list.
+	VarArgs string
 	// Doc is the usage text shown on argument errors.
 	Doc string
 	Fn  Func
@@ -160,7 +163,8 @@ func NewRegistry() *Registry { return &Registry{m: map[string]*Runner{}} }
 // Default returns a registry with every runner of this package.
 func Default() *Registry {
 	r := NewRegistry()
-	for _, rn := range slices.Concat(manageRunners(), jobsRunners(), mineRunners(), PillarRunners()) {
+	for _, rn := range slices.Concat(manageRunners(), jobsRunners(), mineRunners(), PillarRunners(),
+		eventRunners(), fileserverRunners(), saltutilRunners(), cacheRunners(), saltRunners(), testRunners()) {
 		if err := r.Register(rn); err != nil {
 			panic(err) // a programming error in this package's own table
 		}
@@ -227,6 +231,10 @@ func (rn *Runner) Bind(args []any, kwargs *payload.Map) (bound, extra map[string
 			kw.SetKey(payload.KeyString(it.Key), it.Value)
 		}
 	}
+	var rest []any
+	if len(pos) > len(rn.Params) && rn.VarArgs != "" {
+		pos, rest = pos[:len(rn.Params)], pos[len(rn.Params):]
+	}
 	if len(pos) > len(rn.Params) {
 		return nil, nil, fmt.Errorf("%w: %s() takes %s positional arguments but %d were given",
 			ErrArguments, short, takes(rn.Params), len(pos))
@@ -235,6 +243,9 @@ func (rn *Runner) Bind(args []any, kwargs *payload.Map) (bound, extra map[string
 	extra = map[string]any{}
 	for i, a := range pos {
 		bound[rn.Params[i].Name] = a
+	}
+	if rn.VarArgs != "" {
+		bound[rn.VarArgs] = append([]any{}, rest...)
 	}
 	for _, it := range kw.Items() {
 		k := payload.KeyString(it.Key)

@@ -1,0 +1,37 @@
+package master
+
+import (
+	"context"
+
+	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/master/runners"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+var (
+	_ runners.FileServerEnv = (*runnerEnv)(nil)
+	_ runners.EventEnv      = (*runnerEnv)(nil)
+	_ runners.TargetEnv     = (*runnerEnv)(nil)
+)
+
+// FileServer implements runners.FileServerEnv with the master's file
+// server.
+func (e *runnerEnv) FileServer(ctx context.Context, cmd string, load *payload.Map) (any, error) {
+	return e.m.fs.Handle(ctx, cmd, load)
+}
+
+// FireEvent implements runners.EventEnv: the event goes on the master bus
+// (and so to the IPC event publisher and the reactor).
+func (e *runnerEnv) FireEvent(tag string, data *payload.Map) error {
+	return e.m.bus.Fire(event.Event{Tag: tag, Data: data})
+}
+
+// CheckMinions implements runners.TargetEnv over the accepted keys and the
+// minion data cache, like a publish computes its expected minions.
+func (e *runnerEnv) CheckMinions(tgt any, tgtType string) ([]string, error) {
+	if tgtType == "" {
+		tgtType = "glob"
+	}
+	ids, _, err := e.m.checkMinions(tgt, tgtType, ":", true)
+	return ids, err
+}
