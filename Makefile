@@ -36,6 +36,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	./scripts/bench-swarm.sh $${SWARM:-1000}
 	@if [ -n "$$GSALT_SALT_SRC" ]; then ./scripts/bench-swarm-salt.sh $${SWARM:-1000}; else echo "bench: GSALT_SALT_SRC not set, skipping the same swarm load against a real Salt master"; fi
+	./scripts/bench-states.sh $${STATES:-500}
 
 demo: build
 	./scripts/demo.sh

@@ -167,10 +167,11 @@ func New(o Options) (*Minion, error) {
 	}
 	m.log = m.log.With("minion", m.id)
 	if m.reg == nil {
-		m.reg = modules.NewRegistry()
-		if err := builtin.Register(m.reg); err != nil {
+		reg, err := NewRegistry()
+		if err != nil {
 			return nil, err
 		}
+		m.reg = reg
 	}
 	m.binder = modules.Binder{Yamlify: YamlifyArg}
 	m.matcher = o.matcher

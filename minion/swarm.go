@@ -11,7 +11,6 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/modules"
-	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -56,8 +55,8 @@ func RunSwarm(ctx context.Context, o SwarmOptions) error {
 	}
 	reg := o.Registry
 	if reg == nil {
-		reg = modules.NewRegistry()
-		if err := builtin.Register(reg); err != nil {
+		var err error
+		if reg, err = NewRegistry(); err != nil {
 			return err
 		}
 	}

@@ -1,8 +1,5 @@
-// Package states is Salt's state system: the state-module registry, the
-// compiler (SLS → high data → low chunks, include/extend, requisites,
-// ordering) and the state.* execution functions. State modules live in
-// states/builtin, one file per Salt state module, and call execution
-// modules through the modules.Registry.
+// The state-function registry and the types state functions see.
+
 package states
 
 import (
@@ -95,6 +92,20 @@ type Call struct {
 	Render *render.Registry
 	// Files fetches salt:// sources; nil when unavailable.
 	Files render.FileSource
+	// Watch is true when this is the module's mod_watch call (Function.Watch,
+	// or a registered "<state>.mod_watch"), made because a watch requisite
+	// reported changes or a listen requisite fired. Fun is then the watched
+	// function's name (Salt's sfun).
+	Watch bool
+	// Reqs holds, for a mod_watch call after a watch requisite, the
+	// requisite chunks by type ("watch", "require", ...): Salt's
+	// __low__["__reqs__"]. nil otherwise.
+	Reqs map[string][]*payload.Map
+	// Running is the run's results so far, tag → ret (Salt's __running__).
+	// Read-only.
+	Running *payload.Map
+	// Chunks are the run's low chunks (Salt's __lowstate__). Read-only.
+	Chunks []*payload.Map
 }
 
 // Exec runs an execution function through Env.Registry with positional

@@ -23,6 +23,8 @@ func Register(r *modules.Registry) error {
 		r.Register(mineFunctions()...),
 		r.Register(pillarFunctions()...),
 		r.Register(cpFunctions()...),
+		r.Register(PkgFunctions()...),
+		r.Register(ServiceFunctions()...),
 	)
 }
 

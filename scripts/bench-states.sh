@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# bench-states.sh [N]: state.apply of an SLS with N (default 500)
+# file.managed states on one minion, whole CLI, first run (creates the
+# files) and second run (nothing to change). Runs gsalt-master +
+# gsalt-minion, and when GSALT_SALT_SRC is set the same SLS through a real
+# Salt 3006 master + minion on the same machine in the same run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-500}
+bin=$PWD/bin
+tmp=$(mktemp -d /tmp/gsalt-bench-states.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+py=/usr/bin/python3
+
+# setup NAME: ports, master and minion configs, an SLS tree with N states.
+setup() {
+  local d=$tmp/$1
+  read -r pub ret < <($py -c 'import socket
+s=[socket.socket() for _ in range(2)]
+[x.bind(("127.0.0.1",0)) for x in s]
+print(*[x.getsockname()[1] for x in s])')
+  mkdir -p "$d/etc/master" "$d/etc/minion" "$d/srv/salt" "$d/srv/pillar" "$d/target"
+  cat >"$d/etc/master/master" <<CONF
+root_dir: $d/m
+pki_dir: $d/m/pki
+cachedir: $d/m/cache
+sock_dir: $d/m/sock
+log_file: $d/m/log
+user: root
+interface: 127.0.0.1
+publish_port: $pub
+ret_port: $ret
+file_roots: {base: [$d/srv/salt]}
+pillar_roots: {base: [$d/srv/pillar]}
+CONF
+  cat >"$d/etc/minion/minion" <<CONF
+id: bench1
+root_dir: $d/n
+pki_dir: $d/n/pki
+cachedir: $d/n/cache
+sock_dir: $d/n/sock
+log_file: $d/n/log
+user: root
+master: 127.0.0.1
+master_port: $ret
+publish_port: $pub
+acceptance_wait_time: 1
+enable_fqdns_grains: False
+ipv6: False
+CONF
+  printf "base:\n  '*':\n    - many\n" >"$d/srv/salt/top.sls"
+  cat >"$d/srv/salt/many.sls" <<SLS
+{% for i in range($n) %}
+file-{{ i }}:
+  file.managed:
+    - name: $d/target/f{{ i }}.conf
+    - contents: "line {{ i }} for {{ grains['id'] }}"
+    - mode: '0644'
+{% endfor %}
+SLS
+}
+
+now() { date +%s.%N; }
+elapsed() { $py -c "print(f'{$2-$1:.2f}')"; }
+
+# measure LABEL CLI...: two state.apply runs, prints the timings.
+measure() {
+  local label=$1; shift
+  local t0 t1 t2 out
+  t0=$(now); out=$("$@" bench1 state.apply --out json -t 300 2>/dev/null || true); t1=$(now)
+  local ok1; ok1=$(printf '%s' "$out" | grep -c '"result": true' || true)
+  out=$("$@" bench1 state.apply --out json -t 300 2>/dev/null || true); t2=$(now)
+  local ok2; ok2=$(printf '%s' "$out" | grep -c '"result": true' || true)
+  echo "$label: $n file.managed: first run $(elapsed "$t0" "$t1") s ($ok1 true), second run $(elapsed "$t1" "$t2") s ($ok2 true, no changes)"
+}
+
+wait_ping() {
+  for _ in $(seq 200); do
+    if "$@" bench1 test.ping --out json -t 3 2>/dev/null | grep -q true; then return 0; fi
+    sleep 0.3
+  done
+  echo "bench: minion did not answer" >&2; return 1
+}
+
+# gsalt-master + gsalt-minion.
+setup gsalt; d=$tmp/gsalt
+setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
+sleep 0.5
+setsid "$bin/gsalt-minion" -c "$d/etc/minion" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
+for _ in $(seq 100); do "$bin/gsalt-key" -c "$d/etc/master" -A -y >/dev/null 2>&1; "$bin/gsalt-key" -c "$d/etc/master" -l acc | grep -q bench1 && break; sleep 0.2; done
+wait_ping "$bin/gsalt" -c "$d/etc/master"
+measure "gsalt (gsalt-master + gsalt-minion)" "$bin/gsalt" -c "$d/etc/master"
+rss=$(ps -o rss= -p "${pids[1]}" | tr -d ' ')
+echo "gsalt-minion RSS after the runs: $((rss / 1024)) MiB"
+
+if [ -z "${GSALT_SALT_SRC:-}" ]; then
+  echo "bench-states: GSALT_SALT_SRC not set, skipping the same SLS through real Salt"
+  exit 0
+fi
+shim=$PWD/../shared/peer/pyshim
+[ -d "$shim" ] || { shim=$tmp/pyshim; mkdir -p "$shim/looseversion"; echo 'from setuptools._distutils.version import LooseVersion  # noqa: F401' >"$shim/looseversion/__init__.py"; }
+export PYTHONPATH=$GSALT_SALT_SRC:$shim
+salt() { $py "$GSALT_SALT_SRC/scripts/$1" "${@:2}"; }
+setup salt; d=$tmp/salt
+setsid $py "$GSALT_SALT_SRC/scripts/salt-master" -c "$d/etc/master" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
+sleep 3
+setsid $py "$GSALT_SALT_SRC/scripts/salt-minion" -c "$d/etc/minion" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
+for _ in $(seq 100); do salt salt-key -c "$d/etc/master" -A -y >/dev/null 2>&1; salt salt-key -c "$d/etc/master" -l acc 2>/dev/null | grep -q bench1 && break; sleep 0.5; done
+wait_ping salt salt -c "$d/etc/master"
+measure "Salt 3006 (salt-master + salt-minion)" salt salt -c "$d/etc/master"

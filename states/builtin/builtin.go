@@ -1,0 +1,17 @@
+// Package builtin holds gsalt's state modules, one file per Salt state
+// module (file, cmd, test, event, module, pkg, service), with Salt 3006's
+// argument names, return dicts and comments. Register adds them all to a
+// states.Registry.
+package builtin
+
+import (
+	"slices"
+
+	"github.com/gsalt/gsalt/states"
+)
+
+// Register adds every built-in state function to r.
+func Register(r *states.Registry) error {
+	return r.Register(slices.Concat(fileStates(), cmdStates(), testStates(), eventStates(), moduleStates(),
+		pkgStates(), serviceStates())...)
+}

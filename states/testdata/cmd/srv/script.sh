@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "script args: $*"
+echo "to stderr" >&2

@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "working..."
+echo "changed=yes comment='script did $1'"

@@ -1,0 +1,6 @@
+dev:
+  'golden':
+    - devstate
+base:
+  '*':
+    - never

@@ -1,0 +1,4 @@
+include:
+  - err.conflict2
+dup:
+  test.nop

@@ -1,0 +1,2 @@
+dup:
+  test.fail_without_changes

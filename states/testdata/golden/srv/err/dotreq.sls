@@ -1,0 +1,6 @@
+dotted_req:
+  test.nop:
+    - require:
+      - test.nop: nochanges
+nochanges:
+  test.nop

@@ -1,0 +1,4 @@
+extend:
+  nothere:
+    test.nop:
+      - name: y

@@ -1,0 +1,4 @@
+include:
+  - doesnotexist
+foo:
+  test.nop

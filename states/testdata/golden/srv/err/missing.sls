@@ -1,0 +1,4 @@
+foo:
+  test.nope: []
+bar:
+  nomod.fun: []

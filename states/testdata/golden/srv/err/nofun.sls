@@ -1,0 +1,3 @@
+foo:
+  test:
+    - name: x

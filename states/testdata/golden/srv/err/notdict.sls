@@ -1,0 +1,2 @@
+foo: bar
+baz: test.nop

@@ -1,0 +1,8 @@
+foo:
+  test.nop:
+    - require:
+      - test: nothere
+      - sls: nosls
+      - nothing
+    - watch:
+      - test: nowatch

@@ -1,0 +1,6 @@
+src:
+  test.nop:
+    - require_in:
+      - test.nop: target
+target:
+  test.nop

@@ -1,0 +1,2 @@
+never_state:
+  test.fail_without_changes

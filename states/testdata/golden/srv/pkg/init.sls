@@ -1,0 +1,5 @@
+include:
+  - .sub
+  - .sub.leaf
+pkg_state:
+  test.succeed_with_changes

@@ -1,0 +1,5 @@
+include:
+  - ..sibling
+sub_state:
+  test.succeed_without_changes:
+    - comment: from sub

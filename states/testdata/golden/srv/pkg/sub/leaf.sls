@@ -1,0 +1,2 @@
+leaf_state:
+  test.nop

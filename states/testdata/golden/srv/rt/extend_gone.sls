@@ -1,0 +1,2 @@
+gone_state:
+  test.fail_without_changes

@@ -1,0 +1,1 @@
+{"json_state": {"test.succeed_without_changes": [{"comment": "from json"}]}}
