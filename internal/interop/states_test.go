@@ -322,6 +322,7 @@ func TestStatesBothSidesReal(t *testing.T) {
 		return bytes.Contains(run(t, gsalt("st1", "test.ping", "--out", "json", "-t", "5"), true), []byte("true"))
 	})
 	resA := applyTwice(t, a, gsalt)
+	extraA := extras(t, a, gsalt)
 
 	// (b) real salt-master + gsalt-minion.
 	b := newSetup(t, "b")
@@ -345,6 +346,15 @@ func TestStatesBothSidesReal(t *testing.T) {
 		return bytes.Contains(run(t, salt("st1", "test.ping", "--out", "json", "-t", "5"), true), []byte("true"))
 	})
 	resB := applyTwice(t, b, salt)
+	extraB := extras(t, b, salt)
+	for _, k := range []string{"pillar.items", "cp.list_master", "cp.get_file"} {
+		if !reflect.DeepEqual(extraA[k], extraB[k]) {
+			t.Errorf("%s differs\nreal Salt minion + gsalt-master: %v\ngsalt-minion + real salt-master: %v", k, extraA[k], extraB[k])
+		}
+	}
+	if extraA["pillar.items"] == nil || extraA["cp.get_file"] == nil {
+		t.Errorf("empty pillar or file: %v", extraA)
+	}
 
 	for i := range resA {
 		if len(resA[i]) < 10 {
@@ -372,4 +382,32 @@ func TestStatesBothSidesReal(t *testing.T) {
 		jb, _ := json.MarshalIndent(sb, "", " ")
 		t.Errorf("files differ\nreal Salt minion: %s\ngsalt-minion:     %s", ja, jb)
 	}
+}
+
+// extras runs saltutil.refresh_pillar, pillar.items, cp.list_master and
+// cp.get_file on the setup's minion and returns the normalised outputs.
+func extras(t *testing.T, s *setup, cli func(args ...string) *exec.Cmd) map[string]any {
+	t.Helper()
+	get := func(args ...string) any {
+		out := run(t, cli(append([]string{"st1"}, append(args, "--out", "json", "-t", "60")...)...), false)
+		out = bytes.ReplaceAll(out, []byte(s.root), []byte("ROOT"))
+		out = bytes.ReplaceAll(out, []byte(s.dir), []byte("BASE"))
+		var v map[string]any
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatalf("%v: %q: %v", args, out, err)
+		}
+		return v["st1"]
+	}
+	res := map[string]any{}
+	if got := get("saltutil.refresh_pillar"); got != true {
+		t.Errorf("saltutil.refresh_pillar: %v", got)
+	}
+	res["pillar.items"] = get("pillar.items")
+	res["cp.list_master"] = get("cp.list_master")
+	dest := filepath.Join(s.dir, "fetched.conf")
+	get("cp.get_file", "salt://web/files/web.conf.jinja", dest)
+	if b, err := os.ReadFile(dest); err == nil {
+		res["cp.get_file"] = string(b)
+	}
+	return res
 }
