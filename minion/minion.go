@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/beacons"
 	"log/slog"
 	"math/rand/v2"
 	"net"
@@ -116,6 +117,7 @@ type Minion struct {
 
 	jobs     *jobTable
 	services map[string]any
+	beacons  *beacons.Manager
 	files    *builtin.SaltFileClient
 	wg       sync.WaitGroup
 

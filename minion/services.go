@@ -26,6 +26,8 @@ func (m *Minion) buildServices() {
 		"grains": grainsStore{m},
 		"files":  m.files,
 	}
+	m.beacons = m.newBeacons()
+	m.services["beacons"] = m.beacons
 }
 
 // masterChannel is the "master" service: authenticated requests.

@@ -25,6 +25,7 @@ func Register(r *modules.Registry) error {
 		r.Register(cpFunctions()...),
 		r.Register(PkgFunctions()...),
 		r.Register(ServiceFunctions()...),
+		r.Register(beaconsFunctions()...),
 	)
 }
 
