@@ -47,6 +47,9 @@ type stateRun struct {
 	jid     string
 	gsc     *payload.Map
 	gscRead bool
+	// inited holds the state modules whose mod_init ran (and returned
+	// true) in this run.
+	inited map[string]bool
 	matcher *target.Matcher
 	now     func() time.Time
 }
@@ -480,6 +483,7 @@ var callChunkRequisites = []string{"require", "require_any", "watch", "watch_any
 
 // callChunk is State.call_chunk: run low's requisites, then low.
 func (s *stateRun) callChunk(low, running *payload.Map, chunks []*payload.Map, depth int) {
+	s.modInit(low)
 	tag := genTag(low)
 	if !low.Bool("prerequired") {
 		s.active[tag] = true
@@ -1750,4 +1754,27 @@ func (s *stateRun) callListen(chunks []*payload.Map, running *payload.Map) *payl
 		running.SetKey(it.Key, m)
 	}
 	return running
+}
+
+// modInit is Salt's _mod_init: the first time a chunk of a state module
+// whose function exists runs, the module's mod_init (if registered) is
+// called; a false return means it is tried again on the next chunk.
+func (s *stateRun) modInit(low *payload.Map) {
+	state := getStr(low, "state")
+	if s.inited[state] {
+		return
+	}
+	if _, ok := s.reg.Lookup(state + "." + getStr(low, "fun")); !ok {
+		return
+	}
+	fn := s.reg.ModInit(state)
+	if fn == nil {
+		return
+	}
+	if fn(s.env, low) {
+		if s.inited == nil {
+			s.inited = map[string]bool{}
+		}
+		s.inited[state] = true
+	}
 }

@@ -171,6 +171,29 @@ type Function struct {
 type Registry struct {
 	mu    sync.RWMutex
 	funcs map[string]*Function
+	inits map[string]ModInitFunc
+}
+
+// ModInitFunc is a state module's mod_init: called once per state run
+// before the module's first chunk runs (pkg refreshes its database there);
+// returning false makes the run call it again before the next chunk.
+type ModInitFunc func(env *modules.Env, low *payload.Map) bool
+
+// RegisterModInit sets the mod_init of state module state ("pkg").
+func (r *Registry) RegisterModInit(state string, fn ModInitFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inits == nil {
+		r.inits = map[string]ModInitFunc{}
+	}
+	r.inits[state] = fn
+}
+
+// ModInit returns the mod_init of state module state, or nil.
+func (r *Registry) ModInit(state string) ModInitFunc {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.inits[state]
 }
 
 // NewRegistry returns an empty registry.

@@ -593,3 +593,34 @@ func TestParseFunction(t *testing.T) {
 		}
 	}
 }
+
+// TestModInit: a state module's mod_init runs once per run before its first
+// chunk, and again on the next chunk when it returned false.
+func TestModInit(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer bool
+		want   int
+	}{
+		{"true runs once", true, 1},
+		{"false retries each chunk", false, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"t.sls": "a:\n  test.nop\nb:\n  test.nop\nc:\n  test.nop\nd:\n  test.fail_without_changes\n"})
+			h := newHarness(t, map[string]string{"base": dir})
+			n := 0
+			h.states.RegisterModInit("test", func(env *modules.Env, low *payload.Map) bool {
+				if env == nil || low.Str("state") != "test" {
+					t.Errorf("mod_init got %v", low)
+				}
+				n++
+				return tt.answer
+			})
+			h.run(t, "state.sls", []any{"t"}, nil)
+			if n != tt.want {
+				t.Fatalf("mod_init ran %d times", n)
+			}
+		})
+	}
+}

@@ -12,6 +12,10 @@ import (
 
 // Register adds every built-in state function to r.
 func Register(r *states.Registry) error {
-	return r.Register(slices.Concat(fileStates(), cmdStates(), testStates(), eventStates(), moduleStates(),
-		pkgStates(), serviceStates())...)
+	if err := r.Register(slices.Concat(fileStates(), cmdStates(), testStates(), eventStates(), moduleStates(),
+		pkgStates(), serviceStates())...); err != nil {
+		return err
+	}
+	r.RegisterModInit("pkg", PkgModInit)
+	return nil
 }
