@@ -29,12 +29,18 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/fileserver"
 	"github.com/gsalt/gsalt/internal/atomicfile"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/master/runners"
+	"github.com/gsalt/gsalt/master/wheel"
+	"github.com/gsalt/gsalt/minion/grains"
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/pillar"
+	"github.com/gsalt/gsalt/reactor"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
 	"github.com/gsalt/gsalt/wire/transport"
@@ -75,6 +81,7 @@ type Daemon struct {
 	pub  *transport.PubServer
 	req  *transport.ReqServer
 	m    *master.Master
+	rx   *reactor.Reactor // nil unless the reactor option is set
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -157,6 +164,11 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 		return nil, err
 	}
 	mref.Store(d.m)
+	if reactor.Enabled(mustOpt(cfg, "reactor")) {
+		if d.rx, err = startReactor(d.ctx, d, cfg, opts, clientKeys["root"], log); err != nil {
+			return nil, err
+		}
+	}
 	workers := max(transport.DefaultWorkers, cfg.WorkerThreads*4)
 	d.req, err = transport.ListenReq(d.ctx, hostPort(cfg.Interface, cfg.RetPort), d.m.HandleRequest,
 		transport.ReqOptions{Workers: workers, Limits: lim, Logger: log})
@@ -327,6 +339,77 @@ func (d *Daemon) maintain() {
 	}
 }
 
+// Reactor returns the reactor, or nil when the reactor option is not set.
+func (d *Daemon) Reactor() *reactor.Reactor { return d.rx }
+
+// startReactor starts Salt's reactor over the bus: local reactions publish
+// through the master, runner and wheel reactions run in it as user
+// "Reactor", caller reactions and templates' salt[...] run the execution
+// modules on the master with its id, options and grains, salt:// reactor
+// files come from file_roots, salt/reactors/manage requests need the root
+// client key.
+func startReactor(ctx context.Context, d *Daemon, cfg *config.Master, opts Options, rootKey string, log *slog.Logger) (*reactor.Reactor, error) {
+	o := reactor.OptionsFromConfig(cfg.Opts)
+	o.Bus, o.Local, o.Runner, o.Wheel = d.bus, d.m, d.m, d.m
+	o.NewJID, o.MasterKey, o.Logger = d.jobs.NewJID, rootKey, log
+	g, err := grains.Load(ctx, grains.Options{ID: cfg.ID, Opts: cfg.Opts, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("masterd: reactor grains: %w", err)
+	}
+	reg := modules.NewRegistry()
+	if err := builtin.Register(reg); err != nil {
+		log.Error("reactor: some execution modules are not available", "err", err)
+	}
+	caller := reactor.ModuleCaller{Registry: reg, Env: &modules.Env{ID: cfg.ID, Opts: cfg.Opts, Grains: g, Registry: reg, Log: log}}
+	o.Caller, o.Compiler.Salt = caller, caller
+	o.Compiler.Grains = func() *payload.Map { return g }
+	fso := fileserver.OptionsFrom(cfg.Opts)
+	fso.Roots, fso.Logger = cfg.FileRoots, log
+	o.Compiler.Files = reactor.RootsFiles{Roots: fileserver.New(fso)}
+	runReg := opts.Runners
+	if runReg == nil {
+		runReg = runners.Default()
+	}
+	o.Runners = func(fun string) (reactor.Signature, bool) {
+		rn, ok := runReg.Lookup(fun)
+		if !ok {
+			return reactor.Signature{}, false
+		}
+		return reactorSignature(rn.Params, rn.VarKwargs), true
+	}
+	wheels := wheel.Default()
+	o.Wheels = func(fun string) (reactor.Signature, bool) {
+		f, ok := wheels.Lookup(fun)
+		if !ok {
+			return reactor.Signature{}, false
+		}
+		return reactorSignature(f.Params, f.VarKwargs), true
+	}
+	rx, err := reactor.New(o)
+	if err != nil {
+		return nil, fmt.Errorf("masterd: %w", err)
+	}
+	if err := rx.Start(ctx); err != nil {
+		return nil, fmt.Errorf("masterd: %w", err)
+	}
+	return rx, nil
+}
+
+// reactorSignature converts a runner or wheel signature.
+func reactorSignature(ps []runners.Param, varKw bool) reactor.Signature {
+	s := reactor.Signature{VarKwargs: varKw}
+	for _, p := range ps {
+		s.Params = append(s.Params, reactor.Param{Name: p.Name, Default: p.Default, Required: p.Required})
+	}
+	return s
+}
+
+// mustOpt returns an option's value (nil when unset).
+func mustOpt(cfg *config.Master, key string) any {
+	v, _ := cfg.Opts.Get(key)
+	return v
+}
+
 // Master returns the request handler and publisher.
 func (d *Daemon) Master() *master.Master { return d.m }
 
@@ -364,6 +447,9 @@ func (d *Daemon) shutdown() {
 			errs = append(errs, ignoreClosed(d.req.Close()))
 		}
 		d.wg.Wait()
+		if d.rx != nil {
+			errs = append(errs, d.rx.Close())
+		}
 		if d.m != nil {
 			errs = append(errs, d.m.Close())
 		}

@@ -1,0 +1,281 @@
+package masterd_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/master"
+	"github.com/gsalt/gsalt/masterd"
+	gminion "github.com/gsalt/gsalt/minion"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// reactorConfig writes the reactor files of the end-to-end tests and
+// returns the master configuration lines:
+//   - my/tag: touch.sls (local.cmd.run on the firing minion, writing
+//     the file named in the event) and salt://reactor/jobs.sls
+//     (runner.jobs.list_jobs, legacy syntax);
+//   - loop/tag: loop.sls, a local.event.send that fires loop/tag again
+//     (an endless loop in Salt).
+func reactorConfig(t testing.TB, dir string) string {
+	t.Helper()
+	write := func(p, text string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "reactor", "touch.sls"), "{% if data['data'].get('path') %}\n"+
+		"touch_it:\n  local.cmd.run:\n    - tgt: {{ data['id'] }}\n    - args:\n      - cmd: 'echo {{ tag }} > {{ data['data']['path'] }}'\n"+
+		"{% endif %}\n")
+	write(filepath.Join(dir, "srv", "salt", "reactor", "jobs.sls"), "list_them:\n  runner.jobs.list_jobs: []\n")
+	write(filepath.Join(dir, "reactor", "loop.sls"), "again:\n  local.event.send:\n    - tgt: {{ data['id'] }}\n    - arg: [loop/tag]\n")
+	return fmt.Sprintf("auto_accept: True\nreactor:\n  - 'my/*':\n    - %[1]s/reactor/touch.sls\n    - salt://reactor/jobs.sls\n"+
+		"  - loop/tag:\n    - %[1]s/reactor/loop.sls\n", dir)
+}
+
+// startGsaltMinion runs an in-process gsalt minion against the daemon.
+func startGsaltMinion(t testing.TB, d *masterd.Daemon, dir, id string) *gminion.Minion {
+	t.Helper()
+	mdir := filepath.Join(dir, id)
+	if err := os.MkdirAll(filepath.Join(mdir, "pki"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pem"), filepath.Join(mdir, "pki", "minion.pem"), 0o400)
+	copyFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pub"), filepath.Join(mdir, "pki", "minion.pub"), 0o644)
+	conf := fmt.Sprintf("id: %s\nroot_dir: %s\npki_dir: %[2]s/pki\ncachedir: %[2]s/cache\nsock_dir: %[2]s/sock\n"+
+		"master: 127.0.0.1\nmaster_port: %d\nacceptance_wait_time: 0.2\nenable_fqdns_grains: False\nmine_interval: 0\n",
+		id, mdir, d.ReqAddr().(*net.TCPAddr).Port)
+	if err := os.WriteFile(filepath.Join(mdir, "minion"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadMinion(mdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mn, err := gminion.New(gminion.Options{Config: cfg, Logger: logger(), Grains: payload.NewMap("kernel", "Linux", "os", "Debian")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { mn.Run(ctx); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+		}
+	})
+	select {
+	case <-mn.Ready():
+	case <-time.After(30 * time.Second):
+		t.Fatalf("minion %s not ready (last auth error: %v)", id, mn.LastAuthError())
+	}
+	return mn
+}
+
+// sendEvent makes the minion fire an event to the master with event.send.
+func sendEvent(t testing.TB, d *masterd.Daemon, id, tag string, data *payload.Map) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := d.Master().RunJob(ctx, master.PublishRequest{Tgt: id, Fun: "event.send",
+		Arg: []any{tag, payload.NewMap("__kwarg__", true, "data", data)}}, 20*time.Second, 5*time.Second)
+	if err != nil || res.Returns[id] == nil || res.Returns[id].Bool("return") != true {
+		t.Fatalf("event.send on %s: %v %v", id, err, res)
+	}
+}
+
+// TestReactorEndToEnd: a gsalt master with a reactor configuration and an
+// in-process gsalt minion over real sockets. The minion's event.send
+// triggers a local.cmd.run that writes a file on the minion and a
+// runner.jobs.list_jobs that fires salt/run/<jid>/new and ret as user
+// Reactor; a reactor that re-fires its own tag is cut by the loop
+// protection; the reactor stops with the daemon.
+func TestReactorEndToEnd(t *testing.T) {
+	dir := shortDir(t)
+	d, _ := startMaster(t, dir, reactorConfig(t, dir))
+	r := d.Reactor()
+	if r == nil {
+		t.Fatal("no reactor although the reactor option is set")
+	}
+	bus := d.Bus().Subscribe(event.All(), 1<<14)
+	defer bus.Close()
+	startGsaltMinion(t, d, dir, "m1")
+
+	target := filepath.Join(dir, "touched")
+	sendEvent(t, d, "m1", "my/tag", payload.NewMap("path", target))
+	var cmdJob, runNew, runRet event.Event
+	deadline := time.After(30 * time.Second)
+	for cmdJob.Data == nil || runNew.Data == nil || runRet.Data == nil {
+		select {
+		case ev := <-bus.C():
+			switch {
+			case strings.HasPrefix(ev.Tag, "salt/job/") && strings.HasSuffix(ev.Tag, "/new") && ev.Data.Str("fun") == "cmd.run":
+				cmdJob = ev
+			case strings.HasPrefix(ev.Tag, "salt/run/") && strings.HasSuffix(ev.Tag, "/new") && ev.Data.Str("fun") == "runner.jobs.list_jobs":
+				runNew = ev
+			case strings.HasPrefix(ev.Tag, "salt/run/") && strings.HasSuffix(ev.Tag, "/ret") && ev.Data.Str("fun") == "runner.jobs.list_jobs":
+				runRet = ev
+			}
+		case <-deadline:
+			t.Fatalf("reaction events missing: cmd.run job %v, runner new %v, ret %v", cmdJob.Tag, runNew.Tag, runRet.Tag)
+		}
+	}
+	if got := cmdJob.Data.List("minions"); len(got) != 1 || got[0] != "m1" {
+		t.Errorf("cmd.run job targets %v", got)
+	}
+	if runNew.Data.Str("user") != "Reactor" || runRet.Data.Str("user") != "Reactor" || runRet.Data.Bool("success") != true {
+		t.Errorf("runner events: new %v ret %v", mapJSONish(runNew.Data), mapJSONish(runRet.Data))
+	}
+	// Legacy syntax: the runner got every defaulted parameter.
+	if fa := runNew.Data.List("fun_args"); len(fa) != 1 || fa[0].(*payload.Map).Len() != 8 {
+		t.Errorf("runner fun_args %v", fa)
+	}
+	waitFile := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(target)
+		if err == nil && strings.TrimSpace(string(b)) == "my/tag" {
+			break
+		}
+		if time.Now().After(waitFile) {
+			t.Fatalf("the minion did not write %s: %q %v", target, b, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	// The loop: event.send → loop/tag → local.event.send loop/tag → ...
+	sendEvent(t, d, "m1", "loop/tag", payload.NewMap())
+	deadline = time.After(60 * time.Second)
+	for r.Stats().Suppressed == 0 {
+		select {
+		case <-bus.C():
+		case <-deadline:
+			t.Fatalf("the loop was not cut: %+v", r.Stats())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	st := r.Stats()
+	// The first reaction plus DefaultLoopBurst looped ones, then nothing.
+	if st.Loops < 10 || st.Local < 12 || st.Failed != 0 {
+		t.Errorf("stats after the loop %+v", st)
+	}
+	t.Logf("reactor stats after the loop: %+v", st)
+	local := st.Local
+	time.Sleep(300 * time.Millisecond)
+	if st := r.Stats(); st.Local != local {
+		t.Errorf("reactions went on after the loop was cut: %d then %d", local, st.Local)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Start(context.Background()) == nil {
+		t.Error("the reactor restarted after the daemon closed")
+	}
+}
+
+// TestNoReactorWithoutConfig: the reactor only runs when configured.
+func TestNoReactorWithoutConfig(t *testing.T) {
+	d, _ := startMaster(t, shortDir(t), "")
+	if d.Reactor() != nil {
+		t.Fatal("a reactor without the reactor option")
+	}
+}
+
+// TestInteropRealMinionTriggersReaction: a real Salt 3006 salt-minion's
+// "salt-call event.send my/tag" triggers a gsalt reaction that runs
+// cmd.run on that minion.
+func TestInteropRealMinionTriggersReaction(t *testing.T) {
+	src := saltpeer.Require(t)
+	if testing.Short() {
+		t.Skip("interop with real Salt skipped in -short mode")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := shortDir(t)
+	d, _ := startMaster(t, dir, reactorConfig(t, dir))
+	bus := d.Bus().Subscribe(event.All(), 4096)
+	defer bus.Close()
+	retPort := d.ReqAddr().(*net.TCPAddr).Port
+	mdir := filepath.Join(dir, "rm1")
+	writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "rm1", retPort, ""))
+	startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "rm1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
+	waitBus(t, bus, "salt/minion/rm1/start")
+	target := filepath.Join(dir, "from-real-minion")
+	cctx, ccancel := context.WithTimeout(ctx, 120*time.Second)
+	defer ccancel()
+	runCLI(t, cctx, src, "salt-call", "-c", filepath.Join(mdir, "etc"), "event.send", "my/tag",
+		fmt.Sprintf(`{"path": %q}`, target), "--out", "json")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, err := os.ReadFile(target)
+		if err == nil && strings.TrimSpace(string(b)) == "my/tag" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the real minion did not run the reaction: %q %v, reactor %+v", b, err, d.Reactor().Stats())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if st := d.Reactor().Stats(); st.Local < 1 || st.Runner < 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// BenchmarkReactorLocalJobs measures events per second turned into
+// published local jobs by a real daemon (render, build, publish to an
+// accepted minion key; no minion answers).
+func BenchmarkReactorLocalJobs(b *testing.B) {
+	dir := shortDir(b)
+	if err := os.MkdirAll(filepath.Join(dir, "reactor"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "reactor", "job.sls"),
+		[]byte("job:\n  local.test.arg:\n    - tgt: {{ data['id'] }}\n    - args:\n      - n: {{ data['n'] }}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	extra := fmt.Sprintf("reactor_worker_hwm: 100000\nreactor:\n  - 'bench/*':\n    - %s/reactor/job.sls\n", dir)
+	d, cfg := startMaster(b, dir, extra)
+	copyFile(b, filepath.Join(vectorsDir, "pki/minion1/minion.pub"), filepath.Join(cfg.PKIDir, "minions", "bm1"), 0o644)
+	sub := d.Bus().Subscribe(event.Prefix("salt/job/"), 1<<16)
+	defer sub.Close()
+	var jobs atomic.Int64
+	go func() {
+		for ev := range sub.C() {
+			if strings.HasSuffix(ev.Tag, "/new") {
+				jobs.Add(1)
+			}
+		}
+	}()
+	r := d.Reactor()
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		// Distinct tags (the loop protection limits one tag to 10/s),
+		// paced so the bus subscription never overflows.
+		for r.Stats().Received-uint64(jobs.Load()) > 4096 {
+			time.Sleep(50 * time.Microsecond)
+		}
+		d.Bus().Publish(event.Event{Tag: fmt.Sprintf("bench/%d", i), Data: payload.NewMap("id", "bm1", "n", int64(i))})
+	}
+	for jobs.Load() < int64(b.N) {
+		if st := r.Stats(); st.Dropped+st.BusDropped+st.Failed+st.Suppressed > 0 {
+			b.Fatalf("lost events: %+v", st)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "jobs/s")
+}
