@@ -2,6 +2,7 @@ package master
 
 import (
 	"context"
+	"time"
 
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/master/runners"
@@ -9,9 +10,10 @@ import (
 )
 
 var (
-	_ runners.FileServerEnv = (*runnerEnv)(nil)
-	_ runners.EventEnv      = (*runnerEnv)(nil)
-	_ runners.TargetEnv     = (*runnerEnv)(nil)
+	_ runners.FileServerEnv   = (*runnerEnv)(nil)
+	_ runners.EventEnv        = (*runnerEnv)(nil)
+	_ runners.TargetEnv       = (*runnerEnv)(nil)
+	_ runners.EventRequestEnv = (*runnerEnv)(nil)
 )
 
 // FileServer implements runners.FileServerEnv with the master's file
@@ -35,3 +37,29 @@ func (e *runnerEnv) CheckMinions(tgt any, tgtType string) ([]string, error) {
 	ids, _, err := e.m.checkMinions(tgt, tgtType, ":", true)
 	return ids, err
 }
+
+// RequestEvent implements runners.EventRequestEnv: it listens for reply,
+// fires data under tag on the master bus and waits for the reply event.
+func (e *runnerEnv) RequestEvent(ctx context.Context, tag string, data *payload.Map, reply string, timeout time.Duration) (*payload.Map, error) {
+	sub := e.m.bus.Subscribe(event.MatchFunc(func(t string) bool { return t == reply }), 16)
+	defer sub.Close()
+	if err := e.m.bus.Fire(event.Event{Tag: tag, Data: data}); err != nil {
+		return nil, err
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case ev, ok := <-sub.C():
+		if !ok {
+			return nil, runners.ErrNoEvents
+		}
+		return ev.Data, nil
+	case <-timer.C:
+		return nil, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// MasterKey implements runners.EventRequestEnv: the root user's client key.
+func (e *runnerEnv) MasterKey() string { return e.m.clientKeys["root"] }

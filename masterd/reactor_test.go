@@ -2,6 +2,7 @@ package masterd_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -278,4 +279,60 @@ func BenchmarkReactorLocalJobs(b *testing.B) {
 		time.Sleep(100 * time.Microsecond)
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "jobs/s")
+}
+
+// TestReactorRunners drives the running reactor with the reactor.* runners
+// (Salt's event protocol: salt/reactors/manage/* with the root key).
+func TestReactorRunners(t *testing.T) {
+	dir := shortDir(t)
+	d, _ := startMaster(t, dir, reactorConfig(t, dir))
+	ctx := context.Background()
+	run := func(fun string, args ...any) any {
+		t.Helper()
+		r := d.Master().RunRunner(ctx, "", fun, args, nil, "root")
+		if !r.Bool("success") {
+			t.Fatalf("%s: %s", fun, mapJSONish(r))
+		}
+		v, _ := r.Get("return")
+		return v
+	}
+	list := func() string {
+		b, _ := json.Marshal(run("reactor.list"))
+		return string(b)
+	}
+	if got := list(); !strings.Contains(got, `"my/*"`) {
+		t.Fatalf("reactor.list: %s", got)
+	}
+	if got, _ := run("reactor.add", "other/tag", "/srv/reactor/other.sls").(*payload.Map); got == nil || !got.Bool("status") {
+		t.Fatalf("reactor.add: %v", got)
+	}
+	if got := list(); !strings.Contains(got, `{"other/tag":["/srv/reactor/other.sls"]}`) {
+		t.Fatalf("reactor.list after add: %s", got)
+	}
+	if got, _ := run("reactor.delete", "other/tag").(*payload.Map); got == nil || !got.Bool("status") {
+		t.Fatalf("reactor.delete: %v", got)
+	}
+	if got := list(); strings.Contains(got, "other/tag") {
+		t.Fatalf("reactor.list after delete: %s", got)
+	}
+	if got := run("reactor.is_leader"); got != true {
+		t.Fatalf("reactor.is_leader: %v", got)
+	}
+	if got := run("reactor.set_leader", false); got != false {
+		t.Fatalf("reactor.set_leader: %v", got)
+	}
+	if got := run("reactor.is_leader"); got != false {
+		t.Fatalf("reactor.is_leader after set_leader False: %v", got)
+	}
+	// Without a reactor: Salt's error.
+	d2, _ := startMaster(t, shortDir(t), "")
+	r := d2.Master().RunRunner(ctx, "", "reactor.list", nil, nil, "root")
+	if r.Bool("success") || !strings.Contains(payload.Text(mustGetRet(r)), "Reactor system is not running.") {
+		t.Fatalf("reactor.list without reactor: %s", mapJSONish(r))
+	}
+}
+
+func mustGetRet(m *payload.Map) any {
+	v, _ := m.Get("return")
+	return v
 }

@@ -164,7 +164,7 @@ func NewRegistry() *Registry { return &Registry{m: map[string]*Runner{}} }
 func Default() *Registry {
 	r := NewRegistry()
 	for _, rn := range slices.Concat(manageRunners(), jobsRunners(), mineRunners(), PillarRunners(),
-		eventRunners(), fileserverRunners(), saltutilRunners(), cacheRunners(), saltRunners(), testRunners()) {
+		eventRunners(), reactorRunners(), fileserverRunners(), saltutilRunners(), cacheRunners(), saltRunners(), testRunners()) {
 		if err := r.Register(rn); err != nil {
 			panic(err) // a programming error in this package's own table
 		}
