@@ -49,7 +49,7 @@ type stateRun struct {
 	gscRead bool
 	// inited holds the state modules whose mod_init ran (and returned
 	// true) in this run.
-	inited map[string]bool
+	inited  map[string]bool
 	matcher *target.Matcher
 	now     func() time.Time
 }
