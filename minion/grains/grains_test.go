@@ -519,7 +519,7 @@ func TestYAMLFile(t *testing.T) {
 	want := payload.NewMap(
 		"roles", []any{"web", "db"}, "port", int64(755), "neg", int64(-8), "hex", int64(31), true, true,
 		"ratio", 1.5, "name", "yes", "empty", nil, "nested", payload.NewMap("a", payload.NewMap("b", int64(1))),
-		"base", payload.NewMap("x", int64(1), "y", int64(2)), "derived", payload.NewMap("y", int64(3), "x", int64(1)),
+		"base", payload.NewMap("x", int64(1), "y", int64(2)), "derived", payload.NewMap("x", int64(1), "y", int64(3)),
 	)
 	if d := vectors.Equal(got, want); d != "" {
 		t.Fatal(d)
