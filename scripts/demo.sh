@@ -33,7 +33,27 @@ log_file: $tmp/master/log/master
 interface: 127.0.0.1
 publish_port: $pub
 ret_port: $ret
+file_roots: {base: [$tmp/srv/salt]}
+pillar_roots: {base: [$tmp/srv/pillar]}
 CONF
+# A small SLS tree and pillar: a motd rendered with Jinja from grains and
+# pillar, applied with state.apply.
+mkdir -p "$tmp/srv/salt/motd" "$tmp/srv/pillar"
+printf "base:\n  '*':\n    - motd\n" >"$tmp/srv/salt/top.sls"
+printf "base:\n  '*':\n    - site\n" >"$tmp/srv/pillar/top.sls"
+printf "site: demo-lab\nadmins: [alice, bob]\n" >"$tmp/srv/pillar/site.sls"
+cat >"$tmp/srv/salt/motd/init.sls" <<'SLS'
+motd:
+  file.managed:
+    - name: {{ grains['demo_root'] }}/motd
+    - source: salt://motd/motd.jinja
+    - template: jinja
+    - makedirs: True
+SLS
+cat >"$tmp/srv/salt/motd/motd.jinja" <<'TPL'
+Welcome to {{ grains['id'] }} ({{ grains['role'] }}) at {{ pillar['site'] }}
+Admins: {{ pillar['admins'] | join(', ') }}
+TPL
 for id in web1 db1; do
   mkdir -p "$tmp/etc/$id"
   cat >"$tmp/etc/$id/minion" <<CONF
@@ -48,6 +68,7 @@ master_port: $ret
 acceptance_wait_time: 1
 grains:
   role: $id
+  demo_root: $tmp/$id/files
 CONF
 done
 
@@ -78,5 +99,9 @@ say "$bin/gsalt" -c "$tmp/etc/master" '*' grains.item os role
 say "$bin/gsalt" -c "$tmp/etc/master" -G 'role:web1' cmd.run 'echo hello from $(id -un)'
 say "$bin/gsalt" -c "$tmp/etc/master" '*' test.arg 1 two k=v --out json
 say "$bin/gsalt-run" -c "$tmp/etc/master" manage.status
+say "$bin/gsalt" -c "$tmp/etc/master" web1 pillar.items
+say "$bin/gsalt" -c "$tmp/etc/master" web1 state.apply
+say "$bin/gsalt" -c "$tmp/etc/master" '*' state.apply test=True --state-output=terse
+say cat "$tmp/web1/files/motd"
 echo
 echo "demo done: stopping the master and minions, removing $tmp"
