@@ -1,0 +1,69 @@
+// Command gsalt-devsim serves a fleet of simulated Cisco IOS-XE or Arista EOS devices over SSH
+// for gsalt proxy tests and benchmarks: device i listens on 127.0.0.1:BASE+i. It runs in the
+// foreground and stops cleanly on SIGTERM or SIGINT.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gsalt/gsalt/proxy/devsim"
+)
+
+func main() {
+	var o devsim.Options
+	var faults, logLevel string
+	cmd := &cobra.Command{
+		Use:           "gsalt-devsim",
+		Short:         "Simulate network devices (IOS-XE, EOS) over SSH",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var lvl slog.Level
+			if err := lvl.UnmarshalText([]byte(logLevel)); err != nil {
+				return fmt.Errorf("--log-level: %w", err)
+			}
+			o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+			fm, err := devsim.ParseFaults(faults)
+			if err != nil {
+				return err
+			}
+			o.Faults = fm
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			fleet, err := devsim.Start(ctx, o)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("gsalt-devsim: %d %s devices on %s .. %s\n", fleet.Len(), fleet.Options().Platform,
+				fleet.Addr(0), fleet.Addr(fleet.Len()-1))
+			<-ctx.Done()
+			return fleet.Close()
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.BasePort, "base-port", 10022, "port of the first device; device i listens on base-port+i (0: free ports)")
+	f.IntVar(&o.Devices, "devices", 1, "number of devices")
+	f.StringVar(&o.Platform, "platform", devsim.PlatformIOS, "device platform: ios or eos")
+	f.StringVar(&o.Host, "host", "127.0.0.1", "listen address")
+	f.StringVar(&o.User, "user", "admin", "accepted login name")
+	f.StringVar(&o.Password, "password", "admin", "accepted password")
+	f.StringVar(&o.Secret, "secret", "", "enable secret (empty: enable asks for no password)")
+	f.DurationVar(&o.Latency, "latency", 0, "delay before answering each command, e.g. 5ms")
+	f.StringVar(&o.HostnamePrefix, "hostname-prefix", "sw", "device i is named PREFIX<i+1>")
+	f.StringVar(&faults, "faults", "", "faults by zero-based device index, e.g. hang:3,badauth:5,drop:7-9,refuse:2")
+	f.IntVar(&o.MaxSessions, "max-sessions", devsim.DefaultMaxSessions, "concurrent connections per device")
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", devsim.DefaultIdleTimeout, "close connections idle this long")
+	f.StringVar(&logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "gsalt-devsim:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,153 @@
+package devsim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Device is one simulated device of a Fleet. Its methods are safe for concurrent use.
+type Device struct {
+	fleet  *Fleet
+	index  int
+	name   string
+	fault  Fault
+	addr   string
+	active atomic.Int32
+
+	mu sync.Mutex
+	st *devState // nil until first needed
+}
+
+// flashFile is one file on the device's flash file system.
+type flashFile struct {
+	data  string
+	mtime time.Time
+}
+
+// devState is the mutable state of a device, allocated lazily.
+type devState struct {
+	running     *config
+	startup     *config
+	startupTime time.Time
+	files       map[string]flashFile
+	sessions    map[string]*config // EOS configuration sessions by name
+	sessOrder   []string
+	sessSeq     int
+	lastChange  time.Time
+	changedBy   string
+}
+
+// state returns the device state, building it on first use. d.mu must be held.
+func (d *Device) state() *devState {
+	if d.st != nil {
+		return d.st
+	}
+	p := d.fleet.plat
+	run, errs := p.d.parseConfig(p.template(d.fleet, d.index), nil)
+	if len(errs) > 0 {
+		// The templates are part of this package; a rejected line is a bug worth logging.
+		d.fleet.opts.Logger.Error("devsim: template line rejected", "platform", p.name, "lines", errs)
+	}
+	boot := d.fleet.bootTime(d.index)
+	d.st = &devState{
+		running:     run,
+		startup:     run.clone(),
+		startupTime: boot,
+		files:       map[string]flashFile{},
+		sessions:    map[string]*config{},
+		lastChange:  boot,
+		changedBy:   "",
+	}
+	return d.st
+}
+
+// Index returns the device's zero-based index in its fleet.
+func (d *Device) Index() int { return d.index }
+
+// Name returns the device's initial hostname.
+func (d *Device) Name() string { return d.name }
+
+// Addr returns the device's listen address (host:port).
+func (d *Device) Addr() string { return d.addr }
+
+// Fault returns the fault injected into the device.
+func (d *Device) Fault() Fault { return d.fault }
+
+// ActiveSessions returns the number of currently open connections.
+func (d *Device) ActiveSessions() int { return int(d.active.Load()) }
+
+// RunningConfig returns the running configuration as the device writes it to a file (the
+// "show running-config" text without its IOS "Building configuration" preamble).
+func (d *Device) RunningConfig() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.fleet.plat.configFile(d, d.state().running, d.st.lastChange)
+}
+
+// StartupConfig returns the saved startup configuration.
+func (d *Device) StartupConfig() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.fleet.plat.configFile(d, d.state().startup, d.st.startupTime)
+}
+
+// SetRunningConfig replaces the running configuration with text (a configuration file in the
+// platform's syntax). Physical interfaces the text omits are kept with no settings.
+func (d *Device) SetRunningConfig(text string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := d.state()
+	c, errs := d.fleet.plat.d.parseConfig(text, st.running)
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %q", ErrConfig, errs[0])
+	}
+	st.running = c
+	st.lastChange = d.fleet.opts.Now()
+	return nil
+}
+
+// File returns the content of a flash file and whether it exists.
+func (d *Device) File(name string) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	f, ok := d.state().files[name]
+	return f.data, ok
+}
+
+// Files returns the names of the flash files in sorted order.
+func (d *Device) Files() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Sorted(maps.Keys(d.state().files))
+}
+
+// ConfigSessions returns the names of pending EOS configuration sessions.
+func (d *Device) ConfigSessions() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.state().sessOrder)
+}
+
+// hostname returns the hostname configured in the running configuration. d.mu must be held.
+func (d *Device) hostname() string {
+	if h := d.state().running.top("hostname"); h != "" {
+		return h[len("hostname "):]
+	}
+	return d.fleet.plat.noHostname
+}
+
+// touch records a running-configuration change. d.mu must be held.
+func (d *Device) touch(by string) {
+	d.st.lastChange = d.fleet.opts.Now()
+	d.st.changedBy = by
+}
+
+// removeSession deletes an EOS configuration session. d.mu must be held.
+func (st *devState) removeSession(name string) {
+	delete(st.sessions, name)
+	st.sessOrder = slices.DeleteFunc(st.sessOrder, func(s string) bool { return s == name })
+}

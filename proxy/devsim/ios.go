@@ -1,0 +1,980 @@
+package devsim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Cisco IOS-XE (CSR1000V-like router) platform.
+
+const (
+	iosVersion     = "17.3.4a"
+	iosVersionLong = "17.03.04a"
+	iosModel       = "CSR1000V"
+)
+
+func iosDialect() *dialect {
+	top := []string{"aaa", "access-list", "alias", "archive", "banner", "boot", "boot-end-marker",
+		"boot-start-marker", "bridge", "call-home", "cdp", "class-map", "clock", "control-plane", "crypto",
+		"diagnostic", "enable", "errdisable", "event", "file", "hostname", "interface", "ip", "ipv6", "key",
+		"license", "line", "lldp", "logging", "login", "mac", "memory", "multilink", "ntp", "platform",
+		"policy-map", "redundancy", "route-map", "router", "service", "snmp-server", "spanning-tree",
+		"subscriber", "track", "username", "version", "vlan", "vrf", "vtp"}
+	return &dialect{
+		indent:   " ",
+		topWords: top,
+		topOnly:  top,
+		ifWords: []string{"arp", "bandwidth", "bfd", "carrier-delay", "cdp", "channel-group", "delay",
+			"description", "duplex", "encapsulation", "flowcontrol", "hold-queue", "ip", "ipv6", "keepalive",
+			"lldp", "load-interval", "logging", "mac-address", "media-type", "mpls", "mtu", "negotiation",
+			"service-policy", "shutdown", "snmp", "spanning-tree", "speed", "standby", "storm-control",
+			"switchport", "vrf", "vrrp"},
+		ifIPWords: []string{"access-group", "address", "dhcp", "directed-broadcast", "flow", "helper-address",
+			"igmp", "mtu", "nat", "ospf", "pim", "policy", "proxy-arp", "redirects", "tcp", "unnumbered",
+			"unreachables", "verify", "virtual-reassembly", "vrf"},
+		ifIPv6Words: []string{"address", "dhcp", "enable", "mtu", "nd", "ospf", "redirects", "traffic-filter",
+			"unreachables"},
+		lineWords: []string{"absolute-timeout", "access-class", "escape-character", "exec", "exec-timeout",
+			"history", "length", "logging", "login", "password", "privilege", "session-timeout", "stopbits",
+			"transport", "width"},
+		shared: map[string][]string{"keychain": {"key"}},
+		singles: map[string][][]string{
+			"": {{"hostname"}, {"ip", "domain", "name"}, {"ip", "domain-name"}, {"clock", "timezone"},
+				{"spanning-tree", "mode"}, {"enable", "secret"}, {"enable", "password"}, {"version"},
+				{"file", "prompt"}, {"ip", "ssh", "version"}, {"logging", "buffered"}, {"ntp", "source"}},
+			"interface": {{"description"}, {"ip", "address"}, {"shutdown"}, {"speed"}, {"duplex"}, {"mtu"},
+				{"bandwidth"}, {"switchport", "mode"}, {"switchport", "access", "vlan"},
+				{"switchport", "trunk", "native", "vlan"}, {"switchport", "trunk", "allowed", "vlan"},
+				{"channel-group"}, {"load-interval"}, {"vrf", "forwarding"}, {"encapsulation"}, {"negotiation"},
+				{"ip", "mtu"}, {"media-type"}},
+			"router": {{"bgp", "router-id"}, {"router-id"}, {"maximum-paths"}, {"neighbor", "*", "remote-as"},
+				{"neighbor", "*", "description"}, {"neighbor", "*", "update-source"}},
+			"line": {{"exec-timeout"}, {"transport", "input"}, {"login"}, {"stopbits"}, {"length"}, {"width"},
+				{"privilege", "level"}},
+			"vlan": {{"name"}},
+		},
+		ifTypes: []ifType{
+			{long: "GigabitEthernet", short: "Gi", mac: true},
+			{long: "TenGigabitEthernet", short: "Te", mac: true},
+			{long: "FastEthernet", short: "Fa", mac: true},
+			{long: "Loopback", short: "Lo", creatable: true},
+			{long: "Port-channel", short: "Po", creatable: true, mac: true},
+			{long: "Tunnel", short: "Tu", creatable: true},
+			{long: "Vlan", short: "Vl", creatable: true, mac: true},
+			{long: "BDI", short: "BD", creatable: true, mac: true},
+		},
+		loopbackMTU: 1514,
+		opener:      iosOpener,
+	}
+}
+
+func iosOpener(kind string, b []string) string {
+	if len(b) == 0 {
+		return ""
+	}
+	switch kind {
+	case "":
+		switch b[0] {
+		case "interface", "router", "line", "route-map", "class-map", "policy-map", "archive",
+			"redundancy", "control-plane":
+			return b[0]
+		case "vlan":
+			if len(b) == 2 && b[1] != "" && b[1][0] >= '0' && b[1][0] <= '9' {
+				return "vlan"
+			}
+		case "ip", "ipv6":
+			if len(b) >= 3 && b[1] == "access-list" {
+				return "acl"
+			}
+			if b[0] == "ip" && len(b) == 3 && b[1] == "vrf" {
+				return "vrf"
+			}
+		case "vrf":
+			if len(b) == 3 && b[1] == "definition" {
+				return "vrf"
+			}
+		case "key":
+			if len(b) == 3 && b[1] == "chain" {
+				return "keychain"
+			}
+		case "spanning-tree":
+			if len(b) == 3 && b[1] == "mst" && b[2] == "configuration" {
+				return "mst"
+			}
+		}
+	case "router":
+		if b[0] == "address-family" {
+			return "router-af"
+		}
+	case "vrf":
+		if b[0] == "address-family" {
+			return "vrf-af"
+		}
+	case "policy-map":
+		if b[0] == "class" {
+			return "pmap-c"
+		}
+	}
+	return ""
+}
+
+func newIOS() *platform {
+	p := &platform{
+		name:           PlatformIOS,
+		d:              iosDialect(),
+		filters:        []string{"include", "exclude", "begin", "section", "count"},
+		banner:         "\n",
+		defaultTermLen: 24,
+		maxTermWidth:   512,
+		minTermWidth:   0,
+		noHostname:     "Router",
+		mgmtPort:       "GigabitEthernet1",
+		nextPort:       "GigabitEthernet2",
+		prevPort:       "GigabitEthernet3",
+		sparePort:      "GigabitEthernet4",
+		template:       iosTemplate,
+		errIncomplete:  "% Incomplete command.\n",
+		errUnconverted: "% Invalid input detected at '^' marker.",
+		badSecret:      "% Bad secrets\n",
+	}
+	p.configFileHeader = func(d *Device, t time.Time) string {
+		by := ""
+		if d.st != nil && d.st.changedBy != "" {
+			by = " by " + d.st.changedBy
+		}
+		return "!\n! Last configuration change at " + t.UTC().Format("15:04:05 MST Mon Jan 2 2006") + by + "\n!\n"
+	}
+	p.configPrompt = iosConfigPrompt
+	p.configSpecial = func(*shell, []tok) (string, bool) { return "", false }
+	p.execInConfig = func(string) bool { return false }
+	p.exec = append(commonCommands(),
+		cmd("tclsh", true, func(s *shell, _ []string) string { s.mode = modeTcl; return "" }),
+		cmd("configure", true, iosConfigure),
+		cmd("configure replace <args>", true, iosConfigureReplace),
+		showCmd("show hosts <args?>", false, iosShowHosts),
+		showCmd("show ip interface <args?>", false, iosShowIPInterface),
+		showCmd("show ipv6 interface <args?>", false, func(*shell, []string) string { return "" }),
+		showCmd("show arp", false, iosShowARP),
+		showCmd("show bgp all summary", false, func(s *shell, _ []string) string { return iosShowBGP(s, true) }),
+		showCmd("show bgp ipv4 unicast summary", false, func(s *shell, _ []string) string { return iosShowBGP(s, false) }),
+		showCmd("show archive config differences <args>", true, iosArchiveDiff),
+		showCmd("show archive config incremental-diffs <args>", true, iosIncrementalDiff),
+		cmd("terminal no monitor", false, cmdNoop),
+	)
+	return p
+}
+
+// commonCommands are the exec commands both platforms accept; handlers switch on platform.
+func commonCommands() []*cmdSpec {
+	return []*cmdSpec{
+		cmd("enable <args?>", false, cmdEnable),
+		cmd("disable", true, cmdDisable),
+		cmd("exit", false, cmdExit),
+		cmd("logout", false, cmdExit),
+		cmd("quit", false, cmdExit),
+		cmd("terminal length <arg>", false, cmdTermLength),
+		cmd("terminal width <arg>", false, cmdTermWidth),
+		cmd("terminal monitor", false, cmdNoop),
+		cmd("configure terminal", true, cmdConfigureTerminal),
+		cmd("copy <arg> <arg>", true, cmdCopy),
+		cmd("delete <args>", true, cmdDelete),
+		showCmd("dir <args?>", true, cmdDir),
+		showCmd("more <arg>", true, cmdMore),
+		cmd("write", true, cmdWriteMemory),
+		cmd("write memory", true, cmdWriteMemory),
+		showCmd("write terminal", true, cmdShowRunning),
+		showCmd("show version", false, showVersion).withJSON(eosVersionJSON),
+		showCmd("show clock", false, showClock),
+		showCmd("show running-config <args?>", true, cmdShowRunning),
+		showCmd("show startup-config", true, cmdShowStartup),
+		showCmd("show interfaces <args?>", false, showInterfaces).withJSON(eosInterfacesJSON),
+		showCmd("show interfaces description", false, showIfDescription),
+		showCmd("show ip interface brief", false, showIPIntBrief),
+		showCmd("show lldp neighbors <args?>", false, showLLDP).withJSON(eosLLDPJSON),
+		showCmd("show ip arp <args?>", false, showIPARP).withJSON(eosARPJSON),
+		showCmd("show ntp associations <args?>", false, showNTP).withJSON(eosNTPJSON),
+		showCmd("show ip bgp summary", false, func(s *shell, _ []string) string { return showBGP(s) }).withJSON(eosBGPJSON),
+		showCmd("show ip route <args?>", false, showIPRoute),
+	}
+}
+
+func showVersion(s *shell, a []string) string {
+	if s.p.name == PlatformEOS {
+		return eosShowVersion(s, a)
+	}
+	return iosShowVersion(s, a)
+}
+
+func showInterfaces(s *shell, a []string) string {
+	if s.p.name == PlatformEOS {
+		if len(a) > 0 && strings.EqualFold(a[0], "status") {
+			return eosShowIfStatus(s)
+		}
+	}
+	return showInterfacesDetail(s, a)
+}
+
+func iosConfigPrompt(s *shell) string {
+	if len(s.path) == 0 {
+		return "config"
+	}
+	last := s.path[len(s.path)-1]
+	switch kind := s.p.d.kindAt(s.path); kind {
+	case "interface":
+		if strings.Contains(last, ".") {
+			return "config-subif"
+		}
+		return "config-if"
+	case "acl":
+		switch {
+		case strings.HasPrefix(last, "ipv6"):
+			return "config-ipv6-acl"
+		case strings.Contains(last, " standard "):
+			return "config-std-nacl"
+		}
+		return "config-ext-nacl"
+	case "router-af":
+		return "config-router-af"
+	case "class-map":
+		return "config-cmap"
+	case "policy-map":
+		return "config-pmap"
+	case "pmap-c":
+		return "config-pmap-c"
+	case "redundancy":
+		return "config-red"
+	case "control-plane":
+		return "config-cp"
+	case "mst":
+		return "config-mst"
+	case "generic":
+		return "config"
+	default:
+		return "config-" + kind
+	}
+}
+
+func iosTemplate(f *Fleet, i int) string {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	w("version 17.3")
+	w("service timestamps debug datetime msec")
+	w("service timestamps log datetime msec")
+	w("!")
+	w("hostname %s", f.hostnameOf(i))
+	w("!")
+	w("boot-start-marker")
+	w("boot-end-marker")
+	w("!")
+	w("ip domain name %s", domainName)
+	w("!")
+	w("login on-success log")
+	w("!")
+	w("license udi pid %s sn %s", iosModel, f.serialOf(i))
+	w("!")
+	w("redundancy")
+	w("!")
+	w("interface Loopback0")
+	w(" ip address %s 255.255.255.255", loopbackIP(i))
+	w("!")
+	w("interface GigabitEthernet1")
+	w(" description management")
+	w(" ip address %s 255.255.0.0", mgmtIP(i))
+	w(" negotiation auto")
+	nbrs := map[string]neighbor{}
+	for _, n := range f.neighbors(i) {
+		nbrs[n.localPort] = n
+	}
+	for _, port := range []string{"GigabitEthernet2", "GigabitEthernet3"} {
+		w("!")
+		w("interface %s", port)
+		if n, ok := nbrs[port]; ok {
+			w(" description to %s %s", f.hostnameOf(n.index), n.remotePort)
+			w(" ip address %s 255.255.255.254", n.localIP)
+		}
+		w(" negotiation auto")
+	}
+	w("!")
+	w("interface GigabitEthernet4")
+	w(" shutdown")
+	w(" negotiation auto")
+	w("!")
+	w("router bgp %s", asnOf(i))
+	w(" bgp router-id %s", loopbackIP(i))
+	w(" bgp log-neighbor-changes")
+	for _, n := range f.neighbors(i) {
+		w(" neighbor %s remote-as %s", n.remoteIP, asnOf(n.index))
+	}
+	w("!")
+	w("ip forward-protocol nd")
+	w("ip route 0.0.0.0 0.0.0.0 %s", mgmtGateway)
+	w("ip ssh version 2")
+	w("!")
+	w("ntp server %s", mgmtGateway)
+	w("!")
+	w("line con 0")
+	w(" stopbits 1")
+	w("line vty 0 4")
+	w(" login local")
+	w(" transport input ssh")
+	w("!")
+	w("end")
+	return b.String()
+}
+
+func iosUptime(d time.Duration) string {
+	y, wk, dd, h, m := uptimeParts(d)
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		unit string
+	}{{y, "year"}, {wk, "week"}, {dd, "day"}, {h, "hour"}} {
+		if p.n > 0 {
+			parts = append(parts, plural(p.n, p.unit))
+		}
+	}
+	parts = append(parts, plural(m, "minute"))
+	return strings.Join(parts, ", ")
+}
+
+func iosShowVersion(s *shell, _ []string) string {
+	f := s.dev.fleet
+	s.dev.mu.Lock()
+	host := s.dev.hostname()
+	s.dev.mu.Unlock()
+	up := f.opts.Now().Sub(f.bootTime(s.dev.index))
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	w("Cisco IOS XE Software, Version %s", iosVersionLong)
+	w("Cisco IOS Software [Amsterdam], Virtual XE Software (X86_64_LINUX_IOSD-UNIVERSALK9-M), Version %s, RELEASE SOFTWARE (fc3)", iosVersion)
+	w("Technical Support: http://www.cisco.com/techsupport")
+	w("Copyright (c) 1986-2021 by Cisco Systems, Inc.")
+	w("Compiled Tue 20-Jul-21 04:59 by mcpre")
+	w("")
+	w("")
+	w("Cisco IOS-XE software, Copyright (c) 2005-2021 by cisco Systems, Inc.")
+	w("All rights reserved.  Certain components of Cisco IOS-XE software are")
+	w("licensed under the GNU General Public License (\"GPL\") Version 2.0.")
+	w("")
+	w("ROM: IOS-XE ROMMON")
+	w("")
+	w("%s uptime is %s", host, iosUptime(up))
+	w("Uptime for this control processor is %s", iosUptime(up+2*time.Minute))
+	w("System returned to ROM by reload")
+	w("System image file is \"bootflash:packages.conf\"")
+	w("Last reload reason: reload")
+	w("")
+	w("License Level: ax")
+	w("License Type: N/A(Smart License Enabled)")
+	w("Next reload license Level: ax")
+	w("")
+	w("The current crypto throughput level is 1000 kbps ")
+	w("")
+	w("")
+	w("Smart Licensing Status: UNREGISTERED/No Licenses in Use")
+	w("")
+	w("cisco %s (VXE) processor (revision VXE) with 2071288K/3075K bytes of memory.", iosModel)
+	w("Processor board ID %s", f.serialOf(s.dev.index))
+	w("Router operating mode: Autonomous")
+	w("4 Gigabit Ethernet interfaces")
+	w("32768K bytes of non-volatile configuration memory.")
+	w("3978436K bytes of physical memory.")
+	w("6188032K bytes of virtual memory.")
+	w("")
+	w("Configuration register is 0x2102")
+	return b.String()
+}
+
+func showClock(s *shell, _ []string) string {
+	t := s.dev.fleet.opts.Now().UTC()
+	if s.p.name == PlatformEOS {
+		return t.Format("Mon Jan _2 15:04:05 2006") + "\nTimezone: UTC\nClock source: NTP server (" + mgmtGateway + ")"
+	}
+	return "*" + t.Format("15:04:05.000 MST Mon Jan 2 2006")
+}
+
+func iosShowHosts(s *shell, _ []string) string {
+	s.dev.mu.Lock()
+	run := s.dev.state().running
+	dom := run.top("ip", "domain", "name")
+	if dom != "" {
+		dom = strings.Fields(dom)[3]
+	} else if dom = run.top("ip", "domain-name"); dom != "" {
+		dom = strings.Fields(dom)[2]
+	}
+	s.dev.mu.Unlock()
+	var b strings.Builder
+	if dom != "" {
+		b.WriteString("Default domain is " + dom + "\n")
+	} else {
+		b.WriteString("Default domain is not set\n")
+	}
+	b.WriteString("Name/address lookup uses domain service\nName servers are 255.255.255.255\n\n")
+	b.WriteString("Codes: UN - unknown, EX - expired, OK - OK, ?? - revalidate\n")
+	b.WriteString("       temp - temporary, perm - permanent\n       NA - Not Applicable None - Not defined\n\n")
+	b.WriteString("Host                      Port  Flags      Age Type   Address(es)\n")
+	return b.String()
+}
+
+func iosConfigure(s *shell, _ []string) string {
+	s.pending = func(s *shell, ans string) string {
+		a := strings.ToLower(strings.TrimSpace(ans))
+		if a == "" || strings.HasPrefix("terminal", a) {
+			return cmdConfigureTerminal(s, nil)
+		}
+		return "?Must be \"terminal\", \"memory\" or \"network\""
+	}
+	return "Configuring from terminal, memory, or network [terminal]? "
+}
+
+func iosConfigureReplace(s *shell, args []string) string {
+	k, name := s.p.parseLoc(args[0])
+	if k == locBad || k == locNull {
+		return s.invalidArg(args[0])
+	}
+	force, revert := false, false
+	for i := 1; i < len(args); i++ {
+		switch strings.ToLower(args[i]) {
+		case "force":
+			force = true
+		case "revert":
+			revert = true
+		case "trigger", "error", "list", "ignorecase", "nolock":
+		case "time":
+			i++
+		default:
+			return s.invalidArg(args[i])
+		}
+	}
+	s.dev.mu.Lock()
+	_, ok := s.locText(k, name)
+	s.dev.mu.Unlock()
+	if !ok {
+		return s.p.errNoFile(args[0])
+	}
+	do := func() string {
+		s.dev.mu.Lock()
+		defer s.dev.mu.Unlock()
+		st := s.dev.state()
+		text, ok := s.locText(k, name)
+		if !ok {
+			return s.p.errNoFile(args[0])
+		}
+		c, errs := s.p.d.parseConfig(text, st.running)
+		if len(errs) > 0 {
+			var b strings.Builder
+			for _, e := range errs {
+				b.WriteString("Command: " + e + " At level: 1 \n% Invalid input detected at '^' marker.\n")
+			}
+			if revert {
+				b.WriteString("\nRollback aborted: errors were found.\nThe original configuration has been successfully restored.\n")
+				return b.String()
+			}
+			st.running = c
+			s.dev.touch(s.user)
+			b.WriteString("\nTotal number of passes: 1\nRollback Done\n")
+			return b.String()
+		}
+		st.running = c
+		s.dev.touch(s.user)
+		return "Total number of passes: 1\nRollback Done\n"
+	}
+	if force {
+		return do()
+	}
+	s.pending = func(_ *shell, ans string) string {
+		if a := strings.ToLower(strings.TrimSpace(ans)); a != "y" && a != "yes" {
+			return ""
+		}
+		return do()
+	}
+	return "This will apply all necessary additions and deletions\nto replace the current running configuration with the\n" +
+		"contents of the specified configuration file, which is\nassumed to be a complete configuration, not a partial\n" +
+		"configuration. Enter Y if you are sure you want to proceed. ? [no]: "
+}
+
+// configOf returns the configuration tree of a location for diffs. d.mu must be held.
+func (s *shell) configOf(k locKind, name string) (*config, bool) {
+	st := s.dev.state()
+	switch k {
+	case locRunning:
+		return st.running, true
+	case locStartup:
+		return st.startup, true
+	}
+	text, ok := s.locText(k, name)
+	if !ok {
+		return nil, false
+	}
+	c, _ := s.p.d.parseConfig(text, nil)
+	return c, true
+}
+
+func iosArchiveDiff(s *shell, args []string) string {
+	var locs []string
+	for _, a := range args {
+		if strings.EqualFold(a, "ignorecase") {
+			continue
+		}
+		locs = append(locs, a)
+	}
+	if len(locs) == 0 || len(locs) > 2 {
+		return s.invalidLast()
+	}
+	if len(locs) == 1 {
+		locs = []string{"system:running-config", locs[0]}
+	}
+	s.dev.mu.Lock()
+	defer s.dev.mu.Unlock()
+	var cs [2]*config
+	for i, l := range locs {
+		k, n := s.p.parseLoc(l)
+		if k == locBad || k == locNull {
+			return s.invalidArg(l)
+		}
+		c, ok := s.configOf(k, n)
+		if !ok {
+			return s.p.errNoFile(l)
+		}
+		cs[i] = c
+	}
+	return "\n" + s.p.d.contextualDiff(cs[0], cs[1])
+}
+
+func iosIncrementalDiff(s *shell, args []string) string {
+	k, n := s.p.parseLoc(args[0])
+	if k != locFile && k != locStartup {
+		return s.invalidArg(args[0])
+	}
+	for _, a := range args[1:] {
+		if !strings.EqualFold(a, "ignorecase") {
+			return s.invalidArg(a)
+		}
+	}
+	s.dev.mu.Lock()
+	defer s.dev.mu.Unlock()
+	text, ok := s.locText(k, n)
+	if !ok {
+		return s.p.errNoFile(args[0])
+	}
+	return s.p.d.incrementalDiff(s.dev.state().running, text)
+}
+
+func iosStatus(admin, up bool) (string, string) {
+	switch {
+	case !admin:
+		return "administratively down", "down"
+	case !up:
+		return "down", "down"
+	}
+	return "up", "up"
+}
+
+func showInterfacesDetail(s *shell, args []string) string {
+	s.dev.mu.Lock()
+	ifs := s.p.d.interfaces(s.dev.state().running)
+	s.dev.mu.Unlock()
+	only := ""
+	if len(args) > 0 {
+		name, ok := s.p.d.canonIf(strings.Join(args, ""))
+		if !ok {
+			return s.invalidArg(args[0])
+		}
+		only = name
+	}
+	var b strings.Builder
+	found := false
+	for _, in := range ifs {
+		if only != "" && in.name != only {
+			continue
+		}
+		found = true
+		if s.p.name == PlatformEOS {
+			eosInterfaceDetail(s, &b, in)
+		} else {
+			iosInterfaceDetail(s, &b, in)
+		}
+	}
+	if !found {
+		return s.invalidArg(args[0])
+	}
+	return b.String()
+}
+
+func iosInterfaceDetail(s *shell, b *strings.Builder, in ifaceInfo) {
+	f := s.dev.fleet
+	admin, up := s.ifState(in)
+	st, proto := iosStatus(admin, up)
+	w := func(format string, a ...any) { fmt.Fprintf(b, format+"\n", a...) }
+	w("%s is %s, line protocol is %s ", in.name, st, proto)
+	loop := strings.HasPrefix(in.name, "Loopback")
+	if loop {
+		w("  Hardware is Loopback")
+	} else {
+		mac := f.macOf(s.dev.index, portNumber(in.name))
+		w("  Hardware is CSR vNIC, address is %s (bia %s)", mac, mac)
+	}
+	if in.description != "" {
+		w("  Description: %s", in.description)
+	}
+	if in.addr != "" {
+		w("  Internet address is %s/%d", in.addr, in.plen)
+	}
+	if loop {
+		w("  MTU %d bytes, BW 8000000 Kbit/sec, DLY 5000 usec, ", in.mtu)
+	} else {
+		w("  MTU %d bytes, BW 1000000 Kbit/sec, DLY 10 usec, ", in.mtu)
+	}
+	w("     reliability 255/255, txload 1/255, rxload 1/255")
+	if loop {
+		w("  Encapsulation LOOPBACK, loopback not set")
+		w("  Keepalive set (10 sec)")
+	} else {
+		w("  Encapsulation ARPA, loopback not set")
+		w("  Keepalive set (10 sec)")
+		w("  Full Duplex, 1000Mbps, link type is auto, media type is Virtual")
+		w("  output flow-control is unsupported, input flow-control is unsupported")
+		w("  ARP type: ARPA, ARP Timeout 04:00:00")
+	}
+	w("  Last input 00:00:01, output 00:00:01, output hang never")
+	w("  Last clearing of \"show interface\" counters never")
+	w("  Input queue: 0/375/0/0 (size/max/drops/flushes); Total output drops: 0")
+	w("  Queueing strategy: fifo")
+	w("  Output queue: 0/40 (size/max)")
+	ip, ib, op, ob := s.counters(in.name)
+	if !admin || !up {
+		ip, ib, op, ob = 0, 0, 0, 0
+	}
+	w("  5 minute input rate %d bits/sec, %d packets/sec", ib/100000, ip/100000)
+	w("  5 minute output rate %d bits/sec, %d packets/sec", ob/100000, op/100000)
+	w("     %d packets input, %d bytes, 0 no buffer", ip, ib)
+	w("     Received 0 broadcasts (0 IP multicasts)")
+	w("     0 runts, 0 giants, 0 throttles ")
+	w("     0 input errors, 0 CRC, 0 frame, 0 overrun, 0 ignored")
+	w("     0 watchdog, 0 multicast, 0 pause input")
+	w("     %d packets output, %d bytes, 0 underruns", op, ob)
+	w("     0 output errors, 0 collisions, 0 interface resets")
+	w("     0 unknown protocol drops")
+	w("     0 babbles, 0 late collision, 0 deferred")
+	w("     0 lost carrier, 0 no carrier, 0 pause output")
+	w("     0 output buffer failures, 0 output buffers swapped out")
+}
+
+func showIfDescription(s *shell, _ []string) string {
+	s.dev.mu.Lock()
+	ifs := s.p.d.interfaces(s.dev.state().running)
+	s.dev.mu.Unlock()
+	var b strings.Builder
+	if s.p.name == PlatformEOS {
+		fmt.Fprintf(&b, "%-30s %-14s %-18s %s\n", "Interface", "Status", "Protocol", "Description")
+	} else {
+		fmt.Fprintf(&b, "%-30s %-14s %-8s %s\n", "Interface", "Status", "Protocol", "Description")
+	}
+	for _, in := range ifs {
+		admin, up := s.ifState(in)
+		st, proto := iosStatus(admin, up)
+		if !admin {
+			st = "admin down"
+		}
+		if s.p.name == PlatformEOS {
+			fmt.Fprintf(&b, "%-30s %-14s %-18s %s\n", s.p.d.shortIf(in.name), st, proto, in.description)
+		} else {
+			fmt.Fprintf(&b, "%-30s %-14s %-8s %s\n", s.p.d.shortIf(in.name), st, proto, in.description)
+		}
+	}
+	return b.String()
+}
+
+func showIPIntBrief(s *shell, _ []string) string {
+	if s.p.name == PlatformEOS {
+		return eosIPIntBrief(s)
+	}
+	s.dev.mu.Lock()
+	ifs := s.p.d.interfaces(s.dev.state().running)
+	s.dev.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-22s %-15s %-3s %-6s %-21s %s\n", "Interface", "IP-Address", "OK?", "Method", "Status", "Protocol")
+	for _, in := range ifs {
+		admin, up := s.ifState(in)
+		st, proto := iosStatus(admin, up)
+		addr, method := in.addr, "NVRAM"
+		if addr == "" {
+			addr, method = "unassigned", "unset"
+		}
+		fmt.Fprintf(&b, "%-22s %-15s YES %-6s %-21s %s\n", in.name, addr, method, st, proto)
+	}
+	return b.String()
+}
+
+func iosShowIPInterface(s *shell, args []string) string {
+	s.dev.mu.Lock()
+	ifs := s.p.d.interfaces(s.dev.state().running)
+	s.dev.mu.Unlock()
+	only := ""
+	if len(args) > 0 {
+		name, ok := s.p.d.canonIf(strings.Join(args, ""))
+		if !ok {
+			return s.invalidArg(args[0])
+		}
+		only = name
+	}
+	var b strings.Builder
+	for _, in := range ifs {
+		if only != "" && in.name != only {
+			continue
+		}
+		admin, up := s.ifState(in)
+		st, proto := iosStatus(admin, up)
+		fmt.Fprintf(&b, "%s is %s, line protocol is %s\n", in.name, st, proto)
+		if in.addr == "" {
+			b.WriteString("  Internet protocol processing disabled\n")
+			continue
+		}
+		fmt.Fprintf(&b, "  Internet address is %s/%d\n  Broadcast address is 255.255.255.255\n", in.addr, in.plen)
+		fmt.Fprintf(&b, "  Address determined by non-volatile memory\n  MTU is %d bytes\n", in.mtu)
+		b.WriteString("  Helper address is not set\n  Directed broadcast forwarding is disabled\n")
+		b.WriteString("  Outgoing Common access list is not set \n  Outgoing access list is not set\n")
+		b.WriteString("  Inbound Common access list is not set \n  Inbound  access list is not set\n")
+		b.WriteString("  Proxy ARP is enabled\n  Local Proxy ARP is disabled\n  Security level is default\n")
+		b.WriteString("  Split horizon is enabled\n  ICMP redirects are always sent\n  ICMP unreachables are always sent\n")
+	}
+	return b.String()
+}
+
+func showIPARP(s *shell, _ []string) string {
+	s.dev.mu.Lock()
+	arp := s.arpTable()
+	s.dev.mu.Unlock()
+	var b strings.Builder
+	if s.p.name == PlatformEOS {
+		fmt.Fprintf(&b, "%-15s %9s  %-15s %s\n", "Address", "Age (sec)", "Hardware Addr", "Interface")
+		for _, e := range arp {
+			if e.own {
+				continue
+			}
+			fmt.Fprintf(&b, "%-15s %9s  %-15s %s\n", e.ip, fmt.Sprintf("%d:%02d:%02d", e.age/3600, e.age/60%60, e.age%60), e.mac, e.iface)
+		}
+		return b.String()
+	}
+	b.WriteString("Protocol  Address          Age (min)  Hardware Addr   Type   Interface\n")
+	for _, e := range arp {
+		age := "-"
+		if !e.own {
+			age = fmt.Sprint(e.age / 60)
+		}
+		fmt.Fprintf(&b, "Internet  %-15s %10s   %-14s  ARPA   %s\n", e.ip, age, e.mac, e.iface)
+	}
+	return b.String()
+}
+
+func iosShowARP(s *shell, a []string) string { return showIPARP(s, a) }
+
+func showLLDP(s *shell, args []string) string {
+	detail := false
+	only := ""
+	for _, a := range args {
+		if w, ok := expandWord(a, []string{"detail"}); ok && w == "detail" {
+			detail = true
+			continue
+		}
+		name, ok := s.p.d.canonIf(a)
+		if !ok {
+			return s.invalidArg(a)
+		}
+		only = name
+	}
+	s.dev.mu.Lock()
+	tab := s.lldpTable()
+	s.dev.mu.Unlock()
+	var sel []lldpEntry
+	for _, e := range tab {
+		if only == "" || e.local == only {
+			sel = append(sel, e)
+		}
+	}
+	if s.p.name == PlatformEOS {
+		if detail {
+			return eosLLDPDetail(s, sel)
+		}
+		return eosLLDPBrief(s, sel)
+	}
+	var b strings.Builder
+	if !detail {
+		b.WriteString("Capability codes:\n    (R) Router, (B) Bridge, (T) Telephone, (C) DOCSIS Cable Device\n")
+		b.WriteString("    (W) WLAN Access Point, (P) Repeater, (S) Station, (O) Other\n\n")
+		fmt.Fprintf(&b, "%-20s%-15s%-11s%-16s%s\n", "Device ID", "Local Intf", "Hold-time", "Capability", "Port ID")
+		for _, e := range sel {
+			id := e.system
+			if len(id) > 20 {
+				id = id[:20]
+			}
+			fmt.Fprintf(&b, "%-20s%-15s%-11d%-16s%s\n", id, s.p.d.shortIf(e.local), 120, "R", s.p.d.shortIf(e.remote))
+		}
+		fmt.Fprintf(&b, "\nTotal entries displayed: %d\n", len(sel))
+		return b.String()
+	}
+	for _, e := range sel {
+		b.WriteString("------------------------------------------------\n")
+		fmt.Fprintf(&b, "Local Intf: %s\nChassis id: %s\nPort id: %s\nPort Description: %s\nSystem Name: %s\n\n",
+			s.p.d.shortIf(e.local), e.chassis, s.p.d.shortIf(e.remote), e.remoteDescr, e.system)
+		b.WriteString("System Description: \n")
+		fmt.Fprintf(&b, "Cisco IOS Software [Amsterdam], Virtual XE Software (X86_64_LINUX_IOSD-UNIVERSALK9-M), Version %s, RELEASE SOFTWARE (fc3)\n", iosVersion)
+		b.WriteString("Technical Support: http://www.cisco.com/techsupport\nCopyright (c) 1986-2021 by Cisco Systems, Inc.\n")
+		b.WriteString("Compiled Tue 20-Jul-21 04:59 by mcpre\n\n")
+		b.WriteString("Time remaining: 95 seconds\nSystem Capabilities: B,R\nEnabled Capabilities: R\n")
+		fmt.Fprintf(&b, "Management Addresses:\n    IP: %s\n", e.mgmt)
+		b.WriteString("Auto Negotiation - not supported\nPhysical media capabilities - not advertised\n")
+		b.WriteString("Media Attachment Unit type - not advertised\nVlan ID: - not advertised\n\n")
+	}
+	fmt.Fprintf(&b, "\nTotal entries displayed: %d\n", len(sel))
+	return b.String()
+}
+
+func showNTP(s *shell, args []string) string {
+	if len(args) > 0 && !strings.EqualFold(args[0], "detail") {
+		return s.invalidArg(args[0])
+	}
+	s.dev.mu.Lock()
+	peers := s.ntpPeers()
+	s.dev.mu.Unlock()
+	var b strings.Builder
+	if s.p.name == PlatformEOS {
+		b.WriteString("     remote          refid      st t when  poll reach   delay   offset  jitter\n")
+		b.WriteString("==============================================================================\n")
+		for _, p := range peers {
+			if p.synced {
+				fmt.Fprintf(&b, "*%-15s %-15s %2d u %4d %5d %4d %8.3f %8.3f %7.3f\n", p.addr, ".GPS.", 1, 33, 64, 377, 0.512, -0.021, 1.938)
+			} else {
+				fmt.Fprintf(&b, " %-15s %-15s %2d u %4s %5d %4d %8.3f %8.3f %7.3f\n", p.addr, ".INIT.", 16, "-", 64, 0, 0.0, 0.0, 0.0)
+			}
+		}
+		return b.String()
+	}
+	b.WriteString("\n  address         ref clock       st   when   poll reach  delay  offset   disp\n")
+	for _, p := range peers {
+		if p.synced {
+			fmt.Fprintf(&b, "*~%-15s %-15s %2d %6d %6d %5d %6.3f %7.3f %6.3f\n", p.addr, ".GPS.", 1, 33, 64, 377, 0.512, -0.021, 1.938)
+		} else {
+			fmt.Fprintf(&b, " ~%-15s %-15s %2d %6s %6d %5d %6.3f %7.3f %6.3f\n", p.addr, ".INIT.", 16, "-", 64, 0, 0.0, 0.0, 15937.0)
+		}
+	}
+	b.WriteString(" * sys.peer, # selected, + candidate, - outlyer, x falseticker, ~ configured\n")
+	return b.String()
+}
+
+func showBGP(s *shell) string {
+	if s.p.name == PlatformEOS {
+		return eosShowBGP(s)
+	}
+	return iosShowBGP(s, false)
+}
+
+func iosShowBGP(s *shell, all bool) string {
+	s.dev.mu.Lock()
+	asn, rid, peers, ok := s.bgpState()
+	s.dev.mu.Unlock()
+	if !ok {
+		return "% BGP not active\n"
+	}
+	up := uptimeSince(s.dev.fleet.opts.Now().Sub(s.dev.fleet.bootTime(s.dev.index)))
+	var b strings.Builder
+	if all {
+		b.WriteString("For address family: IPv4 Unicast\n")
+	}
+	est := 0
+	for _, p := range peers {
+		if p.established {
+			est++
+		}
+	}
+	fmt.Fprintf(&b, "BGP router identifier %s, local AS number %s\n", rid, asn)
+	fmt.Fprintf(&b, "BGP table version is %d, main routing table version %d\n", 2+est, 2+est)
+	fmt.Fprintf(&b, "%d network entries using %d bytes of memory\n", 1+est, (1+est)*248)
+	fmt.Fprintf(&b, "%d path entries using %d bytes of memory\n", 1+est, (1+est)*136)
+	b.WriteString("BGP using 1544 total bytes of memory\n")
+	b.WriteString("BGP activity 2/0 prefixes, 2/0 paths, scan interval 60 secs\n\n")
+	b.WriteString("Neighbor        V           AS MsgRcvd MsgSent   TblVer  InQ OutQ Up/Down  State/PfxRcd\n")
+	for _, p := range peers {
+		state, updown := "Idle", "never"
+		if p.established {
+			state, updown = "1", up
+		}
+		fmt.Fprintf(&b, "%-15s 4 %12s %7d %7d %8d %4d %4d %-8s %12s\n", p.addr, p.asn, p.rcvd, p.sent, 2+est, 0, 0, updown, state)
+	}
+	return b.String()
+}
+
+func showIPRoute(s *shell, _ []string) string {
+	s.dev.mu.Lock()
+	ifs := s.p.d.interfaces(s.dev.state().running)
+	statics := s.staticRoutes()
+	_, _, peers, _ := s.bgpState()
+	s.dev.mu.Unlock()
+	f := s.dev.fleet
+	var b strings.Builder
+	eos := s.p.name == PlatformEOS
+	if eos {
+		b.WriteString("\nVRF: default\nCodes: C - connected, S - static, K - kernel, \n       O - OSPF, IA - OSPF inter area, B - BGP, B I - iBGP, B E - eBGP\n\n")
+	} else {
+		b.WriteString("Codes: L - local, C - connected, S - static, R - RIP, M - mobile, B - BGP\n")
+		b.WriteString("       D - EIGRP, EX - EIGRP external, O - OSPF, IA - OSPF inter area \n\n")
+	}
+	gw := "not set"
+	for _, r := range statics {
+		if r[0] == "0.0.0.0" && r[1] == "0" {
+			gw = r[2]
+		}
+	}
+	if eos {
+		b.WriteString("Gateway of last resort:\n")
+	} else if gw != "not set" {
+		b.WriteString("Gateway of last resort is " + gw + " to network 0.0.0.0\n\n")
+	} else {
+		b.WriteString("Gateway of last resort is not set\n\n")
+	}
+	for _, r := range statics {
+		star := " "
+		if r[0] == "0.0.0.0" {
+			star = "*"
+		}
+		if eos {
+			fmt.Fprintf(&b, " S        %s/%s [1/0] via %s\n", r[0], r[1], r[2])
+		} else {
+			fmt.Fprintf(&b, "S%s    %s/%s [1/0] via %s\n", star, r[0], r[1], r[2])
+		}
+	}
+	if eos {
+		b.WriteString("\n")
+	}
+	for _, in := range ifs {
+		admin, up := s.ifState(in)
+		if !admin || !up || in.addr == "" {
+			continue
+		}
+		if eos {
+			fmt.Fprintf(&b, " C        %s/%d is directly connected, %s\n", networkOf(in.addr, in.plen), in.plen, in.name)
+			continue
+		}
+		fmt.Fprintf(&b, "C        %s/%d is directly connected, %s\n", networkOf(in.addr, in.plen), in.plen, in.name)
+		if in.plen < 32 {
+			fmt.Fprintf(&b, "L        %s/32 is directly connected, %s\n", in.addr, in.name)
+		}
+	}
+	for _, p := range peers {
+		if !p.established {
+			continue
+		}
+		for _, n := range f.neighbors(s.dev.index) {
+			if n.remoteIP == p.addr {
+				if eos {
+					fmt.Fprintf(&b, " B E      %s/32 [200/0] via %s, %s\n", loopbackIP(n.index), p.addr, n.localPort)
+				} else {
+					fmt.Fprintf(&b, "B        %s/32 [20/0] via %s, %s\n", loopbackIP(n.index), p.addr,
+						uptimeSince(f.opts.Now().Sub(f.bootTime(s.dev.index))))
+				}
+			}
+		}
+	}
+	return b.String()
+}
