@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -139,19 +140,6 @@ func itemIndex(list []any, label string) int {
 // (ints, floats, bools); strings holding a number are accepted too.
 func number(v any) (float64, bool) {
 	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, true
 	case *big.Int:
 		f, _ := new(big.Float).SetInt(x).Float64()
 		return f, true
@@ -159,7 +147,7 @@ func number(v any) (float64, bool) {
 		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 		return f, err == nil
 	}
-	return 0, false
+	return pyfmt.Float(v)
 }
 
 // Number reads a numeric configuration value (int, float, bool, or a

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gsalt/gsalt/fileserver"
 	"github.com/gsalt/gsalt/render"
+	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -127,12 +128,13 @@ func (c *Compiler) Reactions(ctx context.Context, tag string, data *payload.Map,
 	if high.Len() == 0 {
 		return nil, problems
 	}
-	if errs := verifyHigh(high); len(errs) > 0 {
+	if errs := states.ReactorCompiler.VerifyHigh(high); len(errs) > 0 {
 		problems = append(problems, fmt.Errorf("%w: unable to render reactions for event %s due to errors (%s) in one or more of the sls files (%s)",
 			ErrInvalid, tag, strings.Join(errs, "; "), strings.Join(reactors, ", ")))
 		return nil, problems
 	}
-	chunks = orderChunks(compileHighData(high))
+	// Salt orders the compiled chunks a second time.
+	chunks = states.OrderChunks(states.ReactorCompiler.CompileHigh(high))
 	resolveAliases(chunks)
 	return chunks, problems
 }

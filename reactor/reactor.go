@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -418,7 +419,7 @@ func (r *Reactor) handle(ev event.Event) {
 	id := data.Str("id")
 	keep := make([]string, 0, len(reactors))
 	for _, sls := range reactors {
-		if containsStr(chain, sls) {
+		if slices.Contains(chain, sls) {
 			r.st.loops.Add(1)
 			if !r.lim.allowLoop(r.log, sls, ev.Tag, via) {
 				r.st.suppressed.Add(1)

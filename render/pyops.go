@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"net/netip"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -17,103 +16,16 @@ import (
 )
 
 // pyTypeName is Python's type(v).__name__ for payload data.
-func pyTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int64, int, uint64, *big.Int:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	case []byte:
-		return "bytes"
-	case []any:
-		return "list"
-	case *payload.Map:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
-}
+func pyTypeName(v any) string { return pyfmt.TypeName(v) }
 
 // pyEqual compares a template value with another like Python's ==.
 func pyEqual(a any, b *exec.Value) bool { return pyEq(fromJinja(a), fromJinja(b)) }
 
 // pyEq is Python's == on payload data.
-func pyEq(a, b any) bool {
-	if fa, ok := numeric(a); ok {
-		if fb, ok := numeric(b); ok {
-			return fa == fb
-		}
-		return false
-	}
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case []byte:
-		y, ok := b.([]byte)
-		return ok && string(x) == string(y)
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !pyEq(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case *payload.Map:
-		y, ok := b.(*payload.Map)
-		if !ok || x.Len() != y.Len() {
-			return false
-		}
-		for _, it := range x.Items() {
-			found := false
-			for _, jt := range y.Items() {
-				if keyIdentity(it.Key) == keyIdentity(jt.Key) {
-					if !pyEq(it.Value, jt.Value) {
-						return false
-					}
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		return true
-	}
-	return fmt.Sprint(a) == fmt.Sprint(b)
-}
+func pyEq(a, b any) bool { return pyfmt.Equal(a, b) }
 
 // numeric returns a number (bools count, as in Python) as float64.
-func numeric(v any) (float64, bool) {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
-}
+func numeric(v any) (float64, bool) { return pyfmt.Float(v) }
 
 // pyCompare orders two payload values like Python's < (numbers with
 // numbers, strings with strings, lists lexicographically); other mixes
@@ -402,39 +314,6 @@ func pyContains(container, x *exec.Value) (bool, error) {
 		return strings.Contains(container.String(), pyStr(x)), nil
 	}
 	return false, fmt.Errorf("argument of type '%s' is not iterable", pyTypeName(fromJinja(container)))
-}
-
-// yamlScalarText is the plain text of a non-string YAML scalar as PyYAML's
-// SafeRepresenter writes it.
-func yamlScalarText(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		if x {
-			return "true"
-		}
-		return "false"
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		switch {
-		case math.IsNaN(x):
-			return ".nan"
-		case math.IsInf(x, 1):
-			return ".inf"
-		case math.IsInf(x, -1):
-			return "-.inf"
-		}
-		s := strings.ToLower(pyfmt.FloatRepr(x))
-		if !strings.Contains(s, ".") && strings.Contains(s, "e") {
-			// PyYAML: 1e+16 -> 1.0e+16
-			mant, exp, _ := strings.Cut(s, "e")
-			s = mant + ".0e" + exp
-		}
-		return s
-	}
-	return pyfmt.Str(v)
 }
 
 // operatorFilters implement Python's %, // and ** (see rewriteTemplate).

@@ -17,8 +17,46 @@ import (
 // Low data is the list of low chunks compiled from it, one *payload.Map
 // per state function call.
 
+// HighCompiler selects which of Salt's two high-data compilers
+// VerifyHigh and CompileHigh follow. salt.state.State (state runs,
+// orchestration) and salt.state.Compiler (which Salt's reactor inherits)
+// share one algorithm but differ in a few messages and in how argument
+// dicts reach the low chunks.
+type HighCompiler int
+
+const (
+	// StateCompiler follows salt.state.State.
+	StateCompiler HighCompiler = iota
+	// ReactorCompiler follows salt.state.Compiler, the reactor's compiler:
+	// no "names" list or trailing-colon checks, shorter "not formed as a
+	// string" and "Illegal requisite" messages, an empty argument dict is
+	// an error (Salt's next(iter({})) raises there), and every argument
+	// dict is merged into the chunk whole (no "state"/"name" overrides
+	// filtering).
+	ReactorCompiler
+)
+
+// VerifyHigh returns the structural errors of high data as c's
+// verify_high reports them; an empty list means it can be compiled.
+func (c HighCompiler) VerifyHigh(high *payload.Map) []string { return c.verify(high) }
+
+// CompileHigh turns verified high data into low chunks, ordered once,
+// like c's compile_high_data.
+func (c HighCompiler) CompileHigh(high *payload.Map) []*payload.Map { return c.compile(high, nil) }
+
+// OrderChunks resolves the "order" of low chunks and sorts them like
+// Salt's order_chunks (the same in State and Compiler): numbers, "first",
+// "last", negative orders counted from the end, names expansions by
+// position. It sets the chunks' "order" and, on chunks that had one,
+// folds "name_order" into it (Salt leaves it on the others).
+func OrderChunks(chunks []*payload.Map) []*payload.Map { return orderChunks(chunks) }
+
 // verifyHigh is State.verify_high: structural errors of the high data.
-func verifyHigh(high any) []string {
+func verifyHigh(high any) []string { return StateCompiler.verify(high) }
+
+// verify is verify_high of c.
+func (c HighCompiler) verify(high any) []string {
+	reactor := c == ReactorCompiler
 	errs := []string{}
 	hm, ok := asMap(high)
 	if !ok {
@@ -39,7 +77,11 @@ func verifyHigh(high any) []string {
 			return getStr(bm, "__sls__")
 		}
 		if _, isStr := name.(string); !isStr {
-			errs = append(errs, fmt.Sprintf("ID '%s' in SLS '%s' is not formed as a string, but is a %s. It may need to be quoted.", pyStr(name), slsOf(), pyType(name)))
+			quote := ". It may need to be quoted."
+			if reactor {
+				quote = ""
+			}
+			errs = append(errs, fmt.Sprintf("ID '%s' in SLS '%s' is not formed as a string, but is a %s%s", pyStr(name), slsOf(), pyType(name), quote))
 		}
 		if !isMap {
 			errs = append(errs, fmt.Sprintf("The type %s in %s is not formatted as a dictionary", pyStr(name), pyStr(body)))
@@ -51,7 +93,7 @@ func verifyHigh(high any) []string {
 			if strings.HasPrefix(state, "__") {
 				continue
 			}
-			if sit.Value == nil {
+			if sit.Value == nil && !reactor {
 				errs = append(errs, fmt.Sprintf("ID '%s' in SLS '%s' contains a short declaration (%s) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.", pyStr(name), sls, state))
 				continue
 			}
@@ -73,11 +115,14 @@ func verifyHigh(high any) []string {
 					}
 				case *payload.Map:
 					if a.Len() == 0 {
+						if reactor {
+							errs = append(errs, fmt.Sprintf("Empty argument in state '%s' in SLS '%s'", pyStr(name), sls))
+						}
 						continue
 					}
 					fk, fv, _ := firstItem(a)
 					argfirst := keyText(fk)
-					if argfirst == "names" {
+					if argfirst == "names" && !reactor {
 						if _, ok := fv.([]any); !ok {
 							errs = append(errs, fmt.Sprintf("The 'names' argument in state '%s' in SLS '%s' needs to be formed as a list", pyStr(name), sls))
 						}
@@ -108,7 +153,11 @@ func verifyHigh(high any) []string {
 								errs = append(errs, fmt.Sprintf("Invalid requisite type '%s' in state '%s', in SLS '%s'. Requisite types must not contain dots, did you mean '%s'?", reqKey, pyStr(name), sls, reqKey[:i]))
 							}
 							if !hashable(rv) {
-								errs = append(errs, fmt.Sprintf("Illegal requisite \"%s\", please check your syntax.\n", pyStr(rv)))
+								if reactor {
+									errs = append(errs, fmt.Sprintf("Illegal requisite \"%s\", is SLS %s\n", pyStr(rv), sls))
+								} else {
+									errs = append(errs, fmt.Sprintf("Illegal requisite \"%s\", please check your syntax.\n", pyStr(rv)))
+								}
 								continue
 							}
 							ri.m[hkey(rv)] = reqKey
@@ -209,7 +258,7 @@ func orderChunks(chunks []*payload.Map) []*payload.Map {
 		}
 		if cur, _ := orderValue(o); cur < 0 {
 			if f, isF := o.(float64); isF {
-				c.Set("order", float64(capV)+1000000+f)
+				c.Set("order", float64(capV+1000000)+f)
 			} else {
 				n, _ := payload.AsInt(o)
 				c.Set("order", capV+1000000+n)
@@ -219,7 +268,11 @@ func orderChunks(chunks []*payload.Map) []*payload.Map {
 	type keyed struct {
 		c     *payload.Map
 		order float64
-		text  string
+		// exact is the order when it is an int, compared exactly (a
+		// float64 cannot tell large ints apart, Python can).
+		exact    int64
+		hasExact bool
+		text     string
 	}
 	ks := make([]keyed, len(chunks))
 	for i, c := range chunks {
@@ -228,13 +281,22 @@ func orderChunks(chunks []*payload.Map) []*payload.Map {
 		if math.IsNaN(n) {
 			n = math.Inf(1)
 		}
-		ks[i] = keyed{c, n, getStr(c, "state") + getStr(c, "name") + getStr(c, "fun")}
+		k := keyed{c: c, order: n, text: getStr(c, "state") + getStr(c, "name") + getStr(c, "fun")}
+		if isPyInt(o) {
+			k.exact, k.hasExact = payload.AsInt(o)
+		}
+		ks[i] = k
 	}
 	sort.SliceStable(ks, func(i, j int) bool {
-		if ks[i].order != ks[j].order {
-			return ks[i].order < ks[j].order
+		a, b := ks[i], ks[j]
+		if a.hasExact && b.hasExact {
+			if a.exact != b.exact {
+				return a.exact < b.exact
+			}
+		} else if a.order != b.order {
+			return a.order < b.order
 		}
-		return ks[i].text < ks[j].text
+		return a.text < b.text
 	})
 	out := make([]*payload.Map, len(ks))
 	for i, k := range ks {
@@ -246,6 +308,11 @@ func orderChunks(chunks []*payload.Map) []*payload.Map {
 // compileHighData is State.compile_high_data: one low chunk per ID, state
 // declaration, name (names) and function, ordered.
 func compileHighData(high *payload.Map, orchestrationJID any) []*payload.Map {
+	return StateCompiler.compile(high, orchestrationJID)
+}
+
+// compile is compile_high_data of c.
+func (c HighCompiler) compile(high *payload.Map, orchestrationJID any) []*payload.Map {
 	var chunks []*payload.Map
 	for _, it := range high.Items() {
 		name := it.Key
@@ -286,10 +353,15 @@ func compileHighData(high *payload.Map, orchestrationJID any) []*payload.Map {
 						key := keyText(kv.Key)
 						switch {
 						case key == "names":
-							for _, n := range listOf(kv.Value) {
+							for _, n := range pyIterate(kv.Value) {
 								if !containsAny(names, n) {
 									names = append(names, n)
 								}
+							}
+						case c == ReactorCompiler:
+							// Compiler's chunk.update(arg): the whole dict.
+							for _, u := range a.Items() {
+								chunk.SetKey(u.Key, u.Value)
 							}
 						case key == "state":
 						case key == "name":
@@ -344,6 +416,26 @@ func compileHighData(high *payload.Map, orchestrationJID any) []*payload.Map {
 		}
 	}
 	return orderChunks(chunks)
+}
+
+// pyIterate lists what Python's "for x in v" visits: a list's items, a
+// string's characters, a dict's keys (nothing for other values).
+func pyIterate(v any) []any {
+	if m, ok := asMap(v); ok {
+		keys := make([]any, 0, m.Len())
+		for _, it := range m.Items() {
+			keys = append(keys, it.Key)
+		}
+		return keys
+	}
+	if s, ok := v.(string); ok {
+		chars := []any{}
+		for _, r := range s {
+			chars = append(chars, string(r))
+		}
+		return chars
+	}
+	return listOf(v)
 }
 
 func containsStr(l []string, s string) bool {

@@ -60,29 +60,13 @@ func pyStr(v any) string { return pyfmt.Str(v) }
 // pyRepr is Python's repr() of a decoded value.
 func pyRepr(v any) string { return pyfmt.Repr(v) }
 
-// pyType is type(v).__name__ for the payload data model.
+// pyType is type(v).__name__ for the payload data model; Salt's state
+// compiler holds dicts as OrderedDict.
 func pyType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int, int64, uint64, *big.Int:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	case []byte:
-		return "bytes"
-	case []any:
-		return "list"
-	case *payload.Map:
+	if _, ok := v.(*payload.Map); ok {
 		return "OrderedDict"
-	case time.Time:
-		return "datetime"
 	}
-	return fmt.Sprintf("%T", v)
+	return pyfmt.TypeName(v)
 }
 
 // asMap returns v as an ordered dict.

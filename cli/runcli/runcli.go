@@ -249,7 +249,10 @@ func (r *runner) await(ctx context.Context, ev *saltcli.Events, tag, jid string)
 			}
 			data := e.Data.Clone()
 			data.Delete(event.StampKey)
-			if suffix == "new" {
+			// "args" events belong to the steps of an orchestration
+			// (salt.runner/salt.wheel fire them under the runner's jid);
+			// salt-run does not print them.
+			if suffix == "new" || suffix == "args" {
 				continue
 			}
 			if suffix != "ret" {

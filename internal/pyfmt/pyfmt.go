@@ -1,6 +1,9 @@
 // Package pyfmt renders decoded values the way Python's str() and repr()
 // do, for the places where Salt turns a value into text (grain and pillar
-// matching, autosign grains, messages, option strings).
+// matching, autosign grains, messages, option strings), and holds the other
+// small pieces of Python behaviour several packages need: json.dumps
+// (JSON), == (Equal), type(v).__name__ (TypeName) and numbers as floats
+// (Float).
 //
 // The data model is the one every gsalt decoder produces: nil (None), bool,
 // string, []byte, all Go integer and float types, *big.Int, time.Time (a

@@ -16,12 +16,11 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/gsalt/gsalt/master/internal/fnreg"
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -153,59 +152,32 @@ type Runner struct {
 
 // Registry holds runners by name. It is safe for concurrent use.
 type Registry struct {
-	mu sync.RWMutex
-	m  map[string]*Runner
+	t fnreg.Table[Runner]
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{m: map[string]*Runner{}} }
+func NewRegistry() *Registry {
+	return &Registry{t: fnreg.Table[Runner]{Kind: "runner", ErrInvalid: ErrArguments, ErrDuplicate: ErrDuplicate,
+		Entry: func(rn Runner) (string, bool) { return rn.Name, rn.Fn != nil }}}
+}
 
 // Default returns a registry with every runner of this package.
 func Default() *Registry {
 	r := NewRegistry()
-	for _, rn := range slices.Concat(manageRunners(), jobsRunners(), mineRunners(), PillarRunners(),
-		eventRunners(), reactorRunners(), fileserverRunners(), saltutilRunners(), cacheRunners(), saltRunners(), testRunners()) {
-		if err := r.Register(rn); err != nil {
-			panic(err) // a programming error in this package's own table
-		}
-	}
+	r.t.MustRegister(slices.Concat(manageRunners(), jobsRunners(), mineRunners(), PillarRunners(),
+		eventRunners(), reactorRunners(), fileserverRunners(), saltutilRunners(), cacheRunners(), saltRunners(), testRunners(), stateRunners())...)
 	return r
 }
 
-// Register adds a runner. Registering a name twice fails with ErrDuplicate.
-func (r *Registry) Register(rn Runner) error {
-	if rn.Name == "" || rn.Fn == nil || !strings.Contains(rn.Name, ".") {
-		return fmt.Errorf("%w: runner needs a module.function name and a Fn", ErrArguments)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.m[rn.Name]; ok {
-		return fmt.Errorf("%w: %s", ErrDuplicate, rn.Name)
-	}
-	c := rn
-	r.m[rn.Name] = &c
-	return nil
-}
+// Register adds a runner. An incomplete one fails with ErrArguments,
+// registering a name twice with ErrDuplicate.
+func (r *Registry) Register(rn Runner) error { return r.t.Register(rn) }
 
 // Lookup returns the runner called name.
-func (r *Registry) Lookup(name string) (*Runner, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	rn, ok := r.m[name]
-	return rn, ok
-}
+func (r *Registry) Lookup(name string) (*Runner, bool) { return r.t.Get(name) }
 
 // Names returns the registered names, sorted.
-func (r *Registry) Names() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]string, 0, len(r.m))
-	for n := range r.m {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func (r *Registry) Names() []string { return r.t.Names() }
 
 // Bind maps positional and keyword arguments onto the runner's parameters
 // like a Python call. Maps in args carrying "__kwarg__": true are merged
@@ -338,39 +310,23 @@ func (r *Registry) Run(ctx context.Context, fun string, args []any, kwargs *payl
 	}
 	bound, extra, err := rn.Bind(args, kwargs)
 	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), ErrArguments.Error()+": ")
-		return Result{Return: fmt.Sprintf("\nPassed invalid arguments: %s\n\nUsage:\n%s", msg, rn.Doc), Success: true}
+		return Result{Return: fnreg.InvalidArguments(err, ErrArguments, rn.Doc), Success: true}
 	}
 	c.Fun, c.Args, c.Kwargs = fun, bound, extra
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
-	ret, err := safeCall(ctx, rn.Fn, c)
+	ret, err := fnreg.Call(ctx, "runner", rn.Fn, c)
 	if err != nil {
 		return Result{Return: fmt.Sprintf("Exception occurred in runner %s: %v", fun, err), Success: false}
 	}
 	return Result{Return: ret, Success: c.retcode == 0}
 }
 
-func safeCall(ctx context.Context, fn Func, c *Call) (ret any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("runner panicked: %v", r)
-		}
-	}()
-	return fn(ctx, c)
-}
-
 // Argument helpers for runner implementations.
 
 // Str returns a string argument ("" for nil).
-func (c *Call) Str(name string) string {
-	v := c.Args[name]
-	if v == nil {
-		return ""
-	}
-	return payload.Text(v)
-}
+func (c *Call) Str(name string) string { return fnreg.Str(c.Args, name) }
 
 // Bool returns a boolean argument with Python truthiness; the strings
 // "false", "no", "off" and "0" (any case) are false, as the CLI would have

@@ -18,10 +18,9 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 
+	"github.com/gsalt/gsalt/master/internal/fnreg"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/master/runners"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -91,13 +90,7 @@ type Call struct {
 }
 
 // Str returns a string argument ("" for nil).
-func (c *Call) Str(name string) string {
-	v := c.Args[name]
-	if v == nil {
-		return ""
-	}
-	return payload.Text(v)
-}
+func (c *Call) Str(name string) string { return fnreg.Str(c.Args, name) }
 
 // Bool returns an argument's Python truthiness.
 func (c *Call) Bool(name string) bool { return payload.Truthy(c.Args[name]) }
@@ -110,59 +103,31 @@ func (c *Call) opt(key string) any {
 
 // Registry holds wheel functions by name. It is safe for concurrent use.
 type Registry struct {
-	mu sync.RWMutex
-	m  map[string]*Function
+	t fnreg.Table[Function]
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{m: map[string]*Function{}} }
+func NewRegistry() *Registry {
+	return &Registry{t: fnreg.Table[Function]{Kind: "function", ErrInvalid: ErrArguments, ErrDuplicate: ErrDuplicate,
+		Entry: func(f Function) (string, bool) { return f.Name, f.Fn != nil }}}
+}
 
 // Default returns a registry with every wheel function of this package.
 func Default() *Registry {
 	r := NewRegistry()
-	for _, f := range slices.Concat(keyFunctions(), configFunctions(), fileRootsFunctions(), pillarRootsFunctions()) {
-		if err := r.Register(f); err != nil {
-			panic(err) // a programming error in this package's own table
-		}
-	}
+	r.t.MustRegister(slices.Concat(keyFunctions(), configFunctions(), fileRootsFunctions(), pillarRootsFunctions())...)
 	return r
 }
 
-// Register adds a function. Registering a name twice fails with
-// ErrDuplicate.
-func (r *Registry) Register(f Function) error {
-	if f.Name == "" || f.Fn == nil || !strings.Contains(f.Name, ".") {
-		return fmt.Errorf("%w: function needs a module.function name and a Fn", ErrArguments)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.m[f.Name]; ok {
-		return fmt.Errorf("%w: %s", ErrDuplicate, f.Name)
-	}
-	c := f
-	r.m[f.Name] = &c
-	return nil
-}
+// Register adds a function. An incomplete one fails with ErrArguments,
+// registering a name twice with ErrDuplicate.
+func (r *Registry) Register(f Function) error { return r.t.Register(f) }
 
 // Lookup returns the function called name.
-func (r *Registry) Lookup(name string) (*Function, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	f, ok := r.m[name]
-	return f, ok
-}
+func (r *Registry) Lookup(name string) (*Function, bool) { return r.t.Get(name) }
 
 // Names returns the registered names, sorted.
-func (r *Registry) Names() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]string, 0, len(r.m))
-	for n := range r.m {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func (r *Registry) Names() []string { return r.t.Names() }
 
 // Request carries a call's arguments. With Low nil, Args and Kwargs are a
 // Python call (the reactor's way). With Low set, it is the low data of a
@@ -239,28 +204,18 @@ func (r *Registry) Run(ctx context.Context, fun string, req Request, c *Call, st
 		var err error
 		bound, extra, err = rn.Bind(args, kwargs)
 		if err != nil {
-			msg := strings.TrimPrefix(err.Error(), runners.ErrArguments.Error()+": ")
-			return Result{Return: fmt.Sprintf("\nPassed invalid arguments: %s\n\nUsage:\n%s", msg, f.Doc), Success: true}
+			return Result{Return: fnreg.InvalidArguments(err, runners.ErrArguments, f.Doc), Success: true}
 		}
 	}
 	c.Fun, c.Args, c.Kwargs = fun, bound, extra
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
-	ret, err := safeCall(ctx, f.Fn, c)
+	ret, err := fnreg.Call(ctx, "wheel function", f.Fn, c)
 	if err != nil {
 		return exc(err.Error())
 	}
 	return Result{Return: ret, Success: true}
-}
-
-func safeCall(ctx context.Context, fn Func, c *Call) (ret any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("wheel function panicked: %v", r)
-		}
-	}()
-	return fn(ctx, c)
 }
 
 // formatCall is salt.utils.args.format_call over a by-name low: required

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"os"
 	"strings"
 
@@ -319,7 +318,7 @@ func beaconsModify(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	cm, _ := current.(*payload.Map)
 	cur, _ := cm.GetKey(name)
-	if pyEqual(data, cur) {
+	if pyfmt.Equal(data, cur) {
 		ret.Set("comment", fmt.Sprintf("Job %s in correct state", sname))
 		return ret, nil
 	}
@@ -331,7 +330,7 @@ func beaconsModify(ctx context.Context, c *modules.Call) (any, error) {
 		ret.Set("result", false)
 		ret.Set("comment", "Event module not available. Beacon modify failed.")
 	case reply != nil && reply.Bool("complete"):
-		if v, has := reply.Map("beacons").GetKey(name); has && pyEqual(v, data) {
+		if v, has := reply.Map("beacons").GetKey(name); has && pyfmt.Equal(v, data) {
 			ret.Set("result", true)
 			ret.Set("comment", fmt.Sprintf("Modified beacon: %s.", sname))
 		}
@@ -580,13 +579,13 @@ func pyIn(item, container any) bool {
 	switch c := container.(type) {
 	case *payload.Map:
 		for _, it := range c.Items() {
-			if pyEqual(it.Key, item) {
+			if pyfmt.Equal(it.Key, item) {
 				return true
 			}
 		}
 	case []any:
 		for _, e := range c {
-			if pyEqual(e, item) {
+			if pyfmt.Equal(e, item) {
 				return true
 			}
 		}
@@ -595,81 +594,6 @@ func pyIn(item, container any) bool {
 		return ok && strings.Contains(c, s)
 	}
 	return false
-}
-
-// pyEqual is Python's == on decoded values: numbers by value (True == 1),
-// dicts whatever their order, lists element by element.
-func pyEqual(a, b any) bool {
-	if fa, ok := pyNumber(a); ok {
-		fb, ok := pyNumber(b)
-		return ok && fa.Cmp(fb) == 0
-	}
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case []byte:
-		y, ok := b.([]byte)
-		return ok && string(x) == string(y)
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !pyEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case *payload.Map:
-		y, ok := b.(*payload.Map)
-		if !ok || x.Len() != y.Len() {
-			return false
-		}
-		for _, it := range x.Items() {
-			found := false
-			for _, jt := range y.Items() {
-				if pyEqual(it.Key, jt.Key) {
-					found = pyEqual(it.Value, jt.Value)
-					break
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		return true
-	}
-	return fmt.Sprintf("%T %v", a, a) == fmt.Sprintf("%T %v", b, b)
-}
-
-// pyNumber reads bools and numbers as exact values.
-func pyNumber(v any) (*big.Float, bool) {
-	f := new(big.Float).SetPrec(256)
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return f.SetInt64(1), true
-		}
-		return f.SetInt64(0), true
-	case int64:
-		return f.SetInt64(x), true
-	case int:
-		return f.SetInt64(int64(x)), true
-	case uint64:
-		return f.SetUint64(x), true
-	case float64:
-		if x != x {
-			return nil, false
-		}
-		return f.SetFloat64(x), true
-	case *big.Int:
-		return f.SetInt(x), true
-	}
-	return nil, false
 }
 
 // beaconsUnifiedDiff is difflib.unified_diff(a, b) with Python's defaults

@@ -1,5 +1,5 @@
 // Package builtin holds gsalt's state modules, one file per Salt state
-// module (file, cmd, test, event, module, pkg, service), with Salt 3006's
+// module (file, cmd, test, event, module, pkg, service, salt), with Salt 3006's
 // argument names, return dicts and comments. Register adds them all to a
 // states.Registry.
 package builtin
@@ -13,7 +13,7 @@ import (
 // Register adds every built-in state function to r.
 func Register(r *states.Registry) error {
 	if err := r.Register(slices.Concat(fileStates(), cmdStates(), testStates(), eventStates(), moduleStates(),
-		pkgStates(), serviceStates())...); err != nil {
+		pkgStates(), serviceStates(), saltmodStates())...); err != nil {
 		return err
 	}
 	r.RegisterModInit("pkg", PkgModInit)
