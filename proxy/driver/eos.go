@@ -1,0 +1,925 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// eosDriver is the Arista EOS driver (NAPALM's "eos" with transport ssh),
+// on scrapligo's arista_eos platform. Candidates live in an EOS
+// configuration session (napalm_<n>), compare is "show session-config named
+// S diffs", commit saves the startup configuration to flash:rollback-0,
+// commits the session and writes memory; rollback is "configure replace
+// flash:rollback-0". Getters use "| json" where EOS offers it.
+type eosDriver struct {
+	base
+	sess string // pending configuration session, "" when none
+}
+
+// NewEOS returns an unopened Arista EOS driver.
+func NewEOS(o Options) (Driver, error) {
+	s, err := newSession("eos", "arista_eos", o)
+	if err != nil {
+		return nil, err
+	}
+	return &eosDriver{base: base{s: s}}, nil
+}
+
+// Capabilities implements Driver.
+func (d *eosDriver) Capabilities() Capabilities { return Capabilities{CandidateConfig: true} }
+
+// showJSON runs "cmd | json" and decodes its output into v.
+func showJSON(o *op, cmd string, v any) error {
+	out, err := o.show(cmd + " | json")
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal([]byte(jsonBody(out)), v); err != nil {
+		return o.s.errf(ErrCommand, cmd+" | json", fmt.Errorf("bad JSON from the device: %w", err))
+	}
+	return nil
+}
+
+// jsonBody trims anything around the outermost JSON object.
+func jsonBody(s string) string {
+	i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
+	if i < 0 || j < i {
+		return s
+	}
+	return s[i : j+1]
+}
+
+// Cli implements Driver: a command the device rejects fails the call with
+// ErrCommand, as NAPALM eos raises CommandErrorException.
+func (d *eosDriver) Cli(ctx context.Context, commands []string) (map[string]string, error) {
+	out := make(map[string]string, len(commands))
+	err := d.s.run(ctx, func(o *op) error {
+		for _, c := range commands {
+			text, err := o.show(c)
+			if err != nil {
+				return err
+			}
+			out[c] = text
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// abort drops the pending session (best effort inside a failing load).
+func (d *eosDriver) abort(o *op) error {
+	if d.sess == "" {
+		return nil
+	}
+	_, err := o.show("configure session " + d.sess + " abort")
+	d.sess = ""
+	return err
+}
+
+func (d *eosDriver) load(ctx context.Context, config string, replace bool) error {
+	kind := "merge"
+	if replace {
+		kind = "replace"
+	}
+	return d.s.run(ctx, func(o *op) error {
+		if d.sess == "" {
+			d.sess = fmt.Sprintf("napalm_%d", time.Now().Nanosecond()/1000)
+		}
+		cmd := "configure session " + d.sess
+		out, failed, err := o.send(cmd)
+		if err != nil {
+			return err
+		}
+		o.d.CurrentPriv = "configuration"
+		if failed {
+			if err := o.home("configuration"); err != nil {
+				return err
+			}
+			d.sess = ""
+			return o.rejected(cmd, out)
+		}
+		lines := make([]string, 0, 64)
+		if replace {
+			lines = append(lines, "rollback clean-config")
+		}
+		for _, l := range configLines(config) {
+			l = strings.TrimSpace(l)
+			if l == "" || l == "end" || (strings.HasPrefix(l, "!") && !strings.HasPrefix(l, "!!")) {
+				continue
+			}
+			lines = append(lines, l)
+		}
+		var bad error
+		for _, l := range lines {
+			out, failed, err := o.sendRaw(l)
+			if err != nil {
+				return err
+			}
+			if failed {
+				bad = o.s.errf(ErrCommand, kind+" candidate", fmt.Errorf("%q: %s", l, deviceMessage(out)))
+				break
+			}
+		}
+		if err := o.home("configuration"); err != nil {
+			return err
+		}
+		if bad != nil {
+			return errors.Join(bad, d.abort(o))
+		}
+		return nil
+	})
+}
+
+// LoadMergeCandidate implements Driver.
+func (d *eosDriver) LoadMergeCandidate(ctx context.Context, config string) error {
+	return d.load(ctx, config, false)
+}
+
+// LoadReplaceCandidate implements Driver (rollback clean-config first).
+func (d *eosDriver) LoadReplaceCandidate(ctx context.Context, config string) error {
+	return d.load(ctx, config, true)
+}
+
+// CompareConfig implements Driver: the session diff without its two
+// header lines.
+func (d *eosDriver) CompareConfig(ctx context.Context) (string, error) {
+	var diff string
+	err := d.s.run(ctx, func(o *op) error {
+		if d.sess == "" {
+			return nil
+		}
+		out, err := o.show("show session-config named " + d.sess + " diffs")
+		if err != nil {
+			return err
+		}
+		lines := strings.Split(out, "\n")
+		if len(lines) > 2 {
+			diff = strings.Join(lines[2:], "\n")
+		}
+		return nil
+	})
+	return strings.TrimSpace(diff), err
+}
+
+// CommitConfig implements Driver.
+func (d *eosDriver) CommitConfig(ctx context.Context, message string, revertIn int) error {
+	if err := checkCommitArgs(d.s, d.Capabilities(), message, revertIn); err != nil {
+		return err
+	}
+	return d.s.run(ctx, func(o *op) error {
+		if d.sess == "" {
+			return o.s.errf(ErrCommand, "commit_config", errors.New("no candidate configuration loaded"))
+		}
+		for _, cmd := range []string{"copy startup-config flash:rollback-0", "configure session " + d.sess + " commit"} {
+			if _, err := o.show(cmd); err != nil {
+				return err
+			}
+		}
+		d.sess = ""
+		_, err := o.show("write memory")
+		return err
+	})
+}
+
+// DiscardConfig implements Driver (configure session S abort).
+func (d *eosDriver) DiscardConfig(ctx context.Context) error {
+	return d.s.run(ctx, func(o *op) error { return d.abort(o) })
+}
+
+// Rollback implements Driver (configure replace flash:rollback-0).
+func (d *eosDriver) Rollback(ctx context.Context) error {
+	return d.s.run(ctx, func(o *op) error {
+		for _, cmd := range []string{"configure replace flash:rollback-0", "write memory"} {
+			if _, err := o.show(cmd); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// GetConfig implements Driver; the candidate is the pending session's
+// configuration.
+func (d *eosDriver) GetConfig(ctx context.Context, retrieve string) (Config, error) {
+	var c Config
+	if err := checkRetrieve(retrieve); err != nil {
+		return c, err
+	}
+	err := d.s.run(ctx, func(o *op) error {
+		var err error
+		if retrieve == "startup" || retrieve == "all" {
+			if c.Startup, err = o.show("show startup-config"); err != nil {
+				return err
+			}
+		}
+		if retrieve == "running" || retrieve == "all" {
+			if c.Running, err = o.show("show running-config"); err != nil {
+				return err
+			}
+		}
+		if (retrieve == "candidate" || retrieve == "all") && d.sess != "" {
+			if c.Candidate, err = o.show("show session-config named " + d.sess); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return c, err
+}
+
+type eosVersion struct {
+	ModelName       string   `json:"modelName"`
+	SerialNumber    string   `json:"serialNumber"`
+	InternalVersion string   `json:"internalVersion"`
+	Version         string   `json:"version"`
+	BootupTimestamp *float64 `json:"bootupTimestamp"`
+	Uptime          *float64 `json:"uptime"`
+	MemTotal        int64    `json:"memTotal"`
+	MemFree         int64    `json:"memFree"`
+}
+
+type eosInterface struct {
+	Description        string   `json:"description"`
+	InterfaceStatus    string   `json:"interfaceStatus"`
+	LineProtocolStatus string   `json:"lineProtocolStatus"`
+	MTU                int      `json:"mtu"`
+	Bandwidth          float64  `json:"bandwidth"`
+	PhysicalAddress    string   `json:"physicalAddress"`
+	LastStatusChange   *float64 `json:"lastStatusChangeTimestamp"`
+	ForwardingModel    string   `json:"forwardingModel"`
+	Hardware           string   `json:"hardware"`
+	InterfaceAddress   json.RawMessage
+}
+
+type eosAddr struct {
+	Address string `json:"address"`
+	MaskLen int    `json:"maskLen"`
+}
+
+type eosIfAddr struct {
+	PrimaryIP   eosAddr   `json:"primaryIp"`
+	Secondaries []eosAddr `json:"secondaryIpsOrderedList"`
+}
+
+// addresses decodes interfaceAddress, a list in "show interfaces" and an
+// object in "show ip interface".
+func (e eosInterface) addresses() []eosIfAddr {
+	if len(e.InterfaceAddress) == 0 {
+		return nil
+	}
+	var list []eosIfAddr
+	if json.Unmarshal(e.InterfaceAddress, &list) == nil {
+		return list
+	}
+	var one eosIfAddr
+	if json.Unmarshal(e.InterfaceAddress, &one) == nil {
+		return []eosIfAddr{one}
+	}
+	return nil
+}
+
+func (d *eosDriver) interfaces(o *op) (map[string]eosInterface, error) {
+	var v struct {
+		Interfaces map[string]json.RawMessage `json:"interfaces"`
+	}
+	if err := showJSON(o, "show interfaces", &v); err != nil {
+		return nil, err
+	}
+	res := make(map[string]eosInterface, len(v.Interfaces))
+	for name, raw := range v.Interfaces {
+		var e eosInterface
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return nil, o.s.errf(ErrCommand, "show interfaces | json", err)
+		}
+		var addr struct {
+			InterfaceAddress json.RawMessage `json:"interfaceAddress"`
+		}
+		_ = json.Unmarshal(raw, &addr)
+		e.InterfaceAddress = addr.InterfaceAddress
+		res[name] = e
+	}
+	return res, nil
+}
+
+// GetFacts implements Driver from show version, show hostname and show
+// interfaces (JSON), as NAPALM eos.
+func (d *eosDriver) GetFacts(ctx context.Context) (Facts, error) {
+	f := Facts{Vendor: "Arista", InterfaceList: []string{}}
+	err := d.s.run(ctx, func(o *op) error {
+		var ver eosVersion
+		if err := showJSON(o, "show version", &ver); err != nil {
+			return err
+		}
+		var host struct {
+			Hostname string `json:"hostname"`
+			FQDN     string `json:"fqdn"`
+		}
+		if err := showJSON(o, "show hostname", &host); err != nil {
+			return err
+		}
+		ifs, err := d.interfaces(o)
+		if err != nil {
+			return err
+		}
+		f.Hostname, f.FQDN = host.Hostname, host.FQDN
+		f.Model, f.SerialNumber, f.OSVersion = ver.ModelName, ver.SerialNumber, ver.InternalVersion
+		switch {
+		case ver.BootupTimestamp != nil:
+			f.Uptime = float64(time.Now().UnixNano())/1e9 - *ver.BootupTimestamp
+		case ver.Uptime != nil:
+			f.Uptime = *ver.Uptime
+		default:
+			f.Uptime = -1
+		}
+		for n := range ifs {
+			if !strings.Contains(n, ".") {
+				f.InterfaceList = append(f.InterfaceList, n)
+			}
+		}
+		sortNicely(f.InterfaceList)
+		return nil
+	})
+	return f, err
+}
+
+// GetInterfaces implements Driver from show interfaces | json.
+func (d *eosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, error) {
+	res := map[string]Interface{}
+	err := d.s.run(ctx, func(o *op) error {
+		ifs, err := d.interfaces(o)
+		if err != nil {
+			return err
+		}
+		for n, e := range ifs {
+			i := Interface{Description: e.Description, MTU: e.MTU, Speed: e.Bandwidth / 1e6,
+				MACAddress: normalizeMAC(e.PhysicalAddress), LastFlapped: -1}
+			if e.LastStatusChange != nil {
+				i.LastFlapped = *e.LastStatusChange
+			}
+			if e.LineProtocolStatus == "up" {
+				i.IsUp, i.IsEnabled = true, true
+			} else {
+				i.IsEnabled = e.InterfaceStatus != "disabled"
+			}
+			res[n] = i
+		}
+		return nil
+	})
+	return res, err
+}
+
+// GetInterfacesIP implements Driver from show interfaces | json: every
+// routed interface or interface with an address, with both ipv4 and ipv6
+// keys (NAPALM eos reads show ip interface, which lists the same ones).
+func (d *eosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP, error) {
+	res := map[string]InterfaceIP{}
+	err := d.s.run(ctx, func(o *op) error {
+		ifs, err := d.interfaces(o)
+		if err != nil {
+			return err
+		}
+		for n, e := range ifs {
+			addrs := e.addresses()
+			if len(addrs) == 0 && e.ForwardingModel != "routed" {
+				continue
+			}
+			ip := InterfaceIP{IPv4: map[string]IPPrefix{}, IPv6: map[string]IPPrefix{}}
+			for _, a := range addrs {
+				for _, x := range append([]eosAddr{a.PrimaryIP}, a.Secondaries...) {
+					if x.Address != "" && x.Address != "0.0.0.0" {
+						ip.IPv4[x.Address] = IPPrefix{PrefixLength: x.MaskLen}
+					}
+				}
+			}
+			res[n] = ip
+		}
+		return nil
+	})
+	return res, err
+}
+
+type eosARPNeighbor struct {
+	Address   string   `json:"address"`
+	HWAddress string   `json:"hwAddress"`
+	Interface string   `json:"interface"`
+	Age       *float64 `json:"age"`
+}
+
+// GetArpTable implements Driver from show arp vrf all | json (a device
+// answering without VRFs is read as the default VRF).
+func (d *eosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
+	res := []ARPEntry{}
+	err := d.s.run(ctx, func(o *op) error {
+		var v struct {
+			VRFs map[string]struct {
+				Neighbors []eosARPNeighbor `json:"ipV4Neighbors"`
+			} `json:"vrfs"`
+			Neighbors []eosARPNeighbor `json:"ipV4Neighbors"`
+		}
+		if err := showJSON(o, "show arp vrf all", &v); err != nil {
+			return err
+		}
+		var ns []eosARPNeighbor
+		if v.VRFs != nil {
+			names := make([]string, 0, len(v.VRFs))
+			for n := range v.VRFs {
+				names = append(names, n)
+			}
+			sortNicely(names)
+			for _, n := range names {
+				if vrf == "" || n == vrf {
+					ns = append(ns, v.VRFs[n].Neighbors...)
+				}
+			}
+		} else if vrf == "" || vrf == "default" {
+			ns = v.Neighbors
+		}
+		for _, n := range ns {
+			age := -1.0
+			if n.Age != nil {
+				age = *n.Age
+			}
+			res = append(res, ARPEntry{Interface: n.Interface, MAC: macOr(n.HWAddress), IP: n.Address, Age: age})
+		}
+		return nil
+	})
+	return res, err
+}
+
+// GetLLDPNeighbors implements Driver from show lldp neighbors | json.
+func (d *eosDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNeighbor, error) {
+	res := map[string][]LLDPNeighbor{}
+	err := d.s.run(ctx, func(o *op) error {
+		var v struct {
+			Neighbors []struct {
+				Port           string `json:"port"`
+				NeighborDevice string `json:"neighborDevice"`
+				NeighborPort   string `json:"neighborPort"`
+			} `json:"lldpNeighbors"`
+		}
+		if err := showJSON(o, "show lldp neighbors", &v); err != nil {
+			return err
+		}
+		for _, n := range v.Neighbors {
+			res[n.Port] = append(res[n.Port], LLDPNeighbor{Hostname: n.NeighborDevice, Port: n.NeighborPort})
+		}
+		return nil
+	})
+	return res, err
+}
+
+var (
+	eosLLDPIfRe    = regexp.MustCompile(`^Interface (\S+) detected \d+ LLDP neighbors`)
+	eosLLDPFieldRe = regexp.MustCompile(`^\s*-?\s*(Chassis ID|Port ID|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities)\s*:\s*(.*)$`)
+)
+
+// GetLLDPNeighborsDetail implements Driver from the text of show lldp
+// neighbors [IFACE] detail.
+func (d *eosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (map[string][]LLDPNeighborDetail, error) {
+	if err := safeArg(d.s, "interface", iface); err != nil {
+		return nil, err
+	}
+	res := map[string][]LLDPNeighborDetail{}
+	err := d.s.run(ctx, func(o *op) error {
+		cmd := "show lldp neighbors detail"
+		if iface != "" {
+			cmd = "show lldp neighbors " + iface + " detail"
+		}
+		out, err := o.show(cmd)
+		if err != nil {
+			return err
+		}
+		local := ""
+		var cur *LLDPNeighborDetail
+		flush := func() {
+			if cur != nil && local != "" {
+				res[local] = append(res[local], *cur)
+			}
+			cur = nil
+		}
+		for l := range strings.SplitSeq(out, "\n") {
+			if m := eosLLDPIfRe.FindStringSubmatch(l); m != nil {
+				flush()
+				local = m[1]
+				continue
+			}
+			if strings.HasPrefix(strings.TrimSpace(l), "Neighbor ") {
+				flush()
+				cur = &LLDPNeighborDetail{ParentInterface: local, RemoteSystemCapab: []string{}, RemoteSystemEnableCapab: []string{}}
+				continue
+			}
+			m := eosLLDPFieldRe.FindStringSubmatch(l)
+			if m == nil || cur == nil {
+				continue
+			}
+			v := strings.Trim(strings.TrimSpace(m[2]), `"`)
+			switch m[1] {
+			case "Chassis ID":
+				cur.RemoteChassisID = macOr(v)
+			case "Port ID":
+				cur.RemotePort = v
+			case "Port Description":
+				cur.RemotePortDescription = v
+			case "System Name":
+				cur.RemoteSystemName = v
+			case "System Description":
+				cur.RemoteSystemDescription = v
+			case "System Capabilities":
+				cur.RemoteSystemCapab = lldpCapab(v, lldpCapabNames)
+			case "Enabled Capabilities":
+				cur.RemoteSystemEnableCapab = lldpCapab(v, lldpCapabNames)
+			}
+		}
+		flush()
+		return nil
+	})
+	return res, err
+}
+
+// GetMACAddressTable implements Driver from the text of show mac
+// address-table (last_move is the time of the last move, in seconds since
+// the epoch, as in EOS's JSON).
+func (d *eosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
+	res := []MACEntry{}
+	err := d.s.run(ctx, func(o *op) error {
+		out, err := o.show("show mac address-table")
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		for l := range strings.SplitSeq(out, "\n") {
+			f := strings.Fields(l)
+			if len(f) < 4 || !ciscoMACRe.MatchString(f[1]) {
+				continue
+			}
+			vlan, err := strconv.Atoi(f[0])
+			if err != nil {
+				continue
+			}
+			e := MACEntry{MAC: normalizeMAC(f[1]), Interface: canonicalInterface(f[3], true), VLAN: vlan,
+				Static: strings.EqualFold(f[2], "STATIC"), Active: true, LastMove: 0}
+			if len(f) >= 5 {
+				e.Moves = atoi(f[4], 0)
+			}
+			if len(f) >= 6 {
+				if ago, ok := durationAgo(strings.Join(f[5:], " ")); ok {
+					e.LastMove = float64(now.Add(-ago).Unix())
+				}
+			}
+			res = append(res, e)
+		}
+		return nil
+	})
+	return res, err
+}
+
+var (
+	eosCPUIdleRe = regexp.MustCompile(`ni,\s*([\d.]+)\s*%?\s*id`)
+	eosMemRe     = regexp.MustCompile(`^(?:(\S+)\s+)?Mem\s*:\s+([\d.]+)[k\s]+total,(?:\s+([\d.]+)[k\s]+used,)?\s+([\d.]+)[k\s]+free,(?:\s+([\d.]+)[k\s]+used,)?`)
+)
+
+// GetEnvironment implements Driver: memory from show version (kB, like
+// NAPALM eos), cpu from show processes top once (0 when the device has
+// none), fans, temperature and power from show system environment ...
+// | json when the device has them.
+func (d *eosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
+	env := Environment{Fans: map[string]Fan{}, Temperature: map[string]Temperature{}, Power: map[string]Power{},
+		CPU: map[int]CPU{0: {Usage: 0}}}
+	err := d.s.run(ctx, func(o *op) error {
+		var ver eosVersion
+		if err := showJSON(o, "show version", &ver); err != nil {
+			return err
+		}
+		env.Memory = Memory{AvailableRAM: ver.MemTotal, UsedRAM: ver.MemTotal - ver.MemFree}
+		top, failed, err := o.send("show processes top once")
+		if err != nil {
+			return err
+		}
+		if !failed {
+			for l := range strings.SplitSeq(top, "\n") {
+				if m := eosCPUIdleRe.FindStringSubmatch(l); m != nil {
+					env.CPU[0] = CPU{Usage: float64(int((100-atof(m[1], 100))*10+0.5)) / 10}
+				}
+				if m := eosMemRe.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+					used := m[3]
+					if used == "" {
+						used = m[5]
+					}
+					total, u := atof(m[2], 0), atof(used, 0)
+					if m[1] == "MiB" {
+						total, u = total*1024, u*1024
+					}
+					env.Memory = Memory{AvailableRAM: int64(total), UsedRAM: int64(u)}
+				}
+			}
+		}
+		var cool struct {
+			FanTraySlots []struct {
+				Label  string `json:"label"`
+				Status string `json:"status"`
+			} `json:"fanTraySlots"`
+		}
+		if d.optionalJSON(o, "show system environment cooling", &cool) {
+			for _, s := range cool.FanTraySlots {
+				env.Fans[s.Label] = Fan{Status: s.Status == "ok"}
+			}
+		}
+		type sensor struct {
+			Name     string   `json:"name"`
+			Current  *float64 `json:"currentTemperature"`
+			Overheat float64  `json:"overheatThreshold"`
+			Critical float64  `json:"criticalThreshold"`
+		}
+		var temp struct {
+			Sensors    []sensor                         `json:"tempSensors"`
+			CardSlots  []struct{ TempSensors []sensor } `json:"cardSlots"`
+			PowerSlots []struct{ TempSensors []sensor } `json:"powerSupplySlots"`
+		}
+		if d.optionalJSON(o, "show system environment temperature", &temp) {
+			add := func(list []sensor) {
+				for _, s := range list {
+					t := 0.0
+					if s.Current != nil {
+						t = *s.Current
+					}
+					env.Temperature[s.Name] = Temperature{Temperature: t, IsAlert: t > s.Overheat, IsCritical: t > s.Critical}
+				}
+			}
+			for _, c := range temp.CardSlots {
+				add(c.TempSensors)
+			}
+			for _, c := range temp.PowerSlots {
+				add(c.TempSensors)
+			}
+			add(temp.Sensors)
+		}
+		var power struct {
+			Supplies map[string]struct {
+				State    string   `json:"state"`
+				Capacity *float64 `json:"capacity"`
+				Output   *float64 `json:"outputPower"`
+			} `json:"powerSupplies"`
+		}
+		if d.optionalJSON(o, "show system environment power", &power) {
+			for n, p := range power.Supplies {
+				e := Power{Status: p.State == "" || p.State == "ok", Capacity: -1, Output: -1}
+				if p.Capacity != nil {
+					e.Capacity = *p.Capacity
+				}
+				if p.Output != nil {
+					e.Output = *p.Output
+				}
+				env.Power[n] = e
+			}
+		}
+		return nil
+	})
+	return env, err
+}
+
+// optionalJSON runs "cmd | json" and reports whether the device had it.
+func (d *eosDriver) optionalJSON(o *op, cmd string, v any) bool {
+	out, failed, err := o.send(cmd + " | json")
+	if err != nil || failed {
+		return false
+	}
+	return json.Unmarshal([]byte(jsonBody(out)), v) == nil
+}
+
+// GetNTPServers implements Driver from the ntp section of the running
+// configuration.
+func (d *eosDriver) GetNTPServers(ctx context.Context) (map[string]NTPServer, error) {
+	res := map[string]NTPServer{}
+	err := d.eachNTPLine(ctx, "server", func(addr string) { res[addr] = NTPServer{} })
+	return res, err
+}
+
+// GetNTPPeers implements Driver from "ntp peer" lines of the running
+// configuration (NAPALM eos has no get_ntp_peers).
+func (d *eosDriver) GetNTPPeers(ctx context.Context) (map[string]NTPPeer, error) {
+	res := map[string]NTPPeer{}
+	err := d.eachNTPLine(ctx, "peer", func(addr string) { res[addr] = NTPPeer{} })
+	return res, err
+}
+
+func (d *eosDriver) eachNTPLine(ctx context.Context, kind string, fn func(addr string)) error {
+	return d.s.run(ctx, func(o *op) error {
+		out, err := o.show("show running-config | section ntp")
+		if err != nil {
+			return err
+		}
+		for l := range strings.SplitSeq(out, "\n") {
+			f := strings.Fields(l)
+			if len(f) < 3 || f[0] != "ntp" || f[1] != kind {
+				continue
+			}
+			if f[2] == "vrf" && len(f) >= 5 {
+				fn(f[4])
+			} else {
+				fn(f[2])
+			}
+		}
+		return nil
+	})
+}
+
+var eosNTPRe = regexp.MustCompile(`(?i)^\s?(\+|\*|x|-)?([a-zA-Z0-9\.+-:]+)\s+([a-zA-Z0-9\.]+)\s+([0-9]{1,2})\s+(-|u)\s+([0-9h-]+)\s+([0-9]+)\s+([0-9]+)\s+([0-9\.]+)\s+([0-9\.-]+)\s+([0-9\.]+)\s?$`)
+
+// GetNTPStats implements Driver from show ntp associations (text).
+func (d *eosDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
+	res := []NTPStats{}
+	err := d.s.run(ctx, func(o *op) error {
+		out, err := o.show("show ntp associations")
+		if err != nil {
+			return err
+		}
+		lines := strings.Split(out, "\n")
+		if len(lines) <= 2 {
+			return nil
+		}
+		for _, l := range lines[2:] {
+			m := eosNTPRe.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			res = append(res, NTPStats{Remote: m[2], Synchronized: m[1] == "*", ReferenceID: m[3],
+				Stratum: atoi(m[4], 0), Type: m[5], When: m[6], HostPoll: atoi(m[7], 0),
+				Reachability: atoi(m[8], 0), Delay: atof(m[9], 0), Offset: atof(m[10], 0), Jitter: atof(m[11], 0)})
+		}
+		return nil
+	})
+	return res, err
+}
+
+// GetBGPNeighbors implements Driver from show ip bgp summary | json (the
+// default VRF, named "global" as in NAPALM) and the BGP section of the
+// running configuration; the remote router id is not in the summary and
+// is left "".
+func (d *eosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
+	res := map[string]BGPVRF{}
+	err := d.s.run(ctx, func(o *op) error {
+		var v struct {
+			VRFs map[string]struct {
+				RouterID string `json:"routerId"`
+				ASN      any    `json:"asn"`
+				Peers    map[string]struct {
+					PeerState      string   `json:"peerState"`
+					ASN            any      `json:"asn"`
+					PrefixReceived int      `json:"prefixReceived"`
+					PrefixAccepted int      `json:"prefixAccepted"`
+					UpDownTime     *float64 `json:"upDownTime"`
+				} `json:"peers"`
+			} `json:"vrfs"`
+		}
+		out, failed, err := o.send("show ip bgp summary | json")
+		if err != nil {
+			return err
+		}
+		if failed || strings.Contains(out, "BGP inactive") {
+			return nil
+		}
+		if err := json.Unmarshal([]byte(jsonBody(out)), &v); err != nil {
+			return o.s.errf(ErrCommand, "show ip bgp summary | json", err)
+		}
+		cfgText, _, err := o.send("show running-config | section router bgp")
+		if err != nil {
+			return err
+		}
+		cfg := parseBGPConfig(cfgText)
+		now := float64(time.Now().UnixNano()) / 1e9
+		for name, vrf := range v.VRFs {
+			localAS, _ := asNumber(fmt.Sprint(vrf.ASN))
+			out := BGPVRF{RouterID: vrf.RouterID, Peers: map[string]BGPPeer{}}
+			for addr, p := range vrf.Peers {
+				remoteAS, _ := asNumber(fmt.Sprint(p.ASN))
+				up := p.PeerState == "Established"
+				peer := BGPPeer{LocalAS: localAS, RemoteAS: remoteAS, IsUp: up,
+					IsEnabled: !cfg.shutdown[addr], Description: cfg.descriptions[addr], Uptime: -1,
+					AddressFamily: map[string]BGPAFStats{"ipv4": {ReceivedPrefixes: p.PrefixReceived,
+						AcceptedPrefixes: p.PrefixAccepted, SentPrefixes: -1}}}
+				if up && p.UpDownTime != nil {
+					peer.Uptime = int(now - *p.UpDownTime)
+				}
+				out.Peers[addr] = peer
+			}
+			if name == "default" {
+				name = "global"
+			}
+			res[name] = out
+		}
+		return nil
+	})
+	return res, err
+}
+
+// Ping implements Driver like NAPALM eos.
+func (d *eosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error) {
+	pingDefaults(&p)
+	for _, a := range [][2]string{{"destination", p.Destination}, {"source", p.Source}, {"vrf", p.VRF}} {
+		if err := safeArg(d.s, a[0], a[1]); err != nil {
+			return PingResult{}, err
+		}
+	}
+	if p.Destination == "" {
+		return PingResult{}, fmt.Errorf("%w: ping: empty destination", ErrInvalidArgument)
+	}
+	cmd := fmt.Sprintf("ping %s timeout %d size %d repeat %d", p.Destination, p.Timeout, p.Size, p.Count)
+	if p.VRF != "" {
+		cmd = fmt.Sprintf("ping vrf %s %s timeout %d size %d repeat %d", p.VRF, p.Destination, p.Timeout, p.Size, p.Count)
+	}
+	if p.Source != "" {
+		cmd += " source " + p.Source
+	}
+	var res PingResult
+	err := d.s.run(ctx, func(o *op) error {
+		out, failed, err := o.send(cmd)
+		if err != nil {
+			return err
+		}
+		switch {
+		case failed || strings.Contains(out, "connect:"):
+			res.Error = out
+		case strings.Contains(out, "PING"):
+			res.Success = parseLinuxPing(out)
+		default:
+			res.Error = "unexpected ping output: " + deviceMessage(out)
+		}
+		return nil
+	})
+	return res, err
+}
+
+// parseLinuxPing reads Linux iputils ping output (EOS).
+func parseLinuxPing(out string) *PingSuccess {
+	s := &PingSuccess{Results: []PingProbeRT{}}
+	for l := range strings.SplitSeq(out, "\n") {
+		f := strings.Fields(l)
+		switch {
+		case strings.Contains(l, "icmp") && len(f) >= 7 && f[1] == "bytes":
+			rtt := 0.0
+			for _, x := range f {
+				if v, ok := strings.CutPrefix(x, "time="); ok {
+					rtt = atof(v, 0)
+				}
+			}
+			s.Results = append(s.Results, PingProbeRT{IPAddress: strings.Trim(strings.TrimSuffix(f[3], ":"), "()"), RTT: rtt})
+		case strings.Contains(l, "packets transmitted") && len(f) >= 4:
+			s.ProbesSent = atoi(f[0], 0)
+			s.PacketLoss = s.ProbesSent - atoi(f[3], 0)
+		case strings.Contains(l, "min/avg/max") && len(f) >= 4:
+			m := strings.Split(f[3], "/")
+			if len(m) >= 4 {
+				s.RTTMin, s.RTTAvg, s.RTTMax, s.RTTStddev = atof(m[0], 0), atof(m[1], 0), atof(m[2], 0), atof(m[3], 0)
+			}
+		}
+	}
+	return s
+}
+
+// Traceroute implements Driver like NAPALM eos (Linux traceroute through
+// bash, bounded by TTL x timeout).
+func (d *eosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (TracerouteResult, error) {
+	traceDefaults(&t)
+	for _, a := range [][2]string{{"destination", t.Destination}, {"source", t.Source}, {"vrf", t.VRF}} {
+		if err := safeArg(d.s, a[0], a[1]); err != nil {
+			return TracerouteResult{}, err
+		}
+	}
+	if t.Destination == "" {
+		return TracerouteResult{}, fmt.Errorf("%w: traceroute: empty destination", ErrInvalidArgument)
+	}
+	cmd := fmt.Sprintf("bash timeout %d traceroute %s", t.TTL*t.Timeout, t.Destination)
+	if t.Source != "" {
+		cmd += " -s " + t.Source
+	}
+	cmd += fmt.Sprintf(" -m %d -w %d", t.TTL, t.Timeout)
+	var res TracerouteResult
+	err := d.s.run(ctx, func(o *op) error {
+		if t.VRF != "" {
+			if _, err := o.show("cli vrf " + t.VRF); err != nil {
+				res.Error = "Cannot execute traceroute on the device: cli vrf " + t.VRF
+				return nil
+			}
+		}
+		out, failed, err := o.send(cmd)
+		if err != nil {
+			return err
+		}
+		if failed {
+			res.Error = "Cannot execute traceroute on the device: " + cmd
+			return nil
+		}
+		res.Success = parseTraceroute(out, "*", "*", float64(t.Timeout)*1000)
+		return nil
+	})
+	return res, err
+}

@@ -1,0 +1,1155 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// iosDriver is the Cisco IOS / IOS-XE driver (NAPALM's "ios"), on
+// scrapligo's cisco_iosxe platform. Candidates are written to flash
+// through tclsh (NAPALM's inline_transfer), diffs come from "show archive
+// config incremental-diffs" (merge) and "show archive config differences"
+// (replace), a merge is committed with "copy FILE running-config", a
+// replace with "configure replace FILE force", and every commit first saves
+// the running configuration to the rollback file.
+type iosDriver struct {
+	base
+	fs           string // destination file system, "flash:"
+	candidateCfg string
+	mergeCfg     string
+	rollbackCfg  string
+	autoRollback bool
+	replace      bool // the staged candidate is a replace (else a merge)
+	loaded       bool // a candidate is staged
+}
+
+// NewIOS returns an unopened Cisco IOS / IOS-XE driver.
+func NewIOS(o Options) (Driver, error) {
+	s, err := newSession("ios", "cisco_iosxe", o)
+	if err != nil {
+		return nil, err
+	}
+	d := &iosDriver{
+		base:         base{s: s},
+		fs:           optString(o.OptionalArgs, "dest_file_system", "flash:"),
+		candidateCfg: optString(o.OptionalArgs, "candidate_cfg", "candidate_config.txt"),
+		mergeCfg:     optString(o.OptionalArgs, "merge_cfg", "merge_config.txt"),
+		rollbackCfg:  optString(o.OptionalArgs, "rollback_cfg", "rollback_config.txt"),
+		autoRollback: optBool(o.OptionalArgs, "auto_rollback_on_error", true),
+	}
+	if !strings.HasSuffix(d.fs, ":") {
+		return nil, fmt.Errorf("%w: ios: dest_file_system %q must end with ':'", ErrInvalidArgument, d.fs)
+	}
+	for _, n := range []string{d.candidateCfg, d.mergeCfg, d.rollbackCfg} {
+		if n == "" || strings.ContainsAny(n, " \t\r\n\"{}[]$\\") {
+			return nil, fmt.Errorf("%w: ios: file name %q", ErrInvalidArgument, n)
+		}
+	}
+	return d, nil
+}
+
+// Capabilities implements Driver.
+func (d *iosDriver) Capabilities() Capabilities { return Capabilities{} }
+
+// path is NAPALM's _gen_full_path: "flash:/name".
+func (d *iosDriver) path(name string) string { return d.fs + "/" + name }
+
+var (
+	iosLoadLine = regexp.MustCompile(`(?m)^Load for five secs.*$`)
+	iosTimeLine = regexp.MustCompile(`(?m)^Time source is .*$`)
+)
+
+// postprocess is NAPALM's _send_command_postprocess.
+func iosPostprocess(out string) string {
+	out = iosLoadLine.ReplaceAllString(out, "")
+	out = iosTimeLine.ReplaceAllString(out, "")
+	return strings.TrimSpace(out)
+}
+
+// Cli implements Driver: outputs are returned as the device prints them,
+// error messages included (NAPALM ios does not raise on invalid input).
+func (d *iosDriver) Cli(ctx context.Context, commands []string) (map[string]string, error) {
+	out := make(map[string]string, len(commands))
+	err := d.s.run(ctx, func(o *op) error {
+		for _, c := range commands {
+			text, _, err := o.send(c)
+			if err != nil {
+				return err
+			}
+			out[c] = iosPostprocess(text)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkTcl rejects text that cannot travel inside a Tcl brace-quoted word.
+func checkTcl(config string) error {
+	depth := 0
+	for _, l := range configLines(config) {
+		if strings.HasSuffix(l, `\`) {
+			return fmt.Errorf("%w: a configuration line ends with a backslash: %q", ErrInvalidArgument, l)
+		}
+		for i := 0; i < len(l); i++ {
+			switch l[i] {
+			case '\\':
+				i++
+			case '{':
+				depth++
+			case '}':
+				depth--
+				if depth < 0 {
+					return fmt.Errorf("%w: unbalanced '}' in configuration line %q", ErrInvalidArgument, l)
+				}
+			}
+		}
+	}
+	if depth != 0 {
+		return fmt.Errorf("%w: unbalanced '{' in the configuration", ErrInvalidArgument)
+	}
+	return nil
+}
+
+// writeFile writes text to a flash file through tclsh.
+func (d *iosDriver) writeFile(o *op, name, text string) error {
+	if err := checkTcl(text); err != nil {
+		return err
+	}
+	if err := o.budget("tclsh"); err != nil {
+		return err
+	}
+	if err := o.d.AcquirePriv("tclsh"); err != nil {
+		return o.fail("tclsh", err)
+	}
+	lines := append([]string{`puts [open "` + d.path(name) + `" w+] {`}, configLines(text)...)
+	lines = append(lines, "}")
+	orig := o.d.Channel.ReturnChar
+	o.d.Channel.ReturnChar = []byte("\r")
+	var out strings.Builder
+	var sendErr error
+	for _, l := range lines {
+		r, _, err := o.sendRaw(l)
+		if err != nil {
+			sendErr = err
+			break
+		}
+		out.WriteString(r + "\n")
+	}
+	o.d.Channel.ReturnChar = orig
+	if sendErr != nil {
+		return sendErr
+	}
+	if err := o.home("tclsh"); err != nil {
+		return err
+	}
+	text = out.String()
+	for _, bad := range []string{"error writing", "couldn't open", "invalid command name", "%Error"} {
+		if strings.Contains(text, bad) {
+			return o.s.errf(ErrCommand, "write "+d.path(name), errors.New(deviceMessage(text)))
+		}
+	}
+	return nil
+}
+
+func (d *iosDriver) load(ctx context.Context, config string, replace bool) error {
+	name := d.mergeCfg
+	if replace {
+		name = d.candidateCfg
+	}
+	return d.s.run(ctx, func(o *op) error {
+		if err := d.writeFile(o, name, config); err != nil {
+			return err
+		}
+		d.replace, d.loaded = replace, true
+		return nil
+	})
+}
+
+// LoadMergeCandidate implements Driver (flash:/merge_config.txt).
+func (d *iosDriver) LoadMergeCandidate(ctx context.Context, config string) error {
+	return d.load(ctx, config, false)
+}
+
+// LoadReplaceCandidate implements Driver (flash:/candidate_config.txt).
+func (d *iosDriver) LoadReplaceCandidate(ctx context.Context, config string) error {
+	return d.load(ctx, config, true)
+}
+
+var (
+	reorderedRe = regexp.MustCompile(`order-dependent line.*re-ordered`)
+	noLineRe    = regexp.MustCompile(`^no\s+`)
+)
+
+// normalizeCompare drops the lines NAPALM filters from a replace diff.
+func iosNormalizeCompare(diff string) string {
+	var keep []string
+	for l := range strings.SplitSeq(diff, "\n") {
+		if strings.Contains(l, "Contextual Config Diffs") || strings.Contains(l, "No changes were found") ||
+			strings.Contains(l, "ntp clock-period") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return strings.Join(keep, "\n")
+}
+
+// iosNormalizeMergeIncr turns incremental-diffs output into +/- lines.
+func iosNormalizeMergeIncr(diff string) string {
+	var out []string
+	changes := false
+	for l := range strings.SplitSeq(diff, "\n") {
+		if reorderedRe.MatchString(l) {
+			changes = true
+		} else if strings.Contains(l, "No changes were found") {
+			if !changes {
+				return ""
+			}
+			continue
+		}
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "end" || strings.Contains(l, "List of Commands"):
+		case t == "":
+		case noLineRe.MatchString(t):
+			out = append(out, "-"+l)
+		default:
+			out = append(out, "+"+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// iosNormalizeMerge echoes a merge file as a diff (fallback).
+func iosNormalizeMerge(text string) string {
+	var out []string
+	for l := range strings.SplitSeq(text, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, "+"+l)
+		}
+	}
+	if len(out) == 0 {
+		return "! No changes specified in merge file."
+	}
+	return "! incremental-diff failed; falling back to echo of merge file\n" + strings.Join(out, "\n")
+}
+
+// CompareConfig implements Driver ("" when nothing is staged).
+func (d *iosDriver) CompareConfig(ctx context.Context) (string, error) {
+	var diff string
+	err := d.s.run(ctx, func(o *op) error {
+		if !d.loaded {
+			return nil
+		}
+		if d.replace {
+			out, err := o.show("show archive config differences system:running-config " + d.path(d.candidateCfg))
+			if err != nil {
+				return err
+			}
+			if strings.Contains(out, "%Error") {
+				return o.rejected("show archive config differences", out)
+			}
+			diff = iosNormalizeCompare(out)
+			return nil
+		}
+		cmd := "show archive config incremental-diffs " + d.path(d.mergeCfg) + " ignorecase"
+		out, _, err := o.send(cmd)
+		if err != nil {
+			return err
+		}
+		switch {
+		case strings.Contains(out, "error code 5") || strings.Contains(out, "returned error 5"):
+			diff = "You have encountered the obscure 'error 5' message. This generally " +
+				"means you need to add an 'end' statement to the end of your merge changes."
+		case strings.Contains(out, "%Error"):
+			return o.rejected(cmd, out)
+		case !strings.Contains(out, "% Invalid"):
+			diff = iosNormalizeMergeIncr(out)
+		default:
+			text, err := o.show("more " + d.path(d.mergeCfg))
+			if err != nil {
+				return err
+			}
+			diff = iosNormalizeMerge(text)
+		}
+		return nil
+	})
+	return strings.TrimSpace(diff), err
+}
+
+// fileExists checks a flash file with "dir".
+func (d *iosDriver) fileExists(o *op, name string) (bool, error) {
+	out, failed, err := o.send("dir " + d.path(name))
+	if err != nil {
+		return false, err
+	}
+	return !failed && !strings.Contains(out, "%Error") && !strings.Contains(out, "No such file"), nil
+}
+
+// copyFile runs an interactive copy and checks its output.
+func (d *iosDriver) copyFile(o *op, src, dst string) (string, error) {
+	cmd := "copy " + src + " " + dst
+	out, failed, err := o.interactive(cmd)
+	if err != nil {
+		return "", err
+	}
+	if failed || strings.Contains(out, "%Error") {
+		return out, o.rejected(cmd, out)
+	}
+	return out, nil
+}
+
+// replaceFailed reports configure replace output that NAPALM treats as a
+// failure.
+func replaceFailed(out string) bool {
+	low := strings.ToLower(out)
+	return strings.Contains(out, "original configuration has been successfully restored") ||
+		strings.Contains(low, "error") || strings.Contains(low, "not a valid config file") ||
+		strings.Contains(low, "failed")
+}
+
+// CommitConfig implements Driver.
+func (d *iosDriver) CommitConfig(ctx context.Context, message string, revertIn int) error {
+	if err := checkCommitArgs(d.s, d.Capabilities(), message, revertIn); err != nil {
+		return err
+	}
+	return d.s.run(ctx, func(o *op) error {
+		if !d.loaded {
+			return o.s.errf(ErrCommand, "commit_config", errors.New("no candidate configuration loaded"))
+		}
+		name := d.mergeCfg
+		if d.replace {
+			name = d.candidateCfg
+		}
+		ok, err := d.fileExists(o, name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return o.s.errf(ErrCommand, "commit_config", fmt.Errorf("candidate config file %s does not exist", d.path(name)))
+		}
+		if _, err := d.copyFile(o, "running-config", d.path(d.rollbackCfg)); err != nil {
+			return err
+		}
+		if d.replace {
+			cmd := "configure replace " + d.path(name) + " force"
+			if d.autoRollback {
+				cmd += " revert trigger error"
+			}
+			out, _, err := o.interactive(cmd)
+			if err != nil {
+				return err
+			}
+			if strings.Contains(out, "%Please turn config archive on") {
+				return o.s.errf(ErrCommand, cmd, errors.New("replace requires the Cisco 'archive' feature to be enabled"))
+			}
+			if replaceFailed(out) {
+				return o.s.errf(ErrCommand, cmd, fmt.Errorf("candidate config could not be applied: %s", deviceMessage(out)))
+			}
+		} else {
+			cmd := "copy " + d.path(name) + " running-config"
+			out, _, err := o.interactive(cmd)
+			if err != nil {
+				return err
+			}
+			if strings.Contains(out, "Invalid input detected") {
+				rbErr := d.rollback(o)
+				return o.s.errf(ErrCommand, cmd, errors.Join(
+					fmt.Errorf("configuration merge failed; automatic rollback attempted: %s", deviceMessage(out)), rbErr))
+			}
+		}
+		d.loaded = false
+		return d.save(o)
+	})
+}
+
+// save is netmiko's save_config for IOS.
+func (d *iosDriver) save(o *op) error {
+	out, failed, err := o.interactive("write memory")
+	if err != nil {
+		return err
+	}
+	if failed || strings.Contains(out, "%Error") {
+		return o.rejected("write memory", out)
+	}
+	return nil
+}
+
+// DiscardConfig implements Driver: the candidate file gets the running
+// configuration and the merge file is emptied, as NAPALM does.
+func (d *iosDriver) DiscardConfig(ctx context.Context) error {
+	return d.s.run(ctx, func(o *op) error {
+		if _, err := d.copyFile(o, "running-config", d.path(d.candidateCfg)); err != nil {
+			return err
+		}
+		if _, err := d.copyFile(o, "null:", d.path(d.mergeCfg)); err != nil {
+			return err
+		}
+		d.loaded = false
+		return nil
+	})
+}
+
+func (d *iosDriver) rollback(o *op) error {
+	ok, err := d.fileExists(o, d.rollbackCfg)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return o.s.errf(ErrCommand, "rollback", errors.New("rollback config file does not exist"))
+	}
+	cmd := "configure replace " + d.path(d.rollbackCfg) + " force"
+	out, _, err := o.interactive(cmd)
+	if err != nil {
+		return err
+	}
+	if replaceFailed(out) {
+		return o.s.errf(ErrCommand, cmd, errors.New(deviceMessage(out)))
+	}
+	return d.save(o)
+}
+
+// Rollback implements Driver (configure replace with the rollback file).
+func (d *iosDriver) Rollback(ctx context.Context) error {
+	return d.s.run(ctx, func(o *op) error { return d.rollback(o) })
+}
+
+var iosConfigHeader = regexp.MustCompile(`(?m)^(?:Building configuration.*|Current configuration :.*|! Last configuration change at.*|! NVRAM config last updated at.*|Using \d+ out of \d+ bytes.*)$`)
+
+// GetConfig implements Driver; IOS has no candidate (always "").
+func (d *iosDriver) GetConfig(ctx context.Context, retrieve string) (Config, error) {
+	var c Config
+	if err := checkRetrieve(retrieve); err != nil {
+		return c, err
+	}
+	err := d.s.run(ctx, func(o *op) error {
+		if retrieve == "startup" || retrieve == "all" {
+			out, err := o.show("show startup-config")
+			if err != nil {
+				return err
+			}
+			c.Startup = strings.TrimSpace(iosConfigHeader.ReplaceAllString(out, ""))
+		}
+		if retrieve == "running" || retrieve == "all" {
+			out, err := o.show("show running-config")
+			if err != nil {
+				return err
+			}
+			c.Running = strings.TrimSpace(iosConfigHeader.ReplaceAllString(out, ""))
+		}
+		return nil
+	})
+	return c, err
+}
+
+var (
+	iosModelRe  = regexp.MustCompile(`(?i)Cisco (.+?) .+bytes of`)
+	iosOSRe     = regexp.MustCompile(`Cisco IOS Software \[.*?\], `)
+	iosOSOldRe  = regexp.MustCompile(`IOS \(tm\).+Software`)
+	iosAnyIntro = regexp.MustCompile(`Any interface listed with.*`)
+)
+
+// GetFacts implements Driver from show version, show hosts and show ip
+// interface brief.
+func (d *iosDriver) GetFacts(ctx context.Context) (Facts, error) {
+	f := Facts{Vendor: "Cisco", Uptime: -1, SerialNumber: "Unknown", FQDN: "Unknown", OSVersion: "Unknown",
+		Hostname: "Unknown", Model: "Unknown", InterfaceList: []string{}}
+	err := d.s.run(ctx, func(o *op) error {
+		ver, err := o.show("show version")
+		if err != nil {
+			return err
+		}
+		hosts, err := o.show("show hosts")
+		if err != nil {
+			return err
+		}
+		brief, err := o.show("show ip interface brief")
+		if err != nil {
+			return err
+		}
+		for l := range strings.SplitSeq(ver, "\n") {
+			if h, up, ok := strings.Cut(l, " uptime is "); ok {
+				f.Hostname = strings.TrimSpace(h)
+				f.Uptime = float64(parseUptimeWords(up))
+			}
+			if _, sn, ok := strings.Cut(l, "Processor board ID "); ok {
+				f.SerialNumber = strings.TrimSpace(sn)
+			}
+			switch {
+			case strings.Contains(l, "Cisco IOS Software, "):
+				_, v, _ := strings.Cut(l, "Cisco IOS Software, ")
+				f.OSVersion = strings.TrimSpace(v)
+			case iosOSRe.MatchString(l):
+				f.OSVersion = strings.TrimSpace(l[iosOSRe.FindStringIndex(l)[1]:])
+			case iosOSOldRe.MatchString(l):
+				_, v, _ := strings.Cut(l, "IOS (tm) ")
+				f.OSVersion = strings.TrimSpace(v)
+			}
+		}
+		domain := ""
+		for l := range strings.SplitSeq(hosts, "\n") {
+			if _, dom, ok := strings.Cut(l, "Default domain is "); ok {
+				domain = strings.TrimSpace(dom)
+				break
+			}
+		}
+		if domain != "" && domain != "not set" && f.Hostname != "Unknown" {
+			f.FQDN = f.Hostname + "." + domain
+		}
+		if m := iosModelRe.FindStringSubmatch(ver); m != nil {
+			f.Model = m[1]
+		}
+		parts := iosAnyIntro.Split(brief, -1)
+		for l := range strings.SplitSeq(strings.TrimSpace(parts[len(parts)-1]), "\n") {
+			fl := strings.Fields(l)
+			if len(fl) == 0 || strings.Contains(l, "Interface ") {
+				continue
+			}
+			f.InterfaceList = append(f.InterfaceList, fl[0])
+		}
+		return nil
+	})
+	return f, err
+}
+
+var (
+	iosIfRe1  = regexp.MustCompile(`^(\S+?)\s+is\s+(.+?),\s+line\s+protocol\s+is\s+(\S+)`)
+	iosIfRe2  = regexp.MustCompile(`^(\S+)\s+is\s+(up|down)`)
+	iosMACRe  = regexp.MustCompile(`^\s+Hardware.+address\s+is\s+([0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4})`)
+	iosDescRe = regexp.MustCompile(`^\s+Description:\s+(.+?)$`)
+	iosMTURe  = regexp.MustCompile(`^\s+MTU\s+(\d+).+BW\s+(\d+)\s+([KMG]?b)`)
+)
+
+// GetInterfaces implements Driver from show interfaces (last_flapped is
+// -1, as in NAPALM ios).
+func (d *iosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, error) {
+	res := map[string]Interface{}
+	err := d.s.run(ctx, func(o *op) error {
+		out, err := o.show("show interfaces")
+		if err != nil {
+			return err
+		}
+		var name, desc, mac string
+		var enabled, up, have bool
+		for l := range strings.SplitSeq(out, "\n") {
+			if m := iosIfRe1.FindStringSubmatch(l); m != nil {
+				name, enabled, up, have = m[1], !strings.Contains(strings.ToLower(m[2]), "admin"), strings.Contains(m[3], "up"), true
+				desc, mac = "", ""
+			} else if m := iosIfRe2.FindStringSubmatch(l); m != nil {
+				name, enabled, up, have = m[1], true, m[2] == "up", true
+				desc, mac = "", ""
+			}
+			if m := iosMACRe.FindStringSubmatch(l); m != nil {
+				mac = normalizeMAC(m[1])
+			}
+			if m := iosDescRe.FindStringSubmatch(l); m != nil {
+				desc = m[1]
+			}
+			if m := iosMTURe.FindStringSubmatch(l); m != nil && have {
+				speed := atof(m[2], 0)
+				switch {
+				case strings.HasPrefix(m[3], "Kb"):
+					speed /= 1000
+				case strings.HasPrefix(m[3], "Gb"):
+					speed *= 1000
+				}
+				res[name] = Interface{IsEnabled: enabled, IsUp: up, Description: desc, MACAddress: mac,
+					LastFlapped: -1, MTU: atoi(m[1], 0), Speed: speed}
+				have = false
+			}
+		}
+		return nil
+	})
+	return res, err
+}
+
+var (
+	iosInetRe   = regexp.MustCompile(`^\s+(?:Internet address is|Secondary address) (\d+\.\d+\.\d+\.\d+)/(\d+)`)
+	iosLinkLcRe = regexp.MustCompile(`^\s+IPv6 is enabled, link-local address is ([a-fA-F0-9:]+)`)
+	iosGlobalRe = regexp.MustCompile(`^\s+([a-fA-F0-9:]+), subnet is [a-fA-F0-9:]+/(\d+)`)
+)
+
+// GetInterfacesIP implements Driver from show ip interface and show ipv6
+// interface; interfaces without addresses are left out, as in NAPALM ios.
+func (d *iosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP, error) {
+	res := map[string]InterfaceIP{}
+	err := d.s.run(ctx, func(o *op) error {
+		v4, err := o.show("show ip interface")
+		if err != nil {
+			return err
+		}
+		v6, failed, err := o.send("show ipv6 interface")
+		if err != nil {
+			return err
+		}
+		name := ""
+		for l := range strings.SplitSeq(v4, "\n") {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			if l[0] != ' ' {
+				name = strings.Fields(l)[0]
+				continue
+			}
+			if m := iosInetRe.FindStringSubmatch(l); m != nil && name != "" {
+				e := res[name]
+				if e.IPv4 == nil {
+					e.IPv4 = map[string]IPPrefix{}
+				}
+				e.IPv4[m[1]] = IPPrefix{PrefixLength: atoi(m[2], 0)}
+				res[name] = e
+			}
+		}
+		if failed {
+			return nil
+		}
+		name = ""
+		for l := range strings.SplitSeq(v6, "\n") {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			if l[0] != ' ' {
+				name = strings.Fields(l)[0]
+				e := res[name]
+				e.IPv6 = map[string]IPPrefix{}
+				res[name] = e
+				continue
+			}
+			if name == "" {
+				continue
+			}
+			if m := iosLinkLcRe.FindStringSubmatch(l); m != nil {
+				res[name].IPv6[strings.ToLower(m[1])] = IPPrefix{PrefixLength: 10}
+			}
+			if m := iosGlobalRe.FindStringSubmatch(l); m != nil {
+				res[name].IPv6[strings.ToLower(m[1])] = IPPrefix{PrefixLength: atoi(m[2], 0)}
+			}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// GetArpTable implements Driver from show arp (ages in minutes, -1 for
+// the device's own addresses, as IOS prints them).
+func (d *iosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
+	if err := safeArg(d.s, "vrf", vrf); err != nil {
+		return nil, err
+	}
+	res := []ARPEntry{}
+	err := d.s.run(ctx, func(o *op) error {
+		cmd := "show arp | exclude Incomplete"
+		if vrf != "" {
+			cmd = "show arp vrf " + vrf + " | exclude Incomplete"
+		}
+		out, err := o.show(cmd)
+		if err != nil {
+			return err
+		}
+		for l := range strings.SplitSeq(out, "\n") {
+			f := strings.Fields(l)
+			if len(f) < 5 || f[0] != "Internet" {
+				continue
+			}
+			iface := ""
+			if len(f) >= 6 {
+				iface = f[5]
+			}
+			age := -1.0
+			if f[2] != "-" {
+				age = atof(f[2], -1)
+			}
+			res = append(res, ARPEntry{Interface: iface, MAC: macOr(f[3]), IP: f[1], Age: age})
+		}
+		return nil
+	})
+	return res, err
+}
+
+// GetLLDPNeighbors implements Driver from the LLDP details, as NAPALM ios.
+func (d *iosDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNeighbor, error) {
+	det, err := d.GetLLDPNeighborsDetail(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	res := map[string][]LLDPNeighbor{}
+	for local, list := range det {
+		for _, e := range list {
+			host := e.RemoteSystemName
+			if host == "" {
+				host = e.RemoteChassisID
+			}
+			port := e.RemotePort
+			if strings.Count(port, ":") == 5 || strings.Count(port, "-") == 5 || strings.Count(port, ".") == 2 {
+				port = macOr(port)
+			}
+			res[local] = append(res[local], LLDPNeighbor{Hostname: host, Port: port})
+		}
+	}
+	return res, nil
+}
+
+var iosLLDPField = regexp.MustCompile(`^(Local Int(?:er)?f(?:ace)?|Chassis id|Port id|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities)\s*?[:-]\s*(.*)$`)
+
+// GetLLDPNeighborsDetail implements Driver from show lldp neighbors detail.
+func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (map[string][]LLDPNeighborDetail, error) {
+	if err := safeArg(d.s, "interface", iface); err != nil {
+		return nil, err
+	}
+	res := map[string][]LLDPNeighborDetail{}
+	err := d.s.run(ctx, func(o *op) error {
+		cmd := "show lldp neighbors detail"
+		if iface != "" {
+			cmd = "show lldp neighbors " + iface + " detail"
+		}
+		out, err := o.show(cmd)
+		if err != nil {
+			return err
+		}
+		var local string
+		var e LLDPNeighborDetail
+		wantDescr := false
+		for l := range strings.SplitSeq(out, "\n") {
+			l = strings.TrimRight(l, " ")
+			if wantDescr {
+				wantDescr = false
+				e.RemoteSystemDescription = strings.TrimSpace(l)
+				continue
+			}
+			m := iosLLDPField.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			v := strings.TrimSpace(m[2])
+			if strings.Contains(v, "not advertised") {
+				v = ""
+			}
+			switch {
+			case strings.HasPrefix(m[1], "Local"):
+				local = canonicalInterface(v, false)
+				e = LLDPNeighborDetail{}
+			case m[1] == "Chassis id":
+				e.RemoteChassisID = macOr(v)
+			case m[1] == "Port id":
+				e.RemotePort = v
+			case m[1] == "Port Description":
+				e.RemotePortDescription = v
+			case m[1] == "System Name":
+				e.RemoteSystemName = v
+			case m[1] == "System Description":
+				if v == "" {
+					wantDescr = true
+				} else {
+					e.RemoteSystemDescription = v
+				}
+			case m[1] == "System Capabilities":
+				e.RemoteSystemCapab = lldpCapab(v, lldpCapabCodes)
+			case m[1] == "Enabled Capabilities":
+				e.RemoteSystemEnableCapab = lldpCapab(v, lldpCapabCodes)
+				if e.RemoteSystemCapab == nil {
+					e.RemoteSystemCapab = []string{} // no "System Capabilities" line
+				}
+				res[local] = append(res[local], e)
+				e = LLDPNeighborDetail{}
+			}
+		}
+		return nil
+	})
+	return res, err
+}
+
+var ciscoMACRe = regexp.MustCompile(`^[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}$`)
+
+// GetMACAddressTable implements Driver from show mac address-table (moves
+// and last_move are -1, as in NAPALM ios).
+func (d *iosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
+	res := []MACEntry{}
+	err := d.s.run(ctx, func(o *op) error {
+		out, err := o.show("show mac address-table")
+		if err != nil {
+			return err
+		}
+		for l := range strings.SplitSeq(out, "\n") {
+			f := strings.Fields(strings.TrimLeft(l, "*"))
+			if len(f) < 4 || !ciscoMACRe.MatchString(f[1]) {
+				continue
+			}
+			vlan := 0
+			if !strings.EqualFold(f[0], "All") {
+				vlan = atoi(f[0], 0)
+			}
+			res = append(res, MACEntry{MAC: normalizeMAC(f[1]), Interface: canonicalInterface(f[len(f)-1], false), VLAN: vlan,
+				Static: strings.Contains(strings.ToUpper(f[2]), "STATIC"), Active: true, Moves: -1, LastMove: -1})
+		}
+		return nil
+	})
+	return res, err
+}
+
+var (
+	iosCPURe  = regexp.MustCompile(`one minute: (\d+)%`)
+	iosTempRe = regexp.MustCompile(`^(.*) Temperature Value`)
+)
+
+// GetEnvironment implements Driver like NAPALM ios: cpu from show
+// processes cpu, memory from show memory statistics (-1 when the device
+// has neither), temperature from show env temperature status, and
+// NAPALM's "invalid" placeholders for what IOS does not report.
+func (d *iosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
+	env := Environment{
+		Fans:        map[string]Fan{"invalid": {Status: true}},
+		Temperature: map[string]Temperature{},
+		Power:       map[string]Power{"invalid": {Status: true, Output: -1, Capacity: -1}},
+		CPU:         map[int]CPU{0: {Usage: 0}},
+		Memory:      Memory{AvailableRAM: -1, UsedRAM: -1},
+	}
+	err := d.s.run(ctx, func(o *op) error {
+		out, failed, err := o.send("show processes cpu | include CPU utilization")
+		if err != nil {
+			return err
+		}
+		if m := iosCPURe.FindStringSubmatch(out); !failed && m != nil {
+			env.CPU[0] = CPU{Usage: atof(m[1], 0)}
+		}
+		out, failed, err = o.send("show memory statistics")
+		if err != nil {
+			return err
+		}
+		if !failed {
+			var total, used int64
+			for l := range strings.SplitSeq(out, "\n") {
+				f := strings.Fields(l)
+				if len(f) >= 4 && (f[0] == "Processor" || f[0] == "I/O" || strings.EqualFold(f[0], "io")) {
+					t, e1 := strconv.ParseInt(f[2], 10, 64)
+					u, e2 := strconv.ParseInt(f[3], 10, 64)
+					if e1 == nil && e2 == nil {
+						total += t
+						used += u
+					}
+				}
+			}
+			if total > 0 {
+				env.Memory = Memory{AvailableRAM: total, UsedRAM: used}
+			}
+		}
+		out, failed, err = o.send("show env temperature status")
+		if err != nil {
+			return err
+		}
+		if failed || strings.Contains(out, "% Invalid") || strings.Contains(out, "Not Supported") {
+			env.Temperature["invalid"] = Temperature{Temperature: -1}
+			return nil
+		}
+		name := ""
+		for l := range strings.SplitSeq(out, "\n") {
+			if m := iosTempRe.FindStringSubmatch(l); m != nil {
+				name = strings.ToLower(m[1])
+				_, v, _ := strings.Cut(l, ":")
+				env.Temperature[name] = Temperature{Temperature: atof(firstField(v), -1)}
+				continue
+			}
+			if name == "" {
+				continue
+			}
+			t := env.Temperature[name]
+			_, v, _ := strings.Cut(l, ":")
+			switch {
+			case strings.Contains(l, "Yellow Threshold"):
+				t.IsAlert = t.Temperature > atof(firstField(v), 1e9)
+			case strings.Contains(l, "Red Threshold"):
+				t.IsCritical = t.Temperature > atof(firstField(v), 1e9)
+			}
+			env.Temperature[name] = t
+		}
+		return nil
+	})
+	return env, err
+}
+
+func firstField(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+// GetNTPServers implements Driver from the running configuration.
+func (d *iosDriver) GetNTPServers(ctx context.Context) (map[string]NTPServer, error) {
+	res := map[string]NTPServer{}
+	err := d.s.run(ctx, func(o *op) error {
+		out, err := o.show("show running-config | include ntp server")
+		if err != nil {
+			return err
+		}
+		for l := range strings.SplitSeq(out, "\n") {
+			f := strings.Fields(l)
+			if len(f) < 3 || f[0] != "ntp" || f[1] != "server" {
+				continue
+			}
+			if f[2] == "vrf" && len(f) >= 5 {
+				res[f[4]] = NTPServer{}
+			} else {
+				res[f[2]] = NTPServer{}
+			}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// GetNTPPeers implements Driver as NAPALM ios does: the remotes of the NTP
+// associations.
+func (d *iosDriver) GetNTPPeers(ctx context.Context) (map[string]NTPPeer, error) {
+	stats, err := d.GetNTPStats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := map[string]NTPPeer{}
+	for _, s := range stats {
+		if s.Remote != "" {
+			res[s.Remote] = NTPPeer{}
+		}
+	}
+	return res, nil
+}
+
+var iosNTPAddrRe = regexp.MustCompile(`^(\W*)([0-9.*]*)`)
+
+// GetNTPStats implements Driver from show ntp associations.
+func (d *iosDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
+	res := []NTPStats{}
+	err := d.s.run(ctx, func(o *op) error {
+		out, failed, err := o.send("show ntp associations")
+		if err != nil {
+			return err
+		}
+		if failed || strings.Contains(out, "%NTP is not enabled") {
+			return nil
+		}
+		for l := range strings.SplitSeq(out, "\n") {
+			if l == "" || strings.Contains(l, "address") || strings.Contains(l, "sys.peer") {
+				continue
+			}
+			f := strings.Fields(l)
+			if len(f) != 9 {
+				continue
+			}
+			m := iosNTPAddrRe.FindStringSubmatch(f[0])
+			st, e1 := strconv.Atoi(f[2])
+			poll, e2 := strconv.Atoi(f[4])
+			reach, e3 := strconv.Atoi(f[5])
+			if m == nil || e1 != nil || e2 != nil || e3 != nil {
+				continue
+			}
+			res = append(res, NTPStats{Remote: m[2], Synchronized: strings.Contains(m[1], "*"), ReferenceID: f[1],
+				Stratum: st, Type: "-", When: f[3], HostPoll: poll, Reachability: reach,
+				Delay: atof(f[6], 0), Offset: atof(f[7], 0), Jitter: atof(f[8], 0)})
+		}
+		return nil
+	})
+	return res, err
+}
+
+var (
+	iosBGPAFRe  = regexp.MustCompile(`^For address family: (.+)$`)
+	iosBGPRIDRe = regexp.MustCompile(`BGP router identifier (\S+), local AS number (\S+)`)
+)
+
+// GetBGPNeighbors implements Driver from show bgp all summary and the BGP
+// section of the running configuration (descriptions, shutdown). The
+// remote router id is not in the summary and is left "".
+func (d *iosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
+	res := map[string]BGPVRF{}
+	err := d.s.run(ctx, func(o *op) error {
+		sum, _, err := o.send("show bgp all summary")
+		if err != nil {
+			return err
+		}
+		if strings.Contains(sum, "Invalid input") || strings.Contains(sum, "BGP not active") {
+			return nil
+		}
+		cfgText, _, err := o.send("show running-config | section router bgp")
+		if err != nil {
+			return err
+		}
+		cfg := parseBGPConfig(cfgText)
+		afi := "ipv4 unicast"
+		var localAS int64
+		rid := ""
+		inTable := false
+		for l := range strings.SplitSeq(sum, "\n") {
+			if m := iosBGPAFRe.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+				afi = strings.ToLower(strings.TrimSpace(m[1]))
+				inTable = false
+				continue
+			}
+			if m := iosBGPRIDRe.FindStringSubmatch(l); m != nil {
+				rid = m[1]
+				localAS, _ = asNumber(m[2])
+				continue
+			}
+			if strings.HasPrefix(l, "Neighbor ") {
+				inTable = true
+				continue
+			}
+			f := strings.Fields(l)
+			if !inTable || len(f) < 10 {
+				continue
+			}
+			remoteAS, err := asNumber(f[2])
+			if err != nil {
+				continue
+			}
+			state := f[len(f)-1]
+			pfx, numErr := strconv.Atoi(state)
+			up := numErr == nil
+			uptime, recv := -1, -1
+			if up {
+				uptime, recv = bgpUptime(f[8]), pfx
+			}
+			vrf := res["global"]
+			if vrf.Peers == nil {
+				vrf = BGPVRF{RouterID: rid, Peers: map[string]BGPPeer{}}
+			}
+			p, seen := vrf.Peers[f[0]]
+			if !seen {
+				p = BGPPeer{LocalAS: localAS, RemoteAS: remoteAS, IsUp: up,
+					IsEnabled:   !cfg.shutdown[f[0]] && !strings.Contains(state, "Admin"),
+					Description: cfg.descriptions[f[0]], Uptime: uptime, AddressFamily: map[string]BGPAFStats{}}
+			} else {
+				p.IsUp = p.IsUp || up
+				p.Uptime = max(p.Uptime, uptime)
+			}
+			p.AddressFamily[afi] = BGPAFStats{ReceivedPrefixes: recv, AcceptedPrefixes: recv, SentPrefixes: -1}
+			vrf.Peers[f[0]] = p
+			res["global"] = vrf
+		}
+		return nil
+	})
+	return res, err
+}
+
+var (
+	iosPingRateRe = regexp.MustCompile(`\((\d*)/(\d*)\)`)
+	iosPingRTTRe  = regexp.MustCompile(`(\d+)/(\d+)/(\d+)`)
+)
+
+// Ping implements Driver like NAPALM ios.
+func (d *iosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error) {
+	pingDefaults(&p)
+	for _, a := range [][2]string{{"destination", p.Destination}, {"source", p.Source}, {"vrf", p.VRF}} {
+		if err := safeArg(d.s, a[0], a[1]); err != nil {
+			return PingResult{}, err
+		}
+	}
+	if p.Destination == "" {
+		return PingResult{}, fmt.Errorf("%w: ping: empty destination", ErrInvalidArgument)
+	}
+	cmd := "ping " + p.Destination
+	if p.VRF != "" {
+		cmd = "ping vrf " + p.VRF + " " + p.Destination
+	}
+	cmd += fmt.Sprintf(" timeout %d size %d repeat %d", p.Timeout, p.Size, p.Count)
+	if p.Source != "" {
+		cmd += " source " + p.Source
+	}
+	var res PingResult
+	err := d.s.run(ctx, func(o *op) error {
+		out, _, err := o.send(cmd)
+		if err != nil {
+			return err
+		}
+		res = parseIOSPing(out, p.Destination)
+		return nil
+	})
+	return res, err
+}
+
+// parseIOSPing reads IOS ping output like NAPALM ios: any "%" is an error,
+// "Success rate is N percent (got/sent), round-trip min/avg/max = a/b/c ms"
+// gives the statistics (IOS prints no per-probe times: they are 0).
+func parseIOSPing(out, dest string) PingResult {
+	var res PingResult
+	switch {
+	case strings.Contains(out, "%"):
+		res.Error = out
+	case strings.Contains(out, "Sending"):
+		s := &PingSuccess{Results: []PingProbeRT{}}
+		for l := range strings.SplitSeq(out, "\n") {
+			if !strings.Contains(l, "Success rate is") {
+				continue
+			}
+			m := iosPingRateRe.FindStringSubmatch(l)
+			if m == nil {
+				break
+			}
+			got, sent := atoi(m[1], 0), atoi(m[2], 0)
+			s.ProbesSent, s.PacketLoss = sent, sent-got
+			if strings.Contains(l, "Success rate is 0 ") {
+				break
+			}
+			if i := strings.Index(l, ")"); i >= 0 {
+				if r := iosPingRTTRe.FindStringSubmatch(l[i:]); r != nil {
+					s.RTTMin, s.RTTAvg, s.RTTMax = atof(r[1], 0), atof(r[2], 0), atof(r[3], 0)
+				}
+			}
+			for range got {
+				s.Results = append(s.Results, PingProbeRT{IPAddress: dest, RTT: 0})
+			}
+		}
+		res.Success = s
+	default:
+		res.Error = "unexpected ping output: " + deviceMessage(out)
+	}
+	return res
+}
+
+// Traceroute implements Driver like NAPALM ios.
+func (d *iosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (TracerouteResult, error) {
+	traceDefaults(&t)
+	for _, a := range [][2]string{{"destination", t.Destination}, {"source", t.Source}, {"vrf", t.VRF}} {
+		if err := safeArg(d.s, a[0], a[1]); err != nil {
+			return TracerouteResult{}, err
+		}
+	}
+	if t.Destination == "" {
+		return TracerouteResult{}, fmt.Errorf("%w: traceroute: empty destination", ErrInvalidArgument)
+	}
+	cmd := "traceroute " + t.Destination
+	if t.VRF != "" {
+		cmd = "traceroute vrf " + t.VRF + " " + t.Destination
+	}
+	if t.Source != "" {
+		cmd += " source " + t.Source
+	}
+	if t.TTL > 0 && t.TTL <= 255 {
+		cmd += fmt.Sprintf(" ttl 0 %d", t.TTL)
+	}
+	if t.Timeout >= 1 && t.Timeout <= 3600 {
+		cmd += fmt.Sprintf(" timeout %d", t.Timeout)
+	}
+	var res TracerouteResult
+	err := d.s.run(ctx, func(o *op) error {
+		out, failed, err := o.send(cmd)
+		if err != nil {
+			return err
+		}
+		switch {
+		case strings.Contains(out, "Unrecognized host or address"):
+			res.Error = "unknown host " + t.Destination
+		case failed:
+			res.Error = deviceMessage(out)
+		default:
+			res.Success = parseTraceroute(out, "", "", 0)
+		}
+		return nil
+	})
+	return res, err
+}
