@@ -152,6 +152,13 @@ func (m *Minion) fireMaster(ctx context.Context, data any, tag string, withGrain
 	return err
 }
 
+// FireMaster sends one event with data under tag to the master's event
+// bus (Salt's _fire_master). It fails with ErrNotConnected before the
+// first authentication.
+func (m *Minion) FireMaster(ctx context.Context, data any, tag string) error {
+	return m.fireMaster(ctx, data, tag, false)
+}
+
 // fireStartEvents sends minion_start (unless enable_legacy_startup_events
 // is off) and salt/minion/<id>/start.
 func (m *Minion) fireStartEvents(ctx context.Context) {

@@ -74,6 +74,25 @@ type Options struct {
 	// waiting for the key to be accepted (salt-call's behaviour).
 	Caller bool
 
+	// Services are extra Env.Services entries for this identity's jobs
+	// (a proxy minion's "proxy" service); they replace built-in entries of
+	// the same name.
+	Services map[string]any
+	// GrainsFunc, when set, computes the identity's grains instead of the
+	// host grains: in New when Grains is nil, after Prepare, and on every
+	// grains refresh. The id grain is set on its result.
+	GrainsFunc func(ctx context.Context) (*payload.Map, error)
+	// GrainsFile is the static grains file grains.setval and friends
+	// write; "" means the grains file beside the configuration file.
+	GrainsFile string
+	// Prepare, when set, runs once in Run after the first authentication
+	// and pillar fetch and before the minion subscribes to the master's
+	// publisher (proxy minions initialise their device here from the
+	// pillar). A non-nil registry it returns replaces Registry; the grains
+	// are then recomputed with GrainsFunc when set and sent to the master
+	// with a pillar refresh. An error stops Run, which returns it.
+	Prepare func(ctx context.Context, m *Minion) (*modules.Registry, error)
+
 	// baseOpts and matcher are shared by the identities of a swarm.
 	baseOpts *payload.Map
 	matcher  *target.Matcher
@@ -94,6 +113,11 @@ type Minion struct {
 	opts     *payload.Map
 	caller   bool
 	rejDelay time.Duration
+
+	extraServices map[string]any
+	grainsFunc    func(context.Context) (*payload.Map, error)
+	grainsFile    string
+	prepare       func(context.Context, *Minion) (*modules.Registry, error)
 
 	masterAddr string // ret port, host:port
 	masterHost string
@@ -146,8 +170,13 @@ func New(o Options) (*Minion, error) {
 		reg:      o.Registry,
 		caller:   o.Caller,
 		rejDelay: o.RejectedDelay,
-		jidSeen:  map[string]bool{},
-		ready:    make(chan struct{}),
+
+		extraServices: o.Services,
+		grainsFunc:    o.GrainsFunc,
+		grainsFile:    o.GrainsFile,
+		prepare:       o.Prepare,
+		jidSeen:       map[string]bool{},
+		ready:         make(chan struct{}),
 	}
 	if o.ID != "" {
 		m.id = o.ID
@@ -374,8 +403,18 @@ func (m *Minion) loadKeys() error {
 	return nil
 }
 
-// computeGrains runs grains.Load for this minion.
+// computeGrains runs grains.Load for this minion, or its GrainsFunc.
 func (m *Minion) computeGrains(ctx context.Context) (*payload.Map, error) {
+	if m.grainsFunc != nil {
+		g, err := m.grainsFunc(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("minion: grains: %w", err)
+		}
+		if g == nil {
+			g = &payload.Map{}
+		}
+		return g, nil
+	}
 	return LoadGrains(ctx, m.cfg, m.id, m.log)
 }
 

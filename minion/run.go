@@ -52,6 +52,14 @@ func (m *Minion) Run(ctx context.Context) error {
 	if err := m.refreshPillar(rctx); err != nil {
 		m.log.Warn("could not fetch the pillar; continuing with an empty pillar", "err", err)
 	}
+	if m.prepare != nil {
+		if err := m.runPrepare(rctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
 	addr, port := m.publishAddr(s)
 	started := false
 	for rctx.Err() == nil {
@@ -82,6 +90,42 @@ func (m *Minion) Run(ctx context.Context) error {
 		}
 	}
 	return st.result(ctx)
+}
+
+// runPrepare runs Options.Prepare and installs what it returns: a new
+// registry (and a beacon manager calling through it), then fresh grains,
+// which a pillar refresh sends to the master.
+// No job runs yet, so nothing else reads these fields concurrently.
+func (m *Minion) runPrepare(ctx context.Context) error {
+	reg, err := m.prepare(ctx, m)
+	if err != nil {
+		return err
+	}
+	if reg != nil {
+		m.mu.Lock()
+		m.reg = reg
+		m.mu.Unlock()
+		b := m.newBeacons()
+		m.mu.Lock()
+		svc := make(map[string]any, len(m.services))
+		for k, v := range m.services {
+			svc[k] = v
+		}
+		svc["beacons"] = b
+		m.beacons, m.services = b, svc
+		m.mu.Unlock()
+	}
+	if m.grainsFunc != nil {
+		if err := (grainsStore{m}).RefreshGrains(ctx, false); err != nil {
+			return err
+		}
+		// The master caches the grains sent with _pillar for its grain
+		// targeting: send the new ones.
+		if err := m.refreshPillar(ctx); err != nil {
+			m.log.Warn("could not refresh the pillar after Prepare", "err", err)
+		}
+	}
+	return nil
 }
 
 // setRunState records the run's fatal-error sink.

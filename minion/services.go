@@ -28,6 +28,9 @@ func (m *Minion) buildServices() {
 	}
 	m.beacons = m.newBeacons()
 	m.services["beacons"] = m.beacons
+	for k, v := range m.extraServices {
+		m.services[k] = v
+	}
 }
 
 // masterChannel is the "master" service: authenticated requests.
@@ -107,11 +110,21 @@ func (p pillarStore) RefreshPillar(ctx context.Context, wait bool) error {
 	return p.m.refreshPillar(ctx)
 }
 
+// RefreshGrains recomputes the minion's grains (with Options.GrainsFunc
+// when set) and, with refreshPillar, fetches the pillar again, as
+// saltutil.refresh_grains does.
+func (m *Minion) RefreshGrains(ctx context.Context, refreshPillar bool) error {
+	return grainsStore{m}.RefreshGrains(ctx, refreshPillar)
+}
+
 // grainsStore is the "grains" service.
 type grainsStore struct{ m *Minion }
 
 // GrainsFile implements builtin.GrainsStore.
 func (g grainsStore) GrainsFile() string {
+	if g.m.grainsFile != "" {
+		return g.m.grainsFile
+	}
 	if g.m.confDir == "" {
 		return filepath.Join("/etc/salt", grains.FileName)
 	}

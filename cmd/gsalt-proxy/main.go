@@ -1,0 +1,98 @@
+// Command gsalt-proxy is a Salt 3006 compatible proxy minion that serves
+// many devices from one process. Like salt-proxy it reads -c DIR (DIR/proxy,
+// proxy.d/*.conf, proxy.d/<id>/*.conf) for each --proxyid; --proxyid may be
+// repeated and --proxyids-file names a file of ids, one a line. Every id is
+// a separate minion to the master, with its own key pair under
+// pki_dir/<id>/. An id whose configuration sets metaproxy: deltaproxy is a
+// control proxy that also serves the ids of its proxy configuration. It
+// runs in the foreground and stops on SIGTERM or SIGINT.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/saltlog"
+	"github.com/gsalt/gsalt/minion"
+	"github.com/gsalt/gsalt/proxy"
+)
+
+func main() {
+	var (
+		confDir, logLevel, idsFile string
+		ids                        []string
+		maxConns, queueDepth       int
+	)
+	code := 0
+	cmd := &cobra.Command{
+		Use:           "gsalt-proxy",
+		Short:         "Salt 3006 compatible proxy minion for many devices",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			all := append([]string(nil), ids...)
+			if idsFile != "" {
+				more, err := proxy.ReadIDsFile(idsFile)
+				if err != nil {
+					return err
+				}
+				all = append(all, more...)
+			}
+			if len(all) == 0 {
+				return proxy.ErrNoIDs
+			}
+			cfg, err := config.LoadProxy(confDir, all[0])
+			if err != nil {
+				return err
+			}
+			level := cfg.LogLevel
+			if logLevel != "" {
+				level = logLevel
+			}
+			logger, closeLog, err := saltlog.Setup(os.Stderr, level, cfg.LogFile, cfg.LogLevelLogfile)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			f, err := proxy.New(proxy.Options{ConfigDir: confDir, IDs: all, Logger: logger, MaxConns: maxConns, QueueDepth: queueDepth})
+			if err != nil {
+				return err
+			}
+			err = f.Run(ctx)
+			if len(all) == 1 {
+				// One device: exit like salt-proxy would.
+				switch {
+				case errors.Is(err, minion.ErrRejected):
+					code = minion.ExitRejected
+				case errors.Is(err, minion.ErrMasterFinger):
+					code = minion.ExitMasterFinger
+				}
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&confDir, "config-dir", "c", config.DefaultConfigDir, "directory holding the proxy configuration file")
+	f.StringArrayVar(&ids, "proxyid", nil, "id of a device to serve (repeatable)")
+	f.StringVar(&idsFile, "proxyids-file", "", "file of device ids to serve, one a line (# comments)")
+	f.StringVarP(&logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet (default: log_level from the configuration)")
+	f.IntVar(&maxConns, "max-conns", proxy.DefaultMaxConns, "device operations in flight across all devices")
+	f.IntVar(&queueDepth, "queue-depth", proxy.DefaultQueueDepth, "commands that may wait for one device")
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "gsalt-proxy:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,469 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/minion"
+	"github.com/gsalt/gsalt/minion/grains"
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/proxy/proxymod"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// Device is one proxy minion of a Fleet: its own id, key pair, grains,
+// pillar and master connection, and one proxy module instance through
+// which every device command passes, one at a time.
+type Device struct {
+	f      *Fleet
+	id     string
+	parent string
+	log    *slog.Logger
+
+	slot    chan struct{} // held while a command runs on the device
+	waiting atomic.Int64  // commands waiting for slot
+
+	mu          sync.RWMutex
+	cfg         *config.Minion
+	m           *minion.Minion
+	typ         proxymod.Type
+	mod         proxymod.Module
+	modCfg      *proxymod.Config
+	initialized bool
+	initErr     error
+
+	ready     chan struct{}
+	readyOnce sync.Once
+	done      chan struct{}
+	err       error // why the device stopped for good (set before done closes)
+}
+
+func newDevice(f *Fleet, id, parent string) *Device {
+	return &Device{
+		f: f, id: id, parent: parent,
+		log:   f.log.With("minion", id),
+		slot:  make(chan struct{}, 1),
+		ready: make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+}
+
+// ID returns the device's minion id.
+func (d *Device) ID() string { return d.id }
+
+// Parent returns the id of the deltaproxy control proxy that serves this
+// device, or "" for a device named on the command line.
+func (d *Device) Parent() string { return d.parent }
+
+// ProxyType implements proxymod.Service: the device's proxytype, "" until
+// its proxy configuration was read.
+func (d *Device) ProxyType() string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.typ.Name
+}
+
+// Initialized reports whether the device's proxy module initialised.
+func (d *Device) Initialized() bool {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.initialized
+}
+
+// Minion returns the device's current minion (nil before the first start;
+// a new one after each restart).
+func (d *Device) Minion() *minion.Minion {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.m
+}
+
+// Ready is closed the first time the device's minion is connected and
+// serving jobs (its proxy module initialised or not).
+func (d *Device) Ready() <-chan struct{} { return d.ready }
+
+// Done is closed when the device stopped for good; Err tells why.
+func (d *Device) Done() <-chan struct{} { return d.done }
+
+// Err returns why the device stopped for good (nil while it runs, and
+// after a stop by the fleet's context).
+func (d *Device) Err() error {
+	select {
+	case <-d.done:
+		return d.err
+	default:
+		return nil
+	}
+}
+
+// Waiting returns how many commands wait for the device.
+func (d *Device) Waiting() int { return int(d.waiting.Load()) }
+
+// Do implements proxymod.Service.
+func (d *Device) Do(ctx context.Context, fn func(ctx context.Context, m proxymod.Module) error) error {
+	return d.gate(ctx, true, fn)
+}
+
+// gate runs fn on the device's module: after the commands already waiting
+// (at most the fleet's queue depth), within the fleet's limit of
+// concurrent device operations. requireInit refuses modules whose Init did
+// not succeed. A panic in fn (device output is network input) becomes an
+// error.
+func (d *Device) gate(ctx context.Context, requireInit bool, fn func(context.Context, proxymod.Module) error) (err error) {
+	if n := d.waiting.Add(1); n > int64(d.f.queueDepth) {
+		d.waiting.Add(-1)
+		return fmt.Errorf("%w: %s has %d commands waiting", proxymod.ErrBusy, d.id, n-1)
+	}
+	select {
+	case d.slot <- struct{}{}:
+		d.waiting.Add(-1)
+	case <-ctx.Done():
+		d.waiting.Add(-1)
+		return ctx.Err()
+	}
+	defer func() { <-d.slot }()
+	select {
+	case d.f.conns <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-d.f.conns }()
+	// select picks at random among ready cases: never start work for a
+	// caller that has gone (a keepalive re-init after its minion stopped).
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.mu.RLock()
+	mod, init, initErr := d.mod, d.initialized, d.initErr
+	d.mu.RUnlock()
+	if mod == nil {
+		return fmt.Errorf("%w: %s has no proxy module yet", proxymod.ErrNotInitialized, d.id)
+	}
+	if requireInit && !init {
+		if initErr != nil {
+			return fmt.Errorf("%w: %s: %v", proxymod.ErrNotInitialized, d.id, initErr)
+		}
+		return fmt.Errorf("%w: %s", proxymod.ErrNotInitialized, d.id)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("proxy: %s: the proxy module panicked: %v", d.id, p)
+		}
+	}()
+	return fn(ctx, mod)
+}
+
+// run serves the device until ctx is done or a fatal error: each pass
+// loads the configuration, creates a minion and runs it; a minion that
+// stops for another reason is restarted after a growing pause.
+func (d *Device) run(ctx context.Context) {
+	defer close(d.done)
+	pause := d.f.restartMin
+	for {
+		err := d.runOnce(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if isFatal(err) {
+			d.log.Error("proxy minion stopped for good", "err", err)
+			d.err = err
+			return
+		}
+		d.log.Warn("proxy minion stopped; restarting it", "err", err, "in", pause)
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		pause = min(2*pause, d.f.restartMax)
+	}
+}
+
+// errFatal marks errors after which a device is not restarted.
+type errFatal struct{ err error }
+
+func (e errFatal) Error() string { return e.err.Error() }
+func (e errFatal) Unwrap() error { return e.err }
+
+func isFatal(err error) bool {
+	var fe errFatal
+	return errors.As(err, &fe) || errors.Is(err, minion.ErrRejected) ||
+		errors.Is(err, minion.ErrMasterFinger) || errors.Is(err, minion.ErrNoMaster)
+}
+
+// runOnce runs one minion for the device.
+func (d *Device) runOnce(ctx context.Context) error {
+	cfg, err := config.LoadProxy(d.f.confDir, d.id)
+	if err != nil {
+		return errFatal{err}
+	}
+	if cfg.ID != d.id {
+		d.log.Warn("the configuration sets another id; the proxy id wins", "config_id", cfg.ID)
+	}
+	d.mu.Lock()
+	d.cfg = cfg
+	d.mu.Unlock()
+	m, err := d.f.newMinion(ctx, d, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errFatal{err}
+	}
+	d.mu.Lock()
+	d.m = m
+	d.mu.Unlock()
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-m.Ready():
+			d.readyOnce.Do(func() { close(d.ready) })
+		case <-rctx.Done():
+		}
+	}()
+	err = m.Run(rctx)
+	d.shutdownModule()
+	if err == nil && ctx.Err() == nil {
+		err = errors.New("proxy: the minion stopped")
+	}
+	return err
+}
+
+// minionOptions are the minion.Options of the device.
+func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
+	return minion.Options{
+		Config:        cfg,
+		ID:            d.id,
+		PKIDir:        filepath.Join(cfg.PKIDir, d.id),
+		CacheDir:      cfg.CacheDir,
+		Registry:      d.f.base,
+		Logger:        d.f.log,
+		RejectedDelay: d.f.o.RejectedDelay,
+		Services:      map[string]any{proxymod.ServiceName: d},
+		GrainsFunc:    d.grains,
+		GrainsFile:    d.grainsFile(cfg),
+		Prepare:       d.prepare,
+	}
+}
+
+// grainsFile is proxy.d/<id>/grains beside the configuration file, where
+// Salt keeps a proxy's static grains.
+func (d *Device) grainsFile(cfg *config.Minion) string {
+	dir := d.f.confDir
+	if cfg.ConfFile != "" {
+		dir = filepath.Dir(cfg.ConfFile)
+	}
+	return filepath.Join(dir, "proxy.d", d.id, grains.FileName)
+}
+
+// ErrNoProxyConfig: the device has no proxy: mapping in its configuration
+// or pillar (Salt's salt-proxy aborts; gsalt-proxy retries the device).
+var ErrNoProxyConfig = errors.New("proxy: no proxy configuration")
+
+// prepare is the minion's Prepare hook: it reads the device's proxy
+// configuration (the configuration file's proxy: first, then the pillar's;
+// a deltaproxy sub-proxy reads only its pillar, as in Salt), creates and
+// initialises the proxy module and returns the registry of its proxytype.
+// A module whose Init fails does not stop the minion: the device answers
+// jobs (test.ping returns false) and Init is retried every
+// proxy_keep_alive_interval minutes.
+func (d *Device) prepare(ctx context.Context, m *minion.Minion) (*modules.Registry, error) {
+	d.mu.RLock()
+	cfg := d.cfg
+	d.mu.RUnlock()
+	pillar := m.Pillar()
+	var pc *payload.Map
+	if d.parent == "" {
+		if v, ok := cfg.Opts.Get("proxy"); ok {
+			pc, _ = payload.FromGo(v).(*payload.Map)
+		}
+	}
+	if pc == nil {
+		pc = pillar.Map("proxy")
+	}
+	if pc == nil || pc.Len() == 0 {
+		return nil, fmt.Errorf("%w: No proxy key found in pillar or opts for id %s. Check your pillar/opts configuration and contents.", ErrNoProxyConfig, d.id)
+	}
+	pc = payload.DeepClone(pc).(*payload.Map)
+	ids := pc.List("ids")
+	pc.Delete("ids")
+	name := pc.Str("proxytype")
+	typ, ok := d.f.types.Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q (id %s)", proxymod.ErrUnknownType, name, d.id)
+	}
+	reg, err := d.f.registryFor(typ)
+	if err != nil {
+		return nil, errFatal{err}
+	}
+	modCfg := &proxymod.Config{
+		ID: d.id, ProxyType: name, Proxy: pc, Pillar: pillar,
+		Opts: cfg.Opts, CacheDir: cfg.CacheDir, Log: d.log,
+	}
+	// The previous module (if any) was shut down when its minion stopped.
+	d.mu.Lock()
+	d.typ, d.mod, d.modCfg, d.initialized, d.initErr = typ, typ.New(), modCfg, false, nil
+	d.mu.Unlock()
+	d.initModule(ctx)
+	go d.keepAlive(ctx, m, cfg)
+	if d.parent == "" && cfg.Str("metaproxy") == "deltaproxy" {
+		for _, v := range ids {
+			d.f.addDevice(payload.Text(v), d.id)
+		}
+		if err := m.FireMaster(ctx, nil, "salt/deltaproxy/start"); err != nil {
+			d.log.Info("fire_master failed", "tag", "salt/deltaproxy/start", "err", err)
+		}
+	}
+	return reg, nil
+}
+
+// initModule runs the module's Init under the device gate and records the
+// outcome.
+func (d *Device) initModule(ctx context.Context) bool {
+	d.mu.RLock()
+	modCfg := d.modCfg
+	d.mu.RUnlock()
+	err := d.gate(ctx, false, func(ctx context.Context, mod proxymod.Module) error {
+		err := mod.Init(ctx, modCfg)
+		d.mu.Lock()
+		d.initialized, d.initErr = err == nil, err
+		d.mu.Unlock()
+		return err
+	})
+	if err != nil {
+		d.log.Error("the proxy module failed to initialize", "proxytype", modCfg.ProxyType, "err", err)
+		return false
+	}
+	d.log.Info("proxy module initialized", "proxytype", modCfg.ProxyType)
+	return true
+}
+
+// shutdownModule calls the module's Shutdown once its minion stopped.
+func (d *Device) shutdownModule() {
+	ctx, cancel := context.WithTimeout(context.Background(), d.f.shutdownTimeout)
+	defer cancel()
+	err := d.gate(ctx, true, func(ctx context.Context, mod proxymod.Module) error {
+		err := mod.Shutdown(ctx)
+		d.mu.Lock()
+		d.initialized = false
+		d.mu.Unlock()
+		return err
+	})
+	if err != nil && !errors.Is(err, proxymod.ErrNotInitialized) {
+		d.log.Warn("proxy module shutdown failed", "err", err)
+	}
+}
+
+// keepAlive is Salt's proxy keepalive (status.proxy_reconnect every
+// proxy_keep_alive_interval minutes while proxy_keep_alive is on): a
+// module that reports it is not alive is shut down and initialised again.
+// gsalt also retries a failed Init on the same schedule. Grains are
+// recomputed after every successful (re-)initialisation.
+func (d *Device) keepAlive(ctx context.Context, m *minion.Minion, cfg *config.Minion) {
+	if v, ok := cfg.Opts.Get("proxy_keep_alive"); ok && !payload.Truthy(v) {
+		return
+	}
+	every := d.f.o.KeepAliveInterval
+	if every <= 0 {
+		mins := 1
+		if n, err := cfg.Int("proxy_keep_alive_interval"); err == nil && n > 0 {
+			mins = n
+		}
+		every = time.Duration(mins) * time.Minute
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		d.mu.RLock()
+		init, mod := d.initialized, d.mod
+		d.mu.RUnlock()
+		if init {
+			al, ok := mod.(proxymod.Aliver)
+			if !ok {
+				continue
+			}
+			alive := false
+			err := d.gate(ctx, true, func(ctx context.Context, _ proxymod.Module) error {
+				var err error
+				alive, err = al.Alive(ctx)
+				return err
+			})
+			if err == nil && alive {
+				continue
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			d.log.Info("the proxy is down; restarting its connection", "err", err)
+			_ = d.gate(ctx, false, func(ctx context.Context, mod proxymod.Module) error {
+				d.mu.Lock()
+				d.initialized = false
+				d.mu.Unlock()
+				return mod.Shutdown(ctx)
+			})
+		}
+		if d.initModule(ctx) {
+			if err := m.RefreshGrains(ctx, true); err != nil {
+				d.log.Warn("grains refresh after initialization failed", "err", err)
+			}
+		}
+	}
+}
+
+// grains is the device minion's GrainsFunc: the fleet's proxy host
+// grains, the master grain of the device's configuration, its static
+// grains file, the proxy module's grains once initialised, then the
+// grains: option (Salt's order).
+func (d *Device) grains(ctx context.Context) (*payload.Map, error) {
+	d.mu.RLock()
+	cfg, init := d.cfg, d.initialized
+	d.mu.RUnlock()
+	g := d.f.hostGrains.Clone()
+	g.Set("id", d.id)
+	if v, ok := cfg.Opts.Get("master"); ok {
+		g.Set("master", payload.FromGo(v))
+	}
+	deep := false
+	if v, ok := cfg.Opts.Get("grains_deep_merge"); ok && v == true {
+		deep = true
+	}
+	file, err := grains.ReadFile(d.grainsFile(cfg))
+	if err != nil {
+		d.log.Warn("Bad syntax in grains file! Skipping.", "err", err)
+	} else {
+		mergeGrains(g, file, deep)
+	}
+	if init {
+		var mg *payload.Map
+		err := d.gate(ctx, true, func(ctx context.Context, mod proxymod.Module) error {
+			var err error
+			mg, err = mod.Grains(ctx)
+			return err
+		})
+		switch {
+		case err != nil:
+			d.log.Warn("Failed to run proxy's grains function", "err", err)
+		case mg != nil:
+			mergeGrains(g, mg, deep)
+		}
+	}
+	if static, ok := payload.FromGo(cfg.Grains).(*payload.Map); ok && static != nil {
+		mergeGrains(g, payload.DeepClone(static).(*payload.Map), deep)
+	}
+	return g, nil
+}

@@ -1,0 +1,280 @@
+package proxy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/proxy"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startGroup starts cmd in its own process group, stopped with the test.
+func startGroup(t *testing.T, cmd *exec.Cmd, logPath string) {
+	t.Helper()
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		logf.Close()
+	})
+}
+
+// realMaster is a Salt 3006 salt-master run from source.
+type realMaster struct {
+	src, dir, conf string
+	ret            int
+}
+
+func (sm *realMaster) run(t *testing.T, script string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := saltpeer.Command(ctx, sm.src, script, append([]string{"-c", sm.conf}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Logf("%s %v: %v\n%s", script, args, err, errb.String())
+	}
+	return out.String()
+}
+
+// salt runs `salt ARGS --out json --static` and decodes the result.
+func (sm *realMaster) salt(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	out := sm.run(t, "salt", append(args, "--out", "json", "--static", "-t", "20")...)
+	v := map[string]any{}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("salt %v: %v\n%s", args, err, out)
+	}
+	return v
+}
+
+func (sm *realMaster) keys(t *testing.T) map[string][]string {
+	t.Helper()
+	v := map[string][]string{}
+	_ = json.Unmarshal([]byte(sm.run(t, "salt-key", "-L", "--out", "json")), &v)
+	return v
+}
+
+// acceptWhenPending accepts ids as soon as they are pending.
+func (sm *realMaster) acceptWhenPending(t *testing.T, ids ...string) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for _, id := range ids {
+		for {
+			found := false
+			for _, k := range sm.keys(t)["minions_pre"] {
+				found = found || k == id
+			}
+			if found {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never pending: %v", id, sm.keys(t))
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+		sm.run(t, "salt-key", "-a", id, "-y")
+	}
+}
+
+func startRealMaster(t *testing.T, src, dir string, files map[string]string) *realMaster {
+	t.Helper()
+	sm := &realMaster{src: src, dir: dir, conf: filepath.Join(dir, "etc", "salt"), ret: freePort(t)}
+	pub := freePort(t)
+	files["etc/salt/master"] = fmt.Sprintf("root_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\n"+
+		"log_file: %[1]s/master.log\nuser: root\nipv6: False\ninterface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\n"+
+		"file_roots: {base: [%[1]s/srv/salt]}\npillar_roots: {base: [%[1]s/srv/pillar]}\n", dir, pub, sm.ret)
+	for p, c := range files {
+		writeFile(t, filepath.Join(dir, p), c)
+	}
+	startGroup(t, saltpeer.Command(context.Background(), src, "salt-master", "-c", sm.conf, "-l", "warning"), filepath.Join(dir, "master.out"))
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "sock", "master_event_pub.ipc")); err == nil {
+			if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(sm.ret)); err == nil {
+				c.Close()
+				return sm
+			}
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(filepath.Join(dir, "master.out"))
+			t.Fatalf("salt-master did not start:\n%s", b)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// pythonOnlyGrains are grains a Salt salt-proxy reports that describe its
+// Python installation or SUSE's build; gsalt does not have them.
+var pythonOnlyGrains = map[string]bool{
+	"pythonexecutable": true, "pythonpath": true, "pythonversion": true, "saltpath": true, "zmqversion": true,
+	"__suse_reserved_pkg_all_versions_support": true, "__suse_reserved_pkg_patches_support": true,
+	"__suse_reserved_saltutil_states_support": true,
+}
+
+// TestInteropRealSaltMaster: a real Salt 3006 salt-master manages a real
+// salt-proxy (dummy) p1 and, from one in-process Fleet, the gsalt proxies
+// g1..g3 (dummy) and the deltaproxy control gctl with its sub-proxies gs1
+// and gs2. The real salt and salt-key drive them; the gsalt dummy answers
+// like the real one.
+func TestInteropRealSaltMaster(t *testing.T) {
+	src := saltpeer.Require(t)
+	dir := shortDir(t)
+	sm := startRealMaster(t, src, filepath.Join(dir, "m"), map[string]string{
+		"srv/pillar/top.sls":   "base:\n  'p1 or g* and not gctl':\n    - match: compound\n    - dummy\n  'gctl':\n    - ctl\n",
+		"srv/pillar/dummy.sls": "proxy:\n  proxytype: dummy\n",
+		"srv/pillar/ctl.sls":   "proxy:\n  proxytype: deltaproxy\n  ids: [gs1, gs2]\n",
+	})
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The real salt-proxy p1.
+	pdir := filepath.Join(dir, "rp")
+	writeFile(t, filepath.Join(pdir, "etc", "proxy"), fmt.Sprintf("master: 127.0.0.1\nmaster_port: %[2]d\nroot_dir: %[1]s\n"+
+		"pki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\npidfile: %[1]s/pid\nuser: root\n"+
+		"ipv6: False\nenable_fqdns_grains: False\nmultiprocessing: False\nacceptance_wait_time: 1\n", pdir, sm.ret))
+	rp := saltpeer.Command(context.Background(), src, "salt-proxy", "-c", filepath.Join(pdir, "etc"), "--proxyid", "p1", "-l", "warning")
+	rp.Dir = cwd
+	startGroup(t, rp, filepath.Join(dir, "p1.out"))
+
+	// gsalt proxies, all in this process.
+	gdir := filepath.Join(dir, "gp")
+	etc := filepath.Join(gdir, "etc")
+	writeFile(t, filepath.Join(etc, "proxy"), fmt.Sprintf("master: 127.0.0.1\nmaster_port: %[2]d\nroot_dir: %[1]s\n"+
+		"pki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+		"ipv6: False\nenable_fqdns_grains: False\nacceptance_wait_time: 0.5\n", gdir, sm.ret))
+	writeFile(t, filepath.Join(etc, "proxy.d", "gctl", "meta.conf"), "metaproxy: deltaproxy\n")
+	f, err := proxy.New(proxy.Options{ConfigDir: etc, IDs: []string{"g1", "g2", "g3", "gctl"}, Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("the fleet did not stop")
+		}
+	})
+
+	sm.acceptWhenPending(t, "p1", "g1", "g2", "g3", "gctl", "gs1", "gs2")
+	all := []string{"p1", "g1", "g2", "g3", "gctl", "gs1", "gs2"}
+	want := map[string]any{}
+	for _, id := range all {
+		want[id] = true
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	var got map[string]any
+	for {
+		got = sm.salt(t, "*", "test.ping")
+		if reflect.DeepEqual(got, want) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("salt '*' test.ping: %v", got)
+	}
+	if got := sm.salt(t, "-G", "os_family:proxy", "test.ping"); len(got) != len(all) {
+		t.Errorf("grain target os_family:proxy: %v", got)
+	}
+
+	// Grains: the same keys as the real salt-proxy (but its Python ones)
+	// and the same values but the id.
+	gr := sm.salt(t, "-L", "p1,g1,gs1", "grains.items")
+	real, _ := gr["p1"].(map[string]any)
+	for _, id := range []string{"g1", "gs1"} {
+		mine, _ := gr[id].(map[string]any)
+		if real == nil || mine == nil {
+			t.Fatalf("grains.items: %v", gr)
+		}
+		var missing, extra, differ []string
+		for k, v := range real {
+			switch mv, ok := mine[k]; {
+			case pythonOnlyGrains[k]:
+			case !ok:
+				missing = append(missing, k)
+			case k != "id" && !reflect.DeepEqual(mv, v):
+				differ = append(differ, fmt.Sprintf("%s: %v != %v", k, mv, v))
+			}
+		}
+		for k := range mine {
+			if _, ok := real[k]; !ok {
+				extra = append(extra, k)
+			}
+		}
+		sort.Strings(missing)
+		sort.Strings(extra)
+		sort.Strings(differ)
+		if len(missing)+len(extra)+len(differ) > 0 {
+			t.Errorf("%s grains vs salt-proxy p1: missing %v, extra %v, different %v", id, missing, extra, differ)
+		}
+		if mine["id"] != id {
+			t.Errorf("%s id grain %v", id, mine["id"])
+		}
+	}
+
+	// The dummy device's functions return what Salt's return.
+	for _, c := range [][]string{
+		{"pkg.list_pkgs"}, {"service.list"}, {"service.status", "samba"}, {"service.start", "samba"},
+		{"service.status", "samba"}, {"service.stop", "samba"}, {"service.restart", "ntp"}, {"service.enabled", "redbull"},
+		{"pkg.version", "apache"}, {"pkg.version", "apache", "tinc"}, {"pkg.install", "foo"}, {"pkg.install", "bar", "version=2.5"},
+		{"pkg.remove", "foo"}, {"pkg.installed", "apache"}, {"pkg.upgrade"}, {"pkg.list_pkgs"},
+		{"sys.list_functions", "pkg", "service"}, {"test.ping"}, {"grains.item", "os", "kernel", "dummy_grain_2"},
+	} {
+		out := sm.salt(t, append([]string{"-L", "p1,g2"}, c...)...)
+		if out["p1"] == nil || !reflect.DeepEqual(out["p1"], out["g2"]) {
+			t.Errorf("%v: salt-proxy %v, gsalt-proxy %v", c, out["p1"], out["g2"])
+		}
+	}
+	if _, err := os.Stat(filepath.Join(gdir, "cache", "g2", "dummy-proxy-g2.cache")); err != nil {
+		t.Errorf("g2 state file: %v", err)
+	}
+	keys := sm.keys(t)["minions"]
+	sort.Strings(keys)
+	if !reflect.DeepEqual(keys, []string{"g1", "g2", "g3", "gctl", "gs1", "gs2", "p1"}) {
+		t.Errorf("accepted keys: %v", keys)
+	}
+}
