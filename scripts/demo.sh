@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# demo.sh: a gsalt master and two gsalt minions on 127.0.0.1 in a temporary
-# directory: keys accepted with gsalt-key, jobs run with gsalt, then
+# demo.sh: a gsalt master, two gsalt minions and a gsalt-proxy serving two
+# simulated switches on 127.0.0.1 in a temporary directory: keys accepted
+# with gsalt-key, jobs, states and net.* run with gsalt, then
 # everything is stopped and removed. Run through `make demo` (builds bin/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +16,9 @@ cleanup() {
 trap cleanup EXIT
 
 # Two free ports on loopback for publish and return.
-read -r pub ret < <(python3 - <<'PY'
+read -r pub ret dev < <(python3 - <<'PY'
 import socket
-s=[socket.socket() for _ in range(2)]
+s=[socket.socket() for _ in range(3)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])
 PY
@@ -103,5 +104,47 @@ say "$bin/gsalt" -c "$tmp/etc/master" web1 pillar.items
 say "$bin/gsalt" -c "$tmp/etc/master" web1 state.apply
 say "$bin/gsalt" -c "$tmp/etc/master" '*' state.apply test=True --state-output=terse
 say cat "$tmp/web1/files/motd"
+
+# Network devices: two simulated IOS-XE switches (gsalt-devsim, SSH on
+# loopback) served by one gsalt-proxy process as proxy minions sw1 and sw2;
+# their proxy: pillar selects the napalm proxytype.
+printf "base:\n  '*':\n    - site\n  'sw*':\n    - sw\n" >"$tmp/srv/pillar/top.sls"
+cat >"$tmp/srv/pillar/sw.sls" <<SLS
+proxy:
+  proxytype: napalm
+  driver: ios
+  host: 127.0.0.1
+  username: admin
+  password: admin
+  optional_args:
+    port: {{ $dev + (grains['id'][2:] | int) - 1 }}
+SLS
+cat >"$tmp/etc/master/proxy" <<CONF
+master: 127.0.0.1
+master_port: $ret
+root_dir: $tmp/proxy
+acceptance_wait_time: 1
+CONF
+echo
+echo "starting gsalt-devsim (2 IOS-XE devices on ports $dev-$((dev + 1))) and gsalt-proxy for sw1, sw2"
+"$bin/gsalt-devsim" --base-port "$dev" --devices 2 --platform ios --user admin --password admin --log-level error & pids+=($!)
+"$bin/gsalt-proxy" -c "$tmp/etc/master" --proxyid sw1 --proxyid sw2 -l critical & pids+=($!)
+for _ in $(seq 100); do
+  n=$("$bin/gsalt-key" -c "$tmp/etc/master" -l un --out json | grep -c '"sw' || true)
+  [ "$n" -ge 2 ] && break
+  sleep 0.2
+done
+say "$bin/gsalt-key" -c "$tmp/etc/master" -A -y
+for _ in $(seq 100); do
+  [ "$("$bin/gsalt" -c "$tmp/etc/master" 'sw*' test.ping --out json -t 3 2>/dev/null | grep -c true || true)" -ge 2 ] && break
+  sleep 0.3
+done
+say "$bin/gsalt" -c "$tmp/etc/master" 'sw*' test.ping
+say "$bin/gsalt" -c "$tmp/etc/master" sw1 grains.get model --out=json
+say "$bin/gsalt" -c "$tmp/etc/master" -G 'vendor:Cisco' grains.item version serial
+say "$bin/gsalt" -c "$tmp/etc/master" sw1 net.load_config text='ntp server 10.0.0.1' test=True
+say "$bin/gsalt" -c "$tmp/etc/master" sw2 net.load_config text='ntp server 10.0.0.1' commit=True
+say "$bin/gsalt" -c "$tmp/etc/master" sw2 net.cli 'show running-config | include ntp'
+
 echo
 echo "demo done: stopping the master and minions, removing $tmp"
