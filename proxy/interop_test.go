@@ -12,12 +12,14 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/proxy"
+	"github.com/gsalt/gsalt/proxy/devsim"
 )
 
 func freePort(t *testing.T) int {
@@ -276,5 +278,79 @@ func TestInteropRealSaltMaster(t *testing.T) {
 	sort.Strings(keys)
 	if !reflect.DeepEqual(keys, []string{"g1", "g2", "g3", "gctl", "gs1", "gs2", "p1"}) {
 		t.Errorf("accepted keys: %v", keys)
+	}
+}
+
+// TestInteropRealSaltMasterNapalm: a real Salt 3006 salt-master manages a
+// simulated IOS-XE switch (gsalt-devsim) through gsalt-proxy's napalm
+// proxytype: salt sw1 net.cli 'show version', grains.get model, grain
+// targeting and net.load_config in test mode and with commit.
+func TestInteropRealSaltMasterNapalm(t *testing.T) {
+	src := saltpeer.Require(t)
+	if testing.Short() {
+		t.Skip("interop with real Salt skipped in -short mode")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fleet, err := devsim.Start(ctx, devsim.Options{Platform: devsim.PlatformIOS, Devices: 1, User: "admin", Password: "admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fleet.Close()
+	dir := t.TempDir()
+	sm := startRealMaster(t, src, dir, map[string]string{
+		"srv/pillar/top.sls": "base:\n  'sw1':\n    - sw\n",
+		"srv/pillar/sw.sls": fmt.Sprintf("proxy:\n  proxytype: napalm\n  driver: ios\n  host: 127.0.0.1\n  username: admin\n"+
+			"  password: admin\n  optional_args:\n    port: %d\n", fleet.Port(0)),
+	})
+	gdir := filepath.Join(dir, "gp")
+	etc := filepath.Join(gdir, "etc")
+	writeFile(t, filepath.Join(etc, "proxy"), fmt.Sprintf("master: 127.0.0.1\nmaster_port: %[2]d\nroot_dir: %[1]s\n"+
+		"pki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+		"ipv6: False\nenable_fqdns_grains: False\nacceptance_wait_time: 0.5\n", gdir, sm.ret))
+	f, err := proxy.New(proxy.Options{ConfigDir: etc, IDs: []string{"sw1"}, Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("the fleet did not stop")
+		}
+	})
+	sm.acceptWhenPending(t, "sw1")
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if got := sm.salt(t, "sw1", "test.ping"); got["sw1"] == true {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("sw1 never answered test.ping")
+		}
+		time.Sleep(time.Second)
+	}
+	if got := sm.salt(t, "sw1", "grains.get", "model"); got["sw1"] != "CSR1000V" {
+		t.Fatalf("grains.get model: %v", got)
+	}
+	if got := sm.salt(t, "-G", "vendor:Cisco", "test.ping"); got["sw1"] != true {
+		t.Fatalf("grain targeting: %v", got)
+	}
+	cli, _ := sm.salt(t, "sw1", "net.cli", "show version")["sw1"].(map[string]any)
+	out, _ := cli["out"].(map[string]any)
+	if cli["result"] != true || !strings.Contains(fmt.Sprint(out["show version"]), "Cisco IOS XE Software") {
+		t.Fatalf("net.cli: %v", cli)
+	}
+	lc, _ := sm.salt(t, "sw1", "net.load_config", "text=ntp server 10.0.0.1", "test=True")["sw1"].(map[string]any)
+	if lc["result"] != true || !strings.Contains(fmt.Sprint(lc["diff"]), "+ntp server 10.0.0.1") ||
+		strings.Contains(fleet.Device(0).RunningConfig(), "ntp server 10.0.0.1") {
+		t.Fatalf("net.load_config test=True: %v", lc)
+	}
+	lc, _ = sm.salt(t, "sw1", "net.load_config", "text=ntp server 10.0.0.1", "commit=True")["sw1"].(map[string]any)
+	if lc["result"] != true || !strings.Contains(fleet.Device(0).RunningConfig(), "ntp server 10.0.0.1") {
+		t.Fatalf("net.load_config commit=True: %v", lc)
 	}
 }
