@@ -38,6 +38,7 @@ bench: build
 	@if [ -n "$$GSALT_SALT_SRC" ]; then ./scripts/bench-swarm-salt.sh $${SWARM:-1000}; else echo "bench: GSALT_SALT_SRC not set, skipping the same swarm load against a real Salt master"; fi
 	./scripts/bench-states.sh $${STATES:-500}
 	./scripts/bench-proxy.sh $${PROXIES:-1000}
+	./scripts/bench-proxy-napalm.sh $${NAPALM:-1000}
 
 demo: build
 	./scripts/demo.sh

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# bench-proxy-napalm.sh [N]: one gsalt-master, one gsalt-devsim simulating N
+# IOS-XE switches (SSH on 127.0.0.1, ports P..P+N-1) and one gsalt-proxy
+# serving them all as proxy minions sw1..swN through the napalm proxytype
+# (selected by pillar). Reports the time until all N answer test.ping after
+# the proxy started, the fan-out time of test.ping and of net.load_config
+# (test=True and commit=True) over all N, and the RSS of the three
+# processes. Numbers go in the notes, never into tests.
+# BIN overrides the binary directory (default bin/); PROXY_ARGS adds flags to
+# gsalt-proxy (e.g. --max-conns 512), DEVSIM_ARGS to gsalt-devsim.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-1000}
+bin=${BIN:-$PWD/bin}
+tmp=$(mktemp -d /tmp/gsalt-napalm.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+. "$(dirname "$0")/swarm-lib.sh"
+swarm_setup "$tmp" "auto_accept: False
+timeout: 30
+pillar_roots: {base: [$tmp/srv/pillar]}"
+
+# N consecutive free loopback ports for the simulated devices.
+dev=$(python3 - "$n" <<'PY'
+import socket, sys, random
+n = int(sys.argv[1])
+for _ in range(50):
+    base = random.randrange(20000, 60000 - n)
+    socks = []
+    try:
+        for p in range(base, base + n):
+            s = socket.socket(); s.bind(("127.0.0.1", p)); socks.append(s)
+    except OSError:
+        continue
+    finally:
+        for s in socks: s.close()
+    print(base); break
+else:
+    sys.exit("no free port range")
+PY
+)
+
+mkdir -p "$tmp/srv/pillar" "$tmp/etc/proxy"
+printf "base:\n  'sw*':\n    - sw\n" >"$tmp/srv/pillar/top.sls"
+cat >"$tmp/srv/pillar/sw.sls" <<SLS
+proxy:
+  proxytype: napalm
+  driver: ios
+  host: 127.0.0.1
+  username: admin
+  password: admin
+  optional_args:
+    port: {{ $dev + (grains['id'][2:] | int) - 1 }}
+SLS
+cat >"$tmp/etc/proxy/proxy" <<CONF
+root_dir: $tmp/proxy
+pki_dir: $tmp/proxy/pki
+cachedir: $tmp/proxy/cache
+sock_dir: $tmp/proxy/sock
+log_file: $tmp/proxy/log
+log_level_logfile: warning
+master: 127.0.0.1
+master_port: $ret
+acceptance_wait_time: 2
+CONF
+for i in $(seq 1 "$n"); do echo "sw$i"; done >"$tmp/ids"
+
+rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+now() { date +%s.%N; }
+since() { echo "scale=2; ($(now) - $1) / 1" | bc; }
+salt() { "$bin/gsalt" -c "$tmp/etc/master" "$@"; }
+# count_true FILE [result]: how many minions returned true (test.ping) or a
+# dict with result true (net.*); prints "true total".
+count_true() {
+  /usr/bin/python3 - "$@" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print(0, 0); sys.exit()
+if len(sys.argv) > 2:
+    t = sum(1 for v in d.values() if isinstance(v, dict) and v.get("result") is True)
+else:
+    t = sum(1 for v in d.values() if v is True)
+print(t, len(d))
+PY
+}
+
+echo "N=$n devices on 127.0.0.1:$dev-$((dev + n - 1)), master ret port $ret, tmp $tmp"
+"$bin/gsalt-devsim" --base-port "$dev" --devices "$n" --platform ios --user admin --password admin \
+  --log-level error ${DEVSIM_ARGS:-} 2>"$tmp/devsim.err" & dp=$!; pids+=($dp)
+"$bin/gsalt-master" -c "$tmp/etc/master" -l error 2>"$tmp/master.err" & mp=$!; pids+=($mp)
+# Wait until the last device port listens.
+for _ in $(seq 300); do
+  python3 -c "import socket; socket.create_connection(('127.0.0.1', $((dev + n - 1))), 1).close()" 2>/dev/null && break
+  sleep 0.1
+done
+sleep 1
+start=$(now); startiso=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+"$bin/gsalt-proxy" -c "$tmp/etc/proxy" --proxyids-file "$tmp/ids" -l info ${PROXY_ARGS:-} 2>"$tmp/proxy.err" & pp=$!; pids+=($pp)
+until [ "$(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l)" -ge "$n" ]; do
+  kill -0 $pp 2>/dev/null || { echo "gsalt-proxy exited"; tail -20 "$tmp/proxy.err"; exit 1; }
+  sleep 0.5
+done
+echo "all $n keys pending after $(since "$start") s (includes $n RSA-2048 key pairs)"
+"$bin/gsalt-key" -c "$tmp/etc/master" -A -y >/dev/null
+sleep 3 # acceptance_wait_time before the devices re-authenticate
+# Wait until every device re-authenticated, rendered its pillar, opened its
+# napalm (SSH) session and answered test.ping at least once (the union over
+# short polls, so a slow poll does not hide devices that are ready).
+got=0; : >"$tmp/seen"
+for _ in $(seq 200); do
+  salt 'sw*' test.ping --out json --static -t 5 >"$tmp/ping.json" 2>/dev/null || true
+  got=$(/usr/bin/python3 - "$tmp/ping.json" "$tmp/seen" <<'PY'
+import json, sys
+seen = set(open(sys.argv[2]).read().split())
+try:
+    seen |= {k for k, v in json.load(open(sys.argv[1])).items() if v is True}
+except Exception:
+    pass
+open(sys.argv[2], "w").write("\n".join(sorted(seen)))
+print(len(seen))
+PY
+)
+  [ "$got" -ge "$n" ] && break
+  echo "  $(since "$start") s: $got/$n have answered test.ping"
+  kill -0 $pp 2>/dev/null || { echo "gsalt-proxy exited"; tail -20 "$tmp/proxy.err"; exit 1; }
+done
+echo "all answered test.ping: $got/$n after $(since "$start") s from gsalt-proxy start"
+
+t0=$(now)
+salt -t 120 'sw*' test.ping --out json --static >"$tmp/ping.json" 2>"$tmp/ping.err" || true
+el=$(since "$t0"); read -r got tot < <(count_true "$tmp/ping.json")
+echo "gsalt -t 120 'sw*' test.ping: $got True of $tot returned, $el s (whole CLI run)"
+
+for mode in test=True commit=True; do
+  t0=$(now)
+  salt -t 300 'sw*' net.load_config text='ntp server 10.0.0.1' "$mode" --out json --static \
+    >"$tmp/load.json" 2>"$tmp/load.err" || true
+  el=$(since "$t0"); read -r got tot < <(count_true "$tmp/load.json" result)
+  echo "gsalt -t 300 'sw*' net.load_config text='ntp server 10.0.0.1' $mode: $got result True of $tot returned, $el s"
+  if [ "$got" -lt "$n" ]; then
+    /usr/bin/python3 - "$tmp/load.json" <<'PY' || head -c 600 "$tmp/load.err"
+import json, sys, collections
+d = json.load(open(sys.argv[1]))
+bad = collections.Counter(str(v.get("comment") if isinstance(v, dict) else v)[:160] for v in d.values()
+                          if not (isinstance(v, dict) and v.get("result") is True))
+for msg, c in bad.most_common(5): print(f"  {c} x {msg}")
+PY
+  fi
+done
+
+mr=$(rss $mp); pr=$(rss $pp); dr=$(rss $dp)
+echo "RSS: gsalt-proxy $((pr / 1024)) MiB = $(echo "scale=1; $pr / $n" | bc) KiB per device, gsalt-devsim $((dr / 1024)) MiB, gsalt-master $((mr / 1024)) MiB"
+# When did the last device finish its napalm init (from the proxy's log)?
+/usr/bin/python3 - "$tmp/proxy.err" "$startiso" "$n" <<'PY'
+import re, sys, collections
+from datetime import datetime
+ts = lambda x: datetime.strptime(x, "%Y-%m-%dT%H:%M:%S.%fZ")
+start, inits, other = ts(sys.argv[2]), [], collections.Counter()
+for line in open(sys.argv[1], errors="replace"):
+    m = re.match(r'time=(\S+) level=(\w+) msg="([^"]*)"', line)
+    if not m: continue
+    if m[3] == "proxy module initialized": inits.append(ts(m[1]))
+    elif m[2] in ("WARN", "ERROR"): other[f"{m[2]} {m[3]}"[:150]] += 1
+if inits:
+    print(f"napalm proxy module initialized on {len(inits)}/{sys.argv[3]} devices, the last {(max(inits) - start).total_seconds():.2f} s after gsalt-proxy start")
+print("gsalt-proxy WARN/ERROR log lines by message:" + ("" if other else " none"))
+for msg, c in other.most_common(8): print(f"  {c} x {msg}")
+PY
+if grep -qiE 'level=(warn|error)' "$tmp/devsim.err"; then
+  echo "gsalt-devsim WARN/ERROR lines: $(grep -ciE 'level=(warn|error)' "$tmp/devsim.err")"; grep -iE 'level=(warn|error)' "$tmp/devsim.err" | head -3 | cut -c1-200
+fi
