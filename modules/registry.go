@@ -8,10 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/fnreg"
 	"log/slog"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -50,49 +49,30 @@ type Function struct {
 
 // Registry maps function names to functions. It is safe for concurrent use.
 type Registry struct {
-	mu    sync.RWMutex
-	funcs map[string]*Function
+	t fnreg.Table[Function]
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{funcs: map[string]*Function{}} }
+func NewRegistry() *Registry { return &Registry{} }
 
 // Register adds functions; a duplicate name is an error.
 func (r *Registry) Register(fns ...Function) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i := range fns {
-		f := fns[i]
+	for _, f := range fns {
 		if !strings.Contains(f.Name, ".") || f.Fn == nil {
 			return fmt.Errorf("modules: bad function %q", f.Name)
 		}
-		if _, dup := r.funcs[f.Name]; dup {
+		if !r.t.Add(f.Name, f) {
 			return fmt.Errorf("modules: %q registered twice", f.Name)
 		}
-		r.funcs[f.Name] = &f
 	}
 	return nil
 }
 
 // Lookup returns a function by name.
-func (r *Registry) Lookup(name string) (*Function, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	f, ok := r.funcs[name]
-	return f, ok
-}
+func (r *Registry) Lookup(name string) (*Function, bool) { return r.t.Get(name) }
 
 // Names returns every function name, sorted.
-func (r *Registry) Names() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]string, 0, len(r.funcs))
-	for n := range r.funcs {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func (r *Registry) Names() []string { return r.t.Names() }
 
 // Modules returns the module names, sorted and unique.
 func (r *Registry) Modules() []string {

@@ -6,7 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"github.com/gsalt/gsalt/internal/fnreg"
 	"strings"
 	"sync"
 
@@ -169,8 +169,8 @@ type Function struct {
 
 // Registry maps state function names to functions; safe for concurrent use.
 type Registry struct {
+	t     fnreg.Table[Function]
 	mu    sync.RWMutex
-	funcs map[string]*Function
 	inits map[string]ModInitFunc
 }
 
@@ -197,41 +197,23 @@ func (r *Registry) ModInit(state string) ModInitFunc {
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{funcs: map[string]*Function{}} }
+func NewRegistry() *Registry { return &Registry{} }
 
 // Register adds functions; a duplicate or malformed name is an error.
 func (r *Registry) Register(fns ...Function) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i := range fns {
-		f := fns[i]
+	for _, f := range fns {
 		if !strings.Contains(f.Name, ".") || f.Fn == nil {
 			return fmt.Errorf("states: bad state function %q", f.Name)
 		}
-		if _, dup := r.funcs[f.Name]; dup {
+		if !r.t.Add(f.Name, f) {
 			return fmt.Errorf("states: %q registered twice", f.Name)
 		}
-		r.funcs[f.Name] = &f
 	}
 	return nil
 }
 
 // Lookup returns a state function by name.
-func (r *Registry) Lookup(name string) (*Function, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	f, ok := r.funcs[name]
-	return f, ok
-}
+func (r *Registry) Lookup(name string) (*Function, bool) { return r.t.Get(name) }
 
 // Names returns every state function name, sorted.
-func (r *Registry) Names() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]string, 0, len(r.funcs))
-	for n := range r.funcs {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func (r *Registry) Names() []string { return r.t.Names() }

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gsalt/gsalt/master/internal/fnreg"
+	"github.com/gsalt/gsalt/internal/fnreg"
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/wire/payload"
 )

@@ -20,7 +20,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gsalt/gsalt/master/internal/fnreg"
+	"github.com/gsalt/gsalt/internal/fnreg"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/master/runners"
 	"github.com/gsalt/gsalt/wire/payload"

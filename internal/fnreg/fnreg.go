@@ -1,4 +1,5 @@
-// Package fnreg holds what the runner and wheel registries share: a
+// Package fnreg holds what gsalt's function registries share (execution
+// modules, state modules, runners, wheel): a
 // table of functions by "module.function" name, the panic guard they call
 // a function through, the text Salt's clients return when arguments do
 // not fit, and the argument accessors of a call.
