@@ -36,6 +36,17 @@ func (b *base) IsAlive(ctx context.Context) bool {
 	return err == nil
 }
 
+// noConfirmedCommit is embedded by drivers without commit confirmed.
+type noConfirmedCommit struct{ name string }
+
+// HasPendingCommit implements Driver: never a pending commit.
+func (n noConfirmedCommit) HasPendingCommit(context.Context) (bool, error) { return false, nil }
+
+// ConfirmCommit implements Driver with ErrNotSupported.
+func (n noConfirmedCommit) ConfirmCommit(context.Context) error {
+	return fmt.Errorf("%w: confirm_commit: the %s driver has no commit confirmed", ErrNotSupported, n.name)
+}
+
 // checkRetrieve validates get_config's retrieve argument.
 func checkRetrieve(r string) error {
 	switch r {

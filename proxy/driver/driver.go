@@ -163,6 +163,14 @@ type Driver interface {
 	// message and revertIn (seconds, commit confirmed) must be empty/0
 	// unless Capabilities allow them.
 	CommitConfig(ctx context.Context, message string, revertIn int) error
+	// HasPendingCommit reports whether a commit made with revertIn > 0
+	// waits for ConfirmCommit (NAPALM has_pending_commit). Drivers without
+	// confirmed commit return false.
+	HasPendingCommit(ctx context.Context) (bool, error)
+	// ConfirmCommit makes a pending confirmed commit permanent (NAPALM
+	// confirm_commit); without one it fails with ErrCommand, and on
+	// drivers without confirmed commit with ErrNotSupported.
+	ConfirmCommit(ctx context.Context) error
 	// DiscardConfig drops the staged candidate.
 	DiscardConfig(ctx context.Context) error
 	// Rollback restores the configuration saved by the last CommitConfig.

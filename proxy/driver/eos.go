@@ -19,6 +19,7 @@ import (
 // flash:rollback-0". Getters use "| json" where EOS offers it.
 type eosDriver struct {
 	base
+	noConfirmedCommit
 	sess string // pending configuration session, "" when none
 }
 
@@ -28,7 +29,7 @@ func NewEOS(o Options) (Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &eosDriver{base: base{s: s}}, nil
+	return &eosDriver{base: base{s: s}, noConfirmedCommit: noConfirmedCommit{"eos"}}, nil
 }
 
 // Capabilities implements Driver.

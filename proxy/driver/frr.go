@@ -33,6 +33,7 @@ const (
 // frr is the FRRouting driver; see NewFRR.
 type frr struct {
 	base
+	noConfirmedCommit
 	vtysh string
 	save  bool
 
@@ -70,9 +71,10 @@ func NewFRR(o Options) (Driver, error) {
 		return nil, err
 	}
 	return &frr{
-		base:  base{s: s},
-		vtysh: optString(o.OptionalArgs, "vtysh_command", "vtysh"),
-		save:  optBool(o.OptionalArgs, "save_config", true),
+		base:              base{s: s},
+		noConfirmedCommit: noConfirmedCommit{"frr"},
+		vtysh:             optString(o.OptionalArgs, "vtysh_command", "vtysh"),
+		save:              optBool(o.OptionalArgs, "save_config", true),
 	}, nil
 }
 

@@ -18,6 +18,7 @@ import (
 // the running configuration to the rollback file.
 type iosDriver struct {
 	base
+	noConfirmedCommit
 	fs           string // destination file system, "flash:"
 	candidateCfg string
 	mergeCfg     string
@@ -34,12 +35,13 @@ func NewIOS(o Options) (Driver, error) {
 		return nil, err
 	}
 	d := &iosDriver{
-		base:         base{s: s},
-		fs:           optString(o.OptionalArgs, "dest_file_system", "flash:"),
-		candidateCfg: optString(o.OptionalArgs, "candidate_cfg", "candidate_config.txt"),
-		mergeCfg:     optString(o.OptionalArgs, "merge_cfg", "merge_config.txt"),
-		rollbackCfg:  optString(o.OptionalArgs, "rollback_cfg", "rollback_config.txt"),
-		autoRollback: optBool(o.OptionalArgs, "auto_rollback_on_error", true),
+		base:              base{s: s},
+		noConfirmedCommit: noConfirmedCommit{"ios"},
+		fs:                optString(o.OptionalArgs, "dest_file_system", "flash:"),
+		candidateCfg:      optString(o.OptionalArgs, "candidate_cfg", "candidate_config.txt"),
+		mergeCfg:          optString(o.OptionalArgs, "merge_cfg", "merge_config.txt"),
+		rollbackCfg:       optString(o.OptionalArgs, "rollback_cfg", "rollback_config.txt"),
+		autoRollback:      optBool(o.OptionalArgs, "auto_rollback_on_error", true),
 	}
 	if !strings.HasSuffix(d.fs, ":") {
 		return nil, fmt.Errorf("%w: ios: dest_file_system %q must end with ':'", ErrInvalidArgument, d.fs)
