@@ -141,10 +141,10 @@ echo "gsalt -t 120 'sw*' test.ping: $got True of $tot returned, $el s (whole CLI
 
 for mode in test=True commit=True; do
   t0=$(now)
-  salt -t 300 'sw*' net.load_config text='ntp server 10.0.0.1' "$mode" --out json --static \
+  salt -t 300 -C 'G@vendor:Cisco and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' "$mode" --out json --static \
     >"$tmp/load.json" 2>"$tmp/load.err" || true
   el=$(since "$t0"); read -r got tot < <(count_true "$tmp/load.json" result)
-  echo "gsalt -t 300 'sw*' net.load_config text='ntp server 10.0.0.1' $mode: $got result True of $tot returned, $el s"
+  echo "gsalt -t 300 -C 'G@vendor:Cisco and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' $mode: $got result True of $tot returned, $el s"
   if [ "$got" -lt "$n" ]; then
     /usr/bin/python3 - "$tmp/load.json" <<'PY' || head -c 600 "$tmp/load.err"
 import json, sys, collections
