@@ -376,46 +376,14 @@ func svcRunning(ctx context.Context, c *states.Call) (states.Ret, error) {
 }
 
 func (s *svcst) running() (pkgsRet, error) {
-	a := s.c.Args
-	name := sbName(s.c)
-	ret := pkgsNewRet(name, true, "")
-	if s.kw.Has("enabled") {
-		ret.Set("result", false)
-		ret.Set("comment", fmt.Sprintf(`Service %s uses non-existent option "enabled".  Perhaps "enable" option was intended?`, name))
-		return ret, nil
+	p, done, err := s.prologue("started")
+	if done || err != nil {
+		return p.ret, err
 	}
-	enable := svcEnableArg(a.Get("enable"))
-	sig, initDelay := a.Get("sig"), a.Get("init_delay")
-	if off, err := s.offline(); err != nil {
-		return s.excRet(ret, err)
-	} else if off {
-		ret.Set("comment", "Running in OFFLINE mode. Nothing to do")
-		return ret, nil
-	}
-	ok, err := s.available(name, ret)
-	if err != nil {
-		return s.excRet(ret, err)
-	}
-	if !ok {
-		if s.c.Test {
-			ret.Set("result", nil)
-			ret.Set("comment", fmt.Sprintf("Service %s not present; if created in this state run, it would have been started", name))
-		}
-		return ret, nil
-	}
-	statusKw, warnings := s.systemdOnly("service.status")
-	if len(warnings) > 0 {
-		svcAddWarnings(ret, warnings)
-	}
-	before, err := s.truth("service.status", []any{name, sig}, statusKw)
+	ret, name, enable, sig, initDelay := p.ret, p.name, p.enable, p.sig, p.initDelay
+	before, beforeEnable, err := s.observe(name, sig, p.statusKw)
 	if err != nil {
 		return nil, err
-	}
-	beforeEnable := true
-	if s.has("service.enabled") {
-		if beforeEnable, err = s.truth("service.enabled", []any{name}, nil); err != nil {
-			return nil, err
-		}
 	}
 	unmaskComment := ""
 	if payload.Truthy(kwv(s.kw, "unmask")) {
@@ -433,13 +401,7 @@ func (s *svcst) running() (pkgsRet, error) {
 	}
 	if before {
 		ret.Set("comment", joinNonEmpty(fmt.Sprintf("The service %s is already running", name), unmaskComment))
-		switch {
-		case enable == true && !beforeEnable:
-			err = s.toggle(ret, name, true, nil, true)
-		case enable == false && beforeEnable:
-			err = s.toggle(ret, name, false, nil, true)
-		}
-		return ret, err
+		return ret, s.enforceEnable(ret, name, enable, beforeEnable)
 	}
 	if s.c.Test {
 		ret.Set("result", nil)
@@ -460,15 +422,9 @@ func (s *svcst) running() (pkgsRet, error) {
 		return ret, s.toggle(ret, name, enable, false, false)
 	}
 	s.sleep(initDelay)
-	after, err := s.truth("service.status", []any{name, sig}, statusKw)
+	after, afterEnable, err := s.observe(name, sig, p.statusKw)
 	if err != nil {
 		return nil, err
-	}
-	afterEnable := true
-	if s.has("service.enabled") {
-		if afterEnable, err = s.truth("service.enabled", []any{name}, nil); err != nil {
-			return nil, err
-		}
 	}
 	if (beforeEnable != afterEnable || before != after) && !payload.Truthy(kwv(ret, "changes")) {
 		ret.Map("changes").Set(name, after)
@@ -491,6 +447,90 @@ func (s *svcst) running() (pkgsRet, error) {
 	return ret, nil
 }
 
+// svcPrologue is what running and dead share before they look at the
+// service: the checked arguments and the return being built.
+type svcPrologue struct {
+	ret                    pkgsRet
+	name                   string
+	enable, sig, initDelay any
+	statusKw               *payload.Map
+}
+
+// prologue checks the arguments, offline mode and whether the service
+// exists; done means ret is the final answer. would is the verb of the
+// test-mode comment of a missing service ("started", "stopped").
+func (s *svcst) prologue(would string) (svcPrologue, bool, error) {
+	a := s.c.Args
+	p := svcPrologue{name: sbName(s.c)}
+	p.ret = pkgsNewRet(p.name, true, "")
+	ret := p.ret
+	if s.kw.Has("enabled") {
+		ret.Set("result", false)
+		ret.Set("comment", fmt.Sprintf(`Service %s uses non-existent option "enabled".  Perhaps "enable" option was intended?`, p.name))
+		return p, true, nil
+	}
+	p.enable = svcEnableArg(a.Get("enable"))
+	p.sig, p.initDelay = a.Get("sig"), a.Get("init_delay")
+	if off, err := s.offline(); err != nil {
+		p.ret, err = s.excRet(ret, err)
+		return p, true, err
+	} else if off {
+		ret.Set("comment", "Running in OFFLINE mode. Nothing to do")
+		return p, true, nil
+	}
+	ok, err := s.available(p.name, ret)
+	if err != nil {
+		p.ret, err = s.excRet(ret, err)
+		return p, true, err
+	}
+	if !ok {
+		if s.c.Test {
+			ret.Set("result", nil)
+			ret.Set("comment", fmt.Sprintf("Service %s not present; if created in this state run, it would have been %s", p.name, would))
+		} else if would == "stopped" {
+			ret.Set("result", true)
+		}
+		return p, true, nil
+	}
+	statusKw, warnings := s.systemdOnly("service.status")
+	if len(warnings) > 0 {
+		svcAddWarnings(ret, warnings)
+	}
+	p.statusKw = statusKw
+	return p, false, nil
+}
+
+// observe returns service.status (with sig when not nil) and
+// service.enabled (true where the platform has no such function).
+func (s *svcst) observe(name string, sig any, statusKw *payload.Map) (status, enabled bool, err error) {
+	args := []any{name}
+	if sig != nil {
+		args = append(args, sig)
+	}
+	if status, err = s.truth("service.status", args, statusKw); err != nil {
+		return false, false, err
+	}
+	enabled = true
+	if s.has("service.enabled") {
+		if enabled, err = s.truth("service.enabled", []any{name}, nil); err != nil {
+			return false, false, err
+		}
+	}
+	return status, enabled, nil
+}
+
+// enforceEnable enables or disables a service already in the wanted
+// run state when enable asks for the other boot state.
+func (s *svcst) enforceEnable(ret pkgsRet, name string, enable any, enabled bool) error {
+	switch {
+	case enable == true && !enabled:
+		return s.toggle(ret, name, true, nil, true)
+	case enable == false && enabled:
+		return s.toggle(ret, name, false, nil, true)
+	}
+	return nil
+}
+
 // excRet turns a CommandExecutionError into a False result with its text;
 // other errors propagate.
 func (s *svcst) excRet(ret pkgsRet, err error) (pkgsRet, error) {
@@ -511,58 +551,18 @@ func svcDead(ctx context.Context, c *states.Call) (states.Ret, error) {
 }
 
 func (s *svcst) dead() (pkgsRet, error) {
-	a := s.c.Args
-	name := sbName(s.c)
-	ret := pkgsNewRet(name, true, "")
-	if s.kw.Has("enabled") {
-		ret.Set("result", false)
-		ret.Set("comment", fmt.Sprintf(`Service %s uses non-existent option "enabled".  Perhaps "enable" option was intended?`, name))
-		return ret, nil
+	p, done, err := s.prologue("stopped")
+	if done || err != nil {
+		return p.ret, err
 	}
-	enable := svcEnableArg(a.Get("enable"))
-	sig, initDelay := a.Get("sig"), a.Get("init_delay")
-	if off, err := s.offline(); err != nil {
-		return s.excRet(ret, err)
-	} else if off {
-		ret.Set("comment", "Running in OFFLINE mode. Nothing to do")
-		return ret, nil
-	}
-	ok, err := s.available(name, ret)
-	if err != nil {
-		return s.excRet(ret, err)
-	}
-	if !ok {
-		if s.c.Test {
-			ret.Set("result", nil)
-			ret.Set("comment", fmt.Sprintf("Service %s not present; if created in this state run, it would have been stopped", name))
-		} else {
-			ret.Set("result", true)
-		}
-		return ret, nil
-	}
-	statusKw, warnings := s.systemdOnly("service.status")
-	if len(warnings) > 0 {
-		svcAddWarnings(ret, warnings)
-	}
-	before, err := s.truth("service.status", []any{name, sig}, statusKw)
+	ret, name, enable, sig, initDelay := p.ret, p.name, p.enable, p.sig, p.initDelay
+	before, beforeEnable, err := s.observe(name, sig, p.statusKw)
 	if err != nil {
 		return nil, err
 	}
-	beforeEnable := true
-	if s.has("service.enabled") {
-		if beforeEnable, err = s.truth("service.enabled", []any{name}, nil); err != nil {
-			return nil, err
-		}
-	}
 	if !before {
 		ret.Set("comment", fmt.Sprintf("The service %s is already dead", name))
-		switch {
-		case enable == true && !beforeEnable:
-			err = s.toggle(ret, name, true, nil, true)
-		case enable == false && beforeEnable:
-			err = s.toggle(ret, name, false, nil, true)
-		}
-		return ret, err
+		return ret, s.enforceEnable(ret, name, enable, beforeEnable)
 	}
 	if s.c.Test {
 		ret.Set("result", nil)
@@ -583,15 +583,9 @@ func (s *svcst) dead() (pkgsRet, error) {
 		return ret, s.toggle(ret, name, enable, true, false)
 	}
 	s.sleep(initDelay)
-	after, err := s.truth("service.status", []any{name}, statusKw)
+	after, afterEnable, err := s.observe(name, nil, p.statusKw)
 	if err != nil {
 		return nil, err
-	}
-	afterEnable := true
-	if s.has("service.enabled") {
-		if afterEnable, err = s.truth("service.enabled", []any{name}, nil); err != nil {
-			return nil, err
-		}
 	}
 	if (beforeEnable != afterEnable || before != after) && !payload.Truthy(kwv(ret, "changes")) {
 		ret.Map("changes").Set(name, after)
