@@ -630,25 +630,12 @@ func filterDictsort(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.V
 		return filterErr("You can only sort by either 'key' or 'value'")
 	}
 	pairs := append([]*exec.Pair(nil), d.Pairs...)
-	var cmpErr error
-	sort.SliceStable(pairs, func(i, j int) bool {
-		a, b := pairs[i].Key, pairs[j].Key
+	cmpErr := pySortStable(pairs, func(p *exec.Pair) *exec.Value {
 		if pos == 1 {
-			a, b = pairs[i].Value, pairs[j].Value
+			return p.Value
 		}
-		x, y := fromJinja(a), fromJinja(b)
-		if !caseSensitive {
-			x, y = lowerIfString(x), lowerIfString(y)
-		}
-		c, err := pyCompare(x, y)
-		if err != nil && cmpErr == nil {
-			cmpErr = err
-		}
-		if reverse {
-			return c > 0
-		}
-		return c < 0
-	})
+		return p.Key
+	}, caseSensitive, reverse)
 	if cmpErr != nil {
 		return exec.AsValue(cmpErr)
 	}
@@ -875,25 +862,13 @@ func filterSort(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value
 	caseSensitive := arg(va, 1, "case_sensitive", false).IsTrue()
 	attr := arg(va, 2, "attribute", nil)
 	out := append([]any(nil), items...)
-	var cmpErr error
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := exec.ToValue(out[i]), exec.ToValue(out[j])
+	cmpErr := pySortStable(out, func(v any) *exec.Value {
+		a := exec.ToValue(v)
 		if !attr.IsNil() {
-			a, b = getAttrPath(a, pyStr(attr)), getAttrPath(b, pyStr(attr))
+			a = getAttrPath(a, pyStr(attr))
 		}
-		x, y := fromJinja(a), fromJinja(b)
-		if !caseSensitive {
-			x, y = lowerIfString(x), lowerIfString(y)
-		}
-		c, err := pyCompare(x, y)
-		if err != nil && cmpErr == nil {
-			cmpErr = err
-		}
-		if reverse {
-			return c > 0
-		}
-		return c < 0
-	})
+		return a
+	}, caseSensitive, reverse)
 	if cmpErr != nil {
 		return exec.AsValue(cmpErr)
 	}
@@ -1856,4 +1831,26 @@ func filterURLEncode(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.
 		parts[i] = urlQuote(pyStr(p[0]), true) + "=" + urlQuote(pyStr(p[1]), true)
 	}
 	return exec.AsValue(strings.Join(parts, "&"))
+}
+
+// pySortStable sorts items in place like Python's sorted(key=...,
+// reverse=...) on the Jinja values key returns (strings compared without
+// case unless caseSensitive); the first comparison error is returned.
+func pySortStable[T any](items []T, key func(T) *exec.Value, caseSensitive, reverse bool) error {
+	var cmpErr error
+	sort.SliceStable(items, func(i, j int) bool {
+		x, y := fromJinja(key(items[i])), fromJinja(key(items[j]))
+		if !caseSensitive {
+			x, y = lowerIfString(x), lowerIfString(y)
+		}
+		c, err := pyCompare(x, y)
+		if err != nil && cmpErr == nil {
+			cmpErr = err
+		}
+		if reverse {
+			return c > 0
+		}
+		return c < 0
+	})
+	return cmpErr
 }

@@ -75,41 +75,27 @@ func argCount(va *exec.VarArgs, name string, min, max int) error {
 	return nil
 }
 
+// dictView is a dict method without arguments returning one list item
+// per pair (keys, values, items).
+func dictView(item func(p *exec.Pair) any) dictMethod {
+	return func(_ map[string]any, sv *exec.Value, _ *exec.VarArgs) (any, error) {
+		d, err := selfDict(sv)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, 0, len(d.Pairs))
+		for _, p := range d.Pairs {
+			out = append(out, item(p))
+		}
+		return newList(out), nil
+	}
+}
+
 func dictMethods() *exec.MethodSet[map[string]any] {
 	return exec.NewMethodSet(map[string]dictMethod{
-		"keys": func(_ map[string]any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			d, err := selfDict(sv)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]any, 0, len(d.Pairs))
-			for _, p := range d.Pairs {
-				out = append(out, keyValue(p.Key))
-			}
-			return newList(out), nil
-		},
-		"values": func(_ map[string]any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			d, err := selfDict(sv)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]any, 0, len(d.Pairs))
-			for _, p := range d.Pairs {
-				out = append(out, raw(p.Value))
-			}
-			return newList(out), nil
-		},
-		"items": func(_ map[string]any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			d, err := selfDict(sv)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]any, 0, len(d.Pairs))
-			for _, p := range d.Pairs {
-				out = append(out, pyTuple{keyValue(p.Key), raw(p.Value)})
-			}
-			return newList(out), nil
-		},
+		"keys": dictView(func(p *exec.Pair) any { return keyValue(p.Key) }),
+		"values": dictView(func(p *exec.Pair) any { return raw(p.Value) }),
+		"items": dictView(func(p *exec.Pair) any { return pyTuple{keyValue(p.Key), raw(p.Value)} }),
 		"get": func(_ map[string]any, sv *exec.Value, va *exec.VarArgs) (any, error) {
 			if err := argCount(va, "get", 1, 2); err != nil {
 				return nil, err
