@@ -91,19 +91,42 @@ func dictView(item func(p *exec.Pair) any) dictMethod {
 	}
 }
 
+// dictMethodArgs is a dict method taking min to max positional
+// arguments, called with the dict itself.
+func dictMethodArgs(name string, min, max int, fn func(d *exec.Dict, va *exec.VarArgs) (any, error)) dictMethod {
+	return func(_ map[string]any, sv *exec.Value, va *exec.VarArgs) (any, error) {
+		if err := argCount(va, name, min, max); err != nil {
+			return nil, err
+		}
+		d, err := selfDict(sv)
+		if err != nil {
+			return nil, err
+		}
+		return fn(d, va)
+	}
+}
+
+// listMethodArgs is a list method taking min to max positional
+// arguments, called with the list itself.
+func listMethodArgs(name string, min, max int, fn func(l *[]any, va *exec.VarArgs) (any, error)) listMethod {
+	return func(_ []any, sv *exec.Value, va *exec.VarArgs) (any, error) {
+		if err := argCount(va, name, min, max); err != nil {
+			return nil, err
+		}
+		l, err := selfList(sv)
+		if err != nil {
+			return nil, err
+		}
+		return fn(l, va)
+	}
+}
+
 func dictMethods() *exec.MethodSet[map[string]any] {
 	return exec.NewMethodSet(map[string]dictMethod{
-		"keys": dictView(func(p *exec.Pair) any { return keyValue(p.Key) }),
+		"keys":   dictView(func(p *exec.Pair) any { return keyValue(p.Key) }),
 		"values": dictView(func(p *exec.Pair) any { return raw(p.Value) }),
-		"items": dictView(func(p *exec.Pair) any { return pyTuple{keyValue(p.Key), raw(p.Value)} }),
-		"get": func(_ map[string]any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			if err := argCount(va, "get", 1, 2); err != nil {
-				return nil, err
-			}
-			d, err := selfDict(sv)
-			if err != nil {
-				return nil, err
-			}
+		"items":  dictView(func(p *exec.Pair) any { return pyTuple{keyValue(p.Key), raw(p.Value)} }),
+		"get": dictMethodArgs("get", 1, 2, func(d *exec.Dict, va *exec.VarArgs) (any, error) {
 			if p, _ := dictLookup(d, va.Args[0]); p != nil {
 				return raw(p.Value), nil
 			}
@@ -111,15 +134,8 @@ func dictMethods() *exec.MethodSet[map[string]any] {
 				return raw(va.Args[1]), nil
 			}
 			return nil, nil
-		},
-		"pop": func(_ map[string]any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			if err := argCount(va, "pop", 1, 2); err != nil {
-				return nil, err
-			}
-			d, err := selfDict(sv)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"pop": dictMethodArgs("pop", 1, 2, func(d *exec.Dict, va *exec.VarArgs) (any, error) {
 			if p, i := dictLookup(d, va.Args[0]); p != nil {
 				d.Pairs = append(d.Pairs[:i], d.Pairs[i+1:]...)
 				return raw(p.Value), nil
@@ -128,15 +144,8 @@ func dictMethods() *exec.MethodSet[map[string]any] {
 				return raw(va.Args[1]), nil
 			}
 			return nil, fmt.Errorf("KeyError: %s", pyRepr(va.Args[0]))
-		},
-		"setdefault": func(_ map[string]any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			if err := argCount(va, "setdefault", 1, 2); err != nil {
-				return nil, err
-			}
-			d, err := selfDict(sv)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"setdefault": dictMethodArgs("setdefault", 1, 2, func(d *exec.Dict, va *exec.VarArgs) (any, error) {
 			if p, _ := dictLookup(d, va.Args[0]); p != nil {
 				return raw(p.Value), nil
 			}
@@ -146,15 +155,8 @@ func dictMethods() *exec.MethodSet[map[string]any] {
 			}
 			setDictItem(d, va.Args[0], def)
 			return def, nil
-		},
-		"update": func(_ map[string]any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			if err := argCount(va, "update", 0, 1); err != nil {
-				return nil, err
-			}
-			d, err := selfDict(sv)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"update": dictMethodArgs("update", 0, 1, func(d *exec.Dict, va *exec.VarArgs) (any, error) {
 			if len(va.Args) == 1 {
 				if src := asDict(va.Args[0]); src != nil {
 					pairs := append([]*exec.Pair(nil), src.Pairs...)
@@ -177,7 +179,7 @@ func dictMethods() *exec.MethodSet[map[string]any] {
 				setDictItem(d, exec.AsValue(k), va.KwArgs[k])
 			}
 			return nil, nil
-		},
+		}),
 		"copy": func(_ map[string]any, sv *exec.Value, va *exec.VarArgs) (any, error) {
 			d, err := selfDict(sv)
 			if err != nil {
@@ -218,28 +220,14 @@ func selfList(v *exec.Value) (*[]any, error) {
 
 func listMethods() *exec.MethodSet[[]any] {
 	return exec.NewMethodSet(map[string]listMethod{
-		"append": func(_ []any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			if err := argCount(va, "append", 1, 1); err != nil {
-				return nil, err
-			}
-			l, err := selfList(sv)
-			if err != nil {
-				return nil, err
-			}
+		"append": listMethodArgs("append", 1, 1, func(l *[]any, va *exec.VarArgs) (any, error) {
 			if len(*l) >= maxListLen {
 				return nil, fmt.Errorf("list longer than %d items", maxListLen)
 			}
 			*l = append(*l, va.Args[0].Interface())
 			return nil, nil
-		},
-		"extend": func(_ []any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			if err := argCount(va, "extend", 1, 1); err != nil {
-				return nil, err
-			}
-			l, err := selfList(sv)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"extend": listMethodArgs("extend", 1, 1, func(l *[]any, va *exec.VarArgs) (any, error) {
 			items, ok := listItems(va.Args[0])
 			if !ok {
 				if d := asDict(va.Args[0]); d != nil {
@@ -255,15 +243,8 @@ func listMethods() *exec.MethodSet[[]any] {
 			}
 			*l = append(*l, items...)
 			return nil, nil
-		},
-		"insert": func(_ []any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			if err := argCount(va, "insert", 2, 2); err != nil {
-				return nil, err
-			}
-			l, err := selfList(sv)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"insert": listMethodArgs("insert", 2, 2, func(l *[]any, va *exec.VarArgs) (any, error) {
 			i := va.Args[0].Integer()
 			n := len(*l)
 			if i < 0 {
@@ -274,15 +255,8 @@ func listMethods() *exec.MethodSet[[]any] {
 			copy((*l)[i+1:], (*l)[i:])
 			(*l)[i] = va.Args[1].Interface()
 			return nil, nil
-		},
-		"pop": func(_ []any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			if err := argCount(va, "pop", 0, 1); err != nil {
-				return nil, err
-			}
-			l, err := selfList(sv)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"pop": listMethodArgs("pop", 0, 1, func(l *[]any, va *exec.VarArgs) (any, error) {
 			n := len(*l)
 			i := n - 1
 			if len(va.Args) == 1 {
@@ -297,15 +271,8 @@ func listMethods() *exec.MethodSet[[]any] {
 			v := (*l)[i]
 			*l = append((*l)[:i], (*l)[i+1:]...)
 			return raw(v), nil
-		},
-		"remove": func(_ []any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			if err := argCount(va, "remove", 1, 1); err != nil {
-				return nil, err
-			}
-			l, err := selfList(sv)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"remove": listMethodArgs("remove", 1, 1, func(l *[]any, va *exec.VarArgs) (any, error) {
 			for i, e := range *l {
 				if pyEqual(e, va.Args[0]) {
 					*l = append((*l)[:i], (*l)[i+1:]...)
@@ -313,30 +280,16 @@ func listMethods() *exec.MethodSet[[]any] {
 				}
 			}
 			return nil, errors.New("list.remove(x): x not in list")
-		},
-		"index": func(_ []any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			if err := argCount(va, "index", 1, 1); err != nil {
-				return nil, err
-			}
-			l, err := selfList(sv)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"index": listMethodArgs("index", 1, 1, func(l *[]any, va *exec.VarArgs) (any, error) {
 			for i, e := range *l {
 				if pyEqual(e, va.Args[0]) {
 					return i, nil
 				}
 			}
 			return nil, fmt.Errorf("%s is not in list", pyRepr(va.Args[0]))
-		},
-		"count": func(_ []any, sv *exec.Value, va *exec.VarArgs) (any, error) {
-			if err := argCount(va, "count", 1, 1); err != nil {
-				return nil, err
-			}
-			l, err := selfList(sv)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		"count": listMethodArgs("count", 1, 1, func(l *[]any, va *exec.VarArgs) (any, error) {
 			n := 0
 			for _, e := range *l {
 				if pyEqual(e, va.Args[0]) {
@@ -344,7 +297,7 @@ func listMethods() *exec.MethodSet[[]any] {
 				}
 			}
 			return n, nil
-		},
+		}),
 		"reverse": func(_ []any, sv *exec.Value, va *exec.VarArgs) (any, error) {
 			l, err := selfList(sv)
 			if err != nil {
