@@ -44,25 +44,22 @@ func arg(va *exec.VarArgs, i int, name string, def any) *exec.Value {
 
 // simple adapts a function of the payload form of the input.
 func simple(fn func(in any, va *exec.VarArgs) (any, error)) filterFunc {
-	return func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-		if in.IsError() {
-			return in
-		}
-		out, err := fn(fromJinja(in), va)
-		if err != nil {
-			return exec.AsValue(err)
-		}
-		return exec.AsValue(toJinja(out))
-	}
+	return adaptFilter(fromJinja, fn)
 }
 
 // strFilter adapts a function of str(input).
 func strFilter(fn func(s string, va *exec.VarArgs) (any, error)) filterFunc {
+	return adaptFilter(pyStr, fn)
+}
+
+// adaptFilter adapts a function of conv(input): an error input passes
+// through, an error result becomes an error value.
+func adaptFilter[T any](conv func(any) T, fn func(in T, va *exec.VarArgs) (any, error)) filterFunc {
 	return func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
 		if in.IsError() {
 			return in
 		}
-		out, err := fn(pyStr(in), va)
+		out, err := fn(conv(in), va)
 		if err != nil {
 			return exec.AsValue(err)
 		}
