@@ -431,6 +431,33 @@ func (s *Store) dictMatchLocked(m Listing) (Listing, error) {
 	return out, nil
 }
 
+// locked runs fn under the store's write lock.
+func (s *Store) locked(fn func() (Outcome, error)) (Outcome, error) {
+	var out Outcome
+	err := s.withLock(true, func() error {
+		var err error
+		out, err = fn()
+		return err
+	})
+	return out, err
+}
+
+// sources are the states a change takes keys from: pending, and the
+// states inc includes.
+func (inc Include) sources() []State {
+	from := []State{StatePending}
+	if inc.Accepted {
+		from = append(from, StateAccepted)
+	}
+	if inc.Rejected {
+		from = append(from, StateRejected)
+	}
+	if inc.Denied {
+		from = append(from, StateDenied)
+	}
+	return from
+}
+
 // Accept accepts the pending keys matching the globs (salt-key -a).
 func (s *Store) Accept(patterns ...string) (Outcome, error) {
 	return s.AcceptWith(Include{}, patterns...)
@@ -443,17 +470,14 @@ func (s *Store) AcceptAll() (Outcome, error) { return s.Accept("*") }
 // as inc says, the rejected and denied states (salt-key -a GLOB
 // --include-rejected --include-denied).
 func (s *Store) AcceptWith(inc Include, patterns ...string) (Outcome, error) {
-	var out Outcome
-	err := s.withLock(true, func() error {
+	inc.Accepted = false
+	return s.locked(func() (Outcome, error) {
 		m, err := s.matchLocked(false, patterns)
 		if err != nil {
-			return err
+			return Outcome{}, err
 		}
-		inc.Accepted = false
-		out, err = s.acceptLocked(m.Filter(ActAccept, inc), inc)
-		return err
+		return s.acceptLocked(m.Filter(ActAccept, inc), inc)
 	})
-	return out, err
 }
 
 // AcceptMatches accepts exactly the keys listed in m (as salt-key does with
@@ -463,24 +487,13 @@ func (s *Store) AcceptWith(inc Include, patterns ...string) (Outcome, error) {
 // they are and are reported in Outcome.Invalid. A key is moved with
 // rename(2), replacing an accepted key of the same id.
 func (s *Store) AcceptMatches(m Listing, inc Include) (Outcome, error) {
-	var out Outcome
-	err := s.withLock(true, func() error {
-		var err error
-		out, err = s.acceptLocked(m, inc)
-		return err
-	})
-	return out, err
+	return s.locked(func() (Outcome, error) { return s.acceptLocked(m, inc) })
 }
 
 func (s *Store) acceptLocked(m Listing, inc Include) (Outcome, error) {
 	var out Outcome
-	from := []State{StatePending}
-	if inc.Rejected {
-		from = append(from, StateRejected)
-	}
-	if inc.Denied {
-		from = append(from, StateDenied)
-	}
+	inc.Accepted = false
+	from := inc.sources()
 	invalid := map[Change]bool{}
 	for _, st := range from {
 		for _, id := range m.Get(st) {
@@ -570,17 +583,14 @@ func (s *Store) RejectAll() (Outcome, error) { return s.Reject("*") }
 // as inc says, the accepted and denied states (salt-key -r GLOB
 // --include-accepted --include-denied).
 func (s *Store) RejectWith(inc Include, patterns ...string) (Outcome, error) {
-	var out Outcome
-	err := s.withLock(true, func() error {
+	inc.Rejected = false
+	return s.locked(func() (Outcome, error) {
 		m, err := s.matchLocked(false, patterns)
 		if err != nil {
-			return err
+			return Outcome{}, err
 		}
-		inc.Rejected = false
-		out, err = s.rejectLocked(m.Filter(ActReject, inc), inc)
-		return err
+		return s.rejectLocked(m.Filter(ActReject, inc), inc)
 	})
-	return out, err
 }
 
 // RejectMatches rejects exactly the keys listed in m: the pending group,
@@ -588,24 +598,13 @@ func (s *Store) RejectWith(inc Include, patterns ...string) (Outcome, error) {
 // then removes stale minion caches and requests an AES key rotation
 // (unless NoRotateAESKey), even when nothing was rejected.
 func (s *Store) RejectMatches(m Listing, inc Include) (Outcome, error) {
-	var out Outcome
-	err := s.withLock(true, func() error {
-		var err error
-		out, err = s.rejectLocked(m, inc)
-		return err
-	})
-	return out, err
+	return s.locked(func() (Outcome, error) { return s.rejectLocked(m, inc) })
 }
 
 func (s *Store) rejectLocked(m Listing, inc Include) (Outcome, error) {
 	var out Outcome
-	from := []State{StatePending}
-	if inc.Accepted {
-		from = append(from, StateAccepted)
-	}
-	if inc.Denied {
-		from = append(from, StateDenied)
-	}
+	inc.Rejected = false
+	from := inc.sources()
 	for _, st := range from {
 		for _, id := range m.Get(st) {
 			if !safeName(id) {
@@ -631,16 +630,13 @@ func (s *Store) rejectLocked(m Listing, inc Include) (Outcome, error) {
 
 // Delete deletes the keys matching the globs in every state (salt-key -d).
 func (s *Store) Delete(patterns ...string) (Outcome, error) {
-	var out Outcome
-	err := s.withLock(true, func() error {
+	return s.locked(func() (Outcome, error) {
 		m, err := s.matchLocked(false, patterns)
 		if err != nil {
-			return err
+			return Outcome{}, err
 		}
-		out, err = s.deleteLocked(m, false)
-		return err
+		return s.deleteLocked(m, false)
 	})
-	return out, err
 }
 
 // DeleteAll deletes every key in every state (salt-key -D).
@@ -653,13 +649,7 @@ func (s *Store) DeleteAll() (Outcome, error) { return s.Delete("*") }
 // rotation unless NoRotateAESKey. Revoking the minion's session first
 // (salt-key --revoke-auth) is the caller's business.
 func (s *Store) DeleteMatches(m Listing, preserveMinions bool) (Outcome, error) {
-	var out Outcome
-	err := s.withLock(true, func() error {
-		var err error
-		out, err = s.deleteLocked(m, preserveMinions)
-		return err
-	})
-	return out, err
+	return s.locked(func() (Outcome, error) { return s.deleteLocked(m, preserveMinions) })
 }
 
 func (s *Store) deleteLocked(m Listing, preserveMinions bool) (Outcome, error) {
