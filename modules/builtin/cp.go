@@ -542,6 +542,21 @@ func cpSaltenv(c *modules.Call) string {
 	return "base"
 }
 
+// cpSource returns the file client and the path and saltenv of the
+// salt:// argument arg (a ?saltenv= query wins over the saltenv argument).
+func cpSource(c *modules.Call, arg string) (*SaltFileClient, string, string, error) {
+	fc, err := cpClient(c)
+	if err != nil {
+		return nil, "", "", err
+	}
+	saltenv := cpSaltenv(c)
+	p, senv := splitEnv(c.Args.Str(arg))
+	if senv != "" {
+		saltenv = senv
+	}
+	return fc, p, saltenv, nil
+}
+
 // cpFunctions is Salt's cp module (salt/modules/cp.py) for the master's
 // file server; only salt:// and file:// sources are supported.
 func cpFunctions() []modules.Function {
@@ -553,14 +568,9 @@ func cpFunctions() []modules.Function {
 				if t := c.Args.Get("template"); payload.Truthy(t) {
 					return nil, fmt.Errorf("%w: Attempted to render file paths with unavailable engine %s", modules.ErrExecution, payload.Text(t))
 				}
-				fc, err := cpClient(c)
+				fc, p, saltenv, err := cpSource(c, "path")
 				if err != nil {
 					return nil, err
-				}
-				saltenv := cpSaltenv(c)
-				p, senv := splitEnv(c.Args.Str("path"))
-				if senv != "" {
-					saltenv = senv
 				}
 				h, err := fc.HashFile(ctx, p, saltenv)
 				if err != nil {
@@ -607,14 +617,9 @@ func cpFunctions() []modules.Function {
 		{Name: "cp.cache_file", Spec: modules.Spec{Params: []modules.Param{req("path"), opt("saltenv", nil), opt("source_hash", nil), opt("verify_ssl", true), opt("use_etag", false)}},
 			Doc: "Used to cache a single file on the Minion\n\nReturns the location of the new cached file on the Minion\n\nCLI Example:\n\n    salt '*' cp.cache_file salt://path/to/file\n\nIf the path being cached is a ``salt://`` URI, and the path does not exist,\nthen ``False`` will be returned.",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				fc, err := cpClient(c)
+				fc, p, saltenv, err := cpSource(c, "path")
 				if err != nil {
 					return nil, err
-				}
-				saltenv := cpSaltenv(c)
-				p, senv := splitEnv(c.Args.Str("path"))
-				if senv != "" {
-					saltenv = senv
 				}
 				res, err := fc.GetURL(ctx, p, "", true, true, saltenv)
 				if err != nil {
@@ -700,14 +705,9 @@ func cpFunctions() []modules.Function {
 		{Name: "cp.hash_file", Spec: modules.Spec{Params: []modules.Param{req("path"), opt("saltenv", nil)}},
 			Doc: "Return the hash of a file, to get the hash of a file on the\nsalt master file server prepend the path with salt://<file on server>\notherwise, prepend the file with / for a local file.\n\nCLI Example:\n\n    salt '*' cp.hash_file salt://path/to/file",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				fc, err := cpClient(c)
+				fc, p, saltenv, err := cpSource(c, "path")
 				if err != nil {
 					return nil, err
-				}
-				saltenv := cpSaltenv(c)
-				p, senv := splitEnv(c.Args.Str("path"))
-				if senv != "" {
-					saltenv = senv
 				}
 				ret, err := fc.HashFile(ctx, p, saltenv)
 				if err != nil {
