@@ -449,17 +449,7 @@ func fileLineState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	if err != nil {
 		return states.Ret{}, err
 	}
-	if payload.Truthy(changes) {
-		ret.Changes.Set("diff", changes)
-		if r.test {
-			ret.Result, ret.Comment = states.None, "Changes would be made"
-		} else {
-			ret.Result, ret.Comment = states.True, "Changes were made"
-		}
-	} else {
-		ret.Result, ret.Comment = states.True, "No changes needed to be made"
-	}
-	return *ret, nil
+	return fileDiffOutcome(ret, changes, r.test, "Changes would be made"), nil
 }
 
 // ---- file.replace ----
@@ -647,17 +637,7 @@ func fileReplaceState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	if err != nil {
 		return states.Ret{}, err
 	}
-	if payload.Truthy(changes) {
-		ret.Changes.Set("diff", changes)
-		if c.Test {
-			ret.Result, ret.Comment = states.None, "Changes would have been made"
-		} else {
-			ret.Result, ret.Comment = states.True, "Changes were made"
-		}
-	} else {
-		ret.Result, ret.Comment = states.True, "No changes needed to be made"
-	}
-	return *ret, nil
+	return fileDiffOutcome(ret, changes, c.Test, "Changes would have been made"), nil
 }
 
 // ---- file.blockreplace ----
@@ -937,17 +917,7 @@ func fileBlockreplaceState(ctx context.Context, c *states.Call) (states.Ret, err
 		ret.Comment = fmt.Sprintf("Encountered error managing block: %s. See the log for details.", msg)
 		return *ret, nil
 	}
-	if payload.Truthy(changes) {
-		ret.Changes.Set("diff", changes)
-		if c.Test {
-			ret.Result, ret.Comment = states.None, "Changes would be made"
-		} else {
-			ret.Result, ret.Comment = states.True, "Changes were made"
-		}
-	} else {
-		ret.Result, ret.Comment = states.True, "No changes needed to be made"
-	}
-	return *ret, nil
+	return fileDiffOutcome(ret, changes, c.Test, "Changes would be made"), nil
 }
 
 // ---- file.append ----
@@ -1188,4 +1158,21 @@ func fileAppendLines(name string, lines []string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// fileDiffOutcome finishes a line-editing state: the diff as changes, and
+// Salt's comments for changes made, changes that would be made (test) and
+// no changes.
+func fileDiffOutcome(ret *states.Ret, changes any, test bool, would string) states.Ret {
+	switch {
+	case !payload.Truthy(changes):
+		ret.Result, ret.Comment = states.True, "No changes needed to be made"
+	case test:
+		ret.Changes.Set("diff", changes)
+		ret.Result, ret.Comment = states.None, would
+	default:
+		ret.Changes.Set("diff", changes)
+		ret.Result, ret.Comment = states.True, "Changes were made"
+	}
+	return *ret
 }
