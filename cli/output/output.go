@@ -275,3 +275,72 @@ func NewlineValuesOnly(data any) (string, error) {
 	}
 	return strings.Join(vals, "\n"), nil
 }
+
+// Config is what a command's output settings are read from (a master or
+// minion configuration).
+type Config interface {
+	Get(key string) (any, bool)
+	Int(key string) (int, error)
+}
+
+// Flags are a command line's output flags.
+type Flags struct {
+	// IsTerminal: standard output is a terminal (color by default).
+	IsTerminal bool
+	// ForceColor and NoColor are --force-color and --no-color.
+	ForceColor, NoColor bool
+	// OutIndent is --out-indent when given.
+	OutIndent *int
+	// StateOpts are --state-output / --state-verbose, by option name.
+	StateOpts map[string]any
+	// Log receives outputter warnings.
+	Log *slog.Logger
+}
+
+// FromConfig returns the Options of a command from its flags and its
+// configuration's color, strip_colors, nested_indent, output_indent,
+// state_output and state_verbose, flags winning as in Salt.
+func FromConfig(f Flags, cfg Config) Options {
+	color := f.IsTerminal
+	if v, ok := cfg.Get("color"); ok {
+		color = payload.Truthy(payload.FromGo(v))
+	}
+	if f.ForceColor {
+		color = true
+	} else if f.NoColor {
+		color = false
+	}
+	out := Options{Color: color, Log: f.Log}
+	hs := HighstateOptionsFrom(func(key string) (any, bool) {
+		if v, ok := f.StateOpts[key]; ok {
+			return v, true
+		}
+		return cfg.Get(key)
+	})
+	out.Highstate = &hs
+	if v, ok := cfg.Get("strip_colors"); ok {
+		out.KeepColors = !payload.Truthy(payload.FromGo(v))
+	}
+	if n, err := cfg.Int("nested_indent"); err == nil {
+		out.NestedIndent = n
+	}
+	if f.OutIndent != nil {
+		n := *f.OutIndent
+		out.Indent = &n
+	} else if v, ok := cfg.Get("output_indent"); ok {
+		switch x := v.(type) {
+		case string:
+			if x == "pretty" {
+				out.IndentPretty = true
+			}
+		case nil:
+			neg := -1
+			out.Indent = &neg
+		default:
+			if n, err := cfg.Int("output_indent"); err == nil {
+				out.Indent = &n
+			}
+		}
+	}
+	return out
+}

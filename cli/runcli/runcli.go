@@ -106,33 +106,8 @@ func Run(ctx context.Context, o Options) int {
 
 func (r *runner) setupOutput() {
 	o := r.o
-	color := o.IsTerminal
-	if v, ok := r.cfg.Get("color"); ok {
-		color = payload.Truthy(payload.FromGo(v))
-	}
-	if o.ForceColor {
-		color = true
-	} else if o.NoColor {
-		color = false
-	}
-	r.out = output.Options{Color: color, Log: o.Log}
-	hs := output.HighstateOptionsFrom(func(key string) (any, bool) {
-		if v, ok := o.StateOpts[key]; ok {
-			return v, true
-		}
-		return r.cfg.Get(key)
-	})
-	r.out.Highstate = &hs
-	if o.OutIndent != nil {
-		n := *o.OutIndent
-		r.out.Indent = &n
-	} else if v, ok := r.cfg.Get("output_indent"); ok {
-		if s, isStr := v.(string); isStr && s == "pretty" {
-			r.out.IndentPretty = true
-		} else if n, err := r.cfg.Int("output_indent"); err == nil {
-			r.out.Indent = &n
-		}
-	}
+	r.out = output.FromConfig(output.Flags{IsTerminal: o.IsTerminal, ForceColor: o.ForceColor, NoColor: o.NoColor,
+		OutIndent: o.OutIndent, StateOpts: o.StateOpts, Log: o.Log}, r.cfg)
 	r.outFn = o.Out
 	if r.outFn == "" {
 		r.outFn = r.cfg.Str("output")
