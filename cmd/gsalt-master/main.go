@@ -5,16 +5,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gsalt/gsalt/config"
-	"github.com/gsalt/gsalt/internal/saltlog"
+	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/masterd"
 )
 
@@ -31,16 +28,10 @@ func main() {
 			if err != nil {
 				return err
 			}
-			level := cfg.LogLevel
-			if logLevel != "" {
-				level = logLevel
-			}
-			logger, closeLog, err := saltlog.Setup(os.Stderr, level, cfg.LogFile, cfg.LogLevelLogfile)
+			ctx, logger, stop, err := daemon.Start(daemon.Logging{Level: cfg.LogLevel, File: cfg.LogFile, FileLevel: cfg.LogLevelLogfile}, logLevel)
 			if err != nil {
 				return err
 			}
-			defer closeLog()
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			return masterd.Run(ctx, cfg, masterd.Options{Logger: logger})
 		},

@@ -7,17 +7,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gsalt/gsalt/config"
-	"github.com/gsalt/gsalt/internal/saltlog"
+	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/minion"
 )
 
@@ -38,16 +35,10 @@ func main() {
 			if err != nil {
 				return err
 			}
-			level := cfg.LogLevel
-			if logLevel != "" {
-				level = logLevel
-			}
-			logger, closeLog, err := saltlog.Setup(os.Stderr, level, cfg.LogFile, cfg.LogLevelLogfile)
+			ctx, logger, stop, err := daemon.Start(daemon.Logging{Level: cfg.LogLevel, File: cfg.LogFile, FileLevel: cfg.LogLevelLogfile}, logLevel)
 			if err != nil {
 				return err
 			}
-			defer closeLog()
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			if swarm > 0 {
 				return minion.RunSwarm(ctx, minion.SwarmOptions{Config: cfg, N: swarm, Logger: logger})

@@ -9,17 +9,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gsalt/gsalt/config"
-	"github.com/gsalt/gsalt/internal/saltlog"
+	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/proxy"
 )
@@ -53,16 +50,10 @@ func main() {
 			if err != nil {
 				return err
 			}
-			level := cfg.LogLevel
-			if logLevel != "" {
-				level = logLevel
-			}
-			logger, closeLog, err := saltlog.Setup(os.Stderr, level, cfg.LogFile, cfg.LogLevelLogfile)
+			ctx, logger, stop, err := daemon.Start(daemon.Logging{Level: cfg.LogLevel, File: cfg.LogFile, FileLevel: cfg.LogLevelLogfile}, logLevel)
 			if err != nil {
 				return err
 			}
-			defer closeLog()
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			f, err := proxy.New(proxy.Options{ConfigDir: confDir, IDs: all, Logger: logger, MaxConns: maxConns, QueueDepth: queueDepth})
 			if err != nil {
