@@ -1,4 +1,4 @@
-package builtin
+package e2e
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/gsalt/gsalt/proxy/proxymod"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/states"
+	stbuiltin "github.com/gsalt/gsalt/states/builtin"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -25,7 +26,7 @@ import (
 const ncSecret = "s3cret"
 
 // ncExampleRoot is the example formula's file root.
-const ncExampleRoot = "../../examples/napalm-ntp/salt"
+const ncExampleRoot = "../salt"
 
 // ncTag is the state tag of the example's netconfig.managed state.
 const ncTag = "netconfig_|-ntp_servers_|-ntp_servers_|-managed"
@@ -88,7 +89,7 @@ func ncEnv(t *testing.T, plat, root string, pillar *payload.Map) (*devsim.Device
 		t.Fatal(err)
 	}
 	st := states.NewRegistry()
-	if err := st.Register(netconfigStates()...); err != nil {
+	if err := stbuiltin.Register(st); err != nil {
 		t.Fatal(err)
 	}
 	if err := states.RegisterExec(reg, st, render.Default()); err != nil {
