@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,7 @@ type Device struct {
 	modCfg      *proxymod.Config
 	initialized bool
 	initErr     error
+	st          status
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -46,13 +48,15 @@ type Device struct {
 }
 
 func newDevice(f *Fleet, id, parent string) *Device {
-	return &Device{
+	d := &Device{
 		f: f, id: id, parent: parent,
 		log:   f.log.With("minion", id),
 		slot:  make(chan struct{}, 1),
 		ready: make(chan struct{}),
 		done:  make(chan struct{}),
 	}
+	d.st.s = Status{State: StateStarting, Since: time.Now()}
+	return d
 }
 
 // ID returns the device's minion id.
@@ -148,6 +152,10 @@ func (d *Device) gate(ctx context.Context, requireInit bool, fn func(context.Con
 	}
 	if requireInit && !init {
 		if initErr != nil {
+			if st := d.st.get(); st.State == StateDown {
+				return fmt.Errorf("%w: %s is down (%d failed attempts, next in %s): %v", proxymod.ErrNotInitialized, d.id,
+					st.Attempts, max(time.Until(st.NextRetry), 0).Round(100*time.Millisecond), initErr)
+			}
 			return fmt.Errorf("%w: %s: %v", proxymod.ErrNotInitialized, d.id, initErr)
 		}
 		return fmt.Errorf("%w: %s", proxymod.ErrNotInitialized, d.id)
@@ -327,8 +335,9 @@ func (d *Device) prepare(ctx context.Context, m *minion.Minion) (*modules.Regist
 	return reg, nil
 }
 
-// initModule runs the module's Init under the device gate and records the
-// outcome.
+// initModule runs the module's Init under the device gate, records the
+// outcome in the device's Status and reports a change of state on the
+// master's bus.
 func (d *Device) initModule(ctx context.Context) bool {
 	d.mu.RLock()
 	modCfg := d.modCfg
@@ -340,12 +349,30 @@ func (d *Device) initModule(ctx context.Context) bool {
 		d.mu.Unlock()
 		return err
 	})
+	if ctx.Err() != nil {
+		return false
+	}
 	if err != nil {
-		d.log.Error("the proxy module failed to initialize", "proxytype", modCfg.ProxyType, "err", err)
+		d.markDown(ctx, err)
 		return false
 	}
 	d.log.Info("proxy module initialized", "proxytype", modCfg.ProxyType)
+	if changed, attempts, downFor := d.st.up(time.Now()); changed {
+		d.fireState(ctx, UpTagFmt, payload.NewMap("attempts", int64(attempts), "down_for", downFor.Seconds()))
+	}
 	return true
+}
+
+// markDown records a failure (of Init or of a keepalive probe), schedules
+// the next attempt with backoff and reports a change of state.
+func (d *Device) markDown(ctx context.Context, err error) {
+	attempts := d.st.get().Attempts + 1
+	retryIn := backoff(attempts, d.f.retryMin, d.f.retryMax)
+	changed, _ := d.st.down(time.Now(), err, retryIn)
+	d.log.Error("the device is down; retrying", "err", err, "attempts", attempts, "retry_in", retryIn)
+	if changed {
+		d.fireState(ctx, DownTagFmt, payload.NewMap("error", err.Error(), "attempts", int64(attempts), "retry_in", retryIn.Seconds()))
+	}
 }
 
 // shutdownModule calls the module's Shutdown once its minion stopped.
@@ -364,14 +391,20 @@ func (d *Device) shutdownModule() {
 	}
 }
 
-// keepAlive is Salt's proxy keepalive (status.proxy_reconnect every
-// proxy_keep_alive_interval minutes while proxy_keep_alive is on): a
-// module that reports it is not alive is shut down and initialised again.
-// gsalt also retries a failed Init on the same schedule. Grains are
-// recomputed after every successful (re-)initialisation.
+// keepAlive supervises the device's connection while its minion runs: a
+// module whose Init failed is tried again with exponential backoff
+// (Fleet retryMin doubling up to retryMax, capped by
+// proxy_keep_alive_interval); an initialised module is probed (Salt's
+// proxy keepalive, status.proxy_reconnect) every proxy_keep_alive_interval
+// minutes, or every keepalive seconds when the module keeps a session
+// open (napalm always_alive), and re-initialised when it is not alive.
+// Probes never wait: a device busy with a job, or a fleet at its
+// connection limit, skips the probe. Grains are recomputed after every
+// successful (re-)initialisation.
 func (d *Device) keepAlive(ctx context.Context, m *minion.Minion, cfg *config.Minion) {
+	probeOn := true
 	if v, ok := cfg.Opts.Get("proxy_keep_alive"); ok && !payload.Truthy(v) {
-		return
+		probeOn = false
 	}
 	every := d.f.o.KeepAliveInterval
 	if every <= 0 {
@@ -381,48 +414,123 @@ func (d *Device) keepAlive(ctx context.Context, m *minion.Minion, cfg *config.Mi
 		}
 		every = time.Duration(mins) * time.Minute
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
+	first := true
 	for {
+		var wait time.Duration
+		if d.Initialized() {
+			wait = every
+			d.mu.RLock()
+			ka, ok := d.mod.(proxymod.Keepaliver)
+			d.mu.RUnlock()
+			if ok {
+				if iv := ka.KeepaliveInterval(); iv > 0 && iv < wait {
+					wait = iv
+				}
+			}
+			if first {
+				// Spread the probes of devices started together.
+				wait = time.Duration(rand.Int64N(int64(wait))) + time.Millisecond
+			}
+			first = false
+		} else {
+			wait = max(time.Until(d.st.get().NextRetry), 0)
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 		}
-		d.mu.RLock()
-		init, mod := d.initialized, d.mod
-		d.mu.RUnlock()
-		if init {
-			al, ok := mod.(proxymod.Aliver)
-			if !ok {
-				continue
+		if !d.Initialized() {
+			if d.initModule(ctx) {
+				first = true
+				if err := m.RefreshGrains(ctx, true); err != nil {
+					d.log.Warn("grains refresh after initialization failed", "err", err)
+				}
 			}
-			alive := false
-			err := d.gate(ctx, true, func(ctx context.Context, _ proxymod.Module) error {
-				var err error
-				alive, err = al.Alive(ctx)
-				return err
-			})
-			if err == nil && alive {
-				continue
-			}
-			if ctx.Err() != nil {
-				return
-			}
-			d.log.Info("the proxy is down; restarting its connection", "err", err)
-			_ = d.gate(ctx, false, func(ctx context.Context, mod proxymod.Module) error {
-				d.mu.Lock()
-				d.initialized = false
-				d.mu.Unlock()
-				return mod.Shutdown(ctx)
-			})
+			continue
 		}
-		if d.initModule(ctx) {
+		if probeOn {
+			d.probe(ctx, every)
+		}
+	}
+}
+
+// probe asks an initialised module whether it is alive, unless the device
+// or the fleet is busy; a dead module is shut down and initialised again
+// at once (a failure marks the device down and keepAlive retries it with
+// backoff).
+func (d *Device) probe(ctx context.Context, limit time.Duration) {
+	d.mu.RLock()
+	al, ok := d.mod.(proxymod.Aliver)
+	d.mu.RUnlock()
+	if !ok {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	alive := false
+	ran, err := d.tryGate(pctx, func(ctx context.Context, _ proxymod.Module) error {
+		var err error
+		alive, err = al.Alive(ctx)
+		return err
+	})
+	if !ran || ctx.Err() != nil {
+		return
+	}
+	d.st.probed()
+	if err == nil && alive {
+		return
+	}
+	if err == nil {
+		err = errors.New("keepalive: the device does not answer")
+	}
+	d.log.Info("the proxy is down; restarting its connection", "err", err)
+	_ = d.gate(ctx, false, func(ctx context.Context, mod proxymod.Module) error {
+		d.mu.Lock()
+		d.initialized = false
+		d.mu.Unlock()
+		return mod.Shutdown(ctx)
+	})
+	d.st.reconnect()
+	if d.initModule(ctx) {
+		if m := d.Minion(); m != nil {
 			if err := m.RefreshGrains(ctx, true); err != nil {
 				d.log.Warn("grains refresh after initialization failed", "err", err)
 			}
 		}
 	}
+}
+
+// tryGate runs fn like gate with an initialised module, but only if
+// neither the device nor the fleet's connection limit makes it wait;
+// ran is false when it did not run.
+func (d *Device) tryGate(ctx context.Context, fn func(context.Context, proxymod.Module) error) (ran bool, err error) {
+	select {
+	case d.slot <- struct{}{}:
+	default:
+		return false, nil
+	}
+	defer func() { <-d.slot }()
+	select {
+	case d.f.conns <- struct{}{}:
+	default:
+		return false, nil
+	}
+	defer func() { <-d.f.conns }()
+	d.mu.RLock()
+	mod, init := d.mod, d.initialized
+	d.mu.RUnlock()
+	if mod == nil || !init {
+		return false, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("proxy: %s: the proxy module panicked: %v", d.id, p)
+		}
+	}()
+	return true, fn(ctx, mod)
 }
 
 // grains is the device minion's GrainsFunc: the fleet's proxy host

@@ -74,6 +74,10 @@ type Options struct {
 	RestartMin, RestartMax time.Duration
 	// KeepAliveInterval overrides proxy_keep_alive_interval (minutes).
 	KeepAliveInterval time.Duration
+	// RetryMin and RetryMax bound the exponential backoff between
+	// attempts to (re-)initialise a device that is down; 0 means
+	// DefaultRetryMin / DefaultRetryMax (capped by KeepAliveInterval).
+	RetryMin, RetryMax time.Duration
 	// RejectedDelay is passed to every minion (minion.Options).
 	RejectedDelay time.Duration
 	// Started, when set, is called with each device before it starts.
@@ -96,6 +100,7 @@ type Fleet struct {
 	newSem     chan struct{}
 
 	restartMin, restartMax time.Duration
+	retryMin, retryMax     time.Duration
 	shutdownTimeout        time.Duration
 
 	// set by Run before any device starts
@@ -163,6 +168,17 @@ func New(o Options) (*Fleet, error) {
 	if f.restartMax < f.restartMin {
 		f.restartMax = max(f.restartMin, DefaultRestartMax)
 	}
+	f.retryMin, f.retryMax = o.RetryMin, o.RetryMax
+	if f.retryMin <= 0 {
+		f.retryMin = DefaultRetryMin
+	}
+	if f.retryMax <= 0 {
+		f.retryMax = DefaultRetryMax
+		if o.KeepAliveInterval > 0 {
+			f.retryMax = min(f.retryMax, o.KeepAliveInterval)
+		}
+	}
+	f.retryMax = max(f.retryMax, f.retryMin)
 	return f, nil
 }
 

@@ -228,7 +228,7 @@ func TestFleetAgainstGsaltMaster(t *testing.T) {
 		ConfigDir: etc, IDs: ids, Types: types, Logger: testLogger(),
 		MaxConns: 3, QueueDepth: 2,
 		RestartMin: 100 * time.Millisecond, RestartMax: 300 * time.Millisecond,
-		KeepAliveInterval: 100 * time.Millisecond,
+		KeepAliveInterval: 100 * time.Millisecond, RetryMin: 50 * time.Millisecond, RetryMax: 200 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)

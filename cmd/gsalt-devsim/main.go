@@ -51,7 +51,7 @@ func main() {
 	f := cmd.Flags()
 	f.IntVar(&o.BasePort, "base-port", 10022, "port of the first device; device i listens on base-port+i (0: free ports)")
 	f.IntVar(&o.Devices, "devices", 1, "number of devices")
-	f.StringVar(&o.Platform, "platform", devsim.PlatformIOS, "device platform: ios or eos")
+	f.StringVar(&o.Platform, "platform", devsim.PlatformIOS, "device platform: ios, eos, iosxr or nxos")
 	f.StringVar(&o.Host, "host", "127.0.0.1", "listen address")
 	f.StringVar(&o.User, "user", "admin", "accepted login name")
 	f.StringVar(&o.Password, "password", "admin", "accepted password")

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/crypto/ssh"
 )
 
 // Device is one simulated device of a Fleet. Its methods are safe for concurrent use.
@@ -14,12 +16,13 @@ type Device struct {
 	fleet  *Fleet
 	index  int
 	name   string
-	fault  Fault
+	fault  atomic.Int32 // a Fault; SetFault changes it while the fleet runs
 	addr   string
 	active atomic.Int32
 
-	mu sync.Mutex
-	st *devState // nil until first needed
+	mu    sync.Mutex
+	st    *devState                // nil until first needed
+	conns map[*ssh.ServerConn]bool // open SSH connections, for DropSessions
 }
 
 // flashFile is one file on the device's flash file system.
@@ -39,6 +42,8 @@ type devState struct {
 	sessSeq     int
 	lastChange  time.Time
 	changedBy   string
+	xr          *xrDevice   // IOS-XR commit history and trial commit, nil until the first commit
+	nx          *nxosDevice // NX-OS named checkpoints, nil until first needed
 }
 
 // state returns the device state, building it on first use. d.mu must be held.
@@ -75,7 +80,41 @@ func (d *Device) Name() string { return d.name }
 func (d *Device) Addr() string { return d.addr }
 
 // Fault returns the fault injected into the device.
-func (d *Device) Fault() Fault { return d.fault }
+func (d *Device) Fault() Fault { return Fault(d.fault.Load()) }
+
+// SetFault changes the device's fault while the fleet runs: new
+// connections and commands see it at once (FaultNone heals the device).
+func (d *Device) SetFault(f Fault) { d.fault.Store(int32(f)) }
+
+// DropSessions closes every open SSH connection of the device, as a
+// reboot or a link flap would, and returns how many it closed.
+func (d *Device) DropSessions() int {
+	d.mu.Lock()
+	conns := make([]*ssh.ServerConn, 0, len(d.conns))
+	for c := range d.conns {
+		conns = append(conns, c)
+	}
+	d.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	return len(conns)
+}
+
+func (d *Device) addConn(c *ssh.ServerConn) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.conns == nil {
+		d.conns = map[*ssh.ServerConn]bool{}
+	}
+	d.conns[c] = true
+}
+
+func (d *Device) removeConn(c *ssh.ServerConn) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.conns, c)
+}
 
 // ActiveSessions returns the number of currently open connections.
 func (d *Device) ActiveSessions() int { return int(d.active.Load()) }

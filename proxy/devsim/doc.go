@@ -17,6 +17,22 @@
 //     "copy <file> running-config", EOS "configure session" with diffs, commit, abort and
 //     "rollback clean-config", and write memory.
 //
+// The "iosxr" platform (a Cisco IOS XRv 9000 for scrapligo's cisco_iosxr) prompts
+// "RP/0/RP0/CPU0:host#" with no enable, prints IOS XR's timestamp line before show output and
+// "!"-closed configuration blocks, and follows the two-stage model: "configure" / "configure
+// exclusive" edit a per-session target configuration ("show configuration [merge]", "show
+// commit changes diff") that "commit" (comment, label, replace, confirmed N) applies; failed
+// commits are explained by "show configuration failed"; "end" with uncommitted changes asks
+// yes/no/cancel; "rollback configuration last N | to ID" and "show configuration commit list
+// [detail]" use a bounded commit history, and unconfirmed trial commits revert on a timer.
+//
+// The "nxos" platform (a Cisco Nexus 9000v for scrapligo's cisco_nxos) lands logins in
+// privileged exec, prints two-space-indented configurations without "!" or "end", and offers
+// "terminal dont-ask", checkpoints (files and named), "show diff rollback-patch", "rollback
+// running-config" (atomic or best-effort), "copy running-config startup-config", bootflash
+// files (dir, delete, show file ... md5sum) and, once "feature scp-server" is configured, SCP
+// uploads to bootflash: ("scp -t TARGET" on an SSH exec channel).
+//
 // Device state (configuration trees, files, sessions) is allocated on the first connection, so
 // thousands of idle devices cost little more than their listeners. Faults can be injected per
 // device: hang (stop in the middle of show output), drop (close the connection in the middle of

@@ -37,10 +37,25 @@ type platform struct {
 	configSpecial func(s *shell, toks []tok) (string, bool)
 	// execInConfig reports whether an exec command may be typed in configuration mode.
 	execInConfig func(word string) bool
+	// prompt, when set, renders the whole prompt (IOS-XR's "RP/0/RP0/CPU0:host#").
+	prompt func(s *shell) string
+	// renderBody, when set, renders a configuration tree instead of dialect.renderBody.
+	renderBody func(c *config) string
+	// loginMode is the mode a login lands in (NX-OS: privileged exec).
+	loginMode mode
+	// invalidAt, when set, renders the invalid-input error (NX-OS's "% Invalid command").
+	invalidAt func(s *shell, line string, off int) string
+	// ambiguous, when set, is the ambiguous-command error.
+	ambiguous string
+	// rawExec, when set, handles SSH exec requests that are not CLI commands (NX-OS scp).
+	rawExec rawExecFunc
 }
 
 // errInvalidAt renders the platform's invalid-input error for the word at byte offset off.
 func (p *platform) errInvalidAt(s *shell, line string, off int) string {
+	if p.invalidAt != nil {
+		return p.invalidAt(s, line, off)
+	}
 	if p.name == PlatformEOS {
 		return "% Invalid input"
 	}
@@ -61,6 +76,9 @@ func (p *platform) errInvalid(s *shell, line string, tokIdx int) string {
 }
 
 func (p *platform) errAmbiguous(line string) string {
+	if p.ambiguous != "" {
+		return p.ambiguous
+	}
 	if p.name == PlatformEOS {
 		return "% Ambiguous command"
 	}
@@ -69,6 +87,9 @@ func (p *platform) errAmbiguous(line string) string {
 
 // configFile renders a configuration tree as the device writes it to a file.
 func (p *platform) configFile(d *Device, c *config, t time.Time) string {
+	if p.renderBody != nil {
+		return p.configFileHeader(d, t) + p.renderBody(c)
+	}
 	return p.configFileHeader(d, t) + p.d.renderBody(c)
 }
 

@@ -44,7 +44,11 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 		}
 	}
 	f := &Fleet{opts: opts, start: opts.Now(), conns: map[net.Conn]struct{}{}}
-	if opts.Platform == PlatformEOS {
+	if opts.Platform == PlatformNXOS {
+		f.plat = newNXOS()
+	} else if opts.Platform == PlatformIOSXR {
+		f.plat = newIOSXR()
+	} else if opts.Platform == PlatformEOS {
 		f.plat = newEOS()
 	} else {
 		f.plat = newIOS()
@@ -77,7 +81,8 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 			return nil, fmt.Errorf("%w: device %d: %w", ErrListen, i, err)
 		}
 		f.listeners[i] = ln
-		f.devices[i] = &Device{fleet: f, index: i, name: f.hostnameOf(i), fault: opts.Faults[i], addr: ln.Addr().String()}
+		f.devices[i] = &Device{fleet: f, index: i, name: f.hostnameOf(i), addr: ln.Addr().String()}
+		f.devices[i].fault.Store(int32(opts.Faults[i]))
 	}
 	f.ctx, f.cancel = context.WithCancel(ctx)
 	for i, ln := range f.listeners {
@@ -160,7 +165,7 @@ func (f *Fleet) acceptLoop(d *Device, ln net.Listener) {
 			continue
 		}
 		backoff = 5 * time.Millisecond
-		if d.fault == FaultRefuse || int(d.active.Load()) >= f.opts.MaxSessions {
+		if d.Fault() == FaultRefuse || int(d.active.Load()) >= f.opts.MaxSessions {
 			_ = c.Close()
 			continue
 		}

@@ -17,6 +17,10 @@ const (
 	PlatformIOS = "ios"
 	// PlatformEOS simulates an Arista EOS switch (scrapligo platform arista_eos).
 	PlatformEOS = "eos"
+	// PlatformIOSXR simulates a Cisco IOS XR router (scrapligo platform cisco_iosxr).
+	PlatformIOSXR = "iosxr"
+	// PlatformNXOS simulates a Cisco Nexus NX-OS switch (scrapligo platform cisco_nxos).
+	PlatformNXOS = "nxos"
 )
 
 // Limits applied when Options leave them zero, and hard caps.
@@ -127,7 +131,7 @@ func ParseFaults(spec string) (map[int]Fault, error) {
 // Options configure a Fleet. The zero value plus Devices is usable: one IOS device per Devices
 // on free ports, user admin, password admin, no enable secret.
 type Options struct {
-	// Platform is PlatformIOS (default) or PlatformEOS.
+	// Platform is PlatformIOS (default), PlatformEOS, PlatformIOSXR or PlatformNXOS.
 	Platform string
 	// Devices is the number of simulated devices (at least 1).
 	Devices int
@@ -164,8 +168,8 @@ func (o *Options) normalize() error {
 		o.Platform = PlatformIOS
 	}
 	o.Platform = strings.ToLower(o.Platform)
-	if o.Platform != PlatformIOS && o.Platform != PlatformEOS {
-		return fmt.Errorf("%w: platform %q (want ios or eos)", ErrOptions, o.Platform)
+	if o.Platform != PlatformIOS && o.Platform != PlatformEOS && o.Platform != PlatformIOSXR && o.Platform != PlatformNXOS {
+		return fmt.Errorf("%w: platform %q (want ios, eos, iosxr or nxos)", ErrOptions, o.Platform)
 	}
 	if o.Devices < 1 || o.Devices > MaxDevices {
 		return fmt.Errorf("%w: devices %d (want 1..%d)", ErrOptions, o.Devices, MaxDevices)

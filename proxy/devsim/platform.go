@@ -35,6 +35,9 @@ type dialect struct {
 	switchports bool // physical ports are switchports by default
 	// opener returns the kind of block body opens in mode kind, or "".
 	opener func(kind string, body []string) string
+	// ifNumber, when set, also accepts interface numbers validIfNumber refuses (IOS-XR's
+	// "0/RP0/CPU0/0").
+	ifNumber func(num string) bool
 }
 
 // splitIf splits "GigabitEthernet1/0/1" into its alphabetic type and its number.
@@ -62,7 +65,7 @@ func validIfNumber(n string) bool {
 // ifTypeOf returns the interface type whose long name starts with the alphabetic part of s.
 func (d *dialect) ifTypeOf(s string) (ifType, string, bool) {
 	alpha, num := splitIf(s)
-	if alpha == "" || !validIfNumber(num) {
+	if alpha == "" || !(validIfNumber(num) || (d.ifNumber != nil && d.ifNumber(num))) {
 		return ifType{}, "", false
 	}
 	la := strings.ToLower(alpha)

@@ -64,7 +64,7 @@ func (f *Fleet) serveConn(d *Device, c net.Conn) {
 	ic := &idleConn{Conn: c}
 	ic.idle.Store(int64(handshakeTimeout))
 	cfg := f.okConfig
-	if d.fault == FaultBadAuth {
+	if d.Fault() == FaultBadAuth {
 		cfg = f.badConfig
 	}
 	sc, chans, reqs, err := ssh.NewServerConn(ic, cfg)
@@ -73,6 +73,8 @@ func (f *Fleet) serveConn(d *Device, c net.Conn) {
 		return
 	}
 	ic.idle.Store(int64(f.opts.IdleTimeout))
+	d.addConn(sc)
+	defer d.removeConn(sc)
 	done := make(chan struct{})
 	go func() {
 		_ = sc.Wait()
@@ -156,7 +158,7 @@ func (f *Fleet) serveSession(d *Device, sc *ssh.ServerConn, ch ssh.Channel, reqs
 				if req.Type == "exec" {
 					cmd, ok := sshString(req.Payload)
 					go func() {
-						if ok {
+						if ok && !f.plat.handleRawExec(sh, cmd, ch) {
 							sh.runExec(cmd)
 						}
 						_, _ = ch.SendRequest("exit-status", false, []byte{0, 0, 0, 0})

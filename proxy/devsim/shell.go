@@ -54,11 +54,14 @@ type shell struct {
 
 	curLine string // exec line being run, for error carets
 	curToks []tok
+
+	xr *xrShell   // IOS-XR per-session state (target configuration, options), nil elsewhere
+	nx *nxosShell // NX-OS per-session state (terminal dont-ask), nil until first needed
 }
 
 func newShell(d *Device, user string, out io.Writer, done <-chan struct{}, closeConn func()) *shell {
 	s := &shell{dev: d, p: d.fleet.plat, user: user, out: out, done: done, closeConn: closeConn,
-		termLen: d.fleet.plat.defaultTermLen, termWidth: 80}
+		termLen: d.fleet.plat.defaultTermLen, termWidth: 80, mode: d.fleet.plat.loginMode}
 	return s
 }
 
@@ -193,13 +196,13 @@ func (s *shell) emit(out string, faulty bool) {
 	if out != "" && !strings.HasSuffix(out, "\n") && s.pending == nil {
 		out += "\n"
 	}
-	if faulty && (s.dev.fault == FaultHang || s.dev.fault == FaultDrop) && len(out) > 1 {
+	if faulty && (s.dev.Fault() == FaultHang || s.dev.Fault() == FaultDrop) && len(out) > 1 {
 		half := out[:len(out)/2]
 		if i := strings.LastIndexByte(half, '\n'); i > 0 {
 			half = half[:i+1]
 		}
 		s.write(half)
-		if s.dev.fault == FaultDrop {
+		if s.dev.Fault() == FaultDrop {
 			s.closeConn()
 		} else {
 			<-s.done
@@ -255,6 +258,9 @@ func (s *shell) page(c byte) {
 
 // prompt returns the current prompt.
 func (s *shell) prompt() string {
+	if s.p.prompt != nil {
+		return s.p.prompt(s)
+	}
 	s.dev.mu.Lock()
 	h := s.dev.hostname()
 	s.dev.mu.Unlock()

@@ -59,7 +59,7 @@ var platforms = []string{devsim.PlatformIOS, devsim.PlatformEOS}
 
 func TestRegistry(t *testing.T) {
 	r := driver.Default()
-	if got := r.Names(); !reflect.DeepEqual(got, []string{"eos", "frr", "ios", "iosxe"}) {
+	if got := r.Names(); !reflect.DeepEqual(got, []string{"eos", "frr", "ios", "iosxe", "iosxr", "nxos", "nxos_ssh"}) {
 		t.Fatalf("names %v", got)
 	}
 	cases := []struct {

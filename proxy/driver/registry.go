@@ -21,13 +21,16 @@ type Registry struct {
 func NewRegistry() *Registry { return &Registry{factories: map[string]Factory{}} }
 
 // Default returns a new registry with the built-in drivers: "ios" (alias
-// "iosxe", Cisco IOS / IOS-XE) and "eos" (Arista EOS).
+// "iosxe", Cisco IOS / IOS-XE) and "eos" (Arista EOS); "nxos_ssh" (Cisco NX-OS
+// over SSH) is also registered as "nxos", whose NAPALM driver uses NX-API
+// instead: gsalt speaks SSH only; "iosxr" drives Cisco IOS XR over its CLI
+// (NAPALM's iosxr driver uses the XML agent).
 func Default() *Registry {
 	r := NewRegistry()
 	for _, e := range []struct {
 		name string
 		f    Factory
-	}{{"ios", NewIOS}, {"iosxe", NewIOS}, {"eos", NewEOS}, {"frr", NewFRR}} {
+	}{{"ios", NewIOS}, {"iosxe", NewIOS}, {"eos", NewEOS}, {"frr", NewFRR}, {"nxos_ssh", NewNXOS}, {"nxos", NewNXOS}, {"iosxr", NewIOSXR}} {
 		// The built-in names are distinct and valid, so Register cannot fail.
 		_ = r.Register(e.name, e.f)
 	}

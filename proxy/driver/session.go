@@ -234,8 +234,8 @@ var (
 // open fails at once with ErrAuth.
 func (s *session) enable(d *network.Driver) error {
 	exec, ok := d.PrivilegeLevels["exec"]
-	if !ok {
-		return nil
+	if _, hasEnable := d.PrivilegeLevels["privilege-exec"]; !ok || !hasEnable {
+		return nil // no enable on this platform (cisco_iosxr's "exec" is the "#" prompt)
 	}
 	execRe, err := regexp.Compile(exec.Pattern)
 	if err != nil {

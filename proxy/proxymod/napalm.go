@@ -274,6 +274,15 @@ func (n *Napalm) Shutdown(ctx context.Context) error {
 	return nil
 }
 
+// KeepaliveInterval implements Keepaliver: optional_args keepalive
+// (seconds, 5 by default) when always_alive keeps a session open.
+func (n *Napalm) KeepaliveInterval() time.Duration {
+	if !n.alwaysAlive {
+		return 0
+	}
+	return n.dopts.Keepalive
+}
+
 // AlwaysAlive reports the always_alive setting.
 func (n *Napalm) AlwaysAlive() bool { return n.alwaysAlive }
 

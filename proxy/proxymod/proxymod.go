@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -83,6 +84,13 @@ type Module interface {
 // module (Shutdown, then Init) when it reports false.
 type Aliver interface {
 	Alive(ctx context.Context) (bool, error)
+}
+
+// Keepaliver is implemented by modules that keep a session open and want
+// it probed more often than every proxy_keep_alive_interval minutes
+// (NAPALM's keepalive seconds with always_alive); 0 means the default.
+type Keepaliver interface {
+	KeepaliveInterval() time.Duration
 }
 
 // Type is one registered proxytype.
