@@ -21,7 +21,8 @@
 // configuration sessions.
 //
 // Drivers are created through a Registry (Default registers "ios", its alias
-// "iosxe", and "eos"). Every method takes a context: each operation is
+// "iosxe", "eos", "nxos_ssh" and its alias "nxos", "iosxr", "junos"
+// (NETCONF over SSH through scrapligo's netconf driver) and "frr"). Every method takes a context: each operation is
 // bounded by the earlier of the context's deadline and Options.Timeout, and a
 // cancelled context closes the connection so no call can hang on a silent
 // device. A Driver serialises its own operations, so it may be called from

@@ -59,14 +59,14 @@ var platforms = []string{devsim.PlatformIOS, devsim.PlatformEOS}
 
 func TestRegistry(t *testing.T) {
 	r := driver.Default()
-	if got := r.Names(); !reflect.DeepEqual(got, []string{"eos", "frr", "ios", "iosxe", "iosxr", "nxos", "nxos_ssh"}) {
+	if got := r.Names(); !reflect.DeepEqual(got, []string{"eos", "frr", "ios", "iosxe", "iosxr", "junos", "nxos", "nxos_ssh"}) {
 		t.Fatalf("names %v", got)
 	}
 	cases := []struct {
 		name, plat string
 		err        error
 	}{
-		{"ios", "ios", nil}, {"IOSXE", "ios", nil}, {"eos", "eos", nil}, {"junos", "", driver.ErrUnknownDriver},
+		{"ios", "ios", nil}, {"IOSXE", "ios", nil}, {"eos", "eos", nil}, {"junos", "junos", nil}, {"bogus", "", driver.ErrUnknownDriver},
 	}
 	for _, tc := range cases {
 		d, err := r.New(tc.name, driver.Options{Host: "192.0.2.1"})

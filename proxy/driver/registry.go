@@ -30,7 +30,7 @@ func Default() *Registry {
 	for _, e := range []struct {
 		name string
 		f    Factory
-	}{{"ios", NewIOS}, {"iosxe", NewIOS}, {"eos", NewEOS}, {"frr", NewFRR}, {"nxos_ssh", NewNXOS}, {"nxos", NewNXOS}, {"iosxr", NewIOSXR}} {
+	}{{"ios", NewIOS}, {"iosxe", NewIOS}, {"eos", NewEOS}, {"frr", NewFRR}, {"nxos_ssh", NewNXOS}, {"nxos", NewNXOS}, {"junos", NewJunos}, {"iosxr", NewIOSXR}} {
 		// The built-in names are distinct and valid, so Register cannot fail.
 		_ = r.Register(e.name, e.f)
 	}
