@@ -157,3 +157,25 @@ func isFloat(s string) bool {
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil
 }
+
+// lldpFromDetail derives NAPALM get_lldp_neighbors from the details: the
+// remote system name (the chassis id where the name is unknown, i.e.
+// equal to unknown) and the remote port, passed through port when not
+// nil.
+func lldpFromDetail(det map[string][]LLDPNeighborDetail, unknown string, port func(string) string) map[string][]LLDPNeighbor {
+	res := map[string][]LLDPNeighbor{}
+	for local, list := range det {
+		for _, e := range list {
+			host := e.RemoteSystemName
+			if host == unknown {
+				host = e.RemoteChassisID
+			}
+			p := e.RemotePort
+			if port != nil {
+				p = port(p)
+			}
+			res[local] = append(res[local], LLDPNeighbor{Hostname: host, Port: p})
+		}
+	}
+	return res
+}

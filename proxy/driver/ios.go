@@ -680,21 +680,12 @@ func (d *iosDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNeig
 	if err != nil {
 		return nil, err
 	}
-	res := map[string][]LLDPNeighbor{}
-	for local, list := range det {
-		for _, e := range list {
-			host := e.RemoteSystemName
-			if host == "" {
-				host = e.RemoteChassisID
-			}
-			port := e.RemotePort
-			if strings.Count(port, ":") == 5 || strings.Count(port, "-") == 5 || strings.Count(port, ".") == 2 {
-				port = macOr(port)
-			}
-			res[local] = append(res[local], LLDPNeighbor{Hostname: host, Port: port})
+	return lldpFromDetail(det, "", func(port string) string {
+		if strings.Count(port, ":") == 5 || strings.Count(port, "-") == 5 || strings.Count(port, ".") == 2 {
+			return macOr(port)
 		}
-	}
-	return res, nil
+		return port
+	}), nil
 }
 
 var iosLLDPField = regexp.MustCompile(`^(Local Int(?:er)?f(?:ace)?|Chassis id|Port id|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities)\s*?[:-]\s*(.*)$`)

@@ -277,17 +277,7 @@ func (d *iosxrDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNe
 	if err != nil {
 		return nil, err
 	}
-	res := map[string][]LLDPNeighbor{}
-	for local, list := range det {
-		for _, e := range list {
-			host := e.RemoteSystemName
-			if host == "" {
-				host = e.RemoteChassisID
-			}
-			res[local] = append(res[local], LLDPNeighbor{Hostname: host, Port: e.RemotePort})
-		}
-	}
-	return res, nil
+	return lldpFromDetail(det, "", nil), nil
 }
 
 var xrLLDPField = regexp.MustCompile(`^(Local Interface|Chassis id|Port id|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities):\s*(.*?)\s*$`)

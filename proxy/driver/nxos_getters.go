@@ -542,17 +542,7 @@ func (d *nxosDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNei
 	if err != nil {
 		return nil, err
 	}
-	res := map[string][]LLDPNeighbor{}
-	for local, list := range det {
-		for _, e := range list {
-			host := e.RemoteSystemName
-			if host == "N/A" {
-				host = e.RemoteChassisID
-			}
-			res[local] = append(res[local], LLDPNeighbor{Hostname: host, Port: e.RemotePort})
-		}
-	}
-	return res, nil
+	return lldpFromDetail(det, "N/A", nil), nil
 }
 
 var (
