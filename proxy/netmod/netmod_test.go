@@ -517,7 +517,7 @@ func TestErrors(t *testing.T) {
 			{"unreachable", proxyCfg("eos", dead), []error{proxymod.ErrNapalmConnect, driver.ErrConnect},
 				fmt.Sprintf("Cannot connect to 127.0.0.1:%d as admin.", dead)},
 			{"no driver", &proxymod.Config{ID: "x", Proxy: payload.NewMap("host", "h")}, []error{proxymod.ErrNapalmConfig}, "driver name"},
-			{"unknown driver", &proxymod.Config{ID: "x", Proxy: payload.NewMap("host", "h", "driver", "junos")}, []error{proxymod.ErrNapalmConfig, driver.ErrUnknownDriver}, "junos"},
+			{"unknown driver", &proxymod.Config{ID: "x", Proxy: payload.NewMap("host", "h", "driver", "vyos")}, []error{proxymod.ErrNapalmConfig, driver.ErrUnknownDriver}, "vyos"},
 		}
 		for _, tc := range cases {
 			err := proxymod.NewNapalm(nil).Init(ctx, tc.cfg)
