@@ -2,24 +2,24 @@ package builtin
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
 
 	"github.com/gsalt/gsalt/beacons"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-// Inotify is the inotify beacon (salt/beacons/inotify.py), built on
-// fsnotify. Configuration:
+// Inotify is the inotify beacon (salt/beacons/inotify.py), reading Linux
+// inotify directly the way pyinotify does. Configuration:
 //
 //	beacons:
 //	  inotify:
@@ -35,21 +35,30 @@ import (
 //	    - coalesce: True
 //
 // Each change yields {"path": <path>, "change": <pyinotify mask name>}
-// tagged with the watched path (so tags read salt/beacon/<id>/inotify//dir),
-// as Salt's beacon does. The first run only sets the watches up.
+// tagged with the path of the watch that saw it (so tags read
+// salt/beacon/<id>/inotify//dir), as Salt's beacon does. The first run
+// only sets the watches up; later runs report what the kernel queued
+// since, then add watches for configured paths that have appeared.
 //
-// fsnotify v1.10.1 reports Create, Write, Remove, Rename and Chmod, so the
-// mask names map as: create -> IN_CREATE, modify -> IN_MODIFY, delete ->
-// IN_DELETE, delete_self -> IN_DELETE_SELF, moved_from -> IN_MOVED_FROM,
-// moved_to -> IN_MOVED_TO (a Create known to come from a rename, or any
-// Create when the mask has moved_to but not create), move_self ->
-// IN_MOVE_SELF, attrib -> IN_ATTRIB; IN_IGNORED is reported when a watched
-// path goes away, and "|IN_ISDIR" is added for directories (from lstat, or
-// from what the beacon knew of a removed path). access, open, close_write,
-// close_nowrite, unmount, oneshot, onlydir and excl_unlink are accepted
-// but produce nothing: fsnotify keeps those operations unexported. A
-// watched path that is moved stops being watched (pyinotify follows it);
-// it is watched again when it reappears, or re-added by auto_add.
+// The configured mask goes to inotify_add_watch(2) as is, so every mask
+// Salt accepts works: access, attrib, close_nowrite, close_write, create,
+// delete, delete_self, modify, moved_from, moved_to, move_self, open,
+// and the options excl_unlink, oneshot and onlydir. The kernel's
+// IN_IGNORED (a watch went away) and IN_UNMOUNT are always reported, and
+// "|IN_ISDIR" is added when the kernel flags a directory. Editors and
+// renderers that write a file in place end with close_write; those that
+// write a temporary file and rename it over the target produce moved_to.
+//
+// pyinotify's bookkeeping is reproduced: auto_add watches also ask for
+// IN_CREATE (and report it) until Salt's next run re-applies the
+// configured mask (Salt compares the watch's mask with the configured
+// one, which differ when create is not configured); a new directory under
+// an auto_add watch is watched and what is already inside it reported as
+// created; a directory moved in from elsewhere is watched recursively;
+// a watch whose path is renamed between watched directories follows it
+// (its events then carry the new path) and one renamed elsewhere gets the
+// suffix "-unknown-path". A kernel queue overflow is logged (Salt's
+// beacon fails on it) and the lost events are not reported.
 func Inotify() beacons.Module {
 	return beacons.Module{
 		Name:     "inotify",
@@ -75,12 +84,16 @@ const (
 	inDeleteSelf   uint32 = 0x400
 	inMoveSelf     uint32 = 0x800
 	inUnmount      uint32 = 0x2000
+	inQOverflow    uint32 = 0x4000
 	inIgnored      uint32 = 0x8000
 	inOnlydir      uint32 = 0x1000000
+	inDontFollow   uint32 = 0x2000000
 	inExclUnlink   uint32 = 0x4000000
+	inMaskAdd      uint32 = 0x20000000
 	inIsdir        uint32 = 0x40000000
 	inOneshot      uint32 = 0x80000000
 
+	inAllEvents   = 0xfff
 	inDefaultMask = inCreate | inDelete | inModify
 )
 
@@ -94,24 +107,49 @@ var inotifyMasks = map[string]uint32{
 	"open": inOpen, "unmount": inUnmount,
 }
 
-var inotifyNames = map[uint32]string{
-	inModify: "IN_MODIFY", inAttrib: "IN_ATTRIB", inMovedFrom: "IN_MOVED_FROM",
-	inMovedTo: "IN_MOVED_TO", inCreate: "IN_CREATE", inDelete: "IN_DELETE",
-	inDeleteSelf: "IN_DELETE_SELF", inMoveSelf: "IN_MOVE_SELF", inIgnored: "IN_IGNORED",
-}
-
-// maskName is pyinotify's maskname.
-func maskName(bit uint32, isDir bool) string {
-	n := inotifyNames[bit]
-	if isDir {
-		n += "|IN_ISDIR"
+// maskBit is Salt's _get_mask: every pyinotify IN_* name, lower case
+// without the prefix, or 0.
+func maskBit(name string) uint32 {
+	if b, ok := inotifyMasks[name]; ok {
+		return b
 	}
-	return n
+	switch name {
+	case "q_overflow":
+		return inQOverflow
+	case "dont_follow":
+		return inDontFollow
+	case "mask_add":
+		return inMaskAdd
+	case "isdir":
+		return inIsdir
+	case "all_events":
+		return inAllEvents
+	}
+	return 0
 }
 
-var validMaskOrder = []string{"access", "attrib", "close_nowrite", "close_write", "create", "delete",
-	"delete_self", "excl_unlink", "ignored", "modify", "moved_from", "moved_to", "move_self",
-	"oneshot", "onlydir", "open", "unmount"}
+// inotifyNames are pyinotify's names of single event bits.
+var inotifyNames = map[uint32]string{
+	inAccess: "IN_ACCESS", inModify: "IN_MODIFY", inAttrib: "IN_ATTRIB",
+	inCloseWrite: "IN_CLOSE_WRITE", inCloseNowrite: "IN_CLOSE_NOWRITE", inOpen: "IN_OPEN",
+	inMovedFrom: "IN_MOVED_FROM", inMovedTo: "IN_MOVED_TO", inCreate: "IN_CREATE",
+	inDelete: "IN_DELETE", inDeleteSelf: "IN_DELETE_SELF", inMoveSelf: "IN_MOVE_SELF",
+	inUnmount: "IN_UNMOUNT", inQOverflow: "IN_Q_OVERFLOW", inIgnored: "IN_IGNORED",
+	inOnlydir: "IN_ONLYDIR", inDontFollow: "IN_DONT_FOLLOW", inExclUnlink: "IN_EXCL_UNLINK",
+	inMaskAdd: "IN_MASK_ADD", inIsdir: "IN_ISDIR", inOneshot: "IN_ONESHOT",
+	inAllEvents: "ALL_EVENTS",
+}
+
+// maskName is pyinotify's EventsCodes.maskname; ok is false for a mask
+// pyinotify has no name for.
+func maskName(mask uint32) (name string, ok bool) {
+	bits, suffix := mask, ""
+	if mask&inIsdir != 0 {
+		bits, suffix = mask&^inIsdir, "|IN_ISDIR"
+	}
+	n, ok := inotifyNames[bits]
+	return n + suffix, ok
+}
 
 func validateInotify(config any) (bool, string) {
 	if !isList(config) {
@@ -157,36 +195,532 @@ func validateInotify(config any) (bool, string) {
 
 // Bounds on what one beacon keeps and reads per run.
 const (
-	maxInotifyBatch = 8192   // events read per run
-	maxKnownDirs    = 100000 // directory names remembered for IN_ISDIR
-	drainWait       = 2 * time.Millisecond
+	// maxInotifyBatch is how many kernel events one run reads at most
+	// (the rest stay queued in the kernel for the next run); one read
+	// buffer's worth may come on top.
+	maxInotifyBatch = 8192
+	// maxInotifyQueue bounds the events waiting in one run, simulated
+	// creations included.
+	maxInotifyQueue = 4 * maxInotifyBatch
+	// maxInotifyWatches bounds the watches one beacon holds.
+	maxInotifyWatches = 1 << 16
+	// maxMoveRecords bounds the rename records kept to follow moves.
+	maxMoveRecords = 4096
+	// moveRecordTTL is how long a rename record is kept (pyinotify's
+	// cleanup after a minute).
+	moveRecordTTL = time.Minute
+	// inotifyReadBuf is the read buffer: whole events, at most 16 bytes
+	// and NAME_MAX+1 of name each.
+	inotifyReadBuf = 64 << 10
 )
 
-// inoWatch is one path the beacon watches (a configured path, or a
-// directory below it added by recurse or auto_add).
+// inoWatch is pyinotify's Watch: one kernel watch descriptor and what
+// the beacon knows about it.
 type inoWatch struct {
-	path    string
-	root    string // the configured path it belongs to
-	isDir   bool
+	wd   int32
+	path string
+	// mask is the mask the watch was added with (IN_CREATE included
+	// for auto_add); re-applying the configured mask does not change it,
+	// as in pyinotify.
 	mask    uint32
 	autoAdd bool
 	exclude *excludeFilter
-	// movedTo is where a watched path renamed from its parent went.
-	movedTo    string
-	movePaired bool
 }
 
+// rawEvent is one inotify_event as read (or simulated for auto_add).
+type rawEvent struct {
+	wd     int32
+	mask   uint32
+	cookie uint32
+	name   string
+}
+
+// moveRecord is a rename source or destination with when it was seen.
+type moveRecord struct {
+	path string
+	at   time.Time
+}
+
+// inotifyBeacon holds the inotify descriptor and pyinotify's watch
+// manager and notifier state. The Manager calls Beacon and Close from
+// one goroutine at a time; the beacon starts no goroutine of its own.
 type inotifyBeacon struct {
-	env     *beacons.Env
-	w       *fsnotify.Watcher
-	watches map[string]*inoWatch
-	dirs    map[string]bool
-	synth   []fsnotify.Event
+	env      *beacons.Env
+	fd       int
+	open     bool
+	coalesce bool
+	watches  map[int32]*inoWatch
+	queue    []rawEvent
+	seen     map[rawEvent]struct{}
+	mvCookie map[uint32]moveRecord // rename cookie -> source path
+	mv       map[string]moveRecord // source path -> destination path
+	buf      []byte
 }
 
 // inoEvent is one change before exclusion.
 type inoEvent struct {
 	tag, path, change string
+}
+
+// start opens the inotify descriptor (Salt's _get_notifier).
+func (b *inotifyBeacon) start(cfg *payload.Map) error {
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("inotify: init: %w", err)
+	}
+	co, _ := cfg.Get("coalesce")
+	*b = inotifyBeacon{
+		env:      b.env,
+		fd:       fd,
+		open:     true,
+		coalesce: co == true,
+		watches:  map[int32]*inoWatch{},
+		seen:     map[rawEvent]struct{}{},
+		mvCookie: map[uint32]moveRecord{},
+		mv:       map[string]moveRecord{},
+		buf:      make([]byte, inotifyReadBuf),
+	}
+	return nil
+}
+
+// Close closes the inotify descriptor; the next run starts afresh.
+func (b *inotifyBeacon) Close() error {
+	if !b.open {
+		return nil
+	}
+	err := unix.Close(b.fd)
+	*b = inotifyBeacon{env: b.env}
+	if err != nil {
+		return fmt.Errorf("inotify: close: %w", err)
+	}
+	return nil
+}
+
+func (b *inotifyBeacon) Beacon(_ context.Context, req *beacons.Request) ([]*payload.Map, error) {
+	cfg := beacons.ListToDict(req.Config)
+	files, _ := cfg.Get("files")
+	fm, _ := files.(*payload.Map)
+	if fm == nil {
+		fm = &payload.Map{}
+	}
+	if !b.open {
+		if err := b.start(cfg); err != nil {
+			return nil, err
+		}
+	}
+	// The configured paths, cleaned, with their original keys.
+	roots := map[string]string{}
+	for _, k := range fm.Keys() {
+		roots[filepath.Clean(k)] = k
+	}
+
+	if err := b.read(); err != nil {
+		return nil, err
+	}
+	var ret []*payload.Map
+	for _, e := range b.process() {
+		if excluded(e, roots, fm) {
+			logOf(b.env).Info("excluding path from inotify event", "path", e.path)
+			continue
+		}
+		ret = append(ret, payload.NewMap("tag", e.tag, "path", e.path, "change", e.change))
+	}
+
+	// Update the watches of the configured paths, add the missing ones.
+	current := map[string]bool{}
+	for _, w := range b.watches {
+		current[w.path] = true
+	}
+	for _, key := range fm.Keys() {
+		pv, _ := fm.Get(key)
+		st, err := parseInotifySettings(pv)
+		if err != nil {
+			return ret, err
+		}
+		path := filepath.Clean(key)
+		if current[path] {
+			for _, wd := range b.sortedWds() {
+				w := b.watches[wd]
+				if w != nil && w.path == path && (w.mask != st.mask || w.autoAdd != st.autoAdd) {
+					b.updateWatch(wd, st.mask, st.rec, st.autoAdd)
+				}
+			}
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		b.addWatch(path, st.mask, st.rec, st.autoAdd, st.exclude)
+	}
+	return ret, nil
+}
+
+// read moves the events the kernel has queued into b.queue (pyinotify's
+// read_events), stopping once maxInotifyBatch are waiting.
+func (b *inotifyBeacon) read() error {
+	for len(b.queue) < maxInotifyBatch {
+		n, err := unix.Read(b.fd, b.buf)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EAGAIN):
+			return nil
+		case err != nil:
+			return fmt.Errorf("inotify: read: %w", err)
+		case n <= 0:
+			return nil
+		}
+		b.parse(b.buf[:n])
+	}
+	return nil
+}
+
+// parse splits one read into events; with coalesce, an event equal to
+// one already waiting is dropped.
+func (b *inotifyBeacon) parse(p []byte) {
+	const hdr = unix.SizeofInotifyEvent
+	for len(p) >= hdr {
+		ev := rawEvent{
+			wd:     int32(binary.NativeEndian.Uint32(p[0:4])),
+			mask:   binary.NativeEndian.Uint32(p[4:8]),
+			cookie: binary.NativeEndian.Uint32(p[8:12]),
+		}
+		n := int(binary.NativeEndian.Uint32(p[12:16]))
+		if n > len(p)-hdr {
+			logOf(b.env).Warn("inotify: truncated event", "len", n)
+			return
+		}
+		ev.name = strings.TrimRight(string(p[hdr:hdr+n]), "\x00")
+		p = p[hdr+n:]
+		if b.coalesce {
+			if _, dup := b.seen[ev]; dup {
+				continue
+			}
+			b.seen[ev] = struct{}{}
+		}
+		b.queue = append(b.queue, ev)
+	}
+}
+
+// process is pyinotify's process_events with Salt's _enqueue: each
+// waiting event (and each creation simulated on the way) becomes the
+// beacon's {tag, path, change}, after the watch manager's own handling.
+func (b *inotifyBeacon) process() []inoEvent {
+	var out []inoEvent
+	for i := 0; i < len(b.queue); i++ {
+		raw := b.queue[i]
+		if raw.mask&inQOverflow != 0 {
+			logOf(b.env).Warn("inotify: event queue overflowed, events were lost")
+			continue
+		}
+		w := b.watches[raw.wd]
+		if w == nil {
+			if raw.mask&inIgnored == 0 {
+				logOf(b.env).Debug("inotify: event for an unknown watch", "wd", raw.wd, "mask", raw.mask)
+			}
+			continue
+		}
+		change, ok := maskName(raw.mask)
+		if !ok {
+			logOf(b.env).Warn("inotify: unknown event mask", "mask", raw.mask)
+			continue
+		}
+		switch raw.mask &^ inIsdir {
+		case inCreate:
+			b.created(w, raw)
+		case inMovedFrom:
+			b.recordCookie(raw.cookie, filepath.Join(w.path, raw.name))
+		case inMovedTo:
+			b.movedTo(w, raw)
+		case inMoveSelf:
+			b.movedSelf(w)
+		}
+		if w = b.watches[raw.wd]; w == nil {
+			continue
+		}
+		pathname := w.path
+		if raw.name != "" {
+			pathname = filepath.Join(w.path, raw.name)
+		}
+		if abs, err := filepath.Abs(pathname); err == nil {
+			pathname = abs
+		}
+		out = append(out, inoEvent{tag: w.path, path: pathname, change: change})
+		if raw.mask&inIgnored != 0 {
+			delete(b.watches, raw.wd)
+		}
+	}
+	clear(b.queue)
+	b.queue = b.queue[:0]
+	clear(b.seen)
+	b.expireMoves(time.Now())
+	return out
+}
+
+// created is pyinotify's process_IN_CREATE: a new directory under an
+// auto_add watch is watched with the same settings, and what is already
+// in it is queued as created.
+func (b *inotifyBeacon) created(w *inoWatch, raw rawEvent) {
+	if raw.mask&inIsdir == 0 {
+		return
+	}
+	dir := filepath.Join(w.path, raw.name)
+	if !w.autoAdd || w.exclude.match(dir) {
+		return
+	}
+	wd, ok := b.addWatch(dir, w.mask, false, w.autoAdd, w.exclude)[dir]
+	if !ok || wd <= 0 {
+		return
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	names, err := listDir(dir)
+	if err != nil {
+		logOf(b.env).Debug("inotify: cannot list new directory", "path", dir, "err", err)
+		return
+	}
+	watched := make(map[string]bool, len(b.watches))
+	for _, o := range b.watches {
+		watched[o.path] = true
+	}
+	for _, name := range names {
+		inner := filepath.Join(dir, name)
+		if watched[inner] {
+			continue
+		}
+		fi, err := os.Stat(inner)
+		if err != nil {
+			continue
+		}
+		var flags uint32
+		switch {
+		case fi.Mode().IsRegular():
+			flags = inCreate
+		case fi.IsDir():
+			flags = inCreate | inIsdir
+		default:
+			continue
+		}
+		if len(b.queue) >= maxInotifyQueue {
+			logOf(b.env).Warn("inotify: too many events, simulated creations dropped", "path", dir)
+			return
+		}
+		b.queue = append(b.queue, rawEvent{wd: wd, mask: flags, name: name})
+	}
+}
+
+// movedTo is pyinotify's process_IN_MOVED_TO: pair the rename with its
+// source, or watch a directory moved in from elsewhere under an
+// auto_add watch (recursively, without simulated events).
+func (b *inotifyBeacon) movedTo(w *inoWatch, raw rawEvent) {
+	dst := filepath.Join(w.path, raw.name)
+	if src, ok := b.mvCookie[raw.cookie]; ok {
+		b.recordMove(src.path, dst)
+		return
+	}
+	if raw.mask&inIsdir != 0 && w.autoAdd && !w.exclude.match(dst) {
+		b.addWatch(dst, w.mask, true, true, w.exclude)
+	}
+}
+
+// movedSelf is pyinotify's process_IN_MOVE_SELF: a watch renamed within
+// watched directories takes its new path (with every watch below it);
+// otherwise its path is marked unknown.
+func (b *inotifyBeacon) movedSelf(w *inoWatch) {
+	src := w.path
+	dst, ok := b.mv[src]
+	if !ok {
+		logOf(b.env).Error("inotify: watched path was moved out of the watched directories, its path cannot be trusted",
+			"path", src, "watch_parent", filepath.Dir(src))
+		if !strings.HasSuffix(w.path, "-unknown-path") {
+			w.path += "-unknown-path"
+		}
+		return
+	}
+	w.path = dst.path
+	prefix := src + string(filepath.Separator)
+	for _, o := range b.watches {
+		if strings.HasPrefix(o.path, prefix) {
+			o.path = filepath.Join(dst.path, o.path[len(prefix):])
+		}
+	}
+}
+
+// recordCookie remembers a rename's source by its cookie, within
+// maxMoveRecords.
+func (b *inotifyBeacon) recordCookie(cookie uint32, src string) {
+	if len(b.mvCookie) < maxMoveRecords {
+		b.mvCookie[cookie] = moveRecord{path: src, at: time.Now()}
+	}
+}
+
+// recordMove remembers where a path was renamed to, within
+// maxMoveRecords.
+func (b *inotifyBeacon) recordMove(src, dst string) {
+	if len(b.mv) < maxMoveRecords {
+		b.mv[src] = moveRecord{path: dst, at: time.Now()}
+	}
+}
+
+// expireMoves drops rename records older than moveRecordTTL.
+func (b *inotifyBeacon) expireMoves(now time.Time) {
+	for k, r := range b.mvCookie {
+		if now.Sub(r.at) > moveRecordTTL {
+			delete(b.mvCookie, k)
+		}
+	}
+	for k, r := range b.mv {
+		if now.Sub(r.at) > moveRecordTTL {
+			delete(b.mv, k)
+		}
+	}
+}
+
+// addWatch is pyinotify's WatchManager.add_watch: path, and with rec the
+// directories below it in os.walk order (symlinks not followed), each
+// unless excluded. It returns the watch descriptor of each path tried
+// (-2 excluded, -1 failed).
+func (b *inotifyBeacon) addWatch(path string, mask uint32, rec, autoAdd bool, ex *excludeFilter) map[string]int32 {
+	ret := map[string]int32{}
+	add := func(p string) {
+		if ex.match(p) {
+			ret[p] = -2
+			return
+		}
+		ret[p] = b.addOne(p, mask, autoAdd, ex)
+	}
+	fi, err := os.Lstat(path)
+	if !rec || (err == nil && fi.Mode()&os.ModeSymlink != 0) || !isDir(path) {
+		add(path)
+		return ret
+	}
+	walkTopDown(path, add)
+	return ret
+}
+
+// addOne is pyinotify's __add_watch.
+func (b *inotifyBeacon) addOne(path string, mask uint32, autoAdd bool, ex *excludeFilter) int32 {
+	path = filepath.Clean(path)
+	if autoAdd && mask&inCreate == 0 {
+		mask |= inCreate
+	}
+	if len(b.watches) >= maxInotifyWatches {
+		logOf(b.env).Error("inotify: too many watches", "path", path, "max", maxInotifyWatches)
+		return -1
+	}
+	wd, err := unix.InotifyAddWatch(b.fd, path, mask)
+	if err != nil {
+		logOf(b.env).Error("inotify: cannot watch", "path", path, "err", err)
+		return -1
+	}
+	b.watches[int32(wd)] = &inoWatch{wd: int32(wd), path: path, mask: mask, autoAdd: autoAdd, exclude: ex}
+	return int32(wd)
+}
+
+// updateWatch is pyinotify's update_watch as Salt calls it: the kernel
+// mask of the watch (and with rec of the watches below it) is replaced,
+// auto_add can only be turned on, and the recorded mask stays.
+func (b *inotifyBeacon) updateWatch(wd int32, mask uint32, rec, autoAdd bool) {
+	wds := []int32{wd}
+	if rec {
+		wds = b.subWatches(wd)
+	}
+	for _, awd := range wds {
+		w := b.watches[awd]
+		if w == nil || w.path == "" {
+			logOf(b.env).Error("inotify: update of an invalid watch", "wd", awd)
+			continue
+		}
+		if mask != 0 {
+			got, err := unix.InotifyAddWatch(b.fd, w.path, mask)
+			if err != nil {
+				logOf(b.env).Error("inotify: cannot update watch", "path", w.path, "err", err)
+				continue
+			}
+			if int32(got) != awd {
+				// The path names another file now; pyinotify fails the
+				// run here. Drop the stray kernel watch.
+				logOf(b.env).Warn("inotify: watched path was replaced", "path", w.path)
+				if b.watches[int32(got)] == nil {
+					_, _ = unix.InotifyRmWatch(b.fd, uint32(got))
+				}
+				continue
+			}
+		}
+		if autoAdd {
+			w.autoAdd = true
+		}
+	}
+}
+
+// subWatches is pyinotify's __get_sub_rec: wd and, for a directory, the
+// watches whose path is below its path.
+func (b *inotifyBeacon) subWatches(wd int32) []int32 {
+	w := b.watches[wd]
+	if w == nil {
+		return nil
+	}
+	out := []int32{wd}
+	if !isDir(w.path) {
+		return out
+	}
+	root := filepath.Clean(w.path)
+	for _, id := range b.sortedWds() {
+		cur := b.watches[id].path
+		if root == "/" || strings.HasPrefix(cur, root+"/") {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// sortedWds lists the watch descriptors in creation order.
+func (b *inotifyBeacon) sortedWds() []int32 {
+	out := make([]int32, 0, len(b.watches))
+	for wd := range b.watches {
+		out = append(out, wd)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// isDir is os.path.isdir (symlinks followed).
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// listDir is os.listdir: the names in a directory, in directory order.
+func listDir(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+// walkTopDown is os.walk(top) as pyinotify uses it: a directory's
+// entries are read before it is yielded, then its subdirectories are
+// walked in directory order; symbolic links are not followed and a
+// directory that cannot be read is skipped with what is below it.
+func walkTopDown(top string, yield func(string)) {
+	f, err := os.Open(top)
+	if err != nil {
+		return
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return
+	}
+	yield(top)
+	for _, e := range ents {
+		if e.IsDir() {
+			walkTopDown(filepath.Join(top, e.Name()), yield)
+		}
+	}
 }
 
 // inotifySettings are a configured path's options.
@@ -208,10 +742,10 @@ func parseInotifySettings(v any) (inotifySettings, error) {
 		switch x := m.(type) {
 		case []any:
 			for _, n := range x {
-				s.mask |= inotifyMasks[payload.Text(n)]
+				s.mask |= maskBit(payload.Text(n))
 			}
 		case string:
-			s.mask = inotifyMasks[x]
+			s.mask = maskBit(x)
 		default:
 			if n, ok := payload.AsInt(x); ok {
 				s.mask = uint32(n)
@@ -276,350 +810,6 @@ func (f *excludeFilter) match(path string) bool {
 		}
 	}
 	return false
-}
-
-func (b *inotifyBeacon) Close() error {
-	var err error
-	if b.w != nil {
-		err = b.w.Close()
-	}
-	b.w, b.watches, b.dirs, b.synth = nil, nil, nil, nil
-	return err
-}
-
-func (b *inotifyBeacon) Beacon(_ context.Context, req *beacons.Request) ([]*payload.Map, error) {
-	cfg := beacons.ListToDict(req.Config)
-	files, _ := cfg.Get("files")
-	fm, _ := files.(*payload.Map)
-	if fm == nil {
-		fm = &payload.Map{}
-	}
-	if b.w == nil {
-		w, err := fsnotify.NewWatcher()
-		if err != nil {
-			return nil, fmt.Errorf("inotify: %w", err)
-		}
-		b.w, b.watches, b.dirs = w, map[string]*inoWatch{}, map[string]bool{}
-	}
-	// The configured paths, cleaned, with their original keys.
-	roots := map[string]string{}
-	for _, k := range fm.Keys() {
-		roots[filepath.Clean(k)] = k
-	}
-	coalesce, _ := cfg.Get("coalesce")
-
-	var evs []inoEvent
-	raws := b.drain()
-	for i := 0; i < len(raws); i++ {
-		// A Write or Chmod on a path watched both itself and through its
-		// directory comes twice in a row: the directory's copy, then the
-		// path's own.
-		paired := i+1 < len(raws) && raws[i+1].Name == raws[i].Name && raws[i+1].Op == raws[i].Op
-		out, both := b.translate(raws[i], false, paired)
-		evs = append(evs, out...)
-		if both {
-			i++
-		}
-	}
-	for len(b.synth) > 0 {
-		raw := b.synth[0]
-		b.synth = b.synth[1:]
-		out, _ := b.translate(raw, true, false)
-		evs = append(evs, out...)
-	}
-	var ret []*payload.Map
-	seen := map[inoEvent]bool{}
-	for _, e := range evs {
-		if coalesce == true {
-			if seen[e] {
-				continue
-			}
-			seen[e] = true
-		}
-		if excluded(e, roots, fm) {
-			logOf(b.env).Info("excluding path from inotify event", "path", e.path)
-			continue
-		}
-		ret = append(ret, payload.NewMap("tag", e.tag, "path", e.path, "change", e.change))
-	}
-
-	// Add or update the watches of the configured paths.
-	for _, key := range fm.Keys() {
-		pv, _ := fm.Get(key)
-		st, err := parseInotifySettings(pv)
-		if err != nil {
-			return ret, err
-		}
-		path := filepath.Clean(key)
-		if w := b.watches[path]; w != nil {
-			if w.mask != st.mask || w.autoAdd != st.autoAdd {
-				for p, ww := range b.watches {
-					if p == path || (st.rec && strings.HasPrefix(p, path+"/")) {
-						ww.mask, ww.autoAdd = st.mask, st.autoAdd
-					}
-				}
-			}
-			continue
-		}
-		if _, err := os.Stat(path); err != nil {
-			continue
-		}
-		b.addWatch(path, path, st.mask, st.rec, st.autoAdd, st.exclude)
-	}
-	return ret, nil
-}
-
-// drain reads the events fsnotify has ready (pyinotify's check_events with
-// a short timeout), at most maxInotifyBatch.
-func (b *inotifyBeacon) drain() []fsnotify.Event {
-	var out []fsnotify.Event
-	timer := time.NewTimer(drainWait)
-	defer timer.Stop()
-	for len(out) < maxInotifyBatch {
-		select {
-		case ev, ok := <-b.w.Events:
-			if !ok {
-				return out
-			}
-			out = append(out, ev)
-		case err, ok := <-b.w.Errors:
-			if ok && err != nil {
-				logOf(b.env).Warn("inotify error", "err", err)
-			}
-		case <-timer.C:
-			return out
-		}
-	}
-	return out
-}
-
-// addWatch is WatchManager.add_watch: the path, and with rec every
-// directory below it (symlinks not followed), unless excluded.
-func (b *inotifyBeacon) addWatch(path, root string, mask uint32, rec, autoAdd bool, ex *excludeFilter) {
-	add := func(p string, isDir bool) {
-		if ex.match(p) || b.watches[p] != nil {
-			return
-		}
-		if err := b.w.Add(p); err != nil {
-			logOf(b.env).Warn("inotify: cannot watch", "path", p, "err", err)
-			return
-		}
-		b.watches[p] = &inoWatch{path: p, root: root, isDir: isDir, mask: mask, autoAdd: autoAdd, exclude: ex}
-		if isDir {
-			b.rememberDir(p)
-			b.rememberChildren(p)
-		}
-	}
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return
-	}
-	if !rec || fi.Mode()&os.ModeSymlink != 0 || !fi.IsDir() {
-		isDir := fi.IsDir()
-		if fi.Mode()&os.ModeSymlink != 0 {
-			if st, err := os.Stat(path); err == nil {
-				isDir = st.IsDir()
-			}
-		}
-		add(path, isDir)
-		return
-	}
-	_ = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			add(p, true)
-		}
-		return nil
-	})
-}
-
-func (b *inotifyBeacon) rememberDir(p string) {
-	if len(b.dirs) < maxKnownDirs {
-		b.dirs[p] = true
-	}
-}
-
-// rememberChildren records the subdirectories of a watched directory, so
-// that their removal can be reported with IN_ISDIR.
-func (b *inotifyBeacon) rememberChildren(dir string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if e.IsDir() {
-			b.rememberDir(filepath.Join(dir, e.Name()))
-		}
-	}
-}
-
-// isDirNow tells whether path is a directory now (lstat), or was known to
-// be one.
-func (b *inotifyBeacon) isDirNow(path string) bool {
-	if fi, err := os.Lstat(path); err == nil {
-		return fi.IsDir()
-	}
-	return b.dirs[path]
-}
-
-// renamedFrom returns the source of a Create that fsnotify knows came from
-// a rename (it keeps the field unexported but prints it).
-func renamedFrom(ev fsnotify.Event) string {
-	s := ev.String()
-	i := strings.Index(s, " ← ")
-	if i < 0 {
-		return ""
-	}
-	src, err := strconv.Unquote(strings.TrimSpace(s[i+len(" ← "):]))
-	if err != nil {
-		return ""
-	}
-	return src
-}
-
-// translate turns one fsnotify event into the pyinotify events Salt's
-// beacon would have seen, filtered by the watches' masks (except for the
-// synthetic creations of autoAdd, which pyinotify reports whatever the
-// mask). paired says the next event is the same; for a Write or Chmod on
-// a path watched itself and through its directory, both are then handled
-// and both is true.
-func (b *inotifyBeacon) translate(ev fsnotify.Event, synthetic, paired bool) (events []inoEvent, both bool) {
-	name := filepath.Clean(ev.Name)
-	self := b.watches[name]
-	parent := b.watches[filepath.Dir(name)]
-	if parent != nil && (!parent.isDir || filepath.Dir(name) == name) {
-		parent = nil
-	}
-	var out []inoEvent
-	emit := func(w *inoWatch, bit uint32, path string, isDir bool) {
-		if w == nil || (bit != inIgnored && !synthetic && w.mask&bit == 0) {
-			return
-		}
-		out = append(out, inoEvent{tag: w.path, path: path, change: maskName(bit, isDir)})
-	}
-	// Which watches a Write or Chmod came from: with both watches, a pair
-	// is the directory's copy then the path's own; a single one is the
-	// path's own (a link count change reaches only the inode's watch).
-	sources := []*inoWatch{parent}
-	if self != nil {
-		sources = []*inoWatch{self}
-		if parent != nil && paired && ev.Op&(fsnotify.Write|fsnotify.Chmod) != 0 {
-			sources, both = []*inoWatch{parent, self}, true
-		}
-	}
-
-	if ev.Has(fsnotify.Create) && parent != nil {
-		isDir := b.isDirNow(name)
-		if isDir {
-			b.rememberDir(name)
-		}
-		from := renamedFrom(ev)
-		switch {
-		case from != "":
-			emit(parent, inMovedTo, name, isDir)
-			if w := b.watches[from]; w != nil {
-				w.movedTo = name
-			}
-		case synthetic || parent.mask&inCreate != 0:
-			emit(parent, inCreate, name, isDir)
-		default:
-			emit(parent, inMovedTo, name, isDir)
-		}
-		if isDir && parent.autoAdd && !parent.exclude.match(name) && b.watches[name] == nil {
-			b.autoAdd(parent, name)
-		}
-	}
-	for _, source := range sources {
-		if ev.Has(fsnotify.Write) {
-			emit(source, inModify, name, false)
-		}
-		if ev.Has(fsnotify.Chmod) {
-			emit(source, inAttrib, name, b.isDirNow(name))
-		}
-	}
-	if ev.Has(fsnotify.Remove) {
-		wasDir := b.dirs[name] || (self != nil && self.isDir)
-		if self != nil {
-			emit(self, inDeleteSelf, name, false)
-			emit(self, inIgnored, name, false)
-			b.dropWatch(name)
-		}
-		emit(parent, inDelete, name, wasDir)
-		delete(b.dirs, name)
-	}
-	if ev.Has(fsnotify.Rename) {
-		wasDir := b.dirs[name] || (self != nil && self.isDir)
-		switch {
-		case self != nil && parent != nil && !self.movePaired:
-			// The parent's IN_MOVED_FROM; the watch's own IN_MOVE_SELF
-			// follows.
-			self.movePaired = true
-			emit(parent, inMovedFrom, name, wasDir)
-			delete(b.dirs, name)
-		case self != nil:
-			path := name
-			if self.movedTo != "" {
-				path = self.movedTo
-			}
-			out = append(out, b.moveSelf(self, path)...)
-			b.dropWatch(name)
-		default:
-			emit(parent, inMovedFrom, name, wasDir)
-			delete(b.dirs, name)
-		}
-	}
-	return out, both
-}
-
-// moveSelf is the IN_MOVE_SELF of a watched path, reported under its new
-// path as pyinotify does when it knows it.
-func (b *inotifyBeacon) moveSelf(w *inoWatch, path string) []inoEvent {
-	if w.mask&inMoveSelf == 0 {
-		return nil
-	}
-	return []inoEvent{{tag: path, path: path, change: maskName(inMoveSelf, false)}}
-}
-
-// dropWatch forgets a watch fsnotify has removed.
-func (b *inotifyBeacon) dropWatch(path string) {
-	delete(b.watches, path)
-	_ = b.w.Remove(path)
-}
-
-// autoAdd is pyinotify's process_IN_CREATE for a new directory under an
-// auto_add watch: watch it too and report what is already inside it as
-// created (mkdir -p, or files written before the watch was set).
-func (b *inotifyBeacon) autoAdd(parent *inoWatch, dir string) {
-	b.addWatch(dir, parent.root, parent.mask, false, parent.autoAdd, parent.exclude)
-	if b.watches[dir] == nil {
-		return
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	names := make([]string, 0, len(ents))
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		inner := filepath.Join(dir, n)
-		if b.watches[inner] != nil {
-			continue
-		}
-		fi, err := os.Stat(inner)
-		if err != nil || (!fi.Mode().IsRegular() && !fi.IsDir()) {
-			continue
-		}
-		if len(b.synth) < maxInotifyBatch {
-			// Simulated creations are reported whatever the mask, as
-			// pyinotify queues them as raw IN_CREATE events.
-			b.synth = append(b.synth, fsnotify.Event{Name: inner, Op: fsnotify.Create})
-		}
-	}
 }
 
 // excluded applies the beacon's event-time exclude list of the configured
