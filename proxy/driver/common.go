@@ -179,3 +179,17 @@ func lldpFromDetail(det map[string][]LLDPNeighborDetail, unknown string, port fu
 	}
 	return res
 }
+
+// checkProbeArgs validates the arguments of a ping or traceroute (op): no
+// argument may smuggle a second command, and the destination is required.
+func checkProbeArgs(s *session, op, dest, src, vrf string) error {
+	for _, a := range [][2]string{{"destination", dest}, {"source", src}, {"vrf", vrf}} {
+		if err := safeArg(s, a[0], a[1]); err != nil {
+			return err
+		}
+	}
+	if dest == "" {
+		return fmt.Errorf("%w: %s: empty destination", ErrInvalidArgument, op)
+	}
+	return nil
+}

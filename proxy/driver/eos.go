@@ -825,13 +825,8 @@ func (d *eosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, err
 // Ping implements Driver like NAPALM eos.
 func (d *eosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error) {
 	pingDefaults(&p)
-	for _, a := range [][2]string{{"destination", p.Destination}, {"source", p.Source}, {"vrf", p.VRF}} {
-		if err := safeArg(d.s, a[0], a[1]); err != nil {
-			return PingResult{}, err
-		}
-	}
-	if p.Destination == "" {
-		return PingResult{}, fmt.Errorf("%w: ping: empty destination", ErrInvalidArgument)
+	if err := checkProbeArgs(d.s, "ping", p.Destination, p.Source, p.VRF); err != nil {
+		return PingResult{}, err
 	}
 	cmd := fmt.Sprintf("ping %s timeout %d size %d repeat %d", p.Destination, p.Timeout, p.Size, p.Count)
 	if p.VRF != "" {
@@ -890,13 +885,8 @@ func parseLinuxPing(out string) *PingSuccess {
 // bash, bounded by TTL x timeout).
 func (d *eosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (TracerouteResult, error) {
 	traceDefaults(&t)
-	for _, a := range [][2]string{{"destination", t.Destination}, {"source", t.Source}, {"vrf", t.VRF}} {
-		if err := safeArg(d.s, a[0], a[1]); err != nil {
-			return TracerouteResult{}, err
-		}
-	}
-	if t.Destination == "" {
-		return TracerouteResult{}, fmt.Errorf("%w: traceroute: empty destination", ErrInvalidArgument)
+	if err := checkProbeArgs(d.s, "traceroute", t.Destination, t.Source, t.VRF); err != nil {
+		return TracerouteResult{}, err
 	}
 	cmd := fmt.Sprintf("bash timeout %d traceroute %s", t.TTL*t.Timeout, t.Destination)
 	if t.Source != "" {

@@ -1037,13 +1037,8 @@ var (
 // Ping implements Driver like NAPALM ios.
 func (d *iosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error) {
 	pingDefaults(&p)
-	for _, a := range [][2]string{{"destination", p.Destination}, {"source", p.Source}, {"vrf", p.VRF}} {
-		if err := safeArg(d.s, a[0], a[1]); err != nil {
-			return PingResult{}, err
-		}
-	}
-	if p.Destination == "" {
-		return PingResult{}, fmt.Errorf("%w: ping: empty destination", ErrInvalidArgument)
+	if err := checkProbeArgs(d.s, "ping", p.Destination, p.Source, p.VRF); err != nil {
+		return PingResult{}, err
 	}
 	cmd := "ping " + p.Destination
 	if p.VRF != "" {
@@ -1107,13 +1102,8 @@ func parseIOSPing(out, dest string) PingResult {
 // Traceroute implements Driver like NAPALM ios.
 func (d *iosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (TracerouteResult, error) {
 	traceDefaults(&t)
-	for _, a := range [][2]string{{"destination", t.Destination}, {"source", t.Source}, {"vrf", t.VRF}} {
-		if err := safeArg(d.s, a[0], a[1]); err != nil {
-			return TracerouteResult{}, err
-		}
-	}
-	if t.Destination == "" {
-		return TracerouteResult{}, fmt.Errorf("%w: traceroute: empty destination", ErrInvalidArgument)
+	if err := checkProbeArgs(d.s, "traceroute", t.Destination, t.Source, t.VRF); err != nil {
+		return TracerouteResult{}, err
 	}
 	cmd := "traceroute " + t.Destination
 	if t.VRF != "" {

@@ -515,13 +515,8 @@ func (d *iosxrDriver) GetConfig(ctx context.Context, retrieve string) (Config, e
 // [source SRC]", read like IOS's output.
 func (d *iosxrDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error) {
 	pingDefaults(&p)
-	for _, a := range [][2]string{{"destination", p.Destination}, {"source", p.Source}, {"vrf", p.VRF}} {
-		if err := safeArg(d.s, a[0], a[1]); err != nil {
-			return PingResult{}, err
-		}
-	}
-	if p.Destination == "" {
-		return PingResult{}, fmt.Errorf("%w: ping: empty destination", ErrInvalidArgument)
+	if err := checkProbeArgs(d.s, "ping", p.Destination, p.Source, p.VRF); err != nil {
+		return PingResult{}, err
 	}
 	cmd := "ping " + p.Destination
 	if p.VRF != "" {
@@ -547,13 +542,8 @@ func (d *iosxrDriver) Ping(ctx context.Context, p PingOptions) (PingResult, erro
 // timeout T" (the TTL is left to the device).
 func (d *iosxrDriver) Traceroute(ctx context.Context, t TracerouteOptions) (TracerouteResult, error) {
 	traceDefaults(&t)
-	for _, a := range [][2]string{{"destination", t.Destination}, {"source", t.Source}, {"vrf", t.VRF}} {
-		if err := safeArg(d.s, a[0], a[1]); err != nil {
-			return TracerouteResult{}, err
-		}
-	}
-	if t.Destination == "" {
-		return TracerouteResult{}, fmt.Errorf("%w: traceroute: empty destination", ErrInvalidArgument)
+	if err := checkProbeArgs(d.s, "traceroute", t.Destination, t.Source, t.VRF); err != nil {
+		return TracerouteResult{}, err
 	}
 	cmd := "traceroute " + t.Destination
 	if t.VRF != "" {

@@ -822,13 +822,8 @@ func nxosBGPRows(table string) [][]string {
 // [source SRC] [vrf VRF]" (ping6 for IPv6).
 func (d *nxosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error) {
 	pingDefaults(&p)
-	for _, a := range [][2]string{{"destination", p.Destination}, {"source", p.Source}, {"vrf", p.VRF}} {
-		if err := safeArg(d.s, a[0], a[1]); err != nil {
-			return PingResult{}, err
-		}
-	}
-	if p.Destination == "" {
-		return PingResult{}, fmt.Errorf("%w: ping: empty destination", ErrInvalidArgument)
+	if err := checkProbeArgs(d.s, "ping", p.Destination, p.Source, p.VRF); err != nil {
+		return PingResult{}, err
 	}
 	version := ""
 	if strings.Contains(p.Destination, ":") {
@@ -893,13 +888,8 @@ func parseNXOSPing(out string, v6 bool) PingResult {
 // a probe without answer ("*") gets host "*", address "*" and rtt 5000.
 func (d *nxosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (TracerouteResult, error) {
 	traceDefaults(&t)
-	for _, a := range [][2]string{{"destination", t.Destination}, {"source", t.Source}, {"vrf", t.VRF}} {
-		if err := safeArg(d.s, a[0], a[1]); err != nil {
-			return TracerouteResult{}, err
-		}
-	}
-	if t.Destination == "" {
-		return TracerouteResult{}, fmt.Errorf("%w: traceroute: empty destination", ErrInvalidArgument)
+	if err := checkProbeArgs(d.s, "traceroute", t.Destination, t.Source, t.VRF); err != nil {
+		return TracerouteResult{}, err
 	}
 	cmd := "traceroute " + t.Destination
 	if strings.Contains(t.Destination, ":") {
