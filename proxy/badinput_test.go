@@ -3,8 +3,8 @@ package proxy_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,16 +14,25 @@ import (
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-// closedPort returns a loopback port nothing listens on.
+// closedPort returns a loopback port that refuses connections for the
+// whole test: a TCP socket is bound to it but never listens, so no other
+// process can take the port (a port merely closed again was reused by a
+// parallel test in CI and answered with a reset instead of a refusal).
 func closedPort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return port
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa.(*syscall.SockaddrInet4).Port
 }
 
 // TestBadDevices serves four napalm devices from one gsalt-proxy: sw1 is
