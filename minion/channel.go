@@ -123,6 +123,9 @@ func (m *Minion) refreshPillar(ctx context.Context) error {
 	m.mu.Lock()
 	m.pillar = p
 	m.mu.Unlock()
+	if m.schedule != nil {
+		m.schedule.Wake() // the pillar may schedule jobs
+	}
 	return nil
 }
 

@@ -436,7 +436,7 @@ func (m *Minion) runMulti(ctx context.Context, load *payload.Map, funs, args []a
 // caches it with cache_jobs.
 func (m *Minion) returnJob(ctx context.Context, ret *payload.Map) {
 	jid := ret.Str("jid")
-	if v, ok := m.opts.Get("cache_jobs"); ok && payload.Truthy(v) && filepath.Base(jid) == jid && jid != "" {
+	if v, ok := m.opts.Get("cache_jobs"); ok && payload.Truthy(v) && filepath.Base(jid) == jid && jid != "" && jid != "req" && jid != "nocache" {
 		dir := filepath.Join(m.cacheDir, "minion_jobs", jid)
 		if b, err := payload.Marshal(ret); err == nil && os.MkdirAll(dir, 0o700) == nil {
 			_ = os.WriteFile(filepath.Join(dir, "return.p"), b, 0o600)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gsalt/gsalt/beacons"
+	"github.com/gsalt/gsalt/schedule"
 	"log/slog"
 	"math/rand/v2"
 	"net"
@@ -142,6 +143,7 @@ type Minion struct {
 	jobs     *jobTable
 	services map[string]any
 	beacons  *beacons.Manager
+	schedule *schedule.Manager
 	files    *builtin.SaltFileClient
 	wg       sync.WaitGroup
 

@@ -28,6 +28,8 @@ func (m *Minion) buildServices() {
 	}
 	m.beacons = m.newBeacons()
 	m.services["beacons"] = m.beacons
+	m.schedule = m.newSchedule()
+	m.services["schedule"] = m.schedule
 	for k, v := range m.extraServices {
 		m.services[k] = v
 	}

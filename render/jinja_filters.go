@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/pytime"
 	"math"
 	"net/netip"
 	"regexp"
@@ -1334,7 +1335,7 @@ func strftimeFilter(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.V
 	default:
 		return filterErr("Unable to parse %s", pyRepr(in))
 	}
-	return exec.AsValue(pyStrftime(t, format))
+	return exec.AsValue(pytime.Strftime(t, format))
 }
 
 func parseDate(s string) (time.Time, error) {
@@ -1356,92 +1357,6 @@ func parseDate(s string) (time.Time, error) {
 		return time.Unix(int64(n), 0), nil
 	}
 	return time.Time{}, fmt.Errorf("Unable to parse %s", s)
-}
-
-// pyStrftime formats t with the common C strftime directives.
-func pyStrftime(t time.Time, f string) string {
-	var b strings.Builder
-	for i := 0; i < len(f); i++ {
-		if f[i] != '%' || i+1 >= len(f) {
-			b.WriteByte(f[i])
-			continue
-		}
-		i++
-		switch f[i] {
-		case 'Y':
-			fmt.Fprintf(&b, "%04d", t.Year())
-		case 'y':
-			fmt.Fprintf(&b, "%02d", t.Year()%100)
-		case 'm':
-			fmt.Fprintf(&b, "%02d", int(t.Month()))
-		case 'd':
-			fmt.Fprintf(&b, "%02d", t.Day())
-		case 'e':
-			fmt.Fprintf(&b, "%2d", t.Day())
-		case 'H':
-			fmt.Fprintf(&b, "%02d", t.Hour())
-		case 'I':
-			h := t.Hour() % 12
-			if h == 0 {
-				h = 12
-			}
-			fmt.Fprintf(&b, "%02d", h)
-		case 'M':
-			fmt.Fprintf(&b, "%02d", t.Minute())
-		case 'S':
-			fmt.Fprintf(&b, "%02d", t.Second())
-		case 'f':
-			fmt.Fprintf(&b, "%06d", t.Nanosecond()/1000)
-		case 'p':
-			if t.Hour() < 12 {
-				b.WriteString("AM")
-			} else {
-				b.WriteString("PM")
-			}
-		case 'a':
-			b.WriteString(t.Weekday().String()[:3])
-		case 'A':
-			b.WriteString(t.Weekday().String())
-		case 'b', 'h':
-			b.WriteString(t.Month().String()[:3])
-		case 'B':
-			b.WriteString(t.Month().String())
-		case 'j':
-			fmt.Fprintf(&b, "%03d", t.YearDay())
-		case 'w':
-			fmt.Fprintf(&b, "%d", int(t.Weekday()))
-		case 'u':
-			w := int(t.Weekday())
-			if w == 0 {
-				w = 7
-			}
-			fmt.Fprintf(&b, "%d", w)
-		case 'z':
-			b.WriteString(t.Format("-0700"))
-		case 'Z':
-			b.WriteString(t.Format("MST"))
-		case 's':
-			fmt.Fprintf(&b, "%d", t.Unix())
-		case 'F':
-			b.WriteString(t.Format("2006-01-02"))
-		case 'T':
-			b.WriteString(t.Format("15:04:05"))
-		case 'D':
-			b.WriteString(t.Format("01/02/06"))
-		case 'c':
-			b.WriteString(t.Format("Mon Jan  2 15:04:05 2006"))
-		case 'x':
-			b.WriteString(t.Format("01/02/06"))
-		case 'X':
-			b.WriteString(t.Format("15:04:05"))
-		case '%':
-			b.WriteByte('%')
-		default:
-			b.WriteByte('%')
-			b.WriteByte(f[i])
-		}
-	}
-	return b.String()
 }
 
 // traverse is salt.utils.data.traverse_dict_and_list.
