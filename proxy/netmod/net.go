@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/proxy/driver"
@@ -178,6 +177,10 @@ func netFunctions() []modules.Function {
 			Spec: cfgArgs, Fn: getter("discard_config", func(ctx context.Context, d driver.Driver) (any, error) { return nil, d.DiscardConfig(ctx) })},
 		{Name: "net.compare_config", Doc: "Returns the difference between the running config and the candidate config.\n\nCLI Example:\n\n    salt '*' net.compare_config",
 			Spec: cfgArgs, Fn: getter("compare_config", func(ctx context.Context, d driver.Driver) (any, error) { return d.CompareConfig(ctx) })},
+		{Name: "net.cancel_commit", Doc: "Cancel a commit scheduled to be executed via the commit_in and commit_at arguments from the net.load_template or net.load_config execution functions. The commit ID is displayed when the commit is scheduled via the functions named above.\n\nCLI Example:\n\n    salt '*' net.cancel_commit 20180726083540640360",
+			Spec: modules.Spec{Params: []modules.Param{rp("jid")}}, Fn: cancelCommit},
+		{Name: "net.confirm_commit", Doc: "Confirm a commit scheduled to be reverted via the revert_in and revert_at arguments from the net.load_template or net.load_config execution functions. The commit ID is displayed when the commit confirmed is scheduled via the functions named above.\n\nCLI Example:\n\n    salt '*' net.confirm_commit 20180726083540640360",
+			Spec: modules.Spec{Params: []modules.Param{rp("jid")}}, Fn: confirmCommit},
 		{Name: "net.rollback", Doc: "Rollbacks the configuration.\n\nCLI Example:\n\n    salt '*' net.rollback",
 			Spec: cfgArgs, Fn: getter("rollback", func(ctx context.Context, d driver.Driver) (any, error) { return nil, d.Rollback(ctx) })},
 	}
@@ -244,6 +247,7 @@ func loadCandidate(ctx context.Context, n *proxymod.Napalm, replace bool, text a
 // cfgOpts are _config_logic's options.
 type cfgOpts struct {
 	test, debug, commit  bool
+	replace              bool
 	loadedConfig         any
 	commitIn, commitAt   any
 	revertIn, revertAt   any
@@ -253,7 +257,7 @@ type cfgOpts struct {
 }
 
 func configOpts(c *modules.Call, loaded any) cfgOpts {
-	o := cfgOpts{test: c.Args.Bool("test"), debug: c.Args.Bool("debug"), commit: c.Args.Bool("commit"), loadedConfig: loaded,
+	o := cfgOpts{test: c.Args.Bool("test"), debug: c.Args.Bool("debug"), commit: c.Args.Bool("commit"), replace: c.Args.Bool("replace"), loadedConfig: loaded,
 		commitIn: c.Args.Get("commit_in"), commitAt: c.Args.Get("commit_at"), revertIn: c.Args.Get("revert_in"),
 		revertAt: c.Args.Get("revert_at"), commitJID: c.Args.Get("commit_jid")}
 	o.hasCommitSchedule = payload.Truthy(o.commitIn) || payload.Truthy(o.commitAt)
@@ -298,36 +302,10 @@ func safeCommit(ctx context.Context, c *modules.Call, n *proxymod.Napalm, loaded
 	return cm
 }
 
-// revertSeconds reads revert_in as seconds: an integer, a Go duration
-// ("90s", "5m") or "<n> minutes"-style text.
-func revertSeconds(v any) (int, bool) {
-	if n, ok := payload.AsInt(v); ok && n > 0 {
-		return int(n), true
-	}
-	s := strings.TrimSpace(payload.Text(v))
-	if d, err := time.ParseDuration(s); err == nil && d >= time.Second {
-		return int(d / time.Second), true
-	}
-	var num int
-	var unit string
-	if k, err := fmt.Sscan(s, &num, &unit); err == nil && k == 2 && num > 0 {
-		switch strings.TrimSuffix(strings.ToLower(unit), "s") {
-		case "second", "sec":
-			return num, true
-		case "minute", "min":
-			return num * 60, true
-		case "hour":
-			return num * 3600, true
-		}
-	}
-	return 0, false
-}
-
 // configLogic is _config_logic: compare, then discard (test mode, or a
 // failed load) or commit, filling loaded with already_configured,
-// loaded_config and diff. Scheduled commits (commit_in, commit_at) and
-// scheduled reverts (revert_at, or revert_in on drivers without confirmed
-// commits) are refused with a comment.
+// loaded_config and diff. commit_in/commit_at schedule the commit and
+// revert_in/revert_at commit with a scheduled revert (commit.go).
 func configLogic(ctx context.Context, c *modules.Call, n *proxymod.Napalm, loaded *payload.Map, o cfgOpts) *payload.Map {
 	loaded.Set("already_configured", false)
 	loaded.Set("loaded_config", "")
@@ -362,38 +340,22 @@ func configLogic(ctx context.Context, c *modules.Call, n *proxymod.Napalm, loade
 		return loaded
 	}
 	if o.commit {
-		if payload.Truthy(o.commitJID) {
-			c.Log().Warn("commit_jid is ignored: gsalt schedules no napalm commits", "commit_jid", o.commitJID)
+		if jid := o.commitJID; payload.Truthy(jid) {
+			// This is the scheduled run of a commit: take it off the schedule.
+			c.Log().Info("Committing the JID", "jid", jid)
+			if _, err := cancelCommitJID(ctx, c, payload.Text(jid)); err != nil {
+				c.Log().Warn("cannot take the commit off the schedule", "jid", jid, "err", err)
+			}
 		}
 		if payload.Truthy(diff) {
-			revertIn := 0
-			var refuse string
 			switch {
 			case o.hasCommitSchedule:
-				refuse = "Scheduled commits (commit_in, commit_at) are not supported by gsalt's napalm proxy."
+				return scheduledCommit(ctx, c, n, loaded, o, o.replace)
 			case o.hasRevertScheduleArg:
-				secs, ok := revertSeconds(o.revertIn)
-				switch {
-				case !n.Capabilities().HasConfirmedCommit:
-					refuse = fmt.Sprintf("commit confirmed (revert_in, revert_at) is not implemented for the NAPALM %s driver!", n.DriverName())
-				case payload.Truthy(o.revertAt) || !ok:
-					refuse = "revert_at is not supported by gsalt's napalm proxy; use revert_in (seconds, or a duration such as 5m)."
-				default:
-					revertIn = secs
-				}
+				return revertableCommit(ctx, c, n, loaded, o)
 			}
-			if refuse != "" {
-				loaded.Set("result", false)
-				loaded.Set("comment", refuse)
-				c.Retcode = 1
-				safeDiscard(ctx, c, n, loaded)
+			if cm := safeCommit(ctx, c, n, loaded, 0); !cm.Bool("result") {
 				return loaded
-			}
-			if cm := safeCommit(ctx, c, n, loaded, revertIn); !cm.Bool("result") {
-				return loaded
-			}
-			if revertIn > 0 {
-				loaded.Set("comment", fmt.Sprintf("This commit will be reverted in %d seconds, unless confirmed.", revertIn))
 			}
 		} else {
 			if d := safeDiscard(ctx, c, n, loaded); !d.Bool("result") {
