@@ -252,10 +252,43 @@ func (m *Manager) persist() error {
 	return nil
 }
 
-// Dump renders v as salt.utils.yaml.safe_dump does for plain dicts (block
-// style, keys sorted).
+// Dump renders v as salt.utils.yaml.safe_dump does for plain dicts: keys
+// sorted, default_flow_style=None (collections of plain scalars in flow
+// style), as the scheduler saves _schedule.conf.
 func Dump(v any) (string, error) {
-	return pyyaml.Dump(v, pyyaml.Options{SortKeys: sortStringKeys, Normalize: normalize})
+	return pyyaml.Dump(v, pyyaml.Options{FlowLeaves: true, AllowUnicode: true, SortKeys: sortStringKeys, Normalize: normalize})
+}
+
+// DumpBlock is safe_dump(v, default_flow_style=False): keys sorted, block
+// style, as schedule.list prints the schedule.
+func DumpBlock(v any) (string, error) {
+	return pyyaml.Dump(v, pyyaml.Options{AllowUnicode: true, SortKeys: sortStringKeys, Normalize: normalize})
+}
+
+// DumpOrdered is Dump for OrderedDicts: every mapping keeps its order
+// (sort the plain dicts first with Sorted).
+func DumpOrdered(v any) (string, error) {
+	return pyyaml.Dump(v, pyyaml.Options{FlowLeaves: true, AllowUnicode: true, Normalize: normalize})
+}
+
+// Sorted returns a deep copy of v with every mapping's keys sorted.
+func Sorted(v any) any {
+	switch x := v.(type) {
+	case *payload.Map:
+		items, _ := sortStringKeys(x)
+		out := &payload.Map{}
+		for _, it := range items {
+			out.SetKey(it.Key, Sorted(it.Value))
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = Sorted(x[i])
+		}
+		return out
+	}
+	return v
 }
 
 // sortStringKeys orders a mapping's items by their keys' text.

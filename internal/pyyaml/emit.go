@@ -15,6 +15,7 @@ type emitter struct {
 	libyaml    bool
 	unicode    bool
 	flow       bool
+	flowLeaves bool
 	bestIndent int
 	bestWidth  int
 
@@ -30,7 +31,7 @@ type emitter struct {
 }
 
 func newEmitter(o Options) *emitter {
-	e := &emitter{libyaml: o.Flavor == LibYAML, unicode: o.AllowUnicode, flow: o.Flow,
+	e := &emitter{libyaml: o.Flavor == LibYAML, unicode: o.AllowUnicode, flow: o.Flow, flowLeaves: o.FlowLeaves,
 		bestIndent: 2, bestWidth: 80, indent: -1, whitespace: true, indention: true}
 	if o.Indent > 1 && o.Indent < 10 {
 		e.bestIndent = o.Indent
@@ -100,13 +101,13 @@ func (e *emitter) node(n *node, mapping, simpleKey bool) {
 	case scalarNode:
 		e.scalar(n)
 	case sequenceNode:
-		if e.flowLevel > 0 || e.flow || len(n.items) == 0 {
+		if e.flowLevel > 0 || e.flow || len(n.items) == 0 || (e.flowLeaves && n.plainLeaves()) {
 			e.flowSequence(n)
 		} else {
 			e.blockSequence(n)
 		}
 	case mappingNode:
-		if e.flowLevel > 0 || e.flow || len(n.pairs) == 0 {
+		if e.flowLevel > 0 || e.flow || len(n.pairs) == 0 || (e.flowLeaves && n.plainLeaves()) {
 			e.flowMapping(n)
 		} else {
 			e.blockMapping(n)

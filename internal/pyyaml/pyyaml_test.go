@@ -21,7 +21,7 @@ import (
 type golden struct {
 	Dump []struct {
 		Value  any    `json:"value"`
-		Flow   bool   `json:"flow"`
+		Flow   *bool  `json:"flow"` // null: default_flow_style=None
 		Flavor string `json:"flavor"`
 		Indent int    `json:"indent"`
 		Want   string `json:"want"`
@@ -142,7 +142,7 @@ func stripTags(s string) string {
 
 func TestDumpMatchesPyYAML(t *testing.T) {
 	for i, c := range loadGolden(t).Dump {
-		o := Options{Flow: c.Flow, Indent: c.Indent, AllowUnicode: true, SortKeys: sortNumStr, Binary: true}
+		o := Options{Flow: c.Flow != nil && *c.Flow, FlowLeaves: c.Flow == nil, Indent: c.Indent, AllowUnicode: true, SortKeys: sortNumStr, Binary: true}
 		want := c.Want
 		if c.Flavor == "libyaml" {
 			o.Flavor = LibYAML
@@ -152,7 +152,7 @@ func TestDumpMatchesPyYAML(t *testing.T) {
 		want = strings.TrimSuffix(want, "...\n")
 		got, err := Dump(untag(t, c.Value), o)
 		if err != nil || got != want {
-			t.Errorf("case %d (%s, flow %v, indent %d): Dump = %q, %v\nwant %q", i, c.Flavor, c.Flow, c.Indent, got, err, want)
+			t.Errorf("case %d (%s, flow %v, leaves %v, indent %d): Dump = %q, %v\nwant %q", i, c.Flavor, o.Flow, o.FlowLeaves, c.Indent, got, err, want)
 		}
 	}
 }

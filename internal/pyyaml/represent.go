@@ -67,6 +67,10 @@ type Options struct {
 	// Flow is default_flow_style=True: every collection in flow style.
 	// Otherwise collections are in block style, empty ones in flow style.
 	Flow bool
+	// FlowLeaves is default_flow_style=None (salt.utils.yaml.safe_dump's
+	// default): a collection whose items (keys and values) are all scalars
+	// without a chosen style is in flow style, others in block style.
+	FlowLeaves bool
 	// Indent is indent=; PyYAML keeps 2 unless 1 < Indent < 10.
 	Indent int
 	// Width is width=, the preferred line width; PyYAML keeps 80 unless
@@ -168,6 +172,23 @@ type node struct {
 	plainImplicit, quotedImplicit bool
 	items                         []*node    // sequence
 	pairs                         [][2]*node // mapping
+}
+
+// plainLeaves is PyYAML's best_style for default_flow_style=None: every
+// item of the collection is a scalar without a chosen style.
+func (n *node) plainLeaves() bool {
+	plain := func(c *node) bool { return c.kind == scalarNode && c.style == 0 }
+	for _, c := range n.items {
+		if !plain(c) {
+			return false
+		}
+	}
+	for _, p := range n.pairs {
+		if !plain(p[0]) || !plain(p[1]) {
+			return false
+		}
+	}
+	return true
 }
 
 func newScalar(tag, value string, style byte) *node {

@@ -26,6 +26,7 @@ func Register(r *modules.Registry) error {
 		r.Register(PkgFunctions()...),
 		r.Register(ServiceFunctions()...),
 		r.Register(beaconsFunctions()...),
+		r.Register(scheduleFunctions()...),
 		r.Register(DnsmasqFunctions()...),
 	)
 }

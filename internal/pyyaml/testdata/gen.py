@@ -60,10 +60,10 @@ VALUES = [
 def cases():
     out = []
     for i, v in enumerate(VALUES):
-        for flow in (False, True):
+        for flow in (False, True, None):
             for flavor, dumper in (("pyyaml", yaml.SafeDumper), ("libyaml", yaml.CSafeDumper)):
                 for indent in (None, 4):
-                    if indent is not None and (flow or i % 3):
+                    if indent is not None and (flow is not False or i % 3):
                         continue
                     try:
                         want = yaml.dump(v, Dumper=dumper, default_flow_style=flow, allow_unicode=True, indent=indent)
