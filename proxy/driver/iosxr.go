@@ -85,6 +85,11 @@ func xrConfigBody(out string) string {
 		if strings.HasPrefix(t, "Building configuration") || strings.HasPrefix(t, "!!") {
 			continue
 		}
+		if t == "!" && len(keep) == 0 {
+			// The "!" under the running config's header: the candidate
+			// listing has none, so it would always show as removed.
+			continue
+		}
 		keep = append(keep, l)
 	}
 	return strings.TrimSpace(strings.Join(keep, "\n"))

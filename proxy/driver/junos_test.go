@@ -718,8 +718,11 @@ func TestScrapligoNetconfCloseAfterPeerClose(t *testing.T) {
 	l := startNetconfLab(t)
 	d := l.rawNetconf(t)
 	time.Sleep(defaultHelloDelay)
+	// netconfd answers <ok/> and closes the session; scrapligo sometimes
+	// sees the close before the reply (a connection error). Either way
+	// the server has closed, which is the case this test is about.
 	r, err := d.RPC(opoptions.WithFilter(`<close-session/>`))
-	if err != nil || r.Failed != nil || !strings.Contains(r.Result, "<ok/>") {
+	if err == nil && (r.Failed != nil || !strings.Contains(r.Result, "<ok/>")) {
 		t.Fatalf("close-session: %v %v", err, r)
 	}
 	time.Sleep(300 * time.Millisecond) // the server closes the SSH channel

@@ -1,0 +1,160 @@
+package proxy_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/master"
+	"github.com/gsalt/gsalt/proxy"
+	"github.com/gsalt/gsalt/proxy/devsim"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// TestPlatformsThroughProxy serves simulated IOS XR and NX-OS devices
+// from one gsalt-proxy and drives them through the master's publish:
+// test.ping, NAPALM grains, net.cli, net.load_config test/commit,
+// compare, rollback and a rejected line, each checked on the simulated
+// device's running config.
+func TestPlatformsThroughProxy(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type platform struct {
+		id, sim, driver, vendor, os string
+		show, showHas             string
+		line, bad, badErr         string
+		// runningHas is how the line shows in the running config
+		// (IOS XR nests it under its block).
+		runningHas string
+	}
+	plats := []platform{
+		{id: "xr1", sim: devsim.PlatformIOSXR, driver: "iosxr", vendor: "Cisco", os: "iosxr",
+			show: "show version", showHas: "Cisco IOS XR Software",
+			line: "ntp server 10.7.7.7", bad: "this is not a command", badErr: "Invalid input", runningHas: "ntp\n server 172.16.255.254\n server 10.7.7.7\n"},
+		{id: "nx1", sim: devsim.PlatformNXOS, driver: "nxos_ssh", vendor: "Cisco", os: "nxos_ssh", // Salt's napalm grain os is the driver name
+			show: "show version", showHas: "NX-OS",
+			line: "ntp server 10.7.7.7 use-vrf management", bad: "this is not a command", badErr: "Invalid command", runningHas: "ntp server 10.7.7.7 use-vrf management"},
+	}
+	sims := map[string]*devsim.Fleet{}
+	for _, p := range plats {
+		s, err := devsim.Start(ctx, devsim.Options{Platform: p.sim, Devices: 1, User: "admin", Password: "admin"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		sims[p.id] = s
+	}
+	byID := map[string]platform{}
+	for _, p := range plats {
+		byID[p.id] = p
+	}
+	pillar := func(_ context.Context, req master.PillarRequest) (*payload.Map, error) {
+		p := byID[req.ID]
+		return payload.NewMap("proxy", payload.NewMap("proxytype", "napalm", "driver", p.driver, "host", "127.0.0.1",
+			"username", "admin", "password", "admin", "optional_args", payload.NewMap("port", int64(sims[req.ID].Port(0))))), nil
+	}
+	dir := shortDir(t)
+	d := testMaster(t, dir, pillar)
+	bus := d.Bus().Subscribe(nil, 4096)
+	defer bus.Close()
+	etc := proxyConf(t, dir, d, "loop_interval: 0.2\n")
+	var ids []string
+	for _, p := range plats {
+		ids = append(ids, p.id)
+	}
+	f, err := proxy.New(proxy.Options{ConfigDir: etc, IDs: ids, Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("the fleet did not stop")
+		}
+	})
+	for _, id := range ids {
+		waitFor(t, id+" in the fleet", func() bool { _, ok := f.Device(id); return ok })
+		dev, _ := f.Device(id)
+		waitReady(t, dev)
+		waitFor(t, id+" up", dev.Initialized)
+	}
+
+	for _, p := range plats {
+		t.Run(p.driver, func(t *testing.T) {
+			running := func() string { return sims[p.id].Device(0).RunningConfig() }
+			has := func() bool { return strings.Contains(running(), p.runningHas) }
+			call := func(fun string, args ...any) any {
+				t.Helper()
+				return runJob(t, d, p.id, "", fun, args...)[p.id]
+			}
+			dict := func(fun string, args ...any) *payload.Map {
+				t.Helper()
+				r, ok := call(fun, args...).(*payload.Map)
+				if !ok {
+					t.Fatalf("%s returned %v", fun, call(fun, args...))
+				}
+				return r
+			}
+			if v := call("test.ping"); v != true {
+				t.Errorf("test.ping: %v", v)
+			}
+			for g, want := range map[string]string{"vendor": p.vendor, "os": p.os} {
+				if v := call("grains.get", g); v != want {
+					t.Errorf("grains.get %s = %v, want %s", g, v, want)
+				}
+			}
+			if v := call("grains.get", "model"); payload.Text(v) == "" {
+				t.Errorf("grains.get model is empty")
+			}
+			cli := dict("net.cli", p.show)
+			if !cli.Bool("result") || !strings.Contains(cli.Map("out").Str(p.show), p.showHas) {
+				t.Errorf("net.cli: %v", cli)
+			}
+			before := running()
+			r := dict("net.load_config", "text="+p.line, "test=True")
+			if !r.Bool("result") || !strings.Contains(r.Str("diff"), strings.TrimPrefix(p.line, "ntp ")) || running() != before {
+				t.Errorf("test=True: %v", r)
+			}
+			r = dict("net.load_config", "text="+p.line)
+			if !r.Bool("result") || !has() {
+				t.Errorf("commit: %v\n%s", r, running())
+			}
+			if c := dict("net.compare_config"); !c.Bool("result") || payload.Truthy(get(c, "out")) {
+				t.Errorf("compare after commit: %v", c)
+			}
+			r = dict("net.load_config", "text="+p.line)
+			if !r.Bool("already_configured") || r.Str("comment") != "Already configured." {
+				t.Errorf("same line again: %v", r)
+			}
+			if rb := dict("net.rollback"); !rb.Bool("result") || has() {
+				t.Errorf("rollback: %v\n%s", rb, running())
+			}
+			after := running()
+			r = dict("net.load_config", "text="+p.bad)
+			if r.Bool("result") || !strings.Contains(r.Str("comment"), p.badErr) || running() != after {
+				t.Errorf("rejected line: %v", r)
+			}
+
+			// revert_in: committed now, reverted by the proxy's scheduler.
+			r = dict("net.load_config", "text="+p.line, "revert_in=2s")
+			jid := r.Str("commit_id")
+			if !r.Bool("result") || jid == "" || !has() {
+				t.Fatalf("revert_in: %v", r)
+			}
+			waitSchedRet(t, bus, p.id, "__napalm_commit_"+jid)
+			if has() {
+				t.Errorf("not reverted:\n%s", running())
+			}
+		})
+	}
+}
+
+func get(m *payload.Map, k string) any {
+	v, _ := m.Get(k)
+	return v
+}
