@@ -22,8 +22,8 @@ func TestPlatformsThroughProxy(t *testing.T) {
 	defer cancel()
 	type platform struct {
 		id, sim, driver, vendor, os string
-		show, showHas             string
-		line, bad, badErr         string
+		show, showHas               string
+		line, bad, badErr           string
 		// runningHas is how the line shows in the running config
 		// (IOS XR nests it under its block).
 		runningHas string
