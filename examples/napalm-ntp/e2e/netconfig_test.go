@@ -17,6 +17,7 @@ import (
 	"github.com/gsalt/gsalt/proxy/netmod"
 	"github.com/gsalt/gsalt/proxy/proxymod"
 	"github.com/gsalt/gsalt/render"
+	"github.com/gsalt/gsalt/schedule"
 	"github.com/gsalt/gsalt/states"
 	stbuiltin "github.com/gsalt/gsalt/states/builtin"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -95,11 +96,13 @@ func ncEnv(t *testing.T, plat, root string, pillar *payload.Map) (*devsim.Device
 	if err := states.RegisterExec(reg, st, render.Default()); err != nil {
 		t.Fatal(err)
 	}
+	opts := payload.NewMap("id", "dev1", "conf_file", filepath.Join(t.TempDir(), "proxy"), "cachedir", t.TempDir())
+	sched := schedule.New(schedule.Options{Opts: opts, Log: log})
 	env := &modules.Env{ID: "dev1", Registry: reg, Log: log,
 		Grains:   payload.NewMap("id", "dev1", "os", plat),
 		Pillar:   pillar,
-		Opts:     payload.NewMap("id", "dev1"),
-		Services: map[string]any{proxymod.ServiceName: &ncProxy{m: mod}, "files": ncFiles{root}}}
+		Opts:     opts,
+		Services: map[string]any{proxymod.ServiceName: &ncProxy{m: mod}, "files": ncFiles{root}, "schedule": sched}}
 	return fleet.Device(0), env
 }
 
@@ -270,16 +273,16 @@ func TestNetconfigStates(t *testing.T) {
 			want{result: false, comment: "Source file salt://nope.jinja not found in saltenv 'base'", changeKeys: "", deviceUntouch: true}},
 		{"bad template", "badtpl", "", false, nil,
 			want{result: false, comment: "Error while rendering the template.", changeKeys: "", deviceUntouch: true}},
-		{"commit_in refused", "commitin", "", false, nil,
-			want{result: false, comment: "Scheduled commits (commit_in, commit_at) are not supported by gsalt's napalm proxy.", prefix: true, changeKeys: "", deviceUntouch: true}},
+		{"commit_in scheduled", "commitin", "", false, nil,
+			want{result: true, comment: "Configuration changed!\nChanges discarded for now, and scheduled commit at: ", prefix: true, changeKeys: "diff,commit_id", deviceUntouch: true}},
 		{"commit false keeps candidate", "nocommit", "", false, nil,
 			want{result: true, comment: "Configuration changed!\n", changeKeys: "diff", deviceUntouch: true}},
 		{"commit_cancelled test", "cancel", cancelTag, true, nil,
 			want{result: nil, comment: "It would cancel commit #20180726083540640360", changeKeys: "", deviceUntouch: true}},
 		{"commit_confirmed test", "confirm", confirmTag, true, nil,
 			want{result: nil, comment: "It would confirm commit #20180726083540640360", changeKeys: "", deviceUntouch: true}},
-		{"commit_cancelled without net.cancel_commit", "cancel", cancelTag, false, nil,
-			want{result: false, comment: "'net.cancel_commit' is not available.", changeKeys: "", deviceUntouch: true}},
+		{"commit_cancelled of an unknown commit", "cancel", cancelTag, false, nil,
+			want{result: false, comment: "Unable to find commit #20180726083540640360.", changeKeys: "", deviceUntouch: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
