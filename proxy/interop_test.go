@@ -353,4 +353,33 @@ func TestInteropRealSaltMasterNapalm(t *testing.T) {
 	if lc["result"] != true || !strings.Contains(fleet.Device(0).RunningConfig(), "ntp server 10.0.0.1") {
 		t.Fatalf("net.load_config commit=True: %v", lc)
 	}
+
+	// commit_in: gsalt-proxy's scheduler commits later and returns the
+	// scheduled job to the real master (jid "req"), which caches it.
+	lc, _ = sm.salt(t, "sw1", "net.load_config", "text=ntp server 10.0.0.2", "commit_in=2s")["sw1"].(map[string]any)
+	jid := fmt.Sprint(lc["commit_id"])
+	if lc["result"] != true || lc["commit_id"] == nil || strings.Contains(fleet.Device(0).RunningConfig(), "10.0.0.2") {
+		t.Fatalf("net.load_config commit_in: %v", lc)
+	}
+	deadline = time.Now().Add(30 * time.Second)
+	for !strings.Contains(fleet.Device(0).RunningConfig(), "ntp server 10.0.0.2") {
+		if time.Now().After(deadline) {
+			t.Fatal("the scheduled commit never reached the device")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		out := sm.run(t, "salt-run", "jobs.list_jobs", "search_function=net.load_config", "--out", "json")
+		if strings.Contains(out, jid) && strings.Contains(out, "commit_jid") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the real master has no scheduled return for commit %s:\n%s", jid, out)
+		}
+		time.Sleep(time.Second)
+	}
+	if got := sm.salt(t, "sw1", "schedule.list", "show_all=True", "return_yaml=False"); fmt.Sprint(got["sw1"]) != "map[]" {
+		t.Errorf("schedule after the commit ran: %v", got)
+	}
 }
