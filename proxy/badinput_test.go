@@ -63,21 +63,8 @@ func TestBadDevices(t *testing.T) {
 	defer bus.Close()
 	etc := proxyConf(t, dir, d, "")
 	ids := []string{"sw1", "sw2", "sw3", "sw4"}
-	f, err := proxy.New(proxy.Options{ConfigDir: etc, IDs: ids, Logger: testLogger(),
+	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: ids, Logger: testLogger(),
 		RetryMin: 200 * time.Millisecond, RetryMax: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("the fleet did not stop")
-		}
-	})
 	dev := map[string]*proxy.Device{}
 	for _, id := range ids {
 		waitFor(t, id+" in the fleet", func() bool { _, ok := f.Device(id); return ok })

@@ -56,20 +56,7 @@ func TestScheduledCommitsAndReverts(t *testing.T) {
 	bus := d.Bus().Subscribe(nil, 4096)
 	defer bus.Close()
 	etc := proxyConf(t, dir, d, "loop_interval: 0.2\n")
-	f, err := proxy.New(proxy.Options{ConfigDir: etc, IDs: []string{"sw1"}, Logger: testLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("the fleet did not stop")
-		}
-	})
+	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: []string{"sw1"}, Logger: testLogger()})
 	waitFor(t, "sw1 in the fleet", func() bool { _, ok := f.Device("sw1"); return ok })
 	dev, _ := f.Device("sw1")
 	waitReady(t, dev)

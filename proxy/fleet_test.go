@@ -150,6 +150,27 @@ func runJob(t *testing.T, d *masterd.Daemon, tgt any, tgtType, fun string, arg .
 	return out
 }
 
+// runFleet starts a fleet until the test ends: the cleanup cancels ctx
+// and waits for Run to return.
+func runFleet(t *testing.T, ctx context.Context, cancel context.CancelFunc, o proxy.Options) *proxy.Fleet {
+	t.Helper()
+	f, err := proxy.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("the fleet did not stop")
+		}
+	})
+	return f
+}
+
 func waitReady(t *testing.T, dev *proxy.Device) {
 	t.Helper()
 	select {

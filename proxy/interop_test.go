@@ -185,21 +185,8 @@ func TestInteropRealSaltMaster(t *testing.T) {
 		"pki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
 		"ipv6: False\nenable_fqdns_grains: False\nacceptance_wait_time: 0.5\n", gdir, sm.ret))
 	writeFile(t, filepath.Join(etc, "proxy.d", "gctl", "meta.conf"), "metaproxy: deltaproxy\n")
-	f, err := proxy.New(proxy.Options{ConfigDir: etc, IDs: []string{"g1", "g2", "g3", "gctl"}, Logger: testLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("the fleet did not stop")
-		}
-	})
+	runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: []string{"g1", "g2", "g3", "gctl"}, Logger: testLogger()})
 
 	sm.acceptWhenPending(t, "p1", "g1", "g2", "g3", "gctl", "gs1", "gs2")
 	all := []string{"p1", "g1", "g2", "g3", "gctl", "gs1", "gs2"}
@@ -308,20 +295,7 @@ func TestInteropRealSaltMasterNapalm(t *testing.T) {
 	writeFile(t, filepath.Join(etc, "proxy"), fmt.Sprintf("master: 127.0.0.1\nmaster_port: %[2]d\nroot_dir: %[1]s\n"+
 		"pki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
 		"ipv6: False\nenable_fqdns_grains: False\nacceptance_wait_time: 0.5\n", gdir, sm.ret))
-	f, err := proxy.New(proxy.Options{ConfigDir: etc, IDs: []string{"sw1"}, Logger: testLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("the fleet did not stop")
-		}
-	})
+	runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: []string{"sw1"}, Logger: testLogger()})
 	sm.acceptWhenPending(t, "sw1")
 	deadline := time.Now().Add(90 * time.Second)
 	for {

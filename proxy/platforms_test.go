@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy"
@@ -63,20 +62,7 @@ func TestPlatformsThroughProxy(t *testing.T) {
 	for _, p := range plats {
 		ids = append(ids, p.id)
 	}
-	f, err := proxy.New(proxy.Options{ConfigDir: etc, IDs: ids, Logger: testLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("the fleet did not stop")
-		}
-	})
+	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: ids, Logger: testLogger()})
 	for _, id := range ids {
 		waitFor(t, id+" in the fleet", func() bool { _, ok := f.Device(id); return ok })
 		dev, _ := f.Device(id)

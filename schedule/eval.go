@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -677,27 +678,17 @@ func orDefault(m *payload.Map, k string, def any) any {
 	return def
 }
 
+// intValue reads an integer option: a number, or digits as text (Salt
+// calls int() on these).
 func intValue(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case int:
-		return int64(x), true
-	case uint64:
-		return int64(x), true
-	case float64:
-		return int64(x), true
-	case string:
-		var n int64
-		for _, c := range strings.TrimSpace(x) {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int64(c-'0')
-		}
-		return n, strings.TrimSpace(x) != ""
+	if f, ok := v.(float64); ok {
+		return int64(f), true
 	}
-	return 0, false
+	if s, ok := v.(string); ok {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		return n, err == nil
+	}
+	return payload.AsInt(v)
 }
 
 // chop drops the sub-second part, as Salt's _chop_ms.

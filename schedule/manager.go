@@ -331,15 +331,9 @@ func normalize(v any) any {
 
 // number reads an int or float option value.
 func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, true
+	if f, ok := v.(float64); ok {
+		return f, true
 	}
-	return 0, false
+	n, ok := payload.AsInt(v)
+	return float64(n), ok
 }

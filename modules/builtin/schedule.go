@@ -526,6 +526,19 @@ func sortTopLevel(m *payload.Map) *payload.Map {
 	return out
 }
 
+// scheduleBuild is build_schedule_item for add and modify: the job, or
+// the {"comment", "result": False} dict that refuses it.
+func scheduleBuild(name string, kw *payload.Map) (job, failed *payload.Map, err error) {
+	job, err = scheduleBuildItem(name, kw)
+	if err != nil {
+		return nil, nil, err
+	}
+	if v, ok := job.Get("result"); ok && v == false {
+		return nil, job, nil
+	}
+	return job, nil, nil
+}
+
 func orValue(m *payload.Map, k string, def any) any {
 	if v, ok := m.Get(k); ok {
 		return v
@@ -555,15 +568,9 @@ func scheduleAdd(ctx context.Context, c *modules.Call) (any, error) {
 	if msg := scheduleTimeConflict(kw, ` or "cron" options.`); msg != "" {
 		return ret.Set("comment", msg), nil
 	}
-	for _, k := range []string{"offline", "persist", "test"} {
-		kw.Delete(k)
-	}
-	job, err := scheduleBuildItem(name, kw)
-	if err != nil {
-		return nil, err
-	}
-	if v, ok := job.Get("result"); ok && v == false {
-		return job, nil
+	job, failed, err := scheduleBuild(name, kw)
+	if err != nil || failed != nil {
+		return failed, err
 	}
 	if payload.Truthy(scheduleKw(c, "test")) {
 		return ret.Set("comment", fmt.Sprintf("Job: %s would be added to schedule.", name)).Set("result", true), nil
@@ -611,15 +618,9 @@ func scheduleModify(ctx context.Context, c *modules.Call) (any, error) {
 	if !kw.Has("function") {
 		kw.Set("function", schedGet(cur, "function"))
 	}
-	for _, k := range []string{"offline", "persist", "test"} {
-		kw.Delete(k)
-	}
-	job, err := scheduleBuildItem(name, kw)
-	if err != nil {
-		return nil, err
-	}
-	if v, ok := job.Get("result"); ok && v == false {
-		return job, nil
+	job, failed, err := scheduleBuild(name, kw)
+	if err != nil || failed != nil {
+		return failed, err
 	}
 	if pyfmt.Equal(job, cur) {
 		return ret.Set("comment", fmt.Sprintf("Job %s in correct state", name)), nil
