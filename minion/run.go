@@ -239,11 +239,7 @@ func (m *Minion) afterConnect(ctx context.Context, sub *transport.Subscriber) {
 		defer m.wg.Done()
 		m.runBeacons(ctx)
 	}()
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		m.runSchedule(ctx)
-	}()
+	m.startSchedule(ctx)
 	var mineTick, pingTick <-chan time.Time
 	mineEnabled := true
 	if v, ok := m.cfg.Opts.Get("mine_enabled"); ok {

@@ -22,10 +22,11 @@ func (m *Minion) newSchedule() *schedule.Manager {
 	})
 }
 
-// runSchedule runs the scheduler until ctx ends.
-func (m *Minion) runSchedule(ctx context.Context) {
+// startSchedule runs the scheduler until ctx ends (no goroutine while
+// nothing is scheduled).
+func (m *Minion) startSchedule(ctx context.Context) {
 	if m.schedule != nil {
-		m.schedule.Run(ctx)
+		m.schedule.Start(ctx)
 	}
 }
 

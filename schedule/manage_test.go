@@ -223,3 +223,28 @@ func TestRunLoop(t *testing.T) {
 		t.Errorf("file %s", m.File())
 	}
 }
+
+// TestLoopOnlyWithJobs checks that no loop runs while the schedule is
+// empty: it starts with the first job and ends after the last is deleted.
+func TestLoopOnlyWithJobs(t *testing.T) {
+	m := New(Options{Opts: payload.NewMap("loop_interval", 0.02, "conf_file", filepath.Join(t.TempDir(), "minion")), Log: quiet()})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m.Start(ctx)
+	time.Sleep(50 * time.Millisecond)
+	if m.looping.Load() {
+		t.Fatal("a loop runs for an empty schedule")
+	}
+	m.ManageSchedule(ctx, req("func", "add", "persist", false, "schedule", payload.NewMap("j", payload.NewMap("function", "test.ping", "hours", int64(1)))))
+	if !m.looping.Load() {
+		t.Fatal("no loop after a job was added")
+	}
+	m.ManageSchedule(ctx, req("func", "delete", "persist", false, "name", "j"))
+	deadline := time.Now().Add(5 * time.Second)
+	for m.looping.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the loop still runs with no job")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

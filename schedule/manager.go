@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/atomicfile"
@@ -100,11 +101,13 @@ type Manager struct {
 	loopInterval time.Duration
 	file         string
 
-	mu     sync.Mutex
-	opts   *payload.Map // the minion's own schedule, Salt's opts["schedule"]
-	state  map[string]*jobState
-	wake   chan struct{}
-	runCtx context.Context
+	mu    sync.Mutex
+	opts  *payload.Map // the minion's own schedule, Salt's opts["schedule"]
+	state map[string]*jobState
+
+	wake    chan struct{}
+	ctx     atomic.Pointer[context.Context] // set by Start
+	looping atomic.Bool
 }
 
 // New returns a Manager for the options.
