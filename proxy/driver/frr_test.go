@@ -2,14 +2,9 @@ package driver
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -23,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/ssh"
+	"github.com/gsalt/gsalt/internal/testlab"
 )
 
 // frrUpdate rewrites testdata/frr/ from the lab router:
@@ -70,9 +65,8 @@ func frrTestdata(t *testing.T, cmd string) string {
 // vtysh (ForceCommand) and, for a second user, a bash login shell.
 type frrLab struct {
 	ns, dir    string
-	vtyshUser  string
-	shellUser  string
-	password   string
+	vtyshUser  testlab.User
+	shellUser  testlab.User
 	port       int
 	vtyshFlags []string
 }
@@ -82,21 +76,6 @@ type frrLab struct {
 var frrLabTools = []string{
 	"/usr/lib/frr/zebra", "/usr/lib/frr/staticd", "/usr/lib/frr/bgpd", "/usr/bin/vtysh",
 	"/usr/sbin/sshd", "ip", "useradd", "userdel", "chpasswd", "bash",
-}
-
-func frrRandHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-func frrRun(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
 }
 
 // startFRRLab starts the lab or skips the test with one line saying why.
@@ -118,12 +97,12 @@ func startFRRLab(t *testing.T) *frrLab {
 			t.Skipf("frr: real-router test needs group %s (apt-get install frr)", g)
 		}
 	}
-	l := &frrLab{ns: "gsalt-frr-" + frrRandHex(4), password: "Pw-" + frrRandHex(8)}
+	l := &frrLab{ns: "gsalt-frr-" + testlab.RandHex(4)}
 	if out, err := exec.Command("ip", "netns", "add", l.ns).CombinedOutput(); err != nil {
 		t.Skipf("frr: cannot create a network namespace: %v %s", err, strings.TrimSpace(string(out)))
 	}
 	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", l.ns).Run() })
-	frrRun(t, "ip", "netns", "exec", l.ns, "ip", "link", "set", "lo", "up")
+	testlab.Run(t, "ip", "netns", "exec", l.ns, "ip", "link", "set", "lo", "up")
 
 	dir, err := os.MkdirTemp("", "gsalt-frr-")
 	if err != nil {
@@ -131,7 +110,7 @@ func startFRRLab(t *testing.T) *frrLab {
 	}
 	l.dir = dir
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	frrUID, frrGID := frrLookupIDs(t, "frr", "frr")
+	frrUID, frrGID := testlab.LookupIDs(t, "frr", "frr")
 	for _, f := range []string{"zebra.conf", "staticd.conf", "bgpd.conf", "vtysh.conf"} {
 		p := filepath.Join(dir, f)
 		if err := os.WriteFile(p, nil, 0o640); err != nil {
@@ -166,41 +145,18 @@ func startFRRLab(t *testing.T) *frrLab {
 		if d == "bgpd" {
 			args = append(args, "-p", "0")
 		}
-		frrRun(t, "ip", args...)
-		frrWaitFor(t, d+" vty socket", func() bool {
+		testlab.Run(t, "ip", args...)
+		testlab.WaitFor(t, d+" vty socket", func() bool {
 			_, err := os.Stat(filepath.Join(dir, d+".vty"))
 			return err == nil
 		})
 	}
 
-	l.vtyshUser = "gsfrr" + frrRandHex(4)
-	l.shellUser = "gsfrs" + frrRandHex(4)
-	for _, u := range []string{l.vtyshUser, l.shellUser} {
-		frrRun(t, "useradd", "-M", "-G", "frr,frrvty", "-s", "/bin/bash", u)
-		t.Cleanup(func() { _ = exec.Command("userdel", u).Run() })
-		cmd := exec.Command("chpasswd")
-		cmd.Stdin = strings.NewReader(u + ":" + l.password + "\n")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("chpasswd: %v %s", err, out)
-		}
-	}
-	l.startSSHD(t)
+	l.vtyshUser = testlab.AddUser(t, "gsfrr", "", "/bin/bash", "frr", "frrvty")
+	l.shellUser = testlab.AddUser(t, "gsfrs", "", "/bin/bash", "frr", "frrvty")
+	l.port = testlab.SSHD{Users: []string{l.vtyshUser.Name, l.shellUser.Name},
+		Extra: fmt.Sprintf("Match User %s\n    ForceCommand /usr/bin/vtysh %s\n", l.vtyshUser.Name, strings.Join(l.vtyshFlags, " "))}.Start(t)
 	return l
-}
-
-func frrLookupIDs(t *testing.T, u, g string) (int, int) {
-	t.Helper()
-	uu, err := user.Lookup(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gg, err := user.LookupGroup(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uid, _ := strconv.Atoi(uu.Uid)
-	gid, _ := strconv.Atoi(gg.Gid)
-	return uid, gid
 }
 
 // frrPid reads a daemon's pid file (0 if there is none).
@@ -213,89 +169,11 @@ func frrPid(p string) int {
 	return pid
 }
 
-func frrWaitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	t.Fatalf("frr lab: %s did not come up", what)
-}
-
-func (l *frrLab) startSSHD(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat("/run/sshd"); errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = os.Remove("/run/sshd") })
-	}
-	sshDir := t.TempDir()
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blk, err := ssh.MarshalPrivateKey(key, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hostKey := filepath.Join(sshDir, "host_ed25519")
-	if err := os.WriteFile(hostKey, pem.EncodeToMemory(blk), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.port = ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
-	cfg := fmt.Sprintf(`Port %d
-ListenAddress 127.0.0.1
-HostKey %s
-PidFile %s
-UsePAM no
-PasswordAuthentication yes
-KbdInteractiveAuthentication no
-PermitRootLogin no
-StrictModes no
-AllowUsers %s %s
-Match User %s
-    ForceCommand /usr/bin/vtysh %s
-`, l.port, hostKey, filepath.Join(sshDir, "sshd.pid"), l.vtyshUser, l.shellUser,
-		l.vtyshUser, strings.Join(l.vtyshFlags, " "))
-	cfgFile := filepath.Join(sshDir, "sshd_config")
-	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", cfgFile)
-	logf, err := os.Create(filepath.Join(sshDir, "sshd.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Skipf("frr: cannot start sshd: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		_ = logf.Close()
-	})
-	frrWaitFor(t, "sshd", func() bool {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", l.port), 200*time.Millisecond)
-		if err == nil {
-			_ = c.Close()
-		}
-		return err == nil
-	})
-}
-
 // vtysh runs one command on the router directly (not through the driver).
 func (l *frrLab) vtysh(t *testing.T, cmd string) string {
 	t.Helper()
 	args := append(slices.Clone(l.vtyshFlags), "-c", cmd)
-	return frrRun(t, "/usr/bin/vtysh", args...)
+	return testlab.Run(t, "/usr/bin/vtysh", args...)
 }
 
 // kernelRoute returns the namespace's kernel route for prefix ("" if
@@ -305,16 +183,16 @@ func (l *frrLab) kernelRoute(t *testing.T, prefix string, want bool) string {
 	t.Helper()
 	var r string
 	for end := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		r = strings.TrimSpace(frrRun(t, "ip", "netns", "exec", l.ns, "ip", "route", "show", prefix))
+		r = strings.TrimSpace(testlab.Run(t, "ip", "netns", "exec", l.ns, "ip", "route", "show", prefix))
 		if (r != "") == want || time.Now().After(end) {
 			return r
 		}
 	}
 }
 
-func (l *frrLab) options(user string) Options {
+func (l *frrLab) options(u testlab.User) Options {
 	return Options{
-		Host: "127.0.0.1", Port: l.port, Username: user, Password: l.password,
+		Host: "127.0.0.1", Port: l.port, Username: u.Name, Password: u.Password,
 		Timeout: 20 * time.Second,
 	}
 }

@@ -2,250 +2,32 @@ package driver
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"errors"
-	"fmt"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testlab"
 	"github.com/scrapli/scrapligo/driver/netconf"
 	"github.com/scrapli/scrapligo/driver/opoptions"
 	"github.com/scrapli/scrapligo/driver/options"
 	"github.com/scrapli/scrapligo/util"
-	"golang.org/x/crypto/ssh"
 )
 
 // ---- a real NETCONF server: yuma123's netconfd behind a private sshd ----
 
-// netconfLab is netconfd (Debian package netconfd) with its own socket,
-// startup file and log in a temporary directory, reachable as the SSH
-// subsystem "netconf" of an sshd (openssh-server) on 127.0.0.1. netconfd
-// runs as the test user, whose home is the directory, and the user is
-// its superuser (NACM would otherwise deny writes).
-type netconfLab struct {
-	dir, sock, user, password string
-	port                      int
-	netconfd                  *exec.Cmd
-}
-
-// netconfLabTools are the programs the lab needs.
-var netconfLabTools = []string{"/usr/sbin/netconfd", "/usr/sbin/netconf-subsystem", "/usr/sbin/sshd", "useradd", "userdel", "chpasswd"}
-
-// netconfStartup is the lab's startup configuration.
-const netconfStartup = `<config xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">
-  <system xmlns="urn:ietf:params:xml:ns:yang:ietf-system">
-    <hostname>vmx1</hostname>
-    <ntp>
-      <enabled>true</enabled>
-      <server><name>ntp-a</name><udp><address>192.0.2.123</address></udp></server>
-      <server><name>ntp-b</name><udp><address>192.0.2.124</address></udp><association-type>peer</association-type></server>
-    </ntp>
-  </system>
-  <interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces">
-    <interface>
-      <name>ge-0/0/0</name>
-      <description>uplink</description>
-      <type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type>
-      <ipv4 xmlns="urn:ietf:params:xml:ns:yang:ietf-ip">
-        <address><ip>192.0.2.1</ip><prefix-length>24</prefix-length></address>
-      </ipv4>
-    </interface>
-    <interface>
-      <name>ge-0/0/10</name>
-      <type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type>
-      <ipv6 xmlns="urn:ietf:params:xml:ns:yang:ietf-ip">
-        <address><ip>2001:db8::1</ip><prefix-length>64</prefix-length></address>
-      </ipv6>
-    </interface>
-    <interface>
-      <name>ge-0/0/2</name>
-      <type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type>
-    </interface>
-  </interfaces>
-</config>
-`
+// netconfLab is testlab's netconfd lab with the driver's helpers.
+type netconfLab struct{ *testlab.Netconf }
 
 // startNetconfLab starts the lab or skips the test with one line.
-func startNetconfLab(t *testing.T) *netconfLab {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("junos: NETCONF server test skipped in -short mode")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("junos: NETCONF server test needs root (test user, sshd) and the Debian packages netconfd openssh-server")
-	}
-	for _, tool := range netconfLabTools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("junos: NETCONF server test needs %s (apt-get install netconfd openssh-server)", tool)
-		}
-	}
-	dir, err := os.MkdirTemp("", "gsalt-netconf-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	// The test user's netconf-subsystem must reach the socket.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	l := &netconfLab{dir: dir, sock: filepath.Join(dir, "ncxserver.sock"),
-		user: "gsnc" + frrRandHex(4), password: "Pw-" + frrRandHex(8)}
-	// The user's home is the lab directory: netconfd runs as the user and
-	// creates ~/.yuma whatever $HOME says.
-	frrRun(t, "useradd", "-M", "-d", dir, "-s", "/bin/sh", l.user)
-	t.Cleanup(func() {
-		// sshd's per-connection processes of the user end shortly after
-		// the clients leave; userdel refuses to remove a user in use.
-		for end := time.Now().Add(3 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			if exec.Command("userdel", l.user).Run() == nil {
-				return
-			}
-			if time.Now().After(end) {
-				_ = exec.Command("userdel", "-f", l.user).Run()
-				return
-			}
-		}
-	})
-	cmd := exec.Command("chpasswd")
-	cmd.Stdin = strings.NewReader(l.user + ":" + l.password + "\n")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chpasswd: %v %s", err, out)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.port = ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
-	l.startNetconfd(t)
-	l.startSSHD(t)
-	return l
-}
+func startNetconfLab(t *testing.T) *netconfLab { return &netconfLab{testlab.StartNetconf(t)} }
 
-func (l *netconfLab) startNetconfd(t *testing.T) {
-	t.Helper()
-	startup := filepath.Join(l.dir, "startup-cfg.xml")
-	if err := os.WriteFile(startup, []byte(netconfStartup), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	uid, gid := frrLookupIDs(t, l.user, l.user)
-	// netconfd keeps its transaction-id file in yuma-home/data/.
-	if err := os.Mkdir(filepath.Join(l.dir, "data"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{l.dir, filepath.Join(l.dir, "data"), startup} {
-		if err := os.Chown(p, uid, gid); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command("/usr/sbin/netconfd",
-		"--ncxserver-sockname="+l.sock, "--yuma-home="+l.dir,
-		"--module=ietf-system", "--module=ietf-interfaces", "--module=iana-if-type", "--module=ietf-ip",
-		// netconfd accepts sessions from the SSH ports it is told about.
-		fmt.Sprintf("--port=%d", l.port),
-		"--target=candidate", "--with-startup=true", "--startup="+startup,
-		"--superuser="+l.user, "--log="+filepath.Join(l.dir, "netconfd.log"), "--log-level=info")
-	cmd.Env = append(os.Environ(), "HOME="+l.dir)
-	cmd.Dir = l.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
-	if err := cmd.Start(); err != nil {
-		t.Skipf("junos: cannot start netconfd: %v", err)
-	}
-	l.netconfd = cmd
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	frrWaitFor(t, "netconfd socket", func() bool {
-		_, err := os.Stat(l.sock)
-		return err == nil
-	})
-}
-
-func (l *netconfLab) startSSHD(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat("/run/sshd"); errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = os.Remove("/run/sshd") })
-	}
-	sshDir := t.TempDir()
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blk, err := ssh.MarshalPrivateKey(key, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hostKey := filepath.Join(sshDir, "host_ed25519")
-	if err := os.WriteFile(hostKey, pem.EncodeToMemory(blk), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := fmt.Sprintf(`Port %d
-ListenAddress 127.0.0.1
-HostKey %s
-PidFile %s
-UsePAM no
-PasswordAuthentication yes
-KbdInteractiveAuthentication no
-PermitRootLogin no
-StrictModes no
-AllowUsers %s
-Subsystem netconf /usr/sbin/netconf-subsystem --ncxserver-sockname=%d@%s
-`, l.port, hostKey, filepath.Join(sshDir, "sshd.pid"), l.user, l.port, l.sock)
-	cfgFile := filepath.Join(sshDir, "sshd_config")
-	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", cfgFile)
-	logf, err := os.Create(filepath.Join(l.dir, "sshd.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Skipf("junos: cannot start sshd: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		_ = logf.Close()
-	})
-	frrWaitFor(t, "sshd", func() bool {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", l.port), 200*time.Millisecond)
-		if err == nil {
-			_ = c.Close()
-		}
-		return err == nil
-	})
-}
-
-// logs returns the lab's logs for failure messages.
-func (l *netconfLab) logs() string {
-	var b strings.Builder
-	for _, f := range []string{"netconfd.log", "sshd.log"} {
-		data, _ := os.ReadFile(filepath.Join(l.dir, f))
-		if len(data) > 4000 {
-			data = data[len(data)-4000:]
-		}
-		fmt.Fprintf(&b, "--- %s\n%s\n", f, data)
-	}
-	return b.String()
-}
+func (l *netconfLab) logs() string { return l.Logs() }
 
 func (l *netconfLab) options() Options {
-	return Options{Host: "127.0.0.1", Port: l.port, Username: l.user, Password: l.password, Timeout: 15 * time.Second}
+	return Options{Host: "127.0.0.1", Port: l.Port, Username: l.User, Password: l.Password, Timeout: 15 * time.Second}
 }
 
 func (l *netconfLab) open(t *testing.T, o Options) *junos {
@@ -267,8 +49,8 @@ func (l *netconfLab) open(t *testing.T, o Options) *junos {
 func (l *netconfLab) rawNetconf(t *testing.T) *netconf.Driver {
 	t.Helper()
 	d, err := netconf.NewDriver("127.0.0.1",
-		options.WithAuthNoStrictKey(), options.WithAuthUsername(l.user), options.WithAuthPassword(l.password),
-		options.WithPort(l.port), options.WithTransportType("standard"),
+		options.WithAuthNoStrictKey(), options.WithAuthUsername(l.User), options.WithAuthPassword(l.Password),
+		options.WithPort(l.Port), options.WithTransportType("standard"),
 		options.WithTimeoutSocket(10*time.Second), options.WithTimeoutOps(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -779,8 +561,7 @@ func TestJunosServerGone(t *testing.T) {
 	if !d.IsAlive(ctx) {
 		t.Fatal("not alive")
 	}
-	_ = l.netconfd.Process.Kill()
-	_, _ = l.netconfd.Process.Wait()
+	l.StopServer()
 	start := time.Now()
 	if d.IsAlive(ctx) {
 		t.Fatal("alive without a server")
