@@ -20,18 +20,8 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testlab"
 )
-
-// freePort returns a TCP port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // saltMaster is a real Salt 3006 salt-master run from the source tree.
 type saltMaster struct {
@@ -70,7 +60,7 @@ func startProcess(t *testing.T, cmd *exec.Cmd, logPath string) {
 func startSaltMaster(t *testing.T, src string) *saltMaster {
 	t.Helper()
 	dir := t.TempDir()
-	sm := &saltMaster{src: src, dir: dir, conf: filepath.Join(dir, "etc", "salt"), ret: freePort(t), pub: freePort(t)}
+	sm := &saltMaster{src: src, dir: dir, conf: filepath.Join(dir, "etc", "salt"), ret: testlab.FreePort(t), pub: testlab.FreePort(t)}
 	for _, d := range []string{"etc/salt", "pki", "cache", "sock", "log", "srv/salt", "srv/pillar"} {
 		os.MkdirAll(filepath.Join(dir, d), 0o755)
 	}

@@ -18,19 +18,10 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testlab"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/proxy/devsim"
 )
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // startGroup starts cmd in its own process group, stopped with the test.
 func startGroup(t *testing.T, cmd *exec.Cmd, logPath string) {
@@ -119,8 +110,8 @@ func (sm *realMaster) acceptWhenPending(t *testing.T, ids ...string) {
 
 func startRealMaster(t *testing.T, src, dir string, files map[string]string) *realMaster {
 	t.Helper()
-	sm := &realMaster{src: src, dir: dir, conf: filepath.Join(dir, "etc", "salt"), ret: freePort(t)}
-	pub := freePort(t)
+	sm := &realMaster{src: src, dir: dir, conf: filepath.Join(dir, "etc", "salt"), ret: testlab.FreePort(t)}
+	pub := testlab.FreePort(t)
 	files["etc/salt/master"] = fmt.Sprintf("root_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\n"+
 		"log_file: %[1]s/master.log\nuser: root\nipv6: False\ninterface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\n"+
 		"file_roots: {base: [%[1]s/srv/salt]}\npillar_roots: {base: [%[1]s/srv/pillar]}\n", dir, pub, sm.ret)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -18,17 +17,8 @@ import (
 	"github.com/gsalt/gsalt/cli/runcli"
 	"github.com/gsalt/gsalt/cli/saltcli"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testlab"
 )
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // daemon starts a real Salt daemon in its own process group and stops the
 // whole group when the test ends.
@@ -126,7 +116,7 @@ func TestInteropRealMaster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(root) })
-	pub, ret := freePort(t), freePort(t)
+	pub, ret := testlab.FreePort(t), testlab.FreePort(t)
 	p := &peer{t: t, src: src, masterDir: filepath.Join(root, "m"), minionDir: filepath.Join(root, "n")}
 	for _, d := range []string{p.masterDir, p.minionDir, filepath.Join(root, "ms"), filepath.Join(root, "ns"), filepath.Join(root, "files")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

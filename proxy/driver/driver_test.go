@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testlab"
 	"github.com/gsalt/gsalt/proxy/devsim"
 	"github.com/gsalt/gsalt/proxy/driver"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -497,23 +498,12 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
-	return p
-}
-
 func TestFaults(t *testing.T) {
 	t.Parallel()
 	f := startFleet(t, devsim.PlatformIOS, 4, map[int]devsim.Fault{
 		0: devsim.FaultHang, 1: devsim.FaultBadAuth, 2: devsim.FaultDrop, 3: devsim.FaultRefuse})
 	e := startFleet(t, devsim.PlatformEOS, 1, nil)
-	dead := freePort(t)
+	dead := testlab.FreePort(t)
 	// silent accepts TCP connections and never says a word.
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
