@@ -145,6 +145,12 @@ say "$bin/gsalt" -c "$tmp/etc/master" -G 'vendor:Cisco' grains.item version seri
 say "$bin/gsalt" -c "$tmp/etc/master" sw1 net.load_config text='ntp server 10.0.0.1' test=True
 say "$bin/gsalt" -c "$tmp/etc/master" sw2 net.load_config text='ntp server 10.0.0.1' commit=True
 say "$bin/gsalt" -c "$tmp/etc/master" sw2 net.cli 'show running-config | include ntp'
+# Salt's commit confirmed: committed now, reverted by the proxy's scheduler
+# unless net.confirm_commit is called (revert_in takes minutes; <n>s is gsalt's).
+say "$bin/gsalt" -c "$tmp/etc/master" sw1 net.load_config text='ntp server 10.0.0.7' revert_in=3s
+say "$bin/gsalt" -c "$tmp/etc/master" sw1 schedule.list show_all=True
+sleep 4
+say "$bin/gsalt" -c "$tmp/etc/master" sw1 net.cli 'show running-config | include ntp'
 
 echo
 echo "demo done: stopping the master and minions, removing $tmp"
