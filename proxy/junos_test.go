@@ -71,6 +71,23 @@ func TestJunosThroughProxy(t *testing.T) {
 		t.Errorf("commit: %v", r)
 	}
 
+	// Junos "set" syntax is refused by this server with its own message,
+	// and nothing changes.
+	before := running()
+	r = dict("net.load_config", "text=set system contact nobody")
+	if r.Bool("result") || r.Str("comment") == "" || running() != before {
+		t.Errorf("set syntax: %v", r)
+	}
+	// A change committed and rolled back.
+	r = dict("net.load_config", "text="+contact("rolled"))
+	if !r.Bool("result") || !strings.Contains(running(), "<contact>rolled</contact>") {
+		t.Fatalf("commit before rollback: %v", r)
+	}
+	if rb := dict("net.rollback"); !rb.Bool("result") || strings.Contains(running(), "rolled") ||
+		!strings.Contains(running(), "<contact>noc@example.net</contact>") {
+		t.Errorf("rollback: %v", rb)
+	}
+
 	// revert_in: the server's confirmed commit reverts it by itself.
 	r = dict("net.load_config", "text="+contact("temp"), "revert_in=2s")
 	jid := r.Str("commit_id")

@@ -26,11 +26,13 @@ func TestPlatformsThroughProxy(t *testing.T) {
 		// runningHas is how the line shows in the running config
 		// (IOS XR nests it under its block).
 		runningHas string
+		// candidate: get_config returns the candidate (NX-OS has none).
+		candidate bool
 	}
 	plats := []platform{
 		{id: "xr1", sim: devsim.PlatformIOSXR, driver: "iosxr", vendor: "Cisco", os: "iosxr",
 			show: "show version", showHas: "Cisco IOS XR Software",
-			line: "ntp server 10.7.7.7", bad: "this is not a command", badErr: "Invalid input", runningHas: "ntp\n server 172.16.255.254\n server 10.7.7.7\n"},
+			line: "ntp server 10.7.7.7", bad: "this is not a command", badErr: "Invalid input", runningHas: "ntp\n server 172.16.255.254\n server 10.7.7.7\n", candidate: true},
 		{id: "nx1", sim: devsim.PlatformNXOS, driver: "nxos_ssh", vendor: "Cisco", os: "nxos_ssh", // Salt's napalm grain os is the driver name
 			show: "show version", showHas: "NX-OS",
 			line: "ntp server 10.7.7.7 use-vrf management", bad: "this is not a command", badErr: "Invalid command", runningHas: "ntp server 10.7.7.7 use-vrf management"},
@@ -109,6 +111,16 @@ func TestPlatformsThroughProxy(t *testing.T) {
 			r = dict("net.load_config", "text="+p.line)
 			if !r.Bool("result") || !has() {
 				t.Errorf("commit: %v\n%s", r, running())
+			}
+			// A candidate left uncommitted shows in net.config source=candidate
+			// and not in the running config, then is discarded.
+			r = dict("net.load_config", "text="+strings.Replace(p.line, "10.7.7.7", "10.8.8.8", 1), "commit=False")
+			cand := dict("net.config", "source=candidate").Map("out").Str("candidate")
+			if !r.Bool("result") || strings.Contains(cand, "10.8.8.8") != p.candidate || strings.Contains(running(), "10.8.8.8") {
+				t.Errorf("candidate: %v\n%s", r, cand)
+			}
+			if dc := dict("net.discard_config"); !dc.Bool("result") {
+				t.Errorf("discard: %v", dc)
 			}
 			if c := dict("net.compare_config"); !c.Bool("result") || payload.Truthy(get(c, "out")) {
 				t.Errorf("compare after commit: %v", c)
