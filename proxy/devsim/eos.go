@@ -466,23 +466,6 @@ func eosShowSessions(s *shell, _ []string) string {
 	return b.String()
 }
 
-func eosUptime(d time.Duration) string {
-	y, wk, dd, h, m := uptimeParts(d)
-	var parts []string
-	for _, p := range []struct {
-		n    int
-		unit string
-	}{{y, "year"}, {wk, "week"}, {dd, "day"}, {h, "hour"}} {
-		if p.n > 0 {
-			parts = append(parts, plural(p.n, p.unit))
-		}
-	}
-	if len(parts) == 0 {
-		return plural(m, "minute")
-	}
-	return strings.Join(parts, ", ") + " and " + plural(m, "minute")
-}
-
 func eosShowVersion(s *shell, _ []string) string {
 	f := s.dev.fleet
 	mac := f.macOf(s.dev.index, 0)
@@ -502,7 +485,7 @@ func eosShowVersion(s *shell, _ []string) string {
 	w("Image format version:   1.0")
 	w("Image optimization:     Default")
 	w("")
-	w("Uptime:                 %s", eosUptime(up))
+	w("Uptime:                 %s", uptimeWords(up, ", ", " and "))
 	w("Total memory:           8099732 kB")
 	w("Free memory:            5991204 kB")
 	return b.String()
@@ -569,7 +552,7 @@ func eosInterfaceDetail(s *shell, b *strings.Builder, in ifaceInfo) {
 		w("  Full-duplex, 10Gb/s, auto negotiation: off, uni-link: n/a")
 	}
 	if admin && up {
-		w("  Up %s", eosUptime(f.opts.Now().Sub(f.bootTime(s.dev.index))))
+		w("  Up %s", uptimeWords(f.opts.Now().Sub(f.bootTime(s.dev.index)), ", ", " and "))
 	} else {
 		w("  Down 3 days, 2 hours and 0 minutes")
 	}

@@ -3,6 +3,7 @@ package devsim
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -95,6 +96,30 @@ func uptimeParts(d time.Duration) (y, w, dd, h, m int) {
 	w = days / 7
 	dd = days % 7
 	return
+}
+
+// uptimeWords is an uptime in words: the non-zero years, weeks, days
+// and hours, then the minutes (always), joined by sep; last, when not
+// empty, joins the minutes instead (EOS: "1 day and 3 minutes").
+func uptimeWords(d time.Duration, sep, last string) string {
+	y, wk, dd, h, m := uptimeParts(d)
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		unit string
+	}{{y, "year"}, {wk, "week"}, {dd, "day"}, {h, "hour"}} {
+		if p.n > 0 {
+			parts = append(parts, plural(p.n, p.unit))
+		}
+	}
+	mins := plural(m, "minute")
+	switch {
+	case len(parts) == 0:
+		return mins
+	case last != "":
+		return strings.Join(parts, sep) + last + mins
+	}
+	return strings.Join(append(parts, mins), sep)
 }
 
 func plural(n int, unit string) string {

@@ -323,21 +323,6 @@ func iosTemplate(f *Fleet, i int) string {
 	return b.String()
 }
 
-func iosUptime(d time.Duration) string {
-	y, wk, dd, h, m := uptimeParts(d)
-	var parts []string
-	for _, p := range []struct {
-		n    int
-		unit string
-	}{{y, "year"}, {wk, "week"}, {dd, "day"}, {h, "hour"}} {
-		if p.n > 0 {
-			parts = append(parts, plural(p.n, p.unit))
-		}
-	}
-	parts = append(parts, plural(m, "minute"))
-	return strings.Join(parts, ", ")
-}
-
 func iosShowVersion(s *shell, _ []string) string {
 	f := s.dev.fleet
 	s.dev.mu.Lock()
@@ -359,8 +344,8 @@ func iosShowVersion(s *shell, _ []string) string {
 	w("")
 	w("ROM: IOS-XE ROMMON")
 	w("")
-	w("%s uptime is %s", host, iosUptime(up))
-	w("Uptime for this control processor is %s", iosUptime(up+2*time.Minute))
+	w("%s uptime is %s", host, uptimeWords(up, ", ", ""))
+	w("Uptime for this control processor is %s", uptimeWords(up+2*time.Minute, ", ", ""))
 	w("System returned to ROM by reload")
 	w("System image file is \"bootflash:packages.conf\"")
 	w("Last reload reason: reload")

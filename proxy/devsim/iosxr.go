@@ -904,21 +904,6 @@ func xrShowBGP(s *shell, _ []string) string {
 
 // ---- version, inventory, clock ----
 
-func xrUptime(d time.Duration) string {
-	y, wk, dd, h, m := uptimeParts(d)
-	var parts []string
-	for _, p := range []struct {
-		n    int
-		unit string
-	}{{y, "year"}, {wk, "week"}, {dd, "day"}, {h, "hour"}} {
-		if p.n > 0 {
-			parts = append(parts, plural(p.n, p.unit))
-		}
-	}
-	parts = append(parts, plural(m, "minute"))
-	return strings.Join(parts, " ")
-}
-
 func xrShowVersion(s *shell, _ []string) string {
 	f := s.dev.fleet
 	up := f.opts.Now().Sub(f.bootTime(s.dev.index))
@@ -937,7 +922,7 @@ func xrShowVersion(s *shell, _ []string) string {
 	w(" Label        : %s", xrVersion)
 	w("")
 	w("cisco %s () processor", xrModel)
-	w("System uptime is %s", xrUptime(up))
+	w("System uptime is %s", uptimeWords(up, " ", ""))
 	return b.String()
 }
 
