@@ -562,10 +562,7 @@ func eosInterfaceDetail(s *shell, b *strings.Builder, in ifaceInfo) {
 	w("  Loopback Mode : None")
 	w("  2 link status changes since last clear")
 	w("  Last clearing of \"show interface\" counters never")
-	ip, ib, op, ob := s.counters(in.name)
-	if !admin || !up {
-		ip, ib, op, ob = 0, 0, 0, 0
-	}
+	ip, ib, op, ob := s.liveCounters(in.name, admin && up)
 	w("  5 minutes input rate %d bps (0.0%% with framing overhead), %d packets/sec", ib/100000, ip/100000)
 	w("  5 minutes output rate %d bps (0.0%% with framing overhead), %d packets/sec", ob/100000, op/100000)
 	w("     %d packets input, %d bytes", ip, ib)

@@ -787,6 +787,15 @@ func uptimeSince(d time.Duration) string {
 }
 
 // counters returns deterministic packet/byte counters for an interface.
+// liveCounters is counters for an interface that is up (admin and
+// operational), zeros otherwise.
+func (s *shell) liveCounters(name string, up bool) (inPk, inB, outPk, outB int) {
+	if !up {
+		return 0, 0, 0, 0
+	}
+	return s.counters(name)
+}
+
 func (s *shell) counters(name string) (inPk, inB, outPk, outB int) {
 	k := s.dev.index*31 + portNumber(name)*7
 	inPk = 100000 + k*13

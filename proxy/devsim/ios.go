@@ -627,10 +627,7 @@ func iosInterfaceDetail(s *shell, b *strings.Builder, in ifaceInfo) {
 	w("  Input queue: 0/375/0/0 (size/max/drops/flushes); Total output drops: 0")
 	w("  Queueing strategy: fifo")
 	w("  Output queue: 0/40 (size/max)")
-	ip, ib, op, ob := s.counters(in.name)
-	if !admin || !up {
-		ip, ib, op, ob = 0, 0, 0, 0
-	}
+	ip, ib, op, ob := s.liveCounters(in.name, admin && up)
 	w("  5 minute input rate %d bits/sec, %d packets/sec", ib/100000, ip/100000)
 	w("  5 minute output rate %d bits/sec, %d packets/sec", ob/100000, op/100000)
 	w("     %d packets input, %d bytes, 0 no buffer", ip, ib)

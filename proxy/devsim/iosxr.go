@@ -543,10 +543,7 @@ func xrShowInterfaces(s *shell, args []string) string {
 		w("  ARP type ARPA, ARP timeout 04:00:00")
 		w("  Last input 00:00:00, output 00:00:00")
 		w("  Last clearing of \"show interface\" counters never")
-		ip, ib, op, ob := s.counters(in.name)
-		if !admin || !oper {
-			ip, ib, op, ob = 0, 0, 0, 0
-		}
+		ip, ib, op, ob := s.liveCounters(in.name, admin && oper)
 		w("  5 minute input rate %d bits/sec, %d packets/sec", ib/100000, ip/100000)
 		w("  5 minute output rate %d bits/sec, %d packets/sec", ob/100000, op/100000)
 		w("     %d packets input, %d bytes, 0 total input drops", ip, ib)

@@ -375,10 +375,7 @@ func nxosInterfaceDetail(s *shell, b *strings.Builder, in ifaceInfo) {
 		}
 		w("  Last clearing of \"show interface\" counters never")
 	}
-	ip, ib, op, ob := s.counters("Ethernet" + strconv.Itoa(nxosPortNumber(in.name)))
-	if !admin || !up {
-		ip, ib, op, ob = 0, 0, 0, 0
-	}
+	ip, ib, op, ob := s.liveCounters("Ethernet"+strconv.Itoa(nxosPortNumber(in.name)), admin && up)
 	w("  30 seconds input rate %d bits/sec, %d packets/sec", ib/100000, ip/100000)
 	w("  30 seconds output rate %d bits/sec, %d packets/sec", ob/100000, op/100000)
 	w("  RX")
