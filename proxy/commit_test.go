@@ -76,7 +76,7 @@ func TestScheduledCommitsAndReverts(t *testing.T) {
 	}
 
 	// commit_in: discarded now, committed by the scheduler later.
-	r := call("net.load_config", "text=ntp server 10.1.1.1", "commit_in=2s")
+	r := call("net.load_config", "text=ntp server 10.1.1.1", "commit_in=3s")
 	jid := r.Str("commit_id")
 	if !r.Bool("result") || jid == "" || !strings.HasPrefix(r.Str("comment"), "Changes discarded for now, and scheduled commit at: ") ||
 		!strings.Contains(r.Str("comment"), "salt sw1 net.cancel_commit "+jid) || !strings.Contains(r.Str("diff"), "+ntp server 10.1.1.1") {
@@ -100,7 +100,7 @@ func TestScheduledCommitsAndReverts(t *testing.T) {
 	}
 
 	// commit_in, then net.cancel_commit: nothing is committed.
-	r = call("net.load_config", "text=ntp server 10.3.3.3", "commit_in=2s")
+	r = call("net.load_config", "text=ntp server 10.3.3.3", "commit_in=3s")
 	jid = r.Str("commit_id")
 	if c := call("net.cancel_commit", jid); !c.Bool("result") || c.Str("comment") != fmt.Sprintf("Commit #%s cancelled.", jid) {
 		t.Errorf("cancel_commit: %v", c)
@@ -111,7 +111,7 @@ func TestScheduledCommitsAndReverts(t *testing.T) {
 
 	// revert_in: committed now, reverted by the scheduler.
 	before := running()
-	r = call("net.load_config", "text=ntp server 10.2.2.2", "revert_in=2s")
+	r = call("net.load_config", "text=ntp server 10.2.2.2", "revert_in=3s")
 	rjid := r.Str("commit_id")
 	if !r.Bool("result") || rjid == "" || !strings.Contains(r.Str("comment"), "This commit will be reverted at: ") ||
 		!strings.Contains(r.Str("comment"), "salt sw1 net.confirm_commit "+rjid) {
@@ -130,7 +130,7 @@ func TestScheduledCommitsAndReverts(t *testing.T) {
 	_ = before
 
 	// revert_in confirmed through the state: the change stays.
-	r = call("net.load_config", "text=ntp server 10.4.4.4", "revert_in=2s")
+	r = call("net.load_config", "text=ntp server 10.4.4.4", "revert_in=5s")
 	rjid = r.Str("commit_id")
 	st := call("state.single", "netconfig.commit_confirmed", "name="+rjid)
 	for _, it := range st.Items() {
@@ -140,7 +140,7 @@ func TestScheduledCommitsAndReverts(t *testing.T) {
 		}
 	}
 	// commit_in cancelled through the state.
-	r = call("net.load_config", "text=ntp server 10.5.5.5", "commit_in=2s")
+	r = call("net.load_config", "text=ntp server 10.5.5.5", "commit_in=5s")
 	cjid := r.Str("commit_id")
 	st = call("state.single", "netconfig.commit_cancelled", "name="+cjid)
 	for _, it := range st.Items() {
@@ -149,7 +149,7 @@ func TestScheduledCommitsAndReverts(t *testing.T) {
 			t.Errorf("commit_cancelled state: %v", sr)
 		}
 	}
-	time.Sleep(3 * time.Second) // past both scheduled times
+	time.Sleep(6 * time.Second) // past both scheduled times
 	if !strings.Contains(running(), "ntp server 10.4.4.4") {
 		t.Errorf("the confirmed commit was reverted:\n%s", running())
 	}

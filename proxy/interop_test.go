@@ -321,7 +321,7 @@ func TestInteropRealSaltMasterNapalm(t *testing.T) {
 
 	// commit_in: gsalt-proxy's scheduler commits later and returns the
 	// scheduled job to the real master (jid "req"), which caches it.
-	lc, _ = sm.salt(t, "sw1", "net.load_config", "text=ntp server 10.0.0.2", "commit_in=2s")["sw1"].(map[string]any)
+	lc, _ = sm.salt(t, "sw1", "net.load_config", "text=ntp server 10.0.0.2", "commit_in=5s")["sw1"].(map[string]any)
 	jid := fmt.Sprint(lc["commit_id"])
 	if lc["result"] != true || lc["commit_id"] == nil || strings.Contains(fleet.Device(0).RunningConfig(), "10.0.0.2") {
 		t.Fatalf("net.load_config commit_in: %v", lc)

@@ -89,7 +89,7 @@ func TestJunosThroughProxy(t *testing.T) {
 	}
 
 	// revert_in: the server's confirmed commit reverts it by itself.
-	r = dict("net.load_config", "text="+contact("temp"), "revert_in=2s")
+	r = dict("net.load_config", "text="+contact("temp"), "revert_in=3s")
 	jid := r.Str("commit_id")
 	if !r.Bool("result") || jid == "" || !strings.Contains(running(), "<contact>temp</contact>") {
 		t.Fatalf("revert_in: %v", r)
@@ -106,12 +106,12 @@ func TestJunosThroughProxy(t *testing.T) {
 	}
 
 	// revert_in confirmed: the change stays.
-	r = dict("net.load_config", "text="+contact("kept"), "revert_in=3s")
+	r = dict("net.load_config", "text="+contact("kept"), "revert_in=6s")
 	jid = r.Str("commit_id")
 	if c := dict("net.confirm_commit", jid); !c.Bool("result") || c.Str("comment") != fmt.Sprintf("Commit #%s confirmed.", jid) {
 		t.Errorf("confirm_commit: %v", c)
 	}
-	time.Sleep(5 * time.Second)
+	time.Sleep(7 * time.Second) // past the revert time
 	if !strings.Contains(running(), "<contact>kept</contact>") {
 		t.Errorf("the confirmed commit was reverted\n%s", lab.Logs())
 	}
