@@ -231,7 +231,7 @@ func (m *Manager) evalLocked(ctx context.Context, now time.Time) []string {
 			} else {
 				m.log.Info("Running scheduled job", "job", e.name)
 			}
-			if m.run != nil && payload.Truthy(orDefault(data, "dry_run", false)) == false {
+			if m.run != nil && !payload.Truthy(orDefault(data, "dry_run", false)) {
 				m.run(ctx, e.job())
 			}
 			started = append(started, e.name)
