@@ -97,6 +97,15 @@ func traceDefaults(t *TracerouteOptions) {
 
 // safeArg rejects arguments that would smuggle extra words or lines into a
 // device command.
+// vrfCommand is "VERB [vrf VRF] DEST", the start of the ping and
+// traceroute commands of IOS and IOS XR.
+func vrfCommand(verb, vrf, dest string) string {
+	if vrf != "" {
+		return verb + " vrf " + vrf + " " + dest
+	}
+	return verb + " " + dest
+}
+
 func safeArg(s *session, what, v string) error {
 	if strings.ContainsAny(v, " \t\r\n|;") {
 		return fmt.Errorf("%w: %s %s: %s %q", ErrInvalidArgument, s.name, s.addr, what, v)

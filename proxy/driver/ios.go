@@ -1040,10 +1040,7 @@ func (d *iosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error)
 	if err := checkProbeArgs(d.s, "ping", p.Destination, p.Source, p.VRF); err != nil {
 		return PingResult{}, err
 	}
-	cmd := "ping " + p.Destination
-	if p.VRF != "" {
-		cmd = "ping vrf " + p.VRF + " " + p.Destination
-	}
+	cmd := vrfCommand("ping", p.VRF, p.Destination)
 	cmd += fmt.Sprintf(" timeout %d size %d repeat %d", p.Timeout, p.Size, p.Count)
 	if p.Source != "" {
 		cmd += " source " + p.Source
@@ -1105,10 +1102,7 @@ func (d *iosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Tracer
 	if err := checkProbeArgs(d.s, "traceroute", t.Destination, t.Source, t.VRF); err != nil {
 		return TracerouteResult{}, err
 	}
-	cmd := "traceroute " + t.Destination
-	if t.VRF != "" {
-		cmd = "traceroute vrf " + t.VRF + " " + t.Destination
-	}
+	cmd := vrfCommand("traceroute", t.VRF, t.Destination)
 	if t.Source != "" {
 		cmd += " source " + t.Source
 	}

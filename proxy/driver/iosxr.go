@@ -523,10 +523,7 @@ func (d *iosxrDriver) Ping(ctx context.Context, p PingOptions) (PingResult, erro
 	if err := checkProbeArgs(d.s, "ping", p.Destination, p.Source, p.VRF); err != nil {
 		return PingResult{}, err
 	}
-	cmd := "ping " + p.Destination
-	if p.VRF != "" {
-		cmd = "ping vrf " + p.VRF + " " + p.Destination
-	}
+	cmd := vrfCommand("ping", p.VRF, p.Destination)
 	cmd += fmt.Sprintf(" count %d size %d timeout %d", p.Count, p.Size, p.Timeout)
 	if p.Source != "" {
 		cmd += " source " + p.Source
@@ -550,10 +547,7 @@ func (d *iosxrDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Trac
 	if err := checkProbeArgs(d.s, "traceroute", t.Destination, t.Source, t.VRF); err != nil {
 		return TracerouteResult{}, err
 	}
-	cmd := "traceroute " + t.Destination
-	if t.VRF != "" {
-		cmd = "traceroute vrf " + t.VRF + " " + t.Destination
-	}
+	cmd := vrfCommand("traceroute", t.VRF, t.Destination)
 	if t.Source != "" {
 		cmd += " source " + t.Source
 	}

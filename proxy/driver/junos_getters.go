@@ -675,13 +675,7 @@ func (j *junos) GetNTPServers(ctx context.Context) (map[string]NTPServer, error)
 	if err != nil {
 		return nil, err
 	}
-	res := map[string]NTPServer{}
-	for _, s := range servers {
-		if s != "" {
-			res[s] = NTPServer{}
-		}
-	}
-	return res, nil
+	return addrSet[NTPServer](servers), nil
 }
 
 // GetNTPPeers implements Driver.
@@ -690,13 +684,20 @@ func (j *junos) GetNTPPeers(ctx context.Context) (map[string]NTPPeer, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := map[string]NTPPeer{}
-	for _, p := range peers {
-		if p != "" {
-			res[p] = NTPPeer{}
+	return addrSet[NTPPeer](peers), nil
+}
+
+// addrSet maps each non-empty address to a zero T, NAPALM's shape for
+// NTP servers and peers.
+func addrSet[T any](addrs []string) map[string]T {
+	res := map[string]T{}
+	for _, a := range addrs {
+		if a != "" {
+			var zero T
+			res[a] = zero
 		}
 	}
-	return res, nil
+	return res
 }
 
 // notImplemented checks the connection and returns ErrNotSupported, so a
