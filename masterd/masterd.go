@@ -36,7 +36,7 @@ import (
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/master/runners"
 	"github.com/gsalt/gsalt/master/wheel"
-	"github.com/gsalt/gsalt/minion/grains"
+	"github.com/gsalt/gsalt/grains"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/pillar"

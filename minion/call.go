@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gsalt/gsalt/cli/output"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -230,7 +230,7 @@ func callError(w io.Writer, fn *modules.Function, err error) int {
 }
 
 // print writes the formatted output to Stdout or the out file with
-// Salt's outputters (cli/output).
+// Salt's outputters (output).
 func (m *Minion) print(o CallOptions, data any, out string, retcode int) error {
 	opts := output.Options{Color: o.Color && o.OutFile == "", Retcode: retcode, Log: m.log}
 	if m.cfg.Opts != nil {

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/config"
-	"github.com/gsalt/gsalt/minion/grains"
+	"github.com/gsalt/gsalt/grains"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/target"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
-	"github.com/gsalt/gsalt/minion/grains"
+	"github.com/gsalt/gsalt/grains"
 	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/wire/payload"
 )

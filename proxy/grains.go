@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gsalt/gsalt/config"
-	"github.com/gsalt/gsalt/minion/grains"
+	"github.com/gsalt/gsalt/grains"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gsalt/gsalt/cli/output"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/cli/saltcli"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"

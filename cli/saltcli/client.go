@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gsalt/gsalt/cli/output"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/wire/message"

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gsalt/gsalt/cli/output"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"

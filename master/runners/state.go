@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/gsalt/gsalt/minion/grains"
+	"github.com/gsalt/gsalt/grains"
 	"github.com/gsalt/gsalt/modules"
 	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/pillar"

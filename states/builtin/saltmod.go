@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gsalt/gsalt/cli/output"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/states"

@@ -31,7 +31,7 @@ import (
 // With GSALT_SALT_SRC set the real Salt is run as well and compared; -update
 // rewrites the .golden files:
 //
-//	GSALT_SALT_SRC=/path/to/salt go test ./cli/output -run Highstate -update
+//	GSALT_SALT_SRC=/path/to/salt go test ./output -run Highstate -update
 
 const highstateDir = "testdata/highstate"
 
