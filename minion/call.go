@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -81,7 +81,13 @@ func Call(ctx context.Context, o CallOptions) int {
 	delete(m.services, "jobs")
 	if local {
 		delete(m.services, "master")
-		delete(m.services, "pillar")
+		if m.localPillar == nil {
+			delete(m.services, "pillar")
+		} else if err := m.refreshLocalPillar(ctx); err != nil {
+			// salt-call --local logs a pillar that fails to compile and
+			// carries on; the _errors key reaches state runs.
+			log.Error("could not compile the pillar", "err", err)
+		}
 	} else {
 		m.authMu.Lock()
 		_, err := m.authenticate(ctx)

@@ -36,6 +36,9 @@
 // proc file carries the minion's pid, and signals other than 0 cancel the
 // job rather than being delivered); only the first entry of a master list is
 // used (no failover); returners named in a job's ret are ignored; the local
-// event bus is in-process (no minion_event_*.ipc sockets); with --local
-// gsalt-call has an empty pillar (no local pillar compiler yet).
+// event bus is in-process (no minion_event_*.ipc sockets).
+//
+// Every state run compiles the pillar afresh (the master's _pillar, or the
+// local pillar_roots with file_client local: gsalt-call --local compiles it
+// as salt-call --local does).
 package minion

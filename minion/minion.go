@@ -22,6 +22,7 @@ import (
 	"github.com/gsalt/gsalt/grains"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/pillar"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -145,7 +146,9 @@ type Minion struct {
 	beacons  *beacons.Manager
 	schedule *schedule.Manager
 	files    *builtin.SaltFileClient
-	wg       sync.WaitGroup
+	// localPillar compiles the pillar of a masterless minion.
+	localPillar *pillar.Compiler
+	wg          sync.WaitGroup
 
 	ready     chan struct{}
 	readyOnce sync.Once

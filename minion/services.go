@@ -5,7 +5,11 @@ import (
 	"path/filepath"
 
 	"github.com/gsalt/gsalt/grains"
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/pillar"
+	"github.com/gsalt/gsalt/render"
+	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -15,6 +19,7 @@ func (m *Minion) buildServices() {
 	hashType := m.cfg.HashType
 	if m.cfg.FileClient == "local" {
 		m.files = builtin.NewLocalFileClientOpts(m.cfg.Opts, m.cacheDir)
+		m.localPillar = m.newLocalPillar()
 	} else {
 		m.files = builtin.NewRemoteFileClient(ch, m.cacheDir, hashType)
 	}
@@ -92,8 +97,13 @@ func (m *Minion) asyncRefreshPillar() {
 // pillarStore is the "pillar" service.
 type pillarStore struct{ m *Minion }
 
-// CompilePillar implements builtin.PillarStore.
+// CompilePillar implements builtin.PillarStore: a masterless minion
+// (file_client local) compiles from its own pillar_roots, a connected one
+// asks the master.
 func (p pillarStore) CompilePillar(ctx context.Context, pillarenv any, override *payload.Map) (*payload.Map, error) {
+	if p.m.localPillar != nil {
+		return p.m.compileLocalPillar(ctx, pillarenv, override)
+	}
 	if p.m.current() == nil {
 		return p.m.Pillar(), nil
 	}
@@ -102,6 +112,9 @@ func (p pillarStore) CompilePillar(ctx context.Context, pillarenv any, override 
 
 // RefreshPillar implements builtin.PillarStore.
 func (p pillarStore) RefreshPillar(ctx context.Context, wait bool) error {
+	if p.m.localPillar != nil {
+		return p.m.refreshLocalPillar(ctx)
+	}
 	if p.m.current() == nil {
 		return nil
 	}
@@ -147,6 +160,52 @@ func (g grainsStore) RefreshGrains(ctx context.Context, refreshPillar bool) erro
 	m.mu.Unlock()
 	if refreshPillar && m.current() != nil {
 		return m.refreshPillar(ctx)
+	}
+	return nil
+}
+
+// newLocalPillar is the pillar compiler of a masterless minion (Salt's
+// Pillar class run on the minion when file_client is local): pillar_roots
+// and the pillar options from the minion's configuration, templates
+// calling the minion's own execution modules.
+func (m *Minion) newLocalPillar() *pillar.Compiler {
+	return pillar.New(pillar.ConfigFromOpts(m.opts), pillar.Options{
+		Logger: m.log,
+		Caller: func(id string, gr *payload.Map) render.Caller {
+			env := m.env()
+			env.Grains = gr
+			return states.ExecCaller{Env: env}
+		},
+	})
+}
+
+// compileLocalPillar compiles the pillar from the local pillar_roots.
+func (m *Minion) compileLocalPillar(ctx context.Context, pillarenv any, override *payload.Map) (*payload.Map, error) {
+	req := pillar.Request{ID: m.id, Grains: m.Grains(), Override: override}
+	if v, ok := m.opts.Get("saltenv"); ok && v != nil {
+		req.Saltenv = pyfmt.Str(v)
+	}
+	if pillarenv == nil {
+		pillarenv, _ = m.opts.Get("pillarenv")
+	}
+	if pillarenv != nil {
+		req.Pillarenv = pyfmt.Str(pillarenv)
+	}
+	return m.localPillar.Compile(ctx, req)
+}
+
+// refreshLocalPillar compiles the local pillar and makes it the in-memory one.
+func (m *Minion) refreshLocalPillar(ctx context.Context) error {
+	p, err := m.compileLocalPillar(ctx, nil, nil)
+	if err != nil {
+		return err
+	}
+	freeze(p)
+	m.mu.Lock()
+	m.pillar = p
+	m.mu.Unlock()
+	if m.schedule != nil {
+		m.schedule.Wake()
 	}
 	return nil
 }

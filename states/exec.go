@@ -422,6 +422,58 @@ func testValue(env *modules.Env, kw *payload.Map) bool {
 	return false
 }
 
+// pillarCompiler is the minion's "pillar" service as the state run uses
+// it (builtin.PillarStore): a fresh compilation by the master, or by the
+// local pillar compiler of a masterless minion.
+type pillarCompiler interface {
+	CompilePillar(ctx context.Context, pillarenv any, override *payload.Map) (*payload.Map, error)
+}
+
+// gatherPillar is State._gather_pillar as State.__init__ uses it: every
+// state run compiles the pillar afresh (so a changed pillar reaches the run
+// without saltutil.refresh_pillar), with the override sent along. Only
+// salt-call with the same pillarenv and no override keeps the pillar it
+// compiled at start (modules.state._get_initial_pillar). Without a pillar
+// service (tests, a bare registry) the environment's pillar is used.
+func gatherPillar(ctx context.Context, c *modules.Call, base *modules.Env, ro *runOpts, override *payload.Map) (*payload.Map, error) {
+	st, ok := modules.Service[pillarCompiler](base, "pillar")
+	if !ok {
+		return base.Pillar, nil
+	}
+	pe, _ := ro.Get("pillarenv")
+	var basePE any
+	if base.Opts != nil {
+		basePE, _ = base.Opts.Get("pillarenv")
+	}
+	cli := ""
+	if base.Opts != nil {
+		if v, ok := base.Opts.Get("__cli"); ok {
+			cli, _ = v.(string)
+		}
+	}
+	if cli == "salt-call" && override == nil && samePillarenv(pe, basePE) && base.Pillar != nil {
+		return base.Pillar, nil
+	}
+	var ov *payload.Map
+	if override != nil {
+		ov = payload.DeepClone(override).(*payload.Map)
+	}
+	p, err := st.CompilePillar(ctx, pe, ov)
+	if err != nil {
+		// Salt's RemotePillar raises SaltClientError here and the job fails.
+		return nil, fmt.Errorf("%w: Failed to gather pillar data for the state run: %w", modules.ErrExecution, err)
+	}
+	return p, nil
+}
+
+// samePillarenv compares two pillarenv option values (nil or strings).
+func samePillarenv(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return pyStr(a) == pyStr(b)
+}
+
 // prepare is get_sls_opts + State/HighState construction: per-run opts
 // (saltenv, pillarenv, test), the pillar override merged over the
 // minion's pillar, and the runner.
@@ -455,26 +507,36 @@ func (x *execModule) prepare(ctx context.Context, c *modules.Call, kw *payload.M
 	if po.test {
 		ro.Set("test", testValue(base, kw))
 	}
+	var om *payload.Map
 	if po.pillar {
 		override, _ := kw.Get("pillar")
 		enc, _ := kw.Get("pillar_enc")
 		if override != nil {
-			om, isMap := asMap(override)
+			m, isMap := asMap(override)
 			switch {
 			case !isMap && enc == nil:
 				return nil, fmt.Errorf("%w: Pillar data must be formatted as a dictionary, unless pillar_enc is specified.", modules.ErrInvocation)
 			case !isMap:
 				c.Log().Warn("pillar_enc is not supported; ignoring the pillar override")
 			default:
-				basePillar := &payload.Map{}
-				if base.Pillar != nil {
-					basePillar = payload.DeepClone(base.Pillar).(*payload.Map)
-				}
-				env.Pillar = pillar.Merge(basePillar, payload.DeepClone(om).(*payload.Map),
-					ro.strDefault("pillar_source_merging_strategy", "smart"), ro.strDefault("renderer", "yaml"),
-					ro.boolDefault("pillar_merge_lists", false))
+				om = m
 			}
 		}
+	}
+	basePillar, err := gatherPillar(ctx, c, base, ro, om)
+	if err != nil {
+		return nil, err
+	}
+	env.Pillar = basePillar
+	if om != nil {
+		if basePillar == nil {
+			basePillar = &payload.Map{}
+		} else {
+			basePillar = payload.DeepClone(basePillar).(*payload.Map)
+		}
+		env.Pillar = pillar.Merge(basePillar, payload.DeepClone(om).(*payload.Map),
+			ro.strDefault("pillar_source_merging_strategy", "smart"), ro.strDefault("renderer", "yaml"),
+			ro.boolDefault("pillar_merge_lists", false))
 	}
 	env.Opts = ro
 	files, _ := modules.Service[render.FileSource](&env, filesService)

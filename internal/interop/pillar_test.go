@@ -1,0 +1,231 @@
+package interop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/internal/saltpeer"
+)
+
+// freshTree is a master (or masterless minion) tree whose pillar value
+// "fresh" reaches a state's name, so a state run shows which pillar it saw.
+type freshTree struct {
+	dir, conf  string
+	pub, ret   int
+	pillarFile string
+}
+
+// newFreshTree writes configs for a master and a minion with id "pf1"
+// sharing dir/srv; the minion config is also usable masterless.
+func newFreshTree(t *testing.T, name string) *freshTree {
+	t.Helper()
+	base, err := os.MkdirTemp("/tmp", "gsalt-pf-"+name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	p := freePorts(t, 2)
+	ft := &freshTree{dir: base, conf: filepath.Join(base, "etc"), pub: p[0], ret: p[1],
+		pillarFile: filepath.Join(base, "srv", "pillar", "data.sls")}
+	write := func(p, c string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(ft.conf, "master"), fmt.Sprintf(`root_dir: %[1]s/m
+pki_dir: %[1]s/m/pki
+cachedir: %[1]s/m/cache
+sock_dir: %[1]s/m/sock
+log_file: %[1]s/m/log
+user: root
+ipv6: False
+interface: 127.0.0.1
+publish_port: %[2]d
+ret_port: %[3]d
+file_roots: {base: [%[1]s/srv/salt]}
+pillar_roots: {base: [%[1]s/srv/pillar]}
+`, base, ft.pub, ft.ret))
+	write(filepath.Join(ft.conf, "minion"), fmt.Sprintf(`id: pf1
+root_dir: %[1]s/n
+pki_dir: %[1]s/n/pki
+cachedir: %[1]s/n/cache
+sock_dir: %[1]s/n/sock
+log_file: %[1]s/n/log
+user: root
+master: 127.0.0.1
+master_port: %[2]d
+publish_port: %[3]d
+acceptance_wait_time: 1
+enable_fqdns_grains: False
+ipv6: False
+file_roots: {base: [%[1]s/srv/salt]}
+pillar_roots: {base: [%[1]s/srv/pillar]}
+`, base, ft.ret, ft.pub))
+	write(filepath.Join(base, "srv", "pillar", "top.sls"), "base:\n  '*':\n    - data\n")
+	write(filepath.Join(base, "srv", "salt", "fresh.sls"), "seen:\n  test.succeed_without_changes:\n    - name: {{ pillar['fresh'] }}\n")
+	ft.setPillar(t, "one")
+	return ft
+}
+
+// setPillar rewrites the pillar value "fresh".
+func (ft *freshTree) setPillar(t *testing.T, v string) {
+	t.Helper()
+	if err := os.WriteFile(ft.pillarFile, []byte("fresh: "+v+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seenName runs cmd (a state.sls fresh with --out json) and returns the
+// name of the state "seen" as the run rendered it.
+func seenName(t *testing.T, cmd *exec.Cmd, id string) string {
+	t.Helper()
+	out := run(t, cmd, false)
+	var all map[string]map[string]map[string]any
+	if err := json.Unmarshal(out, &all); err != nil {
+		t.Fatalf("state.sls output %q: %v", out, err)
+	}
+	for _, st := range all[id] {
+		if n, ok := st["name"].(string); ok {
+			return n
+		}
+	}
+	t.Fatalf("no state in %s", out)
+	return ""
+}
+
+// checkFreshPillar changes the pillar between state runs on the minion pf1
+// through cli (gsalt or salt) and checks each run saw the current pillar
+// without a saltutil.refresh_pillar, and that pillar= overrides it.
+func checkFreshPillar(t *testing.T, ft *freshTree, cli func(args ...string) *exec.Cmd) {
+	t.Helper()
+	if got := seenName(t, cli("pf1", "state.sls", "fresh", "--out", "json"), "pf1"); got != "one" {
+		t.Fatalf("first run saw pillar %q, want one", got)
+	}
+	ft.setPillar(t, "two")
+	if got := seenName(t, cli("pf1", "state.sls", "fresh", "--out", "json"), "pf1"); got != "two" {
+		t.Errorf("after the pillar changed, state.sls saw %q, want two (stale pillar)", got)
+	}
+	if got := seenName(t, cli("pf1", "state.sls", "fresh", `pillar={"fresh": "three"}`, "--out", "json"), "pf1"); got != "three" {
+		t.Errorf("with pillar= override, state.sls saw %q, want three", got)
+	}
+	// pillar.get outside a state run still answers from the minion's
+	// in-memory pillar, as in Salt; a refresh brings the new value.
+	run(t, cli("pf1", "saltutil.refresh_pillar", "wait=True", "--out", "json"), false)
+	if out := run(t, cli("pf1", "pillar.get", "fresh", "--out", "json"), false); !bytes.Contains(out, []byte(`"two"`)) {
+		t.Errorf("pillar.get after refresh: %s", out)
+	}
+}
+
+// startGsaltMaster starts gsalt-master on ft and returns the gsalt CLI.
+func startGsaltMaster(t *testing.T, ctx context.Context, bin string, ft *freshTree) func(args ...string) *exec.Cmd {
+	t.Helper()
+	daemon(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-master"), "-c", ft.conf, "-l", "warning"), filepath.Join(ft.dir, "master.out"))
+	return func(args ...string) *exec.Cmd {
+		return exec.CommandContext(ctx, filepath.Join(bin, "gsalt"), append([]string{"-c", ft.conf, "-t", "60"}, args...)...)
+	}
+}
+
+// acceptAndPing accepts pf1's key on the gsalt-master and waits until it
+// answers.
+func acceptAndPing(t *testing.T, ctx context.Context, bin string, ft *freshTree, gsalt func(args ...string) *exec.Cmd) {
+	t.Helper()
+	waitFor(t, "pf1 key pending on gsalt-master", 90*time.Second, func() bool {
+		out := run(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-key"), "-c", ft.conf, "-l", "un", "--out", "json"), true)
+		return bytes.Contains(out, []byte(`"pf1"`))
+	})
+	run(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-key"), "-c", ft.conf, "-A", "-y"), false)
+	waitFor(t, "pf1 answering", 90*time.Second, func() bool {
+		return bytes.Contains(run(t, gsalt("pf1", "test.ping", "--out", "json", "-t", "5"), true), []byte("true"))
+	})
+}
+
+// TestFreshPillarGsaltMinion: gsalt-master + gsalt-minion, a changed
+// pillar reaches the next state run with no refresh (issue 11).
+func TestFreshPillarGsaltMinion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-process test skipped in -short mode")
+	}
+	bin := buildCommands(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	ft := newFreshTree(t, "g")
+	gsalt := startGsaltMaster(t, ctx, bin, ft)
+	daemon(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-minion"), "-c", ft.conf, "-l", "warning"), filepath.Join(ft.dir, "minion.out"))
+	acceptAndPing(t, ctx, bin, ft, gsalt)
+	checkFreshPillar(t, ft, gsalt)
+}
+
+// TestFreshPillarRealMinion: gsalt-master + a real salt-minion (gated on
+// GSALT_SALT_SRC): gsalt-master answers every state run's _pillar afresh.
+func TestFreshPillarRealMinion(t *testing.T) {
+	src := saltpeer.Require(t)
+	if testing.Short() {
+		t.Skip("interop with real Salt skipped in -short mode")
+	}
+	bin := buildCommands(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	ft := newFreshTree(t, "r")
+	gsalt := startGsaltMaster(t, ctx, bin, ft)
+	daemon(t, saltpeer.Command(ctx, src, "salt-minion", "-c", ft.conf, "-l", "warning"), filepath.Join(ft.dir, "minion.out"))
+	acceptAndPing(t, ctx, bin, ft, gsalt)
+	checkFreshPillar(t, ft, gsalt)
+}
+
+// TestLocalCallPillar: gsalt-call --local compiles the pillar from the
+// local pillar_roots (salt-call --local), for pillar.items and state runs;
+// with GSALT_SALT_SRC the same calls through salt-call --local agree.
+func TestLocalCallPillar(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-process test skipped in -short mode")
+	}
+	bin := buildCommands(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ft := newFreshTree(t, "l")
+	ft.setPillar(t, "local-one")
+	call := func(args ...string) *exec.Cmd {
+		return exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), append([]string{"-c", ft.conf, "--local", "--out", "json"}, args...)...)
+	}
+	out := run(t, call("pillar.items"), false)
+	if !bytes.Contains(out, []byte(`"fresh": "local-one"`)) {
+		t.Errorf("gsalt-call --local pillar.items: %s", out)
+	}
+	if got := seenName(t, call("state.sls", "fresh"), "local"); got != "local-one" {
+		t.Errorf("gsalt-call --local state.sls saw %q", got)
+	}
+	ft.setPillar(t, "local-two")
+	if got := seenName(t, call("state.sls", "fresh", `pillar={"fresh": "over"}`), "local"); got != "over" {
+		t.Errorf("gsalt-call --local state.sls with override saw %q", got)
+	}
+	if got := seenName(t, call("state.sls", "fresh"), "local"); got != "local-two" {
+		t.Errorf("gsalt-call --local state.sls after the change saw %q", got)
+	}
+	src := saltpeer.Src()
+	if src == "" {
+		t.Log("GSALT_SALT_SRC not set: salt-call --local comparison skipped")
+		return
+	}
+	real := run(t, saltpeer.Command(ctx, src, "salt-call", "-c", ft.conf, "--local", "--out", "json", "pillar.items"), false)
+	var a, b any
+	if err := json.Unmarshal(out, &a); err != nil {
+		t.Fatal(err)
+	}
+	ft.setPillar(t, "local-one")
+	real = run(t, saltpeer.Command(ctx, src, "salt-call", "-c", ft.conf, "--local", "--out", "json", "pillar.items"), false)
+	if err := json.Unmarshal(real, &b); err != nil {
+		t.Fatalf("salt-call output %q: %v", real, err)
+	}
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("pillar.items differ\ngsalt-call --local: %v\nsalt-call --local:  %v", a, b)
+	}
+}
