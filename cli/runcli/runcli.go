@@ -18,10 +18,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/cli/saltcli"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
