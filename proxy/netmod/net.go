@@ -2,6 +2,7 @@ package netmod
 
 import (
 	"context"
+	"crypto/md5"
 	"fmt"
 	"strings"
 
@@ -434,7 +435,15 @@ func netLoadTemplate(ctx context.Context, c *modules.Call) (any, error) {
 				loaded.Set("result", false)
 				return loaded, nil
 			}
-			out, err := renderText(ctx, c, engine, text, name, saltenv, vars)
+			// file.get_managed renders to /tmp/<md5 of the name> and gives
+			// the template its own arguments (name, source, user, group,
+			// mode, attrs) under defaults, context and the template vars.
+			tvars := payload.NewMap("name", "/tmp/"+fmt.Sprintf("%x", md5.Sum([]byte(name))), "source", name,
+				"user", nil, "group", nil, "mode", nil, "attrs", nil, "saltenv", saltenv)
+			for _, it := range vars.Items() {
+				tvars.SetKey(it.Key, it.Value)
+			}
+			out, err := renderText(ctx, c, engine, text, name, saltenv, tvars)
 			if err != nil {
 				c.Log().Error("net.load_template: rendering failed", "template", name, "err", err)
 				appendComment(loaded, "Error while rendering the template.")

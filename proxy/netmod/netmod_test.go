@@ -359,6 +359,8 @@ func TestConfigWorkflow(t *testing.T) {
 			before := dev.RunningConfig()
 			h.file("ntp.cfg", line+"\n")
 			h.file("ntp.j2", "ntp server {{ pillar.ntp }}\n{% for s in extra %}ntp server {{ s }}\n{% endfor %}")
+			// get_managed's own variables: name (/tmp/<md5 of the source>), source, mode None.
+			h.file("src.j2", "ntp server 10.0.0.{{ 12 if (source == 'salt://src.j2' and name == '/tmp/' ~ ('salt://src.j2' | md5) and mode is none) else 99 }}\n")
 
 			type want struct {
 				result, already bool
@@ -399,6 +401,8 @@ func TestConfigWorkflow(t *testing.T) {
 				{"template source test", "net.load_template", []any{kw("template_source", "ntp server {{ a }}\nntp server {{ b }}\n",
 					"context", payload.NewMap("a", "10.0.0.5"), "defaults", payload.NewMap("a", "10.9.9.9", "b", "10.0.0.6"), "test", true)},
 					want{result: true, comment: "Configuration discarded.", diffHas: "+ntp server 10.0.0.6", loaded: "", unchanged: true}},
+				{"template file variables", "net.load_template", []any{"salt://src.j2", kw("test", true)},
+					want{result: true, comment: "Configuration discarded.", diffHas: "+ntp server 10.0.0.12", loaded: "", unchanged: true}},
 				{"template file commit", "net.load_template", []any{"salt://ntp.j2", kw("extra", []any{"10.0.0.8"})},
 					want{result: true, diffHas: "+ntp server 10.0.0.7", loaded: "", runningHas: []string{"ntp server 10.0.0.7", "ntp server 10.0.0.8"}}},
 				{"ntp set_servers test", "ntp.set_servers", []any{"10.0.0.9", kw("test", true)},

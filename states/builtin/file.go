@@ -52,18 +52,7 @@ func fileStates() []states.Function {
 	withKw := func(ps ...modules.Param) modules.Spec { return modules.Spec{Params: ps, Kwargs: true} }
 	plain := func(ps ...modules.Param) modules.Spec { return modules.Spec{Params: ps} }
 	return []states.Function{
-		{Name: "file.managed", Fn: fileManagedState, Spec: withKw(name,
-			p("source", nil), p("source_hash", ""), p("source_hash_name", nil), p("keep_source", true),
-			p("user", nil), p("group", nil), p("mode", nil), p("attrs", nil), p("template", nil),
-			p("makedirs", false), p("dir_mode", nil), p("context", nil), p("replace", true),
-			p("defaults", nil), p("backup", ""), p("show_changes", true), p("create", true),
-			p("contents", nil), p("tmp_dir", ""), p("tmp_ext", ""), p("contents_pillar", nil),
-			p("contents_grains", nil), p("contents_newline", true), p("contents_delimiter", ":"),
-			p("encoding", nil), p("encoding_errors", "strict"), p("allow_empty", true),
-			p("follow_symlinks", true), p("check_cmd", nil), p("skip_verify", false),
-			p("selinux", nil), p("win_owner", nil), p("win_perms", nil), p("win_deny_perms", nil),
-			p("win_inheritance", true), p("win_perms_reset", false), p("verify_ssl", true),
-			p("use_etag", false))},
+		{Name: "file.managed", Fn: fileManagedState, Spec: fileManagedSpec()},
 		{Name: "file.directory", Fn: fileDirectoryState, Spec: withKw(name,
 			p("user", nil), p("group", nil), p("recurse", nil), p("max_depth", nil), p("dir_mode", nil),
 			p("file_mode", nil), p("makedirs", false), p("clean", false), p("require", nil),
@@ -539,4 +528,22 @@ func fileMissingState(_ context.Context, c *states.Call) (states.Ret, error) {
 	}
 	ret.Comment = fmt.Sprintf("Path %s is missing", name)
 	return *ret, nil
+}
+
+// fileManagedSpec is file.managed's signature (file.recurse forwards its
+// extra keyword arguments to managed, which consumes these).
+func fileManagedSpec() modules.Spec {
+	p := func(name string, def any) modules.Param { return modules.Param{Name: name, Default: def} }
+	return modules.Spec{Kwargs: true, Params: []modules.Param{{Name: "name", Required: true},
+		p("source", nil), p("source_hash", ""), p("source_hash_name", nil), p("keep_source", true),
+		p("user", nil), p("group", nil), p("mode", nil), p("attrs", nil), p("template", nil),
+		p("makedirs", false), p("dir_mode", nil), p("context", nil), p("replace", true),
+		p("defaults", nil), p("backup", ""), p("show_changes", true), p("create", true),
+		p("contents", nil), p("tmp_dir", ""), p("tmp_ext", ""), p("contents_pillar", nil),
+		p("contents_grains", nil), p("contents_newline", true), p("contents_delimiter", ":"),
+		p("encoding", nil), p("encoding_errors", "strict"), p("allow_empty", true),
+		p("follow_symlinks", true), p("check_cmd", nil), p("skip_verify", false),
+		p("selinux", nil), p("win_owner", nil), p("win_perms", nil), p("win_deny_perms", nil),
+		p("win_inheritance", true), p("win_perms_reset", false), p("verify_ssl", true),
+		p("use_etag", false)}}
 }

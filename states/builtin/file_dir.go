@@ -652,6 +652,10 @@ func fileRecurseState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	a := c.Args
 	name := fileExpandUser(a.Str("name"))
 	kwargs := a.CleanKwargs()
+	managedParams := map[string]bool{}
+	for _, p := range fileManagedSpec().Params {
+		managedParams[p.Name] = true
+	}
 	userArg := fileTestOwner(kwargs, a.Get("user"))
 	groupArg := a.Get("group")
 	ret := fileNewRet(name)
@@ -870,7 +874,15 @@ func fileRecurseState(ctx context.Context, c *states.Call) (states.Ret, error) {
 		if v, ok := kwargs.Get("skip_verify"); ok {
 			m.skipVerify = payload.Truthy(v)
 		}
+		// recurse passes its other keyword arguments on to managed (not
+		// mode and makedirs); those managed does not take reach templates.
 		m.kwargs = &payload.Map{}
+		for _, it := range kwargs.Items() {
+			if k, ok := it.Key.(string); ok && (k == "mode" || k == "makedirs" || managedParams[k]) {
+				continue
+			}
+			m.kwargs.SetKey(it.Key, it.Value)
+		}
 		sub, err := r.managed(m)
 		if err != nil {
 			return states.Ret{}, err

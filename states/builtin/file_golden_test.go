@@ -160,6 +160,16 @@ func fgCases() []fgCase {
 		Setup: []fgEntry{fgFile("x", "old\n")}})
 	add(fgBoth(fgCase{Name: "managed_template", Fun: "managed", Args: `{"name":"@D@/t","source":"@S@/t.j2","template":"jinja","context":{"greeting":"hi"},"defaults":{"greeting":"bye","who":"you"}}`,
 		Setup: []fgEntry{fgFile("t", "hi me\n")}, Roots: []fgEntry{fgFile("t.j2", "{{ greeting }} {{ who }}\nsaltenv={{ saltenv }}\n")}})...)
+	// Extra keyword arguments of the state reach a source template as
+	// variables (get_managed passes **kwargs to the renderer), overridden
+	// by context; name, source, user, group and mode are set too.
+	add(fgBoth(fgCase{Name: "managed_template_kwargs", Fun: "managed", Args: `{"name":"@D@/t","source":"@S@/k.j2","template":"jinja","role":"web","port":8080,"greeting":"kw","context":{"greeting":"ctx"},"defaults":{"who":"def"}}`,
+		Roots: []fgEntry{fgFile("k.j2", "{{ role }}:{{ port + 1 }} {{ greeting }} {{ who }}\nname={{ name }} source={{ source }} mode={{ mode }} user={{ user }}\n")}})...)
+	// file.recurse forwards its extra keyword arguments to managed.
+	add(fgCase{Name: "recurse_template_kwargs", Fun: "recurse", Args: `{"name":"@D@/out","source":"@S@/tree","template":"jinja","role":"db","show_changes":false,"context":{"c":"ctx"}}`,
+		Roots: []fgEntry{fgFile("tree/a.conf", "role={{ role }} c={{ c }}\n"), fgFile("tree/sub/b.conf", "{{ role | upper }}\n")}})
+	// A contents template gets context and defaults, not the extra kwargs.
+	add(fgCase{Name: "managed_contents_kwargs", Fun: "managed", Args: `{"name":"@D@/t","contents":"{{ a }}-{{ role | default('none') }}","template":"jinja","role":"web","context":{"a":"1"}}`})
 	add(fgBoth(fgCase{Name: "managed_contents_template", Fun: "managed", Args: `{"name":"@D@/t","contents":"{{ a }}-{{ b }}","template":"jinja","context":{"a":"1"},"defaults":{"b":"2"}}`})...)
 	add(fgCase{Name: "managed_unicode", Fun: "managed", Args: `{"name":"@D@/u","contents":"héllo wörld\n"}`,
 		Setup: []fgEntry{fgFile("u", "hello world\n")}})

@@ -719,6 +719,15 @@ func (r *fileRun) getManaged(name string, a fileManagedArgs, source string, sour
 			}
 			extra := payload.NewMap("name", name, "source", source, "user", userArg, "group", groupArg,
 				"mode", fileModeValue(mode), "attrs", nil, "saltenv", r.saltenv())
+			// get_managed hands the state's extra keyword arguments to the
+			// renderer as variables (defaults and context override them).
+			if a.kwargs != nil {
+				for _, it := range a.kwargs.Items() {
+					if _, dup := extra.GetKey(it.Key); !dup {
+						extra.SetKey(it.Key, it.Value)
+					}
+				}
+			}
 			out, err := r.renderText(a.template, data, source, a.defaults, a.context, extra)
 			if err != nil {
 				return sfn, nil, err.Error(), nil
