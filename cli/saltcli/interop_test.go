@@ -137,7 +137,7 @@ func TestInteropRealMaster(t *testing.T) {
 
 	// Accept the minion's key with the real salt-key, then wait until it
 	// answers our test.ping.
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(240 * time.Second)
 	for {
 		out, _ := p.salt("salt-key", "-l", "un")
 		if strings.Contains(out, "m1") {
@@ -184,6 +184,13 @@ func TestInteropRealMaster(t *testing.T) {
 		{"raw", []string{"--out", "raw", "m1", "test.arg", "a", "b=1"}, saltcli.Options{Words: []string{"m1", "test.arg", "a", "b=1"}, Out: "raw"}},
 		{"txt_indent", []string{"--out", "json", "--out-indent", "-1", "m1", "test.arg", "a"}, saltcli.Options{Words: []string{"m1", "test.arg", "a"}, Out: "json", OutIndent: &negOne}},
 		{"missing_function", []string{"m1", "no.such"}, saltcli.Options{Words: []string{"m1", "no.such"}}},
+		{"batch", []string{"-b", "1", "m1", "test.ping"}, saltcli.Options{Words: []string{"m1", "test.ping"}, Batch: "1"}},
+		{"batch_pct_retcode", []string{"-b", "50%", "m1", "test.retcode", "3"}, saltcli.Options{Words: []string{"m1", "test.retcode", "3"}, Batch: "50%"}},
+		{"batch_failhard", []string{"-b", "1", "--failhard", "m1", "test.retcode", "2"}, saltcli.Options{Words: []string{"m1", "test.retcode", "2"}, Batch: "1", Failhard: true}},
+		{"batch_missing", []string{"-b", "1", "-L", "m1,ghost", "test.ping"}, saltcli.Options{Words: []string{"m1,ghost", "test.ping"}, TargetType: "list", Batch: "1"}},
+		{"batch_static", []string{"--static", "-b", "1", "m1", "test.echo", "hi"}, saltcli.Options{Words: []string{"m1", "test.echo", "hi"}, Static: true, Batch: "1"}},
+		{"batch_json", []string{"--out", "json", "-b", "1", "m1", "test.echo", "hi"}, saltcli.Options{Words: []string{"m1", "test.echo", "hi"}, Out: "json", Batch: "1"}},
+		{"batch_safe_limit", []string{"--batch-safe-limit", "1", "m1", "test.ping"}, saltcli.Options{Words: []string{"m1", "test.ping"}, BatchSafeLimit: 1}},
 	}
 	for _, c := range same {
 		want, wantCode := p.salt("salt", c.words...)

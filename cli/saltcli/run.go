@@ -51,6 +51,21 @@ type Options struct {
 	// RetcodePassthrough exits with the highest minion retcode instead of 1.
 	RetcodePassthrough bool
 
+	// Batch is -b/--batch/--batch-size: "N" minions or "N%" of the
+	// responding ones at a time ("" runs the job on all at once).
+	Batch string
+	// BatchWait is --batch-wait: seconds a finished minion's slot stays
+	// taken before the next minion starts.
+	BatchWait float64
+	// BatchSafeLimit is --batch-safe-limit: a job targeting at least this
+	// many minions runs as a batch of BatchSafeSize (0 or 1: off).
+	BatchSafeLimit int
+	// BatchSafeSize is --batch-safe-size (Salt's default 8).
+	BatchSafeSize string
+	// Failhard is --failhard: a batch stops at the first minion that fails
+	// or returns a non-zero retcode.
+	Failhard bool
+
 	Out           string
 	OutFile       string
 	OutFileAppend bool
@@ -254,6 +269,27 @@ func (r *runner) run(ctx context.Context, cmd *Command) int {
 	if err != nil {
 		return r.fail(err)
 	}
+	if r.o.Batch != "" && r.o.Async {
+		fmt.Fprintln(r.o.Stderr, "ERROR: gsalt-master does not run batch jobs on its own (--batch with --async); run the batch without --async")
+		return ExitGeneric
+	}
+	if r.o.Batch != "" {
+		return r.runBatch(ctx, cmd, tgt, tgtType, r.o.Batch, r.o.Static)
+	}
+	if r.o.BatchSafeLimit > 1 && !r.o.Async {
+		// Salt previews the target with the master's CheckMinions; gsalt
+		// asks the master with the batch's presence ping, whose publish
+		// reply lists the targeted minions.
+		b := &batchRun{r: r, cmd: cmd, size: r.batchSafeSize(), quiet: r.o.Static, collected: payload.NewMap()}
+		up, down, expected, err := b.gatherMinions(ctx, tgt, tgtType)
+		if err != nil {
+			return r.fail(err)
+		}
+		if len(expected) >= r.o.BatchSafeLimit {
+			fmt.Fprintln(r.o.Stdout, "\nNOTICE: Too many minions targeted, switching to batch execution.")
+			return b.run(ctx, up, down)
+		}
+	}
 	if r.o.Static {
 		return r.runStatic(ctx, cmd, tgt, tgtType)
 	}
@@ -337,6 +373,14 @@ func (r *runner) run(ctx context.Context, cmd *Command) int {
 		return ExitGeneric
 	}
 	return ExitOK
+}
+
+// batchSafeSize is --batch-safe-size, 8 when not given.
+func (r *runner) batchSafeSize() string {
+	if r.o.BatchSafeSize == "" {
+		return "8"
+	}
+	return r.o.BatchSafeSize
 }
 
 // findJobKwargs are the kwargs get_iter_returns passes on to find_job:

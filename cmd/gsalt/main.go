@@ -79,6 +79,12 @@ func main() {
 	f.BoolVar(&o.ShowJID, "show-jid", false, "print the jid")
 	f.BoolVar(&o.Summary, "summary", false, "print a summary of the returns")
 	f.BoolVar(&o.RetcodePassthrough, "retcode-passthrough", false, "exit with the highest retcode of the minions")
+	f.StringVarP(&o.Batch, "batch", "b", "", "run the job in batches: N minions or N% of the responding minions at a time")
+	f.StringVar(&o.Batch, "batch-size", "", "alias of --batch")
+	f.Float64Var(&o.BatchWait, "batch-wait", 0, "seconds to wait after a minion returns before its batch slot is reused")
+	f.IntVar(&o.BatchSafeLimit, "batch-safe-limit", 0, "run as a batch when the job targets at least this many minions")
+	f.StringVar(&o.BatchSafeSize, "batch-safe-size", "8", "batch size used by --batch-safe-limit")
+	f.BoolVar(&o.Failhard, "failhard", false, "stop a batch at the first minion that fails or returns a non-zero retcode")
 	for i, t := range targetFlags {
 		f.BoolVarP(&selected[i], t.long, t.short, false, t.help)
 	}
