@@ -2,43 +2,15 @@ package saltcli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/batch"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-// ErrBadBatch is a -b value that is neither a count nor a percentage.
-var ErrBadBatch = errors.New("invalid batch size")
-
-// BatchSize is salt.cli.batch.get_bnum: how many minions run at once for
-// spec ("10", "10%") out of n responding minions. A percentage below one
-// minion rounds up to 1; otherwise it is truncated.
-func BatchSize(spec string, n int) (int, error) {
-	s := strings.TrimSpace(spec)
-	if strings.Contains(s, "%") {
-		f, err := strconv.ParseFloat(strings.Trim(s, "%"), 64)
-		if err != nil {
-			return 0, fmt.Errorf("%w: %q", ErrBadBatch, spec)
-		}
-		res := f / 100 * float64(n)
-		if res < 1 {
-			return int(math.Ceil(res)), nil
-		}
-		return int(res), nil
-	}
-	b, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %q", ErrBadBatch, spec)
-	}
-	return b, nil
-}
 
 // batchResult is one minion's outcome inside a batch run.
 type batchResult struct {
@@ -121,7 +93,7 @@ func (r *runner) runBatch(ctx context.Context, cmd *Command, tgt any, tgtType, s
 
 func (b *batchRun) run(ctx context.Context, up, down []string) int {
 	r := b.r
-	bnum, err := BatchSize(b.size, len(up))
+	bnum, err := batch.Size(b.size, len(up))
 	if err != nil {
 		if !b.quiet {
 			fmt.Fprintf(r.o.Stdout, "Invalid batch data sent: %s\nData must be in the form of %%10, 10%% or 3\n", b.size)

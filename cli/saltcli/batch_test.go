@@ -1,7 +1,6 @@
 package saltcli
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,24 +11,6 @@ import (
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-func TestBatchSize(t *testing.T) {
-	for _, c := range []struct {
-		spec string
-		n    int
-		want int
-		err  bool
-	}{
-		{"3", 10, 3, false}, {"10%", 10, 1, false}, {"10%", 5, 1, false}, {"50%", 5, 2, false},
-		{"100%", 7, 7, false}, {"1%", 1000, 10, false}, {"0%", 10, 0, false}, {"25.5%", 100, 25, false},
-		{"x", 10, 0, true}, {"%", 10, 0, true}, {"", 10, 0, true},
-	} {
-		got, err := BatchSize(c.spec, c.n)
-		if (err != nil) != c.err || got != c.want || (err != nil && !errors.Is(err, ErrBadBatch)) {
-			t.Errorf("BatchSize(%q, %d) = %d, %v; want %d (error %v)", c.spec, c.n, got, err, c.want, c.err)
-		}
-	}
-}
 
 // fiveMinions has m1..m5 (m4 slow, m5 never answers anything) and records
 // the list target of every job so the batches can be checked.
@@ -61,7 +42,7 @@ func jobTargets(m *fakemaster.Master) []string {
 var jidRE = regexp.MustCompile(`\d{20}`)
 
 func TestBatchRun(t *testing.T) {
-	cfg := "timeout: 1\ngather_job_timeout: 1\n"
+	cfg := "timeout: 2\ngather_job_timeout: 1\n"
 	t.Run("size 2", func(t *testing.T) {
 		m := fakemaster.Start(t, fiveMinions(nil).handle, cfg)
 		stdout, stderr, code := run(t, m, Options{Words: []string{"*", "test.echo", "x"}, Batch: "2"})

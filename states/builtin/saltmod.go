@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	gbatch "github.com/gsalt/gsalt/internal/batch"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -421,26 +422,6 @@ func saltSubset(ctx context.Context, mc MasterClient, job MasterJob, n int) ([]a
 	return out, nil
 }
 
-// saltBatchSize is salt.cli.batch.get_bnum; ok is false for bad batch data.
-func saltBatchSize(batch string, n int) (int, bool) {
-	if strings.Contains(batch, "%") {
-		f, err := strconv.ParseFloat(strings.Trim(batch, "%"), 64)
-		if err != nil {
-			return 0, false
-		}
-		res := f / 100 * float64(n)
-		if res < 1 {
-			if res > 0 {
-				return 1, true
-			}
-			return 0, true
-		}
-		return int(res), true
-	}
-	b, err := strconv.Atoi(strings.TrimSpace(batch))
-	return b, err == nil
-}
-
 // saltCmdBatch is cmd_batch as saltutil.cmd sees it: the minions that
 // answer test.ping run the job in groups of the batch size (gsalt runs
 // the groups one after the other where Salt keeps a sliding window);
@@ -455,8 +436,8 @@ func saltCmdBatch(ctx context.Context, c *states.Call, mc MasterClient, job Mast
 		up = append(up, r.ID)
 	}
 	sort.Strings(up)
-	size, ok := saltBatchSize(batch, len(up))
-	if !ok || size <= 0 {
+	size, err := gbatch.Size(batch, len(up))
+	if err != nil || size <= 0 {
 		sbLog(c).Warn("Invalid batch data sent; data must be in the form of %10, 10% or 3", "batch", batch)
 		return nil, nil
 	}
