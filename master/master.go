@@ -35,6 +35,9 @@ var (
 	ErrBadRequest = errors.New("master: bad request")
 	// ErrConfig means Options lack something New needs.
 	ErrConfig = errors.New("master: bad options")
+	// ErrBusy is a publish refused because too many master-side batches
+	// are running.
+	ErrBusy = errors.New("master: too many batches running")
 )
 
 // TagKeyRotate is the event tag Salt fires after a session key rotation
@@ -137,6 +140,10 @@ type Master struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	runCount atomic.Int64
+	// batches counts running master-side batches; batchMu guards their
+	// finished-minion sets.
+	batches atomic.Int64
+	batchMu sync.Mutex
 
 	// noRecover disables the panic guard of HandleRequest (fuzzing).
 	noRecover bool

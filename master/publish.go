@@ -147,6 +147,12 @@ func (m *Master) publish(clear *payload.Map) (string, []string, []string, error)
 	if len(minions) == 0 {
 		return "", nil, missing, ErrNoMinions
 	}
+	if kwargs != nil && kwargs.Has("batch") {
+		if sz, _ := kwargs.Get("batch"); payload.Truthy(sz) && m.batchAsyncRequired(minions, payload.Text(sz)) {
+			jid, err := m.startBatch(clear, kwargs, minions)
+			return jid, minions, missing, err
+		}
+	}
 	jid := clear.Str("jid")
 	if jid == "" {
 		jid = m.jobs.NewJID()

@@ -247,9 +247,8 @@ func (b Builder) buildLocal(rx *Reaction, tgt any, kw *payload.Map) error {
 	}
 	tv, _ := kw.Delete("timeout")
 	req.Timeout = pyTimeout(tv, b.Timeout)
-	if kw.Has("batch") {
-		rx.Notes = append(rx.Notes, fmt.Sprintf("batch %s is not implemented by gsalt: the job is published to every target at once", pyfmt.Str(mapGet(kw, "batch"))))
-	}
+	// "batch" stays in the client kwargs: the master runs the job as a
+	// batch (BatchAsync) and answers with the batch jid.
 	if kw.Has("expr_form") {
 		rx.Notes = append(rx.Notes, fmt.Sprintf("expr_form is ignored, as in Salt 3006 (use tgt_type); the target is matched as %s", req.TgtType))
 	}

@@ -32,6 +32,10 @@
 // requests of the reactor runner (list, add, delete, is_leader,
 // set_leader) are answered when they carry the root client key.
 //
+// "batch" on a local reaction is passed on in the job's client kwargs, and
+// gsalt-master runs the job as a master-side batch (master.Master's
+// BatchAsync), as the Salt 3006 tree gsalt is checked against does.
+//
 // Additions to Salt: loop protection (see LoopOptions): per-(tag, file,
 // minion) token buckets, and detection of events caused by an earlier
 // reaction of the same reactor file through job ids, with a small budget.
@@ -40,8 +44,7 @@
 // order (Python uses directory order); __sls__ of a salt:// file is its
 // path in file_roots (Salt's is the master's cached copy); reactions of
 // different events run in parallel (Salt serialises them with a lock);
-// "batch" on local reactions is not implemented (the job goes to every
-// target at once, with a log line); "expr_form" is ignored as in Salt
+// "expr_form" is ignored as in Salt
 // 3006, with a log line; a reactor map read from a file is re-read every
 // reactor_refresh_interval seconds when it changed (Salt re-reads it for
 // every event) and cannot be changed by reactor.add/delete;

@@ -270,8 +270,20 @@ func (r *runner) run(ctx context.Context, cmd *Command) int {
 		return r.fail(err)
 	}
 	if r.o.Batch != "" && r.o.Async {
-		fmt.Fprintln(r.o.Stderr, "ERROR: gsalt-master does not run batch jobs on its own (--batch with --async); run the batch without --async")
-		return ExitGeneric
+		// salt.py's _run_batch_async: the master runs the batch
+		// (BatchAsync) and answers with the batch jid at once.
+		kw := payload.NewMap("show_timeout", !r.o.HideTimeout, "show_jid", r.o.ShowJID, "batch", r.o.Batch)
+		pd, err := r.client.Publish(ctx, PubArgs{Tgt: tgt, Fun: cmd.Fun, Arg: cmd.Arg, TgtType: tgtType, Ret: r.o.Return, Timeout: r.timeout(), Kwargs: kw}, r.o.Stdout)
+		if err != nil {
+			fmt.Fprintf(r.o.Stderr, "ERROR: %s\n", err)
+			return ExitNoRet
+		}
+		if pd == nil {
+			r.display(payload.NewMap(), "", 0)
+			return ExitGeneric
+		}
+		fmt.Fprintf(r.o.Stdout, "Executed command with job ID: %s\n", pd.JID)
+		return ExitOK
 	}
 	if r.o.Batch != "" {
 		return r.runBatch(ctx, cmd, tgt, tgtType, r.o.Batch, r.o.Static)
