@@ -28,6 +28,9 @@ func Register(r *modules.Registry) error {
 		r.Register(beaconsFunctions()...),
 		r.Register(scheduleFunctions()...),
 		r.Register(DnsmasqFunctions()...),
+		r.Register(slsutilFunctions()...),
+		r.Register(defaultsFunctions()...),
+		r.Register(matchFunctions()...),
 	)
 }
 
