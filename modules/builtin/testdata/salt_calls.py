@@ -65,9 +65,17 @@ def main():
         funcs = salt.loader.minion_mods(opts, utils=utils)
         res = []
         for call in suite["calls"]:
-            saved = {k: opts.get(k) for k in (call.get("opts") or {})}
-            opts.update(call.get("opts") or {})
             fun = call["fun"]
+            copts = call.get("opts") or {}
+            saved = {k: opts.get(k) for k in copts}
+            # A loaded module keeps its own copy of the options.
+            mopts = funcs.opts
+            if copts and fun in funcs:
+                mopts = getattr(funcs[fun], "__globals__", {}).get("__opts__", mopts)
+            lsaved = {k: mopts.get(k) for k in copts}
+            opts.update(copts)
+            for k, v in copts.items():
+                mopts[k] = v
             try:
                 if fun not in funcs:
                     raise KeyError(fun)
@@ -76,6 +84,8 @@ def main():
             except Exception as exc:  # pylint: disable=broad-except
                 res.append({"error": error_text(fun, exc)})
             opts.update(saved)
+            for k, v in lsaved.items():
+                mopts[k] = v
         out.append(res)
     json.dump(out, sys.stdout)
 
