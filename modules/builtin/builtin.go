@@ -31,6 +31,7 @@ func Register(r *modules.Registry) error {
 		r.Register(slsutilFunctions()...),
 		r.Register(defaultsFunctions()...),
 		r.Register(matchFunctions()...),
+		r.Register(hostsFunctions()...),
 	)
 }
 

@@ -62,10 +62,13 @@ def main():
             opts["grains"] = suite.get("grains") or {}
         opts["pillar"] = suite.get("pillar") or {}
         utils = salt.loader.utils(opts)
-        funcs = salt.loader.minion_mods(opts, utils=utils)
+        context = {}
+        funcs = salt.loader.minion_mods(opts, utils=utils, context=context)
         res = []
         for call in suite["calls"]:
             fun = call["fun"]
+            if not suite.get("keep_context"):
+                context.clear()
             copts = call.get("opts") or {}
             saved = {k: opts.get(k) for k in copts}
             # A loaded module keeps its own copy of the options.
