@@ -32,6 +32,7 @@ func Register(r *modules.Registry) error {
 		r.Register(defaultsFunctions()...),
 		r.Register(matchFunctions()...),
 		r.Register(hostsFunctions()...),
+		r.Register(sysctlFunctions()...),
 	)
 }
 
