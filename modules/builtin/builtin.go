@@ -33,6 +33,7 @@ func Register(r *modules.Registry) error {
 		r.Register(matchFunctions()...),
 		r.Register(hostsFunctions()...),
 		r.Register(sysctlFunctions()...),
+		r.Register(fileTextFunctions()...),
 	)
 }
 
