@@ -32,7 +32,7 @@ func fileTextFunctions() []modules.Function {
 			}},
 		{Name: "file.dirname", Spec: modules.Spec{Params: []modules.Param{req("path")}},
 			Doc: "Returns the directory component of a pathname\n\nCLI Example:\n\n    salt '*' file.dirname 'test/path/filename.config'",
-			Fn: func(_ context.Context, c *modules.Call) (any, error) { return pyDirname(c.Args.Str("path")), nil }},
+			Fn:  func(_ context.Context, c *modules.Call) (any, error) { return pyDirname(c.Args.Str("path")), nil }},
 		{Name: "file.join", Spec: modules.Spec{Varargs: true},
 			Doc: "Return a normalized file system path for the underlying OS\n\nCLI Example:\n\n    salt '*' file.join '/' 'usr' 'local' 'bin'",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
@@ -96,7 +96,7 @@ func fileTextFunctions() []modules.Function {
 		{Name: "file.search", Spec: modules.Spec{Params: []modules.Param{req("path"), req("pattern"), opt("flags", int64(8)), opt("bufsize", int64(1)),
 			opt("ignore_if_missing", false), opt("multiline", false)}},
 			Doc: "Search for occurrences of a pattern in a file\n\nExcept for multiline, params are identical to file.replace.\n\nmultiline\n    If true, inserts 'MULTILINE' into ``flags`` and sets ``bufsize`` to\n    'file'.\n\nCLI Example:\n\n    salt '*' file.search /etc/crontab 'mymaintenance.sh'",
-			Fn: fileSearch},
+			Fn:  fileSearch},
 		{Name: "file.comment_line", Spec: modules.Spec{Params: []modules.Param{req("path"), req("regex"), opt("char", "#"), opt("cmnt", true), opt("backup", ".bak")}},
 			Doc: "Comment or Uncomment a line in a text file.\n\n:param path: string\n    The full path to the text file.\n\n:param regex: string\n    A regex expression that begins with ``^`` that will find the line you wish\n    to comment. Can be as simple as ``^color =``\n\n:param char: string\n    The character used to comment a line in the type of file you're referencing.\n    Default is ``#``\n\n:param cmnt: boolean\n    True to comment the line. False to uncomment the line. Default is True.\n\n:param backup: string\n    The file extension to give the backup file. Default is ``.bak``\n    Set to False/None to not keep a backup.\n\n:return: boolean\n    Returns True if successful, False if not\n\nCLI Example:\n\n    salt '*' file.comment_line '/etc/modules' '^pcspkr'",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {

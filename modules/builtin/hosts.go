@@ -67,10 +67,10 @@ func hostsFunctions() []modules.Function {
 			}},
 		{Name: "hosts.set_host", Spec: modules.Spec{Params: []modules.Param{req("ip"), req("alias"), opt("comment", nil)}},
 			Doc: "Set the host entry in the hosts file for the given ip, this will overwrite\nany previous entry for the given ip\n\nIf ``alias`` does not include any host names (it is the empty\nstring or contains only whitespace), all entries for the given\nIP address are removed.\n\nCLI Example:\n\n    salt '*' hosts.set_host <ip> <alias>",
-			Fn: hostsSetHost},
+			Fn:  hostsSetHost},
 		{Name: "hosts.rm_host", Spec: modules.Spec{Params: []modules.Param{req("ip"), req("alias")}},
 			Doc: "Remove a host entry from the hosts file\n\nCLI Example:\n\n    salt '*' hosts.rm_host <ip> <alias>",
-			Fn: hostsRmHost},
+			Fn:  hostsRmHost},
 		{Name: "hosts.add_host", Spec: modules.Spec{Params: []modules.Param{req("ip"), req("alias")}},
 			Doc: "Add a host to an existing entry, if the entry is not in place then create\nit with the given host\n\nCLI Example:\n\n    salt '*' hosts.add_host <ip> <alias>",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {

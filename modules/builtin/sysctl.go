@@ -27,10 +27,10 @@ func sysctlFunctions() []modules.Function {
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return sysctlDefaultConfig(ctx, c), nil }},
 		{Name: "sysctl.show", Spec: modules.Spec{Params: []modules.Param{opt("config_file", false)}},
 			Doc: "Return a list of sysctl parameters for this minion\n\nconfig: Pull the data from the system configuration file\n    instead of the live data.\n\nCLI Example:\n\n    salt '*' sysctl.show",
-			Fn: sysctlShow},
+			Fn:  sysctlShow},
 		{Name: "sysctl.get", Spec: modules.Spec{Params: []modules.Param{req("name")}},
 			Doc: "Return a single sysctl parameter for this minion\n\nCLI Example:\n\n    salt '*' sysctl.get net.ipv4.ip_forward",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return sysctlGet(ctx, c.Args.Str("name")) }},
+			Fn:  func(ctx context.Context, c *modules.Call) (any, error) { return sysctlGet(ctx, c.Args.Str("name")) }},
 		{Name: "sysctl.assign", Spec: modules.Spec{Params: []modules.Param{req("name"), req("value")}},
 			Doc: "Assign a single sysctl parameter for this minion\n\nCLI Example:\n\n    salt '*' sysctl.assign net.ipv4.ip_forward 1",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
@@ -38,7 +38,7 @@ func sysctlFunctions() []modules.Function {
 			}},
 		{Name: "sysctl.persist", Spec: modules.Spec{Params: []modules.Param{req("name"), req("value"), opt("config", nil)}},
 			Doc: "Assign and persist a simple sysctl parameter for this minion. If ``config``\nis not specified, a sensible default will be chosen using\nsysctl.default_config.\n\nCLI Example:\n\n    salt '*' sysctl.persist net.ipv4.ip_forward 1",
-			Fn: sysctlPersist},
+			Fn:  sysctlPersist},
 	}
 }
 
