@@ -34,6 +34,8 @@ func Register(r *modules.Registry) error {
 		r.Register(hostsFunctions()...),
 		r.Register(sysctlFunctions()...),
 		r.Register(fileTextFunctions()...),
+		r.Register(userFunctions()...),
+		r.Register(groupFunctions()...),
 	)
 }
 
