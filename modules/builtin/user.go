@@ -222,7 +222,7 @@ func userFunctions() []modules.Function {
 			Doc: "Add a user to the minion\n\nCLI Example:\n\n    salt '*' user.add name <uid> <gid> <groups> <home> <shell>", Fn: userAdd},
 		{Name: "user.delete", Spec: modules.Spec{Params: []modules.Param{req("name"), opt("remove", false), opt("force", false), rootP}},
 			Doc: "Remove a user from the minion\n\nname\n    Username to delete\n\nremove\n    Remove home directory and mail spool\n\nforce\n    Force some actions that would fail otherwise\n\nroot\n    Directory to chroot into\n\nCLI Example:\n\n    salt '*' user.delete name remove=True force=True",
-			Fn: userDelete},
+			Fn:  userDelete},
 		{Name: "user.chuid", Spec: modules.Spec{Params: []modules.Param{req("name"), req("uid"), rootP}}, Doc: "Change the uid for a named user\n\nCLI Example:\n\n    salt '*' user.chuid foo 4376",
 			Fn: userChattrib("uid", "-u", "uid")},
 		{Name: "user.chgid", Spec: modules.Spec{Params: []modules.Param{req("name"), req("gid"), rootP}}, Doc: "Change the default group of the user\n\nCLI Example:\n\n    salt '*' user.chgid foo 4376",
