@@ -4,7 +4,7 @@ import "testing"
 
 const (
 	sshKey1 = "AAAAB3NzaC1yc2EAAAADAQABAAABAQC7key1key1key1key1key1key1key1key1key1=="
-	sshKey2 = "AAAAC3NzaC1lZDI1NTE5AAAAIKey2Key2Key2Key2Key2Key2Key2Key2Key2Key2Ke"
+	sshKey2 = "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
 	sshKey3 = "AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBKey3Key3Key3Key="
 )
 
