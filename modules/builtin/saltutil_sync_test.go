@@ -2,6 +2,7 @@ package builtin_test
 
 import (
 	"context"
+	"github.com/gsalt/gsalt/modules/salttest"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -52,23 +53,23 @@ func stripNote(_ string, v any) any {
 // each name as not loaded).
 func TestSaltutilSyncGolden(t *testing.T) {
 	ext := []any{"extension_modules", "{dir}/ext", "cachedir", "{dir}/cache"}
-	runSuite(t, sSuite{
-		name:       "saltutil_sync",
-		srv:        syncTree,
-		normalize:  stripNote,
-		filesUnder: "ext/",
-		calls: []sCall{
-			{name: "sync_modules", fun: "saltutil.sync_modules", kwargs: []any{"refresh", false}, opts: ext, sorted: true},
-			{name: "sync_modules cleans stale", fun: "saltutil.sync_modules", kwargs: []any{"refresh", false}, opts: ext, sorted: true,
-				files: map[string]string{"ext/modules/old.py": "x", "ext/modules/foo.py": "def hello():\n    return 'hi'\n"}},
-			{name: "sync_modules whitelist", fun: "saltutil.sync_modules", kwargs: []any{"refresh", false, "extmod_whitelist", "foo"}, opts: ext},
-			{name: "sync_modules blacklist", fun: "saltutil.sync_modules", kwargs: []any{"refresh", false, "extmod_blacklist", "foo,virt"}, opts: ext},
-			{name: "sync_states", fun: "saltutil.sync_states", kwargs: []any{"refresh", false}, opts: ext},
-			{name: "sync_grains", fun: "saltutil.sync_grains", kwargs: []any{"refresh", false, "saltenv", "base"}, opts: ext},
-			{name: "sync_renderers", fun: "saltutil.sync_renderers", kwargs: []any{"refresh", false}, opts: ext},
-			{name: "sync_proxymodules", fun: "saltutil.sync_proxymodules", kwargs: []any{"refresh", false}, opts: ext},
-			{name: "sync_returners empty", fun: "saltutil.sync_returners", kwargs: []any{"refresh", false}, opts: ext},
-			{name: "sync_all", fun: "saltutil.sync_all", kwargs: []any{"refresh", false}, opts: ext, sorted: true},
+	runSuite(t, salttest.Suite{
+		Name:       "saltutil_sync",
+		Srv:        syncTree,
+		Normalize:  stripNote,
+		FilesUnder: "ext/",
+		Calls: []salttest.Call{
+			{Name: "sync_modules", Fun: "saltutil.sync_modules", Kwargs: []any{"refresh", false}, Opts: ext, Sorted: true},
+			{Name: "sync_modules cleans stale", Fun: "saltutil.sync_modules", Kwargs: []any{"refresh", false}, Opts: ext, Sorted: true,
+				Files: map[string]string{"ext/modules/old.py": "x", "ext/modules/foo.py": "def hello():\n    return 'hi'\n"}},
+			{Name: "sync_modules whitelist", Fun: "saltutil.sync_modules", Kwargs: []any{"refresh", false, "extmod_whitelist", "foo"}, Opts: ext},
+			{Name: "sync_modules blacklist", Fun: "saltutil.sync_modules", Kwargs: []any{"refresh", false, "extmod_blacklist", "foo,virt"}, Opts: ext},
+			{Name: "sync_states", Fun: "saltutil.sync_states", Kwargs: []any{"refresh", false}, Opts: ext},
+			{Name: "sync_grains", Fun: "saltutil.sync_grains", Kwargs: []any{"refresh", false, "saltenv", "base"}, Opts: ext},
+			{Name: "sync_renderers", Fun: "saltutil.sync_renderers", Kwargs: []any{"refresh", false}, Opts: ext},
+			{Name: "sync_proxymodules", Fun: "saltutil.sync_proxymodules", Kwargs: []any{"refresh", false}, Opts: ext},
+			{Name: "sync_returners empty", Fun: "saltutil.sync_returners", Kwargs: []any{"refresh", false}, Opts: ext},
+			{Name: "sync_all", Fun: "saltutil.sync_all", Kwargs: []any{"refresh", false}, Opts: ext, Sorted: true},
 		},
 	})
 }
@@ -80,7 +81,7 @@ func TestPythonModuleMissing(t *testing.T) {
 	r := goldenRegistry(t)
 	base := t.TempDir()
 	srv := filepath.Join(base, "srv")
-	writeTree(t, srv, srv, syncTree)
+	salttest.WriteTree(t, srv, srv, syncTree)
 	ext := filepath.Join(base, "ext")
 	var logs strings.Builder
 	env := &modules.Env{ID: "m1", Registry: r, Log: slog.New(slog.NewTextHandler(&logs, nil)),

@@ -1,6 +1,7 @@
 package builtin_test
 
 import (
+	"github.com/gsalt/gsalt/modules/salttest"
 	"os"
 	"strings"
 	"testing"
@@ -12,9 +13,9 @@ import (
 // 3006 (testdata/golden/sysctl.json).
 func TestSysctlGolden(t *testing.T) {
 	conf := map[string]string{"sysctl.conf": "# comment = x\nnet.ipv4.ip_forward=1\n  vm.swappiness = 10 \nkernel.x =a b  \nnoequals\n;semi = 1\n#vm.y=2\nempty=\n"}
-	runSuite(t, sSuite{name: "sysctl", grains: linuxGrains(), calls: []sCall{
-		{name: "show config", fun: "sysctl.show", kwargs: []any{"config_file", "{dir}/sysctl.conf"}, files: conf},
-		{name: "show config missing", fun: "sysctl.show", kwargs: []any{"config_file", "{dir}/nope.conf"}},
+	runSuite(t, salttest.Suite{Name: "sysctl", Grains: linuxGrains(), Calls: []salttest.Call{
+		{Name: "show config", Fun: "sysctl.show", Kwargs: []any{"config_file", "{dir}/sysctl.conf"}, Files: conf},
+		{Name: "show config missing", Fun: "sysctl.show", Kwargs: []any{"config_file", "{dir}/nope.conf"}},
 	}})
 }
 
@@ -34,19 +35,19 @@ func TestSysctlLive(t *testing.T) {
 	}
 	confSet := map[string]string{"s.conf": "# c\nvm.swappiness = " + cur + "\nother = 1\n"}
 	confOther := map[string]string{"s.conf": "vm.swappiness=" + cur + "9\nother = 1"}
-	runSuite(t, sSuite{name: "sysctl_live", live: true, realGrains: true, calls: []sCall{
-		{name: "get", fun: "sysctl.get", args: []any{"kernel.ostype"}},
-		{name: "get slash", fun: "sysctl.get", args: []any{"vm/swappiness"}},
-		{name: "get tabs", fun: "sysctl.get", args: []any{"net.ipv4.tcp_rmem"}},
-		{name: "get missing", fun: "sysctl.get", args: []any{"vm.nope"}},
-		{name: "assign same", fun: "sysctl.assign", args: []any{"vm.swappiness", cur}},
-		{name: "assign missing", fun: "sysctl.assign", args: []any{"vm.nope", "1"}},
-		{name: "assign invalid", fun: "sysctl.assign", args: []any{"vm.swappiness", "notanumber"}},
-		{name: "persist already set", fun: "sysctl.persist", args: []any{"vm.swappiness", cur}, kwargs: []any{"config", "{dir}/s.conf"}, files: confSet},
-		{name: "persist edit", fun: "sysctl.persist", args: []any{"vm.swappiness", cur}, kwargs: []any{"config", "{dir}/s.conf"}, files: confOther},
-		{name: "persist new file", fun: "sysctl.persist", args: []any{"vm.swappiness", cur}, kwargs: []any{"config", "{dir}/sub/new.conf"}},
-		{name: "show has keys", fun: "sysctl.show"},
-	}, normalize: func(name string, v any) any {
+	runSuite(t, salttest.Suite{Name: "sysctl_live", Live: true, RealGrains: true, Calls: []salttest.Call{
+		{Name: "get", Fun: "sysctl.get", Args: []any{"kernel.ostype"}},
+		{Name: "get slash", Fun: "sysctl.get", Args: []any{"vm/swappiness"}},
+		{Name: "get tabs", Fun: "sysctl.get", Args: []any{"net.ipv4.tcp_rmem"}},
+		{Name: "get missing", Fun: "sysctl.get", Args: []any{"vm.nope"}},
+		{Name: "assign same", Fun: "sysctl.assign", Args: []any{"vm.swappiness", cur}},
+		{Name: "assign missing", Fun: "sysctl.assign", Args: []any{"vm.nope", "1"}},
+		{Name: "assign invalid", Fun: "sysctl.assign", Args: []any{"vm.swappiness", "notanumber"}},
+		{Name: "persist already set", Fun: "sysctl.persist", Args: []any{"vm.swappiness", cur}, Kwargs: []any{"config", "{dir}/s.conf"}, Files: confSet},
+		{Name: "persist edit", Fun: "sysctl.persist", Args: []any{"vm.swappiness", cur}, Kwargs: []any{"config", "{dir}/s.conf"}, Files: confOther},
+		{Name: "persist new file", Fun: "sysctl.persist", Args: []any{"vm.swappiness", cur}, Kwargs: []any{"config", "{dir}/sub/new.conf"}},
+		{Name: "show has keys", Fun: "sysctl.show"},
+	}, Normalize: func(name string, v any) any {
 		if m, ok := v.(*payload.Map); ok && name == "show has keys" {
 			// Live values change (entropy, counters): compare names of a
 			// stable subset.

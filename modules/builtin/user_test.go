@@ -1,6 +1,7 @@
 package builtin_test
 
 import (
+	"github.com/gsalt/gsalt/modules/salttest"
 	"os/exec"
 	"testing"
 )
@@ -14,22 +15,22 @@ var userRootFiles = map[string]string{
 // directory's passwd and group files with Salt 3006
 // (testdata/golden/user_group.json).
 func TestUserGroupGolden(t *testing.T) {
-	calls := []sCall{
-		{name: "user.info", fun: "user.info", args: []any{"alice"}, kwargs: []any{"root", "{dir}"}},
-		{name: "user.info root", fun: "user.info", args: []any{"root"}, kwargs: []any{"root", "{dir}"}},
-		{name: "user.info missing", fun: "user.info", args: []any{"nobody-here"}, kwargs: []any{"root", "{dir}"}},
-		{name: "user.list_users", fun: "user.list_users", kwargs: []any{"root", "{dir}"}},
-		{name: "user.getent", fun: "user.getent", kwargs: []any{"root", "{dir}"}},
-		{name: "group.info", fun: "group.info", args: []any{"users"}, kwargs: []any{"root", "{dir}"}},
-		{name: "group.info empty", fun: "group.info", args: []any{"alice"}, kwargs: []any{"root", "{dir}"}},
-		{name: "group.info missing", fun: "group.info", args: []any{"nope"}, kwargs: []any{"root", "{dir}"}},
-		{name: "group.getent", fun: "group.getent", kwargs: []any{"root", "{dir}"}},
-		{name: "user.list_groups root", fun: "user.list_groups", args: []any{"root"}},
+	calls := []salttest.Call{
+		{Name: "user.info", Fun: "user.info", Args: []any{"alice"}, Kwargs: []any{"root", "{dir}"}},
+		{Name: "user.info root", Fun: "user.info", Args: []any{"root"}, Kwargs: []any{"root", "{dir}"}},
+		{Name: "user.info missing", Fun: "user.info", Args: []any{"nobody-here"}, Kwargs: []any{"root", "{dir}"}},
+		{Name: "user.list_users", Fun: "user.list_users", Kwargs: []any{"root", "{dir}"}},
+		{Name: "user.getent", Fun: "user.getent", Kwargs: []any{"root", "{dir}"}},
+		{Name: "group.info", Fun: "group.info", Args: []any{"users"}, Kwargs: []any{"root", "{dir}"}},
+		{Name: "group.info empty", Fun: "group.info", Args: []any{"alice"}, Kwargs: []any{"root", "{dir}"}},
+		{Name: "group.info missing", Fun: "group.info", Args: []any{"nope"}, Kwargs: []any{"root", "{dir}"}},
+		{Name: "group.getent", Fun: "group.getent", Kwargs: []any{"root", "{dir}"}},
+		{Name: "user.list_groups root", Fun: "user.list_groups", Args: []any{"root"}},
 	}
 	for i := range calls {
-		calls[i].files = userRootFiles
+		calls[i].Files = userRootFiles
 	}
-	runSuite(t, sSuite{name: "user_group", calls: calls, grains: linuxGrains()})
+	runSuite(t, salttest.Suite{Name: "user_group", Calls: calls, Grains: linuxGrains()})
 }
 
 // TestUserGroupLive adds, changes and removes throwaway users and groups
@@ -47,36 +48,36 @@ func TestUserGroupLive(t *testing.T) {
 	cleanup()
 	t.Cleanup(cleanup)
 	u, g := "gsalt-test-u1", "gsalt-test-g1"
-	calls := []sCall{
-		{name: "group.add", fun: "group.add", args: []any{g}, kwargs: []any{"gid", int64(47011)}},
-		{name: "group.add again", fun: "group.add", args: []any{g}},
-		{name: "group.info", fun: "group.info", args: []any{g}},
-		{name: "user.add", fun: "user.add", args: []any{u}, kwargs: []any{"uid", int64(47010), "shell", "/bin/sh", "fullname", "Test User", "groups", []any{g}, "createhome", false, "home", "/nonexistent/gsalt-test"}},
-		{name: "user.add again", fun: "user.add", args: []any{u}},
-		{name: "user.info", fun: "user.info", args: []any{u}},
-		{name: "user.list_groups", fun: "user.list_groups", args: []any{u}},
-		{name: "user.primary_group", fun: "user.primary_group", args: []any{u}},
-		{name: "user.chshell", fun: "user.chshell", args: []any{u, "/bin/bash"}},
-		{name: "user.chshell same", fun: "user.chshell", args: []any{u, "/bin/bash"}},
-		{name: "user.chuid string", fun: "user.chuid", args: []any{u, "47012"}},
-		{name: "user.chfullname", fun: "user.chfullname", args: []any{u, "Other Name"}},
-		{name: "user.chworkphone", fun: "user.chworkphone", args: []any{u, "555"}},
-		{name: "user.chhome", fun: "user.chhome", args: []any{u, "/nonexistent/other"}},
-		{name: "user.chgroups", fun: "user.chgroups", args: []any{u, ""}},
-		{name: "group.adduser", fun: "group.adduser", args: []any{g, u}},
-		{name: "group.info member", fun: "group.info", args: []any{g}},
-		{name: "group.deluser", fun: "group.deluser", args: []any{g, u}},
-		{name: "group.deluser absent", fun: "group.deluser", args: []any{g, u}},
-		{name: "group.members", fun: "group.members", args: []any{g, "root," + u}},
-		{name: "group.info members", fun: "group.info", args: []any{g}},
-		{name: "group.chgid", fun: "group.chgid", args: []any{g, int64(47013)}},
-		{name: "user.chshell missing", fun: "user.chshell", args: []any{"gsalt-test-nope", "/bin/sh"}},
-		{name: "user.info after", fun: "user.info", args: []any{u}},
-		{name: "user.delete", fun: "user.delete", args: []any{u}, kwargs: []any{"remove", true}},
-		{name: "user.delete again", fun: "user.delete", args: []any{u}},
-		{name: "group.delete", fun: "group.delete", args: []any{g}},
-		{name: "group.delete usergroup", fun: "group.delete", args: []any{u}},
-		{name: "user.info gone", fun: "user.info", args: []any{u}},
+	calls := []salttest.Call{
+		{Name: "group.add", Fun: "group.add", Args: []any{g}, Kwargs: []any{"gid", int64(47011)}},
+		{Name: "group.add again", Fun: "group.add", Args: []any{g}},
+		{Name: "group.info", Fun: "group.info", Args: []any{g}},
+		{Name: "user.add", Fun: "user.add", Args: []any{u}, Kwargs: []any{"uid", int64(47010), "shell", "/bin/sh", "fullname", "Test User", "groups", []any{g}, "createhome", false, "home", "/nonexistent/gsalt-test"}},
+		{Name: "user.add again", Fun: "user.add", Args: []any{u}},
+		{Name: "user.info", Fun: "user.info", Args: []any{u}},
+		{Name: "user.list_groups", Fun: "user.list_groups", Args: []any{u}},
+		{Name: "user.primary_group", Fun: "user.primary_group", Args: []any{u}},
+		{Name: "user.chshell", Fun: "user.chshell", Args: []any{u, "/bin/bash"}},
+		{Name: "user.chshell same", Fun: "user.chshell", Args: []any{u, "/bin/bash"}},
+		{Name: "user.chuid string", Fun: "user.chuid", Args: []any{u, "47012"}},
+		{Name: "user.chfullname", Fun: "user.chfullname", Args: []any{u, "Other Name"}},
+		{Name: "user.chworkphone", Fun: "user.chworkphone", Args: []any{u, "555"}},
+		{Name: "user.chhome", Fun: "user.chhome", Args: []any{u, "/nonexistent/other"}},
+		{Name: "user.chgroups", Fun: "user.chgroups", Args: []any{u, ""}},
+		{Name: "group.adduser", Fun: "group.adduser", Args: []any{g, u}},
+		{Name: "group.info member", Fun: "group.info", Args: []any{g}},
+		{Name: "group.deluser", Fun: "group.deluser", Args: []any{g, u}},
+		{Name: "group.deluser absent", Fun: "group.deluser", Args: []any{g, u}},
+		{Name: "group.members", Fun: "group.members", Args: []any{g, "root," + u}},
+		{Name: "group.info members", Fun: "group.info", Args: []any{g}},
+		{Name: "group.chgid", Fun: "group.chgid", Args: []any{g, int64(47013)}},
+		{Name: "user.chshell missing", Fun: "user.chshell", Args: []any{"gsalt-test-nope", "/bin/sh"}},
+		{Name: "user.info after", Fun: "user.info", Args: []any{u}},
+		{Name: "user.delete", Fun: "user.delete", Args: []any{u}, Kwargs: []any{"remove", true}},
+		{Name: "user.delete again", Fun: "user.delete", Args: []any{u}},
+		{Name: "group.delete", Fun: "group.delete", Args: []any{g}},
+		{Name: "group.delete usergroup", Fun: "group.delete", Args: []any{u}},
+		{Name: "user.info gone", Fun: "user.info", Args: []any{u}},
 	}
-	runSuite(t, sSuite{name: "user_group_live", live: true, realGrains: true, calls: calls})
+	runSuite(t, salttest.Suite{Name: "user_group_live", Live: true, RealGrains: true, Calls: calls})
 }

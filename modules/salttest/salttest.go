@@ -1,4 +1,8 @@
-package builtin_test
+// Package salttest runs execution functions (and through state.single,
+// state functions) beside real Salt 3006 and compares the returns and the
+// files they leave, for golden and live tests of gsalt's modules. Test
+// code only: the tests of modules/builtin and states/builtin use it.
+package salttest
 
 import (
 	"bytes"
@@ -14,12 +18,19 @@ import (
 	"testing"
 	"time"
 
+	_ "embed"
+
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/wire/payload"
 )
+
+// saltCallsPy is the Python side: it runs the calls through Salt's loader.
+//
+//go:embed salt_calls.py
+var saltCallsPy string
 
 // updateGolden regenerates the golden files of the suites a test runs
 // (testdata/golden/<suite>.json) with real Salt 3006's loader, through
@@ -28,46 +39,46 @@ import (
 //	GSALT_SALT_SRC=/work/salt-src go test ./modules/builtin -run TestSlsutil -update-golden
 var updateGolden = flag.Bool("update-golden", false, "regenerate the golden files of the suites run, with real Salt (needs GSALT_SALT_SRC)")
 
-// sCall is one execution-function call of a golden suite. "{dir}" in
+// Call is one execution-function call of a golden suite. "{dir}" in
 // arguments, options and file contents stands for the call's own
 // temporary directory, "{srv}" for the suite's file_roots directory.
-type sCall struct {
-	name   string
-	fun    string
-	args   []any
-	kwargs []any // name, value pairs in order
+type Call struct {
+	Name   string
+	Fun    string
+	Args   []any
+	Kwargs []any // name, value pairs in order
 	// files are written below {dir} before the call; every regular file
 	// below {dir} is compared afterwards.
-	files map[string]string
-	// opts are minion options set for this call only.
-	opts []any
-	// sorted compares lists and maps sorted (results whose order comes
+	Files map[string]string
+	// Opts are minion options set for this call only.
+	Opts []any
+	// Sorted compares lists and maps sorted (results whose order comes
 	// from the file system or a hash).
-	sorted bool
+	Sorted bool
 }
 
-// sSuite is a list of calls run with one set of grains, pillar and
+// Suite is a list of calls run with one set of grains, pillar and
 // options, on one file_roots tree.
-type sSuite struct {
-	name           string
-	grains, pillar *payload.Map
-	opts           []any
-	srv            map[string]string
-	calls          []sCall
-	// live: the suite depends on this machine, so there is no golden
+type Suite struct {
+	Name           string
+	Grains, Pillar *payload.Map
+	Opts           []any
+	Srv            map[string]string
+	Calls          []Call
+	// Live: the suite depends on this machine, so there is no golden
 	// file; with GSALT_SALT_SRC the test runs Salt now and compares.
-	live bool
-	// realGrains: Salt computes its grains (live suites only).
-	realGrains bool
-	// filesUnder restricts the file comparison to paths with this prefix.
-	filesUnder string
-	// normalize, when set, rewrites both returns before comparing
+	Live bool
+	// RealGrains: Salt computes its grains (live suites only).
+	RealGrains bool
+	// FilesUnder restricts the file comparison to paths with this prefix.
+	FilesUnder string
+	// Normalize, when set, rewrites both returns before comparing
 	// (volatile values such as uptime).
-	normalize func(name string, v any) any
+	Normalize func(name string, v any) any
 }
 
-// pairs builds an ordered map from name/value pairs.
-func pairs(kv []any) *payload.Map {
+// Pairs builds an ordered map from name/value pairs.
+func Pairs(kv []any) *payload.Map {
 	m := &payload.Map{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m.Set(kv[i].(string), kv[i+1])
@@ -157,8 +168,8 @@ func plainValue(t *testing.T, v any) any {
 	return out
 }
 
-// writeTree creates files below dir.
-func writeTree(t *testing.T, dir, srv string, files map[string]string) {
+// WriteTree creates files below dir.
+func WriteTree(t *testing.T, dir, srv string, files map[string]string) {
 	t.Helper()
 	for n, body := range files {
 		p := filepath.Join(dir, n)
@@ -206,11 +217,11 @@ func readTree(t *testing.T, dir, srv string) *payload.Map {
 
 // saltRun runs the suite's calls through real Salt and returns one entry
 // per call: {return|error, files}, with the paths put back as {dir}/{srv}.
-func saltRun(t *testing.T, src string, s sSuite) []*payload.Map {
+func saltRun(t *testing.T, src string, s Suite) []*payload.Map {
 	t.Helper()
 	base := t.TempDir()
 	srv := filepath.Join(base, "srv")
-	writeTree(t, srv, srv, s.srv)
+	WriteTree(t, srv, srv, s.Srv)
 	if err := os.MkdirAll(srv, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -222,33 +233,29 @@ func saltRun(t *testing.T, src string, s sSuite) []*payload.Map {
 	}
 	var dirs []string
 	calls := []any{}
-	for i, c := range s.calls {
+	for i, c := range s.Calls {
 		dir := filepath.Join(base, "c", string(rune('a'+i/26)), string(rune('a'+i%26)))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		writeTree(t, dir, srv, c.files)
+		WriteTree(t, dir, srv, c.Files)
 		dirs = append(dirs, dir)
-		args := subst(c.args, dir, srv)
-		if args == nil || len(c.args) == 0 {
+		args := subst(c.Args, dir, srv)
+		if args == nil || len(c.Args) == 0 {
 			args = []any{}
 		}
-		calls = append(calls, payload.NewMap("fun", c.fun, "args", args,
-			"kwargs", subst(pairs(c.kwargs), dir, srv), "opts", subst(pairs(c.opts), dir, srv)))
+		calls = append(calls, payload.NewMap("fun", c.Fun, "args", args,
+			"kwargs", subst(Pairs(c.Kwargs), dir, srv), "opts", subst(Pairs(c.Opts), dir, srv)))
 	}
-	suite := payload.NewMap("grains", s.grains, "pillar", s.pillar, "opts", subst(pairs(s.opts), "", srv),
-		"calls", calls, "real_grains", s.realGrains)
+	suite := payload.NewMap("grains", s.Grains, "pillar", s.Pillar, "opts", subst(Pairs(s.Opts), "", srv),
+		"calls", calls, "real_grains", s.RealGrains)
 	req, err := json.Marshal(payload.NewMap("conf", conf, "suites", []any{suite}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := os.ReadFile("testdata/salt_calls.py")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := saltpeer.PythonCommand(ctx, src, string(script))
+	cmd := saltpeer.PythonCommand(ctx, src, saltCallsPy)
 	cmd.Stdin = bytes.NewReader(req)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -260,8 +267,8 @@ func saltRun(t *testing.T, src string, s sSuite) []*payload.Map {
 		t.Fatalf("salt output: %v\n%s", err, stdout.String())
 	}
 	results := raw.([]any)[0].([]any)
-	out := make([]*payload.Map, len(s.calls))
-	for i := range s.calls {
+	out := make([]*payload.Map, len(s.Calls))
+	for i := range s.Calls {
 		e := unsubst(results[i], dirs[i], srv).(*payload.Map)
 		e.Set("files", readTree(t, dirs[i], srv))
 		out[i] = e
@@ -275,18 +282,18 @@ func goldenPath(name string) string { return filepath.Join("testdata", "golden",
 // loadSuite returns the expected entries: from Salt now (live suites or
 // -update-golden, which also writes the golden file) or from the golden
 // file.
-func loadSuite(t *testing.T, s sSuite) map[string]*payload.Map {
+func loadSuite(t *testing.T, s Suite) map[string]*payload.Map {
 	t.Helper()
 	want := map[string]*payload.Map{}
-	if s.live || *updateGolden {
+	if s.Live || *updateGolden {
 		src := saltpeer.Require(t)
 		entries := saltRun(t, src, s)
 		g := &payload.Map{}
-		for i, c := range s.calls {
-			want[c.name] = entries[i]
-			g.Set(c.name, entries[i])
+		for i, c := range s.Calls {
+			want[c.Name] = entries[i]
+			g.Set(c.Name, entries[i])
 		}
-		if !s.live {
+		if !s.Live {
 			b, err := g.MarshalJSON()
 			if err != nil {
 				t.Fatal(err)
@@ -296,16 +303,16 @@ func loadSuite(t *testing.T, s sSuite) map[string]*payload.Map {
 				t.Fatal(err)
 			}
 			pretty.WriteByte('\n')
-			if err := os.MkdirAll(filepath.Dir(goldenPath(s.name)), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Dir(goldenPath(s.Name)), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(goldenPath(s.name), pretty.Bytes(), 0o644); err != nil {
+			if err := os.WriteFile(goldenPath(s.Name), pretty.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
 		return want
 	}
-	b, err := os.ReadFile(goldenPath(s.name))
+	b, err := os.ReadFile(goldenPath(s.Name))
 	if err != nil {
 		t.Fatalf("%v (regenerate with -update-golden)", err)
 	}
@@ -319,45 +326,34 @@ func loadSuite(t *testing.T, s sSuite) map[string]*payload.Map {
 	return want
 }
 
-// goldenRegistry is the registry the suites run against.
-func goldenRegistry(t *testing.T) *modules.Registry {
-	t.Helper()
-	r := modules.NewRegistry()
-	if err := builtin.Register(r); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// runSuite runs every call of s through gsalt and compares the return
+// Run runs every call of s through gsalt and compares the return
 // (or error text) and the files with Salt's.
-func runSuite(t *testing.T, s sSuite) {
+func Run(t *testing.T, s Suite, r *modules.Registry) {
 	t.Helper()
 	want := loadSuite(t, s)
-	r := goldenRegistry(t)
 	base := t.TempDir()
 	srv := filepath.Join(base, "srv")
 	if err := os.MkdirAll(srv, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, srv, srv, s.srv)
+	WriteTree(t, srv, srv, s.Srv)
 	files := builtin.NewLocalFileClient(map[string][]string{"base": {srv}}, filepath.Join(base, "cache"), "sha256")
-	for _, c := range s.calls {
-		t.Run(c.name, func(t *testing.T) {
-			w := want[c.name]
+	for _, c := range s.Calls {
+		t.Run(c.Name, func(t *testing.T) {
+			w := want[c.Name]
 			if w == nil {
-				t.Fatalf("no golden entry for %q; regenerate with -update-golden", c.name)
+				t.Fatalf("no golden entry for %q; regenerate with -update-golden", c.Name)
 			}
 			dir := t.TempDir()
-			writeTree(t, dir, srv, c.files)
+			WriteTree(t, dir, srv, c.Files)
 			opts := payload.NewMap("id", "golden", "file_client", "local", "file_roots", payload.NewMap("base", []any{srv}))
-			for _, it := range subst(pairs(s.opts), dir, srv).(*payload.Map).Items() {
+			for _, it := range subst(Pairs(s.Opts), dir, srv).(*payload.Map).Items() {
 				opts.SetKey(it.Key, it.Value)
 			}
-			for _, it := range subst(pairs(c.opts), dir, srv).(*payload.Map).Items() {
+			for _, it := range subst(Pairs(c.Opts), dir, srv).(*payload.Map).Items() {
 				opts.SetKey(it.Key, it.Value)
 			}
-			grains, pillar := s.grains, s.pillar
+			grains, pillar := s.Grains, s.Pillar
 			if grains == nil {
 				grains = &payload.Map{}
 			}
@@ -368,15 +364,15 @@ func runSuite(t *testing.T, s sSuite) {
 				Grains: payload.DeepClone(grains).(*payload.Map), Pillar: payload.DeepClone(pillar).(*payload.Map),
 				Services: map[string]any{"files": files}}
 			var args []any
-			if a, ok := subst(c.args, dir, srv).([]any); ok {
+			if a, ok := subst(c.Args, dir, srv).([]any); ok {
 				args = a
 			}
-			if len(c.kwargs) > 0 {
-				kw := subst(pairs(c.kwargs), dir, srv).(*payload.Map)
+			if len(c.Kwargs) > 0 {
+				kw := subst(Pairs(c.Kwargs), dir, srv).(*payload.Map)
 				kw.Set("__kwarg__", true)
 				args = append(args, kw)
 			}
-			res := r.Execute(context.Background(), modules.Binder{}, env, c.fun, args, nil)
+			res := r.Execute(context.Background(), modules.Binder{}, env, c.Fun, args, nil)
 			if msg, ok := w.Get("error"); ok {
 				got := unsubst(plainValue(t, res.Return), dir, srv)
 				gs, _ := got.(string)
@@ -393,10 +389,10 @@ func runSuite(t *testing.T, s sSuite) {
 				}
 				exp, _ := w.Get("return")
 				got := unsubst(plainValue(t, res.Return), dir, srv)
-				if s.normalize != nil {
-					got, exp = s.normalize(c.name, got), s.normalize(c.name, exp)
+				if s.Normalize != nil {
+					got, exp = s.Normalize(c.Name, got), s.Normalize(c.Name, exp)
 				}
-				if c.sorted {
+				if c.Sorted {
 					got, exp = sortedValue(got), sortedValue(exp)
 				}
 				if d := vectors.Equal(got, exp); d != "" {
@@ -405,8 +401,8 @@ func runSuite(t *testing.T, s sSuite) {
 			}
 			if wf := w.Map("files"); wf != nil {
 				gf := readTree(t, dir, srv)
-				if s.filesUnder != "" {
-					gf, wf = filesWithPrefix(gf, s.filesUnder), filesWithPrefix(wf, s.filesUnder)
+				if s.FilesUnder != "" {
+					gf, wf = filesWithPrefix(gf, s.FilesUnder), filesWithPrefix(wf, s.FilesUnder)
 				}
 				if d := vectors.Equal(gf, wf); d != "" {
 					t.Fatalf("files differ: %s\ngot  %s\nwant %s", d, anyJSON(gf), anyJSON(wf))
