@@ -33,7 +33,7 @@ func sshAuthStates() []states.Function {
 // sshAuthArgs are the arguments of one key.
 type sshAuthArgs struct {
 	name, user, enc, source, config string
-	comment, options, fht          any
+	comment, options, fht           any
 }
 
 func newSSHAuthArgs(c *states.Call, name string) sshAuthArgs {
