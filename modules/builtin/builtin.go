@@ -37,6 +37,7 @@ func Register(r *modules.Registry) error {
 		r.Register(userFunctions()...),
 		r.Register(groupFunctions()...),
 		r.Register(sshFunctions()...),
+		r.Register(statusFunctions()...),
 	)
 }
 
