@@ -125,7 +125,7 @@ func statusFunctions() []modules.Function {
 		{Name: "status.procs", Doc: "Return the process data\n\nCLI Example:\n\n    salt '*' status.procs", Fn: statusProcs},
 		{Name: "status.pid", Spec: modules.Spec{Params: []modules.Param{req("sig")}},
 			Doc: "Return the PID or an empty string if the process is running or not.\nPass a signature to use to find the process via ps.  Note you can pass\na Python-compatible regular expression to return all pids of\nprocesses matching the regexp.\n\nCLI Example:\n\n    salt '*' status.pid <sig>",
-			Fn: statusPid},
+			Fn:  statusPid},
 		{Name: "status.w", Doc: "Return a list of logged in users for this minion, using the w command\n\nCLI Example:\n\n    salt '*' status.w",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				res, err := pkgRun(ctx, []string{"w", "-fh"}, pkgRunOpts{combined: true})
@@ -145,7 +145,7 @@ func statusFunctions() []modules.Function {
 			}},
 		{Name: "status.diskusage", Spec: modules.Spec{Varargs: true},
 			Doc: "Return the disk usage for this minion\n\nUsage::\n\n    salt '*' status.diskusage [paths and/or filesystem types]\n\nCLI Example:\n\n    salt '*' status.diskusage         # usage for all filesystems\n    salt '*' status.diskusage / /tmp  # usage for / and /tmp\n    salt '*' status.diskusage ext?    # usage for ext[234] filesystems\n    salt '*' status.diskusage / ext?  # usage for / and all ext filesystems",
-			Fn: statusDiskusage},
+			Fn:  statusDiskusage},
 		{Name: "status.time", Spec: modules.Spec{Params: []modules.Param{opt("format", "%A, %d. %B %Y %I:%M%p")}},
 			Doc: "Return the current time on the minion,\nformatted based on the format parameter.\n\nDefault date format: Monday, 27. July 2015 07:55AM\n\nCLI Example:\n\n    salt '*' status.time\n\n    salt '*' status.time '%s'",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
