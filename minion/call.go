@@ -125,6 +125,9 @@ func (m *Minion) call(ctx context.Context, o CallOptions, local bool) int {
 	fn, ok := m.reg.Lookup(fun)
 	if !ok {
 		missing := "'" + fun + "' is not available."
+		if note := m.pythonModuleNote(fun); note != "" {
+			missing = note
+		}
 		if res, _ := m.execute(ctx, fun, nil, nil); res.Return != nil {
 			if dm, isMap := res.Return.(*payload.Map); isMap {
 				m.print(o, payload.NewMap("local", dm), "nested", 0)

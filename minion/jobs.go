@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/message"
@@ -268,12 +269,28 @@ func (m *Minion) env() *modules.Env {
 	return &modules.Env{ID: m.id, Opts: m.opts, Grains: m.grains, Pillar: m.pillar, Log: m.log, Registry: m.reg, Services: m.services}
 }
 
+// pythonModuleNote explains a missing function of a custom Python module
+// synced to extension_modules (saltutil.sync_modules), or "".
+func (m *Minion) pythonModuleNote(fun string) string {
+	m.mu.RLock()
+	ext := m.opts.Str("extension_modules")
+	if ext == "" && m.cacheDir != "" {
+		ext = filepath.Join(m.cacheDir, "extmods")
+	}
+	m.mu.RUnlock()
+	return builtin.PythonModuleMissing(ext, "modules", fun)
+}
+
 // execute runs one function like _thread_return: a missing function gets
 // the sys.doc listing of its prefix when there is one.
 func (m *Minion) execute(ctx context.Context, fun string, args []any, pub *payload.Map) (modules.Result, bool) {
 	env := m.env()
 	if _, ok := m.reg.Lookup(fun); !ok {
 		missing := "'" + fun + "' is not available."
+		if note := m.pythonModuleNote(fun); note != "" {
+			m.log.Warn(note)
+			return modules.Result{Return: note, Retcode: modules.ExitGeneric, Out: "nested"}, true
+		}
 		if _, hasDoc := m.reg.Lookup("sys.doc"); hasDoc {
 			docs := m.reg.Execute(ctx, modules.Binder{}, env, "sys.doc", []any{fun + "*"}, nil)
 			if dm, ok := docs.Return.(*payload.Map); ok && dm.Len() > 0 {

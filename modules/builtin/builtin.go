@@ -28,6 +28,16 @@ func Register(r *modules.Registry) error {
 		r.Register(beaconsFunctions()...),
 		r.Register(scheduleFunctions()...),
 		r.Register(DnsmasqFunctions()...),
+		r.Register(slsutilFunctions()...),
+		r.Register(defaultsFunctions()...),
+		r.Register(matchFunctions()...),
+		r.Register(hostsFunctions()...),
+		r.Register(sysctlFunctions()...),
+		r.Register(fileTextFunctions()...),
+		r.Register(userFunctions()...),
+		r.Register(groupFunctions()...),
+		r.Register(sshFunctions()...),
+		r.Register(statusFunctions()...),
 	)
 }
 

@@ -40,6 +40,7 @@ var ErrUnsupportedURL = errors.New("cp: only salt:// and file:// URLs are suppor
 type fileServer interface {
 	hashFile(ctx context.Context, rel, saltenv string) (any, error)
 	fileList(ctx context.Context, saltenv, prefix string) (any, error)
+	dirList(ctx context.Context, saltenv, prefix string) (any, error)
 	envs(ctx context.Context) (any, error)
 	// serveFile returns the chunk at loc and the file's relative path, an
 	// empty chunk at the end, and dest "" when the file does not exist.
@@ -100,6 +101,10 @@ func (r remoteFileServer) fileList(ctx context.Context, saltenv, prefix string) 
 	return r.ch.SendMaster(ctx, payload.NewMap("saltenv", saltenv, "prefix", prefix, "cmd", "_file_list"))
 }
 
+func (r remoteFileServer) dirList(ctx context.Context, saltenv, prefix string) (any, error) {
+	return r.ch.SendMaster(ctx, payload.NewMap("saltenv", saltenv, "prefix", prefix, "cmd", "_dir_list"))
+}
+
 func (r remoteFileServer) envs(ctx context.Context) (any, error) {
 	return r.ch.SendMaster(ctx, payload.NewMap("cmd", "_file_envs"))
 }
@@ -145,6 +150,10 @@ func (l localFileServer) hashFile(ctx context.Context, rel, saltenv string) (any
 
 func (l localFileServer) fileList(ctx context.Context, saltenv, prefix string) (any, error) {
 	return l.fs.Handle(ctx, "_file_list", payload.NewMap("saltenv", saltenv, "prefix", prefix, "cmd", "_file_list"))
+}
+
+func (l localFileServer) dirList(ctx context.Context, saltenv, prefix string) (any, error) {
+	return l.fs.Handle(ctx, "_dir_list", payload.NewMap("saltenv", saltenv, "prefix", prefix, "cmd", "_dir_list"))
 }
 
 func (l localFileServer) envs(ctx context.Context) (any, error) {
@@ -269,6 +278,11 @@ func (f *SaltFileClient) HashFile(ctx context.Context, p, saltenv string) (any, 
 // FileList is Client.file_list (_file_list).
 func (f *SaltFileClient) FileList(ctx context.Context, saltenv, prefix string) (any, error) {
 	return f.server.fileList(ctx, saltenv, prefix)
+}
+
+// DirList returns the directories of saltenv below prefix (_dir_list).
+func (f *SaltFileClient) DirList(ctx context.Context, saltenv, prefix string) (any, error) {
+	return f.server.dirList(ctx, saltenv, prefix)
 }
 
 // Envs is Client.envs (_file_envs).
@@ -685,6 +699,19 @@ func cpFunctions() []modules.Function {
 					return nil, err
 				}
 				ret, err := fc.FileList(ctx, cpSaltenv(c), c.Args.Str("prefix"))
+				if err != nil {
+					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+				}
+				return ret, nil
+			}},
+		{Name: "cp.list_master_dirs", Spec: modules.Spec{Params: []modules.Param{opt("saltenv", nil), opt("prefix", "")}},
+			Doc: "List all of the directories stored on the master\n\nCLI Example:\n\n    salt '*' cp.list_master_dirs",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				fc, err := cpClient(c)
+				if err != nil {
+					return nil, err
+				}
+				ret, err := fc.DirList(ctx, cpSaltenv(c), c.Args.Str("prefix"))
 				if err != nil {
 					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 				}

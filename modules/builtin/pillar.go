@@ -56,6 +56,11 @@ func pillarFunctions() []modules.Function {
 				}
 				return p, nil
 			}},
+		{Name: "pillar.filter_by", Spec: modules.Spec{Params: []modules.Param{req("lookup_dict"), req("pillar"), opt("merge", nil), opt("default", "default"), opt("base", nil)}},
+			Doc: "Look up the given pillar in a given dictionary and return the result\n\n:param lookup_dict: A dictionary, keyed by a pillar, containing a value or\n    values relevant to systems matching that pillar.\n:param pillar: The name of a pillar to match with the system's pillar.\n:param merge: A dictionary to merge with the results of the pillar\n    selection from ``lookup_dict``.\n:param default: default lookup_dict's key used if the pillar does not exist\n    or if the pillar value has no match on lookup_dict.\n:param base: A lookup_dict key to use for a base dictionary.\n\nCLI Example:\n\n    salt '*' pillar.filter_by '{web: Serve it up, db: I query, default: x_x}' role",
+			Fn: func(_ context.Context, c *modules.Call) (any, error) {
+				return grainsFilterBy(pillarInMemory(c), c.Args.Get("lookup_dict"), c.Args.Str("pillar"), c.Args.Get("merge"), c.Args.Get("default"), c.Args.Get("base"))
+			}},
 		{Name: "pillar.ls", Spec: modules.Spec{Varargs: true},
 			Doc: "Calls the master for a fresh pillar, generates the pillar data on the\nfly (same as :py:func:`items`), but only shows the available main keys.\n\nCLI Examples:\n\n    salt '*' pillar.ls",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {

@@ -134,44 +134,34 @@ func saltutilFunctions() []modules.Function {
 				return true, nil
 			}},
 		{Name: "saltutil.sync_all", Spec: syncSpec,
-			Doc: "Sync down all of the dynamic modules from the file server for a specific\nenvironment. This function synchronizes custom modules, states, beacons,\ngrains, returners, output modules, renderers, and utils.\n\nrefresh : True\n    Also refresh the execution modules and recompile pillar data available\n    to the minion.\n\nCLI Examples:\n\n    salt '*' saltutil.sync_all\n    salt '*' saltutil.sync_all saltenv=dev",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				ret := &payload.Map{}
-				for _, k := range saltutilSyncKinds {
-					ret.Set(k, []any{})
-				}
-				if optStr(c, "file_client") == "local" {
-					ret.Set("pillar", []any{})
-				}
-				if payload.Truthy(c.Args.Get("refresh")) {
-					saltutilDoRefreshPillar(ctx, c, false, 30*time.Second)
-				}
-				return ret, nil
-			}},
+			Doc: "Sync down all of the dynamic modules from the file server for a specific\nenvironment. This function synchronizes custom modules, states, beacons,\ngrains, returners, output modules, renderers, and utils.\n\ngsalt copies the files to extension_modules as Salt does but does not\nload Python modules: a warning says so and each synced name is marked.\n\nrefresh : True\n    Also refresh the execution modules and recompile pillar data available\n    to the minion.\n\nCLI Examples:\n\n    salt '*' saltutil.sync_all\n    salt '*' saltutil.sync_all saltenv=dev",
+			Fn:  saltutilSyncAll},
 	}
 	for _, kind := range append(append([]string{}, saltutilSyncKinds...), "pillar") {
-		if kind == "sdb" || kind == "clouds" {
-			continue
-		}
 		kind := kind
-		fns = append(fns, modules.Function{Name: "saltutil.sync_" + kind, Spec: syncSpec,
-			Doc: "Sync " + kind + " from ``salt://_" + kind + "`` to the minion.\n\nCLI Example:\n\n    salt '*' saltutil.sync_" + kind,
+		spec := syncSpec
+		if kind == "sdb" || kind == "clouds" {
+			spec = modules.Spec{Params: []modules.Param{opt("saltenv", nil), opt("extmod_whitelist", nil), opt("extmod_blacklist", nil)}}
+		}
+		fns = append(fns, modules.Function{Name: "saltutil.sync_" + kind, Spec: spec,
+			Doc: "Sync " + kind + " from ``salt://_" + saltutilForm(kind) + "`` to the minion's extension_modules.\n\ngsalt copies the files as Salt does but does not load Python modules:\na warning says so and each synced name is marked.\n\nCLI Example:\n\n    salt '*' saltutil.sync_" + kind,
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				if payload.Truthy(c.Args.Get("refresh")) {
+				if kind == "pillar" && optStr(c, "file_client") != "local" {
+					return nil, fmt.Errorf("%w: Pillar modules can only be synced to masterless minions", modules.ErrExecution)
+				}
+				ret, err := saltutilSync(ctx, c, kind, c.Args.Get("saltenv"), c.Args.Get("extmod_whitelist"), c.Args.Get("extmod_blacklist"))
+				if err != nil {
+					return nil, err
+				}
+				if kind != "sdb" && kind != "clouds" && payload.Truthy(c.Args.Get("refresh")) {
 					if kind == "pillar" || kind == "grains" {
 						saltutilDoRefreshPillar(ctx, c, false, 30*time.Second)
 					} else {
 						eventFire(ctx, c, &payload.Map{}, "module_refresh")
 					}
 				}
-				return []any{}, nil
+				return ret, nil
 			}})
-	}
-	for _, kind := range []string{"sdb", "clouds"} {
-		fns = append(fns, modules.Function{Name: "saltutil.sync_" + kind,
-			Spec: modules.Spec{Params: []modules.Param{opt("saltenv", nil), opt("extmod_whitelist", nil), opt("extmod_blacklist", nil)}},
-			Doc:  "Sync " + kind + " modules from ``salt://_" + kind + "`` to the minion.\n\nCLI Example:\n\n    salt '*' saltutil.sync_" + kind,
-			Fn:   func(context.Context, *modules.Call) (any, error) { return []any{}, nil }})
 	}
 	return fns
 }

@@ -2,11 +2,21 @@ package builtin
 
 import (
 	"context"
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"math/rand/v2"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/version"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -14,7 +24,7 @@ import (
 
 // testFunctions is Salt's test module.
 func testFunctions() []modules.Function {
-	return []modules.Function{
+	fns := []modules.Function{
 		{Name: "test.ping", Doc: "Used to make sure the minion is up and responding. Not an ICMP ping.\n\nReturns ``True``.",
 			Fn: func(context.Context, *modules.Call) (any, error) { return true, nil }},
 		{Name: "test.true", Doc: "Always return True", Fn: func(context.Context, *modules.Call) (any, error) { return true, nil }},
@@ -91,6 +101,7 @@ func testFunctions() []modules.Function {
 		{Name: "test.outputter", Doc: "Test the outputter, pass in data to return", Spec: modules.Spec{Params: []modules.Param{req("data")}},
 			Fn: func(_ context.Context, c *modules.Call) (any, error) { return c.Args.Get("data"), nil }},
 	}
+	return append(fns, testMoreFunctions()...)
 }
 
 func testVersionsReport(context.Context, *modules.Call) (any, error) {
@@ -102,4 +113,226 @@ func testVersionsReport(context.Context, *modules.Call) (any, error) {
 		fmt.Sprintf("         gsalt: %s", version.Gsalt),
 	}
 	return strings.Join(lines, "\n"), nil
+}
+
+// testMoreFunctions is the rest of Salt's test module: calls through the
+// registry, argument introspection and small computations.
+func testMoreFunctions() []modules.Function {
+	argsOf := func(c *modules.Call) []any {
+		if c.Args.Varargs == nil {
+			return []any{}
+		}
+		return c.Args.Varargs
+	}
+	return []modules.Function{
+		{Name: "test.attr_call", Doc: "Call grains.items via the attribute\n\nCLI Example:\n\n    salt '*' test.attr_call",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return callFunction(ctx, c, "grains.items", nil, nil)
+			}},
+		{Name: "test.conf_test", Doc: "Return the value for test.foo in the minion configuration file, or return\nthe default value\n\nCLI Example:\n\n    salt '*' test.conf_test",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return callFunction(ctx, c, "config.option", []any{"test.foo"}, nil)
+			}},
+		{Name: "test.get_opts", Doc: "Return the configuration options passed to this minion\n\nCLI Example:\n\n    salt '*' test.get_opts",
+			Fn: func(_ context.Context, c *modules.Call) (any, error) { return optsMap(c), nil }},
+		{Name: "test.opts_pkg", Doc: "Return an ``opts`` package with the ``grains`` and ``opts`` for this Minion.\nThis is primarily used to create the options used for Master side\nstate compiling routines\n\nCLI Example:\n\n    salt '*' test.opts_pkg",
+			Fn: func(_ context.Context, c *modules.Call) (any, error) {
+				ret := optsMap(c).Clone()
+				ret.Set("grains", grainsData(c))
+				return ret, nil
+			}},
+		{Name: "test.cross_test", Spec: modules.Spec{Params: []modules.Param{req("func"), opt("args", nil)}},
+			Doc: "Execute a minion function via the ``__salt__`` object in the test\nmodule, used to verify that the Minion functions can be called\nvia the ``__salt__`` module.\n\nCLI Example:\n\n    salt '*' test.cross_test file.gid_to_group 0",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				args, _ := pyfmt.List(c.Args.Get("args"))
+				return callFunction(ctx, c, c.Args.Str("func"), args, nil)
+			}},
+		{Name: "test.arg_type", Spec: modules.Spec{Varargs: true, Kwargs: true},
+			Doc: "Print out the types of the ``args`` and ``kwargs``. This is used to test the types\nof the ``args`` and ``kwargs`` passed down to the Minion\n\n:rtype: dict\n\nCLI Example:\n\n    salt '*' test.arg_type 1 'int'",
+			Fn: func(_ context.Context, c *modules.Call) (any, error) {
+				args := []any{}
+				for _, a := range c.Args.Varargs {
+					args = append(args, "<class '"+pyfmt.TypeName(a)+"'>")
+				}
+				kws := &payload.Map{}
+				for _, it := range c.Args.Kwargs.Items() {
+					kws.SetKey(it.Key, "<class '"+pyfmt.TypeName(it.Value)+"'>")
+				}
+				return payload.NewMap("args", args, "kwargs", kws), nil
+			}},
+		{Name: "test.arg_repr", Spec: modules.Spec{Varargs: true, Kwargs: true},
+			Doc: "Print out the data passed into the function ``*args`` and ``kwargs``, this\nis used to both test the publication data and cli argument passing, but\nalso to display the information available within the publication data.\n\n:return: ``{\"args\": repr(args), \"kwargs\": repr(kwargs)}``\n\nCLI Example:\n\n    salt '*' test.arg_repr 1 2 3 4 a=1 b=2",
+			Fn: func(_ context.Context, c *modules.Call) (any, error) {
+				args := argsOf(c)
+				r := "("
+				for i, a := range args {
+					if i > 0 {
+						r += ", "
+					}
+					r += pyfmt.Repr(a)
+				}
+				if len(args) == 1 {
+					r += ","
+				}
+				return payload.NewMap("args", r+")", "kwargs", pyfmt.Repr(c.Args.Kwargs)), nil
+			}},
+		{Name: "test.collatz", Spec: modules.Spec{Params: []modules.Param{req("start")}},
+			Doc: "Execute the collatz conjecture from the passed starting number,\nreturns the sequence and the time it took to compute. Used for\nperformance tests.\n\nCLI Example:\n\n    salt '*' test.collatz 3",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				n, err := c.Args.Int("start")
+				if err != nil {
+					return nil, fmt.Errorf("ValueError: invalid literal for int() with base 10: %s", pyfmt.Repr(c.Args.Get("start")))
+				}
+				if n < 1 {
+					return nil, errors.New("ValueError: collatz needs a positive start (Salt loops forever)")
+				}
+				begin := time.Now()
+				steps := []any{}
+				isFloat := false
+				for n != 1 {
+					if len(steps) > 100000 || ctx.Err() != nil {
+						return nil, errors.New("collatz: too many steps")
+					}
+					if isFloat {
+						steps = append(steps, float64(n))
+					} else {
+						steps = append(steps, n)
+					}
+					// Python's "/" makes every later value a float.
+					if n%2 == 0 {
+						n /= 2
+						isFloat = true
+					} else {
+						n = n*3 + 1
+					}
+				}
+				return []any{steps, time.Since(begin).Seconds()}, nil
+			}},
+		{Name: "test.rand_str", Spec: modules.Spec{Params: []modules.Param{opt("size", int64(9999999999)), opt("hash_type", nil)}},
+			Doc: "This function has been renamed to test.random_hash. This function will stay to\nensure backwards compatibility, but please switch to using the preferred name\ntest.random_hash.\n\nCLI Example:\n\n    salt '*' test.rand_str",
+			Fn:  testRandomHash},
+		{Name: "test.random_hash", Spec: modules.Spec{Params: []modules.Param{opt("size", int64(9999999999)), opt("hash_type", nil)}},
+			Doc: "Generates a random number between 1 and ``size``, then returns a hash of\nthat number. If no ``hash_type`` is passed, the ``hash_type`` specified by the\nMinion's hash_type config option is used.\n\nCLI Example:\n\n    salt '*' test.random_hash\n    salt '*' test.random_hash hash_type=sha512",
+			Fn:  testRandomHash},
+		{Name: "test.rand_sleep", Spec: modules.Spec{Params: []modules.Param{opt("max", int64(60))}},
+			Doc: "Sleep for a random number of seconds, used to test long-running commands\nand minions returning at differing intervals\n\nCLI Example:\n\n    salt '*' test.rand_sleep 60",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				n, err := c.Args.Int("max")
+				if err != nil {
+					return nil, err
+				}
+				if n < 0 {
+					return nil, fmt.Errorf("ValueError: empty range for randrange() (0, %d, %d)", n+1, n+1)
+				}
+				select {
+				case <-time.After(time.Duration(rand.Int64N(n+1)) * time.Second):
+					return true, nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}},
+		{Name: "test.stack", Doc: "Return the current stack trace\n\nCLI Example:\n\n    salt '*' test.stack",
+			Fn: func(context.Context, *modules.Call) (any, error) { return string(debug.Stack()), nil }},
+		{Name: "test.tty", Spec: modules.Spec{Varargs: true, Kwargs: true}, Doc: "Deprecated! Moved to cmd.tty\n\nCLI Example:\n\n    salt '*' test.tty tty0 'This is a test'",
+			Fn: func(context.Context, *modules.Call) (any, error) {
+				return "ERROR: This function has been moved to cmd.tty", nil
+			}},
+		{Name: "test.try", Spec: modules.Spec{Params: []modules.Param{req("module"), opt("return_try_exception", false)}, Kwargs: true},
+			Doc: "Try to run a module command. On an exception return ``None``.\nIf ``return_try_exception`` is set to ``True``, return the exception.\nThis can be helpful in templates where running a module might fail as expected.\n\nCLI Example:\n\n    salt '*' test.try cmd.run_stdout cmd='echo hello'",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				ret, err := callFunction(ctx, c, c.Args.Str("module"), nil, c.Args.CleanKwargs())
+				if err != nil {
+					if argsBool(c, "return_try_exception") {
+						return err.Error(), nil
+					}
+					return nil, nil
+				}
+				return ret, nil
+			}},
+		{Name: "test.assertion", Spec: modules.Spec{Params: []modules.Param{req("assertion")}},
+			Doc: "Assert the given argument\n\nCLI Example:\n\n    salt '*' test.assertion False",
+			Fn: func(_ context.Context, c *modules.Call) (any, error) {
+				if !payload.Truthy(c.Args.Get("assertion")) {
+					return nil, errors.New("AssertionError: ")
+				}
+				return nil, nil
+			}},
+		{Name: "test.raise_exception", Spec: modules.Spec{Params: []modules.Param{req("name")}, Varargs: true, Kwargs: true},
+			Doc: "Raise an exception. Built-in exceptions and those in salt.exceptions\ncan be raised by this test function. If no matching exception is found,\nthen no exception will be raised and this function will return ``False``.\n\nCLI Example:\n\n    salt '*' test.raise_exception TimeoutError 'An integer is required'\n    salt '*' test.raise_exception salt.exceptions.CommandExecutionError 'Something went wrong'",
+			Fn:  testRaiseException},
+		{Name: "test.deprecation_warning", Doc: "Return True, but also produce two DeprecationWarnings. One by date, the\nother by the codename - release Oganesson, which should correspond to Salt\n3108.\n\nCLI Example:\n\n    salt \\* test.deprecation_warning",
+			Fn: func(_ context.Context, c *modules.Call) (any, error) {
+				c.Log().Warn("This is a test deprecation warning by version.")
+				c.Log().Warn("This is a test deprecation warning by date very far into the future (3000-01-01).")
+				return true, nil
+			}},
+		{Name: "test.versions_information", Doc: "Report the versions of dependent and system software\n\nCLI Example:\n\n    salt '*' test.versions_information",
+			Fn: func(context.Context, *modules.Call) (any, error) {
+				return payload.NewMap("Salt Version", payload.NewMap("Salt", version.Salt), "gsalt Version", payload.NewMap("gsalt", version.Gsalt)), nil
+			}},
+	}
+}
+
+func testRandomHash(_ context.Context, c *modules.Call) (any, error) {
+	size, err := c.Args.Int("size")
+	if err != nil {
+		return nil, err
+	}
+	if size < 0 {
+		return nil, fmt.Errorf("ValueError: empty range for randrange() (0, %d, %d)", size+1, size+1)
+	}
+	ht := c.Args.Str("hash_type")
+	if !payload.Truthy(c.Args.Get("hash_type")) {
+		ht = optStr(c, "hash_type")
+		if ht == "" {
+			ht = "md5"
+		}
+	}
+	h, ok := testHashers[ht]
+	if !ok {
+		return nil, fmt.Errorf("AttributeError: module 'hashlib' has no attribute '%s'", ht)
+	}
+	hh := h()
+	hh.Write([]byte(strconv.FormatInt(rand.Int64N(size+1), 10)))
+	return hex.EncodeToString(hh.Sum(nil)), nil
+}
+
+var testHashers = map[string]func() hash.Hash{"md5": md5.New, "sha1": sha1.New, "sha224": sha256.New224, "sha256": sha256.New, "sha384": sha512.New384, "sha512": sha512.New}
+
+// testExceptions are the exceptions test.raise_exception knows, with the
+// error sentinel gsalt's minion formats them by.
+var testExceptions = map[string]error{
+	"salt.exceptions.CommandExecutionError": modules.ErrExecution,
+	"salt.exceptions.SaltInvocationError":   modules.ErrInvocation,
+	"salt.exceptions.CommandNotFoundError":  modules.ErrCommandNotFound,
+	"salt.exceptions.ArgumentValueError":    modules.ErrExecution,
+	"salt.exceptions.SaltException":         nil, "salt.exceptions.SaltRenderError": nil, "salt.exceptions.TimedProcTimeoutError": nil,
+	"Exception": nil, "ValueError": nil, "TypeError": modules.ErrArguments, "KeyError": nil, "IndexError": nil, "RuntimeError": nil,
+	"OSError": nil, "IOError": nil, "TimeoutError": nil, "AttributeError": nil, "NotImplementedError": nil, "ZeroDivisionError": nil,
+	"AssertionError": nil, "PermissionError": nil, "FileNotFoundError": nil, "LookupError": nil, "ArithmeticError": nil,
+}
+
+func testRaiseException(_ context.Context, c *modules.Call) (any, error) {
+	name := c.Args.Str("name")
+	sentinel, ok := testExceptions[name]
+	if !ok {
+		c.Log().Error("No such exception: " + name)
+		return false, nil
+	}
+	var parts []string
+	for _, a := range c.Args.Varargs {
+		parts = append(parts, pyfmt.Str(a))
+	}
+	msg := strings.Join(parts, ", ")
+	if len(parts) > 1 {
+		var reprs []string
+		for _, a := range c.Args.Varargs {
+			reprs = append(reprs, pyfmt.Repr(a))
+		}
+		msg = "(" + strings.Join(reprs, ", ") + ")"
+	}
+	if sentinel != nil {
+		return nil, fmt.Errorf("%w: %s", sentinel, msg)
+	}
+	return nil, fmt.Errorf("%s: %s", name, msg)
 }

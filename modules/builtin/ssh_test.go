@@ -1,0 +1,59 @@
+package builtin_test
+
+import (
+	"testing"
+
+	"github.com/gsalt/gsalt/modules/salttest"
+)
+
+const (
+	sshKey1 = "AAAAB3NzaC1yc2EAAAADAQABAAABAQC7key1key1key1key1key1key1key1key1key1=="
+	sshKey2 = "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
+	sshKey3 = "AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBKey3Key3Key3Key="
+)
+
+var sshAK = map[string]string{"ak": "# managed\nssh-rsa " + sshKey1 + " alice@host\n\ncommand=\"/bin/true\",no-pty ssh-ed25519 " + sshKey2 + " bob comment words\nssh-rsa not-base64!! bad\ngarbage line\necdsa-sha2-nistp256 " + sshKey3}
+
+// TestSSHGolden compares the ssh module's authorized keys and known hosts
+// functions on temporary files (user root, absolute config paths) with
+// Salt 3006 (testdata/golden/ssh.json).
+func TestSSHGolden(t *testing.T) {
+	ak := []any{"config", "{dir}/ak"}
+	kh := map[string]string{"kh": "example.com ssh-ed25519 " + sshKey2 + "\n[other.example.com]:2222 ssh-rsa " + sshKey1 + "\n"}
+	calls := []salttest.Call{
+		{Name: "auth_keys", Fun: "ssh.auth_keys", Args: []any{"root"}, Kwargs: ak, Files: sshAK},
+		{Name: "auth_keys md5", Fun: "ssh.auth_keys", Args: []any{"root"}, Kwargs: append([]any{"fingerprint_hash_type", "md5"}, ak...), Files: sshAK},
+		{Name: "auth_keys list", Fun: "ssh.auth_keys", Args: []any{[]any{"root", "nobody-here"}}, Kwargs: ak, Files: sshAK},
+		{Name: "auth_keys missing file", Fun: "ssh.auth_keys", Args: []any{"root"}, Kwargs: ak},
+		{Name: "auth_keys bad hash", Fun: "ssh.auth_keys", Args: []any{"root"}, Kwargs: append([]any{"fingerprint_hash_type", "nope"}, ak...), Files: sshAK},
+		{Name: "check_key exists", Fun: "ssh.check_key", Args: []any{"root", sshKey1, "rsa", "alice@host", []any{}}, Kwargs: ak, Files: sshAK},
+		{Name: "check_key update", Fun: "ssh.check_key", Args: []any{"root", sshKey1, "rsa", "other", []any{}}, Kwargs: ak, Files: sshAK},
+		{Name: "check_key add", Fun: "ssh.check_key", Args: []any{"root", "AAAAnew", "ed25519", "", nil}, Kwargs: ak, Files: sshAK},
+		{Name: "check_key bad enc", Fun: "ssh.check_key", Args: []any{"root", sshKey1, "foo", "", nil}, Kwargs: ak, Files: sshAK},
+		{Name: "set_auth_key new", Fun: "ssh.set_auth_key", Args: []any{"root", "AAAAB3NewKey"}, Kwargs: append([]any{"comment", "new@key", "options", []any{"no-pty", "from=\"10.0.0.1\""}}, ak...), Files: sshAK},
+		{Name: "set_auth_key new file", Fun: "ssh.set_auth_key", Args: []any{"root", "AAAAB3NewKey"}, Kwargs: append([]any{"enc", "ecdsa"}, "config", "{dir}/sub/ak")},
+		{Name: "set_auth_key replace", Fun: "ssh.set_auth_key", Args: []any{"root", sshKey2}, Kwargs: append([]any{"enc", "ed25519", "comment", "bob"}, ak...), Files: sshAK},
+		{Name: "set_auth_key no change", Fun: "ssh.set_auth_key", Args: []any{"root", sshKey1}, Kwargs: append([]any{"comment", "alice@host"}, ak...), Files: sshAK},
+		{Name: "set_auth_key invalid", Fun: "ssh.set_auth_key", Args: []any{"root", "ssh-rsa AAAA"}, Kwargs: ak, Files: sshAK},
+		{Name: "set_auth_key not base64", Fun: "ssh.set_auth_key", Args: []any{"root", "abc!"}, Kwargs: ak, Files: sshAK},
+		{Name: "set_auth_key no user", Fun: "ssh.set_auth_key", Args: []any{"nobody-here", sshKey1}, Kwargs: ak, Files: sshAK},
+		{Name: "rm_auth_key", Fun: "ssh.rm_auth_key", Args: []any{"root", sshKey2}, Kwargs: ak, Files: sshAK},
+		{Name: "rm_auth_key absent", Fun: "ssh.rm_auth_key", Args: []any{"root", "AAAAnope"}, Kwargs: ak, Files: sshAK},
+		{Name: "get_known_host_entries", Fun: "ssh.get_known_host_entries", Args: []any{"root", "example.com"}, Kwargs: []any{"config", "{dir}/kh"}, Files: kh},
+		{Name: "get_known_host_entries port", Fun: "ssh.get_known_host_entries", Args: []any{"root", "other.example.com"}, Kwargs: []any{"config", "{dir}/kh", "port", int64(2222)}, Files: kh},
+		{Name: "get_known_host_entries none", Fun: "ssh.get_known_host_entries", Args: []any{"root", "nope.example.com"}, Kwargs: []any{"config", "{dir}/kh"}, Files: kh},
+		{Name: "check_known_host exists", Fun: "ssh.check_known_host", Kwargs: []any{"user", "root", "hostname", "example.com", "key", sshKey2, "config", "{dir}/kh"}, Files: kh},
+		{Name: "check_known_host update", Fun: "ssh.check_known_host", Kwargs: []any{"user", "root", "hostname", "example.com", "key", sshKey1, "config", "{dir}/kh"}, Files: kh},
+		{Name: "check_known_host add", Fun: "ssh.check_known_host", Kwargs: []any{"user", "root", "hostname", "new.example.com", "config", "{dir}/kh"}, Files: kh},
+		{Name: "check_known_host no host", Fun: "ssh.check_known_host", Kwargs: []any{"user", "root"}},
+		{Name: "set_known_host exists", Fun: "ssh.set_known_host", Kwargs: []any{"user", "root", "hostname", "example.com", "key", sshKey2, "enc", "ssh-ed25519", "config", "{dir}/kh", "hash_known_hosts", false}, Files: kh},
+		{Name: "set_known_host add", Fun: "ssh.set_known_host", Kwargs: []any{"user", "root", "hostname", "new.example.com", "key", sshKey3, "enc", "ecdsa-sha2-nistp256", "config", "{dir}/kh", "hash_known_hosts", false}, Files: kh},
+		{Name: "set_known_host replace", Fun: "ssh.set_known_host", Kwargs: []any{"user", "root", "hostname", "example.com", "key", sshKey3, "enc", "ssh-ed25519", "config", "{dir}/kh", "hash_known_hosts", false}, Files: kh},
+		{Name: "set_known_host port hash", Fun: "ssh.set_known_host", Kwargs: []any{"user", "root", "hostname", "x", "key", sshKey3, "port", int64(2222), "config", "{dir}/kh"}, Files: kh},
+		{Name: "set_known_host port", Fun: "ssh.set_known_host", Kwargs: []any{"user", "root", "hostname", "p.example.com", "key", sshKey3, "enc", "ssh-rsa", "port", int64(2200), "config", "{dir}/kh", "hash_known_hosts", false}, Files: kh},
+		{Name: "rm_known_host", Fun: "ssh.rm_known_host", Kwargs: []any{"user", "root", "hostname", "example.com", "config", "{dir}/kh"}, Files: kh},
+		{Name: "rm_known_host missing file", Fun: "ssh.rm_known_host", Kwargs: []any{"user", "root", "hostname", "example.com", "config", "{dir}/nope"}},
+		{Name: "rm_known_host relative no user", Fun: "ssh.rm_known_host", Kwargs: []any{"hostname", "example.com", "config", "kh"}},
+	}
+	runSuite(t, salttest.Suite{Name: "ssh", Calls: calls, Grains: linuxGrains()})
+}
