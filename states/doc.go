@@ -24,7 +24,12 @@
 // show_top, show_states, sls_exists, id_exists and running. State modules
 // live in states/builtin.
 //
-// Not done: parallel states run in order, mod_aggregate, mod_init,
+// parallel: True states run on goroutines (Salt forks a process each):
+// the run goes on with a "Started in a separate process" placeholder,
+// requisites wait for the state, and the run's end merges every result
+// (with __parallel__) as State.reconcile_procs does.
+//
+// Not done: mod_aggregate, mod_init,
 // reload_modules/grains/pillar, cache=True, sync_mods and the highstate
 // cache file, pillar_enc, umask (validated, not applied), master_tops, and
 // the master's options (state_top, renderer, ...) of a remote minion: the

@@ -23,6 +23,9 @@ import (
 // testdata/golden/srv); it needs GSALT_SALT_SRC.
 var update = flag.Bool("update", false, "regenerate states/testdata/golden from real Salt (needs GSALT_SALT_SRC)")
 
+// updateOnly limits -update to the named golden cases (comma-separated).
+var updateOnly = flag.String("update-only", "", "with -update, regenerate only these golden cases (comma-separated names)")
+
 // goldenCase is one salt-call command line (function and arguments),
 // with optional extra minion configuration (YAML lines).
 type goldenCase struct {
@@ -66,6 +69,8 @@ var goldenCases = []goldenCase{
 	{"retry", []string{"state.apply", "rt.retry"}, ""},
 	{"retry_test", []string{"state.apply", "rt.retry", "test=True"}, ""},
 	{"misc", []string{"state.apply", "rt.misc"}, ""},
+	{"parallel", []string{"state.apply", "rt.parallel"}, ""},
+	{"parallel_test", []string{"state.apply", "rt.parallel", "test=True"}, ""},
 	{"mock", []string{"state.apply", "rt.reqs", "mock=True"}, ""},
 	{"recursive", []string{"state.apply", "rt.recursive"}, ""},
 	{"exclude_sls", []string{"state.sls", "rt.reqs,rt.use", "exclude=rt.use"}, ""},
@@ -163,7 +168,16 @@ func regenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	only := map[string]bool{}
+	for _, n := range strings.Split(*updateOnly, ",") {
+		if n != "" {
+			only[n] = true
+		}
+	}
 	for _, gc := range goldenCases {
+		if len(only) > 0 && !only[gc.name] {
+			continue
+		}
 		conf := saltConfig(t, srv, dev, gc.conf)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		args := append([]string{"-c", conf, "--local", "--retcode-passthrough", "--out", "json"}, gc.args...)

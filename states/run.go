@@ -52,6 +52,9 @@ type stateRun struct {
 	inited  map[string]bool
 	matcher *target.Matcher
 	now     func() time.Time
+	// procs are the states running in parallel (parallel: True), by tag,
+	// until their result replaces the placeholder in running.
+	procs map[string]*parallelProc
 }
 
 // newStateRun returns a runner over env.
@@ -239,6 +242,7 @@ func (s *stateRun) callChunks(chunks []*payload.Map) *payload.Map {
 		s.active = map[string]bool{}
 	}
 	s.failhardHit = false
+	s.reconcile(running, nil, true)
 	if disabled.Len() == 0 {
 		return running
 	}
@@ -371,6 +375,7 @@ func (s *stateRun) checkRequisite(low, running *payload.Map, chunks []*payload.M
 		}
 	}
 	funStats := map[string]bool{}
+	s.reconcile(running, nil, false)
 	for _, rstate := range reqs.keys {
 		rchunks := reqs.m[rstate]
 		stats := map[string]bool{}
@@ -378,6 +383,12 @@ func (s *stateRun) checkRequisite(low, running *payload.Map, chunks []*payload.M
 		if strings.HasPrefix(rstate, "prereq") && !strings.HasPrefix(rstate, "prerequired") {
 			runDict = s.pre
 		}
+		// A required state running in parallel is waited for.
+		tags := make([]string, len(rchunks))
+		for i, chunk := range rchunks {
+			tags[i] = genTag(chunk)
+		}
+		s.reconcile(runDict, tags, true)
 		for _, chunk := range rchunks {
 			rv, ok := runDict.Get(genTag(chunk))
 			r, _ := asMap(rv)
@@ -1070,12 +1081,16 @@ func (s *stateRun) call(low *payload.Map, chunks []*payload.Map, running *payloa
 					}
 					c.Args = a
 				}
-				r, err := res.body(s.ctx, c)
-				if err != nil {
-					exc = err
-					return
+				if !prereq && payload.Truthy(mapGetStr(low, "parallel")) {
+					ret = s.startParallel(low, c, res, full, lowName)
+				} else {
+					r, err := res.body(s.ctx, c)
+					if err != nil {
+						exc = err
+						return
+					}
+					ret = retMap(r, lowName)
 				}
-				ret = retMap(r, lowName)
 			}
 		}
 		if low.Has("check_cmd") {
