@@ -46,7 +46,7 @@ func RegisterExec(mods *modules.Registry, st *Registry, rd *render.Registry) err
 		rd = render.Default()
 	}
 	x := &execModule{states: st, rd: rd}
-	return mods.Register(x.functions()...)
+	return mods.Register(append(x.functions(), x.templateFuncs()...)...)
 }
 
 func opt(name string, def any) modules.Param { return modules.Param{Name: name, Default: def} }

@@ -73,6 +73,9 @@ type highState struct {
 	saltenv string
 	// rendered remembers which SLS files came from an init.sls.
 	initSLS map[string]bool
+	// localFile is the minion-side file state.template renders in place of
+	// a file-server SLS (render_state's local=True).
+	localFile string
 }
 
 // newHighState wraps a run.
@@ -200,6 +203,9 @@ func (h *highState) cacheFile(url, saltenv string) string {
 
 // getState is Client.get_state: salt://a/b.sls, else salt://a/b/init.sls.
 func (h *highState) getState(sls, saltenv string) (source, dest string) {
+	if h.localFile != "" && sls == h.localFile {
+		return sls, sls
+	}
 	p := strings.ReplaceAll(sls, ".", "/")
 	for _, u := range []string{"salt://" + p + ".sls", "salt://" + p + "/init.sls"} {
 		if d := h.cacheFile(u, saltenv); d != "" {
