@@ -21,6 +21,12 @@ func (x *execModule) templateFuncs() []modules.Function {
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				return x.template(ctx, c, kwargsOf(c, "tem", "queue"))
 			}},
+		{Name: "state.top", Outputter: "highstate",
+			Spec: modules.Spec{Params: []modules.Param{{Name: "topfn", Required: true}, {Name: "test"}, {Name: "queue", Default: false}}, Kwargs: true},
+			Doc:  "Execute a specific top file instead of the default. This is useful to apply configurations from a different environment (for example, dev or prod), without modifying the default top file.\n\nCLI Example:\n\n    salt '*' state.top reverse_top.sls\n    salt '*' state.top prod_top.sls exclude=sls_to_exclude",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return x.top(ctx, c, kwargsOf(c, "topfn", "test", "queue"))
+			}},
 		{Name: "state.template_str", Outputter: "highstate", Spec: spec,
 			Doc: "Execute the information stored in a string from an sls template.\n\nCLI Example:\n\n    salt '*' state.template_str '<Template String>'",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
@@ -178,4 +184,38 @@ func padTemplate(v any, template string) (*payload.Map, []string) {
 		}
 	}
 	return high, errs
+}
+
+// top is state.top: a highstate whose top file is salt://<topfn> (and
+// state_top_saltenv the saltenv argument when given).
+func (x *execModule) top(ctx context.Context, c *modules.Call, kw *payload.Map) (any, error) {
+	if conflict := x.checkQueue(ctx, c, kw); conflict != nil {
+		return conflict, nil
+	}
+	if t := c.Args.Get("test"); t != nil {
+		kw.Set("test", t)
+	}
+	s, err := x.prepare(ctx, c, kw, prepareOpts{test: true, pillar: true, jid: true})
+	if err != nil {
+		return nil, err
+	}
+	if pf := pillarFailure(c, s.run.env, kw); pf != nil {
+		return pf, nil
+	}
+	topfn := strings.ReplaceAll(payload.Text(c.Args.Get("topfn")), "\\", "/")
+	s.run.opts.Set("state_top", "salt://"+strings.TrimPrefix(topfn, "/"))
+	if v, ok := kw.Get("saltenv"); ok {
+		s.run.opts.Set("state_top_saltenv", v)
+	}
+	exclude, ok := kw.Get("exclude")
+	if !ok {
+		exclude = []any{}
+	}
+	ret, err := s.hs.callHighstate(exclude, nil, false, mapGetStr(kw, "orchestration_jid"))
+	if err != nil {
+		return nil, err
+	}
+	ret = normalize(ret)
+	setRetcode(c, ret, s.hs.building)
+	return ret, nil
 }

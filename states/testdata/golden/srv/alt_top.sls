@@ -1,0 +1,5 @@
+base:
+  'golden':
+    - rt.order
+  'nomatch':
+    - rt.misc
