@@ -116,8 +116,8 @@ type (
 	}
 	ifNode struct {
 		pos
-		Test Expr
-		Body []Node
+		Test  Expr
+		Body  []Node
 		Elifs []ifNode
 		Else  []Node
 	}
@@ -204,9 +204,10 @@ type (
 		Scoped   bool
 		Required bool
 	}
-	scopeNode struct { // autoescape blocks: a plain scope
+	scopeNode struct { // autoescape blocks
 		pos
-		Body []Node
+		Autoescape Expr
+		Body       []Node
 	}
 	// extNode is a statement parsed by an extension tag.
 	extNode struct {

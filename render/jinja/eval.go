@@ -81,6 +81,8 @@ type Runtime struct {
 	Data any
 	// cur is the template being executed (for error locations)
 	cur *Template
+	// autoescape is set inside {% autoescape true %} blocks
+	autoescape bool
 }
 
 func newRuntime(env *Environment) *Runtime { return &Runtime{env: env} }
@@ -155,6 +157,7 @@ func (r *Runtime) renderTemplate(t *Template, root *frame) error {
 	prev := r.cur
 	r.cur = t
 	defer func() { r.cur = prev }()
+	root.vars["self"] = &selfRef{r: r, f: root}
 	parent, err := r.execTop(t, root)
 	if err != nil {
 		return err
@@ -286,6 +289,9 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		if err != nil {
 			return err
 		}
+		if r.autoescape {
+			s = htmlEscape(s)
+		}
 		return r.out.write(s)
 	case *outputNode:
 		return r.execBody(x.Items, f)
@@ -370,6 +376,13 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		}
 		return r.execBody(x.Body, inner)
 	case *scopeNode:
+		ae, err := r.test(x.Autoescape, f)
+		if err != nil {
+			return err
+		}
+		saved := r.autoescape
+		r.autoescape = ae
+		defer func() { r.autoescape = saved }()
 		return r.execBody(x.Body, &frame{vars: map[string]any{}, parent: f, ctx: f.ctx})
 	case *doNode:
 		_, err := r.eval(x.X, f)
@@ -487,6 +500,24 @@ func (r *Runtime) renderBlock(name string, level int, f *frame) error {
 	}
 	return r.execBody(b.Body, inner)
 }
+
+// selfRef is the `self` variable: self.blockname() renders a block.
+type selfRef struct {
+	r *Runtime
+	f *frame
+}
+
+// GetAttr returns a callable rendering the named block.
+func (s *selfRef) GetAttr(name string) (any, bool) {
+	if s.f.ctx == nil || len(s.f.ctx.blocks[name]) == 0 {
+		return nil, false
+	}
+	return Func(func(r *Runtime, args []any, kw *payload.Map) (any, error) {
+		return r.capture([]Node{&blockCallNode{name: name}}, s.f)
+	}), true
+}
+
+func (s *selfRef) String() string { return "<TemplateReference>" }
 
 // blockCallNode renders a block at a level of its chain (super()).
 type blockCallNode struct {

@@ -169,7 +169,7 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 			return r.eval(e.Then, f)
 		}
 		if e.Else == nil {
-			return &Undefined{Hint: "the inline if-expression on line " + fmt.Sprint(e.Line) + " evaluated to false and no else section was defined.", Strict: !r.env.opts.Lenient}, nil
+			return &Undefined{Hint: "the inline if-expression on line " + fmt.Sprint(e.Line) + " evaluated to false and no else section was defined."}, nil
 		}
 		return r.eval(e.Else, f)
 	case *concatExpr:
@@ -262,7 +262,7 @@ func (r *Runtime) evalArgs(a *callArgs, f *frame) ([]any, *payload.Map, error) {
 			if err := strictCheck(v); err != nil {
 				return nil, nil, err
 			}
-			return nil, nil, typeErr("argument after ** must be a mapping, not %s", TypeName(v))
+			return nil, nil, typeErr("jinja2.runtime.Context.call() argument after ** must be a mapping, not %s", TypeName(v))
 		}
 		for _, it := range m.Items() {
 			k, ok := it.Key.(string)
@@ -438,12 +438,14 @@ func (r *Runtime) GetItem(obj any, key any) (any, error) {
 		}
 	}
 	if s, ok := key.(string); ok {
-		if _, isMap := obj.(*payload.Map); !isMap || true {
-			switch obj.(type) {
-			case *payload.Map, *List, Tuple, string, []byte:
-				if m := methodFor(obj, s); m != nil {
-					return m, nil
-				}
+		switch o := obj.(type) {
+		case *payload.Map, *List, Tuple, string, []byte:
+			if m := methodFor(obj, s); m != nil {
+				return m, nil
+			}
+		case Attrs:
+			if v, ok := o.GetAttr(s); ok {
+				return v, nil
 			}
 		}
 		return &Undefined{Name: s, Obj: obj, HasObj: true, Strict: !r.env.opts.Lenient}, nil

@@ -5,7 +5,6 @@ import (
 	"html"
 	"math"
 	"math/big"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -152,12 +151,12 @@ func builtinFilters() map[string]FilterFunc {
 			w, _ := asInt(a[0])
 			return pad(s, int(w), " ", 'c'), nil
 		},
-		"default":      filterDefault,
-		"d":            filterDefault,
-		"dictsort":     filterDictsort,
-		"escape":       filterEscape,
-		"e":            filterEscape,
-		"forceescape":  filterEscape,
+		"default":        filterDefault,
+		"d":              filterDefault,
+		"dictsort":       filterDictsort,
+		"escape":         filterEscape,
+		"e":              filterEscape,
+		"forceescape":    filterEscape,
 		"filesizeformat": filterFilesize,
 		"first": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 			items, err := Iterate(v)
@@ -736,9 +735,11 @@ func filterGroupby(r *Runtime, v any, args []any, kw *payload.Map) (any, error) 
 	}
 	var out []any
 	var cur *GroupTuple
+	var curKey any
 	for _, it := range sorted {
 		k, _ := get(it)
-		if cur == nil || !Equal(cur.Grouper, k) {
+		if cur == nil || !Equal(curKey, k) {
+			curKey = k
 			cur = &GroupTuple{Grouper: k, List: &List{}}
 			if !truthy(a[2]) {
 				// the grouper is the first item's original value
@@ -1243,7 +1244,9 @@ func urlQuote(s string, forQS bool) string {
 			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
-	_ = url.QueryEscape
+	if forQS {
+		return strings.ReplaceAll(b.String(), "%20", "+")
+	}
 	return b.String()
 }
 

@@ -217,7 +217,11 @@ func (lx *lexer) tokenize() ([]token, error) {
 			}
 		}
 	}
-	lx.toks = append(lx.toks, token{kind: tEOF, line: lx.line})
+	eofLine := 1
+	if len(lx.toks) > 0 {
+		eofLine = lx.toks[len(lx.toks)-1].line
+	}
+	lx.toks = append(lx.toks, token{kind: tEOF, line: eofLine})
 	return lx.toks, nil
 }
 
@@ -300,7 +304,7 @@ func (lx *lexer) inside(end string, endKind tokKind, block bool) error {
 				what = "block"
 			}
 			_ = what
-			return lx.errf(startLine, "unexpected end of template, expected '%s'", map[bool]string{true: "end of statement block", false: "end of print statement"}[block])
+			return lx.errf(startLine, "unexpected end of template, expected '%s'.", map[bool]string{true: "end of statement block", false: "end of print statement"}[block])
 		}
 		if len(stack) == 0 {
 			if n := lx.endTag(lx.pos, end, block); n > 0 {

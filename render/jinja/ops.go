@@ -97,7 +97,6 @@ func BinOp(op string, a, b any) (any, error) {
 	return nil, unsupported(op, a, b)
 }
 
-
 func repeat(seq any, n int64) (any, error) {
 	if n < 0 {
 		n = 0

@@ -270,7 +270,8 @@ func (p *Parser) parseStatement() (Node, error) {
 		n = out
 	case "autoescape":
 		p.next()
-		if _, err := p.parseExpression(true); err != nil {
+		ae, err := p.parseExpression(true)
+		if err != nil {
 			return nil, err
 		}
 		if err := p.ExpectBlockEnd(); err != nil {
@@ -280,7 +281,7 @@ func (p *Parser) parseStatement() (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &scopeNode{pos{t.line}, body}, p.ExpectBlockEnd()
+		return &scopeNode{pos{t.line}, ae, body}, p.ExpectBlockEnd()
 	default:
 		if fn := p.env.tags[t.val]; fn != nil {
 			p.next()
@@ -666,7 +667,7 @@ func (p *Parser) parseFrom() (Node, error) {
 		}
 		t := p.next()
 		if strings.HasPrefix(t.val, "_") {
-			return nil, p.fail(t.line, "names starting with an underline can not be imported")
+			return nil, &Error{Kind: "TemplateAssertionError", Msg: "names starting with an underline can not be imported", Name: p.name, Line: t.line}
 		}
 		alias := t.val
 		if p.SkipName("as") {

@@ -323,6 +323,8 @@ func Str(v any) (string, error) {
 		return "", nil
 	case time.Time:
 		return pyfmt.Str(x), nil
+	case *Module:
+		return x.output, nil
 	}
 	return Repr(v), nil
 }
