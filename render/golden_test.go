@@ -43,7 +43,6 @@ var goldenErrors = map[string]struct {
 // each has its own test documenting gsalt's behaviour.
 var goldenDiffers = map[string]string{
 	"g_errors_py.sls": "#!py runs Python in Salt; gsalt refuses it (TestErrorClasses)",
-	"g_varargs.sls":   "implicit varargs is a list in gsalt, a tuple in Jinja2 (TestGonjaLimitations)",
 }
 
 func TestGolden(t *testing.T) {

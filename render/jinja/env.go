@@ -9,6 +9,7 @@
 package jinja
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -50,6 +51,9 @@ type Options struct {
 	CommentStart, CommentEnd   string // "{#", "#}"
 	TrimBlocks, LstripBlocks   bool
 	KeepTrailingNewline        bool
+	// LineStatementPrefix and LineCommentPrefix enable Jinja2's line
+	// statements ("# for x in y") and line comments ("## note").
+	LineStatementPrefix, LineCommentPrefix string
 	// NewlineSequence replaces the newlines of template data ("" keeps
 	// them, as "\n" does).
 	NewlineSequence string
@@ -61,6 +65,14 @@ type Options struct {
 	// MaxSteps bounds the statements and calls one render executes; 0
 	// means 10,000,000.
 	MaxSteps int
+	// MaxRange bounds range(): 0 means 1<<22 items. Jinja2's sandbox
+	// (which Salt uses) allows 100,000.
+	MaxRange int
+	// Sandboxed gives range() Jinja2's SandboxedEnvironment error text.
+	Sandboxed bool
+	// MaxCallDepth bounds nested macro and function calls (0: 256), and
+	// MaxTemplateDepth nested include/import/extends (0: 32).
+	MaxCallDepth, MaxTemplateDepth int
 }
 
 // FilterFunc is a filter: v|name(args, kwargs).
@@ -126,6 +138,15 @@ func NewEnvironment(o Options) *Environment {
 	if o.MaxSteps <= 0 {
 		o.MaxSteps = 10_000_000
 	}
+	if o.MaxRange <= 0 {
+		o.MaxRange = 1 << 22
+	}
+	if o.MaxCallDepth <= 0 {
+		o.MaxCallDepth = 256
+	}
+	if o.MaxTemplateDepth <= 0 {
+		o.MaxTemplateDepth = 32
+	}
 	e := &Environment{opts: o, Globals: builtinGlobals(), Filters: builtinFilters(), Tests: builtinTests(),
 		tags: map[string]TagFunc{}, exts: map[string]ExtExec{}, cache: map[string]*Template{}}
 	return e
@@ -166,6 +187,9 @@ func (e *Environment) Parse(name, source string) (*Template, error) {
 		}
 	}
 	src = strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n")
+	if e.opts.LineStatementPrefix != "" || e.opts.LineCommentPrefix != "" {
+		src = e.lineSyntax(src)
+	}
 	lx := &lexer{src: src, name: name, opts: &e.opts}
 	toks, err := lx.tokenize()
 	if err != nil {
@@ -196,6 +220,41 @@ func withSource(err error, src string) error {
 		je.Source = src
 	}
 	return err
+}
+
+// lineSyntax rewrites line statements into statement tags and drops line
+// comments (Jinja2's line_statement_prefix and line_comment_prefix).
+func (e *Environment) lineSyntax(src string) string {
+	lines := strings.SplitAfter(src, "\n")
+	var b strings.Builder
+	for _, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		trimmed := strings.TrimLeft(body, " \t\v")
+		if p := e.opts.LineStatementPrefix; p != "" && strings.HasPrefix(trimmed, p) {
+			stmt := strings.TrimSpace(strings.TrimPrefix(trimmed, p))
+			if c := e.opts.LineCommentPrefix; c != "" {
+				if i := strings.Index(stmt, c); i >= 0 {
+					stmt = strings.TrimSpace(stmt[:i])
+				}
+			}
+			b.WriteString(e.opts.BlockStart + " " + stmt + " " + e.opts.BlockEnd)
+			continue
+		}
+		if c := e.opts.LineCommentPrefix; c != "" {
+			if i := strings.Index(body, c); i >= 0 {
+				rest := strings.TrimRight(body[:i], " \t\v")
+				if i == 0 || rest != body[:i] || strings.TrimSpace(body[:i]) == "" || true {
+					b.WriteString(rest)
+					if strings.HasSuffix(l, "\n") {
+						b.WriteString("\n")
+					}
+					continue
+				}
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // check collects blocks and verifies filter and test names, as Jinja2's
@@ -240,7 +299,15 @@ func (t *Template) Render(vars map[string]any) (string, error) {
 
 // RenderMap renders the template with the variables of vars, in order.
 func (t *Template) RenderMap(vars *payload.Map) (string, error) {
+	return t.RenderContext(context.Background(), vars, nil)
+}
+
+// RenderContext renders the template with vars, stopping when ctx is
+// done; data is stored in the runtime's Data for filters and functions.
+func (t *Template) RenderContext(ctx context.Context, vars *payload.Map, data any) (string, error) {
 	r := newRuntime(t.env)
+	r.ctx = ctx
+	r.Data = data
 	root := r.newRootFrame(t, vars)
 	var b strings.Builder
 	r.out = &limitWriter{b: &b, max: t.env.opts.MaxOutput}

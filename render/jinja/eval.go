@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,7 +22,7 @@ type limitWriter struct {
 
 func (w *limitWriter) write(s string) error {
 	if w.b.Len()+len(s) > w.max {
-		return &Error{Kind: "MemoryError", Msg: fmt.Sprintf("template output exceeds %d bytes", w.max)}
+		return &Error{Kind: "MemoryError", Msg: fmt.Sprintf("template output larger than %d bytes", w.max)}
 	}
 	w.b.WriteString(s)
 	return nil
@@ -83,6 +84,10 @@ type Runtime struct {
 	cur *Template
 	// autoescape is set inside {% autoescape true %} blocks
 	autoescape bool
+	ctx        context.Context
+	tdepth     int
+	// imported caches Import of the global dicts (one copy per render)
+	imported map[*payload.Map]any
 }
 
 func newRuntime(env *Environment) *Runtime { return &Runtime{env: env} }
@@ -108,7 +113,12 @@ func (r *Runtime) undefinedHint(hint string) *Undefined {
 func (r *Runtime) step() error {
 	r.steps++
 	if r.steps > r.env.opts.MaxSteps {
-		return &Error{Kind: "RuntimeError", Msg: "template execution limit exceeded"}
+		return &Error{Kind: "RuntimeError", Msg: fmt.Sprintf("more than %d template steps executed", r.env.opts.MaxSteps)}
+	}
+	if r.steps%1024 == 0 && r.ctx != nil {
+		if err := r.ctx.Err(); err != nil {
+			return &Error{Kind: "RuntimeError", Msg: err.Error(), Err: err}
+		}
 	}
 	return nil
 }
@@ -117,12 +127,31 @@ func (r *Runtime) step() error {
 func (r *Runtime) globalsFrame(t *Template, vars *payload.Map) *frame {
 	g := &frame{vars: map[string]any{}}
 	for k, v := range r.env.Globals {
-		g.vars[k] = Import(v)
+		g.vars[k] = r.importGlobal(v)
 	}
 	for k, v := range t.Globals {
-		g.vars[k] = Import(v)
+		g.vars[k] = r.importGlobal(v)
 	}
 	return g
+}
+
+// importGlobal imports a global value, once per render for dicts, so
+// every template of the render shares (and can change) the same copy, as
+// they share Python's objects.
+func (r *Runtime) importGlobal(v any) any {
+	m, ok := v.(*payload.Map)
+	if !ok {
+		return Import(v)
+	}
+	if r.imported == nil {
+		r.imported = map[*payload.Map]any{}
+	}
+	if c, ok := r.imported[m]; ok {
+		return c
+	}
+	c := Import(m)
+	r.imported[m] = c
+	return c
 }
 
 func (r *Runtime) newRootFrame(t *Template, vars *payload.Map) *frame {
@@ -130,7 +159,7 @@ func (r *Runtime) newRootFrame(t *Template, vars *payload.Map) *frame {
 	ctx := &frame{vars: map[string]any{}, parent: g}
 	if vars != nil {
 		for _, it := range vars.Items() {
-			ctx.vars[payload.KeyString(it.Key)] = Import(it.Value)
+			ctx.vars[payload.KeyString(it.Key)] = r.importGlobal(it.Value)
 		}
 	}
 	root := &frame{vars: map[string]any{}, parent: ctx, root: true, tmpl: t}
@@ -140,11 +169,11 @@ func (r *Runtime) newRootFrame(t *Template, vars *payload.Map) *frame {
 
 // renderTemplate runs t's body in root, following extends.
 func (r *Runtime) renderTemplate(t *Template, root *frame) error {
-	if r.depth > 64 {
-		return &Error{Kind: "RuntimeError", Msg: "maximum template recursion depth exceeded", Name: t.Name}
+	if r.tdepth >= r.env.opts.MaxTemplateDepth {
+		return &Error{Kind: "RuntimeError", Msg: fmt.Sprintf("templates nested deeper than %d (include/import/extends recursion)", r.env.opts.MaxTemplateDepth)}
 	}
-	r.depth++
-	defer func() { r.depth-- }()
+	r.tdepth++
+	defer func() { r.tdepth-- }()
 	ctx := root.ctx
 	if ctx.blocks == nil {
 		ctx.blocks = map[string][]*blockNode{}
@@ -713,3 +742,18 @@ func (r *Runtime) test(x Expr, f *frame) (bool, error) {
 	}
 	return Truthy(v)
 }
+
+// ExtImport imports a template as a module from an extension node, as
+// {% import name as x [with context] %} does.
+func (r *Runtime) ExtImport(ctx any, name any, withContext bool, line int) (*Module, error) {
+	f := ctx.(*extCtx).f
+	t, err := r.loadTemplate(name, line)
+	if err != nil {
+		return nil, err
+	}
+	return r.RenderModule(t, withContext, f)
+}
+
+// ParseWithContext reads an optional "with context" / "without context"
+// (def when absent).
+func (p *Parser) ParseWithContext(def bool) bool { return p.parseContext(def) }

@@ -304,8 +304,8 @@ func (r *Runtime) Call(fn any, args []any, kw *payload.Map) (any, error) {
 	if err := r.step(); err != nil {
 		return nil, err
 	}
-	if r.depth > 200 {
-		return nil, &Error{Kind: "RecursionError", Msg: "maximum recursion depth exceeded"}
+	if r.depth >= r.env.opts.MaxCallDepth {
+		return nil, &Error{Kind: "RecursionError", Msg: fmt.Sprintf("calls nested deeper than %d (maximum recursion depth exceeded)", r.env.opts.MaxCallDepth)}
 	}
 	r.depth++
 	defer func() { r.depth-- }()

@@ -805,37 +805,26 @@ func filterIndent(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 		n, _ := asInt(a[0])
 		ind = strings.Repeat(" ", int(max(n, 0)))
 	}
-	nl := "\n"
-	if strings.HasSuffix(s, "\n") {
-		s += "\n"
-		s = s[:len(s)-1]
-	}
-	s2 := s
-	trailing := strings.HasSuffix(s2, "\n")
-	if trailing {
-		s2 = s2[:len(s2)-1]
-	}
+	// Jinja2: s += "\n"; then splitlines() and join
+	lines := splitLines(s+"\n", false)
 	var rv string
 	if truthy(a[2]) {
-		rv = strings.ReplaceAll(s2, nl, nl+ind)
+		rv = strings.Join(lines, "\n"+ind)
 	} else {
-		lines := strings.Split(s2, nl)
 		rv = lines[0]
 		if len(lines) > 1 {
-			for _, l := range lines[1:] {
+			rest := make([]string, len(lines)-1)
+			for i, l := range lines[1:] {
 				if l != "" {
-					rv += nl + ind + l
-				} else {
-					rv += nl
+					l = ind + l
 				}
+				rest[i] = l
 			}
+			rv += "\n" + strings.Join(rest, "\n")
 		}
 	}
 	if truthy(a[1]) {
 		rv = ind + rv
-	}
-	if trailing {
-		rv += nl
 	}
 	return rv, nil
 }

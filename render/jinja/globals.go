@@ -106,20 +106,29 @@ func builtinGlobals() map[string]any {
 				}
 				ns = append(ns, n)
 			}
+			var rv *rangeVal
 			switch len(ns) {
 			case 1:
-				return &rangeVal{0, ns[0], 1}, nil
+				rv = &rangeVal{0, ns[0], 1}
 			case 2:
-				return &rangeVal{ns[0], ns[1], 1}, nil
+				rv = &rangeVal{ns[0], ns[1], 1}
 			case 3:
 				if ns[2] == 0 {
 					return nil, valueErr("range() arg 3 must not be zero")
 				}
-				return &rangeVal{ns[0], ns[1], ns[2]}, nil
+				rv = &rangeVal{ns[0], ns[1], ns[2]}
 			case 0:
 				return nil, typeErr("range expected at least 1 argument, got 0")
+			default:
+				return nil, typeErr("range expected at most 3 arguments, got %d", len(ns))
 			}
-			return nil, typeErr("range expected at most 3 arguments, got %d", len(ns))
+			if max := int64(r.env.opts.MaxRange); rv.n() > max {
+				if r.env.opts.Sandboxed {
+					return nil, &Error{Kind: "OverflowError", Msg: fmt.Sprintf("Range too big. The sandbox blocks ranges larger than MAX_RANGE (%d).", max)}
+				}
+				return nil, &Error{Kind: "OverflowError", Msg: fmt.Sprintf("range() larger than %d items", max)}
+			}
+			return rv, nil
 		}),
 		"dict": Func(func(r *Runtime, args []any, kw *payload.Map) (any, error) {
 			m := &payload.Map{}

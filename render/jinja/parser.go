@@ -1266,7 +1266,7 @@ func (p *Parser) parseCallArgs() (callArgs, error) {
 		case p.isOp("*"):
 			p.next()
 			if a.DynArgs != nil || a.DynKwarg != nil {
-				return a, p.fail(t.line, "Invalid argument syntax")
+				return a, p.fail(t.line, "invalid syntax for function call expression")
 			}
 			if a.DynArgs, err = p.parseExpression(true); err != nil {
 				return a, err
@@ -1274,14 +1274,14 @@ func (p *Parser) parseCallArgs() (callArgs, error) {
 		case p.isOp("**"):
 			p.next()
 			if a.DynKwarg != nil {
-				return a, p.fail(t.line, "Invalid argument syntax")
+				return a, p.fail(t.line, "invalid syntax for function call expression")
 			}
 			if a.DynKwarg, err = p.parseExpression(true); err != nil {
 				return a, err
 			}
 		case p.cur().kind == tName && p.peek().kind == tOp && p.peek().val == "=":
 			if a.DynKwarg != nil {
-				return a, p.fail(t.line, "Invalid argument syntax")
+				return a, p.fail(t.line, "invalid syntax for function call expression")
 			}
 			name := p.next().val
 			p.next()
@@ -1293,7 +1293,7 @@ func (p *Parser) parseCallArgs() (callArgs, error) {
 			a.KwVals = append(a.KwVals, v)
 		default:
 			if a.DynArgs != nil || a.DynKwarg != nil || len(a.KwNames) > 0 {
-				return a, p.fail(t.line, "Invalid argument syntax")
+				return a, p.fail(t.line, "invalid syntax for function call expression")
 			}
 			v, err := p.parseExpression(true)
 			if err != nil {
@@ -1357,4 +1357,9 @@ func (p *Parser) parseTest(x Expr) (Expr, error) {
 		out = &unaryExpr{pos{line}, "not", te}
 	}
 	return out, nil
+}
+
+// Errorf returns a syntax error at the current token.
+func (p *Parser) Errorf(format string, args ...any) error {
+	return p.fail(p.cur().line, format, args...)
 }
