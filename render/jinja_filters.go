@@ -10,18 +10,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/gsalt/gsalt/internal/pytime"
 	"math"
 	"net/netip"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/pyre"
+	"github.com/gsalt/gsalt/internal/pytime"
 	"github.com/gsalt/gsalt/render/jinja"
-
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -283,9 +282,9 @@ func (st *renderState) filters() map[string]filterFunc {
 			if err != nil {
 				return nil, err
 			}
-			return re.ReplaceAllString(s, pyReplacement(pyStr(arg(va, 1, "val", "")))), nil
+			return re.Sub(pyStr(arg(va, 1, "val", "")), s, 0)
 		}),
-		"regex_escape": strFilter(func(s string, va *varArgs) (any, error) { return pyReEscape(s), nil }),
+		"regex_escape": strFilter(func(s string, va *varArgs) (any, error) { return pyre.Escape(s), nil }),
 		"quote":        strFilter(func(s string, va *varArgs) (any, error) { return shellQuote(s), nil }),
 		"md5":          hashFilter(func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) }),
 		"sha1":         hashFilter(func(b []byte) string { h := sha1.Sum(b); return hex.EncodeToString(h[:]) }),
@@ -604,110 +603,30 @@ func regexFilter(match bool) filterFunc {
 		if err != nil {
 			return nil, err
 		}
-		var m []int
+		var m *pyre.Match
 		if match {
-			m = re.FindStringSubmatchIndex(s)
-			if m != nil && m[0] != 0 {
-				// re.match anchors at the start: retry anchored
-				re2, err := regexp.Compile(`^(?:` + re.String() + `)`)
-				if err != nil {
-					return nil, err
-				}
-				m = re2.FindStringSubmatchIndex(s)
-			}
+			m, err = re.MatchStart(s)
 		} else {
-			m = re.FindStringSubmatchIndex(s)
+			m, err = re.Search(s)
 		}
-		if m == nil {
-			return nil, nil
+		if err != nil || m == nil {
+			return nil, err
 		}
-		groups := []any{}
-		for i := 2; i+1 < len(m); i += 2 {
-			if m[i] < 0 {
-				groups = append(groups, nil)
-			} else {
-				groups = append(groups, s[m[i]:m[i+1]])
-			}
-		}
-		return pyTuple(groups), nil
+		return pyTuple(m.Groups()), nil
 	})
 }
 
-// compilePyRegex compiles a Python regular expression with Go's RE2
-// (lookarounds and backreferences are not supported).
-func compilePyRegex(rgx string, ignoreCase, multiline bool) (*regexp.Regexp, error) {
-	flags := ""
+// compilePyRegex compiles a Python regular expression (Salt's filters
+// call Python's re with re.I and re.M).
+func compilePyRegex(rgx string, ignoreCase, multiline bool) (*pyre.Regexp, error) {
+	var flags pyre.Flags
 	if ignoreCase {
-		flags += "i"
+		flags |= pyre.IgnoreCase
 	}
 	if multiline {
-		flags += "m"
+		flags |= pyre.Multiline
 	}
-	src := strings.ReplaceAll(rgx, "(?P<", "(?P<")
-	if flags != "" {
-		src = "(?" + flags + ")" + src
-	}
-	re, err := regexp.Compile(src)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q (gsalt uses RE2 syntax): %w", rgx, err)
-	}
-	return re, nil
-}
-
-// pyReplacement converts a Python re.sub replacement (\1, \g<name>) to
-// Go's ($1, ${name}).
-func pyReplacement(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '$':
-			b.WriteString("$$")
-		case c == '\\' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			j := i + 1
-			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '9' {
-				j++
-			}
-			b.WriteString("${" + s[i+1:j] + "}")
-			i = j - 1
-		case c == '\\' && i+2 < len(s) && s[i+1] == 'g' && s[i+2] == '<':
-			end := strings.IndexByte(s[i:], '>')
-			if end < 0 {
-				b.WriteByte(c)
-				continue
-			}
-			b.WriteString("${" + s[i+3:i+end] + "}")
-			i += end
-		case c == '\\' && i+1 < len(s):
-			switch s[i+1] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case '\\':
-				b.WriteByte('\\')
-			default:
-				b.WriteByte('\\')
-				b.WriteByte(s[i+1])
-			}
-			i++
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// pyReEscape is Python 3.7+'s re.escape.
-func pyReEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("()[]{}?*+-|^$\\.&~# \t\n\r\v\f", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return pyre.Compile(rgx, flags)
 }
 
 // shellQuote is Python's shlex.quote.

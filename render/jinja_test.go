@@ -440,3 +440,24 @@ func TestRegistryTextAndData(t *testing.T) {
 	}
 	_ = start
 }
+
+// TestPythonRegex checks Salt's regex filters and match test with what
+// only Python's re (not RE2) can do: lookarounds and backreferences; the
+// expected values are Python's.
+func TestPythonRegex(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"{{ 'foobar' | regex_match('(foo)(?=bar)') }}", "('foo',)"},
+		{"{{ 'abccd' | regex_search('(\\\\w)\\\\1') }}", "('c',)"},
+		{"{{ 'ab cb' | regex_replace('(?<=a)b', 'X') }}", "aX cb"},
+		{"{{ 'u@h' | regex_replace('(\\\\w+)@(\\\\w+)', '\\\\2 at \\\\1') }}", "h at u"},
+		{"{{ 'y' is match('(?!x)\\\\w') }} {{ 'x' is match('(?!x)\\\\w') }}", "True False"},
+		{"{{ 'xfoo' | regex_match('foo') }}", "None"},
+		{"{{ 'ABC' | regex_search('b(c)', ignorecase=True) }}", "('C',)"},
+	}
+	for _, tt := range tests {
+		got, err := jinja(t, tt.src, nil)
+		if err != nil || got != tt.want {
+			t.Errorf("%s: got %q, %v; want %q", tt.src, got, err, tt.want)
+		}
+	}
+}

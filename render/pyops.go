@@ -23,7 +23,7 @@ func (st *renderState) installTests() {
 		if err != nil {
 			return false, err
 		}
-		loc := re.FindStringIndex(pyStr(v))
-		return loc != nil && loc[0] == 0, nil
+		m, err := re.MatchStart(pyStr(v))
+		return m != nil, err
 	}
 }
