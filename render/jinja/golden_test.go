@@ -25,6 +25,7 @@ type goldenResult struct {
 	Error string  `json:"error,omitempty"`
 	Msg   string  `json:"msg,omitempty"`
 	Line  int     `json:"line,omitempty"`
+	File  *string `json:"file,omitempty"`
 }
 
 // parseCases reads testdata/cases.txt (the format gen.py reads).
@@ -146,6 +147,9 @@ func TestGolden(t *testing.T) {
 			}
 			if want.Line != 0 && je.Line != want.Line {
 				t.Fatalf("error line %d, want %d", je.Line, want.Line)
+			}
+			if want.File != nil && je.Name != *want.File {
+				t.Fatalf("error in template %q, want %q", je.Name, *want.File)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ loopcontrols extensions). Run by `go test ./render/jinja -run TestGolden -update
 import json
 import os
 import sys
+import traceback
 
 import jinja2
 
@@ -46,7 +47,7 @@ def main():
             trim_blocks="trim" in opts,
             lstrip_blocks="lstrip" in opts,
             keep_trailing_newline="keepnl" in opts,
-            loader=jinja2.DictLoader(tmpls),
+            loader=jinja2.FunctionLoader(lambda n: (tmpls[n], n, lambda: True) if n in tmpls else None),
         )
         src = c["src"] + ("\n" if "nl" in opts else "")
         try:
@@ -55,6 +56,12 @@ def main():
             out = {"error": type(e).__name__, "msg": e.message, "line": e.lineno}
         except Exception as e:  # noqa: BLE001 - the golden records every exception
             out = {"error": type(e).__name__, "msg": str(e)}
+            # the line of the innermost template frame, as Salt reports it
+            frames = [f for f in traceback.extract_tb(e.__traceback__)
+                      if f.filename in tmpls or f.filename == "<template>"]
+            if frames:
+                out["line"] = frames[-1].lineno
+                out["file"] = "" if frames[-1].filename == "<template>" else frames[-1].filename
         golden[c["name"]] = out
     with open(os.path.join(HERE, "golden.json"), "w") as f:
         json.dump(golden, f, indent=1, sort_keys=True, ensure_ascii=False)
