@@ -352,7 +352,7 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		}
 		return r.assign(x.Target, v, f)
 	case *setBlockNode:
-		s, err := r.capture(x.Body, f)
+		s, err := r.capture(x.Body, &frame{vars: map[string]any{}, parent: f, ctx: f.ctx})
 		if err != nil {
 			return err
 		}
@@ -379,7 +379,7 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		}
 		return r.out.write(s)
 	case *filterBlockNode:
-		s, err := r.capture(x.Body, f)
+		s, err := r.capture(x.Body, &frame{vars: map[string]any{}, parent: f, ctx: f.ctx})
 		if err != nil {
 			return err
 		}
@@ -618,7 +618,8 @@ func (r *Runtime) execInclude(x *includeNode, f *frame) error {
 	}
 	var root *frame
 	if x.WithContext {
-		root = &frame{vars: map[string]any{}, parent: f, root: true, tmpl: t}
+		// Jinja2 passes the context and the local variables, not loop
+		root = &frame{vars: map[string]any{"loop": r.Undefined("loop")}, parent: f, root: true, tmpl: t}
 	} else {
 		g := r.globalsFrame(t, nil)
 		root = &frame{vars: map[string]any{}, parent: g, root: true, tmpl: t}

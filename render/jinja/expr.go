@@ -8,12 +8,10 @@ import (
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
+// eval evaluates an expression; its errors get the line of the statement
+// running it (exec), as in Jinja2's tracebacks.
 func (r *Runtime) eval(x Expr, f *frame) (any, error) {
-	v, err := r.evalExpr(x, f)
-	if err != nil {
-		return nil, r.errAt(err, x.exprLine())
-	}
-	return v, nil
+	return r.evalExpr(x, f)
 }
 
 func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {

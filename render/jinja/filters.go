@@ -241,8 +241,8 @@ func builtinFilters() map[string]FilterFunc {
 			items, err := Iterate(v)
 			return &List{Items: append([]any(nil), items...)}, err
 		},
-		"lower": strFilter(strings.ToLower),
-		"upper": strFilter(strings.ToUpper),
+		"lower": strFilter(pyLower),
+		"upper": strFilter(pyUpper),
 		"map":   filterMap,
 		"max":   minMax(1),
 		"min":   minMax(-1),

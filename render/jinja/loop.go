@@ -106,7 +106,7 @@ func (r *Runtime) execFor(n *forNode, f *frame, iterVal any, depth0 int) error {
 	}
 	items, err := Iterate(it)
 	if err != nil {
-		return r.errAt(err, n.Iter.exprLine())
+		return r.errAt(err, n.Line)
 	}
 	lf := &frame{vars: map[string]any{}, parent: f, ctx: f.ctx}
 	if n.Test != nil {
@@ -127,6 +127,9 @@ func (r *Runtime) execFor(n *forNode, f *frame, iterVal any, depth0 int) error {
 		items = kept
 	}
 	loop := &LoopContext{r: r, items: items, node: n, f: f, depth0: depth0}
+	// Jinja2 runs the else block unless an iteration ran to its end
+	// (break and continue skip the marker)
+	completed := false
 	for i, item := range items {
 		loop.index0 = i
 		lf.vars = map[string]any{"loop": loop}
@@ -140,8 +143,11 @@ func (r *Runtime) execFor(n *forNode, f *frame, iterVal any, depth0 int) error {
 		if err != nil && err != errContinue {
 			return err
 		}
+		if err == nil {
+			completed = true
+		}
 	}
-	if len(items) == 0 {
+	if !completed && n.Else != nil {
 		return r.execBody(n.Else, &frame{vars: map[string]any{}, parent: f, ctx: f.ctx})
 	}
 	return nil

@@ -1,6 +1,8 @@
 package jinja
 
 import (
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 	"sort"
 	"strings"
 	"unicode"
@@ -310,6 +312,22 @@ func allRunes(s string, fn func(rune) bool) bool {
 	return true
 }
 
+// pyUpper and pyLower are Python's str.upper() and str.lower() (full
+// Unicode case mapping: "ß".upper() is "SS").
+func pyUpper(s string) string {
+	if isASCII(s) {
+		return strings.ToUpper(s)
+	}
+	return cases.Upper(language.Und).String(s)
+}
+
+func pyLower(s string) string {
+	if isASCII(s) {
+		return strings.ToLower(s)
+	}
+	return cases.Lower(language.Und).String(s)
+}
+
 func pyTitle(s string) string {
 	var b strings.Builder
 	prevLetter := false
@@ -402,21 +420,21 @@ func splitLines(s string, keep bool) []string {
 var strMethods map[string]methodFn
 
 func init() {
-	simple := func(fn func(string) string) methodFn {
+	simple := func(name string, fn func(string) string) methodFn {
 		return func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
-			if err := nargs("method", args, kw, 0, 0); err != nil {
+			if err := nargs("str."+name, args, kw, 0, 0); err != nil {
 				return nil, err
 			}
 			return fn(recv.(string)), nil
 		}
 	}
 	strMethods = map[string]methodFn{
-		"upper":      simple(strings.ToUpper),
-		"lower":      simple(strings.ToLower),
-		"casefold":   simple(strings.ToLower),
-		"title":      simple(pyTitle),
-		"capitalize": simple(pyCapitalize),
-		"swapcase": simple(func(s string) string {
+		"upper":      simple("upper", pyUpper),
+		"lower":      simple("lower", pyLower),
+		"casefold":   simple("casefold", pyLower),
+		"title":      simple("title", pyTitle),
+		"capitalize": simple("capitalize", pyCapitalize),
+		"swapcase": simple("swapcase", func(s string) string {
 			return strings.Map(func(c rune) rune {
 				if unicode.IsUpper(c) {
 					return unicode.ToLower(c)

@@ -26,13 +26,27 @@ func strictCheck(vs ...any) error {
 	return nil
 }
 
+// undefCheck fails for any undefined value (lenient ones too): Jinja2's
+// Undefined raises on arithmetic and ordering.
+func undefCheck(vs ...any) error {
+	for _, v := range vs {
+		if u, ok := v.(*Undefined); ok {
+			return u.err()
+		}
+	}
+	return nil
+}
+
 func unsupported(op string, a, b any) error {
 	return typeErr("unsupported operand type(s) for %s: '%s' and '%s'", op, TypeName(a), TypeName(b))
 }
 
 // BinOp applies a Python binary arithmetic operator.
 func BinOp(op string, a, b any) (any, error) {
-	if err := strictCheck(a, b); err != nil {
+	if s, ok := a.(string); ok && op == "%" {
+		return PercentFormat(s, b)
+	}
+	if err := undefCheck(a, b); err != nil {
 		return nil, err
 	}
 	ka, ia, ba, fa := numOf(a)
@@ -281,7 +295,7 @@ func numOfK(v any) (numKind, int64, *big.Int) {
 
 // UnaryOp applies unary - or +.
 func UnaryOp(op string, v any) (any, error) {
-	if err := strictCheck(v); err != nil {
+	if err := undefCheck(v); err != nil {
 		return nil, err
 	}
 	k, i, b, f := numOf(v)
@@ -326,6 +340,9 @@ func compareOp(op string, a, b any) (bool, error) {
 	case "notin":
 		r, err := Contains(b, a)
 		return !r, err
+	}
+	if err := undefCheck(a, b); err != nil {
+		return false, err
 	}
 	c, err := Compare(a, b, op)
 	if err != nil {

@@ -737,7 +737,7 @@ func (p *Parser) parseAssignTarget(extraEnd []string, withTuple, withNamespace b
 		return nil, err
 	}
 	if !canAssign(x) {
-		return nil, p.fail(t.line, "can't assign to %s", nodeTypeName(x))
+		return nil, p.fail(t.line, "can't assign to %s", pyStrRepr(strings.ToLower(nodeTypeName(x))))
 	}
 	return x, nil
 }

@@ -456,16 +456,7 @@ func equalDepth(a, b any, depth int) bool {
 	kb, ib, bb, fb := numOf(b)
 	if ka != nkNone && kb != nkNone {
 		if ka == nkFloat || kb == nkFloat {
-			x, y := toFloat(ka, ia, ba, fa), toFloat(kb, ib, bb, fb)
-			if ka == nkBig || kb == nkBig {
-				// exact comparison of a float with a big int
-				if math.IsInf(x, 0) || math.IsInf(y, 0) || math.IsNaN(x) || math.IsNaN(y) {
-					return x == y
-				}
-				bx, _ := new(big.Float).SetFloat64(x).Int(nil)
-				_ = bx
-			}
-			return x == y
+			return numCmp(ka, ia, ba, fa, kb, ib, bb, fb) == 0
 		}
 		if ka == nkInt && kb == nkInt {
 			return ia == ib
@@ -515,6 +506,29 @@ func equalDepth(a, b any, depth int) bool {
 	return pyfmt.Equal(a, b)
 }
 
+// numCmp compares two numbers at least one of which is a float exactly,
+// as Python does (2**53+1 != float(2**53+1)); 2 means unordered (NaN).
+func numCmp(ka numKind, ia int64, ba *big.Int, fa float64, kb numKind, ib int64, bb *big.Int, fb float64) int {
+	exact := func(k numKind, i int64, b *big.Int, f float64) (*big.Float, bool) {
+		switch k {
+		case nkFloat:
+			if math.IsNaN(f) {
+				return nil, false
+			}
+			return new(big.Float).SetFloat64(f), true
+		case nkBig:
+			return new(big.Float).SetInt(b), true
+		}
+		return new(big.Float).SetInt64(i), true
+	}
+	x, ok1 := exact(ka, ia, ba, fa)
+	y, ok2 := exact(kb, ib, bb, fb)
+	if !ok1 || !ok2 {
+		return 2
+	}
+	return x.Cmp(y)
+}
+
 func seqEqual(x, y []any, depth int) bool {
 	if len(x) != len(y) {
 		return false
@@ -542,16 +556,7 @@ func Compare(a, b any, op string) (int, error) {
 	kb, ib, bb, fb := numOf(b)
 	if ka != nkNone && kb != nkNone {
 		if ka == nkFloat || kb == nkFloat {
-			x, y := toFloat(ka, ia, ba, fa), toFloat(kb, ib, bb, fb)
-			switch {
-			case x < y:
-				return -1, nil
-			case x > y:
-				return 1, nil
-			case x == y:
-				return 0, nil
-			}
-			return 2, nil // NaN: every comparison false
+			return numCmp(ka, ia, ba, fa, kb, ib, bb, fb), nil
 		}
 		if ka == nkInt && kb == nkInt {
 			switch {
