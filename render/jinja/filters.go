@@ -440,6 +440,7 @@ func builtinFilters() map[string]FilterFunc {
 			return int64(len(reWord.FindAllString(s, -1))), nil
 		},
 		"wordwrap": filterWordwrap,
+		"urlize":   filterUrlize,
 		"xmlattr": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 			a, err := Bind("do_xmlattr", args, kw, []string{"autospace"}, true)
 			if err != nil {
