@@ -231,6 +231,20 @@ func TestJinjaOptions(t *testing.T) {
 			}
 		})
 	}
+	// Jinja2 environment options Salt passes through (expected outputs
+	// from python3-jinja2 3.1)
+	for _, tt := range []struct {
+		opts      *payload.Map
+		src, want string
+	}{
+		{payload.NewMap("line_statement_prefix", "%", "line_comment_prefix", "##"), "a\n% for i in [1, 2]\n  item {{ i }} ## note\n% endfor\nb ## tail", "a\n  item 1\n  item 2\nb"},
+		{payload.NewMap("variable_start_string", "<<", "variable_end_string", ">>", "block_start_string", "<%", "block_end_string", "%>"), "<% if true %><< 1 + 1 >><% endif %> {{ x }}", "2 {{ x }}"},
+	} {
+		got, err := jinja(t, tt.src, &render.Context{Opts: payload.NewMap("jinja_env", tt.opts)})
+		if err != nil || got != tt.want {
+			t.Errorf("jinja_env %s: got %q, %v; want %q", render.MustJSON(tt.opts), got, err, tt.want)
+		}
+	}
 	// allow_undefined: undefined prints as "" instead of failing
 	got, err := jinja(t, "[{{ nope }}][{{ grains.nope }}]", &render.Context{Opts: payload.NewMap("allow_undefined", true)})
 	if err != nil || got != "[][]" {
