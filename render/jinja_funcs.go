@@ -32,7 +32,7 @@ func (st *renderState) globalFunctions() map[string]any {
 			return nil, st.fail(fmt.Errorf("%w: %s", ErrRaised, msg))
 		}),
 		"show_full_context": jinja.Func(func(r *jinja.Runtime, args []any, kw *payload.Map) (any, error) {
-			return st.contextVars(), nil
+			return jinja.Import(st.contextVars()), nil
 		}),
 		"odict": jinja.Func(func(r *jinja.Runtime, args []any, kw *payload.Map) (any, error) {
 			d, err := r.Call(st.env.Globals["dict"], args, kw)
@@ -112,7 +112,7 @@ func (st *renderState) saltFunction(fun string) jinja.Func {
 			}
 			return nil, st.fail(fmt.Errorf("%w: Problem running salt function in Jinja template: %s: %w", ErrTemplate, fun, err))
 		}
-		return out, nil
+		return jinja.Import(out), nil
 	}
 }
 

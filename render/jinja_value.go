@@ -127,7 +127,7 @@ func adapt(fn filterFunc) jinja.FilterFunc {
 		if out.IsError() {
 			return nil, out.err
 		}
-		return out.Interface(), nil
+		return jinja.Import(out.Interface()), nil
 	}
 }
 

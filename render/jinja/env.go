@@ -75,7 +75,10 @@ type Options struct {
 	MaxCallDepth, MaxTemplateDepth int
 }
 
-// FilterFunc is a filter: v|name(args, kwargs).
+// FilterFunc is a filter: v|name(args, kwargs). Filters and Funcs get
+// and return engine values (see Import: lists are *List, dicts
+// *payload.Map holding engine values); a returned dict is used as is, so
+// convert payload data with Import first.
 type FilterFunc func(r *Runtime, v any, args []any, kwargs *payload.Map) (any, error)
 
 // TestFunc is a test: v is name(args).

@@ -313,7 +313,7 @@ func (r *Runtime) Call(fn any, args []any, kw *payload.Map) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return Import(v), nil
+		return importShallow(v), nil
 	case *Undefined:
 		return nil, c.err()
 	}
@@ -333,7 +333,7 @@ func (r *Runtime) applyFilter(e *filterExpr, in any, f *frame) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Import(v), nil
+	return importShallow(v), nil
 }
 
 // applyFilterChain applies a filter chain whose innermost input is in.

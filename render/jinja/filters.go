@@ -893,7 +893,7 @@ func filterMap(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = Import(x)
+		out[i] = importShallow(x)
 	}
 	return &List{Items: out}, nil
 }

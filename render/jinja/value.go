@@ -204,6 +204,18 @@ func importDepth(v any, depth int) any {
 	return v
 }
 
+// importShallow converts what a filter or function returned when it is
+// not an engine value (a []any, a Go int, ...) and keeps engine values,
+// dicts included, as they are: a method like setdefault returns the
+// stored dict itself, which the template may change.
+func importShallow(v any) any {
+	switch v.(type) {
+	case nil, string, bool, int64, float64, *big.Int, *payload.Map, *List, Tuple, *Undefined:
+		return v
+	}
+	return Import(v)
+}
+
 func importKey(k any) any {
 	switch x := k.(type) {
 	case []any:
