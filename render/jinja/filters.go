@@ -247,7 +247,7 @@ func builtinFilters() map[string]FilterFunc {
 		"max":   minMax(1),
 		"min":   minMax(-1),
 		"pprint": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
-			return Repr(v), nil
+			return Pformat(v), nil
 		},
 		"random": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 			items, err := Iterate(v)
