@@ -180,7 +180,16 @@ type Template struct {
 }
 
 // Parse parses source as the template called name.
-func (e *Environment) Parse(name, source string) (*Template, error) {
+func (e *Environment) Parse(name, source string) (t *Template, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t, err = nil, &Error{Kind: "InternalError", Msg: fmt.Sprintf("template parser failure: %v", p), Name: name}
+		}
+	}()
+	return e.parse(name, source)
+}
+
+func (e *Environment) parse(name, source string) (*Template, error) {
 	src := source
 	if !e.opts.KeepTrailingNewline {
 		if strings.HasSuffix(src, "\r\n") {
@@ -307,7 +316,12 @@ func (t *Template) RenderMap(vars *payload.Map) (string, error) {
 
 // RenderContext renders the template with vars, stopping when ctx is
 // done; data is stored in the runtime's Data for filters and functions.
-func (t *Template) RenderContext(ctx context.Context, vars *payload.Map, data any) (string, error) {
+func (t *Template) RenderContext(ctx context.Context, vars *payload.Map, data any) (out string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = "", &Error{Kind: "InternalError", Msg: fmt.Sprintf("template engine failure: %v", p), Name: t.Name}
+		}
+	}()
 	r := newRuntime(t.env)
 	r.ctx = ctx
 	r.Data = data

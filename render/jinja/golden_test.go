@@ -162,3 +162,20 @@ func renderString(env *Environment, src string, vars *payload.Map) (string, erro
 	}
 	return tpl.RenderMap(vars)
 }
+
+// TestDeepNesting checks that deeply nested expressions fail cleanly.
+func TestDeepNesting(t *testing.T) {
+	env := NewEnvironment(Options{})
+	for _, src := range []string{
+		"{{ " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000) + " }}",
+		"{{ " + strings.Repeat("not ", 5000) + "1 }}",
+		"{{ " + strings.Repeat("-", 5000) + "1 }}",
+		"{{ " + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + " }}",
+	} {
+		_, err := env.Parse("", src)
+		var je *Error
+		if !errors.As(err, &je) || je.Kind != "TemplateSyntaxError" || !strings.Contains(je.Msg, "nested too deeply") {
+			t.Errorf("%.20s...: %v", src, err)
+		}
+	}
+}

@@ -14,6 +14,18 @@ type Parser struct {
 	env      *Environment
 	endStack [][]string
 	tagStack []string
+	depth    int
+}
+
+// maxParseDepth bounds expression nesting (the parser's recursion).
+const maxParseDepth = 400
+
+func (p *Parser) enter() error {
+	p.depth++
+	if p.depth > maxParseDepth {
+		return p.fail(p.cur().line, "expression nested too deeply")
+	}
+	return nil
 }
 
 func (p *Parser) cur() token  { return p.toks[p.i] }
@@ -781,6 +793,10 @@ func nodeTypeName(x Expr) string {
 func (p *Parser) ParseExpression() (Expr, error) { return p.parseExpression(true) }
 
 func (p *Parser) parseExpression(withCond bool) (Expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	if withCond {
 		return p.parseCondExpr()
 	}
@@ -842,6 +858,10 @@ func (p *Parser) parseAnd() (Expr, error) {
 }
 
 func (p *Parser) parseNot() (Expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	if p.isName("not") {
 		line := p.next().line
 		x, err := p.parseNot()
@@ -953,6 +973,10 @@ func (p *Parser) parsePow() (Expr, error) {
 }
 
 func (p *Parser) parseUnary(withFilter bool) (Expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	t := p.cur()
 	var x Expr
 	var err error
