@@ -353,3 +353,23 @@ func Escape(s string) string {
 	}
 	return b.String()
 }
+
+// Split is re.split(pattern, s): the text between matches and, after
+// each, the text of every group (nil for one that did not take part).
+func (re *Regexp) Split(s string) ([]any, error) {
+	runes := []rune(s)
+	var out []any
+	last := 0
+	m, err := re.re.FindStringMatch(s)
+	for m != nil && err == nil {
+		out = append(out, string(runes[last:m.Index]))
+		mm := &Match{m: m, groups: re.groups}
+		out = append(out, mm.Groups()...)
+		last = m.Index + m.Length
+		m, err = re.re.FindNextMatch(m)
+	}
+	if err != nil {
+		return nil, wrapRunErr(err)
+	}
+	return append(out, string(runes[last:])), nil
+}

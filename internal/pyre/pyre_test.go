@@ -84,6 +84,8 @@ func TestGolden(t *testing.T) {
 				if m != nil {
 					got.Groups = m.Groups()
 				}
+			case "split":
+				got.Groups, err = re.Split(c.S)
 			case "sub":
 				got.Out, err = re.Sub(c.Repl, c.S, c.Count)
 			}

@@ -29,6 +29,8 @@ def run(c):
         if op == "match":
             m = rx.match(c["s"])
             return {"groups": None if m is None else list(m.groups())}
+        if op == "split":
+            return {"groups": rx.split(c["s"])}
         if op == "sub":
             return {"out": rx.sub(c["repl"], c["s"], c.get("count", 0))}
     except re.error:
