@@ -1239,4 +1239,3 @@ func urlQuote(s string, forQS bool) string {
 	}
 	return b.String()
 }
-
