@@ -24,6 +24,9 @@ func NewList(items ...any) *List { return &List{Items: items} }
 // Tuple is a Python tuple.
 type Tuple []any
 
+// String is the tuple's repr (it also tells tuples apart as dict keys).
+func (t Tuple) String() string { return Repr(t) }
+
 // Undefined is Jinja2's undefined value: what a missing variable, key or
 // attribute evaluates to. Strict ones (StrictUndefined, Salt's default)
 // fail on every use but `is defined` and `default`.
