@@ -121,6 +121,16 @@ func TypeName(v any) string {
 		return "dict"
 	case []any:
 		return "list"
+	case *DictView:
+		return "dict_" + x.Kind
+	case *rangeVal:
+		return "range"
+	case *GroupTuple:
+		return "_GroupTuple"
+	case *Cycler:
+		return "Cycler"
+	case *selfRef:
+		return "TemplateReference"
 	}
 	return pyfmt.TypeName(v)
 }
@@ -267,6 +277,13 @@ func exportDepth(v any, depth int) any {
 		return nil
 	case *Namespace:
 		return exportDepth(x.M, depth+1)
+	case Iterable:
+		// dict views, range objects and groupby items leave as lists
+		items, err := x.Iter()
+		if err != nil {
+			return nil
+		}
+		return exportDepth(&List{Items: items}, depth)
 	}
 	return v
 }
