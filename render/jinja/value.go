@@ -56,11 +56,19 @@ func (u *Undefined) Message() string {
 
 func (u *Undefined) err() error { return &Error{Kind: "UndefinedError", Msg: u.Message()} }
 
+// objectTypeRepr is Jinja2's object_type_repr: builtins by name, other
+// classes with their module.
 func objectTypeRepr(v any) string {
 	if v == nil {
 		return "None"
 	}
-	return TypeName(v) + " object"
+	mod := map[string]string{
+		"TemplateModule": "jinja2.environment.", "Namespace": "jinja2.utils.", "Cycler": "jinja2.utils.",
+		"LoopContext": "jinja2.runtime.", "Macro": "jinja2.runtime.", "TemplateReference": "jinja2.runtime.",
+		"_GroupTuple": "jinja2.filters.", "Undefined": "jinja2.runtime.", "StrictUndefined": "jinja2.runtime.",
+	}
+	n := TypeName(v)
+	return mod[n] + n + " object"
 }
 
 // Callable is a value templates can call.
