@@ -1,7 +1,6 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
@@ -184,19 +183,6 @@ func pyTypeName(v any) string { return pyfmt.TypeName(v) }
 // pyEq is Python's ==.
 func pyEq(a, b any) bool { return jinja.Equal(jinja.Import(a), jinja.Import(b)) }
 
-// numeric returns a number (bools count) as float64.
-func numeric(v any) (float64, bool) { return pyfmt.Float(v) }
-
-// pyTuple is a Python tuple.
-type pyTuple = jinja.Tuple
-
-// newList returns a template list.
-func newList(items []any) *jinja.List {
-	if items == nil {
-		items = []any{}
-	}
-	return &jinja.List{Items: items}
-}
 
 // listItems returns the members of a list or tuple value.
 func listItems(v *value) ([]any, bool) {
@@ -229,17 +215,10 @@ func pyCompare(a, b any) (int, error) {
 	return c, nil
 }
 
-// pyAdd is Python's +.
-func pyAdd(a, b any) (any, error) {
-	v, err := jinja.BinOp("+", jinja.Import(a), jinja.Import(b))
-	return jinja.Export(v), err
-}
 
 func filterErr(format string, args ...any) *value {
 	return asValue(fmt.Errorf(format, args...))
 }
-
-var errNotCallable = errors.New("not callable")
 
 // maxConvertDepth bounds recursive conversions of template data.
 const maxConvertDepth = 512
