@@ -184,6 +184,17 @@ func pyTypeName(v any) string { return pyfmt.TypeName(v) }
 func pyEq(a, b any) bool { return jinja.Equal(jinja.Import(a), jinja.Import(b)) }
 
 
+// pyTuple is a Python tuple.
+type pyTuple = jinja.Tuple
+
+// newList returns a template list.
+func newList(items []any) *jinja.List {
+	if items == nil {
+		items = []any{}
+	}
+	return &jinja.List{Items: items}
+}
+
 // listItems returns the members of a list or tuple value.
 func listItems(v *value) ([]any, bool) {
 	switch x := v.Interface().(type) {
