@@ -183,7 +183,6 @@ func pyTypeName(v any) string { return pyfmt.TypeName(v) }
 // pyEq is Python's ==.
 func pyEq(a, b any) bool { return jinja.Equal(jinja.Import(a), jinja.Import(b)) }
 
-
 // pyTuple is a Python tuple.
 type pyTuple = jinja.Tuple
 
@@ -225,7 +224,6 @@ func pyCompare(a, b any) (int, error) {
 	}
 	return c, nil
 }
-
 
 func filterErr(format string, args ...any) *value {
 	return asValue(fmt.Errorf(format, args...))
