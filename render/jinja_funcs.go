@@ -65,6 +65,9 @@ func (s *saltFuncs) GetAttr(name string) (any, bool) {
 // String is what printing the object shows.
 func (s *saltFuncs) String() string { return "<salt functions>" }
 
+// PyType is the class of Salt's loader object.
+func (s *saltFuncs) PyType() (string, string) { return "salt.loader.lazy", "LazyLoader" }
+
 // saltModule is salt.<module>.
 type saltModule struct {
 	st  *renderState
@@ -78,6 +81,9 @@ func (m *saltModule) GetAttr(name string) (any, bool) {
 
 // String is what printing the object shows.
 func (m *saltModule) String() string { return "<salt module " + m.mod + ">" }
+
+// PyType is the class of Salt's loader object.
+func (m *saltModule) PyType() (string, string) { return "salt.loader.lazy", "LazyLoader" }
 
 // saltFunction returns a template callable running fun; keyword
 // arguments reach it in call order.

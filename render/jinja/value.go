@@ -67,6 +67,13 @@ func objectTypeRepr(v any) string {
 		"LoopContext": "jinja2.runtime.", "Macro": "jinja2.runtime.", "TemplateReference": "jinja2.runtime.",
 		"_GroupTuple": "jinja2.filters.", "Undefined": "jinja2.runtime.", "StrictUndefined": "jinja2.runtime.",
 	}
+	if t, ok := v.(PyTyper); ok {
+		m, n := t.PyType()
+		if m != "" && m != "builtins" {
+			return m + "." + n + " object"
+		}
+		return n + " object"
+	}
 	n := TypeName(v)
 	return mod[n] + n + " object"
 }
@@ -103,9 +110,18 @@ type Namespace struct{ M *payload.Map }
 // GetAttr returns an attribute.
 func (n *Namespace) GetAttr(name string) (any, bool) { return n.M.Get(name) }
 
+// PyTyper is a Go value that names its Python class (module and name),
+// for error messages.
+type PyTyper interface {
+	PyType() (module, name string)
+}
+
 // TypeName is Python's type(v).__name__ for engine values.
 func TypeName(v any) string {
 	switch x := v.(type) {
+	case PyTyper:
+		_, n := x.PyType()
+		return n
 	case *List:
 		return "list"
 	case Tuple:
