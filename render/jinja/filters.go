@@ -82,9 +82,6 @@ func builtinFilters() map[string]FilterFunc {
 			case nkFloat:
 				return math.Abs(fl), nil
 			}
-			if err := strictCheck(v); err != nil {
-				return nil, err
-			}
 			return nil, typeErr("bad operand type for abs(): '%s'", TypeName(v))
 		},
 		"attr": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
@@ -93,7 +90,7 @@ func builtinFilters() map[string]FilterFunc {
 				return nil, err
 			}
 			name, _ := a[0].(string)
-			if err := strictCheck(v); err != nil {
+			if err := undefCheck(v); err != nil {
 				return nil, err
 			}
 			if m := methodFor(v, name); m != nil {
@@ -186,6 +183,9 @@ func builtinFilters() map[string]FilterFunc {
 			if err != nil {
 				return nil, err
 			}
+			if err := undefCheck(v); err != nil {
+				return nil, err
+			}
 			if f, ok := toPyFloat(v); ok {
 				return f, nil
 			}
@@ -194,6 +194,9 @@ func builtinFilters() map[string]FilterFunc {
 		"int": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 			a, err := Bind("do_int", args, kw, []string{"default", "base"}, int64(0), int64(10))
 			if err != nil {
+				return nil, err
+			}
+			if err := undefCheck(v); err != nil {
 				return nil, err
 			}
 			base, _ := asInt(a[1])
@@ -376,6 +379,9 @@ func builtinFilters() map[string]FilterFunc {
 			if err != nil {
 				return nil, err
 			}
+			if u, ok := v.(*Undefined); ok {
+				return nil, typeErr("Object of type %s is not JSON serializable", TypeName(u))
+			}
 			o := pyfmt.JSONOptions{SortKeys: SortItems, EnsureASCII: true, Indent: -1}
 			if a[0] != nil {
 				n, _ := asInt(a[0])
@@ -448,7 +454,10 @@ func builtinFilters() map[string]FilterFunc {
 			}
 			m, ok := v.(*payload.Map)
 			if !ok {
-				return nil, typeErr("'%s' object has no attribute 'items'", TypeName(v))
+				if err := undefCheck(v); err != nil {
+					return nil, err
+				}
+				return nil, &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'items'", TypeName(v))}
 			}
 			var parts []string
 			for _, it := range m.Items() {
@@ -536,7 +545,7 @@ func filterDictsort(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	}
 	m, ok := v.(*payload.Map)
 	if !ok {
-		if err := strictCheck(v); err != nil {
+		if err := undefCheck(v); err != nil {
 			return nil, err
 		}
 		return nil, &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'items'", TypeName(v))}
@@ -795,6 +804,9 @@ func filterIndent(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := undefCheck(v); err != nil {
+		return nil, err
+	}
 	s, err := softStr(v)
 	if err != nil {
 		return nil, err
@@ -994,9 +1006,6 @@ func filterRound(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 	prec, _ := asInt(a[0])
 	k, i, b, f := numOf(v)
 	if k == nkNone {
-		if err := strictCheck(v); err != nil {
-			return nil, err
-		}
 		return nil, typeErr("type %s doesn't define __round__ method", TypeName(v))
 	}
 	if method == "common" {
