@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"strings"
+	"unicode"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -48,6 +49,17 @@ func cmpTest(op string) TestFunc {
 	}
 }
 
+// hasCased reports whether s has a cased character (Python's islower and
+// isupper need one).
+func hasCased(s string) bool {
+	for _, c := range s {
+		if unicode.IsUpper(c) || unicode.IsLower(c) || unicode.IsTitle(c) {
+			return true
+		}
+	}
+	return false
+}
+
 func isStrictUndef(v any) bool {
 	u, ok := v.(*Undefined)
 	return ok && u.Strict
@@ -89,11 +101,17 @@ func builtinTests() map[string]TestFunc {
 			return u, nil
 		},
 		"filter": func(r *Runtime, v any, args []any, kw *payload.Map) (bool, error) {
+			if err := strictCheck(v); err != nil {
+				return false, err
+			}
 			s, _ := v.(string)
 			_, ok := r.env.Filters[s]
 			return ok, nil
 		},
 		"test": func(r *Runtime, v any, args []any, kw *payload.Map) (bool, error) {
+			if err := strictCheck(v); err != nil {
+				return false, err
+			}
 			s, _ := v.(string)
 			_, ok := r.env.Tests[s]
 			return ok, nil
@@ -131,14 +149,14 @@ func builtinTests() map[string]TestFunc {
 			if err != nil {
 				return false, err
 			}
-			return strings.ToLower(s) == s, nil
+			return hasCased(s) && strings.ToLower(s) == s, nil
 		},
 		"upper": func(r *Runtime, v any, args []any, kw *payload.Map) (bool, error) {
 			s, err := Str(v)
 			if err != nil {
 				return false, err
 			}
-			return strings.ToUpper(s) == s, nil
+			return hasCased(s) && strings.ToUpper(s) == s, nil
 		},
 		"string": func(r *Runtime, v any, args []any, kw *payload.Map) (bool, error) {
 			_, ok := v.(string)
@@ -153,10 +171,8 @@ func builtinTests() map[string]TestFunc {
 			case string, []byte, *List, Tuple, *payload.Map, *rangeVal:
 				return true, nil
 			case *Undefined:
-				if isStrictUndef(v) {
-					return false, v.(*Undefined).err()
-				}
-				return true, nil
+				// len() of a strict one raises, which the test catches
+				return !isStrictUndef(v), nil
 			}
 			return false, nil
 		},
@@ -168,8 +184,11 @@ func builtinTests() map[string]TestFunc {
 			return err == nil, nil
 		},
 		"callable": func(r *Runtime, v any, args []any, kw *payload.Map) (bool, error) {
-			_, ok := v.(Callable)
-			return ok, nil
+			switch v.(type) {
+			case Callable, *Undefined:
+				return true, nil
+			}
+			return false, nil
 		},
 		"sameas": func(r *Runtime, v any, args []any, kw *payload.Map) (bool, error) {
 			o, err := oneArg("test_sameas", args, kw)

@@ -690,11 +690,11 @@ func Contains(container, x any) (bool, error) {
 		}
 		return strings.Contains(c, s), nil
 	case *List:
-		return seqContains(c.Items, x), nil
+		return seqContainsStrict(c.Items, x)
 	case Tuple:
-		return seqContains(c, x), nil
+		return seqContainsStrict(c, x)
 	case []any:
-		return seqContains(c, x), nil
+		return seqContainsStrict(c, x)
 	case *payload.Map:
 		if err := hashable(x); err != nil {
 			return false, err
@@ -717,6 +717,17 @@ func Contains(container, x any) (bool, error) {
 		return ok, nil
 	}
 	return false, typeErr("argument of type '%s' is not iterable", TypeName(container))
+}
+
+// seqContainsStrict is "x in list": comparing a strict undefined value
+// with a member raises.
+func seqContainsStrict(items []any, x any) (bool, error) {
+	if len(items) > 0 {
+		if err := strictCheck(x); err != nil {
+			return false, err
+		}
+	}
+	return seqContains(items, x), nil
 }
 
 func seqContains(items []any, x any) bool {
