@@ -38,6 +38,9 @@ func undefCheck(vs ...any) error {
 }
 
 func unsupported(op string, a, b any) error {
+	if op == "**" {
+		op = "** or pow()"
+	}
 	return typeErr("unsupported operand type(s) for %s: '%s' and '%s'", op, TypeName(a), TypeName(b))
 }
 
