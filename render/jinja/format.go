@@ -351,6 +351,9 @@ func StrFormat(format string, args []any, kwargs *payload.Map) (string, error) {
 			i++
 			continue
 		}
+		if i+1 == len(format) {
+			return "", valueErr("Single '{' encountered in format string")
+		}
 		// find matching }
 		depth, j := 1, i+1
 		for j < len(format) && depth > 0 {
