@@ -708,9 +708,10 @@ func (r *Runtime) attrGetter(attr any, def any, post func(any) any) func(any) (a
 			if v, err = r.GetItem(v, p); err != nil {
 				return nil, err
 			}
-		}
-		if _, ok := v.(*Undefined); ok && def != nil {
-			v = def
+			// Jinja2 substitutes the default after each part
+			if _, ok := v.(*Undefined); ok && def != nil {
+				v = def
+			}
 		}
 		if post != nil {
 			v = post(v)
