@@ -36,6 +36,7 @@ type Error struct {
 	Err error
 }
 
+// Error is the message (Python's str(exc)).
 func (e *Error) Error() string { return e.Msg }
 
 // Unwrap returns the wrapped Go error.

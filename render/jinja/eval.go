@@ -546,6 +546,7 @@ func (s *selfRef) GetAttr(name string) (any, bool) {
 	}), true
 }
 
+// String is what printing self shows.
 func (s *selfRef) String() string { return "<TemplateReference>" }
 
 // blockCallNode renders a block at a level of its chain (super()).

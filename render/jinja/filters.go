@@ -796,6 +796,7 @@ func (g *GroupTuple) GetItem(k any) (any, bool) {
 	return nil, false
 }
 
+// String is the namedtuple's repr.
 func (g *GroupTuple) String() string {
 	return "_GroupTuple(grouper=" + Repr(g.Grouper) + ", list=" + Repr(g.List) + ")"
 }

@@ -53,6 +53,7 @@ func (r *rangeVal) GetItem(k any) (any, bool) {
 	return r.start + i*r.step, true
 }
 
+// String is the range's repr.
 func (r *rangeVal) String() string {
 	if r.step == 1 {
 		return fmt.Sprintf("range(%d, %d)", r.start, r.stop)

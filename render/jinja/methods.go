@@ -23,6 +23,7 @@ func (b *boundMethod) Call(r *Runtime, args []any, kw *payload.Map) (any, error)
 	return b.fn(r, b.recv, args, kw)
 }
 
+// String is the method's repr.
 func (b *boundMethod) String() string {
 	return "<built-in method " + b.name + " of " + TypeName(b.recv) + " object>"
 }
@@ -36,6 +37,7 @@ type DictView struct {
 // Iter returns the view's items.
 func (d *DictView) Iter() ([]any, error) { return d.Items, nil }
 
+// String is the view's repr, dict_keys([...]).
 func (d *DictView) String() string {
 	var b strings.Builder
 	b.WriteString("dict_" + d.Kind + "(")
