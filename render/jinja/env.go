@@ -165,9 +165,6 @@ func (e *Environment) AddTag(name string, parse TagFunc, exec ExtExec) {
 	e.exts[name] = exec
 }
 
-// AddEndTag registers the name of an extension's end tag so unknown-tag
-// errors mention it.
-func (e *Environment) AddEndTag(name string) {}
 
 // Template is a parsed template.
 type Template struct {
