@@ -108,8 +108,8 @@ func (r *Runtime) undefinedHint(hint string) *Undefined {
 	return &Undefined{Hint: hint, Strict: !r.env.opts.Lenient}
 }
 
-// RenderTemplate renders t (a template of the same environment) with vars
-// into a string, for embedding code.
+// step counts one statement or call against the render's budget and
+// notices cancellation.
 func (r *Runtime) step() error {
 	r.steps++
 	if r.steps > r.env.opts.MaxSteps {
