@@ -332,7 +332,7 @@ func (t *Template) RenderContext(ctx context.Context, vars *payload.Map, data an
 	return b.String(), nil
 }
 
-// GetTemplate loads and parses a template through the loader, caching it
+// getTemplate loads and parses a template through the loader, caching it
 // by resolved name and source.
 func (e *Environment) getTemplate(r *Runtime, name, parent string) (*Template, error) {
 	if e.Loader == nil {

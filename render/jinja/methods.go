@@ -215,7 +215,7 @@ func stripMethod(left, right bool) methodFn {
 	}
 }
 
-// runeRange converts optional start/end args to a substring range.
+// subRange converts optional start/end args to a substring range.
 func subRange(s string, args []any, from int) (string, int, error) {
 	rs := []rune(s)
 	n := len(rs)

@@ -800,7 +800,7 @@ func mapSet(m *payload.Map, k, v any) {
 	m.SetKey(k, v)
 }
 
-// strIndexable returns s as runes when it is not ASCII.
+// runesOf returns s as runes.
 func runesOf(s string) []rune { return []rune(s) }
 
 func isASCII(s string) bool {
