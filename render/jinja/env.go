@@ -165,7 +165,6 @@ func (e *Environment) AddTag(name string, parse TagFunc, exec ExtExec) {
 	e.exts[name] = exec
 }
 
-
 // Template is a parsed template.
 type Template struct {
 	env    *Environment
