@@ -36,6 +36,8 @@ var goldenErrors = map[string]struct {
 	"g_errors_missing.sls":   {render.ErrNotFound, "lib/does_not_exist.jinja"},
 	"g_errors_syntax.sls":    {render.ErrTemplate, "Jinja syntax error"},
 	"g_yamldup.sls":          {render.ErrData, "found conflicting ID 'a'"},
+	"g_errors_macro.sls":     {render.ErrTemplate, "lib/broken.jinja(3):\n---\n{%- macro boom() -%}\nok\n{{ not_defined_in_macro }}    <======================\n{%- endmacro -%}\n---"},
+	"g_errors_type.sls":      {render.ErrTemplate, `Jinja error: can only concatenate str (not "int") to str`},
 	"g_yamlboolkey.sls":      {render.ErrData, "found conflicting ID 'True'"},
 }
 
@@ -43,7 +45,6 @@ var goldenErrors = map[string]struct {
 // each has its own test documenting gsalt's behaviour.
 var goldenDiffers = map[string]string{
 	"g_errors_py.sls": "#!py runs Python in Salt; gsalt refuses it (TestErrorClasses)",
-	"g_varargs.sls":   "implicit varargs is a list in gsalt, a tuple in Jinja2 (TestGonjaLimitations)",
 }
 
 func TestGolden(t *testing.T) {

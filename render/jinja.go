@@ -4,20 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"path"
-	"reflect"
-	"regexp"
 	"strings"
-	"unsafe"
 
-	"github.com/nikolalohinski/gonja/v2/builtins"
-	gconfig "github.com/nikolalohinski/gonja/v2/config"
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/nodes"
-	"github.com/nikolalohinski/gonja/v2/tokens"
-
+	"github.com/gsalt/gsalt/render/jinja"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -34,24 +25,25 @@ const (
 	MaxLoads = 1024
 	// MaxMacroDepth bounds nested (recursive) macro calls.
 	MaxMacroDepth = 256
-	// MaxSteps bounds the tag executions (for, if, set, do) of a render.
+	// MaxSteps bounds the statements and calls of a render.
 	MaxSteps = 10_000_000
 	// MaxNesting bounds bracket nesting in a template (parser recursion).
 	MaxNesting = 256
-	// maxListLen bounds lists built by range() and similar helpers.
-	maxListLen = 1 << 20
+	// maxRange is Jinja2's sandbox MAX_RANGE (Salt renders in a
+	// SandboxedEnvironment).
+	maxRange = 100000
 )
 
-// finalizeFilter is the name of the hidden filter applied to every {{ }}
-// (Jinja2's "finalize"): Python's str() of the value, None as "None".
-const finalizeFilter = "__gsalt_finalize__"
+// rootName names the top template in errors and for the loader.
+const rootName = "<template>"
 
-// Jinja is Salt's jinja renderer on github.com/nikolalohinski/gonja/v2:
-// Salt's context variables, salt[...] calls, Salt's filters, tests and
-// tags (import_yaml, load_yaml, ...), salt:// imports through
-// Context.Files, StrictUndefined like Salt 3006 (opts allow_undefined
-// lifts it for printing), trim_blocks/lstrip_blocks from opts, and the
-// trailing newline kept as Salt does. See JINJA-FEATURES.md.
+// Jinja is Salt's jinja renderer on gsalt's own Jinja2 engine
+// (render/jinja): Salt's context variables, salt[...] calls, Salt's
+// filters, tests and tags (import_yaml, load_yaml, ...), salt:// imports
+// through Context.Files, StrictUndefined like Salt 3006 (opts
+// allow_undefined gives the lenient Undefined), trim_blocks,
+// lstrip_blocks and the other jinja_env options, and the trailing
+// newline kept as Salt does. See JINJA-FEATURES.md.
 type Jinja struct {
 	// MaxOutputSize bounds the rendered text in bytes; 0 means
 	// MaxOutputSize.
@@ -73,10 +65,11 @@ func (j Jinja) Render(ctx context.Context, input any, rc *Context) (any, error) 
 	if len(text) > MaxTemplateSize {
 		return nil, fmt.Errorf("%w: template is larger than %d bytes", ErrTemplate, MaxTemplateSize)
 	}
-	st := newRenderState(ctx, rc)
+	maxOut := MaxOutputSize
 	if j.MaxOutputSize > 0 {
-		st.maxOut = j.MaxOutputSize
+		maxOut = j.MaxOutputSize
 	}
+	st := newRenderState(ctx, rc, maxOut)
 	out, err := st.renderRoot(text)
 	if err != nil {
 		return nil, err
@@ -87,50 +80,57 @@ func (j Jinja) Render(ctx context.Context, input any, rc *Context) (any, error) 
 	return out, nil
 }
 
-// renderState is everything one render shares: the environment, Salt's
-// mutable "globals" (tpldir changes as Salt's loader loads files), bounds
-// and the first typed error raised by Salt-specific code.
+// renderState is everything one render shares: the environment (its
+// globals change as Salt's loader loads files), the files loaded and the
+// first typed error raised by Salt-specific code.
 type renderState struct {
 	ctx      context.Context
 	rc       *Context
 	log      *slog.Logger
-	cfg      *gconfig.Config
-	env      *exec.Environment
-	globals  *exec.Context
-	loader   *saltLoader
+	env      *jinja.Environment
 	strict   bool
 	tpldir   string
-	depth    int
-	macros   int
-	steps    int
-	maxOut   int
 	loads    int
-	out      int
+	maxOut   int
 	firstErr error
 	files    map[string]string
+	// sources maps template names to their text (error excerpts)
+	sources map[string]string
+	// paths maps template names to the local file they came from
+	paths map[string]string
 }
 
-func newRenderState(ctx context.Context, rc *Context) *renderState {
-	st := &renderState{ctx: ctx, rc: rc, log: rc.Log, files: map[string]string{}, maxOut: MaxOutputSize}
+func newRenderState(ctx context.Context, rc *Context, maxOut int) *renderState {
+	st := &renderState{ctx: ctx, rc: rc, log: rc.Log, files: map[string]string{}, maxOut: maxOut,
+		sources: map[string]string{}, paths: map[string]string{}}
 	if st.log == nil {
 		st.log = slog.Default()
 	}
-	cfg := gconfig.New()
-	cfg.StrictUndefined = true // Salt 3006 uses jinja2.StrictUndefined
-	cfg.TrimBlocks = optBool(rc.Opts, "jinja_trim_blocks")
-	cfg.LeftStripBlocks = optBool(rc.Opts, "jinja_lstrip_blocks")
+	o := jinja.Options{
+		TrimBlocks:       optBool(rc.Opts, "jinja_trim_blocks"),
+		LstripBlocks:     optBool(rc.Opts, "jinja_lstrip_blocks"),
+		Lenient:          optBool(rc.Opts, "allow_undefined"),
+		MaxOutput:        maxOut,
+		MaxSteps:         MaxSteps,
+		MaxRange:         maxRange,
+		Sandboxed:        true,
+		MaxCallDepth:     MaxMacroDepth,
+		MaxTemplateDepth: MaxIncludeDepth,
+	}
 	envKey := "jinja_env"
 	if rc.SLS != "" {
 		envKey = "jinja_sls_env"
 	}
 	if m := rc.Opts.Map(envKey); m != nil {
-		applyJinjaEnvOpts(cfg, m)
+		applyJinjaEnvOpts(&o, m)
 	}
-	st.cfg = cfg
-	st.strict = !optBool(rc.Opts, "allow_undefined")
-	st.loader = &saltLoader{st: st}
-	st.env = st.newEnvironment()
-	st.globals = st.env.Context
+	st.strict = !o.Lenient
+	st.env = jinja.NewEnvironment(o)
+	st.env.Loader = &saltLoader{st: st}
+	st.installFilters()
+	st.installTests()
+	st.installTags()
+	st.setGlobals()
 	return st
 }
 
@@ -139,102 +139,42 @@ func optBool(m *payload.Map, key string) bool {
 	return ok && payload.Truthy(v)
 }
 
-// applyJinjaEnvOpts applies Salt's jinja_env / jinja_sls_env options that
-// gonja supports.
-func applyJinjaEnvOpts(cfg *gconfig.Config, m *payload.Map) {
+// applyJinjaEnvOpts applies Salt's jinja_env / jinja_sls_env options.
+func applyJinjaEnvOpts(o *jinja.Options, m *payload.Map) {
 	for _, it := range m.Items() {
 		k := strings.ToLower(payload.KeyString(it.Key))
 		s, isStr := it.Value.(string)
+		str := func(dst *string) {
+			if isStr {
+				*dst = s
+			}
+		}
 		switch k {
 		case "trim_blocks":
-			cfg.TrimBlocks = payload.Truthy(it.Value)
+			o.TrimBlocks = payload.Truthy(it.Value)
 		case "lstrip_blocks":
-			cfg.LeftStripBlocks = payload.Truthy(it.Value)
+			o.LstripBlocks = payload.Truthy(it.Value)
 		case "keep_trailing_newline":
-			cfg.KeepTrailingNewline = payload.Truthy(it.Value)
+			o.KeepTrailingNewline = payload.Truthy(it.Value)
 		case "block_start_string":
-			if isStr {
-				cfg.BlockStartString = s
-			}
+			str(&o.BlockStart)
 		case "block_end_string":
-			if isStr {
-				cfg.BlockEndString = s
-			}
+			str(&o.BlockEnd)
 		case "variable_start_string":
-			if isStr {
-				cfg.VariableStartString = s
-			}
+			str(&o.VariableStart)
 		case "variable_end_string":
-			if isStr {
-				cfg.VariableEndString = s
-			}
+			str(&o.VariableEnd)
 		case "comment_start_string":
-			if isStr {
-				cfg.CommentStartString = s
-			}
+			str(&o.CommentStart)
 		case "comment_end_string":
-			if isStr {
-				cfg.CommentEndString = s
-			}
+			str(&o.CommentEnd)
 		case "line_statement_prefix":
-			if isStr {
-				cfg.LineStatementPrefix = s
-			}
+			str(&o.LineStatementPrefix)
 		case "line_comment_prefix":
-			if isStr {
-				cfg.LineCommentPrefix = s
-			}
+			str(&o.LineCommentPrefix)
 		case "newline_sequence":
-			if isStr {
-				cfg.NewlineSequence = s
-			}
+			str(&o.NewlineSequence)
 		}
-	}
-}
-
-// newEnvironment builds this render's gonja environment: copies of
-// gonja's builtin sets with Salt's filters, tests, tags and methods added
-// or replacing gonja's (gonja's package-level sets are only read).
-func (st *renderState) newEnvironment() *exec.Environment {
-	filters := exec.NewFilterSet(map[string]exec.FilterFunction{}).Update(builtins.Filters)
-	for name, fn := range st.filters() {
-		if filters.Exists(name) {
-			_ = filters.Replace(name, fn)
-		} else {
-			_ = filters.Register(name, fn)
-		}
-	}
-	tests := exec.NewTestSet(map[string]exec.TestFunction{}).Update(builtins.Tests)
-	for name, fn := range st.tests() {
-		if tests.Exists(name) {
-			_ = tests.Replace(name, fn)
-		} else {
-			_ = tests.Register(name, fn)
-		}
-	}
-	cs := exec.NewControlStructureSet(map[string]parserFunc{}).Update(builtins.ControlStructures)
-	for name, fn := range st.controlStructures() {
-		if cs.Exists(name) {
-			_ = cs.Replace(name, fn)
-		} else {
-			_ = cs.Register(name, fn)
-		}
-	}
-	globals := exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables)
-	st.setGlobals(globals)
-	return &exec.Environment{
-		Filters:           filters,
-		Tests:             tests,
-		ControlStructures: cs,
-		Context:           globals,
-		Methods: exec.Methods{
-			Bool:  builtins.Methods.Bool,
-			Int:   builtins.Methods.Int,
-			Float: builtins.Methods.Float,
-			Str:   strMethods(),
-			Dict:  dictMethods(),
-			List:  listMethods(),
-		},
 	}
 }
 
@@ -328,435 +268,153 @@ func (st *renderState) contextVars() *payload.Map {
 	return m
 }
 
-// setGlobals fills the globals context: Salt's functions and variables.
-func (st *renderState) setGlobals(g *exec.Context) {
+// setGlobals fills the environment's globals: Salt's context (Salt puts
+// it both in the globals and in the render variables), functions and the
+// salt object.
+func (st *renderState) setGlobals() {
+	g := st.env.Globals
 	vars := st.contextVars()
 	for _, it := range vars.Items() {
-		g.Set(payload.KeyString(it.Key), toJinja(it.Value))
+		g[payload.KeyString(it.Key)] = it.Value
 	}
 	if td, ok := vars.Get("tpldir"); ok {
 		st.tpldir, _ = td.(string)
 	}
-	g.Set("salt", &saltFuncs{st: st})
+	g["salt"] = &saltFuncs{st: st}
 	for name, fn := range st.globalFunctions() {
-		g.Set(name, fn)
+		g[name] = fn
 	}
 }
 
 // renderRoot renders the top template.
 func (st *renderState) renderRoot(text string) (string, error) {
-	tpl, err := st.parse(rootIdentifier, text)
+	if d := nestingDepth(text, st.env.Options()); d > MaxNesting {
+		return "", fmt.Errorf("%w: brackets nested deeper than %d", ErrTemplate, MaxNesting)
+	}
+	st.sources[rootName] = text
+	tpl, err := st.env.Parse(rootName, text)
 	if err != nil {
 		return "", st.wrapErr(err)
 	}
-	var b strings.Builder
-	w := &boundedWriter{st: st, w: &b}
-	// Salt passes its context both as globals and as render variables;
-	// the render variables keep the top template's tpl* values when
-	// imports change the globals.
-	rootCtx := st.globals.Inherit()
-	for _, name := range []string{"tplfile", "tpldir", "tpldot"} {
-		if v, ok := st.globals.Get(name); ok {
-			rootCtx.Set(name, v)
-		}
-	}
-	r := exec.NewRenderer(st.subEnv(rootCtx), w, st.cfg, st.loader, tpl)
-	if err := st.execute(r); err != nil {
+	out, err := tpl.RenderContext(st.ctx, st.contextVars(), st)
+	if err != nil {
 		return "", st.wrapErr(err)
 	}
-	return b.String(), nil
-}
-
-// execute runs a renderer, turning panics inside gonja into errors.
-func (st *renderState) execute(r *exec.Renderer) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("template engine failure: %v", p)
-		}
-	}()
-	return r.Execute()
-}
-
-// rootIdentifier names the top template for the loader.
-const rootIdentifier = "<template>"
-
-// parse parses text into a template and installs the finalize hook.
-func (st *renderState) parse(identifier, text string) (tpl *exec.Template, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("template parser failure: %v", p)
-		}
-	}()
-	if d := nestingDepth(text, st.cfg); d > MaxNesting {
-		return nil, fmt.Errorf("%w: brackets nested deeper than %d", ErrTemplate, MaxNesting)
-	}
-	st.loader.pending = &pendingSource{id: identifier, text: text}
-	tpl, err = exec.NewTemplate(identifier, st.cfg, st.loader, st.env)
-	st.loader.pending = nil
-	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), "failed to parse template '"+text+"': ")
-		line := ""
-		if l := reParseLine.FindStringSubmatch(msg); l != nil {
-			line = "; line " + l[1]
-		}
-		return nil, fmt.Errorf("%w: Jinja syntax error: %s%s", ErrTemplate, msg, line)
-	}
-	rewriteTemplate(tpl.Root())
-	return tpl, nil
+	return out, nil
 }
 
 // wrapErr turns an engine error into an error wrapping ErrTemplate (and
-// the first typed error raised by Salt code, such as ErrNotFound), with a
-// message close to Salt's ("Jinja variable 'x' is undefined; line 3").
+// the typed error raised by Salt code, such as ErrNotFound), with Salt's
+// message: "Jinja variable 'x' is undefined; line 3" and the excerpt with
+// its "<======================" marker.
 func (st *renderState) wrapErr(err error) error {
-	msg := cleanEngineError(err)
-	if errors.Is(err, ErrTemplate) && st.firstErr == nil {
-		// gsalt's own error deep in gonja's wrapping: report it
-		inner := err
-		for e := err; e != nil && e != ErrTemplate; e = errors.Unwrap(e) {
-			if strings.HasPrefix(e.Error(), ErrTemplate.Error()) {
-				inner = e
-				break
+	if err == nil {
+		return nil
+	}
+	if cerr := st.ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", ErrTemplate, cerr)
+	}
+	var je *jinja.Error
+	if !errors.As(err, &je) {
+		if errors.Is(err, ErrTemplate) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", ErrTemplate, err)
+	}
+	loc := st.location(je)
+	var msg string
+	switch je.Kind {
+	case "UndefinedError":
+		msg = "Jinja variable " + je.Msg
+	case "TemplateSyntaxError", "TemplateAssertionError", "TemplateRuntimeError", "SecurityError":
+		msg = "Jinja syntax error: " + je.Msg
+	default:
+		if je.Err != nil && (errors.Is(je.Err, ErrTemplate) || errors.Is(je.Err, ErrNotFound)) {
+			inner := je.Err
+			if !errors.Is(inner, ErrTemplate) {
+				inner = fmt.Errorf("%w: %w", ErrTemplate, inner)
 			}
+			return fmt.Errorf("%w%s", inner, loc)
 		}
-		if strings.Contains(inner.Error(), "; line ") {
-			return inner
-		}
-		return fmt.Errorf("%w%s", inner, msg.line)
+		msg = "Jinja error: " + je.Msg
 	}
-	if st.firstErr != nil {
-		if errors.Is(st.firstErr, ErrTemplate) {
-			return fmt.Errorf("%w%s", st.firstErr, msg.line)
-		}
-		return fmt.Errorf("%w: %w%s", ErrTemplate, st.firstErr, msg.line)
+	if je.Err != nil {
+		return fmt.Errorf("%w: %s%s: %w", ErrTemplate, msg, loc, je.Err)
 	}
-	return fmt.Errorf("%w: %s%s", ErrTemplate, msg.text, msg.line)
+	return fmt.Errorf("%w: %s%s", ErrTemplate, msg, loc)
 }
 
-var (
-	reLine      = regexp.MustCompile(`at line (\d+)`)
-	reParseLine = regexp.MustCompile(`Line: (\d+)`)
-	reUndefName = regexp.MustCompile(`Unable to evaluate name "([^"]*)"`)
-	reUndefAttr = regexp.MustCompile(`(?:attribute|item) '([^']*)' not found`)
-	reTokenDump = regexp.MustCompile(`&\{<Token[^>]*> [^ ]* \[[^\]]*\] map\[[^\]]*\]\}`)
-)
-
-type engineMsg struct{ text, line string }
-
-// cleanEngineError extracts the cause and line of a gonja error chain
-// (which repeats the failing expression at each level).
-func cleanEngineError(err error) engineMsg {
-	full := err.Error()
-	var m engineMsg
-	if l := reLine.FindStringSubmatch(full); l != nil {
-		m.line = "; line " + l[1]
+// location is Salt's text locating an error: "; line N" and an excerpt
+// for the top template, or the file and an excerpt for another one.
+func (st *renderState) location(je *jinja.Error) string {
+	if je.Line <= 0 {
+		return ""
 	}
-	switch {
-	case reUndefName.MatchString(full):
-		m.text = fmt.Sprintf("Jinja variable '%s' is undefined", reUndefName.FindStringSubmatch(full)[1])
-		return m
-	case reUndefAttr.MatchString(full) && strings.Contains(full, "Unable to evaluate"):
-		m.text = fmt.Sprintf("Jinja variable 'dict object' has no attribute '%s'", reUndefAttr.FindStringSubmatch(full)[1])
-		return m
+	src := je.Source
+	if src == "" {
+		src = st.sources[je.Name]
 	}
-	msg := strings.TrimPrefix(full, "unable to execute template: ")
-	if i := strings.LastIndex(msg, "'"+finalizeFilter+"': "); i >= 0 {
-		msg = msg[i+len(finalizeFilter)+4:]
+	if je.Name == rootName || je.Name == "" {
+		return fmt.Sprintf("; line %d\n\n%s", je.Line, errorContext(src, je.Line))
 	}
-	msg = reTokenDump.ReplaceAllString(msg, "")
-	const limit = 2000
-	if len(msg) > limit {
-		msg = msg[:limit] + "..."
+	name := je.Name
+	if p := st.paths[je.Name]; p != "" {
+		name = p
 	}
-	m.text = "Jinja error: " + msg
-	return m
+	code := ""
+	if lines := strings.Split(src, "\n"); je.Line <= len(lines) {
+		code = strings.TrimSpace(lines[je.Line-1])
+	}
+	_ = code
+	return fmt.Sprintf("\n%s(%d):\n%s", name, je.Line, errorContext(src, je.Line))
 }
 
-// fail records a typed error (the first one wins) and returns it as a
-// template value.
-func (st *renderState) fail(err error) *exec.Value {
+// errorContext is Salt's get_context: five lines either side of line,
+// the line marked.
+func errorContext(template string, line int) string {
+	lines := splitLinesPy(template)
+	if template == "" {
+		lines = nil
+	}
+	if line > len(lines) {
+		return template
+	}
+	start := max(0, line-5-1)
+	end := min(len(lines), line+5)
+	at := line - start - 1
+	var buf []string
+	if start > 0 {
+		buf = append(buf, "[...]")
+		at++
+	}
+	buf = append(buf, lines[start:end]...)
+	if end < len(lines) {
+		buf = append(buf, "[...]")
+	}
+	buf[at] += "    <======================"
+	return "---\n" + strings.Join(buf, "\n") + "\n---"
+}
+
+// splitLinesPy is Python's str.splitlines() for \n, \r\n and \r.
+func splitLinesPy(s string) []string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	s = strings.TrimSuffix(s, "\n")
+	return strings.Split(s, "\n")
+}
+
+// fail records a typed error (the first one wins) and returns it.
+func (st *renderState) fail(err error) error {
 	if st.firstErr == nil {
 		st.firstErr = err
 	}
-	return exec.AsValue(err)
+	return err
 }
 
-// boundedWriter limits the output size and stops on cancellation.
-type boundedWriter struct {
-	st *renderState
-	w  io.Writer
-}
-
-func (b *boundedWriter) Write(p []byte) (int, error) {
-	if err := b.st.ctx.Err(); err != nil {
-		return 0, err
-	}
-	b.st.out += len(p)
-	if b.st.out > b.st.maxOut {
-		return 0, fmt.Errorf("%w: output larger than %d bytes", ErrTemplate, b.st.maxOut)
-	}
-	return b.w.Write(p)
-}
-
-var (
-	outputPtrType = reflect.TypeFor[*nodes.Output]()
-	tokenPtrType  = reflect.TypeFor[*tokens.Token]()
-)
-
-// rewriteTemplate adapts a parsed template to Jinja2's semantics where
-// gonja has no hook:
-//   - the expression of every {{ }} (in control structure bodies,
-//     macros, blocks and parent templates too) is wrapped in the finalize
-//     filter: Jinja2 in Salt prints str() of the value (None as "None",
-//     dicts and lists as Python reprs), gonja prints None as "";
-//   - the binary operators %, // and ** become filters with Python's
-//     semantics (string % formatting, floored division, int powers);
-//     gonja computes them on Go ints or floats (and panics on 'a' % b).
-//
-// The bodies of gonja's control structures sit in unexported fields, so
-// the walk is reflective and the freshly parsed (not yet shared) nodes
-// are updated in place through their addresses.
-func rewriteTemplate(root *nodes.Template) {
-	type visit struct {
-		t reflect.Type
-		p uintptr
-	}
-	seen := map[visit]bool{}
-	var walk func(v reflect.Value, depth int)
-	// replace stores nv into the (addressable) location v.
-	replace := func(v, nv reflect.Value) {
-		if v.CanSet() {
-			v.Set(nv)
-			return
-		}
-		if v.CanAddr() {
-			reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem().Set(nv)
-		}
-	}
-	walk = func(v reflect.Value, depth int) {
-		if depth > 4096 || !v.IsValid() {
-			return
-		}
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() || v.Type() == tokenPtrType {
-				return
-			}
-			key := visit{v.Type(), v.Pointer()}
-			if seen[key] {
-				return
-			}
-			seen[key] = true
-			walk(v.Elem(), depth+1)
-			if v.Type() == outputPtrType {
-				o := (*nodes.Output)(unsafe.Pointer(v.Pointer()))
-				o.Expression = wrapFinalize(o.Expression)
-				if o.Alternative != nil {
-					o.Alternative = wrapFinalize(o.Alternative)
-				}
-			}
-		case reflect.Interface:
-			if v.IsNil() {
-				return
-			}
-			walk(v.Elem(), depth+1)
-			if nv, ok := pyOperator(v.Elem()); ok && nv.Type().AssignableTo(v.Type()) {
-				replace(v, nv)
-			}
-		case reflect.Struct:
-			for i := 0; i < v.NumField(); i++ {
-				walk(v.Field(i), depth+1)
-			}
-		case reflect.Slice, reflect.Array:
-			for i := 0; i < v.Len(); i++ {
-				walk(v.Index(i), depth+1)
-			}
-		case reflect.Map:
-			writable := v
-			if !v.CanSet() && v.CanAddr() {
-				writable = reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
-			}
-			for _, k := range v.MapKeys() {
-				val := v.MapIndex(k)
-				walk(val, depth+1)
-				if val.Kind() == reflect.Interface && !val.IsNil() {
-					if nv, ok := pyOperator(val.Elem()); ok && nv.Type().AssignableTo(v.Type().Elem()) && writable.CanSet() {
-						writable.SetMapIndex(k, nv)
-					}
-				}
-			}
-		}
-	}
-	walk(reflect.ValueOf(root), 0)
-}
-
-var (
-	binExprPtrType = reflect.TypeFor[*nodes.BinaryExpression]()
-	tuplePtrType   = reflect.TypeFor[*nodes.Tuple]()
-	namePtrType    = reflect.TypeFor[*nodes.Name]()
-)
-
-// pyOperator returns the filter expression replacing a %, // or **
-// binary expression, or a tuple literal (so that it prints as a tuple).
-func pyOperator(v reflect.Value) (reflect.Value, bool) {
-	if v.Type() == tuplePtrType && !v.IsNil() {
-		t := (*nodes.Tuple)(unsafe.Pointer(v.Pointer()))
-		var e nodes.Expression = &nodes.FilteredExpression{
-			Expression: t,
-			Filters:    []*nodes.FilterCall{{Token: t.Location, Name: opTuple}},
-		}
-		return reflect.ValueOf(&e).Elem(), true
-	}
-	if v.Type() != binExprPtrType || v.IsNil() {
-		return reflect.Value{}, false
-	}
-	be := (*nodes.BinaryExpression)(unsafe.Pointer(v.Pointer()))
-	if be.Operator == nil || be.Operator.Token == nil {
-		return reflect.Value{}, false
-	}
-	if chained, ok := chainComparison(be); ok {
-		return reflect.ValueOf(&chained).Elem(), true
-	}
-	var name string
-	switch be.Operator.Token.Type {
-	case tokens.Modulo:
-		name = opModulo
-	case tokens.FloorDivision:
-		name = opFloorDiv
-	case tokens.Power:
-		name = opPower
-	default:
-		return reflect.Value{}, false
-	}
-	var e nodes.Expression = &nodes.FilteredExpression{
-		Expression: be.Left,
-		Filters:    []*nodes.FilterCall{{Token: be.Operator.Token, Name: name, Args: []nodes.Expression{be.Right}}},
-	}
-	return reflect.ValueOf(&e).Elem(), true
-}
-
-// Names of the hidden filters implementing Python's operators.
-const (
-	opModulo   = "__gsalt_mod__"
-	opFloorDiv = "__gsalt_floordiv__"
-	opPower    = "__gsalt_pow__"
-	opTuple    = "__gsalt_tuple__"
-)
-
-func isComparison(be *nodes.BinaryExpression) bool {
-	if be == nil || be.Operator == nil || be.Operator.Token == nil {
-		return false
-	}
-	switch be.Operator.Token.Type {
-	case tokens.LowerThan, tokens.LowerThanOrEqual, tokens.GreaterThan, tokens.GreaterThanOrEqual, tokens.Equals, tokens.Ne:
-		return true
-	}
-	return false
-}
-
-// chainMarker marks the "and" tokens of rewritten chained comparisons.
-const chainMarker = -7
-
-// chainComparison rewrites Python's chained comparison a < b < c (parsed
-// by gonja as (a < b) < c) into a < b and b < c.
-func chainComparison(be *nodes.BinaryExpression) (nodes.Expression, bool) {
-	if !isComparison(be) {
-		return nil, false
-	}
-	left, ok := be.Left.(*nodes.BinaryExpression)
-	if !ok {
-		return nil, false
-	}
-	var middle nodes.Expression
-	switch {
-	case isComparison(left):
-		middle = left.Right
-	case left.Operator != nil && left.Operator.Token != nil && left.Operator.Token.Line == chainMarker:
-		last, ok := left.Right.(*nodes.BinaryExpression)
-		if !ok {
-			return nil, false
-		}
-		middle = last.Right
-	default:
-		return nil, false
-	}
-	and := &tokens.Token{Type: tokens.And, Val: "and", Line: chainMarker}
-	return &nodes.BinaryExpression{
-		Left:     left,
-		Right:    &nodes.BinaryExpression{Left: middle, Right: be.Right, Operator: be.Operator},
-		Operator: &nodes.BinOperator{Token: and},
-	}, true
-}
-
-// usesName reports whether a parsed node tree refers to the variable
-// name (Jinja2 gives a macro varargs/kwargs only when its body does).
-func usesName(root any, name string) bool {
-	seen := map[uintptr]bool{}
-	found := false
-	var walk func(v reflect.Value, depth int)
-	walk = func(v reflect.Value, depth int) {
-		if found || depth > 4096 || !v.IsValid() {
-			return
-		}
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() || v.Type() == tokenPtrType || seen[v.Pointer()] {
-				return
-			}
-			seen[v.Pointer()] = true
-			if v.Type() == namePtrType {
-				n := (*nodes.Name)(unsafe.Pointer(v.Pointer()))
-				if n.Name != nil && n.Name.Val == name {
-					found = true
-				}
-				return
-			}
-			walk(v.Elem(), depth+1)
-		case reflect.Interface:
-			if !v.IsNil() {
-				walk(v.Elem(), depth+1)
-			}
-		case reflect.Struct:
-			for i := 0; i < v.NumField(); i++ {
-				walk(v.Field(i), depth+1)
-			}
-		case reflect.Slice, reflect.Array:
-			for i := 0; i < v.Len(); i++ {
-				walk(v.Index(i), depth+1)
-			}
-		case reflect.Map:
-			it := v.MapRange()
-			for it.Next() {
-				walk(it.Value(), depth+1)
-			}
-		}
-	}
-	walk(reflect.ValueOf(root), 0)
-	return found
-}
-
-func wrapFinalize(e nodes.Expression) nodes.Expression {
-	if e == nil {
-		return nil
-	}
-	return &nodes.FilteredExpression{Expression: e, Filters: []*nodes.FilterCall{{Token: e.Position(), Name: finalizeFilter}}}
-}
-
-// isUndefined reports whether v is gonja's (strict) undefined error for a
-// missing name, attribute or item, as opposed to another failure.
-func isUndefined(v *exec.Value) bool {
-	if v == nil || !v.IsError() {
-		return false
-	}
-	msg := v.Error()
-	if strings.HasPrefix(msg, "Unable to evaluate name \"") && !strings.Contains(msg, ": ") {
-		return true
-	}
-	if strings.HasPrefix(strings.ToLower(msg), "unable to evaluate target") {
-		return false
-	}
-	return strings.HasPrefix(strings.ToLower(msg), "unable to evaluate ") &&
-		(strings.HasSuffix(msg, "not found")) && (strings.Contains(msg, ": attribute '") || strings.Contains(msg, ": item "))
+// stateOf returns the render state of a runtime.
+func stateOf(r *jinja.Runtime) *renderState {
+	st, _ := r.Data.(*renderState)
+	return st
 }
 
 // joinSaltPath joins a relative template name to a directory the way
@@ -769,11 +427,12 @@ func joinSaltPath(dir, name string) (string, bool) {
 	return strings.TrimPrefix(p, "./"), true
 }
 
-// nestingDepth is the deepest nesting of (), [] and {} inside the {{ }}
-// and {% %} tags of text, a bound on the parser's recursion.
-func nestingDepth(text string, cfg *gconfig.Config) int {
-	starts := []string{cfg.VariableStartString, cfg.BlockStartString}
-	ends := []string{cfg.VariableEndString, cfg.BlockEndString}
+// nestingDepth is the deepest nesting of (), [] and {} inside the
+// expression and statement tags of text, a bound on the parser's
+// recursion.
+func nestingDepth(text string, o jinja.Options) int {
+	starts := []string{o.VariableStart, o.BlockStart}
+	ends := []string{o.VariableEnd, o.BlockEnd}
 	deepest := 0
 	for i := 0; i < len(text); {
 		tag := -1

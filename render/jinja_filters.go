@@ -10,116 +10,103 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/gsalt/gsalt/internal/pytime"
 	"math"
 	"net/netip"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/nikolalohinski/gonja/v2/exec"
-
+	"github.com/gsalt/gsalt/internal/pyre"
+	"github.com/gsalt/gsalt/internal/pytime"
+	"github.com/gsalt/gsalt/render/jinja"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-type filterFunc = exec.FilterFunction
-
-// filterErr returns an error value for a filter.
-func filterErr(format string, args ...any) *exec.Value {
-	return exec.AsValue(fmt.Errorf(format, args...))
-}
-
 // arg returns positional argument i or the keyword name, or def.
-func arg(va *exec.VarArgs, i int, name string, def any) *exec.Value {
+func arg(va *varArgs, i int, name string, def any) *value {
 	if i >= 0 && i < len(va.Args) {
 		return va.Args[i]
 	}
 	if v, ok := va.KwArgs[name]; ok {
 		return v
 	}
-	return exec.AsValue(def)
+	return asValue(def)
 }
 
 // simple adapts a function of the payload form of the input.
-func simple(fn func(in any, va *exec.VarArgs) (any, error)) filterFunc {
+func simple(fn func(in any, va *varArgs) (any, error)) filterFunc {
 	return adaptFilter(fromJinja, fn)
 }
 
 // strFilter adapts a function of str(input).
-func strFilter(fn func(s string, va *exec.VarArgs) (any, error)) filterFunc {
+func strFilter(fn func(s string, va *varArgs) (any, error)) filterFunc {
 	return adaptFilter(pyStr, fn)
 }
 
 // adaptFilter adapts a function of conv(input): an error input passes
 // through, an error result becomes an error value.
-func adaptFilter[T any](conv func(any) T, fn func(in T, va *exec.VarArgs) (any, error)) filterFunc {
-	return func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+func adaptFilter[T any](conv func(any) T, fn func(in T, va *varArgs) (any, error)) filterFunc {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
 		if in.IsError() {
 			return in
 		}
 		out, err := fn(conv(in), va)
 		if err != nil {
-			return exec.AsValue(err)
+			return asValue(err)
 		}
-		return exec.AsValue(toJinja(out))
+		return asValue(toJinja(out))
 	}
 }
 
-// filters returns Salt's filters and the gonja builtins gsalt replaces.
+// filters returns Salt's filters.
+// installFilters adds Salt's filters (replacing the Jinja2 builtins Salt
+// replaces: min, max, tojson).
+func (st *renderState) installFilters() {
+	for name, fn := range st.filters() {
+		st.env.Filters[name] = adapt(fn)
+	}
+}
+
 func (st *renderState) filters() map[string]filterFunc {
 	f := map[string]filterFunc{
-		finalizeFilter: func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-			if in.IsError() {
-				if !st.strict && isUndefined(in) {
-					return exec.AsSafeValue("")
-				}
-				return in
-			}
-			out := exec.AsValue(pyStr(in))
-			out.Safe = in.Safe // autoescape still applies to unsafe text
-			return out
-		},
-		"default": filterDefault,
-		"d":       filterDefault,
-		"yaml": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		"yaml": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			if in.IsError() {
 				return in
 			}
 			out, err := YAMLDump(fromJinja(in), arg(va, 0, "flow_style", true).IsTrue())
 			if err != nil {
-				return exec.AsValue(err)
+				return asValue(err)
 			}
-			return exec.AsSafeValue(trimYAMLDoc(out))
+			return asValue(trimYAMLDoc(out))
 		},
-		"dict_to_sls_yaml_params": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		"dict_to_sls_yaml_params": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			d := asDict(in)
 			if d == nil {
 				return filterErr("dict_to_sls_yaml_params needs a dict")
 			}
 			var l []any
-			for _, p := range d.Pairs {
-				l = append(l, payload.NewMap().SetKey(fromJinjaKey(p.Key), fromJinja(p.Value)))
+			for _, it := range d.Items() {
+				l = append(l, payload.NewMap().SetKey(fromJinja(it.Key), fromJinja(it.Value)))
 			}
 			out, err := YAMLDump(l, arg(va, 0, "flow_style", false).IsTrue())
 			if err != nil {
-				return exec.AsValue(err)
+				return asValue(err)
 			}
-			return exec.AsSafeValue(trimYAMLDoc(out))
+			return asValue(trimYAMLDoc(out))
 		},
-		"json": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		"json": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			if in.IsError() {
 				return in
 			}
 			out, err := PyJSON(fromJinja(in), JSONOptions{SortKeys: arg(va, 0, "sort_keys", true).IsTrue(), Indent: indentArg(arg(va, 1, "indent", nil))})
 			if err != nil {
-				return exec.AsValue(err)
+				return asValue(err)
 			}
-			return exec.AsSafeValue(strings.TrimSpace(out))
+			return asValue(strings.TrimSpace(out))
 		},
-		"tojson": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		"tojson": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			if in.IsError() {
 				return in
 			}
@@ -132,30 +119,30 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			out, err := PyJSON(fromJinja(in), opts)
 			if err != nil {
-				return exec.AsValue(err)
+				return asValue(err)
 			}
 			out = strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`, "'", `\u0027`).Replace(out)
-			return exec.AsSafeValue(out)
+			return asValue(out)
 		},
-		"python": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-			return exec.AsSafeValue(pyRepr(in))
+		"python": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			return asValue(pyRepr(in))
 		},
-		"load_yaml": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+		"load_yaml": strFilter(func(s string, va *varArgs) (any, error) {
 			v, err := decodeYAMLText(s)
 			if err != nil {
 				return nil, fmt.Errorf("Encountered error loading yaml: %w", err)
 			}
 			return v, nil
 		}),
-		"load_json": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+		"load_json": strFilter(func(s string, va *varArgs) (any, error) {
 			v, err := DecodeJSON([]byte(s))
 			if err != nil || strings.TrimSpace(s) == "" {
 				return nil, fmt.Errorf("Unable to load json from %s", s)
 			}
 			return v, nil
 		}),
-		"load_text": strFilter(func(s string, va *exec.VarArgs) (any, error) { return s, nil }),
-		"yaml_encode": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"load_text": strFilter(func(s string, va *varArgs) (any, error) { return s, nil }),
+		"yaml_encode": simple(func(in any, va *varArgs) (any, error) {
 			switch x := in.(type) {
 			case string:
 				return yamlDoubleQuoted(x), nil
@@ -171,9 +158,9 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return yamlScalarText(in), nil
 		}),
-		"yaml_dquote": strFilter(func(s string, va *exec.VarArgs) (any, error) { return yamlDoubleQuoted(s), nil }),
-		"yaml_squote": strFilter(func(s string, va *exec.VarArgs) (any, error) { return yamlSingleQuoted(s), nil }),
-		"to_bool": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"yaml_dquote": strFilter(func(s string, va *varArgs) (any, error) { return yamlDoubleQuoted(s), nil }),
+		"yaml_squote": strFilter(func(s string, va *varArgs) (any, error) { return yamlSingleQuoted(s), nil }),
+		"to_bool": simple(func(in any, va *varArgs) (any, error) {
 			switch x := in.(type) {
 			case nil:
 				return false, nil
@@ -191,29 +178,31 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return false, nil
 		}),
-		"sequence": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		"sequence": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			if in.IsError() {
 				return in
 			}
 			if _, ok := listItems(in); ok || asDict(in) != nil {
 				return in
 			}
-			return exec.AsValue(newList([]any{in.Interface()}))
+			return asValue(newList([]any{in.Interface()}))
 		},
-		"skip": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value { return exec.AsValue("") },
-		"is_list": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		"skip": func(e *jinja.Runtime, in *value, va *varArgs) *value { return asValue("") },
+		"is_list": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			_, ok := listItems(in)
-			return exec.AsValue(ok)
+			return asValue(ok)
 		},
-		"is_iter": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		"is_iter": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			_, ok := listItems(in)
-			return exec.AsValue(ok || asDict(in) != nil)
+			return asValue(ok || asDict(in) != nil)
 		},
-		"unique": simple(func(in any, va *exec.VarArgs) (any, error) {
+		// Salt's unique (salt.utils.jinja.unique replaces Jinja2's):
+		// first occurrences in order; a string gives Python's set() of
+		// its characters (unordered in Python, first occurrences here)
+		"unique": simple(func(in any, va *varArgs) (any, error) {
 			l, ok := in.([]any)
 			if !ok {
 				if s, isStr := in.(string); isStr {
-					// Python: set(str), an unordered set of characters
 					var out []any
 					for _, r := range s {
 						out = appendUnique(out, string(r))
@@ -262,9 +251,9 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return out
 		}),
-		"min": simple(func(in any, va *exec.VarArgs) (any, error) { return extreme(in, -1) }),
-		"max": simple(func(in any, va *exec.VarArgs) (any, error) { return extreme(in, 1) }),
-		"avg": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"min": simple(func(in any, va *varArgs) (any, error) { return extreme(in, -1) }),
+		"max": simple(func(in any, va *varArgs) (any, error) { return extreme(in, 1) }),
+		"avg": simple(func(in any, va *varArgs) (any, error) {
 			l, ok := in.([]any)
 			if !ok {
 				f, ok := toFloat(in)
@@ -288,15 +277,15 @@ func (st *renderState) filters() map[string]filterFunc {
 		}),
 		"regex_search": regexFilter(false),
 		"regex_match":  regexFilter(true),
-		"regex_replace": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+		"regex_replace": strFilter(func(s string, va *varArgs) (any, error) {
 			re, err := compilePyRegex(pyStr(arg(va, 0, "rgx", "")), arg(va, 2, "ignorecase", false).IsTrue(), arg(va, 3, "multiline", false).IsTrue())
 			if err != nil {
 				return nil, err
 			}
-			return re.ReplaceAllString(s, pyReplacement(pyStr(arg(va, 1, "val", "")))), nil
+			return re.Sub(pyStr(arg(va, 1, "val", "")), s, 0)
 		}),
-		"regex_escape": strFilter(func(s string, va *exec.VarArgs) (any, error) { return pyReEscape(s), nil }),
-		"quote":        strFilter(func(s string, va *exec.VarArgs) (any, error) { return shellQuote(s), nil }),
+		"regex_escape": strFilter(func(s string, va *varArgs) (any, error) { return pyre.Escape(s), nil }),
+		"quote":        strFilter(func(s string, va *varArgs) (any, error) { return shellQuote(s), nil }),
 		"md5":          hashFilter(func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) }),
 		"sha1":         hashFilter(func(b []byte) string { h := sha1.Sum(b); return hex.EncodeToString(h[:]) }),
 		"sha256": hashFilter(func(b []byte) string {
@@ -307,17 +296,17 @@ func (st *renderState) filters() map[string]filterFunc {
 			h := sha512.Sum512(b)
 			return hex.EncodeToString(h[:])
 		}),
-		"hmac": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+		"hmac": strFilter(func(s string, va *varArgs) (any, error) {
 			key := []byte(pyStr(arg(va, 0, "shared_secret", "")))
 			want := pyStr(arg(va, 1, "challenge_hmac", ""))
 			m := hmac.New(sha256.New, key)
 			m.Write([]byte(s))
 			return base64.StdEncoding.EncodeToString(m.Sum(nil)) == want, nil
 		}),
-		"base64_encode": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+		"base64_encode": strFilter(func(s string, va *varArgs) (any, error) {
 			return base64.StdEncoding.EncodeToString([]byte(s)), nil
 		}),
-		"base64_decode": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+		"base64_decode": strFilter(func(s string, va *varArgs) (any, error) {
 			b, err := base64.StdEncoding.DecodeString(s)
 			if err != nil {
 				return nil, fmt.Errorf("base64_decode: %w", err)
@@ -329,7 +318,7 @@ func (st *renderState) filters() map[string]filterFunc {
 		}),
 		"strftime":    strftimeFilter,
 		"date_format": strftimeFilter,
-		"traverse": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		"traverse": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			if in.IsError() {
 				return in
 			}
@@ -338,7 +327,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			if !ok {
 				return def
 			}
-			return exec.AsValue(toJinja(out))
+			return asValue(toJinja(out))
 		},
 		"is_ip":   ipTestFilter(0),
 		"is_ipv4": ipTestFilter(4),
@@ -346,10 +335,10 @@ func (st *renderState) filters() map[string]filterFunc {
 		"ipv4":    ipFilter(4),
 		"ipv6":    ipFilter(6),
 		"ipaddr":  ipFilter(0),
-		"network_hosts": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"network_hosts": simple(func(in any, va *varArgs) (any, error) {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) { return networkHosts(p) })
 		}),
-		"network_size": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"network_size": simple(func(in any, va *varArgs) (any, error) {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) {
 				bits := p.Addr().BitLen() - p.Bits()
 				if bits >= 63 {
@@ -358,10 +347,10 @@ func (st *renderState) filters() map[string]filterFunc {
 				return int64(1) << bits, nil
 			})
 		}),
-		"ip_host": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"ip_host": simple(func(in any, va *varArgs) (any, error) {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) { return p.String(), nil })
 		}),
-		"to_num": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"to_num": simple(func(in any, va *varArgs) (any, error) {
 			s, ok := in.(string)
 			if !ok {
 				return in, nil
@@ -374,14 +363,14 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return s, nil
 		}),
-		"is_hex": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+		"is_hex": strFilter(func(s string, va *varArgs) (any, error) {
 			_, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 64)
 			return err == nil, nil
 		}),
-		"contains_whitespace": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+		"contains_whitespace": strFilter(func(s string, va *varArgs) (any, error) {
 			return strings.ContainsAny(s, " \t\n\r\v\f"), nil
 		}),
-		"sorted_ignorecase": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"sorted_ignorecase": simple(func(in any, va *varArgs) (any, error) {
 			l, ok := in.([]any)
 			if !ok {
 				return nil, errors.New("sorted_ignorecase needs a list of strings")
@@ -392,7 +381,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			})
 			return out, nil
 		}),
-		"flatten": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"flatten": simple(func(in any, va *varArgs) (any, error) {
 			l, ok := in.([]any)
 			if !ok {
 				return nil, errors.New("flatten needs a list")
@@ -404,7 +393,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			preserveNulls := arg(va, 1, "preserve_nulls", false).IsTrue()
 			return orEmptyList(flatten(l, levels, preserveNulls)), nil
 		}),
-		"exactly_n_true": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"exactly_n_true": simple(func(in any, va *varArgs) (any, error) {
 			l, _ := in.([]any)
 			n := 0
 			for _, x := range l {
@@ -414,7 +403,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return n == arg(va, 0, "n", 1).Integer(), nil
 		}),
-		"exactly_one_true": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"exactly_one_true": simple(func(in any, va *varArgs) (any, error) {
 			l, _ := in.([]any)
 			n := 0
 			for _, x := range l {
@@ -424,7 +413,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return n == 1, nil
 		}),
-		"substring_in_list": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"substring_in_list": simple(func(in any, va *varArgs) (any, error) {
 			l, _ := fromJinja(arg(va, 0, "list_", nil)).([]any)
 			s := payload.Text(in)
 			for _, x := range l {
@@ -434,7 +423,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return false, nil
 		}),
-		"path_join": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		"path_join": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			parts := []string{pyStr(in)}
 			for _, a := range va.Args {
 				parts = append(parts, pyStr(a))
@@ -449,10 +438,10 @@ func (st *renderState) filters() map[string]filterFunc {
 					out += "/" + p
 				}
 			}
-			return exec.AsValue(out)
+			return asValue(out)
 		},
-		"to_snake_case": strFilter(func(s string, va *exec.VarArgs) (any, error) { return toSnake(s), nil }),
-		"to_camelcase": strFilter(func(s string, va *exec.VarArgs) (any, error) {
+		"to_snake_case": strFilter(func(s string, va *varArgs) (any, error) { return toSnake(s), nil }),
+		"to_camelcase": strFilter(func(s string, va *varArgs) (any, error) {
 			parts := strings.Split(s, "_")
 			upperFirst := arg(va, 0, "uppercamel", false).IsTrue()
 			for i, p := range parts {
@@ -462,7 +451,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return strings.Join(parts, ""), nil
 		}),
-		"compare_lists": simple(func(in any, va *exec.VarArgs) (any, error) {
+		"compare_lists": simple(func(in any, va *varArgs) (any, error) {
 			old, _ := in.([]any)
 			nw, _ := fromJinja(arg(va, 0, "new", nil)).([]any)
 			ret := payload.NewMap()
@@ -485,51 +474,11 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return ret, nil
 		}),
-		"method_call": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		"method_call": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			return filterErr("method_call is not supported by gsalt")
 		},
-		"uuid": strFilter(func(s string, va *exec.VarArgs) (any, error) { return uuid5URL(s), nil }),
-		// Jinja2 builtins gonja lacks or does differently
-		"dictsort": filterDictsort,
-		"items":    filterItems,
-		"list":     filterList,
-		"join":     filterJoin,
-		"string": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-			return passErr(in, exec.AsValue(pyStr(in)))
-		},
-		"int":        filterInt,
-		"float":      filterFloat,
-		"length":     filterLength,
-		"count":      filterLength,
-		"first":      filterFirst,
-		"last":       filterLast,
-		"sort":       filterSort,
-		"reverse":    filterReverse,
-		"map":        filterMap,
-		"select":     selectFilter(true, false),
-		"reject":     selectFilter(false, false),
-		"selectattr": selectFilter(true, true),
-		"rejectattr": selectFilter(false, true),
-		"sum":        filterSum,
-		"format": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-			args := make([]any, len(va.Args))
-			for i, a := range va.Args {
-				args[i] = fromJinja(a)
-			}
-			out, err := pyPercent(pyStr(in), args)
-			if err != nil {
-				return exec.AsValue(err)
-			}
-			return exec.AsValue(out)
-		},
-		"lower":     strFilter(func(s string, va *exec.VarArgs) (any, error) { return strings.ToLower(s), nil }),
-		"upper":     strFilter(func(s string, va *exec.VarArgs) (any, error) { return strings.ToUpper(s), nil }),
-		"replace":   filterReplace,
-		"indent":    filterIndent,
-		"round":     filterRound,
-		"urlencode": filterURLEncode,
-		"pprint":    func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value { return exec.AsValue(pyRepr(in)) },
-		"zip": func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+		"uuid": strFilter(func(s string, va *varArgs) (any, error) { return uuid5URL(s), nil }),
+		"zip": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			lists := [][]any{}
 			a, _ := listItems(in)
 			lists = append(lists, a)
@@ -549,23 +498,13 @@ func (st *renderState) filters() map[string]filterFunc {
 				}
 				out = append(out, row)
 			}
-			return exec.AsValue(newList(out))
+			return asValue(newList(out))
 		},
-	}
-	for name, fn := range operatorFilters() {
-		f[name] = fn
 	}
 	return f
 }
 
-func passErr(in, out *exec.Value) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	return out
-}
-
-func indentArg(v *exec.Value) int {
+func indentArg(v *value) int {
 	if v == nil || v.IsNil() {
 		return -1
 	}
@@ -579,522 +518,13 @@ func orEmptyList(l []any) []any {
 	return l
 }
 
-// filterDefault is Jinja2's default(value, default_value=”, boolean=False):
-// only an undefined value (or a false one with boolean) is replaced.
-func filterDefault(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	def := arg(va, 0, "default_value", "")
-	boolean := arg(va, 1, "boolean", false).IsTrue()
-	if in.IsError() {
-		if isUndefined(in) {
-			return def
-		}
-		return in
-	}
-	if boolean && !pyTruthy(in) {
-		return def
-	}
-	return in
-}
-
-// pyTruthy is Python truthiness of a template value.
-func pyTruthy(v *exec.Value) bool {
-	if v == nil || v.IsNil() || v.IsError() {
-		return false
-	}
-	if d := asDict(v); d != nil {
-		return len(d.Pairs) > 0
-	}
-	if l, ok := listItems(v); ok {
-		return len(l) > 0
-	}
-	return v.IsTrue()
-}
-
-func filterDictsort(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	d := asDict(in)
-	if d == nil {
-		return filterErr("dictsort needs a dict")
-	}
-	caseSensitive := arg(va, 0, "case_sensitive", false).IsTrue()
-	by := pyStr(arg(va, 1, "by", "key"))
-	reverse := arg(va, 2, "reverse", false).IsTrue()
-	pos := 0
-	if by == "value" {
-		pos = 1
-	} else if by != "key" {
-		return filterErr("You can only sort by either 'key' or 'value'")
-	}
-	pairs := append([]*exec.Pair(nil), d.Pairs...)
-	cmpErr := pySortStable(pairs, func(p *exec.Pair) *exec.Value {
-		if pos == 1 {
-			return p.Value
-		}
-		return p.Key
-	}, caseSensitive, reverse)
-	if cmpErr != nil {
-		return exec.AsValue(cmpErr)
-	}
-	out := make([]any, len(pairs))
-	for i, p := range pairs {
-		out[i] = pyTuple{keyValue(p.Key), raw(p.Value)}
-	}
-	return exec.AsValue(newList(out))
-}
-
-func lowerIfString(v any) any {
-	if s, ok := v.(string); ok {
-		return strings.ToLower(s)
-	}
-	return v
-}
-
-func filterItems(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		if isUndefined(in) {
-			return exec.AsValue(newList(nil))
-		}
-		return in
-	}
-	d := asDict(in)
-	if d == nil {
-		return filterErr("items needs a dict, got %s", pyTypeName(fromJinja(in)))
-	}
-	out := make([]any, len(d.Pairs))
-	for i, p := range d.Pairs {
-		out[i] = pyTuple{keyValue(p.Key), raw(p.Value)}
-	}
-	return exec.AsValue(newList(out))
-}
-
 // iterItems returns what Python's iter() yields: list members, dict keys
 // or the characters of a string.
-func iterItems(v *exec.Value) ([]any, error) {
-	if l, ok := listItems(v); ok {
-		return l, nil
-	}
-	if d := asDict(v); d != nil {
-		out := make([]any, len(d.Pairs))
-		for i, p := range d.Pairs {
-			out[i] = keyValue(p.Key)
-		}
-		return out, nil
-	}
-	if v.IsString() {
-		var out []any
-		for _, r := range v.String() {
-			out = append(out, string(r))
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("'%s' object is not iterable", pyTypeName(fromJinja(v)))
-}
-
-func filterList(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	items, err := iterItems(in)
-	if err != nil {
-		return exec.AsValue(err)
-	}
-	return exec.AsValue(newList(append([]any(nil), items...)))
-}
-
-func filterJoin(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	items, err := iterItems(in)
-	if err != nil {
-		return exec.AsValue(err)
-	}
-	sep := pyStr(arg(va, 0, "d", ""))
-	attr := arg(va, 1, "attribute", nil)
-	parts := make([]string, len(items))
-	for i, it := range items {
-		v := exec.ToValue(it)
-		if !attr.IsNil() {
-			v = getAttrPath(v, pyStr(attr))
-		}
-		parts[i] = pyStr(v)
-	}
-	return exec.AsValue(strings.Join(parts, sep))
-}
-
-func filterInt(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	def := arg(va, 0, "default", 0)
-	base := arg(va, 1, "base", 10).Integer()
-	switch x := fromJinja(in).(type) {
-	case int64:
-		return exec.AsValue(int(x))
-	case bool:
-		if x {
-			return exec.AsValue(1)
-		}
-		return exec.AsValue(0)
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return def
-		}
-		return exec.AsValue(int(x))
-	case string:
-		s := strings.TrimSpace(strings.ReplaceAll(x, "_", ""))
-		if n, err := strconv.ParseInt(s, base, 64); err == nil {
-			return exec.AsValue(int(n))
-		}
-		if base == 10 {
-			if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-				return exec.AsValue(int(f))
-			}
-		} else if n, err := strconv.ParseInt(s, 0, 64); err == nil {
-			return exec.AsValue(int(n))
-		}
-	}
-	return def
-}
-
-func filterFloat(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	def := arg(va, 0, "default", 0.0)
-	switch x := fromJinja(in).(type) {
-	case int64:
-		return exec.AsValue(float64(x))
-	case float64:
-		return exec.AsValue(x)
-	case bool:
-		if x {
-			return exec.AsValue(1.0)
-		}
-		return exec.AsValue(0.0)
-	case string:
-		if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
-			return exec.AsValue(f)
-		}
-	}
-	return def
-}
-
-func filterLength(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	if d := asDict(in); d != nil {
-		return exec.AsValue(len(d.Pairs))
-	}
-	if l, ok := listItems(in); ok {
-		return exec.AsValue(len(l))
-	}
-	if in.IsString() {
-		return exec.AsValue(utf8.RuneCountInString(in.String()))
-	}
-	return filterErr("object of type '%s' has no len()", pyTypeName(fromJinja(in)))
-}
-
-func filterFirst(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	items, err := iterItems(in)
-	if err != nil {
-		return exec.AsValue(err)
-	}
-	if len(items) == 0 {
-		return filterErr("No first item, sequence was empty.")
-	}
-	return exec.ToValue(items[0])
-}
-
-func filterLast(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	items, err := iterItems(in)
-	if err != nil {
-		return exec.AsValue(err)
-	}
-	if len(items) == 0 {
-		return filterErr("No last item, sequence was empty.")
-	}
-	return exec.ToValue(items[len(items)-1])
-}
-
-func filterReverse(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	if in.IsString() {
-		r := []rune(in.String())
-		for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
-			r[i], r[j] = r[j], r[i]
-		}
-		return exec.AsValue(string(r))
-	}
-	items, err := iterItems(in)
-	if err != nil {
-		return exec.AsValue(err)
-	}
-	out := make([]any, len(items))
-	for i, it := range items {
-		out[len(items)-1-i] = it
-	}
-	return exec.AsValue(newList(out))
-}
-
-func filterSort(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	items, err := iterItems(in)
-	if err != nil {
-		return exec.AsValue(err)
-	}
-	reverse := arg(va, 0, "reverse", false).IsTrue()
-	caseSensitive := arg(va, 1, "case_sensitive", false).IsTrue()
-	attr := arg(va, 2, "attribute", nil)
-	out := append([]any(nil), items...)
-	cmpErr := pySortStable(out, func(v any) *exec.Value {
-		a := exec.ToValue(v)
-		if !attr.IsNil() {
-			a = getAttrPath(a, pyStr(attr))
-		}
-		return a
-	}, caseSensitive, reverse)
-	if cmpErr != nil {
-		return exec.AsValue(cmpErr)
-	}
-	return exec.AsValue(newList(out))
-}
-
-// undefinedValue is the (strict) undefined result of a failed lookup,
-// recognised by isUndefined.
-func undefinedValue(name string) *exec.Value {
-	return exec.AsValue(fmt.Errorf("Unable to evaluate name %q", name))
-}
-
-// getAttrPath is Jinja2's environment.getitem over a dotted path
-// ("a.b.0"); a missing member is undefined.
-func getAttrPath(v *exec.Value, path string) *exec.Value {
-	for _, part := range strings.Split(path, ".") {
-		if v.IsError() {
-			return v
-		}
-		if v.IsNil() {
-			return undefinedValue(part)
-		}
-		if d := asDict(v); d != nil {
-			p, _ := dictLookup(d, part)
-			if p == nil {
-				return undefinedValue(part)
-			}
-			v = p.Value
-			continue
-		}
-		if l, ok := listItems(v); ok {
-			i, err := strconv.Atoi(part)
-			if err != nil || i < -len(l) || i >= len(l) {
-				return undefinedValue(part)
-			}
-			if i < 0 {
-				i += len(l)
-			}
-			v = exec.ToValue(l[i])
-			continue
-		}
-		a, ok := v.GetAttribute(part)
-		if !ok {
-			return undefinedValue(part)
-		}
-		v = a
-	}
-	return v
-}
-
-func filterMap(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	items, err := iterItems(in)
-	if err != nil {
-		return exec.AsValue(err)
-	}
-	out := make([]any, 0, len(items))
-	if attr, ok := va.KwArgs["attribute"]; ok {
-		def, hasDef := va.KwArgs["default"]
-		for _, it := range items {
-			v := getAttrPath(exec.ToValue(it), pyStr(attr))
-			if isUndefined(v) && hasDef {
-				v = def
-			}
-			if v.IsError() {
-				return v
-			}
-			out = append(out, v.Interface())
-		}
-		return exec.AsValue(newList(out))
-	}
-	if len(va.Args) == 0 {
-		return filterErr("map requires a filter argument")
-	}
-	name := va.Args[0].String()
-	rest := &exec.VarArgs{Args: va.Args[1:], KwArgs: va.KwArgs}
-	for _, it := range items {
-		v := e.ExecuteFilterByName(name, exec.ToValue(it), rest)
-		if v.IsError() {
-			return v
-		}
-		out = append(out, v.Interface())
-	}
-	return exec.AsValue(newList(out))
-}
-
-// selectFilter implements select/reject/selectattr/rejectattr.
-func selectFilter(keep, byAttr bool) filterFunc {
-	return func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-		if in.IsError() {
-			return in
-		}
-		items, err := iterItems(in)
-		if err != nil {
-			return exec.AsValue(err)
-		}
-		args := va.Args
-		attr := ""
-		if byAttr {
-			if len(args) == 0 {
-				return filterErr("missing parameter for attribute name")
-			}
-			attr = pyStr(args[0])
-			args = args[1:]
-		}
-		test := ""
-		if len(args) > 0 {
-			test = args[0].String()
-			args = args[1:]
-		}
-		params := &exec.VarArgs{Args: args, KwArgs: va.KwArgs}
-		out := []any{}
-		for _, it := range items {
-			v := exec.ToValue(it)
-			if byAttr {
-				v = getAttrPath(v, attr)
-			}
-			var ok bool
-			if test == "" {
-				if v.IsError() {
-					return v
-				}
-				ok = pyTruthy(v)
-			} else {
-				r := e.ExecuteTestByName(test, v, params)
-				if r.IsError() {
-					return r
-				}
-				ok = r.IsTrue()
-			}
-			if ok == keep {
-				out = append(out, it)
-			}
-		}
-		return exec.AsValue(newList(out))
-	}
-}
-
-func filterSum(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	items, err := iterItems(in)
-	if err != nil {
-		return exec.AsValue(err)
-	}
-	attr := arg(va, 0, "attribute", nil)
-	start := fromJinja(arg(va, 1, "start", 0))
-	acc := start
-	for _, it := range items {
-		v := exec.ToValue(it)
-		if !attr.IsNil() {
-			v = getAttrPath(v, pyStr(attr))
-		}
-		acc, err = pyAdd(acc, fromJinja(v))
-		if err != nil {
-			return exec.AsValue(err)
-		}
-	}
-	return exec.AsValue(toJinja(acc))
-}
-
-func filterReplace(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	s := pyStr(in)
-	old := pyStr(arg(va, 0, "old", ""))
-	nw := pyStr(arg(va, 1, "new", ""))
-	count := arg(va, 2, "count", -1).Integer()
-	if count < 0 {
-		count = -1
-	}
-	return exec.AsValue(strings.Replace(s, old, nw, count))
-}
-
-// filterIndent is Jinja2 3's indent(s, width=4, first=False, blank=False).
-func filterIndent(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	s := pyStr(in)
-	w := arg(va, 0, "width", 4)
-	ind := strings.Repeat(" ", 4)
-	if w.IsString() {
-		ind = w.String()
-	} else {
-		ind = strings.Repeat(" ", max(0, w.Integer()))
-	}
-	first := arg(va, 1, "first", false).IsTrue()
-	blank := arg(va, 2, "blank", false).IsTrue()
-	s += "\n"
-	lines := splitLinesPy(s)
-	var out string
-	if blank {
-		out = strings.Join(lines, "\n"+ind)
-	} else {
-		out = lines[0]
-		if len(lines) > 1 {
-			rest := make([]string, len(lines)-1)
-			for i, l := range lines[1:] {
-				if l != "" {
-					l = ind + l
-				}
-				rest[i] = l
-			}
-			out += "\n" + strings.Join(rest, "\n")
-		}
-	}
-	if first {
-		out = ind + out
-	}
-	return exec.AsSafeValue(out)
-}
-
-// splitLinesPy is Python's str.splitlines() for \n, \r\n and \r.
-func splitLinesPy(s string) []string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	s = strings.TrimSuffix(s, "\n")
-	return strings.Split(s, "\n")
-}
+func iterItems(v *value) ([]any, error) { return jinja.Iterate(v.Interface()) }
 
 // listSetFilter adapts the set filters (union, intersect, ...).
 func listSetFilter(fn func(a, b []any) []any) filterFunc {
-	return simple(func(in any, va *exec.VarArgs) (any, error) {
+	return simple(func(in any, va *varArgs) (any, error) {
 		a, ok := in.([]any)
 		b, ok2 := fromJinja(arg(va, 0, "lst2", nil)).([]any)
 		if !ok || !ok2 {
@@ -1168,115 +598,35 @@ func toFloat(v any) (float64, bool) {
 }
 
 func regexFilter(match bool) filterFunc {
-	return strFilter(func(s string, va *exec.VarArgs) (any, error) {
+	return strFilter(func(s string, va *varArgs) (any, error) {
 		re, err := compilePyRegex(pyStr(arg(va, 0, "rgx", "")), arg(va, 1, "ignorecase", false).IsTrue(), arg(va, 2, "multiline", false).IsTrue())
 		if err != nil {
 			return nil, err
 		}
-		var m []int
+		var m *pyre.Match
 		if match {
-			m = re.FindStringSubmatchIndex(s)
-			if m != nil && m[0] != 0 {
-				// re.match anchors at the start: retry anchored
-				re2, err := regexp.Compile(`^(?:` + re.String() + `)`)
-				if err != nil {
-					return nil, err
-				}
-				m = re2.FindStringSubmatchIndex(s)
-			}
+			m, err = re.MatchStart(s)
 		} else {
-			m = re.FindStringSubmatchIndex(s)
+			m, err = re.Search(s)
 		}
-		if m == nil {
-			return nil, nil
+		if err != nil || m == nil {
+			return nil, err
 		}
-		groups := []any{}
-		for i := 2; i+1 < len(m); i += 2 {
-			if m[i] < 0 {
-				groups = append(groups, nil)
-			} else {
-				groups = append(groups, s[m[i]:m[i+1]])
-			}
-		}
-		return pyTuple(groups), nil
+		return pyTuple(m.Groups()), nil
 	})
 }
 
-// compilePyRegex compiles a Python regular expression with Go's RE2
-// (lookarounds and backreferences are not supported).
-func compilePyRegex(rgx string, ignoreCase, multiline bool) (*regexp.Regexp, error) {
-	flags := ""
+// compilePyRegex compiles a Python regular expression (Salt's filters
+// call Python's re with re.I and re.M).
+func compilePyRegex(rgx string, ignoreCase, multiline bool) (*pyre.Regexp, error) {
+	var flags pyre.Flags
 	if ignoreCase {
-		flags += "i"
+		flags |= pyre.IgnoreCase
 	}
 	if multiline {
-		flags += "m"
+		flags |= pyre.Multiline
 	}
-	src := strings.ReplaceAll(rgx, "(?P<", "(?P<")
-	if flags != "" {
-		src = "(?" + flags + ")" + src
-	}
-	re, err := regexp.Compile(src)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q (gsalt uses RE2 syntax): %w", rgx, err)
-	}
-	return re, nil
-}
-
-// pyReplacement converts a Python re.sub replacement (\1, \g<name>) to
-// Go's ($1, ${name}).
-func pyReplacement(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '$':
-			b.WriteString("$$")
-		case c == '\\' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			j := i + 1
-			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '9' {
-				j++
-			}
-			b.WriteString("${" + s[i+1:j] + "}")
-			i = j - 1
-		case c == '\\' && i+2 < len(s) && s[i+1] == 'g' && s[i+2] == '<':
-			end := strings.IndexByte(s[i:], '>')
-			if end < 0 {
-				b.WriteByte(c)
-				continue
-			}
-			b.WriteString("${" + s[i+3:i+end] + "}")
-			i += end
-		case c == '\\' && i+1 < len(s):
-			switch s[i+1] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case '\\':
-				b.WriteByte('\\')
-			default:
-				b.WriteByte('\\')
-				b.WriteByte(s[i+1])
-			}
-			i++
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// pyReEscape is Python 3.7+'s re.escape.
-func pyReEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("()[]{}?*+-|^$\\.&~# \t\n\r\v\f", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return pyre.Compile(rgx, flags)
 }
 
 // shellQuote is Python's shlex.quote.
@@ -1298,20 +648,20 @@ func shellQuote(s string) string {
 }
 
 func hashFilter(fn func([]byte) string) filterFunc {
-	return func(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
 		if in.IsError() {
 			return in
 		}
 		if b, ok := in.Interface().([]byte); ok {
-			return exec.AsValue(fn(b))
+			return asValue(fn(b))
 		}
-		return exec.AsValue(fn([]byte(pyStr(in))))
+		return asValue(fn([]byte(pyStr(in))))
 	}
 }
 
 // strftimeFilter formats a date (a datetime, a timestamp, or a string in
 // a common layout; "now"/"today") with a Python strftime format.
-func strftimeFilter(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
+func strftimeFilter(e *jinja.Runtime, in *value, va *varArgs) *value {
 	if in.IsError() {
 		return in
 	}
@@ -1329,13 +679,13 @@ func strftimeFilter(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.V
 	case string:
 		parsed, err := parseDate(x)
 		if err != nil {
-			return exec.AsValue(err)
+			return asValue(err)
 		}
 		t = parsed
 	default:
 		return filterErr("Unable to parse %s", pyRepr(in))
 	}
-	return exec.AsValue(pytime.Strftime(t, format))
+	return asValue(pytime.Strftime(t, format))
 }
 
 func parseDate(s string) (time.Time, error) {
@@ -1499,7 +849,7 @@ func isIPv(v any, version int, options string) (string, bool) {
 }
 
 func ipTestFilter(version int) filterFunc {
-	return simple(func(in any, va *exec.VarArgs) (any, error) {
+	return simple(func(in any, va *varArgs) (any, error) {
 		opts := optionsArg(va)
 		if version == 0 {
 			_, ok4 := isIPv(in, 4, opts)
@@ -1511,7 +861,7 @@ func ipTestFilter(version int) filterFunc {
 	})
 }
 
-func optionsArg(va *exec.VarArgs) string {
+func optionsArg(va *varArgs) string {
 	o := arg(va, 0, "options", nil)
 	if o.IsNil() {
 		return ""
@@ -1541,7 +891,7 @@ func ipvFilter(in any, version int, opts string) (any, bool) {
 }
 
 func ipFilter(version int) filterFunc {
-	return simple(func(in any, va *exec.VarArgs) (any, error) {
+	return simple(func(in any, va *varArgs) (any, error) {
 		opts := optionsArg(va)
 		if version != 0 {
 			v, _ := ipvFilter(in, version, opts)
@@ -1566,7 +916,7 @@ func ipaddrFilter(in any, opts string) any {
 }
 
 // networkFilter is Salt's _filter_ipaddr then fn per network.
-func networkFilter(in any, va *exec.VarArgs, fn func(netip.Prefix) (any, error)) (any, error) {
+func networkFilter(in any, va *varArgs, fn func(netip.Prefix) (any, error)) (any, error) {
 	opts := optionsArg(va)
 	version := 0
 	if v := arg(va, 1, "version", nil); !v.IsNil() {
@@ -1674,95 +1024,4 @@ func uuid5URL(s string) string {
 	u[8] = (u[8] & 0x3f) | 0x80
 	x := hex.EncodeToString(u)
 	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
-}
-
-// filterRound is Jinja2's round(value, precision=0, method='common'),
-// Python's round-half-even for 'common'; the result is a float.
-func filterRound(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	f, ok := numeric(fromJinja(in))
-	if !ok {
-		return filterErr("round needs a number, got %s", pyTypeName(fromJinja(in)))
-	}
-	p := math.Pow(10, float64(arg(va, 0, "precision", 0).Integer()))
-	switch pyStr(arg(va, 1, "method", "common")) {
-	case "common":
-		return exec.AsValue(math.RoundToEven(f*p) / p)
-	case "ceil":
-		return exec.AsValue(math.Ceil(f*p) / p)
-	case "floor":
-		return exec.AsValue(math.Floor(f*p) / p)
-	}
-	return filterErr("method must be common, ceil or floor")
-}
-
-// urlQuote is Python's urllib.parse.quote with safe "/" (or quote_plus
-// semantics for query strings).
-func urlQuote(s string, forQS bool) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		switch {
-		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("_.-~", c) >= 0:
-			b.WriteByte(c)
-		case c == '/' && !forQS:
-			b.WriteByte(c)
-		case c == ' ' && forQS:
-			b.WriteByte('+')
-		default:
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
-
-// filterURLEncode is Jinja2's urlencode.
-func filterURLEncode(e *exec.Evaluator, in *exec.Value, va *exec.VarArgs) *exec.Value {
-	if in.IsError() {
-		return in
-	}
-	var pairs [][2]any
-	if d := asDict(in); d != nil {
-		for _, p := range d.Pairs {
-			pairs = append(pairs, [2]any{p.Key, p.Value})
-		}
-	} else if l, ok := listItems(in); ok {
-		for _, it := range l {
-			kv, ok := listItems(exec.ToValue(it))
-			if !ok || len(kv) != 2 {
-				return filterErr("urlencode needs (key, value) pairs")
-			}
-			pairs = append(pairs, [2]any{kv[0], kv[1]})
-		}
-	} else {
-		return exec.AsValue(urlQuote(pyStr(in), false))
-	}
-	parts := make([]string, len(pairs))
-	for i, p := range pairs {
-		parts[i] = urlQuote(pyStr(p[0]), true) + "=" + urlQuote(pyStr(p[1]), true)
-	}
-	return exec.AsValue(strings.Join(parts, "&"))
-}
-
-// pySortStable sorts items in place like Python's sorted(key=...,
-// reverse=...) on the Jinja values key returns (strings compared without
-// case unless caseSensitive); the first comparison error is returned.
-func pySortStable[T any](items []T, key func(T) *exec.Value, caseSensitive, reverse bool) error {
-	var cmpErr error
-	sort.SliceStable(items, func(i, j int) bool {
-		x, y := fromJinja(key(items[i])), fromJinja(key(items[j]))
-		if !caseSensitive {
-			x, y = lowerIfString(x), lowerIfString(y)
-		}
-		c, err := pyCompare(x, y)
-		if err != nil && cmpErr == nil {
-			cmpErr = err
-		}
-		if reverse {
-			return c > 0
-		}
-		return c < 0
-	})
-	return cmpErr
 }

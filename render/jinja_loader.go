@@ -8,49 +8,50 @@ import (
 	"path"
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2/loaders"
+	"github.com/gsalt/gsalt/render/jinja"
 )
 
-// saltLoader is the gonja loader of one render: names resolve the way
+// saltLoader is the engine's loader for one render: names resolve the way
 // Salt's SaltCacheLoader resolves them (from the root of the fileserver
 // environment, or relative to tpldir for "./" and "../" names) and files
 // come from Context.Files.
 type saltLoader struct {
-	st      *renderState
-	pending *pendingSource
+	st *renderState
 }
 
-// pendingSource is the text of the template being parsed right now.
-type pendingSource struct {
-	id, text string
-}
-
-var _ loaders.Loader = (*saltLoader)(nil)
-
-// Read returns the text of a template.
-func (l *saltLoader) Read(name string) (io.Reader, error) {
-	if l.pending != nil && name == l.pending.id {
-		return strings.NewReader(l.pending.text), nil
-	}
-	_, text, err := l.st.load(name)
+// Load resolves and fetches a template, updating Salt's tpl* globals like
+// SaltCacheLoader.get_source does.
+func (l *saltLoader) Load(r *jinja.Runtime, name, parent string) (string, string, error) {
+	st := l.st
+	p, relative, err := st.resolve(name)
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
-	return strings.NewReader(text), nil
-}
-
-// Resolve returns the root-relative path of a template name.
-func (l *saltLoader) Resolve(name string) (string, error) {
-	if l.pending != nil && name == l.pending.id {
-		return name, nil
+	text, err := st.fetch(p, name)
+	if err != nil {
+		return "", "", err
 	}
-	p, _, err := l.st.resolve(name)
-	return p, err
+	tpldir := path.Dir(p)
+	tplfile := p
+	if relative {
+		tpldir = st.tpldir
+		tplfile = name
+	}
+	if tpldir == "" || tpldir == "." {
+		tpldir = "."
+	}
+	st.tpldir = tpldir
+	dot := tpldir
+	if dot == "." {
+		dot = ""
+	}
+	g := st.env.Globals
+	g["tplfile"] = tplfile
+	g["tpldir"] = tpldir
+	g["tpldot"] = strings.ReplaceAll(dot, "/", ".")
+	st.sources[p] = text
+	return text, p, nil
 }
-
-// Inherit returns the loader itself: Salt resolves names from the root
-// (or from tpldir), not from the importing file's directory.
-func (l *saltLoader) Inherit(string) (loaders.Loader, error) { return l, nil }
 
 // resolve maps a template name to its path under the fileserver root.
 func (st *renderState) resolve(name string) (p string, relative bool, err error) {
@@ -74,42 +75,7 @@ func (st *renderState) resolve(name string) (p string, relative bool, err error)
 }
 
 func (st *renderState) notFound(name, why string) error {
-	err := fmt.Errorf("%w: %w: template %q not found: %s", ErrTemplate, ErrNotFound, name, why)
-	if st.firstErr == nil {
-		st.firstErr = err
-	}
-	return err
-}
-
-// load resolves and fetches a template, updating Salt's tpl* globals like
-// SaltCacheLoader.get_source does.
-func (st *renderState) load(name string) (string, string, error) {
-	p, relative, err := st.resolve(name)
-	if err != nil {
-		return "", "", err
-	}
-	text, err := st.fetch(p, name)
-	if err != nil {
-		return "", "", err
-	}
-	tpldir := path.Dir(p)
-	tplfile := p
-	if relative {
-		tpldir = st.tpldir
-		tplfile = name
-	}
-	if tpldir == "" || tpldir == "." {
-		tpldir = "."
-	}
-	st.tpldir = tpldir
-	dot := tpldir
-	if dot == "." {
-		dot = ""
-	}
-	st.globals.Set("tplfile", tplfile)
-	st.globals.Set("tpldir", tpldir)
-	st.globals.Set("tpldot", strings.ReplaceAll(dot, "/", "."))
-	return p, text, nil
+	return fmt.Errorf("%w: %w: %w: template %q not found: %s", ErrTemplate, ErrNotFound, jinja.ErrTemplateNotFound, name, why)
 }
 
 // fetch returns the contents of a root-relative path through
@@ -151,5 +117,6 @@ func (st *renderState) fetch(p, name string) (string, error) {
 	}
 	text := b.String()
 	st.files[p] = text
+	st.paths[p] = local
 	return text, nil
 }

@@ -102,7 +102,7 @@ func TestErrorClasses(t *testing.T) {
 		{"include recursion", "{% include 'lib/self.jinja' %}", "", false, []error{render.ErrTemplate}, "nested deeper"},
 		{"macro recursion", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "", false, []error{render.ErrTemplate}, "nested deeper"},
 		{"deep brackets", "{{ " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300) + " }}", "", false, []error{render.ErrTemplate}, "nested deeper"},
-		{"range too long", "{% for i in range(2000000) %}{% endfor %}", "", false, []error{render.ErrTemplate}, "range()"},
+		{"range too long", "{% for i in range(2000000) %}{% endfor %}", "", false, []error{render.ErrTemplate}, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000)."},
 		{"output too large", "{% for i in range(1000) %}{{ '" + strings.Repeat("x", 100) + "' * 1000 }}{% endfor %}", "", false, []error{render.ErrTemplate}, "output larger"},
 	}
 	for _, tt := range tests {
@@ -158,7 +158,7 @@ func TestJinjaContext(t *testing.T) {
 		{"saltenv opts", "{{ saltenv }} {{ opts.id }}", "prod m1"},
 		{"sls vars", "{{ sls }} {{ slspath }} {{ tpldir }} {{ tplfile }} {{ tplpath }} [{{ tpldot }}]", "formula formula formula formula/init.sls formula/init.sls [formula]"},
 		{"pillar order", "{% for k, v in pillar.p.items() %}{{ k }}={{ v }}{% endfor %}", "k=v"},
-		{"salt item call", "{{ salt['test.arg'](1, 'two', x=[3], a=None) }}", "{'args': [1, 'two'], 'kwargs': {'a': None, 'x': [3]}}"},
+		{"salt item call", "{{ salt['test.arg'](1, 'two', x=[3], a=None) }}", "{'args': [1, 'two'], 'kwargs': {'x': [3], 'a': None}}"},
 		{"salt attribute call", "{{ salt.test.arg(True).args }}", "[True]"},
 		{"salt none result", "{{ salt['test.none']() }}", "None"},
 		{"relative import chain", "{% from './map.jinja' import v, deep %}{{ v }} {{ deep }} {{ tpldir }}", "map:formula deep:./sub/deep.jinja formula"},
@@ -199,7 +199,7 @@ func TestJinjaContext(t *testing.T) {
 			t.Errorf("log call reached the caller: %s", c)
 		}
 	}
-	if len(caller.calls) == 0 || !strings.Contains(caller.calls[0], `[1, "two"] {"a": null, "x": [3]}`) {
+	if len(caller.calls) == 0 || !strings.Contains(caller.calls[0], `[1, "two"] {"x": [3], "a": null}`) {
 		t.Errorf("calls = %q", caller.calls)
 	}
 }
@@ -230,6 +230,20 @@ func TestJinjaOptions(t *testing.T) {
 				t.Errorf("got %q want %q", got, tt.want)
 			}
 		})
+	}
+	// Jinja2 environment options Salt passes through (expected outputs
+	// from python3-jinja2 3.1)
+	for _, tt := range []struct {
+		opts      *payload.Map
+		src, want string
+	}{
+		{payload.NewMap("line_statement_prefix", "%", "line_comment_prefix", "##"), "a\n% for i in [1, 2]\n  item {{ i }} ## note\n% endfor\nb ## tail", "a\n  item 1\n  item 2\nb"},
+		{payload.NewMap("variable_start_string", "<<", "variable_end_string", ">>", "block_start_string", "<%", "block_end_string", "%>"), "<% if true %><< 1 + 1 >><% endif %> {{ x }}", "2 {{ x }}"},
+	} {
+		got, err := jinja(t, tt.src, &render.Context{Opts: payload.NewMap("jinja_env", tt.opts)})
+		if err != nil || got != tt.want {
+			t.Errorf("jinja_env %s: got %q, %v; want %q", render.MustJSON(tt.opts), got, err, tt.want)
+		}
 	}
 	// allow_undefined: undefined prints as "" instead of failing
 	got, err := jinja(t, "[{{ nope }}][{{ grains.nope }}]", &render.Context{Opts: payload.NewMap("allow_undefined", true)})
@@ -360,37 +374,68 @@ func TestSLSVars(t *testing.T) {
 	}
 }
 
-// TestGonjaLimitations documents, without skipping, what gonja v2.9.1
-// cannot do that Jinja2 in Salt does; each row asserts gonja's actual
-// behaviour so that a gonja upgrade that fixes one makes this test fail
-// and the feature table gets updated.
-func TestGonjaLimitations(t *testing.T) {
+// TestFormerGonjaGaps proves that what gonja (the engine gsalt used
+// before render/jinja) could not do now behaves like Jinja2 in Salt 3006.
+// Every expected output or error was produced by python3-jinja2 3.1 in a
+// SandboxedEnvironment with StrictUndefined, as Salt configures it.
+func TestFormerGonjaGaps(t *testing.T) {
 	tests := []struct {
 		name, src string
-		want      string // "" with errPhrase set: must fail
-		errPhrase string
-		jinja2    string // what Jinja2 in Salt renders
+		want      string // output, or with errPhrase "" must render
+		errPhrase string // a phrase of the error
 	}{
-		{"implicit macro varargs is a list", "{% macro kw(a) %}{{ varargs }}{% endmacro %}{{ kw(1, 2) }}", "[2]", "", "(2,)"},
-		{"integer literal beyond int64", "{{ 100000000000000000000 }}", "", "value out of range", "100000000000000000000"},
-		{"integer subscript on int-keyed dict", "{% set d = {} %}{% do d.update({80: 'http'}) %}{{ d[80] }}", "", "Can't access an index", "http"},
-		{"int dict key arithmetic in a plain for", "{% set d = {} %}{% do d.update({80: 'x'}) %}{% for k in d %}{{ k + 1 }}{% endfor %}", "801", "", "81"},
-		{"int dict key in a dict literal method call", "{{ {1: 'a'}.get(1) }}", "", "can not cast key", "a"},
-		{"keyword argument order", "{{ dict(b=1, a=2) }}", "{'a': 2, 'b': 1}", "", "{'b': 1, 'a': 2}"},
+		{"trailing commas", "{{ [1, 2,] }} {{ {'a': 1,} }} {{ dict(a=1,) }}", "[1, 2] {'a': 1} {'a': 1}", ""},
+		{"line break after and/or", "{% if true and\n  not false or\n  false %}yes{% endif %}", "yes", ""},
+		{"star args and kwargs", "{% macro m(a, b, c) %}{{ a }}{{ b }}{{ c }}{% endmacro %}{% set l = [1, 2] %}{% set d = {'c': 3} %}{{ m(*l, **d) }}", "123", ""},
+		{"positional after star args", "{% macro m(a, b, c) %}{% endmacro %}{{ m(*[1], 2) }}", "", "invalid syntax for function call expression"},
+		{"conditional without else", "[{{ 'x' if false }}]", "[]", ""},
+		{"bool dict keys", "{% set s = {True: 'running', False: 'dead'} %}{{ s[true] }} {{ s[false] }}", "running dead", ""},
+		{"empty dict is false", "{% if {} %}full{% else %}empty{% endif %}", "empty", ""},
+		{"negative index", "{{ ['x'][-1] }}", "x", ""},
+		{"int dict key subscript", "{% set d = {80: 'http'} %}{{ d[80] }}", "http", ""},
+		{"int beyond int64", "{{ 100000000000000000000 + 1 }}", "100000000000000000001", ""},
+		{"keyword argument order", "{{ dict(b=1, a=2) }}", "{'b': 1, 'a': 2}", ""},
+		{"implicit varargs is a tuple", "{% macro kw(a) %}{{ varargs }}{% endmacro %}{{ kw(1, 2) }}", "(2,)", ""},
+		{"int dict keys iterate as ints", "{% set d = {} %}{% do d.update({80: 'x'}) %}{% for k in d %}{{ k + 1 }}{% endfor %}", "81", ""},
+		{"method on int-keyed dict literal", "{{ {1: 'a'}.get(1) }}", "a", ""},
+		{"str plus int is a TypeError", "{{ 'a' + 1 }}", "", `Jinja error: can only concatenate str (not "int") to str; line 1`},
+		{"division by zero", "a\n{{ 1 / 0 }}", "", "Jinja error: division by zero; line 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := jinja(t, tt.src, nil)
 			if tt.errPhrase != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.errPhrase) {
-					t.Fatalf("gonja behaviour changed (Jinja2 gives %q): got %q, %v", tt.jinja2, got, err)
+				if err == nil || !strings.Contains(err.Error(), tt.errPhrase) || !errors.Is(err, render.ErrTemplate) {
+					t.Fatalf("got %q, %v; want an error with %q", got, err, tt.errPhrase)
 				}
 				return
 			}
 			if err != nil || got != tt.want {
-				t.Fatalf("gonja behaviour changed (Jinja2 gives %q): got %q, %v", tt.jinja2, got, err)
+				t.Fatalf("got %q, %v; want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestErrorLocation checks that an error inside an imported file names
+// that file and line, with Salt's excerpt, and that an error in the top
+// template gives "; line N" and the excerpt marked like Salt's.
+func TestErrorLocation(t *testing.T) {
+	files := newMemFiles(t, map[string]string{"lib/m.jinja": "{% macro boom() %}\n{{ undefined_in_macro }}\n{% endmacro %}"})
+	rc := &render.Context{Files: files, Source: "salt://top.sls"}
+	_, err := jinja(t, "{% from 'lib/m.jinja' import boom %}\nx\n{{ boom() }}", rc)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"Jinja variable 'undefined_in_macro' is undefined", "m.jinja(2):", "{{ undefined_in_macro }}    <======================"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	_, err = jinja(t, "a\nb\n{{ nope }}\nc", nil)
+	want := "Jinja variable 'nope' is undefined; line 3\n\n---\na\nb\n{{ nope }}    <======================\nc\n---"
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("error %q, want suffix %q", err, want)
 	}
 }
 
@@ -408,4 +453,25 @@ func TestRegistryTextAndData(t *testing.T) {
 		t.Errorf("got %v, %v", render.MustJSON(out), err)
 	}
 	_ = start
+}
+
+// TestPythonRegex checks Salt's regex filters and match test with what
+// only Python's re (not RE2) can do: lookarounds and backreferences; the
+// expected values are Python's.
+func TestPythonRegex(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"{{ 'foobar' | regex_match('(foo)(?=bar)') }}", "('foo',)"},
+		{"{{ 'abccd' | regex_search('(\\\\w)\\\\1') }}", "('c',)"},
+		{"{{ 'ab cb' | regex_replace('(?<=a)b', 'X') }}", "aX cb"},
+		{"{{ 'u@h' | regex_replace('(\\\\w+)@(\\\\w+)', '\\\\2 at \\\\1') }}", "h at u"},
+		{"{{ 'y' is match('(?!x)\\\\w') }} {{ 'x' is match('(?!x)\\\\w') }}", "True False"},
+		{"{{ 'xfoo' | regex_match('foo') }}", "None"},
+		{"{{ 'ABC' | regex_search('b(c)', ignorecase=True) }}", "('C',)"},
+	}
+	for _, tt := range tests {
+		got, err := jinja(t, tt.src, nil)
+		if err != nil || got != tt.want {
+			t.Errorf("%s: got %q, %v; want %q", tt.src, got, err, tt.want)
+		}
+	}
 }

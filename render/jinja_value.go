@@ -2,484 +2,232 @@ package render
 
 import (
 	"fmt"
-	"math"
-	"math/big"
-	"reflect"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
-
-	"github.com/nikolalohinski/gonja/v2/exec"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/render/jinja"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-// Value model inside templates (how Salt's Python data is carried through
-// gonja):
-//
-//   - a dict is a *exec.Dict, gonja's own ordered dict (a slice of pairs):
-//     gonja iterates, prints and sorts it in insertion order, the way
-//     Python 3.7+ dicts behave. Plain Go maps would be iterated in sorted
-//     key order by gonja, so they are never used for Salt data;
-//   - a list is a *[]any: gonja dereferences the pointer for iteration,
-//     indexing, slicing and "in", and the pointer gives Python's aliasing,
-//     so {% do names.append(x) %} inside a loop changes the list the outer
-//     scope sees;
-//   - dict keys that are not strings in Python (ints, bools, None, floats)
-//     are string-kinded Go types (intKey, ...) so that gonja's dict code,
-//     which only accepts string keys, works; they turn back into their
-//     Python type when data leaves the template;
-//   - integers are int, floats float64, None is nil.
-type (
-	intKey   string
-	boolKey  string
-	noneKey  string
-	floatKey string
-)
+// Salt's filters are written against a small view of a template value:
+// value wraps an engine value (or the error a filter returns) and
+// varArgs a call's arguments. Filters convert what they work on to payload
+// data with fromJinja (lists []any, dicts *payload.Map) and return payload
+// data, which the engine imports back.
 
-// maxConvertDepth bounds recursive conversions of template data.
-const maxConvertDepth = 512
+// value is a template value seen by Salt's filters, or an error.
+type value struct {
+	v   any
+	err error
+}
 
-// toJinja converts payload data to the template value model.
-func toJinja(v any) any { return toJinjaDepth(v, 0) }
+// varArgs are a filter's arguments: positional, and keyword in call order.
+type varArgs struct {
+	Args   []*value
+	KwArgs map[string]*value
+}
 
-func toJinjaDepth(v any, depth int) any {
-	if depth > maxConvertDepth {
+// filterFunc is a Salt filter on the value view.
+type filterFunc func(e *jinja.Runtime, in *value, va *varArgs) *value
+
+// asValue wraps a Go value (an error becomes an error value).
+func asValue(v any) *value {
+	switch x := v.(type) {
+	case *value:
+		return x
+	case error:
+		return &value{err: x}
+	}
+	return &value{v: v}
+}
+
+func (x *value) IsError() bool { return x != nil && x.err != nil }
+
+func (x *value) Error() string {
+	if x.err != nil {
+		return x.err.Error()
+	}
+	return ""
+}
+
+// Interface is the engine value.
+func (x *value) Interface() any {
+	if x == nil {
 		return nil
 	}
-	switch t := v.(type) {
-	case *payload.Map:
-		d := &exec.Dict{Pairs: make([]*exec.Pair, 0, t.Len())}
-		for _, it := range t.Items() {
-			d.Pairs = append(d.Pairs, &exec.Pair{Key: exec.AsValue(jinjaKey(it.Key)), Value: exec.AsValue(toJinjaDepth(it.Value, depth+1))})
-		}
-		return d
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = toJinjaDepth(e, depth+1)
-		}
-		return &out
-	case []string:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = e
-		}
-		return &out
-	case map[string]any:
-		return toJinjaDepth(payload.FromGo(t), depth)
-	case int64:
-		return int(t)
-	case int32:
-		return int(t)
-	case uint64:
-		if t <= math.MaxInt64 {
-			return int(t)
-		}
-		return new(big.Int).SetUint64(t)
-	case float32:
-		return float64(t)
-	}
-	return v
+	return x.v
 }
 
-// jinjaKey converts a dict key to its template form.
-func jinjaKey(k any) any {
-	switch t := k.(type) {
-	case string:
-		return t
-	case []byte:
-		return string(t)
+// IsTrue is Python's bool().
+func (x *value) IsTrue() bool {
+	if x == nil || x.err != nil {
+		return false
+	}
+	b, _ := jinja.Truthy(x.v)
+	return b
+}
+
+// IsNil reports None (or a missing value).
+func (x *value) IsNil() bool { return x == nil || x.v == nil }
+
+// IsString reports a str.
+func (x *value) IsString() bool {
+	_, ok := x.Interface().(string)
+	return ok
+}
+
+// String is Python's str().
+func (x *value) String() string { return pyStr(x) }
+
+// Integer is int() of a number (0 for other values).
+func (x *value) Integer() int {
+	switch n := x.Interface().(type) {
 	case int64:
-		return intKey(strconv.FormatInt(t, 10))
-	case int:
-		return intKey(strconv.Itoa(t))
-	case uint64:
-		return intKey(strconv.FormatUint(t, 10))
+		return int(n)
 	case bool:
-		if t {
-			return boolKey("True")
+		if n {
+			return 1
 		}
-		return boolKey("False")
-	case nil:
-		return noneKey("None")
+		return 0
 	case float64:
-		return floatKey(pyfmt.FloatRepr(t))
+		return int(n)
 	}
-	return fmt.Sprint(k)
+	return 0
 }
 
-// fromJinjaKey converts a template dict key back to payload data.
-func fromJinjaKey(k any) any {
-	switch t := k.(type) {
-	case *exec.Value:
-		if t == nil || t.IsNil() {
+// First is the first positional argument (None when absent).
+func (va *varArgs) First() *value {
+	if len(va.Args) == 0 {
+		return asValue(nil)
+	}
+	return va.Args[0]
+}
+
+func newVarArgs(args []any, kw *payload.Map) *varArgs {
+	va := &varArgs{KwArgs: map[string]*value{}}
+	for _, a := range args {
+		va.Args = append(va.Args, asValue(a))
+	}
+	if kw != nil {
+		for _, it := range kw.Items() {
+			va.KwArgs[payload.KeyString(it.Key)] = asValue(it.Value)
+		}
+	}
+	return va
+}
+
+// adapt turns a Salt filter into an engine filter. A strict undefined
+// input fails as it would when Salt's Python code touches it.
+func adapt(fn filterFunc) jinja.FilterFunc {
+	return func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		if u, ok := v.(*jinja.Undefined); ok && u.Strict {
+			return nil, &jinja.Error{Kind: "UndefinedError", Msg: u.Message()}
+		}
+		out := fn(r, asValue(v), newVarArgs(args, kw))
+		if out.IsError() {
+			return nil, out.err
+		}
+		return jinja.Import(out.Interface()), nil
+	}
+}
+
+// fromJinja converts a template value to payload data.
+func fromJinja(v any) any {
+	if x, ok := v.(*value); ok {
+		if x == nil {
 			return nil
 		}
-		return fromJinjaKey(t.Interface())
-	case intKey:
-		if n, err := strconv.ParseInt(string(t), 10, 64); err == nil {
-			return n
+		if x.err != nil {
+			return x.err.Error()
 		}
-		if n, err := strconv.ParseUint(string(t), 10, 64); err == nil {
-			return n
-		}
-		return string(t)
-	case boolKey:
-		return t == "True"
-	case noneKey:
-		return nil
-	case floatKey:
-		if f, err := strconv.ParseFloat(string(t), 64); err == nil {
-			return f
-		}
-		return string(t)
+		v = x.v
 	}
-	return fromJinja(k)
+	return jinja.Export(v)
 }
 
-// fromJinja converts a template value back to payload data (ordered maps,
-// []any, int64, float64, string, bool, nil). Callables become their
-// Python-like description.
-func fromJinja(v any) any { return fromJinjaDepth(v, 0) }
+// toJinja converts payload data to a template value.
+func toJinja(v any) any { return jinja.Import(v) }
 
-func fromJinjaDepth(v any, depth int) any {
-	if depth > maxConvertDepth {
-		return nil
+// pyStr is Python's str() of a template value (or payload data).
+func pyStr(v any) string {
+	if x, ok := v.(*value); ok {
+		if x == nil {
+			return "None"
+		}
+		v = x.v
 	}
-	switch t := v.(type) {
-	case nil:
-		return nil
-	case *exec.Value:
-		if t == nil || t.IsNil() {
-			return nil
-		}
-		if t.IsError() {
-			return t.Error()
-		}
-		return fromJinjaDepth(t.Interface(), depth)
-	case *exec.Dict:
-		if t == nil {
-			return payload.NewMap()
-		}
-		return dictToPayload(t, depth)
-	case exec.Dict:
-		return dictToPayload(&t, depth)
-	case *[]any:
-		if t == nil {
-			return []any{}
-		}
-		return listToPayload(*t, depth)
+	switch x := v.(type) {
 	case []any:
-		return listToPayload(t, depth)
-	case exec.ValuesList:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = fromJinjaDepth(e, depth+1)
-		}
-		return out
-	case string:
-		return t
-	case intKey, boolKey, noneKey, floatKey:
-		return fromJinjaKey(t)
-	case bool:
-		return t
-	case int:
-		return int64(t)
-	case int64:
-		return t
-	case float64:
-		return t
-	case []byte:
-		return t
-	case *big.Int, time.Time, uint64:
-		return t
-	case *payload.Map:
-		return t
-	case *module:
-		return t.output
-	case *saltFuncs, *saltModule:
-		return "<salt functions>"
-	case pyTuple:
-		return listToPayload(t, depth)
-	case *exec.Pair:
-		return []any{fromJinjaDepth(t.Key, depth+1), fromJinjaDepth(t.Value, depth+1)}
+		v = jinja.Import(x)
 	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Map:
-		m := payload.NewMap()
-		keys := rv.MapKeys()
-		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i].Interface()) < fmt.Sprint(keys[j].Interface()) })
-		for _, k := range keys {
-			m.SetKey(fromJinjaKey(k.Interface()), fromJinjaDepth(rv.MapIndex(k).Interface(), depth+1))
-		}
-		return m
-	case reflect.Slice, reflect.Array:
-		out := make([]any, rv.Len())
-		for i := range out {
-			out[i] = fromJinjaDepth(rv.Index(i).Interface(), depth+1)
-		}
-		return out
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32:
-		return rv.Int()
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		return int64(rv.Uint())
-	case reflect.Float32:
-		return rv.Float()
-	case reflect.String:
-		return rv.String()
-	case reflect.Bool:
-		return rv.Bool()
-	case reflect.Func:
-		return fmt.Sprintf("<function %s>", rv.Type())
-	case reflect.Chan:
-		var out []any
-		for i := 0; i < maxListLen; i++ {
-			x, ok := rv.Recv()
-			if !ok {
-				break
-			}
-			out = append(out, fromJinjaDepth(x.Interface(), depth+1))
-		}
-		return out
+	s, err := jinja.Str(v)
+	if err != nil {
+		return ""
 	}
-	if s, ok := v.(fmt.Stringer); ok {
-		return s.String()
-	}
-	return fmt.Sprint(v)
+	return s
 }
 
-func dictToPayload(d *exec.Dict, depth int) *payload.Map {
-	m := payload.NewMap()
-	for _, p := range d.Pairs {
-		m.SetKey(fromJinjaKey(p.Key), fromJinjaDepth(p.Value, depth+1))
+// pyRepr is Python's repr().
+func pyRepr(v any) string {
+	if x, ok := v.(*value); ok {
+		v = x.Interface()
 	}
-	return m
+	if x, ok := v.([]any); ok {
+		v = jinja.Import(x)
+	}
+	return jinja.Repr(v)
 }
 
-func listToPayload(l []any, depth int) []any {
-	out := make([]any, len(l))
-	for i, e := range l {
-		out[i] = fromJinjaDepth(e, depth+1)
-	}
-	return out
-}
+// pyTypeName is Python's type(v).__name__.
+func pyTypeName(v any) string { return pyfmt.TypeName(v) }
 
-// newList returns a template list holding items.
-func newList(items []any) *[]any {
+// pyEq is Python's ==.
+func pyEq(a, b any) bool { return jinja.Equal(jinja.Import(a), jinja.Import(b)) }
+
+// pyTuple is a Python tuple.
+type pyTuple = jinja.Tuple
+
+// newList returns a template list.
+func newList(items []any) *jinja.List {
 	if items == nil {
 		items = []any{}
 	}
-	return &items
+	return &jinja.List{Items: items}
 }
 
-// listItems returns the members of any template sequence (list, tuple,
-// ValuesList) or nil, false when v is not one.
-func listItems(v *exec.Value) ([]any, bool) {
-	if v == nil || v.IsNil() || v.IsError() {
-		return nil, false
-	}
-	switch t := v.Interface().(type) {
-	case *[]any:
-		return *t, true
+// listItems returns the members of a list or tuple value.
+func listItems(v *value) ([]any, bool) {
+	switch x := v.Interface().(type) {
+	case *jinja.List:
+		return x.Items, true
+	case jinja.Tuple:
+		return x, true
 	case []any:
-		return t, true
-	case exec.ValuesList:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = raw(e)
-		}
-		return out, true
+		return x, true
 	}
-	if !v.IsList() {
-		return nil, false
-	}
-	rv := reflect.Indirect(v.Val)
-	out := make([]any, rv.Len())
-	for i := range out {
-		out[i] = rv.Index(i).Interface()
-	}
-	return out, true
+	return nil, false
 }
 
-// keyValue is a dict key as a template value of its Python type (keys()
-// and items() give 80, not "80").
-func keyValue(k any) any {
-	switch t := raw(k).(type) {
-	case intKey:
-		if n, err := strconv.Atoi(string(t)); err == nil {
-			return n
-		}
-		return fromJinjaKey(t)
-	case boolKey, noneKey, floatKey:
-		return fromJinjaKey(t)
-	default:
-		return t
-	}
+// asDict returns the dict behind v, or nil.
+func asDict(v *value) *payload.Map {
+	m, _ := v.Interface().(*payload.Map)
+	return m
 }
 
-// raw unwraps a *exec.Value (methods must not return one: gonja would
-// wrap it again and take it for an error).
-func raw(v any) any {
-	if tv, ok := v.(*exec.Value); ok {
-		if tv == nil {
-			return nil
-		}
-		return raw(tv.Interface())
+// pyCompare orders two payload values like Python's <.
+func pyCompare(a, b any) (int, error) {
+	c, err := jinja.Compare(jinja.Import(a), jinja.Import(b), "<")
+	if err != nil {
+		return 0, err
 	}
-	return v
+	if c == 2 {
+		c = 0
+	}
+	return c, nil
 }
 
-// asDict returns the ordered dict behind v, or nil.
-func asDict(v *exec.Value) *exec.Dict {
-	if v == nil || v.IsNil() || v.IsError() {
-		return nil
-	}
-	switch t := v.Interface().(type) {
-	case *exec.Dict:
-		return t
-	case exec.Dict:
-		return &t
-	}
-	if v.IsDict() {
-		// a Go map (namespace(), macro kwargs): convert, sorted by key
-		j, _ := toJinja(fromJinja(v)).(*exec.Dict)
-		return j
-	}
-	return nil
+func filterErr(format string, args ...any) *value {
+	return asValue(fmt.Errorf(format, args...))
 }
 
-// dictLookup finds key in d with Python's equality on the payload form.
-func dictLookup(d *exec.Dict, key any) (*exec.Pair, int) {
-	want := keyIdentity(fromJinjaKey(key))
-	for i, p := range d.Pairs {
-		if keyIdentity(fromJinjaKey(p.Key)) == want {
-			return p, i
-		}
-	}
-	return nil, -1
-}
-
-// keyIdentity is equal for keys Python treats as the same dict key.
-func keyIdentity(k any) string {
-	switch t := k.(type) {
-	case nil:
-		return "none"
-	case bool:
-		if t {
-			return "n:1"
-		}
-		return "n:0"
-	case int64:
-		return "n:" + strconv.FormatInt(t, 10)
-	case uint64:
-		return "n:" + strconv.FormatUint(t, 10)
-	case float64:
-		if t == math.Trunc(t) && math.Abs(t) < 1e18 {
-			return "n:" + strconv.FormatInt(int64(t), 10)
-		}
-		return "f:" + pyfmt.FloatRepr(t)
-	case string:
-		return "s:" + t
-	}
-	return "x:" + pyfmt.Repr(k)
-}
-
-// pyTuple is a Python tuple produced by gsalt's filters and methods
-// (items(), dictsort, regex groups): a list for everything but printing.
-type pyTuple []any
-
-// pyStr renders a template value the way Jinja2 prints it in Salt: str()
-// of the value, dicts in the PrintableDict form Salt's finalizer applies
-// (the same as repr), tuples in parentheses.
-func pyStr(v any) string {
-	if tv, ok := v.(*exec.Value); ok {
-		if tv == nil || tv.IsNil() {
-			return "None"
-		}
-		v = tv.Interface()
-	}
-	switch t := v.(type) {
-	case string:
-		return t
-	case *module:
-		return t.output
-	case *exec.Dict, *[]any, []any, exec.ValuesList, pyTuple, exec.Dict:
-		var b strings.Builder
-		writeTplRepr(&b, t, 0)
-		return b.String()
-	case intKey, floatKey, noneKey, boolKey:
-		return reflect.ValueOf(t).String()
-	}
-	return pyfmt.Str(fromJinja(v))
-}
-
-// pyRepr renders a template value like Python's repr().
-func pyRepr(v any) string {
-	var b strings.Builder
-	writeTplRepr(&b, v, 0)
-	return b.String()
-}
-
-func writeTplRepr(b *strings.Builder, v any, depth int) {
-	if depth > maxConvertDepth || b.Len() > pyfmt.MaxLen {
-		b.WriteString("...")
-		return
-	}
-	if tv, ok := v.(*exec.Value); ok {
-		if tv == nil || tv.IsNil() {
-			b.WriteString("None")
-			return
-		}
-		v = tv.Interface()
-	}
-	seq := func(open, close string, items []any, tuple bool) {
-		b.WriteString(open)
-		for i, e := range items {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeTplRepr(b, e, depth+1)
-		}
-		if tuple && len(items) == 1 {
-			b.WriteString(",")
-		}
-		b.WriteString(close)
-	}
-	switch t := v.(type) {
-	case *exec.Dict:
-		b.WriteString("{")
-		for i, p := range t.Pairs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeTplRepr(b, p.Key, depth+1)
-			b.WriteString(": ")
-			writeTplRepr(b, p.Value, depth+1)
-		}
-		b.WriteString("}")
-	case exec.Dict:
-		writeTplRepr(b, &t, depth)
-	case *[]any:
-		seq("[", "]", *t, false)
-	case []any:
-		seq("[", "]", t, false)
-	case exec.ValuesList:
-		items := make([]any, len(t))
-		for i, e := range t {
-			items[i] = e
-		}
-		seq("[", "]", items, false)
-	case pyTuple:
-		seq("(", ")", t, true)
-	case intKey, floatKey, noneKey, boolKey:
-		b.WriteString(reflect.ValueOf(t).String())
-	case *module:
-		b.WriteString("<Module '" + t.name + "'>")
-	default:
-		b.WriteString(pyfmt.Repr(fromJinja(v)))
-	}
-}
+// maxConvertDepth bounds recursive conversions of template data.
+const maxConvertDepth = 512

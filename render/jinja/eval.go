@@ -1,0 +1,761 @@
+package jinja
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+var (
+	errBreak    = errors.New("break")
+	errContinue = errors.New("continue")
+)
+
+// limitWriter bounds the output.
+type limitWriter struct {
+	b   *strings.Builder
+	max int
+}
+
+func (w *limitWriter) write(s string) error {
+	if w.b.Len()+len(s) > w.max {
+		return &Error{Kind: "MemoryError", Msg: fmt.Sprintf("template output larger than %d bytes", w.max)}
+	}
+	w.b.WriteString(s)
+	return nil
+}
+
+// frame is a variable scope.
+type frame struct {
+	vars   map[string]any
+	parent *frame
+	tmpl   *Template
+	// root frames of a template hold its exported names
+	root     bool
+	exported []string
+	ctx      *tmplCtx
+}
+
+// tmplCtx is the state of one template render: its blocks (for
+// inheritance) and source name.
+type tmplCtx struct {
+	tmpl   *Template
+	blocks map[string][]*blockNode
+	// blockTmpl maps a block node to the template it belongs to
+	blockTmpl map[*blockNode]*Template
+	globals   *frame // the frame imports without context see
+}
+
+func (f *frame) lookup(name string) (any, bool) {
+	for c := f; c != nil; c = c.parent {
+		if v, ok := c.vars[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func (f *frame) set(name string, v any) {
+	f.vars[name] = v
+	if f.root {
+		for _, e := range f.exported {
+			if e == name {
+				return
+			}
+		}
+		f.exported = append(f.exported, name)
+	}
+}
+
+// Runtime is the state of one render; filters, tests and functions get
+// it to evaluate callbacks and reach the environment.
+type Runtime struct {
+	env   *Environment
+	out   *limitWriter
+	steps int
+	depth int
+	// Data is free for the embedding application (package render keeps
+	// its per-render state here).
+	Data any
+	// cur is the template being executed (for error locations)
+	cur *Template
+	// autoescape is set inside {% autoescape true %} blocks
+	autoescape bool
+	ctx        context.Context
+	tdepth     int
+	// imported caches Import of the global dicts (one copy per render)
+	imported map[*payload.Map]any
+}
+
+func newRuntime(env *Environment) *Runtime { return &Runtime{env: env} }
+
+// NewRuntime returns a runtime for calling filters and callables outside
+// a render (tests, embedding code).
+func (e *Environment) NewRuntime(data any) *Runtime { return &Runtime{env: e, Data: data} }
+
+// Env returns the runtime's environment.
+func (r *Runtime) Env() *Environment { return r.env }
+
+// Undefined returns an undefined value of the environment's kind.
+func (r *Runtime) Undefined(name string) *Undefined {
+	return &Undefined{Name: name, Strict: !r.env.opts.Lenient}
+}
+
+func (r *Runtime) undefinedHint(hint string) *Undefined {
+	return &Undefined{Hint: hint, Strict: !r.env.opts.Lenient}
+}
+
+// step counts one statement or call against the render's budget and
+// notices cancellation.
+func (r *Runtime) step() error {
+	r.steps++
+	if r.steps > r.env.opts.MaxSteps {
+		return &Error{Kind: "RuntimeError", Msg: fmt.Sprintf("more than %d template steps executed", r.env.opts.MaxSteps)}
+	}
+	if r.steps%1024 == 0 && r.ctx != nil {
+		if err := r.ctx.Err(); err != nil {
+			return &Error{Kind: "RuntimeError", Msg: err.Error(), Err: err}
+		}
+	}
+	return nil
+}
+
+// globalsFrame is the frame holding the environment's and template's globals.
+func (r *Runtime) globalsFrame(t *Template, vars *payload.Map) *frame {
+	g := &frame{vars: map[string]any{}}
+	for k, v := range r.env.Globals {
+		g.vars[k] = r.importGlobal(v)
+	}
+	for k, v := range t.Globals {
+		g.vars[k] = r.importGlobal(v)
+	}
+	return g
+}
+
+// importGlobal imports a global value, once per render for dicts, so
+// every template of the render shares (and can change) the same copy, as
+// they share Python's objects.
+func (r *Runtime) importGlobal(v any) any {
+	m, ok := v.(*payload.Map)
+	if !ok {
+		return Import(v)
+	}
+	if r.imported == nil {
+		r.imported = map[*payload.Map]any{}
+	}
+	if c, ok := r.imported[m]; ok {
+		return c
+	}
+	c := Import(m)
+	r.imported[m] = c
+	return c
+}
+
+func (r *Runtime) newRootFrame(t *Template, vars *payload.Map) *frame {
+	g := r.globalsFrame(t, vars)
+	ctx := &frame{vars: map[string]any{}, parent: g}
+	if vars != nil {
+		for _, it := range vars.Items() {
+			ctx.vars[payload.KeyString(it.Key)] = r.importGlobal(it.Value)
+		}
+	}
+	root := &frame{vars: map[string]any{}, parent: ctx, root: true, tmpl: t}
+	root.ctx = &tmplCtx{tmpl: t, globals: g}
+	return root
+}
+
+// renderTemplate runs t's body in root, following extends.
+func (r *Runtime) renderTemplate(t *Template, root *frame) error {
+	if r.tdepth >= r.env.opts.MaxTemplateDepth {
+		return &Error{Kind: "RuntimeError", Msg: fmt.Sprintf("templates nested deeper than %d (include/import/extends recursion)", r.env.opts.MaxTemplateDepth)}
+	}
+	r.tdepth++
+	defer func() { r.tdepth-- }()
+	ctx := root.ctx
+	if ctx.blocks == nil {
+		ctx.blocks = map[string][]*blockNode{}
+		ctx.blockTmpl = map[*blockNode]*Template{}
+	}
+	for name, b := range t.blocks {
+		ctx.blocks[name] = append(ctx.blocks[name], b)
+		ctx.blockTmpl[b] = t
+	}
+	prev := r.cur
+	r.cur = t
+	defer func() { r.cur = prev }()
+	root.vars["self"] = &selfRef{r: r, f: root}
+	parent, err := r.execTop(t, root)
+	if err != nil {
+		return err
+	}
+	for parent != nil {
+		for name, b := range parent.blocks {
+			ctx.blocks[name] = append(ctx.blocks[name], b)
+			ctx.blockTmpl[b] = parent
+		}
+		r.cur = parent
+		ctx.tmpl = parent
+		pf := &frame{vars: map[string]any{}, parent: root.parent, root: true, tmpl: parent, ctx: ctx}
+		// the child's top-level assignments are visible to the parent
+		for k, v := range root.vars {
+			pf.vars[k] = v
+		}
+		if parent, err = r.execTop(parent, pf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// execTop runs a template's top-level nodes; after an extends tag the
+// output is discarded and the parent template returned.
+func (r *Runtime) execTop(t *Template, f *frame) (*Template, error) {
+	var parent *Template
+	for _, n := range t.body {
+		if ex, ok := n.(*extendsNode); ok {
+			if parent != nil {
+				return nil, r.errAt(&Error{Kind: "TemplateRuntimeError", Msg: "extended multiple times"}, ex.Line)
+			}
+			name, err := r.eval(ex.Template, f)
+			if err != nil {
+				return nil, err
+			}
+			pt, err := r.loadTemplate(name, ex.Line)
+			if err != nil {
+				return nil, err
+			}
+			parent = pt
+			continue
+		}
+		if parent != nil {
+			// after extends only assignments, macros and imports matter
+			switch n.(type) {
+			case *dataNode, *printNode, *blockNode:
+				continue
+			}
+			saved := r.out
+			var sink strings.Builder
+			r.out = &limitWriter{b: &sink, max: saved.max}
+			err := r.exec(n, f)
+			r.out = saved
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := r.exec(n, f); err != nil {
+			return nil, err
+		}
+	}
+	return parent, nil
+}
+
+func (r *Runtime) errAt(err error, line int) error {
+	if err == nil || err == errBreak || err == errContinue {
+		return err
+	}
+	var je *Error
+	if errors.As(err, &je) {
+		if je.Line == 0 {
+			je.Line = line
+			if r.cur != nil {
+				je.Name = r.cur.Name
+				je.Source = r.cur.source
+			}
+		}
+		return err
+	}
+	e := &Error{Kind: "Exception", Msg: err.Error(), Line: line, Err: err}
+	if r.cur != nil {
+		e.Name, e.Source = r.cur.Name, r.cur.source
+	}
+	return e
+}
+
+func (r *Runtime) execBody(body []Node, f *frame) error {
+	for _, n := range body {
+		if err := r.exec(n, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// capture renders body into a string.
+func (r *Runtime) capture(body []Node, f *frame) (string, error) {
+	saved := r.out
+	var b strings.Builder
+	r.out = &limitWriter{b: &b, max: saved.max}
+	err := r.execBody(body, f)
+	r.out = saved
+	return b.String(), err
+}
+
+func (r *Runtime) exec(n Node, f *frame) error {
+	if err := r.step(); err != nil {
+		return r.errAt(err, n.nodeLine())
+	}
+	err := r.execNode(n, f)
+	if err != nil {
+		return r.errAt(err, n.nodeLine())
+	}
+	return nil
+}
+
+func (r *Runtime) execNode(n Node, f *frame) error {
+	switch x := n.(type) {
+	case *dataNode:
+		return r.out.write(x.Text)
+	case *printNode:
+		v, err := r.eval(x.X, f)
+		if err != nil {
+			return err
+		}
+		s, err := Str(v)
+		if err != nil {
+			return err
+		}
+		if r.autoescape {
+			s = htmlEscape(s)
+		}
+		return r.out.write(s)
+	case *outputNode:
+		return r.execBody(x.Items, f)
+	case *ifNode:
+		ok, err := r.test(x.Test, f)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return r.execBody(x.Body, f)
+		}
+		for i := range x.Elifs {
+			el := &x.Elifs[i]
+			ok, err := r.test(el.Test, f)
+			if err != nil {
+				return r.errAt(err, el.Line)
+			}
+			if ok {
+				return r.execBody(el.Body, f)
+			}
+		}
+		return r.execBody(x.Else, f)
+	case *forNode:
+		return r.execFor(x, f, nil, 0)
+	case *setNode:
+		v, err := r.eval(x.X, f)
+		if err != nil {
+			return err
+		}
+		return r.assign(x.Target, v, f)
+	case *setBlockNode:
+		s, err := r.capture(x.Body, &frame{vars: map[string]any{}, parent: f, ctx: f.ctx})
+		if err != nil {
+			return err
+		}
+		var v any = s
+		if x.Filter != nil {
+			if v, err = r.applyFilterChain(x.Filter, s, f); err != nil {
+				return err
+			}
+		}
+		return r.assign(x.Target, v, f)
+	case *macroNode:
+		m := r.newMacro(x.Name, x.Args, x.Defaults, x.Body, f)
+		f.set(x.Name, m)
+		return nil
+	case *callBlockNode:
+		caller := r.newMacro("caller", x.Args, x.Defaults, x.Body, f)
+		v, err := r.evalCall(x.Call, f, caller)
+		if err != nil {
+			return err
+		}
+		s, err := Str(v)
+		if err != nil {
+			return err
+		}
+		return r.out.write(s)
+	case *filterBlockNode:
+		s, err := r.capture(x.Body, &frame{vars: map[string]any{}, parent: f, ctx: f.ctx})
+		if err != nil {
+			return err
+		}
+		v, err := r.applyFilterChain(x.Filter, s, f)
+		if err != nil {
+			return err
+		}
+		out, err := Str(v)
+		if err != nil {
+			return err
+		}
+		return r.out.write(out)
+	case *withNode:
+		inner := &frame{vars: map[string]any{}, parent: f, ctx: f.ctx}
+		for i, t := range x.Targets {
+			v, err := r.eval(x.Values[i], f)
+			if err != nil {
+				return err
+			}
+			if err := r.assign(t, v, inner); err != nil {
+				return err
+			}
+		}
+		return r.execBody(x.Body, inner)
+	case *scopeNode:
+		ae, err := r.test(x.Autoescape, f)
+		if err != nil {
+			return err
+		}
+		saved := r.autoescape
+		r.autoescape = ae
+		defer func() { r.autoescape = saved }()
+		return r.execBody(x.Body, &frame{vars: map[string]any{}, parent: f, ctx: f.ctx})
+	case *doNode:
+		_, err := r.eval(x.X, f)
+		return err
+	case *loopCtlNode:
+		if x.Break {
+			return errBreak
+		}
+		return errContinue
+	case *includeNode:
+		return r.execInclude(x, f)
+	case *importNode:
+		m, err := r.importModule(x.Template, x.WithContext, f, x.Line)
+		if err != nil {
+			return err
+		}
+		f.set(x.Target, m)
+		return nil
+	case *fromImportNode:
+		m, err := r.importModule(x.Template, x.WithContext, f, x.Line)
+		if err != nil {
+			return err
+		}
+		for i, name := range x.Names {
+			v, ok := m.vars[name]
+			if !ok {
+				v = r.undefinedHint(fmt.Sprintf("the template %s (imported on line %d) does not export the requested name %s", pyStrRepr(m.name), x.Line, pyStrRepr(name)))
+			}
+			f.set(x.Aliases[i], v)
+		}
+		return nil
+	case *extendsNode:
+		return &Error{Kind: "TemplateRuntimeError", Msg: "extends tag must be at the top level of the template"}
+	case *blockNode:
+		return r.renderBlock(x.Name, 0, f)
+	case *blockCallNode:
+		return r.renderBlock(x.name, x.level, f)
+	case *extNode:
+		fn := r.env.exts[x.Tag]
+		if fn == nil {
+			return fmt.Errorf("unknown extension tag %q", x.Tag)
+		}
+		return fn(r, &extCtx{data: x.Data, f: f}, x.Body)
+	}
+	return fmt.Errorf("unknown node %T", n)
+}
+
+// extCtx passes an extension node's data and frame to its ExtExec.
+type extCtx struct {
+	data any
+	f    *frame
+}
+
+// ExtData returns the data an extension node was made with.
+func ExtData(v any) any {
+	if c, ok := v.(*extCtx); ok {
+		return c.data
+	}
+	return v
+}
+
+// ExtEval evaluates an expression inside an extension node.
+func (r *Runtime) ExtEval(ctx any, x Expr) (any, error) {
+	return r.eval(x, ctx.(*extCtx).f)
+}
+
+// ExtCapture renders an extension node's body to a string.
+func (r *Runtime) ExtCapture(ctx any, body []Node) (string, error) {
+	return r.capture(body, ctx.(*extCtx).f)
+}
+
+// ExtSet assigns a variable in the extension node's scope.
+func (r *Runtime) ExtSet(ctx any, name string, v any) { ctx.(*extCtx).f.set(name, v) }
+
+// ExtWrite writes text to the output.
+func (r *Runtime) ExtWrite(s string) error { return r.out.write(s) }
+
+// Lookup returns the value of a variable as a template sees it in ctx
+// (an extension context) or, with a nil ctx, nothing.
+func (r *Runtime) Lookup(ctx any, name string) (any, bool) {
+	if c, ok := ctx.(*extCtx); ok {
+		return c.f.lookup(name)
+	}
+	return nil, false
+}
+
+func (r *Runtime) renderBlock(name string, level int, f *frame) error {
+	ctx := f.ctx
+	if ctx == nil {
+		return nil
+	}
+	chain := ctx.blocks[name]
+	if level >= len(chain) {
+		return nil
+	}
+	b := chain[level]
+	bf := f
+	if !b.Scoped {
+		bf = rootOf(f)
+	}
+	inner := &frame{vars: map[string]any{}, parent: bf, ctx: ctx}
+	inner.vars["super"] = Func(func(rr *Runtime, args []any, kw *payload.Map) (any, error) {
+		if level+1 >= len(chain) {
+			return nil, &Error{Kind: "TemplateRuntimeError", Msg: fmt.Sprintf("no parent block called %s.", pyStrRepr(name))}
+		}
+		return r.capture([]Node{&blockCallNode{name: name, level: level + 1}}, f)
+	})
+	prev := r.cur
+	if t := ctx.blockTmpl[b]; t != nil {
+		r.cur = t
+	}
+	defer func() { r.cur = prev }()
+	if b.Required && len(b.Body) == 0 && level == len(chain)-1 {
+		return &Error{Kind: "TemplateRuntimeError", Msg: fmt.Sprintf("Required block %s not found", pyStrRepr(name))}
+	}
+	return r.execBody(b.Body, inner)
+}
+
+// selfRef is the `self` variable: self.blockname() renders a block.
+type selfRef struct {
+	r *Runtime
+	f *frame
+}
+
+// GetAttr returns a callable rendering the named block.
+func (s *selfRef) GetAttr(name string) (any, bool) {
+	if s.f.ctx == nil || len(s.f.ctx.blocks[name]) == 0 {
+		return nil, false
+	}
+	return Func(func(r *Runtime, args []any, kw *payload.Map) (any, error) {
+		return r.capture([]Node{&blockCallNode{name: name}}, s.f)
+	}), true
+}
+
+// String is what printing self shows.
+func (s *selfRef) String() string { return "<TemplateReference>" }
+
+// blockCallNode renders a block at a level of its chain (super()).
+type blockCallNode struct {
+	pos
+	name  string
+	level int
+}
+
+func rootOf(f *frame) *frame {
+	for c := f; c != nil; c = c.parent {
+		if c.root {
+			return c
+		}
+	}
+	return f
+}
+
+func (r *Runtime) loadTemplate(name any, line int) (*Template, error) {
+	switch n := name.(type) {
+	case *Template:
+		return n, nil
+	case string:
+		parent := ""
+		if r.cur != nil {
+			parent = r.cur.Name
+		}
+		return r.env.getTemplate(r, n, parent)
+	}
+	if err := strictCheck(name); err != nil {
+		return nil, err
+	}
+	return nil, typeErr("template name must be a string, got %s", TypeName(name))
+}
+
+func (r *Runtime) execInclude(x *includeNode, f *frame) error {
+	v, err := r.eval(x.Template, f)
+	if err != nil {
+		return err
+	}
+	names := []any{v}
+	if l, ok := v.(*List); ok {
+		names = l.Items
+	} else if t, ok := v.(Tuple); ok {
+		names = t
+	}
+	var t *Template
+	var lastErr error
+	for _, n := range names {
+		t, lastErr = r.loadTemplate(n, x.Line)
+		if lastErr == nil {
+			break
+		}
+		if !errors.Is(lastErr, ErrTemplateNotFound) {
+			return lastErr
+		}
+	}
+	if t == nil {
+		if x.IgnoreMissing {
+			return nil
+		}
+		if len(names) > 1 {
+			var ns []string
+			for _, n := range names {
+				ns = append(ns, Repr(n))
+			}
+			return &Error{Kind: "TemplatesNotFound", Msg: "none of the templates given were found: " + strings.Join(ns, ", "), Err: lastErr}
+		}
+		return lastErr
+	}
+	var root *frame
+	if x.WithContext {
+		// Jinja2 passes the context and the local variables, not loop
+		root = &frame{vars: map[string]any{"loop": r.Undefined("loop")}, parent: f, root: true, tmpl: t}
+	} else {
+		g := r.globalsFrame(t, nil)
+		root = &frame{vars: map[string]any{}, parent: g, root: true, tmpl: t}
+		root.ctx = &tmplCtx{tmpl: t, globals: g}
+	}
+	root.ctx = &tmplCtx{tmpl: t}
+	if f.ctx != nil {
+		root.ctx.globals = f.ctx.globals
+	}
+	return r.renderTemplate(t, root)
+}
+
+// Module is an imported template: its exported variables and macros,
+// and its output as its str().
+type Module struct {
+	name   string
+	vars   map[string]any
+	order  []string
+	output string
+}
+
+// GetAttr returns an exported name.
+func (m *Module) GetAttr(name string) (any, bool) {
+	v, ok := m.vars[name]
+	return v, ok
+}
+
+// String is the module's rendered output.
+func (m *Module) String() string { return m.output }
+
+// Names returns the exported names in definition order.
+func (m *Module) Names() []string { return m.order }
+
+func (r *Runtime) importModule(x Expr, withContext bool, f *frame, line int) (*Module, error) {
+	v, err := r.eval(x, f)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := v.(*Module); ok {
+		return m, nil
+	}
+	t, err := r.loadTemplate(v, line)
+	if err != nil {
+		return nil, err
+	}
+	return r.RenderModule(t, withContext, f)
+}
+
+// RenderModule runs t as a module (import): with context it sees the
+// caller's variables, else only globals.
+func (r *Runtime) RenderModule(t *Template, withContext bool, f *frame) (*Module, error) {
+	var root *frame
+	if withContext && f != nil {
+		root = &frame{vars: map[string]any{}, parent: f, root: true, tmpl: t}
+	} else {
+		root = &frame{vars: map[string]any{}, parent: r.globalsFrame(t, nil), root: true, tmpl: t}
+	}
+	root.ctx = &tmplCtx{tmpl: t}
+	saved := r.out
+	var b strings.Builder
+	max := r.env.opts.MaxOutput
+	if saved != nil {
+		max = saved.max
+	}
+	r.out = &limitWriter{b: &b, max: max}
+	err := r.renderTemplate(t, root)
+	r.out = saved
+	if err != nil {
+		return nil, err
+	}
+	m := &Module{name: t.Name, vars: map[string]any{}, output: b.String()}
+	for _, name := range root.exported {
+		if strings.HasPrefix(name, "_") {
+			continue
+		}
+		m.vars[name] = root.vars[name]
+		m.order = append(m.order, name)
+	}
+	return m, nil
+}
+
+// assign binds a target (name, tuple of names, namespace attribute).
+func (r *Runtime) assign(target Expr, v any, f *frame) error {
+	switch t := target.(type) {
+	case *nameExpr:
+		f.set(t.Name, v)
+		return nil
+	case *tupleExpr:
+		items, err := Iterate(v)
+		if err != nil {
+			return typeErr("cannot unpack non-iterable %s object", TypeName(v))
+		}
+		if len(items) != len(t.Items) {
+			if len(items) > len(t.Items) {
+				return valueErr("too many values to unpack (expected %d)", len(t.Items))
+			}
+			return valueErr("not enough values to unpack (expected %d, got %d)", len(t.Items), len(items))
+		}
+		for i, sub := range t.Items {
+			if err := r.assign(sub, items[i], f); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *nsRefExpr:
+		ns, ok := f.lookup(t.Name)
+		n, isNS := ns.(*Namespace)
+		if !ok || !isNS {
+			return &Error{Kind: "TemplateRuntimeError", Msg: "cannot assign attribute on non-namespace object"}
+		}
+		n.M.Set(t.Attr, v)
+		return nil
+	}
+	return fmt.Errorf("cannot assign to %T", target)
+}
+
+func (r *Runtime) test(x Expr, f *frame) (bool, error) {
+	v, err := r.eval(x, f)
+	if err != nil {
+		return false, err
+	}
+	return Truthy(v)
+}
+
+// ExtImport imports a template as a module from an extension node, as
+// {% import name as x [with context] %} does.
+func (r *Runtime) ExtImport(ctx any, name any, withContext bool, line int) (*Module, error) {
+	f := ctx.(*extCtx).f
+	t, err := r.loadTemplate(name, line)
+	if err != nil {
+		return nil, err
+	}
+	return r.RenderModule(t, withContext, f)
+}
+
+// ParseWithContext reads an optional "with context" / "without context"
+// (def when absent).
+func (p *Parser) ParseWithContext(def bool) bool { return p.parseContext(def) }

@@ -1,0 +1,296 @@
+package jinja
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// LoopContext is the `loop` variable of a for loop.
+type LoopContext struct {
+	r       *Runtime
+	items   []any
+	index0  int
+	depth0  int
+	last    any
+	hasLast bool
+	node    *forNode
+	f       *frame
+}
+
+// GetAttr returns loop.index, loop.first, ... and the loop methods.
+func (l *LoopContext) GetAttr(name string) (any, bool) {
+	n := len(l.items)
+	switch name {
+	case "index":
+		return int64(l.index0 + 1), true
+	case "index0":
+		return int64(l.index0), true
+	case "revindex":
+		return int64(n - l.index0), true
+	case "revindex0":
+		return int64(n - l.index0 - 1), true
+	case "first":
+		return l.index0 == 0, true
+	case "last":
+		return l.index0 == n-1, true
+	case "length":
+		return int64(n), true
+	case "depth":
+		return int64(l.depth0 + 1), true
+	case "depth0":
+		return int64(l.depth0), true
+	case "previtem":
+		if l.index0 == 0 {
+			return l.r.undefinedHint("there is no previous item"), true
+		}
+		return l.items[l.index0-1], true
+	case "nextitem":
+		if l.index0+1 >= n {
+			return l.r.undefinedHint("there is no next item"), true
+		}
+		return l.items[l.index0+1], true
+	case "cycle":
+		return Func(func(r *Runtime, args []any, kw *payload.Map) (any, error) {
+			if len(args) == 0 {
+				return nil, typeErr("no items for cycling given")
+			}
+			return args[l.index0%len(args)], nil
+		}), true
+	case "changed":
+		return Func(func(r *Runtime, args []any, kw *payload.Map) (any, error) {
+			v := Tuple(args)
+			if !l.hasLast || !Equal(v, l.last) {
+				l.last, l.hasLast = v, true
+				return true, nil
+			}
+			return false, nil
+		}), true
+	}
+	return nil, false
+}
+
+// Call recurses in a recursive loop: loop(children).
+func (l *LoopContext) Call(r *Runtime, args []any, kw *payload.Map) (any, error) {
+	if !l.node.Recursive {
+		return nil, typeErr("The loop must be marked as 'recursive' to call it.")
+	}
+	if len(args) != 1 {
+		return nil, typeErr("loop() takes exactly 1 argument")
+	}
+	saved := r.out
+	var out limitWriter
+	b := new(strings.Builder)
+	out.b = b
+	out.max = saved.max
+	r.out = &out
+	err := r.execFor(l.node, l.f, args[0], l.depth0+1)
+	r.out = saved
+	if err != nil {
+		return nil, err
+	}
+	return b.String(), nil
+}
+
+func (r *Runtime) execFor(n *forNode, f *frame, iterVal any, depth0 int) error {
+	var it any
+	if depth0 == 0 && iterVal == nil {
+		v, err := r.eval(n.Iter, f)
+		if err != nil {
+			return err
+		}
+		it = v
+	} else {
+		it = iterVal
+	}
+	items, err := Iterate(it)
+	if err != nil {
+		return r.errAt(err, n.Line)
+	}
+	lf := &frame{vars: map[string]any{}, parent: f, ctx: f.ctx}
+	if n.Test != nil {
+		var kept []any
+		for _, item := range items {
+			tf := &frame{vars: map[string]any{}, parent: f, ctx: f.ctx}
+			if err := r.assign(n.Target, item, tf); err != nil {
+				return err
+			}
+			ok, err := r.test(n.Test, tf)
+			if err != nil {
+				return err
+			}
+			if ok {
+				kept = append(kept, item)
+			}
+		}
+		items = kept
+	}
+	loop := &LoopContext{r: r, items: items, node: n, f: f, depth0: depth0}
+	// Jinja2 runs the else block unless an iteration ran to its end
+	// (break and continue skip the marker)
+	completed := false
+	for i, item := range items {
+		loop.index0 = i
+		lf.vars = map[string]any{"loop": loop}
+		if err := r.assign(n.Target, item, lf); err != nil {
+			return r.errAt(err, n.Line)
+		}
+		err := r.execBody(n.Body, lf)
+		if err == errBreak {
+			break
+		}
+		if err != nil && err != errContinue {
+			return err
+		}
+		if err == nil {
+			completed = true
+		}
+	}
+	if !completed && n.Else != nil {
+		return r.execBody(n.Else, &frame{vars: map[string]any{}, parent: f, ctx: f.ctx})
+	}
+	return nil
+}
+
+// Macro is a template macro (or a call block's caller).
+type Macro struct {
+	Name     string
+	args     []string
+	defaults []Expr
+	body     []Node
+	closure  *frame
+	tmpl     *Template
+	varargs  bool
+	kwargs   bool
+	caller   bool
+}
+
+func usesName(body []Node, name string) bool {
+	found := false
+	walkNodes(body, func(n any) bool {
+		if found {
+			return false
+		}
+		switch x := n.(type) {
+		case *nameExpr:
+			if x.Name == name {
+				found = true
+			}
+		case *macroNode:
+			// names used by nested macros belong to them
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+func (r *Runtime) newMacro(name string, args []string, defs []Expr, body []Node, f *frame) *Macro {
+	return &Macro{Name: name, args: args, defaults: defs, body: body, closure: f, tmpl: r.cur,
+		varargs: usesName(body, "varargs"), kwargs: usesName(body, "kwargs"), caller: usesName(body, "caller")}
+}
+
+// Call runs the macro and returns its output.
+func (m *Macro) Call(r *Runtime, args []any, kw *payload.Map) (any, error) {
+	f := &frame{vars: map[string]any{}, parent: m.closure, ctx: m.closure.ctx}
+	nd := len(m.args) - len(m.defaults)
+	if len(args) > len(m.args) && !m.varargs {
+		return nil, typeErr("macro %s takes not more than %d argument(s)", pyStrRepr(m.Name), len(m.args))
+	}
+	var extra *payload.Map
+	if kw != nil {
+		for _, it := range kw.Items() {
+			k := it.Key.(string)
+			idx := -1
+			for i, a := range m.args {
+				if a == k {
+					idx = i
+				}
+			}
+			switch {
+			case idx >= 0:
+				if idx < len(args) {
+					return nil, typeErr("macro %s got multiple values for argument %s", pyStrRepr(m.Name), pyStrRepr(k))
+				}
+				f.vars[k] = it.Value
+			case k == "caller" && m.caller:
+				f.vars["caller"] = it.Value
+			default:
+				if !m.kwargs {
+					if k == "caller" {
+						return nil, typeErr("macro %s was invoked with two values for the special caller argument. This is most likely a bug.", pyStrRepr(m.Name))
+					}
+					return nil, typeErr("macro %s takes no keyword argument %s", pyStrRepr(m.Name), pyStrRepr(k))
+				}
+				if extra == nil {
+					extra = &payload.Map{}
+				}
+				extra.Set(k, it.Value)
+			}
+		}
+	}
+	prev := r.cur
+	if m.tmpl != nil {
+		r.cur = m.tmpl
+	}
+	defer func() { r.cur = prev }()
+	for i, a := range m.args {
+		if i < len(args) {
+			f.vars[a] = args[i]
+			continue
+		}
+		if _, ok := f.vars[a]; ok {
+			continue
+		}
+		if i >= nd {
+			v, err := r.eval(m.defaults[i-nd], f)
+			if err != nil {
+				return nil, err
+			}
+			f.vars[a] = v
+			continue
+		}
+		f.vars[a] = r.undefinedHint(fmt.Sprintf("parameter %s was not provided", pyStrRepr(a)))
+	}
+	if m.varargs {
+		var va Tuple = Tuple{}
+		if len(args) > len(m.args) {
+			va = append(Tuple{}, args[len(m.args):]...)
+		}
+		f.vars["varargs"] = va
+	}
+	if m.kwargs {
+		if extra == nil {
+			extra = &payload.Map{}
+		}
+		f.vars["kwargs"] = extra
+	}
+	if m.caller {
+		if _, ok := f.vars["caller"]; !ok {
+			f.vars["caller"] = r.undefinedHint("No caller defined")
+		}
+	}
+	return r.capture(m.body, f)
+}
+
+// GetAttr exposes name, arguments, catch_kwargs, ... as Jinja2 does.
+func (m *Macro) GetAttr(name string) (any, bool) {
+	switch name {
+	case "name":
+		return m.Name, true
+	case "arguments":
+		t := Tuple{}
+		for _, a := range m.args {
+			t = append(t, a)
+		}
+		return t, true
+	case "catch_kwargs":
+		return m.kwargs, true
+	case "catch_varargs":
+		return m.varargs, true
+	case "caller":
+		return m.caller, true
+	}
+	return nil, false
+}

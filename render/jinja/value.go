@@ -1,0 +1,1034 @@
+package jinja
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// List is a Python list: a mutable sequence shared by reference.
+type List struct{ Items []any }
+
+// NewList wraps items as a List.
+func NewList(items ...any) *List { return &List{Items: items} }
+
+// Tuple is a Python tuple.
+type Tuple []any
+
+// String is the tuple's repr (it also tells tuples apart as dict keys).
+func (t Tuple) String() string { return Repr(t) }
+
+// Undefined is Jinja2's undefined value: what a missing variable, key or
+// attribute evaluates to. Strict ones (StrictUndefined, Salt's default)
+// fail on every use but `is defined` and `default`.
+type Undefined struct {
+	Name   string
+	Obj    any  // the object the attribute or item was looked up on
+	HasObj bool // Obj is meaningful
+	Key    any  // non-string item key (for "has no element")
+	IsKey  bool
+	Hint   string
+	Strict bool
+}
+
+// Message is Jinja2's text for the undefined value.
+func (u *Undefined) Message() string {
+	if u.Hint != "" {
+		return u.Hint
+	}
+	if !u.HasObj {
+		return pyStrRepr(u.Name) + " is undefined"
+	}
+	if u.IsKey {
+		return objectTypeRepr(u.Obj) + " has no element " + Repr(u.Key)
+	}
+	return pyStrRepr(objectTypeRepr(u.Obj)) + " has no attribute " + pyStrRepr(u.Name)
+}
+
+func (u *Undefined) err() error { return &Error{Kind: "UndefinedError", Msg: u.Message()} }
+
+// objectTypeRepr is Jinja2's object_type_repr: builtins by name, other
+// classes with their module.
+func objectTypeRepr(v any) string {
+	if v == nil {
+		return "None"
+	}
+	mod := map[string]string{
+		"TemplateModule": "jinja2.environment.", "Namespace": "jinja2.utils.", "Cycler": "jinja2.utils.",
+		"LoopContext": "jinja2.runtime.", "Macro": "jinja2.runtime.", "TemplateReference": "jinja2.runtime.",
+		"_GroupTuple": "jinja2.filters.", "Undefined": "jinja2.runtime.", "StrictUndefined": "jinja2.runtime.",
+	}
+	if t, ok := v.(PyTyper); ok {
+		m, n := t.PyType()
+		if m != "" && m != "builtins" {
+			return m + "." + n + " object"
+		}
+		return n + " object"
+	}
+	n := TypeName(v)
+	return mod[n] + n + " object"
+}
+
+// Callable is a value templates can call.
+type Callable interface {
+	Call(r *Runtime, args []any, kwargs *payload.Map) (any, error)
+}
+
+// Func adapts a Go function to Callable; args and kwargs are the call's
+// positional and keyword arguments (kwargs in call order, possibly nil).
+type Func func(r *Runtime, args []any, kwargs *payload.Map) (any, error)
+
+// Call calls f.
+func (f Func) Call(r *Runtime, args []any, kwargs *payload.Map) (any, error) {
+	return f(r, args, kwargs)
+}
+
+// Attrs is a value with attributes (obj.name).
+type Attrs interface {
+	GetAttr(name string) (any, bool)
+}
+
+// Items is a value that can be subscripted with obj[key] and is not a
+// dict or list.
+type Items interface {
+	GetItem(key any) (any, bool)
+}
+
+// Namespace is the value of namespace(): attributes set with
+// {% set ns.x = ... %}.
+type Namespace struct{ M *payload.Map }
+
+// GetAttr returns an attribute.
+func (n *Namespace) GetAttr(name string) (any, bool) { return n.M.Get(name) }
+
+// PyTyper is a Go value that names its Python class (module and name),
+// for error messages.
+type PyTyper interface {
+	PyType() (module, name string)
+}
+
+// TypeName is Python's type(v).__name__ for engine values.
+func TypeName(v any) string {
+	switch x := v.(type) {
+	case PyTyper:
+		_, n := x.PyType()
+		return n
+	case *List:
+		return "list"
+	case Tuple:
+		return "tuple"
+	case *Undefined:
+		if x.Strict {
+			return "StrictUndefined"
+		}
+		return "Undefined"
+	case *Macro:
+		return "Macro"
+	case Func, *boundMethod:
+		return "function"
+	case *Namespace:
+		return "Namespace"
+	case *LoopContext:
+		return "LoopContext"
+	case *Module:
+		return "TemplateModule"
+	case *payload.Map:
+		return "dict"
+	case []any:
+		return "list"
+	case *DictView:
+		return "dict_" + x.Kind
+	case *rangeVal:
+		return "range"
+	case *GroupTuple:
+		return "_GroupTuple"
+	case *Cycler:
+		return "Cycler"
+	case *selfRef:
+		return "TemplateReference"
+	}
+	return pyfmt.TypeName(v)
+}
+
+// Import converts Go data (payload values, Go slices and maps) into the
+// engine's values: lists become *List, integers int64 (or *big.Int),
+// floats float64, maps *payload.Map; it copies containers, so templates
+// never change the caller's data.
+func Import(v any) any { return importDepth(v, 0) }
+
+func importDepth(v any, depth int) any {
+	if depth > 1000 {
+		return nil
+	}
+	switch x := v.(type) {
+	case nil, string, bool, int64, float64, *big.Int, []byte, Tuple, *List, *Undefined, Callable, *Namespace, time.Time:
+		return v
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = importDepth(e, depth+1)
+		}
+		return &List{Items: out}
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return &List{Items: out}
+	case *payload.Map:
+		if x == nil {
+			return payload.NewMap()
+		}
+		m := &payload.Map{}
+		for _, it := range x.Items() {
+			m.SetKey(importKey(it.Key), importDepth(it.Value, depth+1))
+		}
+		return m
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		m := &payload.Map{}
+		for _, k := range keys {
+			m.Set(k, importDepth(x[k], depth+1))
+		}
+		return m
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int8:
+		return int64(x)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint:
+		return normBig(new(big.Int).SetUint64(uint64(x)))
+	case uint64:
+		return normBig(new(big.Int).SetUint64(x))
+	case float32:
+		return float64(x)
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		out := make([]any, rv.Len())
+		for i := range out {
+			out[i] = importDepth(rv.Index(i).Interface(), depth+1)
+		}
+		return &List{Items: out}
+	case reflect.Pointer:
+		if rv.IsNil() {
+			return nil
+		}
+	}
+	return v
+}
+
+// importShallow converts what a filter or function returned when it is
+// not an engine value (a []any, a Go int, ...) and keeps engine values,
+// dicts included, as they are: a method like setdefault returns the
+// stored dict itself, which the template may change.
+func importShallow(v any) any {
+	switch v.(type) {
+	case nil, string, bool, int64, float64, *big.Int, *payload.Map, *List, Tuple, *Undefined:
+		return v
+	}
+	return Import(v)
+}
+
+func importKey(k any) any {
+	switch x := k.(type) {
+	case []any:
+		return Tuple(x)
+	case []byte:
+		return x
+	}
+	return importDepth(k, 0)
+}
+
+// Export converts engine values back to plain payload data: *List and
+// Tuple become []any, dicts are copied; undefined becomes nil.
+func Export(v any) any { return exportDepth(v, 0) }
+
+func exportDepth(v any, depth int) any {
+	if depth > 1000 {
+		return nil
+	}
+	switch x := v.(type) {
+	case *List:
+		out := make([]any, len(x.Items))
+		for i, e := range x.Items {
+			out[i] = exportDepth(e, depth+1)
+		}
+		return out
+	case Tuple:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = exportDepth(e, depth+1)
+		}
+		return out
+	case *payload.Map:
+		if x == nil {
+			return x
+		}
+		m := &payload.Map{}
+		for _, it := range x.Items() {
+			k := it.Key
+			if t, ok := k.(Tuple); ok {
+				k = Repr(t)
+			}
+			m.SetKey(k, exportDepth(it.Value, depth+1))
+		}
+		return m
+	case *Undefined:
+		return nil
+	case *Namespace:
+		return exportDepth(x.M, depth+1)
+	case Iterable:
+		// dict views, range objects and groupby items leave as lists
+		items, err := x.Iter()
+		if err != nil {
+			return nil
+		}
+		return exportDepth(&List{Items: items}, depth)
+	}
+	return v
+}
+
+func normBig(b *big.Int) any {
+	if b.IsInt64() {
+		return b.Int64()
+	}
+	return b
+}
+
+func parseBigInt(s string, base int) (any, bool) {
+	b, ok := new(big.Int).SetString(s, base)
+	if !ok {
+		return int64(0), false
+	}
+	return normBig(b), true
+}
+
+// Truthy is Python's bool(v); a strict undefined value is an error.
+func Truthy(v any) (bool, error) {
+	switch x := v.(type) {
+	case nil:
+		return false, nil
+	case bool:
+		return x, nil
+	case int64:
+		return x != 0, nil
+	case *big.Int:
+		return x.Sign() != 0, nil
+	case float64:
+		return x != 0, nil
+	case string:
+		return x != "", nil
+	case []byte:
+		return len(x) > 0, nil
+	case *List:
+		return len(x.Items) > 0, nil
+	case []any:
+		return len(x) > 0, nil
+	case Tuple:
+		return len(x) > 0, nil
+	case *payload.Map:
+		return x.Len() > 0, nil
+	case *Undefined:
+		if x.Strict {
+			return false, x.err()
+		}
+		return false, nil
+	case *rangeVal:
+		return x.n() > 0, nil
+	case *DictView:
+		return len(x.Items) > 0, nil
+	}
+	return true, nil
+}
+
+func truthy(v any) bool { b, _ := Truthy(v); return b }
+
+// Str is Python's str(v).
+func Str(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case *Undefined:
+		if x.Strict {
+			return "", x.err()
+		}
+		return "", nil
+	case time.Time:
+		return pyfmt.Str(x), nil
+	case *Module:
+		return x.output, nil
+	}
+	return Repr(v), nil
+}
+
+// Repr is Python's repr(v).
+func Repr(v any) string {
+	var b strings.Builder
+	writeRepr(&b, v, 0)
+	return b.String()
+}
+
+func pyStrRepr(s string) string { return pyfmt.Repr(s) }
+
+func writeRepr(b *strings.Builder, v any, depth int) {
+	if depth > 200 || b.Len() > 1<<22 {
+		b.WriteString("...")
+		return
+	}
+	switch x := v.(type) {
+	case *List:
+		writeSeq(b, "[", "]", x.Items, depth, false)
+	case []any:
+		writeSeq(b, "[", "]", x, depth, false)
+	case Tuple:
+		writeSeq(b, "(", ")", x, depth, true)
+	case *payload.Map:
+		b.WriteByte('{')
+		for i, it := range x.Items() {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, it.Key, depth+1)
+			b.WriteString(": ")
+			writeRepr(b, it.Value, depth+1)
+		}
+		b.WriteByte('}')
+	case *Undefined:
+		b.WriteString("Undefined")
+	case float64:
+		b.WriteString(pyfmt.FloatRepr(x))
+	case *Macro:
+		fmt.Fprintf(b, "<Macro %s>", pyStrRepr(x.Name))
+	case *Namespace:
+		b.WriteString("<Namespace ")
+		writeRepr(b, x.M, depth+1)
+		b.WriteString(">")
+	case *LoopContext:
+		fmt.Fprintf(b, "<LoopContext %d/%d>", x.index0+1, len(x.items))
+	case *Module:
+		fmt.Fprintf(b, "<Template %s>", pyStrRepr(x.name))
+	case Func, *boundMethod:
+		b.WriteString("<function>")
+	case fmt.Stringer:
+		b.WriteString(x.String())
+	default:
+		b.WriteString(pyfmt.Repr(v))
+	}
+}
+
+func writeSeq(b *strings.Builder, open, close string, items []any, depth int, tuple bool) {
+	b.WriteString(open)
+	for i, e := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeRepr(b, e, depth+1)
+	}
+	if tuple && len(items) == 1 {
+		b.WriteByte(',')
+	}
+	b.WriteString(close)
+}
+
+// number classification
+type numKind int
+
+const (
+	nkNone numKind = iota
+	nkInt
+	nkBig
+	nkFloat
+)
+
+func numOf(v any) (numKind, int64, *big.Int, float64) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return nkInt, 1, nil, 0
+		}
+		return nkInt, 0, nil, 0
+	case int64:
+		return nkInt, x, nil, 0
+	case *big.Int:
+		return nkBig, 0, x, 0
+	case float64:
+		return nkFloat, 0, nil, x
+	case int:
+		return nkInt, int64(x), nil, 0
+	}
+	return nkNone, 0, nil, 0
+}
+
+func toBig(k numKind, i int64, b *big.Int) *big.Int {
+	if k == nkBig {
+		return b
+	}
+	return big.NewInt(i)
+}
+
+func toFloat(k numKind, i int64, b *big.Int, f float64) float64 {
+	switch k {
+	case nkInt:
+		return float64(i)
+	case nkBig:
+		x, _ := new(big.Float).SetInt(b).Float64()
+		return x
+	}
+	return f
+}
+
+// Equal is Python's ==.
+func Equal(a, b any) bool { return equalDepth(a, b, 0) }
+
+func equalDepth(a, b any, depth int) bool {
+	if depth > 200 {
+		return false
+	}
+	ka, ia, ba, fa := numOf(a)
+	kb, ib, bb, fb := numOf(b)
+	if ka != nkNone && kb != nkNone {
+		if ka == nkFloat || kb == nkFloat {
+			return numCmp(ka, ia, ba, fa, kb, ib, bb, fb) == 0
+		}
+		if ka == nkInt && kb == nkInt {
+			return ia == ib
+		}
+		return toBig(ka, ia, ba).Cmp(toBig(kb, ib, bb)) == 0
+	}
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case []byte:
+		y, ok := b.([]byte)
+		return ok && string(x) == string(y)
+	case *List:
+		y, ok := b.(*List)
+		if !ok {
+			return false
+		}
+		return seqEqual(x.Items, y.Items, depth)
+	case Tuple:
+		y, ok := b.(Tuple)
+		return ok && seqEqual(x, y, depth)
+	case *payload.Map:
+		y, ok := b.(*payload.Map)
+		if !ok || x.Len() != y.Len() {
+			return false
+		}
+		eq := true
+		x.Range(func(k, v any) bool {
+			w, ok := y.GetKey(k)
+			if !ok || !equalDepth(v, w, depth+1) {
+				eq = false
+			}
+			return eq
+		})
+		return eq
+	case *Undefined:
+		_, ok := b.(*Undefined)
+		return ok
+	}
+	if ua, ok := b.(*Undefined); ok {
+		_ = ua
+		return false
+	}
+	return pyfmt.Equal(a, b)
+}
+
+// numCmp compares two numbers at least one of which is a float exactly,
+// as Python does (2**53+1 != float(2**53+1)); 2 means unordered (NaN).
+func numCmp(ka numKind, ia int64, ba *big.Int, fa float64, kb numKind, ib int64, bb *big.Int, fb float64) int {
+	exact := func(k numKind, i int64, b *big.Int, f float64) (*big.Float, bool) {
+		switch k {
+		case nkFloat:
+			if math.IsNaN(f) {
+				return nil, false
+			}
+			return new(big.Float).SetFloat64(f), true
+		case nkBig:
+			return new(big.Float).SetInt(b), true
+		}
+		return new(big.Float).SetInt64(i), true
+	}
+	x, ok1 := exact(ka, ia, ba, fa)
+	y, ok2 := exact(kb, ib, bb, fb)
+	if !ok1 || !ok2 {
+		return 2
+	}
+	return x.Cmp(y)
+}
+
+func seqEqual(x, y []any, depth int) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if !equalDepth(x[i], y[i], depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+func typeErr(format string, args ...any) error {
+	return &Error{Kind: "TypeError", Msg: fmt.Sprintf(format, args...)}
+}
+
+func valueErr(format string, args ...any) error {
+	return &Error{Kind: "ValueError", Msg: fmt.Sprintf(format, args...)}
+}
+
+// Compare orders a and b like Python's <, returning -1, 0 or 1; op names
+// the operator for the TypeError.
+func Compare(a, b any, op string) (int, error) {
+	ka, ia, ba, fa := numOf(a)
+	kb, ib, bb, fb := numOf(b)
+	if ka != nkNone && kb != nkNone {
+		if ka == nkFloat || kb == nkFloat {
+			return numCmp(ka, ia, ba, fa, kb, ib, bb, fb), nil
+		}
+		if ka == nkInt && kb == nkInt {
+			switch {
+			case ia < ib:
+				return -1, nil
+			case ia > ib:
+				return 1, nil
+			}
+			return 0, nil
+		}
+		return toBig(ka, ia, ba).Cmp(toBig(kb, ib, bb)), nil
+	}
+	switch x := a.(type) {
+	case string:
+		if y, ok := b.(string); ok {
+			return strings.Compare(x, y), nil
+		}
+	case *List:
+		if y, ok := b.(*List); ok {
+			return seqCompare(x.Items, y.Items, op)
+		}
+	case Tuple:
+		if y, ok := b.(Tuple); ok {
+			return seqCompare(x, y, op)
+		}
+	case *Undefined:
+		if x.Strict {
+			return 0, x.err()
+		}
+	}
+	if u, ok := b.(*Undefined); ok && u.Strict {
+		return 0, u.err()
+	}
+	return 0, typeErr("'%s' not supported between instances of '%s' and '%s'", op, TypeName(a), TypeName(b))
+}
+
+func seqCompare(x, y []any, op string) (int, error) {
+	for i := 0; i < len(x) && i < len(y); i++ {
+		if Equal(x[i], y[i]) {
+			continue
+		}
+		return Compare(x[i], y[i], op)
+	}
+	switch {
+	case len(x) < len(y):
+		return -1, nil
+	case len(x) > len(y):
+		return 1, nil
+	}
+	return 0, nil
+}
+
+func hashable(v any) error {
+	switch v.(type) {
+	case *List, *payload.Map, []any:
+		return typeErr("unhashable type: '%s'", TypeName(v))
+	case *Undefined:
+		if u := v.(*Undefined); u.Strict {
+			return u.err()
+		}
+	}
+	return nil
+}
+
+// Contains is Python's "x in container".
+func Contains(container, x any) (bool, error) {
+	switch c := container.(type) {
+	case string:
+		s, ok := x.(string)
+		if !ok {
+			if u, isU := x.(*Undefined); isU && u.Strict {
+				return false, u.err()
+			}
+			return false, typeErr("'in <string>' requires string as left operand, not %s", TypeName(x))
+		}
+		return strings.Contains(c, s), nil
+	case *List:
+		return seqContainsStrict(c.Items, x)
+	case Tuple:
+		return seqContainsStrict(c, x)
+	case []any:
+		return seqContainsStrict(c, x)
+	case *payload.Map:
+		if err := hashable(x); err != nil {
+			return false, err
+		}
+		_, ok := mapGet(c, x)
+		return ok, nil
+	case *Undefined:
+		if c.Strict {
+			return false, c.err()
+		}
+		return false, nil
+	case Iterable:
+		items, err := c.Iter()
+		if err != nil {
+			return false, err
+		}
+		return seqContains(items, x), nil
+	case Items:
+		_, ok := c.GetItem(x)
+		return ok, nil
+	}
+	return false, typeErr("argument of type '%s' is not iterable", TypeName(container))
+}
+
+// seqContainsStrict is "x in list": comparing a strict undefined value
+// with a member raises.
+func seqContainsStrict(items []any, x any) (bool, error) {
+	if len(items) > 0 {
+		if err := strictCheck(x); err != nil {
+			return false, err
+		}
+	}
+	return seqContains(items, x), nil
+}
+
+func seqContains(items []any, x any) bool {
+	for _, e := range items {
+		if Equal(e, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// mapGet looks a key up in a dict with Python's hashing rules (1, 1.0
+// and True are the same key).
+func mapGet(m *payload.Map, k any) (any, bool) {
+	if v, ok := m.GetKey(k); ok {
+		return v, true
+	}
+	switch x := k.(type) {
+	case bool:
+		if x {
+			return mapGetAlt(m, int64(1), float64(1))
+		}
+		return mapGetAlt(m, int64(0), float64(0))
+	case int64:
+		return mapGetAlt(m, float64(x), x == 1 || x == 0)
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<62 {
+			return mapGetAlt(m, int64(x), x == 1 || x == 0)
+		}
+	}
+	return nil, false
+}
+
+func mapGetAlt(m *payload.Map, alts ...any) (any, bool) {
+	for _, a := range alts {
+		if b, ok := a.(bool); ok {
+			if !b {
+				continue
+			}
+			// an int 0/1 or float may equal a bool key
+			for _, it := range m.Items() {
+				if _, isBool := it.Key.(bool); isBool && Equal(it.Key, alts[0]) {
+					return it.Value, true
+				}
+			}
+			continue
+		}
+		if v, ok := m.GetKey(a); ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// mapSet sets a key, keeping an existing equal key (Python keeps the
+// first key object).
+func mapSet(m *payload.Map, k, v any) {
+	if _, ok := m.GetKey(k); ok {
+		m.SetKey(k, v)
+		return
+	}
+	for _, it := range m.Items() {
+		if Equal(it.Key, k) {
+			if _, isStr := it.Key.(string); !isStr {
+				m.SetKey(it.Key, v)
+				return
+			}
+		}
+	}
+	m.SetKey(k, v)
+}
+
+// runesOf returns s as runes.
+func runesOf(s string) []rune { return []rune(s) }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// Len is Python's len(v).
+func Len(v any) (int, error) {
+	switch x := v.(type) {
+	case string:
+		return utf8.RuneCountInString(x), nil
+	case []byte:
+		return len(x), nil
+	case *List:
+		return len(x.Items), nil
+	case Tuple:
+		return len(x), nil
+	case []any:
+		return len(x), nil
+	case *payload.Map:
+		return x.Len(), nil
+	case *Undefined:
+		if x.Strict {
+			return 0, x.err()
+		}
+		return 0, nil
+	case *rangeVal:
+		return int(x.n()), nil
+	case *DictView:
+		return len(x.Items), nil
+	}
+	return 0, typeErr("object of type '%s' has no len()", TypeName(v))
+}
+
+// Iterate returns the items iterating v gives in Python (a dict gives its
+// keys, a string its characters).
+func Iterate(v any) ([]any, error) {
+	switch x := v.(type) {
+	case *List:
+		return append([]any(nil), x.Items...), nil
+	case Tuple:
+		return []any(x), nil
+	case []any:
+		return x, nil
+	case string:
+		out := make([]any, 0, len(x))
+		for _, r := range x {
+			out = append(out, string(r))
+		}
+		return out, nil
+	case []byte:
+		out := make([]any, len(x))
+		for i, c := range x {
+			out[i] = int64(c)
+		}
+		return out, nil
+	case *payload.Map:
+		out := make([]any, 0, x.Len())
+		for _, it := range x.Items() {
+			out = append(out, it.Key)
+		}
+		return out, nil
+	case *Undefined:
+		if x.Strict {
+			return nil, x.err()
+		}
+		return nil, nil
+	case Iterable:
+		return x.Iter()
+	}
+	return nil, typeErr("'%s' object is not iterable", TypeName(v))
+}
+
+// Iterable is a Go value templates can iterate.
+type Iterable interface {
+	Iter() ([]any, error)
+}
+
+// pyIndex normalises a Python index against length n.
+func pyIndex(i, n int) (int, bool) {
+	if i < 0 {
+		i += n
+	}
+	return i, i >= 0 && i < n
+}
+
+func asInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	case int:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+// sliceIndices is Python's slice.indices(n).
+func sliceIndices(s *sliceVal, n int) (start, stop, step int, err error) {
+	step = 1
+	if s.step != nil {
+		st, ok := asInt(s.step)
+		if !ok {
+			return 0, 0, 0, typeErr("slice indices must be integers or None or have an __index__ method")
+		}
+		if st == 0 {
+			return 0, 0, 0, valueErr("slice step cannot be zero")
+		}
+		step = int(clampInt(st))
+	}
+	get := func(v any, def int) (int, error) {
+		if v == nil {
+			return def, nil
+		}
+		i, ok := asInt(v)
+		if !ok {
+			if b, isBig := v.(*big.Int); isBig {
+				if b.Sign() < 0 {
+					return math.MinInt32, nil
+				}
+				return math.MaxInt32, nil
+			}
+			return 0, typeErr("slice indices must be integers or None or have an __index__ method")
+		}
+		return int(clampInt(i)), nil
+	}
+	if step > 0 {
+		if start, err = get(s.start, 0); err != nil {
+			return
+		}
+		if stop, err = get(s.stop, n); err != nil {
+			return
+		}
+		start = clampIdx(start, n, 0, n)
+		stop = clampIdx(stop, n, 0, n)
+	} else {
+		if start, err = get(s.start, n-1); err != nil {
+			return
+		}
+		if stop, err = get(s.stop, -n-1); err != nil {
+			return
+		}
+		start = clampIdx(start, n, -1, n-1)
+		stop = clampIdx(stop, n, -1, n-1)
+	}
+	return
+}
+
+func clampInt(i int64) int64 {
+	if i > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	if i < math.MinInt32 {
+		return math.MinInt32
+	}
+	return i
+}
+
+func clampIdx(i, n, lo, hi int) int {
+	if i < 0 {
+		i += n
+		if i < lo {
+			i = lo
+		}
+	} else if i > hi {
+		i = hi
+	}
+	return i
+}
+
+type sliceVal struct{ start, stop, step any }
+
+func sliceItems[T any](items []T, s *sliceVal) ([]T, error) {
+	start, stop, step, err := sliceIndices(s, len(items))
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	if step > 0 {
+		for i := start; i < stop; i += step {
+			out = append(out, items[i])
+		}
+	} else {
+		for i := start; i > stop; i += step {
+			out = append(out, items[i])
+		}
+	}
+	return out, nil
+}
+
+func applySlice(v any, s *sliceVal) (any, error) {
+	switch x := v.(type) {
+	case *List:
+		out, err := sliceItems(x.Items, s)
+		return &List{Items: out}, err
+	case Tuple:
+		out, err := sliceItems([]any(x), s)
+		return Tuple(out), err
+	case string:
+		if isASCII(x) {
+			out, err := sliceItems([]byte(x), s)
+			return string(out), err
+		}
+		out, err := sliceItems(runesOf(x), s)
+		return string(out), err
+	case []byte:
+		out, err := sliceItems(x, s)
+		return out, err
+	}
+	return nil, typeErr("'%s' object is not subscriptable", TypeName(v))
+}
+
+// formatInt renders an int value in base 10.
+func formatInt(v any) string {
+	switch x := v.(type) {
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case *big.Int:
+		return x.String()
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,2 @@
+{%- from 'lib/broken.jinja' import boom %}
+a: {{ boom() }}
