@@ -68,9 +68,16 @@ type corpusFixture struct {
 	grains, pillar *payload.Map
 }
 
-func loadCorpusFixture(t *testing.T) corpusFixture {
+func loadCorpusFixture(t testing.TB) corpusFixture {
 	t.Helper()
-	grains := readJSONMap(t, filepath.Join(corpusDir, "grains.json"))
+	b, err := os.ReadFile(filepath.Join(corpusDir, "grains.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gv, err := render.DecodeJSON(b)
+	if err != nil {
+		t.Fatal(err)
+	}
 	src, err := os.ReadFile(filepath.Join(corpusDir, "pillar.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +86,12 @@ func loadCorpusFixture(t *testing.T) corpusFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return corpusFixture{grains: grains, pillar: pv.(*payload.Map)}
+	grains, _ := gv.(*payload.Map)
+	pillar, _ := pv.(*payload.Map)
+	if grains == nil || pillar == nil {
+		t.Fatal("testdata/corpus: grains.json and pillar.yaml must hold mappings")
+	}
+	return corpusFixture{grains: grains, pillar: pillar}
 }
 
 func loadCorpusCases(t testing.TB) []corpusCase {
