@@ -25,6 +25,7 @@ import io
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -93,8 +94,13 @@ def classify(exc):
     return "error", name
 
 
+ADDR = re.compile(r" at 0x[0-9a-f]+>")
+
+
 def clean(msg):
-    return msg.replace(FILES_PREFIX, "<files>").replace(srv, "<files>")
+    """Replace the scratch tree's paths and object addresses."""
+    msg = msg.replace(FILES_PREFIX, "<files>").replace(srv, "<files>")
+    return ADDR.sub(" at 0x...>", msg)
 
 
 def render(req):
@@ -132,7 +138,7 @@ def render(req):
         data = ret.get("data", "")
         last = data.strip().splitlines()[-1] if data.strip() else ""
         return {"class": "error", "exc": last.split(":", 1)[0], "error": clean(data)}
-    return {"out": ret["data"]}
+    return {"out": clean(ret["data"])}
 
 
 def main():
