@@ -332,6 +332,8 @@ for f, argsl in SALT_FILTERS.items():
     for args in argsl:
         inputs = rng.sample(SALT_INPUTS, 8)
         for inp in inputs:
+            if inp == "None" and f in ("strftime", "date_format"):
+                continue  # the current time: not reproducible
             add("salt_filters", "{{ %s|%s%s }}" % (inp, f, args))
 for e in ["pillar|yaml(False)", "grains.roles|json", "pillar.apache|json", "pillar.apache|yaml",
           "{'a': [1, {'b': None}], 'c': 'd: e'}|yaml(False)", "['x', 'y: z', '', 'null', 'yes']|yaml",
