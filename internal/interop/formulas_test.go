@@ -243,8 +243,10 @@ func TestFormulas(t *testing.T) {
 			got, gerr := showSLS(exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), "-c", gsaltConf, "--local", "--out", "json", "state.show_sls", f.sls),
 				map[string]string{tree: "FORMULA", gsaltDir: "ROOT"})
 			switch {
+			case werr != nil && gerr != nil:
+				r.result, r.detail = "both failed", "salt: "+werr.Error()+"; gsalt: "+gerr.Error()
 			case werr != nil:
-				r.result, r.detail = "salt failed", werr.Error()
+				r.result, r.detail = "salt failed", werr.Error()+"; gsalt returned "+short(got)
 			case gerr != nil:
 				r.result, r.detail = "gsalt failed", gerr.Error()
 			default:
