@@ -189,7 +189,9 @@ func short(v any) string {
 // GSALT_FORMULAS_DIR), with its pillar.example as pillar, through
 // `salt-call --local state.show_sls` of real Salt 3006 and through
 // `gsalt-call --local state.show_sls`, and prints formula × equal/different
-// with the first difference. It fails when a formula whose status in
+// with the first difference. Both state renders get the pillar Salt
+// compiled (as pillar=...); the pillar column says whether gsalt-call's own
+// pillar.items is the same. It fails when a formula whose status in
 // formulas.txt is "equal" differs now (-update rewrites the statuses).
 func TestFormulas(t *testing.T) {
 	root := os.Getenv("GSALT_FORMULAS_DIR")
@@ -205,7 +207,7 @@ func TestFormulas(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
-	type row struct{ name, sls, result, detail string }
+	type row struct{ name, sls, pillar, result, detail string }
 	var rows []row
 	equal := 0
 	for i, f := range formulas {
@@ -238,10 +240,35 @@ func TestFormulas(t *testing.T) {
 			gsaltConf := formulaConfig(t, gsaltDir, tree, pillar)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			want, werr := showSLS(saltpeer.Command(ctx, src, "salt-call", "-c", saltConf, "--local", "--out", "json", "state.show_sls", f.sls),
-				map[string]string{tree: "FORMULA", saltDir: "ROOT"})
-			got, gerr := showSLS(exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), "-c", gsaltConf, "--local", "--out", "json", "state.show_sls", f.sls),
-				map[string]string{tree: "FORMULA", gsaltDir: "ROOT"})
+			salt := func(args ...string) *exec.Cmd {
+				return saltpeer.Command(ctx, src, "salt-call", append([]string{"-c", saltConf, "--local", "--out", "json"}, args...)...)
+			}
+			gsalt := func(args ...string) *exec.Cmd {
+				return exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), append([]string{"-c", gsaltConf, "--local", "--out", "json"}, args...)...)
+			}
+			// Both sides render the states with the pillar Salt compiled
+			// from pillar.example (pillar=...), so that the comparison is
+			// about the states; whether gsalt compiles the same pillar
+			// itself is reported on its own.
+			args := []string{"state.show_sls", f.sls}
+			wantPillar, perr := showSLS(salt("pillar.items"), nil)
+			gotPillar, _ := showSLS(gsalt("pillar.items"), nil)
+			if perr == nil {
+				if reflect.DeepEqual(wantPillar, gotPillar) {
+					r.pillar = "equal"
+				} else {
+					r.pillar = "different"
+				}
+				pj, err := json.Marshal(wantPillar)
+				if err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "pillar="+string(pj))
+			} else {
+				r.pillar = "salt failed"
+			}
+			want, werr := showSLS(salt(args...), map[string]string{tree: "FORMULA", saltDir: "ROOT"})
+			got, gerr := showSLS(gsalt(args...), map[string]string{tree: "FORMULA", gsaltDir: "ROOT"})
 			switch {
 			case werr != nil && gerr != nil:
 				r.result, r.detail = "both failed", "salt: "+werr.Error()+"; gsalt: "+gerr.Error()
@@ -274,9 +301,9 @@ func TestFormulas(t *testing.T) {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "state.show_sls, gsalt-call vs salt-call: %d/%d formulas equal\n", equal, len(formulas))
-	fmt.Fprintf(&b, "%-20s %-18s %-13s %s\n", "formula", "sls", "result", "first difference")
+	fmt.Fprintf(&b, "%-20s %-18s %-12s %-13s %s\n", "formula", "sls", "pillar", "show_sls", "first difference")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%-20s %-18s %-13s %s\n", r.name, r.sls, r.result, strings.ReplaceAll(r.detail, "\n", `\n`))
+		fmt.Fprintf(&b, "%-20s %-18s %-12s %-13s %s\n", r.name, r.sls, r.pillar, r.result, strings.ReplaceAll(r.detail, "\n", `\n`))
 	}
 	t.Log("\n" + b.String())
 
