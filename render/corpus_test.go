@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,10 @@ import (
 // differences, so the test fails only on a regression.
 
 const corpusDir = "testdata/corpus"
+
+// corpusShow logs the cases whose id matches it, with both results
+// (go test ./render -run 'TestCorpus$' -v -corpus.show 'errreport\.').
+var corpusShow = flag.String("corpus.show", "", "TestCorpus: log the template and both results of the cases whose id matches this regexp")
 
 // minCorpusCases is the size the issue asks of the corpus.
 const minCorpusCases = 2000
@@ -493,6 +498,13 @@ func TestCorpus(t *testing.T) {
 	golden := loadCorpusGolden(t)
 	known := readKnown(t)
 	eng := &corpusEngine{fix: loadCorpusFixture(t), root: t.TempDir()}
+	var show *regexp.Regexp
+	if *corpusShow != "" {
+		var err error
+		if show, err = regexp.Compile(*corpusShow); err != nil {
+			t.Fatalf("-corpus.show: %v", err)
+		}
+	}
 
 	type tally struct{ equal, total int }
 	perCat := map[string]*tally{}
@@ -504,6 +516,10 @@ func TestCorpus(t *testing.T) {
 			t.Fatalf("case %s has no golden result: run `go test ./render -run Corpus -update` with GSALT_SALT_SRC", c.ID)
 		}
 		got := eng.render(t, n, c)
+		if show != nil && show.MatchString(c.ID) {
+			t.Logf("%s (equal: %v)\n template: %q\n files: %q\n salt:  %s\n gsalt: %s\n salt report:\n%s\n gsalt report:\n%s",
+				c.ID, sameResult(c, want, got), c.Template, c.Files, want, got, errorReport(want), errorReport(got))
+		}
 		tl := perCat[c.Category]
 		if tl == nil {
 			tl = &tally{}
