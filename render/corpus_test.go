@@ -161,7 +161,9 @@ func (e *corpusEngine) render(t testing.TB, n int, c corpusCase) corpusResult {
 			opts.SetKey(it.Key, it.Value)
 		}
 	}
-	pillar := e.fix.pillar
+	// fresh copies for every case: templates may change what they see
+	grains, _ := deepCopy(e.fix.grains).(*payload.Map)
+	pillar, _ := deepCopy(e.fix.pillar).(*payload.Map)
 	if len(c.Pillar) > 0 {
 		pillar = decodeMap(t, c.Pillar)
 		if pillar == nil {
@@ -171,7 +173,7 @@ func (e *corpusEngine) render(t testing.TB, n int, c corpusCase) corpusResult {
 	sls := strings.TrimSuffix(name, ".sls")
 	sls = strings.TrimSuffix(strings.ReplaceAll(sls, "/", "."), ".init")
 	rc := &render.Context{
-		Grains:  e.fix.grains,
+		Grains:  grains,
 		Pillar:  pillar,
 		Opts:    opts,
 		Saltenv: "base",
@@ -179,12 +181,31 @@ func (e *corpusEngine) render(t testing.TB, n int, c corpusCase) corpusResult {
 		Source:  "salt://" + name,
 		Path:    filepath.Join(dir, filepath.FromSlash(name)),
 		Vars:    decodeMap(t, c.Vars),
-		Salt:    &fakeCaller{grains: e.fix.grains, pillar: pillar},
+		Salt:    &fakeCaller{grains: grains, pillar: pillar},
 		Files:   dirFiles(dir),
 	}
 	r := renderWithDeadline(rc, c.Template, dir)
 	normalizeResult(&r)
 	return r
+}
+
+// deepCopy copies maps and lists of decoded data.
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case *payload.Map:
+		out := payload.NewMap()
+		for _, it := range x.Items() {
+			out.SetKey(it.Key, deepCopy(it.Value))
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
 }
 
 // renderWithDeadline renders src through the jinja renderer alone, giving

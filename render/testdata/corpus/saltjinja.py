@@ -21,6 +21,7 @@ and pillar.yaml as grains and pillar, and salt[...] served by Salt's own
 execution-module loader. Paths of the scratch folder in error messages are
 replaced by "<files>".
 """
+import copy
 import io
 import json
 import logging
@@ -108,9 +109,12 @@ def render(req):
     files = dict(req.get("files") or {})
     files[name] = req["template"]
     reset_tree(files)
+    # every case gets fresh copies: templates may change the dicts they see
+    grains = copy.deepcopy(GRAINS)
+    pillar = copy.deepcopy(req.get("pillar", PILLAR))
     opts = dict(base_opts)
-    opts.update(req.get("opts") or {})
-    pillar = req.get("pillar", PILLAR)
+    opts.update(copy.deepcopy(req.get("opts") or {}))
+    opts["grains"] = grains
     opts["pillar"] = pillar
     sls = name[: -len(".sls")] if name.endswith(".sls") else name
     sls = sls.replace("/", ".")
@@ -122,7 +126,7 @@ def render(req):
             io.StringIO(req["template"]),
             to_str=True,
             salt=FUNCS,
-            grains=GRAINS,
+            grains=grains,
             opts=opts,
             pillar=pillar,
             saltenv="base",
