@@ -906,3 +906,35 @@ func migrateFlags(ctx context.Context, c *modules.Call) (uint32, int, error) {
 	}
 	return flags, migrated, nil
 }
+
+// seedNonSharedMigrate is virt.seed_non_shared_migrate: empty disk files on
+// the migration target with the format and size of the source's disks.
+func (m *Module) seedNonSharedMigrate(ctx context.Context, c *modules.Call) (any, error) {
+	disks := asMap(c.Args.Get("disks"))
+	force := c.Args.Bool("force")
+	if disks == nil {
+		return true, nil
+	}
+	for _, it := range disks.Items() {
+		d := asMap(it.Value)
+		fn := d.Str("file")
+		form := d.Str("file format")
+		size := payload.Text(val(d, "virtual size"))
+		if fn == "" || form == "" || size == "" {
+			continue
+		}
+		if _, err := os.Stat(fn); err == nil && !force {
+			if f := m.imageFormat(ctx, fn); f != form {
+				return false, nil
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(fn), 0o755); err != nil {
+			return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+		}
+		_ = os.Remove(fn)
+		if err := m.qemuImg1(ctx, "create", "-q", "-f", form, fn, size); err != nil {
+			return nil, fmt.Errorf("%w: %v", modules.ErrExecution, err)
+		}
+	}
+	return true, nil
+}

@@ -47,6 +47,8 @@ func (m *Module) initFunctions() []modules.Function {
 		{Name: "virt.init", Doc: initDoc, Spec: initSpec(), Fn: m.init},
 		{Name: "virt.get_profiles", Doc: "Return the virt profiles for hypervisor.\n\nCLI Example:\n\n    salt '*' virt.get_profiles", Spec: kwSpec(opt("hypervisor", nil)),
 			Fn: m.withConn(m.getProfiles)},
+		{Name: "virt.seed_non_shared_migrate", Doc: "Non shared migration requires that the disks be present on the migration\ndestination, pass the disks information via this function, to the\nmigration destination before executing the migration.\n\nCLI Example:\n\n    salt '*' virt.seed_non_shared_migrate <disks>", Spec: kwSpec(req("disks"), opt("force", false)),
+			Fn: m.seedNonSharedMigrate},
 	}
 }
 

@@ -1,6 +1,7 @@
 package virt
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/gsalt/gsalt/modules"
@@ -15,5 +16,9 @@ func (m *Module) Functions() []modules.Function {
 // Extension registers the virt.* execution functions on the real libvirt
 // (a minion.Extension: cmd/gsalt-minion and cmd/gsalt-call add it).
 func Extension(reg *modules.Registry, _ *states.Registry) error {
-	return reg.Register(Functions()...)
+	return errors.Join(reg.Register(Functions()...), reg.Register(SeedFunctions()...))
 }
+
+// SeedFunctions returns the seed.* execution functions (Salt's seed
+// module) on the host's tools.
+func SeedFunctions() []modules.Function { return seedFunctions(&Seeder{}) }
