@@ -15,8 +15,12 @@ func (m *Module) Functions() []modules.Function {
 
 // Extension registers the virt.* execution functions on the real libvirt
 // (a minion.Extension: cmd/gsalt-minion and cmd/gsalt-call add it).
-func Extension(reg *modules.Registry, _ *states.Registry) error {
-	return errors.Join(reg.Register(Functions()...), reg.Register(SeedFunctions()...))
+func Extension(reg *modules.Registry, st *states.Registry) error {
+	errs := []error{reg.Register(Functions()...), reg.Register(SeedFunctions()...)}
+	if st != nil {
+		errs = append(errs, st.Register(StateFunctions()...))
+	}
+	return errors.Join(errs...)
 }
 
 // SeedFunctions returns the seed.* execution functions (Salt's seed
