@@ -805,7 +805,9 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 }
 
 // migrate is virt.migrate: migrate3 to a connection on the target, with
-// the flags Salt's _migrate sets.
+// the flags Salt's _migrate sets. With virt:tunnel (peer-to-peer), gsalt
+// uses migrateToURI3, as libvirt requires (Salt calls migrate3, which
+// libvirt refuses for peer-to-peer).
 func (m *Module) migrate(ctx context.Context, c *modules.Call) (any, error) {
 	target := c.Args.Str("target")
 	// Salt opens the source connection without the caller's arguments.
@@ -832,7 +834,7 @@ func (m *Module) migrate(ctx context.Context, c *modules.Call) (any, error) {
 		return nil, fmt.Errorf("%w: %s", modules.ErrExecution, err.Error())
 	}
 	defer func() { _ = dst.Close() }()
-	nd, err := d.Migrate(dst, flags)
+	nd, err := d.Migrate(dst, dstURI, flags)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", modules.ErrExecution, err.Error())
 	}

@@ -149,8 +149,10 @@ type Domain interface {
 	BlockStats(dev string) (BlockStats, error)
 	// State is virDomainGetState: the state and its reason.
 	State() (state, reason int, err error)
-	// Migrate is virDomainMigrate3 to a connection on the destination.
-	Migrate(dst Conn, flags uint32) (Domain, error)
+	// Migrate is virDomainMigrate3 to a connection on the destination, or
+	// virDomainMigrateToURI3 to dstURI for a peer-to-peer migration (which
+	// virDomainMigrate3 refuses); it returns the domain on dst.
+	Migrate(dst Conn, dstURI string, flags uint32) (Domain, error)
 	SnapshotNames() ([]string, error)
 	SnapshotXML(name string) (string, error)
 	CreateSnapshot(xml string) (string, error)

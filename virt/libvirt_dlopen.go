@@ -280,10 +280,20 @@ func (d *lvDomain) State() (int, int, error) {
 	s, r, err := d.d.GetState()
 	return int(s), r, convErr(err)
 }
-func (d *lvDomain) Migrate(dst Conn, flags uint32) (Domain, error) {
+func (d *lvDomain) Migrate(dst Conn, dstURI string, flags uint32) (Domain, error) {
 	dc, ok := dst.(*lvConn)
 	if !ok {
 		return nil, errors.New("virt: migration target is not a libvirt connection")
+	}
+	if flags&uint32(lv.MIGRATE_PEER2PEER) != 0 {
+		name, err := d.d.GetName()
+		if err != nil {
+			return nil, convErr(err)
+		}
+		if err := d.d.MigrateToURI3(dstURI, &lv.DomainMigrateParameters{}, lv.DomainMigrateFlags(flags)); err != nil {
+			return nil, convErr(err)
+		}
+		return dc.dom(dc.c.LookupDomainByName(name))
 	}
 	nd, err := d.d.Migrate3(dc.c, &lv.DomainMigrateParameters{}, lv.DomainMigrateFlags(flags))
 	return dc.dom(nd, err)

@@ -7,6 +7,7 @@ package virttest
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,6 +33,7 @@ unix_sock_rw_perms = "0700"
 auth_unix_rw = "none"
 auth_unix_ro = "none"
 log_outputs = "3:file:%s"
+host_uuid = "%s"
 `
 
 const qemuConf = `user = "root"
@@ -88,7 +90,14 @@ func Start(t testing.TB) *Daemon {
 			t.Fatal(err)
 		}
 	}
-	write("libvirtd.conf", fmt.Sprintf(libvirtdConf, filepath.Join(dir, "sock"), filepath.Join(dir, "libvirtd.log")))
+	// Each daemon is its own host (migration refuses the same host UUID).
+	var u [16]byte
+	if _, err := rand.Read(u[:]); err != nil {
+		t.Fatal(err)
+	}
+	u[6], u[8] = u[6]&0x0f|0x40, u[8]&0x3f|0x80
+	hostUUID := fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	write("libvirtd.conf", fmt.Sprintf(libvirtdConf, filepath.Join(dir, "sock"), filepath.Join(dir, "libvirtd.log"), hostUUID))
 	write("qemu.conf", qemuConf)
 	cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir)
 	out, err := os.Create(filepath.Join(dir, "stdout.log"))
