@@ -137,6 +137,9 @@ func buildGuestImage(t *testing.T, dest string) {
 	goBuild(t, filepath.Join(root, "usr", "bin", "gsalt-minion"), []string{"CGO_ENABLED=0"}, "-trimpath", "-ldflags=-s -w", "./cmd/gsalt-minion")
 	raw := filepath.Join(work, "disk.raw")
 	virttest.BuildRaw(t, raw, virttest.Image{Root: root, SizeMB: 112, Boot: true, Append: "console=ttyS0 panic=5 quiet"})
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	virttestRun(t, "qemu-img", "convert", "-O", "qcow2", raw, dest)
 }
 
