@@ -42,6 +42,8 @@ type CallOptions struct {
 	Stdout, Stderr io.Writer
 	// Logger receives logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Registry holds the execution functions; nil builds NewRegistry().
+	Registry *modules.Registry
 }
 
 // Call runs one execution function the way salt-call does and returns the
@@ -72,7 +74,7 @@ func Call(ctx context.Context, o CallOptions) int {
 		cfg.Opts.Set("file_client", "local")
 		cfg.FileClient = "local"
 	}
-	m, err := New(Options{Config: cfg, ID: o.ID, Caller: true, Logger: log, RejectedDelay: time.Millisecond})
+	m, err := New(Options{Config: cfg, ID: o.ID, Caller: true, Registry: o.Registry, Logger: log, RejectedDelay: time.Millisecond})
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "Error: %v\n", err)
 		return 1

@@ -16,6 +16,7 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/saltlog"
 	"github.com/gsalt/gsalt/minion"
+	"github.com/gsalt/gsalt/virt"
 )
 
 func main() {
@@ -40,6 +41,9 @@ func main() {
 			o.Logger = logger
 			o.Fun, o.Args = args[0], args[1:]
 			o.Color = forceColor || (!noColor && term.IsTerminal(int(os.Stdout.Fd())))
+			if o.Registry, err = minion.NewRegistry(virt.Extension); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			code = minion.Call(ctx, o)

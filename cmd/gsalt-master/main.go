@@ -12,7 +12,9 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
+	"github.com/gsalt/gsalt/master/runners"
 	"github.com/gsalt/gsalt/masterd"
+	"github.com/gsalt/gsalt/virt"
 )
 
 func main() {
@@ -33,7 +35,13 @@ func main() {
 				return err
 			}
 			defer stop()
-			return masterd.Run(ctx, cfg, masterd.Options{Logger: logger})
+			run := runners.Default()
+			for _, rn := range virt.RunnerFunctions() {
+				if err := run.Register(rn); err != nil {
+					return err
+				}
+			}
+			return masterd.Run(ctx, cfg, masterd.Options{Logger: logger, Runners: run})
 		},
 	}
 	f := cmd.Flags()

@@ -16,6 +16,7 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/minion"
+	"github.com/gsalt/gsalt/virt"
 )
 
 func main() {
@@ -40,10 +41,14 @@ func main() {
 				return err
 			}
 			defer stop()
-			if swarm > 0 {
-				return minion.RunSwarm(ctx, minion.SwarmOptions{Config: cfg, N: swarm, Logger: logger})
+			reg, err := minion.NewRegistry(virt.Extension)
+			if err != nil {
+				return err
 			}
-			m, err := minion.New(minion.Options{Config: cfg, Logger: logger})
+			if swarm > 0 {
+				return minion.RunSwarm(ctx, minion.SwarmOptions{Config: cfg, N: swarm, Logger: logger, Registry: reg})
+			}
+			m, err := minion.New(minion.Options{Config: cfg, Logger: logger, Registry: reg})
 			if err != nil {
 				return err
 			}

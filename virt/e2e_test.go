@@ -1,0 +1,361 @@
+//go:build libvirt_dlopen
+
+package virt_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/virt/virttest"
+)
+
+// guestModules are the Debian kernel modules the guest's initramfs loads,
+// in dependency order: virtio disk and network, ext4.
+var guestModules = []string{
+	"kernel/drivers/virtio/virtio.ko", "kernel/drivers/virtio/virtio_ring.ko",
+	"kernel/drivers/virtio/virtio_pci_modern_dev.ko", "kernel/drivers/virtio/virtio_pci_legacy_dev.ko",
+	"kernel/drivers/virtio/virtio_pci.ko", "kernel/drivers/block/virtio_blk.ko",
+	"kernel/net/core/failover.ko", "kernel/drivers/net/net_failover.ko", "kernel/drivers/net/virtio_net.ko",
+	"kernel/lib/crc16.ko", "kernel/fs/mbcache.ko", "kernel/fs/jbd2/jbd2.ko", "kernel/fs/ext4/ext4.ko",
+}
+
+// guestInit is the initramfs /init: load the modules, mount the disk,
+// configure QEMU user networking (the host is 10.0.2.2) and run the
+// seeded gsalt-minion from the disk.
+const guestInit = `#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in %s; do insmod /lib/modules/$m; done
+i=0
+while [ ! -b /dev/vda1 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+mount -t ext4 /dev/vda1 /mnt
+ip link set lo up
+ip link set eth0 up
+ip addr add 10.0.2.15/24 dev eth0
+ip route add default via 10.0.2.2
+for d in proc sys dev tmp; do mkdir -p /mnt/$d; done
+mount --bind /proc /mnt/proc
+mount --bind /sys /mnt/sys
+mount --bind /dev /mnt/dev
+echo "gsalt-guest: starting gsalt-minion"
+exec chroot /mnt /usr/bin/gsalt-minion -c /etc/salt -l info
+`
+
+func repoRoot(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+func goBuild(t *testing.T, out string, env []string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"build", "-o", out}, args...)...)
+	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), env...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %v: %v\n%s", args, err, b)
+	}
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// buildGuestImage makes the bootable qcow2 guest image: extlinux, the
+// host's Debian kernel, an initramfs with busybox and the modules, and a
+// static gsalt-minion on the disk.
+func buildGuestImage(t *testing.T, dest string) {
+	t.Helper()
+	kernels, _ := filepath.Glob("/boot/vmlinuz-*")
+	if len(kernels) == 0 {
+		t.Skip("virt: no /boot/vmlinuz-* kernel on this host (apt-get install linux-image-amd64); skipping the guest boot test")
+	}
+	sort.Strings(kernels)
+	kernel := kernels[len(kernels)-1]
+	kver := strings.TrimPrefix(filepath.Base(kernel), "vmlinuz-")
+	busybox, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Skip("virt: busybox is not installed (apt-get install busybox-static); skipping the guest boot test")
+	}
+	if out, _ := exec.Command("ldd", busybox).CombinedOutput(); !bytes.Contains(out, []byte("not a dynamic")) {
+		t.Skip("virt: busybox is not static (apt-get install busybox-static); skipping the guest boot test")
+	}
+	for _, tool := range []string{"cpio", "gzip", "extlinux"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("virt: %s is not installed; skipping the guest boot test", tool)
+		}
+	}
+	work := t.TempDir()
+	ird := filepath.Join(work, "initramfs")
+	var mods []string
+	for _, m := range guestModules {
+		src := filepath.Join("/lib/modules", kver, m)
+		if _, err := os.Stat(src); err != nil {
+			continue // built into this kernel
+		}
+		virttestCopy(t, src, filepath.Join(ird, "lib", "modules", filepath.Base(m)), 0o644)
+		mods = append(mods, filepath.Base(m))
+	}
+	virttestCopy(t, busybox, filepath.Join(ird, "bin", "busybox"), 0o755)
+	for _, d := range []string{"proc", "sys", "dev", "mnt", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(ird, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ird, "init"), []byte(fmt.Sprintf(guestInit, strings.Join(mods, " "))), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(work, "root")
+	for _, d := range []string{"boot", "usr/bin", "etc/salt", "tmp", "var/cache", "var/log", "var/run", "run"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cpio := exec.Command("sh", "-c", "find . | cpio -o -H newc --quiet | gzip -1 > "+filepath.Join(root, "boot", "initrd.gz"))
+	cpio.Dir = ird
+	if out, err := cpio.CombinedOutput(); err != nil {
+		t.Fatalf("initramfs: %v %s", err, out)
+	}
+	virttestCopy(t, kernel, filepath.Join(root, "boot", "vmlinuz"), 0o644)
+	goBuild(t, filepath.Join(root, "usr", "bin", "gsalt-minion"), []string{"CGO_ENABLED=0"}, "-trimpath", "-ldflags=-s -w", "./cmd/gsalt-minion")
+	raw := filepath.Join(work, "disk.raw")
+	virttest.BuildRaw(t, raw, virttest.Image{Root: root, SizeMB: 112, Boot: true, Append: "console=ttyS0 panic=5 quiet"})
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	virttestRun(t, "qemu-img", "convert", "-O", "qcow2", raw, dest)
+}
+
+func virttestCopy(t *testing.T, src, dst string, mode os.FileMode) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// e2eLab is gsalt-master plus a hypervisor gsalt-minion on a private
+// libvirtd.
+type e2eLab struct {
+	base, bin, masterConf, images string
+	pub, ret                      int
+	d                             *virttest.Daemon
+}
+
+func (l *e2eLab) cli(t *testing.T, timeout time.Duration, name string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(l.bin, name), append([]string{"-c", l.masterConf}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func startDaemon(t *testing.T, bin string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	log, err := os.Create(filepath.Join(t.TempDir(), "out.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		_ = log.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(log.Name())
+			t.Logf("%s log:\n%s", filepath.Base(bin), tailStr(string(b), 4000))
+		}
+	})
+}
+
+func tailStr(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func writeFile(t *testing.T, p, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newE2ELab(t *testing.T) *e2eLab {
+	t.Helper()
+	d := virttest.Start(t)
+	t.Cleanup(d.DestroyAll)
+	l := &e2eLab{base: t.TempDir(), d: d, pub: freePort(t), ret: freePort(t)}
+	l.bin = filepath.Join(l.base, "bin")
+	goBuild(t, l.bin+"/", []string{"CGO_ENABLED=1"}, "-tags", "libvirt_dlopen", "./cmd/gsalt-master", "./cmd/gsalt-minion", "./cmd/gsalt", "./cmd/gsalt-run", "./cmd/gsalt-key")
+	l.images = filepath.Join(l.base, "images")
+	roots := filepath.Join(l.base, "srv", "salt")
+	buildGuestImage(t, filepath.Join(roots, "images", "tiny.qcow2"))
+	l.masterConf = filepath.Join(l.base, "etc", "master")
+	writeFile(t, filepath.Join(l.masterConf, "master"), fmt.Sprintf(`root_dir: %[1]s/m
+pki_dir: %[1]s/m/pki
+cachedir: %[1]s/m/cache
+sock_dir: %[1]s/m/sock
+log_file: %[1]s/m/log
+user: root
+ipv6: False
+interface: 127.0.0.1
+publish_port: %[2]d
+ret_port: %[3]d
+auto_accept: True
+file_roots: {base: [%[4]s]}
+`, l.base, l.pub, l.ret, roots))
+	minionConf := filepath.Join(l.base, "etc", "hv")
+	writeFile(t, filepath.Join(minionConf, "minion"), fmt.Sprintf(`id: hv1
+root_dir: %[1]s/hv
+pki_dir: %[1]s/hv/pki
+cachedir: %[1]s/hv/cache
+sock_dir: %[1]s/hv/sock
+log_file: %[1]s/hv/log
+user: root
+master: 127.0.0.1
+master_port: %[2]d
+publish_port: %[3]d
+acceptance_wait_time: 1
+enable_fqdns_grains: False
+ipv6: False
+virt:
+  connection:
+    uri: %[4]s
+  images: %[5]s
+  nic:
+    default:
+      - eth0:
+          type: user
+          source: slirp
+`, l.base, l.ret, l.pub, d.URI, l.images))
+	startDaemon(t, filepath.Join(l.bin, "gsalt-master"), "-c", l.masterConf, "-l", "info")
+	startDaemon(t, filepath.Join(l.bin, "gsalt-minion"), "-c", minionConf, "-l", "info")
+	waitUntil(t, "the hypervisor minion answers", 120*time.Second, func() bool {
+		out, _ := l.cli(t, 30*time.Second, "gsalt", "hv1", "test.ping", "--out", "json", "-t", "10")
+		return strings.Contains(out, "true")
+	})
+	return l
+}
+
+func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// TestE2EVirtInitBootsSeededGuest: gsalt-run virt.init boots a guest from
+// salt://images/tiny.qcow2 on a real libvirtd + qemu (TCG); its seeded
+// gsalt-minion connects with the pre-accepted key and answers test.ping;
+// virt.query shows it; virt.purge removes it, its disk and its key.
+func TestE2EVirtInitBootsSeededGuest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("virt: the guest boot test is skipped in -short mode")
+	}
+	l := newE2ELab(t)
+	// The key directory of the master before virt.init: only hv1.
+	start := time.Now()
+	out, err := l.cli(t, 10*time.Minute, "gsalt-run", "virt.init", "vm1", "1", "256", "salt://images/tiny.qcow2",
+		fmt.Sprintf("config={master: 10.0.2.2, master_port: %d, publish_port: %d, acceptance_wait_time: 1, enable_fqdns_grains: False, ipv6: False}", l.ret, l.pub))
+	if err != nil || !strings.Contains(out, "good") {
+		t.Fatalf("gsalt-run virt.init: %v\n%s", err, out)
+	}
+	initDone := time.Since(start)
+	if _, err := os.Stat(filepath.Join(l.base, "m", "pki", "minions", "vm1")); err != nil {
+		t.Fatalf("the key of vm1 was not pre-accepted: %v", err)
+	}
+	waitUntil(t, "vm1 to answer test.ping", 8*time.Minute, func() bool {
+		out, _ := l.cli(t, 30*time.Second, "gsalt", "vm1", "test.ping", "--out", "json", "-t", "10")
+		return strings.Contains(out, `"vm1": true`)
+	})
+	firstPing := time.Since(start)
+	t.Logf("virt.init returned after %v; first test.ping answered %v after virt.init started", initDone.Round(time.Millisecond), firstPing.Round(time.Millisecond))
+	out, err = l.cli(t, 2*time.Minute, "gsalt-key", "-L", "--out", "json")
+	if err != nil || strings.Contains(out, `"minions_pre": ["vm1"]`) {
+		t.Errorf("vm1's key is not only accepted: %v %s", err, out)
+	}
+	out, err = l.cli(t, 2*time.Minute, "gsalt-run", "virt.query", "--out", "json")
+	if err != nil {
+		t.Fatalf("virt.query: %v %s", err, out)
+	}
+	var q map[string]map[string]any
+	if err := json.Unmarshal([]byte(jsonPart(out)), &q); err != nil {
+		t.Fatalf("virt.query output %q: %v", out, err)
+	}
+	vms, _ := q["hv1"]["vm_info"].(map[string]any)
+	vm, _ := vms["vm1"].(map[string]any)
+	if vm == nil || vm["state"] != "running" {
+		t.Fatalf("virt.query does not show vm1 running: %s", out)
+	}
+	disks, _ := vm["disks"].(map[string]any)
+	vda, _ := disks["vda"].(map[string]any)
+	disk, _ := vda["file"].(string)
+	if !strings.HasPrefix(disk, l.images) {
+		t.Fatalf("vm1's disk %q is not in the images dir", disk)
+	}
+	out, err = l.cli(t, 5*time.Minute, "gsalt-run", "virt.purge", "vm1")
+	if err != nil || !strings.Contains(out, "good") {
+		t.Fatalf("virt.purge: %v %s", err, out)
+	}
+	if _, err := os.Stat(disk); !os.IsNotExist(err) {
+		t.Errorf("vm1's disk is still there after virt.purge: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(l.base, "m", "pki", "minions", "vm1")); !os.IsNotExist(err) {
+		t.Errorf("vm1's key is still accepted after virt.purge")
+	}
+	if out, _ := l.d.Virsh("list", "--all", "--name"); strings.Contains(out, "vm1") {
+		t.Errorf("vm1 is still defined: %s", out)
+	}
+}
+
+// jsonPart skips log lines before the JSON document.
+func jsonPart(s string) string {
+	if i := strings.Index(s, "{"); i >= 0 {
+		return s[i:]
+	}
+	return s
+}

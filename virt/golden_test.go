@@ -1,0 +1,315 @@
+//go:build libvirt_dlopen
+
+package virt_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/virt"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// update regenerates testdata/golden.json with real Salt:
+//
+//	GSALT_SALT_SRC=/work/salt-src go test -tags libvirt_dlopen ./virt -run TestGoldenTestDriver -update
+var update = flag.Bool("update", false, "regenerate the golden files with real Salt (needs GSALT_SALT_SRC)")
+
+const (
+	stepsFile  = "testdata/golden_steps.json"
+	goldenFile = "testdata/golden.json"
+)
+
+type step struct {
+	Fun    string         `json:"fun"`
+	Args   []any          `json:"args"`
+	Kwargs map[string]any `json:"kwargs"`
+}
+
+// requireLibvirt opens test:///default or skips the test with one line.
+func requireLibvirt(t *testing.T) virt.Conn {
+	t.Helper()
+	c, err := virt.Libvirt().Open("test:///default", nil)
+	if errors.Is(err, virt.ErrNoLibvirt) {
+		t.Skip("virt: libvirt.so.0 is not installed; skipping the libvirt test-driver tests")
+	}
+	if err != nil {
+		t.Fatalf("open test:///default: %v", err)
+	}
+	return c
+}
+
+// testEnv is a minion environment whose virt:connection:uri is uri.
+func testEnv(t *testing.T, uri string, m *virt.Module) *modules.Env {
+	t.Helper()
+	reg := modules.NewRegistry()
+	if err := builtin.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Register(m.Functions()...); err != nil {
+		t.Fatal(err)
+	}
+	return &modules.Env{
+		ID:       "golden",
+		Registry: reg,
+		Opts:     payload.NewMap("virt", payload.NewMap("connection", payload.NewMap("uri", uri))),
+		Grains:   payload.NewMap("fqdn", "golden.example"),
+		Pillar:   payload.NewMap(),
+	}
+}
+
+// call runs fun like the minion does and returns its return in the golden
+// form: {"ret": ...} or {"error": ...}.
+func call(ctx context.Context, env *modules.Env, st step) any {
+	args := append([]any{}, st.Args...)
+	if len(st.Kwargs) > 0 {
+		kw := payload.NewMap("__kwarg__", true)
+		for k, v := range st.Kwargs {
+			kw.Set(k, toPayload(v))
+		}
+		args = append(args, kw)
+	}
+	res := env.Registry.Execute(ctx, modules.Binder{}, env, st.Fun, toPayload(args).([]any), nil)
+	if res.Retcode != 0 {
+		if s, ok := res.Return.(string); ok {
+			const exc = "The minion function caused an exception: "
+			if strings.HasPrefix(s, exc) {
+				s = "EXCEPTION " + strings.TrimPrefix(s, exc)
+			}
+			return payload.NewMap("error", s)
+		}
+	}
+	return payload.NewMap("ret", tag(res.Return))
+}
+
+func toPayload(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if x == float64(int64(x)) {
+			return int64(x)
+		}
+		return x
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = toPayload(e)
+		}
+		return out
+	case map[string]any:
+		m := payload.NewMap()
+		for k, e := range x {
+			m.Set(k, toPayload(e))
+		}
+		return m
+	}
+	return v
+}
+
+// tag marks floats and bytes the way testdata/golden.py does.
+func tag(v any) any {
+	switch x := v.(type) {
+	case float64:
+		return payload.NewMap("__float__", x)
+	case []byte:
+		return payload.NewMap("__bytes__", string(x))
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = tag(e)
+		}
+		return out
+	case *payload.Map:
+		m := payload.NewMap()
+		for _, it := range x.Items() {
+			m.SetKey(it.Key, tag(it.Value))
+		}
+		return m
+	}
+	return v
+}
+
+// varying are the keys whose values follow the clock on the test driver.
+var varying = map[string]bool{"cputime": true, "cputime_percent": true, "rx_bytes": true, "rx_packets": true,
+	"rx_errs": true, "rx_drop": true, "tx_bytes": true, "tx_packets": true, "tx_errs": true, "tx_drop": true,
+	"rd_req": true, "rd_bytes": true, "wr_req": true, "wr_bytes": true, "errs": true, "created": true}
+
+var uuidRe = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// fixedUUIDs are the test driver's built-in objects, whose UUIDs are
+// compared; the UUIDs libvirt makes up for new objects are not.
+var fixedUUIDs = map[string]bool{"6695eb01-f6a4-8304-79aa-97f2502e193f": true, "dfe224cb-28fb-8dd0-c4b2-64eb3f0f4566": true,
+	"dd8fe884-6c02-601e-7551-cca97df1c5df": true, "5a1c9e3e-0c55-4d6b-9a0e-2b9a3f0d7c11": true}
+
+// sortLists orders the lists of names whose order libvirt's test driver
+// does not fix (hash tables).
+func sortLists(fun string, v any) any {
+	if !strings.HasPrefix(fun, "virt.list_") && fun != "virt.pool_list_volumes" {
+		return v
+	}
+	if m, ok := v.(*payload.Map); ok {
+		if l, ok := m.Get("ret"); ok {
+			if list, ok := l.([]any); ok {
+				sort.Slice(list, func(i, j int) bool { return payload.Text(list[i]) < payload.Text(list[j]) })
+			}
+		}
+	}
+	return v
+}
+
+func normalize(v any) any {
+	switch x := v.(type) {
+	case string:
+		return uuidRe.ReplaceAllStringFunc(x, func(u string) string {
+			if fixedUUIDs[u] {
+				return u
+			}
+			return "UUID"
+		})
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+		return x
+	case *payload.Map:
+		for _, it := range x.Items() {
+			k := payload.KeyString(it.Key)
+			if varying[k] {
+				x.Set(k, "<varies>")
+				continue
+			}
+			x.SetKey(it.Key, normalize(it.Value))
+		}
+	case float64:
+		if x == float64(int64(x)) {
+			return int64(x)
+		}
+	}
+	return v
+}
+
+// decodeOrdered decodes JSON keeping object key order.
+func decodeOrdered(d *json.Decoder) (any, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			m := payload.NewMap()
+			for d.More() {
+				kt, err := d.Token()
+				if err != nil {
+					return nil, err
+				}
+				v, err := decodeOrdered(d)
+				if err != nil {
+					return nil, err
+				}
+				m.Set(kt.(string), v)
+			}
+			_, err := d.Token()
+			return m, err
+		case '[':
+			out := []any{}
+			for d.More() {
+				v, err := decodeOrdered(d)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, v)
+			}
+			_, err := d.Token()
+			return out, err
+		}
+	case json.Number:
+		if n, err := t.Int64(); err == nil {
+			return n, nil
+		}
+		f, err := t.Float64()
+		return f, err
+	}
+	return tok, nil
+}
+
+func loadJSON(t *testing.T, path string) any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	v, err := decodeOrdered(d)
+	if err != nil && err != io.EOF {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}
+
+func readSteps(t *testing.T) []step {
+	t.Helper()
+	data, err := os.ReadFile(stepsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []step
+	if err := json.Unmarshal(data, &steps); err != nil {
+		t.Fatal(err)
+	}
+	return steps
+}
+
+// TestGoldenTestDriver runs the same steps through gsalt's virt module as
+// testdata/golden.py ran through Salt 3006's, on libvirt's test:///default
+// driver, and compares every return.
+func TestGoldenTestDriver(t *testing.T) {
+	if *update {
+		src := saltpeer.Require(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		out, err := saltpeer.PythonCommand(ctx, src, "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
+			filepath.Join("testdata", "golden.py"), stepsFile).Output()
+		if err != nil {
+			t.Fatalf("golden.py: %v", err)
+		}
+		if err := os.WriteFile(goldenFile, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep := requireLibvirt(t)
+	defer func() { _ = keep.Close() }()
+	steps := readSteps(t)
+	golden, ok := loadJSON(t, goldenFile).([]any)
+	if !ok || len(golden) != len(steps) {
+		t.Fatalf("%s holds %d results for %d steps: regenerate with -update", goldenFile, len(golden), len(steps))
+	}
+	env := testEnv(t, "test:///default", &virt.Module{})
+	ctx := context.Background()
+	for i, st := range steps {
+		got := sortLists(st.Fun, normalize(call(ctx, env, st)))
+		want := sortLists(st.Fun, normalize(golden[i]))
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		if !bytes.Equal(gj, wj) {
+			t.Errorf("step %d %s %v:\n got  %s\n want %s", i, st.Fun, st.Args, gj, wj)
+		}
+	}
+	fmt.Fprintf(io.Discard, "%d steps\n", len(steps))
+}
