@@ -1,0 +1,223 @@
+package masterd_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/master/jobcache"
+	"github.com/gsalt/gsalt/masterd"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// runtimePanic matches Go's report of a panic that ended a process.
+var runtimePanic = regexp.MustCompile(`(?m)^(panic: |fatal error: |goroutine \d+ \[)`)
+
+// prodMaster is a gsalt-master process on its own configuration folder.
+type prodMaster struct {
+	c       *checklist
+	dir     string // root_dir
+	conf    string // -c folder
+	retPort int
+	pubPort int
+	proc    *bgProc
+	n       int // starts so far
+}
+
+// newProdMaster writes a configuration (extra appended) under a fresh
+// short folder; nothing is started yet.
+func newProdMaster(t *testing.T, ctx context.Context, extra string) *prodMaster {
+	t.Helper()
+	dir := shortDir(t)
+	ports := freePorts(t, 2)
+	pm := &prodMaster{dir: dir, conf: filepath.Join(dir, "etc"), pubPort: ports[0], retPort: ports[1]}
+	pm.c = &checklist{t: t, ctx: ctx, bin: prodBin(t), conf: pm.conf}
+	writeFile(t, filepath.Join(pm.conf, "master"), fmt.Sprintf(
+		"interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\nroot_dir: %[1]s\npki_dir: %[1]s/pki\n"+
+			"cachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\nlog_level_logfile: info\nuser: root\n"+
+			"file_roots: {base: [%[1]s/srv/salt]}\n", dir, pm.pubPort, pm.retPort)+extra)
+	return pm
+}
+
+func (pm *prodMaster) jobCachePath() string {
+	return filepath.Join(pm.dir, "cache", masterd.JobCacheFile)
+}
+
+// start runs gsalt-master and waits until it serves the request port and
+// the event bus.
+func (pm *prodMaster) start() *bgProc {
+	t := pm.c.t
+	t.Helper()
+	pm.n++
+	p := startBg(t, "gsalt-master", exec.Command(filepath.Join(pm.c.bin, "gsalt-master"), "-c", pm.conf, "-l", "warning"),
+		filepath.Join(pm.dir, fmt.Sprintf("gsalt-master.%d.out", pm.n)))
+	pm.proc = p
+	pm.c.poll("gsalt-master listening", 60*time.Second, func() (bool, string) {
+		if p.exited() {
+			b, _ := os.ReadFile(p.errPath)
+			t.Fatalf("gsalt-master exited (%v): %s", p.cmd.ProcessState, b)
+		}
+		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", pm.retPort), time.Second)
+		if err != nil {
+			return false, err.Error()
+		}
+		conn.Close()
+		if _, err := os.Stat(filepath.Join(pm.dir, "sock", event.MasterPubSocket)); err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	})
+	return p
+}
+
+func (pm *prodMaster) stderr() string {
+	b, _ := os.ReadFile(pm.proc.errPath)
+	return string(b)
+}
+
+// TestProdDamagedJobCache: gsalt-master starts on an empty, truncated or
+// page-damaged job cache, moves it aside with a clear log line, keeps
+// serving through several maintenance (prune) cycles, and the jobs
+// runners name the lost jobs. Before the fix the master panicked at start
+// (exit 2) or a few seconds later in the prune loop.
+func TestProdDamagedJobCache(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(t *testing.T, path string)
+	}{
+		{"empty", func(t *testing.T, path string) { os.Truncate(path, 0) }},
+		{"truncated", func(t *testing.T, path string) {
+			fi, _ := os.Stat(path)
+			os.Truncate(path, fi.Size()/3)
+		}},
+		{"damaged_page", func(t *testing.T, path string) {
+			fi, _ := os.Stat(path)
+			f, err := os.OpenFile(path, os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			junk := make([]byte, 4096)
+			for i := range junk {
+				junk[i] = byte(i*131 + 7)
+			}
+			f.WriteAt(junk, (fi.Size()/4096/2)*4096)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			pm := newProdMaster(t, ctx, "loop_interval: 1\nkeep_jobs_seconds: 3600\n")
+			if err := os.MkdirAll(filepath.Dir(pm.jobCachePath()), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			c, err := jobcache.Open(pm.jobCachePath(), jobcache.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var jids []string
+			for i := range 80 {
+				jid := c.NewJID()
+				c.SaveLoad(jid, payload.NewMap("fun", "test.ping", "tgt", "*", "tgt_type", "glob", "arg", []any{}, "user", "root", "jid", jid), []string{"m1"})
+				c.SaveReturn(jid, "m1", payload.NewMap("return", strings.Repeat(strconv.Itoa(i), 2000), "fun", "test.ping"))
+				jids = append(jids, jid)
+			}
+			c.Close()
+			tc.damage(t, pm.jobCachePath())
+
+			p := pm.start()
+			aside, _ := filepath.Glob(pm.jobCachePath() + ".damaged-*")
+			if len(aside) != 1 {
+				t.Fatalf("damaged file not kept aside: %v", aside)
+			}
+			if !strings.Contains(pm.stderr(), "job cache file is damaged") {
+				t.Fatalf("no clear log line about the damaged job cache; stderr:\n%s", pm.stderr())
+			}
+			// Three maintenance cycles (loop_interval 1 s) and a few runner
+			// calls later the master still runs.
+			r := pm.c.mustTool(90*time.Second, "gsalt-run", "jobs.list_jobs", "--out", "json")
+			if !strings.Contains(r.stdout+r.stderr, "lost") {
+				t.Fatalf("jobs.list_jobs does not say which jobs were lost:\n%s", r)
+			}
+			lostOne := ""
+			for _, jid := range jids {
+				if strings.Contains(r.stdout+r.stderr, jid) && !strings.Contains(r.stdout, `"`+jid+`": {`) {
+					lostOne = jid
+					break
+				}
+			}
+			if lostOne != "" {
+				r2 := pm.c.tool(90*time.Second, "gsalt-run", "jobs.lookup_jid", lostOne)
+				if !strings.Contains(r2.stdout+r2.stderr, "was lost") {
+					t.Fatalf("jobs.lookup_jid %s does not say it was lost:\n%s", lostOne, r2)
+				}
+			}
+			deadline := time.Now().Add(4 * time.Second)
+			for time.Now().Before(deadline) && !p.exited() {
+				select {
+				case <-p.done:
+				case <-time.After(200 * time.Millisecond):
+				}
+			}
+			if p.exited() {
+				t.Fatalf("gsalt-master died after start: %v\n%s", p.cmd.ProcessState, pm.stderr())
+			}
+			if runtimePanic.MatchString(pm.stderr()) {
+				t.Fatalf("a panic reached the process:\n%s", pm.stderr())
+			}
+		})
+	}
+}
+
+// TestProdSecondMaster: a second gsalt-master on the same configuration
+// stops at once with "another gsalt-master is running (pid N)" and touches
+// nothing of the running one: its IPC sockets stay (same inode) and the
+// CLI keeps working. Before the fix the second master deleted the sockets
+// before failing on the job cache lock ("timeout").
+func TestProdSecondMaster(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	pm := newProdMaster(t, ctx, "")
+	first := pm.start()
+	sock := filepath.Join(pm.dir, "sock", event.MasterPubSocket)
+	var before syscall.Stat_t
+	if err := syscall.Stat(sock, &before); err != nil {
+		t.Fatal(err)
+	}
+	r := pm.c.run(60*time.Second, exec.Command(filepath.Join(pm.c.bin, "gsalt-master"), "-c", pm.conf, "-l", "warning"))
+	if r.code == 0 {
+		t.Fatalf("second master exited 0:\n%s", r)
+	}
+	want := fmt.Sprintf("another gsalt-master is running (pid %d", first.cmd.Process.Pid)
+	if !strings.Contains(r.stderr, want) {
+		t.Fatalf("second master's message does not say %q:\n%s", want, r)
+	}
+	if r.took > 20*time.Second {
+		t.Errorf("second master took %s to give up", r.took)
+	}
+	var after syscall.Stat_t
+	if err := syscall.Stat(sock, &after); err != nil {
+		t.Fatalf("the running master's event socket is gone: %v", err)
+	}
+	if after.Ino != before.Ino {
+		t.Fatal("the running master's event socket was replaced")
+	}
+	out := pm.c.mustTool(60*time.Second, "gsalt-run", "test.arg", "still-here", "--out", "json")
+	if !strings.Contains(out.stdout, "still-here") {
+		t.Fatalf("the running master does not answer the CLI:\n%s", out)
+	}
+	if first.exited() {
+		t.Fatal("the running master stopped")
+	}
+}
