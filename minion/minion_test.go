@@ -617,3 +617,28 @@ func TestSignedReturns(t *testing.T) {
 		t.Fatal("verified with another key")
 	}
 }
+
+// TestReturnResentAfterRepeatedBadLoad: a master that restarts again and
+// again answers a return "bad load" more than once; the minion
+// re-authenticates and sends it again each time (and, past the per-request
+// bound, in a new return_retry_timer round) until the return is stored.
+// Before, the second "bad load" lost the return.
+func TestReturnResentAfterRepeatedBadLoad(t *testing.T) {
+	for _, bad := range []int{1, 3, 8} {
+		t.Run(fmt.Sprint(bad), func(t *testing.T) {
+			fm, _ := acceptedMinion(t, "return_retry_timer: 0\nreturn_retry_timer_max: 0\n")
+			jid := fmt.Sprintf("2026010100000000%04d", 500+bad)
+			fm.mu.Lock()
+			fm.badLoads["_return"] = bad
+			fm.mu.Unlock()
+			fm.publish(jobLoad(jid, "test.ping", []any{}))
+			fm.waitReq(t, wait, isReturn(jid))
+			fm.mu.Lock()
+			left := fm.badLoads["_return"]
+			fm.mu.Unlock()
+			if left != 0 {
+				t.Fatalf("%d bad loads not consumed", left)
+			}
+		})
+	}
+}

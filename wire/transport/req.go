@@ -33,8 +33,9 @@ type Handler func(ctx context.Context, req []byte) (reply []byte, ok bool)
 type ReqOptions struct {
 	// Workers is the number of handler calls run concurrently. Default DefaultWorkers.
 	Workers int
-	// QueueSize bounds requests waiting for a worker; when it is full new
-	// requests are dropped (logged and counted; REQ peers retry). Default DefaultReqQueue.
+	// QueueSize bounds requests waiting for a worker; when it is full the
+	// connections with a new request are not read until there is room
+	// (back-pressure; logged and counted, nothing is dropped). Default DefaultReqQueue.
 	QueueSize int
 	// MaxInFlightPerConn bounds unanswered requests per connection; a
 	// connection at the bound is not read until a reply goes out.
@@ -62,7 +63,7 @@ type ReqServer struct {
 	stopMu  sync.Mutex
 	stop    func() bool
 
-	dropped   atomic.Uint64
+	waited    atomic.Uint64
 	malformed atomic.Uint64
 	lastWarn  atomic.Int64
 }
@@ -125,8 +126,13 @@ func ListenReq(ctx context.Context, addr string, h Handler, opts ReqOptions) (*R
 // Addr returns the address the server listens on.
 func (s *ReqServer) Addr() net.Addr { return s.l.ln.Addr() }
 
-// Dropped returns how many requests were dropped because the queue was full.
-func (s *ReqServer) Dropped() uint64 { return s.dropped.Load() }
+// Dropped returns how many requests were dropped because the queue was
+// full: always 0 since the queue applies back-pressure (see Waited); kept
+// for callers that report it.
+func (s *ReqServer) Dropped() uint64 { return 0 }
+
+// Waited returns how many requests had to wait for room in a full queue.
+func (s *ReqServer) Waited() uint64 { return s.waited.Load() }
 
 // Malformed returns how many messages were ignored because they were not
 // [envelope..., "", body] with exactly one body frame.
@@ -185,22 +191,33 @@ func (s *ReqServer) handle(raw net.Conn) {
 		j := reqJob{c: c, slots: slots, env: frames[: delim+1 : delim+1], body: frames[delim+1]}
 		select {
 		case s.jobs <- j:
+			continue
 		default:
+		}
+		// The queue is full: back-pressure. This connection is not read
+		// until a worker takes its request (its peer waits, as a REQ peer
+		// does for any slow reply); nothing is dropped.
+		n := s.waited.Add(1)
+		s.warnFull(n)
+		select {
+		case s.jobs <- j:
+		case <-c.done:
 			<-slots
-			n := s.dropped.Add(1)
-			s.warnDrop(n)
+			return
+		case <-s.l.ctx.Done():
+			return
 		}
 	}
 }
 
-// warnDrop logs queue overflow at most once a second.
-func (s *ReqServer) warnDrop(total uint64) {
+// warnFull logs a full queue at most once a second.
+func (s *ReqServer) warnFull(total uint64) {
 	now := time.Now().UnixNano()
 	last := s.lastWarn.Load()
 	if now-last < int64(time.Second) || !s.lastWarn.CompareAndSwap(last, now) {
 		return
 	}
-	s.log.Warn("transport: request queue full, dropping requests", "addr", s.Addr(), "queue", s.opts.QueueSize, "dropped_total", total)
+	s.log.Warn("transport: request queue full, holding requests back until workers catch up", "addr", s.Addr(), "queue", s.opts.QueueSize, "waited_total", total)
 }
 
 func (s *ReqServer) worker() {
