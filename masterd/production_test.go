@@ -221,3 +221,94 @@ func TestProdSecondMaster(t *testing.T) {
 		t.Fatal("the running master stopped")
 	}
 }
+
+// TestProdRunnerReturnEventMissed: gsalt-run waiting for its runner's
+// return event misses it (the process is stopped while a flood of large
+// events overflows its reader queue on the master, so the bus drops the
+// return for it). It must still print the runner's return, found in the
+// job cache, instead of hanging until its timeout.
+func TestProdRunnerReturnEventMissed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	pm := newProdMaster(t, ctx, "")
+	pm.start()
+	sock := filepath.Join(pm.dir, "sock")
+	rd, err := event.DialPub(ctx, filepath.Join(sock, event.MasterPubSocket))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	tags := make(chan string, 1<<16)
+	go func() {
+		for {
+			ev, err := rd.Next(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				continue
+			}
+			if strings.HasPrefix(ev.Tag, "salt/run/") {
+				tags <- ev.Tag
+			}
+		}
+	}()
+
+	cmd := exec.Command(filepath.Join(pm.c.bin, "gsalt-run"), "-c", pm.conf, "test.sleep", "2", "--out", "json", "-t", "200")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	waitTag := func(suffix string) string {
+		t.Helper()
+		for {
+			select {
+			case tag := <-tags:
+				if strings.HasSuffix(tag, suffix) {
+					return tag
+				}
+			case <-ctx.Done():
+				t.Fatalf("no %s event", suffix)
+			}
+		}
+	}
+	newTag := waitTag("/new")
+	jid := strings.Split(newTag, "/")[2]
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGSTOP)
+	// 160 events of 600 KB: more than the 64 MiB a reader may have queued
+	// plus the socket buffers, before the runner returns.
+	p, err := event.DialPush(ctx, filepath.Join(sock, event.MasterPullSocket))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 600<<10)
+	for i := range 160 {
+		if err := p.Fire(ctx, event.Event{Tag: fmt.Sprintf("flood/%d", i), Data: payload.NewMap("blob", big)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Close()
+	waitTag("salt/run/" + jid + "/ret")
+	// The master dropped the return for the stopped reader.
+	pm.c.poll("the master dropping events for the stopped gsalt-run", 30*time.Second, func() (bool, string) {
+		b, _ := os.ReadFile(filepath.Join(pm.dir, "master.log"))
+		return strings.Contains(string(b), "events dropped"), "no drop logged yet"
+	})
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGCONT)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("gsalt-run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatalf("gsalt-run still waits for a return the runner sent long ago\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+	if strings.TrimSpace(stdout.String()) != "true" {
+		t.Fatalf("gsalt-run printed %q, want true\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+}

@@ -9,9 +9,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/master/jobcache"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
