@@ -254,7 +254,7 @@ func TestProdRunnerReturnEventMissed(t *testing.T) {
 		}
 	}()
 
-	cmd := exec.Command(filepath.Join(pm.c.bin, "gsalt-run"), "-c", pm.conf, "test.sleep", "2", "--out", "json", "-t", "200")
+	cmd := exec.Command(filepath.Join(pm.c.bin, "gsalt-run"), "-c", pm.conf, "test.sleep", "6", "--out", "json", "-t", "200")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -292,13 +292,30 @@ func TestProdRunnerReturnEventMissed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Then small ones fill the last bytes of the queue, so the return
+	// (a few hundred bytes) cannot fit either.
+	for i := range 3000 {
+		if err := p.Fire(ctx, event.Event{Tag: fmt.Sprintf("f/%d", i), Data: payload.NewMap()}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p.Close()
+	select {
+	case tag := <-tags:
+		if strings.HasPrefix(tag, "salt/run/"+jid+"/ret") {
+			t.Fatal("the runner returned before the flood filled the reader's queue; the machine is too slow for this test")
+		}
+	default:
+	}
 	waitTag("salt/run/" + jid + "/ret")
 	// The master dropped the return for the stopped reader.
 	pm.c.poll("the master dropping events for the stopped gsalt-run", 30*time.Second, func() (bool, string) {
 		b, _ := os.ReadFile(filepath.Join(pm.dir, "master.log"))
 		return strings.Contains(string(b), "events dropped"), "no drop logged yet"
 	})
+	if b, _ := os.ReadFile(filepath.Join(pm.dir, "master.log")); testing.Verbose() {
+		t.Logf("master log:\n%s", tail(b, 3000))
+	}
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGCONT)
 	select {
 	case err := <-done:
