@@ -17,7 +17,10 @@ import (
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/masterd"
+	"github.com/gsalt/gsalt/wire/crypt"
+	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
+	"github.com/gsalt/gsalt/wire/transport"
 )
 
 // runtimePanic matches Go's report of a panic that ended a process.
@@ -327,5 +330,65 @@ func TestProdRunnerReturnEventMissed(t *testing.T) {
 	}
 	if strings.TrimSpace(stdout.String()) != "true" {
 		t.Fatalf("gsalt-run printed %q, want true\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+}
+
+// TestProdMalformedKeysUnderAutoAccept: _auth requests carrying keys that
+// are not RSA public keys reach a gsalt-master process with auto_accept;
+// each is refused with {ret: false} and nothing is written, so the real
+// minion of that id is accepted afterwards (before, the first bad key was
+// stored as the accepted key and the real minion was denied).
+func TestProdMalformedKeysUnderAutoAccept(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	pm := newProdMaster(t, ctx, "auto_accept: True\n")
+	pm.start()
+	priv, err := crypt.LoadPrivateKey(filepath.Join(vectorsDir, "pki/minion1/minion.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	realPub, _ := os.ReadFile(filepath.Join(vectorsDir, "pki/minion1/minion.pub"))
+	privPEM, _ := os.ReadFile(filepath.Join(vectorsDir, "pki/minion1/minion.pem"))
+	for name, pub := range map[string][]byte{
+		"string":           []byte("not a key"),
+		"armoured garbage": []byte("-----BEGIN PUBLIC KEY-----\nZ2FyYmFnZQ==\n-----END PUBLIC KEY-----\n"),
+		"private key":      privPEM,
+		"integer":          []byte("42"),
+	} {
+		si, err := message.NewSignIn("m1", realPub, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		si.Load.Set("pub", pub)
+		frame, _ := message.EncodeClearRequest(si.Load)
+		reply, err := transport.Request(ctx, fmt.Sprintf("127.0.0.1:%d", pm.retPort), frame, 20*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		res, err := message.OpenAuthReply(reply, si, priv, nil, payload.DefaultLimits)
+		if err != nil || res.Status != message.AuthRejected {
+			t.Fatalf("%s: status %v, err %v; want rejected", name, res.Status, err)
+		}
+		for _, sub := range []string{"minions", "minions_pre", "minions_denied", "minions_rejected"} {
+			if _, err := os.Stat(filepath.Join(pm.dir, "pki", sub, "m1")); err == nil {
+				t.Fatalf("%s: a key file was written to %s", name, sub)
+			}
+		}
+	}
+	// The real minion now signs in (vector key installed) and answers.
+	mdir := filepath.Join(pm.dir, "m1")
+	copyFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pem"), filepath.Join(mdir, "pki", "minion.pem"), 0o600)
+	copyFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pub"), filepath.Join(mdir, "pki", "minion.pub"), 0o644)
+	writeFile(t, filepath.Join(mdir, "etc", "minion"), fmt.Sprintf(
+		"id: m1\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\n", mdir, pm.retPort))
+	startBg(t, "gsalt-minion", exec.Command(filepath.Join(pm.c.bin, "gsalt-minion"), "-c", filepath.Join(mdir, "etc"), "-l", "warning"),
+		filepath.Join(pm.dir, "m1.out"))
+	pm.c.poll("the real m1 answers", 90*time.Second, func() (bool, string) {
+		r := pm.c.tool(60*time.Second, "gsalt", "m1", "test.ping", "--out", "json", "-t", "10")
+		return pingOK(r, "m1"), r.String()
+	})
+	if !strings.Contains(pm.stderr(), "malformed public key") {
+		t.Errorf("the refusals were not logged:\n%s", pm.stderr())
 	}
 }
