@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 

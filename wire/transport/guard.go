@@ -54,8 +54,17 @@ type parser struct {
 	// translateSubs turns SUBSCRIBE/CANCEL commands into 0x01/0x00 messages
 	// (PUB side); otherwise they are swallowed.
 	translateSubs bool
+	// server is set on the accepting side (frame deadlines apply).
+	server bool
 	// onPing is called with the PING context (already copied) for every PING.
 	onPing func(ctx []byte)
+
+	// budget, when set, is the server's in-flight byte budget; reserved
+	// is what this connection holds of it (see zconn.takeReserved).
+	budget   *budget
+	reserved *atomic.Int64
+	// inFrame is set while the body of a data frame is awaited.
+	inFrame bool
 
 	greeted bool
 	ready   bool
@@ -122,9 +131,19 @@ func (p *parser) step(b []byte) (v verdict, n int, repl []byte, err error) {
 		return 0, 0, nil, fmt.Errorf("%w: more than %d frames in one message", ErrTooLarge, p.lim.MaxFrames)
 	}
 	total := hdr + int(size)
+	if !p.inFrame && size > SmallFrame {
+		if !p.budget.reserve(int64(size)) {
+			return 0, 0, nil, fmt.Errorf("%w: frame of %d bytes refused", ErrBusy, size)
+		}
+		if p.reserved != nil {
+			p.reserved.Add(int64(size))
+		}
+	}
 	if len(b) < total {
+		p.inFrame = true
 		return vNeed, total, nil, nil
 	}
+	p.inFrame = false
 	if flags&flagMore != 0 {
 		p.frames++
 		p.msgSize += int64(size)
@@ -278,6 +297,8 @@ type guard struct {
 	err   error
 	// lastRead is the UnixNano time of the last successful network read.
 	lastRead atomic.Int64
+	// deadlineSet is set while a frame read deadline is in force.
+	deadlineSet bool
 }
 
 func newGuard(c net.Conn, p parser) *guard {
@@ -311,9 +332,26 @@ func (g *guard) Read(b []byte) (int, error) {
 		if g.ready > 0 {
 			continue
 		}
+		g.frameDeadline()
 		if err := g.fill(need); err != nil {
 			g.err = err
 		}
+	}
+}
+
+// frameDeadline sets a read deadline (servers only) when the body of a
+// data frame is awaited, and clears it once no frame is pending.
+func (g *guard) frameDeadline() {
+	if !g.p.server || g.p.lim.FrameTimeout <= 0 {
+		return
+	}
+	switch {
+	case g.p.inFrame && !g.deadlineSet:
+		g.deadlineSet = true
+		_ = g.Conn.SetReadDeadline(time.Now().Add(g.p.lim.FrameTimeout))
+	case !g.p.inFrame && g.deadlineSet:
+		g.deadlineSet = false
+		_ = g.Conn.SetReadDeadline(time.Time{})
 	}
 }
 

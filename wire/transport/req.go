@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -66,6 +67,7 @@ type ReqServer struct {
 	waited    atomic.Uint64
 	malformed atomic.Uint64
 	lastWarn  atomic.Int64
+	lastBusy  atomic.Int64
 }
 
 type reqJob struct {
@@ -73,6 +75,8 @@ type reqJob struct {
 	slots chan struct{}
 	env   [][]byte // routing envelope including the empty delimiter
 	body  []byte
+	// reserved is the in-flight budget held until the request is handled.
+	reserved int64
 }
 
 type peerAddrKey struct{}
@@ -156,7 +160,7 @@ func (s *ReqServer) shutdown() error {
 }
 
 func (s *ReqServer) handle(raw net.Conn) {
-	c, err := openZMTP(s.l.ctx, raw, roleRouter, nil, s.l.lim)
+	c, err := openZMTP(s.l.ctx, raw, roleRouter, nil, s.l.lim, s.l.budget)
 	if err != nil {
 		s.log.Debug("transport: req handshake failed", "peer", raw.RemoteAddr(), "err", err)
 		return
@@ -166,9 +170,13 @@ func (s *ReqServer) handle(raw net.Conn) {
 	for {
 		frames, err := c.recv()
 		if err != nil {
+			if errors.Is(err, ErrBusy) {
+				s.warnBusy(raw.RemoteAddr(), err)
+			}
 			s.log.Debug("transport: req connection closed", "peer", raw.RemoteAddr(), "err", err)
 			return
 		}
+		reserved := c.takeReserved()
 		delim := -1
 		for i, f := range frames {
 			if len(f) == 0 {
@@ -177,6 +185,7 @@ func (s *ReqServer) handle(raw net.Conn) {
 			}
 		}
 		if delim < 0 || len(frames) != delim+2 {
+			c.releaseReserved(reserved)
 			s.malformed.Add(1)
 			s.log.Debug("transport: ignoring malformed request", "peer", raw.RemoteAddr(), "frames", len(frames))
 			continue
@@ -184,11 +193,13 @@ func (s *ReqServer) handle(raw net.Conn) {
 		select {
 		case slots <- struct{}{}:
 		case <-c.done:
+			c.releaseReserved(reserved)
 			return
 		case <-s.l.ctx.Done():
+			c.releaseReserved(reserved)
 			return
 		}
-		j := reqJob{c: c, slots: slots, env: frames[: delim+1 : delim+1], body: frames[delim+1]}
+		j := reqJob{c: c, slots: slots, env: frames[: delim+1 : delim+1], body: frames[delim+1], reserved: reserved}
 		select {
 		case s.jobs <- j:
 			continue
@@ -203,12 +214,29 @@ func (s *ReqServer) handle(raw net.Conn) {
 		case s.jobs <- j:
 		case <-c.done:
 			<-slots
+			c.releaseReserved(reserved)
 			return
 		case <-s.l.ctx.Done():
+			c.releaseReserved(reserved)
 			return
 		}
 	}
 }
+
+// warnBusy logs a connection closed for the in-flight budget, at most
+// once a second.
+func (s *ReqServer) warnBusy(peer net.Addr, err error) {
+	now := time.Now().UnixNano()
+	last := s.lastBusy.Load()
+	if now-last < int64(time.Second) || !s.lastBusy.CompareAndSwap(last, now) {
+		return
+	}
+	s.log.Warn("transport: in-flight request bytes over budget, closing a connection", "addr", s.Addr(), "peer", peer,
+		"budget", s.opts.Limits.InFlightBytes, "refused_total", s.l.budget.refusedTotal(), "err", err)
+}
+
+// Refused returns how many large frames were refused for the in-flight budget.
+func (s *ReqServer) Refused() uint64 { return s.l.budget.refusedTotal() }
 
 // warnFull logs a full queue at most once a second.
 func (s *ReqServer) warnFull(total uint64) {
@@ -234,6 +262,7 @@ func (s *ReqServer) worker() {
 
 func (s *ReqServer) run(j reqJob) {
 	defer func() { <-j.slots }()
+	defer j.c.releaseReserved(j.reserved)
 	reply, ok := s.call(j)
 	if !ok {
 		return
