@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gsalt/gsalt/config"
@@ -157,7 +158,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 		return nil, err
 	}
 	d.pullFile = true
-	lim := transport.Limits{}
+	lim := connLimits(cfg, log)
 	d.pub, err = transport.ListenPub(d.ctx, hostPort(cfg.Interface, cfg.PublishPort),
 		transport.PubOptions{HWM: cfg.PubHWM, Limits: lim, Logger: log})
 	if err != nil {
@@ -224,6 +225,37 @@ func (d *Daemon) lock() error {
 		}
 	}
 	return nil
+}
+
+// connLimits maps max_open_files onto the ports' limits like Salt's
+// check_max_open_files: the soft RLIMIT_NOFILE is raised towards
+// max_open_files (bounded by the hard limit), and each of the two ports
+// may hold at most 40% of the descriptors, so files, sockets of the event
+// bus and the job cache always have room.
+func connLimits(cfg *config.Master, log *slog.Logger) transport.Limits {
+	want := uint64(100000)
+	if v, ok := cfg.Opts.Get("max_open_files"); ok {
+		if n, ok := payload.AsInt(v); ok && n > 0 {
+			want = uint64(n)
+		}
+	}
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		return transport.Limits{}
+	}
+	if rl.Cur < want {
+		nl := rl
+		nl.Cur = min(want, rl.Max)
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &nl); err == nil {
+			rl = nl
+		}
+	}
+	if rl.Cur < want {
+		log.Warn("the open files limit is below max_open_files; connections are limited accordingly",
+			"ulimit_n", rl.Cur, "max_open_files", want)
+	}
+	conns := int(min(rl.Cur, want) * 2 / 5)
+	return transport.Limits{MaxConns: max(conns, 64)}
 }
 
 // jobCacheRecover is job_cache_recover (default True): a damaged job

@@ -65,6 +65,8 @@ type parser struct {
 	reserved *atomic.Int64
 	// inFrame is set while the body of a data frame is awaited.
 	inFrame bool
+	// passLeft is what remains of a streamed large frame's body.
+	passLeft uint64
 
 	greeted bool
 	ready   bool
@@ -87,6 +89,19 @@ func (p *parser) step(b []byte) (v verdict, n int, repl []byte, err error) {
 		}
 		p.greeted = true
 		return vPass, greetingLen, nil, nil
+	}
+	if p.passLeft > 0 {
+		// The body of a large data frame, streamed to zmq4 as it arrives
+		// (its size is reserved from the server's budget).
+		if len(b) == 0 {
+			return vNeed, 1, nil, nil
+		}
+		n := min(uint64(len(b)), p.passLeft)
+		p.passLeft -= n
+		if p.passLeft == 0 {
+			p.inFrame = false
+		}
+		return vPass, int(n), nil, nil
 	}
 	if len(b) < 2 {
 		return vNeed, 2, nil, nil
@@ -137,6 +152,19 @@ func (p *parser) step(b []byte) (v verdict, n int, repl []byte, err error) {
 		}
 		if p.reserved != nil {
 			p.reserved.Add(int64(size))
+		}
+		if p.budget != nil {
+			// Reserved: stream the body instead of holding a second copy
+			// of it here while zmq4 reads it.
+			if flags&flagMore != 0 {
+				p.frames++
+				p.msgSize += int64(size)
+			} else {
+				p.frames, p.msgSize = 0, 0
+			}
+			p.passLeft = size
+			p.inFrame = true
+			return vPass, hdr, nil, nil
 		}
 	}
 	if len(b) < total {

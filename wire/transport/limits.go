@@ -48,7 +48,7 @@ const (
 	DefaultFrameTimeout = 60 * time.Second
 	// DefaultInFlightBytes is the per-server budget of bytes announced by
 	// large frames still being received or handled.
-	DefaultInFlightBytes = 192 << 20
+	DefaultInFlightBytes = 128 << 20
 	// SmallFrame is the largest frame received without a reservation from
 	// the in-flight budget: ordinary requests and returns never wait for it.
 	SmallFrame = 1 << 20
