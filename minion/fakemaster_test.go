@@ -303,6 +303,22 @@ func (fm *fakeMaster) waitReq(t *testing.T, d time.Duration, pred func(*payload.
 	}
 }
 
+// tryReq returns the first request matching pred within d, or nil.
+func (fm *fakeMaster) tryReq(d time.Duration, pred func(*payload.Map) bool) *payload.Map {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		select {
+		case l := <-fm.reqCh:
+			if pred(l) {
+				return l
+			}
+		case <-timer.C:
+			return nil
+		}
+	}
+}
+
 // noReq checks that no request matching pred arrives within d.
 func (fm *fakeMaster) noReq(t *testing.T, d time.Duration, pred func(*payload.Map) bool) {
 	t.Helper()

@@ -161,6 +161,7 @@ func (m *Minion) handleFrames(ctx context.Context, frames [][]byte) {
 		m.log.Debug("ignoring a duplicate job", "jid", jid)
 		return
 	}
+	m.saveReplayGuard(s.key, serial)
 	m.startJob(ctx, load)
 }
 

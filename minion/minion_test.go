@@ -642,3 +642,61 @@ func TestReturnResentAfterRepeatedBadLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayDroppedAcrossRestart: a captured signed publish replayed after
+// the minion restarted (same master session key) is dropped, by its jid
+// and by its serial; a fresh publish still runs. Before, the serial guard
+// and the jid queue lived in memory only and the replay ran again.
+func TestReplayDroppedAcrossRestart(t *testing.T) {
+	fm := newFakeMaster(t, filepath.Join(vectorsPKI, "master/master.pem"), 0, 0)
+	fm.set("m1", "accept")
+	cfg := minionConfig(t, "m1", fm, "")
+	installKey(t, cfg, "minion1")
+	m, stop := startMinion(t, cfg, Options{})
+	waitReady(t, m, wait)
+	warmup(t, fm)
+	captured := fm.publishFrame(jobLoad("20260101000000000601", "test.ping", []any{}), 1000)
+	if err := fm.pub.Publish(captured); err != nil {
+		t.Fatal(err)
+	}
+	fm.waitReq(t, wait, isReturn("20260101000000000601"))
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	m2, _ := startMinion(t, cfg, Options{})
+	waitReady(t, m2, wait)
+	// The replays are the first publishes the restarted minion sees: send
+	// them again and again until well after its subscription is up.
+	replays := [][]byte{
+		captured, // same jid, same serial
+		fm.publishFrame(jobLoad("20260101000000000602", "test.ping", []any{}), 900), // new jid, older serial
+	}
+	deadline := time.Now().Add(wait)
+	var upSince time.Time
+	for {
+		for _, f := range replays {
+			if err := fm.pub.Publish(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if l := fm.tryReq(50*time.Millisecond, func(l *payload.Map) bool { return l.Str("cmd") == "_return" }); l != nil {
+			t.Fatalf("a replayed publish ran after the restart: %s", mustJSON(l))
+		}
+		if upSince.IsZero() && fm.pub.Subscribers() > 0 {
+			upSince = time.Now()
+		}
+		if !upSince.IsZero() && time.Since(upSince) > 1500*time.Millisecond {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the restarted minion never subscribed")
+		}
+	}
+	// A genuine new publish (next serial) runs: the minion was listening.
+	fresh := fm.publishFrame(jobLoad("20260101000000000603", "test.ping", []any{}), 1001)
+	if err := fm.pub.Publish(fresh); err != nil {
+		t.Fatal(err)
+	}
+	fm.waitReq(t, wait, isReturn("20260101000000000603"))
+}
