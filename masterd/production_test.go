@@ -392,3 +392,65 @@ func TestProdMalformedKeysUnderAutoAccept(t *testing.T) {
 		t.Errorf("the refusals were not logged:\n%s", pm.stderr())
 	}
 }
+
+// TestProdSignedReturnWins: an accepted minion returns for another id
+// (unsigned; the master cannot tell) before the genuine, signed return of
+// that id arrives. The signed return replaces the forged one in the job
+// cache; a later unsigned return changes nothing. Before, the genuine
+// return was dropped as a duplicate.
+func TestProdSignedReturnWins(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	pm := newProdMaster(t, ctx, "auto_accept: True\n")
+	pm.start()
+	addr := fmt.Sprintf("127.0.0.1:%d", pm.retPort)
+	mk := func(vector, id string) *minion {
+		priv, err := crypt.LoadPrivateKey(filepath.Join(vectorsDir, "pki", vector, "minion.pem"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, _ := os.ReadFile(filepath.Join(vectorsDir, "pki", vector, "minion.pub"))
+		mn := &minion{t: t, id: id, priv: priv, pubPEM: pub, req: addr}
+		if st := mn.auth(); st != message.AuthAccepted {
+			t.Fatalf("%s: auth %v", id, st)
+		}
+		return mn
+	}
+	genuine := mk("minion1", "m1")
+	attacker := mk("proxy1", "p1")
+	const jid = "20261127000000000001"
+	ret := func(mn *minion, value string, sign bool) {
+		load := payload.NewMap("cmd", "_return", "id", "m1", "success", true, "return", value, "retcode", int64(0),
+			"jid", jid, "fun", "test.echo", "fun_args", []any{value})
+		if sign {
+			packed, err := payload.MarshalBin(load)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig, err := crypt.Sign(mn.priv, packed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			load.Set("sig", sig)
+		}
+		if _, err := mn.send(load); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lookup := func() string {
+		r := pm.c.mustTool(60*time.Second, "gsalt-run", "jobs.lookup_jid", jid, "--out", "json")
+		return strings.Join(strings.Fields(r.stdout), "")
+	}
+	ret(attacker, "forged", false)
+	if got := lookup(); got != `{"m1":"forged"}` {
+		t.Fatalf("after the forged return: %s", got)
+	}
+	ret(genuine, "genuine", true)
+	if got := lookup(); got != `{"m1":"genuine"}` {
+		t.Fatalf("the signed return did not win: %s", got)
+	}
+	ret(attacker, "forged-again", false)
+	if got := lookup(); got != `{"m1":"genuine"}` {
+		t.Fatalf("an unsigned return replaced the signed one: %s", got)
+	}
+}

@@ -43,6 +43,7 @@ var (
 	keyMinions = []byte("minions")
 	keyStart   = []byte("start")
 	keyReturns = []byte("returns")
+	keySigned  = []byte("signed")
 	bucketLost = []byte("lost")
 )
 
@@ -734,6 +735,15 @@ func decodeStrings(b []byte) []string {
 // ErrDuplicate and changes nothing, like Salt's local_cache. A return for
 // a jid the cache has not seen creates the job (minion-initiated jobs).
 func (c *Cache) SaveReturn(jid, minion string, ret *payload.Map) error {
+	return c.SaveReturnSigned(jid, minion, ret, false)
+}
+
+// SaveReturnSigned is SaveReturn for a return whose signature (Salt's
+// minion_sign_messages) was verified with the minion's key when signed is
+// true. A signed return always wins over an unsigned one for the same jid
+// and minion: it replaces it (an accepted minion may have returned for
+// another id first); otherwise a second return is ErrDuplicate.
+func (c *Cache) SaveReturnSigned(jid, minion string, ret *payload.Map, signed bool) error {
 	if !IsJID(jid) {
 		return fmt.Errorf("%w: %q", ErrBadJID, jid)
 	}
@@ -758,7 +768,20 @@ func (c *Cache) SaveReturn(jid, minion string, ret *payload.Map) error {
 			return err
 		}
 		if rb.Get([]byte(minion)) != nil {
-			return fmt.Errorf("%w: %s from %s", ErrDuplicate, jid, minion)
+			sb := jb.Bucket(keySigned)
+			wasSigned := sb != nil && sb.Get([]byte(minion)) != nil
+			if !signed || wasSigned {
+				return fmt.Errorf("%w: %s from %s", ErrDuplicate, jid, minion)
+			}
+		}
+		if signed {
+			sb, err := jb.CreateBucketIfNotExists(keySigned)
+			if err != nil {
+				return err
+			}
+			if err := sb.Put([]byte(minion), []byte{1}); err != nil {
+				return err
+			}
 		}
 		return rb.Put([]byte(minion), enc)
 	})
