@@ -78,6 +78,9 @@ type Options struct {
 	Pillar master.PillarFunc
 	// Runners is the runner registry; nil means runners.Default().
 	Runners *runners.Registry
+	// Ready, when set, is called by Run once the master serves (systemd's
+	// READY=1).
+	Ready func()
 }
 
 // Daemon is a running gsalt master.
@@ -270,6 +273,9 @@ func Run(ctx context.Context, cfg *config.Master, opts Options) error {
 	d, err := Start(ctx, cfg, opts)
 	if err != nil {
 		return err
+	}
+	if opts.Ready != nil {
+		opts.Ready()
 	}
 	<-ctx.Done()
 	return d.Close()

@@ -454,3 +454,72 @@ func TestProdSignedReturnWins(t *testing.T) {
 		t.Fatalf("an unsigned return replaced the signed one: %s", got)
 	}
 }
+
+// TestProdDaemonFlags: gsalt-master -d --pid-file detaches, writes the
+// pidfile with the daemon's pid, tells systemd READY=1 over
+// $NOTIFY_SOCKET, and on SIGTERM says STOPPING=1 and removes the pidfile;
+// --version names gsalt's and Salt's versions and Go.
+func TestProdDaemonFlags(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	pm := newProdMaster(t, ctx, "")
+	v := pm.c.run(30*time.Second, exec.Command(filepath.Join(pm.c.bin, "gsalt-master"), "--version"))
+	for _, want := range []string{"gsalt-master ", "Salt 3006", "Go: go", "go.etcd.io/bbolt"} {
+		if !strings.Contains(v.stdout, want) {
+			t.Fatalf("--version does not show %q:\n%s", want, v)
+		}
+	}
+	notify := filepath.Join(pm.dir, "notify.sock")
+	ln, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: notify, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	msgs := make(chan string, 16)
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			n, _, err := ln.ReadFromUnix(buf)
+			if err != nil {
+				return
+			}
+			msgs <- string(buf[:n])
+		}
+	}()
+	pidPath := filepath.Join(pm.dir, "run", "gsalt-master.pid")
+	cmd := exec.Command(filepath.Join(pm.c.bin, "gsalt-master"), "-c", pm.conf, "-d", "--pid-file", pidPath, "-l", "quiet")
+	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notify)
+	r := pm.c.run(30*time.Second, cmd)
+	if r.code != 0 {
+		t.Fatalf("gsalt-master -d: %s", r)
+	}
+	wait := func(want string) {
+		t.Helper()
+		select {
+		case m := <-msgs:
+			if m != want {
+				t.Fatalf("sd_notify %q, want %q", m, want)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("no %s from the daemon", want)
+		}
+	}
+	wait("READY=1")
+	b, err := os.ReadFile(pidPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid == cmd.Process.Pid {
+		t.Fatalf("pidfile %q (parent was %d)", b, cmd.Process.Pid)
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	wait("STOPPING=1")
+	pm.c.poll("pidfile removed", 30*time.Second, func() (bool, string) {
+		_, err := os.Stat(pidPath)
+		return os.IsNotExist(err), fmt.Sprint(err)
+	})
+}
