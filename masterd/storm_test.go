@@ -57,14 +57,16 @@ func TestProdRestartStorm(t *testing.T) {
 		return got >= n, fmt.Sprintf("%d of %d answered\n%s", got, n, r.stderr)
 	})
 
-	for run := 1; run <= runs; run++ {
-		// Every minion sleeps the same short time, then all return at once.
+	// burst publishes a job to every minion and, once a fifth of the
+	// returns went by on the bus, either kills the master (SIGKILL) and
+	// starts it again, or stops it (SIGSTOP) for stopFor and lets it go on
+	// (SIGCONT); then it waits until every return is in the job cache.
+	burst := func(run int, mode string, stopFor time.Duration) {
 		r := pm.c.mustTool(60*time.Second, "gsalt", "--async", "*", "test.sleep", "1")
 		jid := jidRE.FindString(r.stdout)
 		if jid == "" {
 			t.Fatalf("no jid in %s", r)
 		}
-		// Kill the master once a fifth of the returns went by on its bus.
 		rd, err := event.DialPub(ctx, filepath.Join(pm.dir, "sock", event.MasterPubSocket))
 		if err != nil {
 			t.Fatal(err)
@@ -83,10 +85,23 @@ func TestProdRestartStorm(t *testing.T) {
 		}
 		wcancel()
 		rd.Close()
-		syscall.Kill(pm.proc.cmd.Process.Pid, syscall.SIGKILL)
-		<-pm.proc.done
-		killed := time.Now()
-		pm.start()
+		pid := pm.proc.cmd.Process.Pid
+		var hit time.Time
+		switch mode {
+		case "kill":
+			syscall.Kill(pid, syscall.SIGKILL)
+			<-pm.proc.done
+			hit = time.Now()
+			pm.start()
+		case "stop":
+			syscall.Kill(pid, syscall.SIGSTOP)
+			hit = time.Now()
+			select {
+			case <-time.After(stopFor): // the outage being simulated
+			case <-ctx.Done():
+			}
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
 		var got int
 		pm.c.poll(fmt.Sprintf("run %d: all %d returns of %s in the job cache", run, n, jid), 3*time.Minute, func() (bool, string) {
 			r := pm.c.tool(60*time.Second, "gsalt-run", "jobs.lookup_jid", jid, "--out", "json")
@@ -97,8 +112,14 @@ func TestProdRestartStorm(t *testing.T) {
 			got = len(m)
 			return got >= n, fmt.Sprintf("%d of %d returns", got, n)
 		})
-		t.Logf("CHAOS restart-storm run %d/%d: minions=%d returns_kept=%d/%d killed_after=%d recovery=%s",
-			run, runs, n, got, n, seen, time.Since(killed).Round(10*time.Millisecond))
+		t.Logf("CHAOS restart-storm %s run %d/%d: minions=%d returns_kept=%d/%d hit_after=%d recovery=%s",
+			mode, run, runs, n, got, n, seen, time.Since(hit).Round(10*time.Millisecond))
+	}
+	for run := 1; run <= runs; run++ {
+		burst(run, "kill", 0)
+	}
+	if os.Getenv("GSALT_CHAOS") != "" {
+		burst(1, "stop", 10*time.Second)
 	}
 	if b, _ := os.ReadFile(pm.proc.errPath); strings.Contains(string(b), "dropping requests") {
 		t.Errorf("the request queue dropped requests:\n%s", b)
