@@ -2,6 +2,7 @@ package masterd_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -391,6 +392,27 @@ func TestProdMalformedKeysUnderAutoAccept(t *testing.T) {
 	if !strings.Contains(pm.stderr(), "malformed public key") {
 		t.Errorf("the refusals were not logged:\n%s", pm.stderr())
 	}
+
+	// With the real minion up: jobs.active lists the running job only,
+	// not its own saltutil.running probe (which it listed on every minion).
+	t.Run("jobs.active shows only real jobs", func(t *testing.T) {
+		r := pm.c.mustTool(60*time.Second, "gsalt", "--async", "m1", "test.sleep", "20")
+		jid := jidRE.FindString(r.stdout)
+		pm.c.poll("jobs.active shows the sleep", 60*time.Second, func() (bool, string) {
+			a := pm.c.tool(60*time.Second, "gsalt-run", "jobs.active", "--out", "json")
+			var m map[string]any
+			if json.Unmarshal([]byte(a.stdout), &m) != nil {
+				return false, a.String()
+			}
+			if _, ok := m[jid]; !ok {
+				return false, a.stdout
+			}
+			if len(m) != 1 {
+				t.Fatalf("jobs.active lists more than the running job %s:\n%s", jid, a.stdout)
+			}
+			return true, ""
+		})
+	})
 }
 
 // TestProdSignedReturnWins: an accepted minion returns for another id

@@ -56,7 +56,7 @@ func (e *SaltError) Unwrap() error { return e.Kind }
 // Texts Salt prints for client failures (salt/client/__init__.py).
 const (
 	TextNoMaster     = "The salt master could not be contacted. Is master running?"
-	TextReqTimeout   = "Salt request timed out. The master is not responding. You may need to run your command with `--async` in order to bypass the congested event bus. With `--async`, the CLI tool will print the job id (jid) and exit immediately without listening for responses. You can then use `salt-run jobs.lookup_jid` to look up the results of the job in the job cache later."
+	TextReqTimeout   = "Salt request timed out. The master is not responding. You may need to run your command with `--async` in order to bypass the congested event bus. With `--async`, the CLI tool will print the job id (jid) and exit immediately without listening for responses. You can then use `gsalt-run jobs.lookup_jid` to look up the results of the job in the job cache later."
 	TextNoMinions    = "No minions matched the target. No command was sent, no jid was assigned."
 	TextNoConnect    = "Failed to connect to the Master, is the Salt Master running?"
 	TextFailedAuth   = "Failed to authenticate! This is most likely because this user is not permitted to execute commands, but there is a small possibility that a disk error occurred (check disk/inode usage)."

@@ -388,6 +388,11 @@ func jobsActive(ctx context.Context, c *Call) (any, error) {
 				continue
 			}
 			jid := job.Str("jid")
+			// The minions list the probe itself among their running jobs:
+			// it is not a job the user started.
+			if jid == res.JID {
+				continue
+			}
 			pid, _ := job.Get("pid")
 			if cur := ret.Map(jid); cur != nil {
 				running, _ := cur.Get("Running")
