@@ -7,7 +7,7 @@ FUZZTIME ?= 3
 # time: cgo and a C compiler are needed, libvirt headers are not.
 TAGS    ?= libvirt_dlopen
 
-.PHONY: all build test unit vet fuzz-short fuzz bench demo clean
+.PHONY: all build test unit vet fuzz-short fuzz bench demo chaos clean
 
 all: build
 
@@ -42,6 +42,13 @@ bench: build
 	./scripts/bench-states.sh $${STATES:-500}
 	./scripts/bench-proxy.sh $${PROXIES:-1000}
 	./scripts/bench-proxy-napalm.sh $${NAPALM:-1000}
+
+# Production faults against real processes (issue 13): master SIGKILL during
+# a 500-minion return burst (20 runs) and SIGSTOP/SIGCONT, stalled-frame
+# and large-request floods with peak RSS, damaged job cache, second master,
+# replay across a minion restart. Long; not part of `make test`.
+chaos: build
+	./scripts/chaos.sh
 
 demo: build
 	./scripts/demo.sh

@@ -37,6 +37,7 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 		m.log.Error("_return without the required signature dropped", "id", id)
 		return false, nil
 	}
+	verified := false
 	if sigV, ok := load.Delete("sig"); ok {
 		sig := []byte(payload.Text(sigV))
 		if b, ok := sigV.([]byte); ok {
@@ -52,6 +53,7 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 				return false, nil
 			}
 		}
+		verified = err == nil
 		load.Set("sig", sigV)
 	}
 	jid := payload.Text(mustGet(load, "jid"))
@@ -85,7 +87,7 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 		}
 	}
 	if m.cfg.JobCache && jid != "nocache" && jobcache.IsJID(jid) {
-		err := m.jobs.SaveReturn(jid, id, returnRecord(load))
+		err := m.jobs.SaveReturnSigned(jid, id, returnRecord(load), verified)
 		if errors.Is(err, jobcache.ErrDuplicate) {
 			m.log.Error("an extra return was detected from a minion, dropped (replay?)", "id", id, "jid", jid)
 			return nil, nil

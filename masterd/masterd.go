@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gsalt/gsalt/config"
@@ -32,6 +33,7 @@ import (
 	"github.com/gsalt/gsalt/fileserver"
 	"github.com/gsalt/gsalt/grains"
 	"github.com/gsalt/gsalt/internal/atomicfile"
+	"github.com/gsalt/gsalt/internal/pidfile"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/master/keys"
@@ -50,7 +52,15 @@ import (
 const (
 	JobCacheFile   = "gsalt-jobs.db"
 	PublishPullIPC = "publish_pull.ipc"
+	// LockFile in sock_dir is held (flock) for the daemon's life and holds
+	// its pid: a second master on the same sock_dir stops before it
+	// touches the running one's sockets.
+	LockFile = "gsalt-master.lock"
 )
+
+// ErrRunning is matched by Start's error when another gsalt-master holds
+// the configuration's pidfile or sock_dir lock.
+var ErrRunning = pidfile.ErrRunning
 
 // rotationCheck is how often the rotation dropfile is looked for.
 const rotationCheck = time.Second
@@ -68,6 +78,9 @@ type Options struct {
 	Pillar master.PillarFunc
 	// Runners is the runner registry; nil means runners.Default().
 	Runners *runners.Registry
+	// Ready, when set, is called by Run once the master serves (systemd's
+	// READY=1).
+	Ready func()
 }
 
 // Daemon is a running gsalt master.
@@ -90,6 +103,7 @@ type Daemon struct {
 	done     chan struct{}
 	err      error
 	pullFile bool // publish_pull.ipc was written
+	locks    []*pidfile.File
 }
 
 // Start brings a master up: it creates cachedir and sock_dir, opens the key
@@ -115,6 +129,11 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 			return nil, fmt.Errorf("masterd: %w", err)
 		}
 	}
+	// Before anything of a running master can be touched (its IPC sockets
+	// are replaced below), make sure there is none.
+	if err := d.lock(); err != nil {
+		return nil, err
+	}
 	d.bus = event.New(event.Options{MaxEventSize: cfg.MaxEventSize, Logger: log})
 	var mref atomic.Pointer[master.Master]
 	d.keys, err = keys.Open(keyOptions(cfg, log, d.bus, master.ConnectedCounter(mref.Load)))
@@ -130,7 +149,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 		return nil, fmt.Errorf("masterd: event sockets: %w", err)
 	}
 	d.jobs, err = jobcache.Open(filepath.Join(cfg.CacheDir, JobCacheFile),
-		jobcache.Options{Keep: time.Duration(cfg.KeepJobsSeconds) * time.Second})
+		jobcache.Options{Keep: time.Duration(cfg.KeepJobsSeconds) * time.Second, Recover: jobCacheRecover(cfg), Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("masterd: %w", err)
 	}
@@ -142,7 +161,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 		return nil, err
 	}
 	d.pullFile = true
-	lim := transport.Limits{}
+	lim := connLimits(cfg, log)
 	d.pub, err = transport.ListenPub(d.ctx, hostPort(cfg.Interface, cfg.PublishPort),
 		transport.PubOptions{HWM: cfg.PubHWM, Limits: lim, Logger: log})
 	if err != nil {
@@ -186,11 +205,77 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	return d, nil
 }
 
+// lock takes sock_dir/gsalt-master.lock and the pidfile option's file.
+// The sock_dir lock is required; a pidfile that cannot be written (a
+// non-root user and /var/run) is logged and skipped.
+func (d *Daemon) lock() error {
+	l, err := pidfile.Lock(filepath.Join(d.cfg.SockDir, LockFile), "gsalt-master")
+	if err != nil {
+		return fmt.Errorf("masterd: %w", err)
+	}
+	d.locks = append(d.locks, l)
+	if pf, _ := d.cfg.Opts.Get("pidfile"); pf != nil {
+		if path, ok := pf.(string); ok && path != "" {
+			p, err := pidfile.Lock(path, "gsalt-master")
+			switch {
+			case errors.Is(err, pidfile.ErrRunning):
+				return fmt.Errorf("masterd: %w", err)
+			case err != nil:
+				d.log.Warn("cannot write the pidfile", "pidfile", path, "err", err)
+			default:
+				d.locks = append(d.locks, p)
+			}
+		}
+	}
+	return nil
+}
+
+// connLimits maps max_open_files onto the ports' limits like Salt's
+// check_max_open_files: the soft RLIMIT_NOFILE is raised towards
+// max_open_files (bounded by the hard limit), and each of the two ports
+// may hold at most 40% of the descriptors, so files, sockets of the event
+// bus and the job cache always have room.
+func connLimits(cfg *config.Master, log *slog.Logger) transport.Limits {
+	want := uint64(100000)
+	if v, ok := cfg.Opts.Get("max_open_files"); ok {
+		if n, ok := payload.AsInt(v); ok && n > 0 {
+			want = uint64(n)
+		}
+	}
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		return transport.Limits{}
+	}
+	if rl.Cur < want {
+		nl := rl
+		nl.Cur = min(want, rl.Max)
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &nl); err == nil {
+			rl = nl
+		}
+	}
+	if rl.Cur < want {
+		log.Warn("the open files limit is below max_open_files; connections are limited accordingly",
+			"ulimit_n", rl.Cur, "max_open_files", want)
+	}
+	conns := int(min(rl.Cur, want) * 2 / 5)
+	return transport.Limits{MaxConns: max(conns, 64)}
+}
+
+// jobCacheRecover is job_cache_recover (default True): a damaged job
+// cache file is moved aside and a fresh one started.
+func jobCacheRecover(cfg *config.Master) bool {
+	v, ok := cfg.Opts.Get("job_cache_recover")
+	return !ok || v == nil || cfg.Opts.Bool("job_cache_recover")
+}
+
 // Run starts a daemon and serves until ctx is done, then stops it cleanly.
 func Run(ctx context.Context, cfg *config.Master, opts Options) error {
 	d, err := Start(ctx, cfg, opts)
 	if err != nil {
 		return err
+	}
+	if opts.Ready != nil {
+		opts.Ready()
 	}
 	<-ctx.Done()
 	return d.Close()
@@ -467,6 +552,9 @@ func (d *Daemon) shutdown() {
 		}
 		if d.pullFile {
 			os.Remove(filepath.Join(d.cfg.SockDir, PublishPullIPC))
+		}
+		for i := len(d.locks) - 1; i >= 0; i-- {
+			_ = d.locks[i].Release()
 		}
 		d.err = errors.Join(errs...)
 		if d.log != nil && d.m != nil {

@@ -212,11 +212,12 @@ func (m *Minion) newSession(res *message.AuthResult) (*session, error) {
 		return nil, err
 	}
 	s := &session{crypticle: c, key: res.SessionKey, publishPort: res.PublishPort, masterPub: mp}
+	fresh := m.serialGuardFor(res.SessionKey)
 	m.mu.Lock()
 	if old := m.sess; old != nil && old.key == res.SessionKey {
 		s.serial = old.serial
 	} else {
-		s.serial = &message.SerialGuard{}
+		s.serial = fresh
 	}
 	m.sess = s
 	m.mu.Unlock()

@@ -17,13 +17,17 @@ import (
 const (
 	defaultRequestTimeout = 60 * time.Second
 	defaultRequestTries   = 3
+	// maxReauthPerRequest bounds the re-authentications one request may
+	// cause ("bad load" answers: the master's session key changed).
+	maxReauthPerRequest = 5
 )
 
 func joinHostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
 
 // request sends load as an AES request and returns the decoded reply. When
 // the master cannot decrypt it ("bad load": its session key changed) the
-// minion re-authenticates and sends the request once more. A "tok" key in
+// minion re-authenticates and sends the request again (up to
+// maxReauthPerRequest times). A "tok" key in
 // load is set to the minion's token.
 func (m *Minion) request(ctx context.Context, load *payload.Map, tries int, timeout time.Duration) (any, error) {
 	if tries <= 0 {
@@ -52,8 +56,11 @@ func (m *Minion) request(ctx context.Context, load *payload.Map, tries int, time
 			return nil, fmt.Errorf("minion: %s request: %w", load.Str("cmd"), err)
 		}
 		ret, err := message.OpenSendReply(s.crypticle, reply, nonce, wireLimits)
-		if errors.Is(err, message.ErrDecrypt) && attempt == 0 {
-			m.log.Info("the master could not decrypt a request; re-authenticating", "cmd", load.Str("cmd"))
+		if errors.Is(err, message.ErrDecrypt) && attempt < maxReauthPerRequest {
+			// A master restarted (again) between our re-auth and this
+			// request answers "bad load" once more: re-auth and send again,
+			// a bounded number of times.
+			m.log.Info("the master could not decrypt a request; re-authenticating", "cmd", load.Str("cmd"), "attempt", attempt+1)
 			if _, err := m.reauth(ctx, s); err != nil {
 				return nil, err
 			}

@@ -43,6 +43,12 @@ type fakeMaster struct {
 	reqs     []*payload.Map
 	reqCh    chan *payload.Map
 	replies  map[string]any // cmd -> reply (default nil/{} rules)
+	// badLoads answers the next N requests of a cmd "bad load" although
+	// they decrypt: a master restarting again and again.
+	badLoads map[string]int
+	// drops leaves the next N requests of a cmd unanswered (a master
+	// killed before it replied).
+	drops map[string]int
 
 	req *transport.ReqServer
 	pub *transport.PubServer
@@ -66,7 +72,7 @@ func newFakeMaster(t *testing.T, keyFile string, retPort, pubPort int) *fakeMast
 	t.Helper()
 	priv, pubPEM := loadKey(t, keyFile)
 	fm := &fakeMaster{t: t, priv: priv, pubPEM: pubPEM, decision: map[string]string{}, auths: map[string]int{}, lastAuth: map[string]*payload.Map{},
-		reqCh: make(chan *payload.Map, 1000), replies: map[string]any{}, pillar: payload.NewMap("role", "web", "nested", payload.NewMap("k", "v"))}
+		reqCh: make(chan *payload.Map, 1000), replies: map[string]any{}, badLoads: map[string]int{}, drops: map[string]int{}, pillar: payload.NewMap("role", "web", "nested", payload.NewMap("k", "v"))}
 	fm.rotate()
 	fm.start(retPort, pubPort)
 	t.Cleanup(fm.stop)
@@ -159,6 +165,17 @@ func (fm *fakeMaster) handle(_ context.Context, frame []byte) ([]byte, bool) {
 	}
 	cmd := load.Str("cmd")
 	fm.mu.Lock()
+	if fm.drops[cmd] > 0 {
+		fm.drops[cmd]--
+		fm.mu.Unlock()
+		return nil, false
+	}
+	if fm.badLoads[cmd] > 0 {
+		fm.badLoads[cmd]--
+		fm.mu.Unlock()
+		b, _ := payload.Marshal(message.BadLoadText)
+		return b, true
+	}
 	fm.reqs = append(fm.reqs, load)
 	custom, hasCustom := fm.replies[cmd]
 	pillar := fm.pillar
@@ -281,6 +298,22 @@ func (fm *fakeMaster) waitReq(t *testing.T, d time.Duration, pred func(*payload.
 			}
 		case <-timer.C:
 			t.Fatalf("no matching request within %s", d)
+			return nil
+		}
+	}
+}
+
+// tryReq returns the first request matching pred within d, or nil.
+func (fm *fakeMaster) tryReq(d time.Duration, pred func(*payload.Map) bool) *payload.Map {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		select {
+		case l := <-fm.reqCh:
+			if pred(l) {
+				return l
+			}
+		case <-timer.C:
 			return nil
 		}
 	}

@@ -5,6 +5,9 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,6 +21,7 @@ import (
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
+	"github.com/gsalt/gsalt/wire/transport"
 )
 
 // job is one running job.
@@ -158,6 +162,7 @@ func (m *Minion) handleFrames(ctx context.Context, frames [][]byte) {
 		m.log.Debug("ignoring a duplicate job", "jid", jid)
 		return
 	}
+	m.saveReplayGuard(s.key, serial)
 	m.startJob(ctx, load)
 }
 
@@ -487,7 +492,59 @@ func (m *Minion) returnJob(ctx context.Context, ret *payload.Map) {
 		tries = defaultRequestTries
 	}
 	m.log.Info("returning information for job", "jid", jid)
-	if _, err := m.request(ctx, load, tries, defaultRequestTimeout); err != nil {
-		m.log.Warn("The minion failed to return the job information", "jid", jid, "err", err)
+	// A return that failed for a reason a new session or a restarted
+	// master fixes (timeout, "bad load", not authenticated yet) is sent
+	// again after return_retry_timer..return_retry_timer_max seconds, up to
+	// return_retry_tries rounds; the master drops a duplicate.
+	for round := 1; ; round++ {
+		_, err := m.request(ctx, load, tries, defaultRequestTimeout)
+		if err == nil {
+			return
+		}
+		if round >= tries || !retryableReturn(err) || ctx.Err() != nil {
+			m.log.Warn("The minion failed to return the job information for job "+jid+". This is often due to the master being shut down or overloaded. If the master is running, consider increasing the worker_threads value.",
+				"jid", jid, "err", err, "rounds", round)
+			return
+		}
+		wait := m.returnRetryWait()
+		m.log.Info("return failed, sending it again", "jid", jid, "err", err, "round", round, "in", wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			m.log.Warn("The minion failed to return the job information", "jid", jid, "err", ctx.Err())
+			return
+		}
 	}
+}
+
+// retryableReturn reports whether a failed return may succeed when sent
+// again: the master did not answer, could not decrypt it, or the minion
+// had no session at that moment.
+func retryableReturn(err error) bool {
+	return errors.Is(err, transport.ErrTimeout) || errors.Is(err, message.ErrDecrypt) ||
+		errors.Is(err, ErrNotConnected) || errors.Is(err, transport.ErrProtocol) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
+}
+
+// returnRetryWait is Salt's _return_retry_timer: a random whole number of
+// seconds between return_retry_timer and return_retry_timer_max.
+func (m *Minion) returnRetryWait() time.Duration {
+	lo, hi := 5, 10
+	if v, ok := m.opts.Get("return_retry_timer"); ok {
+		if n, ok := payload.AsInt(v); ok && n >= 0 {
+			lo = int(n)
+		}
+	}
+	if v, ok := m.opts.Get("return_retry_timer_max"); ok {
+		if n, ok := payload.AsInt(v); ok && n >= 0 {
+			hi = int(n)
+		}
+	}
+	if hi <= lo {
+		return time.Duration(lo) * time.Second
+	}
+	return time.Duration(lo+rand.IntN(hi-lo+1)) * time.Second
 }

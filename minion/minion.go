@@ -141,6 +141,9 @@ type Minion struct {
 	jidQueue []string
 	jidSeen  map[string]bool
 
+	replayMu sync.Mutex
+	replay   replayState
+
 	jobs     *jobTable
 	services map[string]any
 	beacons  *beacons.Manager
@@ -202,6 +205,7 @@ func New(o Options) (*Minion, error) {
 		m.log = slog.Default()
 	}
 	m.log = m.log.With("minion", m.id)
+	m.loadReplayGuard()
 	if m.reg == nil {
 		reg, err := NewRegistry()
 		if err != nil {

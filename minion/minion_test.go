@@ -617,3 +617,86 @@ func TestSignedReturns(t *testing.T) {
 		t.Fatal("verified with another key")
 	}
 }
+
+// TestReturnResentAfterRepeatedBadLoad: a master that restarts again and
+// again answers a return "bad load" more than once; the minion
+// re-authenticates and sends it again each time (and, past the per-request
+// bound, in a new return_retry_timer round) until the return is stored.
+// Before, the second "bad load" lost the return.
+func TestReturnResentAfterRepeatedBadLoad(t *testing.T) {
+	for _, bad := range []int{1, 3, 8} {
+		t.Run(fmt.Sprint(bad), func(t *testing.T) {
+			fm, _ := acceptedMinion(t, "return_retry_timer: 0\nreturn_retry_timer_max: 0\n")
+			jid := fmt.Sprintf("2026010100000000%04d", 500+bad)
+			fm.mu.Lock()
+			fm.badLoads["_return"] = bad
+			fm.mu.Unlock()
+			fm.publish(jobLoad(jid, "test.ping", []any{}))
+			fm.waitReq(t, wait, isReturn(jid))
+			fm.mu.Lock()
+			left := fm.badLoads["_return"]
+			fm.mu.Unlock()
+			if left != 0 {
+				t.Fatalf("%d bad loads not consumed", left)
+			}
+		})
+	}
+}
+
+// TestReplayDroppedAcrossRestart: a captured signed publish replayed after
+// the minion restarted (same master session key) is dropped, by its jid
+// and by its serial; a fresh publish still runs. Before, the serial guard
+// and the jid queue lived in memory only and the replay ran again.
+func TestReplayDroppedAcrossRestart(t *testing.T) {
+	fm := newFakeMaster(t, filepath.Join(vectorsPKI, "master/master.pem"), 0, 0)
+	fm.set("m1", "accept")
+	cfg := minionConfig(t, "m1", fm, "")
+	installKey(t, cfg, "minion1")
+	m, stop := startMinion(t, cfg, Options{})
+	waitReady(t, m, wait)
+	warmup(t, fm)
+	captured := fm.publishFrame(jobLoad("20260101000000000601", "test.ping", []any{}), 1000)
+	if err := fm.pub.Publish(captured); err != nil {
+		t.Fatal(err)
+	}
+	fm.waitReq(t, wait, isReturn("20260101000000000601"))
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	m2, _ := startMinion(t, cfg, Options{})
+	waitReady(t, m2, wait)
+	// The replays are the first publishes the restarted minion sees: send
+	// them again and again until well after its subscription is up.
+	replays := [][]byte{
+		captured, // same jid, same serial
+		fm.publishFrame(jobLoad("20260101000000000602", "test.ping", []any{}), 900), // new jid, older serial
+	}
+	deadline := time.Now().Add(wait)
+	var upSince time.Time
+	for {
+		for _, f := range replays {
+			if err := fm.pub.Publish(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if l := fm.tryReq(50*time.Millisecond, func(l *payload.Map) bool { return l.Str("cmd") == "_return" }); l != nil {
+			t.Fatalf("a replayed publish ran after the restart: %s", mustJSON(l))
+		}
+		if upSince.IsZero() && fm.pub.Subscribers() > 0 {
+			upSince = time.Now()
+		}
+		if !upSince.IsZero() && time.Since(upSince) > 1500*time.Millisecond {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the restarted minion never subscribed")
+		}
+	}
+	// A genuine new publish (next serial) runs: the minion was listening.
+	fresh := fm.publishFrame(jobLoad("20260101000000000603", "test.ping", []any{}), 1001)
+	if err := fm.pub.Publish(fresh); err != nil {
+		t.Fatal(err)
+	}
+	fm.waitReq(t, wait, isReturn("20260101000000000603"))
+}

@@ -170,7 +170,12 @@ func (r *runner) remote(ctx context.Context, fun string, words []string) int {
 		if err != nil {
 			return r.fail(err)
 		}
-		defer ev.Close()
+		// await may replace ev (re-subscribing after a master restart).
+		defer func() {
+			if ev != nil {
+				ev.Close()
+			}
+		}()
 	}
 	reply, err := c.Request(ctx, RunnerLoad(fun, args, kwargs, c.User, c.Key), 60*time.Second)
 	if err != nil {
@@ -197,11 +202,21 @@ func (r *runner) remote(ctx context.Context, fun string, words []string) int {
 		fmt.Fprintf(r.o.Stderr, "[WARNING ] Running in asynchronous mode. Results of this execution may be collected by attaching to the master event bus or by examining the master job cache, if configured. This execution is running under tag %s\n", tag)
 		return 0
 	}
-	return r.await(ctx, ev, tag, jid)
+	return r.await(ctx, c, &ev, tag, jid)
 }
 
+// Fallback timing: when the runner's return event has not arrived after
+// fallbackAfter (then every fallbackEvery), or the event connection ends
+// (a master restart), the return is looked up in the job cache.
+var (
+	fallbackAfter = 10 * time.Second
+	fallbackEvery = 10 * time.Second
+)
+
 // await prints the runner's events (print_async_event) until its return.
-func (r *runner) await(ctx context.Context, ev *saltcli.Events, tag, jid string) int {
+// A missed return event (the bus dropped it for a slow reader, the master
+// restarted) is found in the job cache with jobs.lookup_jid.
+func (r *runner) await(ctx context.Context, c *saltcli.Client, evp **saltcli.Events, tag, jid string) int {
 	timeout := r.o.Timeout
 	if timeout <= 0 {
 		timeout = 300 * time.Second
@@ -211,12 +226,36 @@ func (r *runner) await(ctx context.Context, ev *saltcli.Events, tag, jid string)
 	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
+	lookupTick := time.NewTimer(fallbackAfter)
+	defer lookupTick.Stop()
 	prefix := tag + "/"
+	lookups := map[string]bool{} // tags of our jobs.lookup_jid runs
 	for {
+		ev := *evp
+		var evC <-chan event.Event
+		if ev != nil {
+			evC = ev.C()
+		}
 		select {
-		case e, ok := <-ev.C():
+		case e, ok := <-evC:
 			if !ok {
-				return r.fail(&saltcli.SaltError{Kind: saltcli.ErrNoMaster, Text: saltcli.TextNoMaster})
+				// The master went away: subscribe again, then look the
+				// return up in case it was fired in between.
+				ev.Close()
+				*evp = nil
+				r.o.Log.Debug("event bus connection ended; re-subscribing", "jid", jid)
+				lookupTick.Reset(0)
+				continue
+			}
+			if ltag, isLookup := lookupTag(lookups, e.Tag); isLookup {
+				if strings.HasSuffix(e.Tag, "/ret") {
+					delete(lookups, ltag)
+					if data := fromLookup(e.Data, jid); data != nil {
+						r.o.Log.Debug("runner return found in the job cache", "jid", jid)
+						return r.finish(data)
+					}
+				}
+				continue
 			}
 			suffix, isOurs := strings.CutPrefix(e.Tag, prefix)
 			if !isOurs || e.Data == nil {
@@ -236,16 +275,25 @@ func (r *runner) await(ctx context.Context, ev *saltcli.Events, tag, jid string)
 				}
 				continue
 			}
-			ret, _ := data.Get("return")
-			out := eventOutputter(data)
-			if rm, isMap := ret.(*payload.Map); isMap && rm.Len() == 2 && rm.Has("data") && rm.Has("outputter") {
-				out = rm.Str("outputter")
-				ret, _ = rm.Get("data")
+			return r.finish(data)
+		case <-lookupTick.C:
+			lookupTick.Reset(fallbackEvery)
+			if *evp == nil {
+				ne, err := c.Subscribe(ctx, func(tag string) bool { return strings.HasPrefix(tag, "salt/run/") }, 0)
+				if err != nil {
+					r.o.Log.Debug("cannot re-subscribe to the event bus yet", "err", err)
+					continue
+				}
+				*evp = ne
 			}
-			if !r.o.Quiet {
-				r.display(ret, out)
+			reply, err := c.Request(ctx, RunnerLoad("jobs.lookup_jid", []any{jid}, payload.NewMap(), c.User, c.Key), 30*time.Second)
+			if err != nil {
+				r.o.Log.Debug("job cache lookup failed", "jid", jid, "err", err)
+				continue
 			}
-			return exitCode(ret)
+			if m, ok := reply.(*payload.Map); ok && m.Str("tag") != "" {
+				lookups[m.Str("tag")] = true
+			}
 		case <-deadline.C:
 			r.display(fmt.Sprintf("RunnerClient job '%s' timed out", jid), "nested")
 			return 1
@@ -253,6 +301,54 @@ func (r *runner) await(ctx context.Context, ev *saltcli.Events, tag, jid string)
 			return 1
 		}
 	}
+}
+
+// lookupTag reports whether an event tag belongs to one of our lookups.
+func lookupTag(lookups map[string]bool, tag string) (string, bool) {
+	for t := range lookups {
+		if strings.HasPrefix(tag, t+"/") {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// fromLookup extracts the runner's ret data (as fired on salt/run/<jid>/ret
+// and stored in the job cache under the master's id) from the ret event
+// of jobs.lookup_jid, or nil when the job has not returned yet.
+func fromLookup(ev *payload.Map, jid string) *payload.Map {
+	if ev == nil {
+		return nil
+	}
+	ret, _ := ev.Get("return")
+	m, ok := ret.(*payload.Map)
+	if !ok {
+		return nil
+	}
+	if d := m.Map("data"); d != nil && m.Has("outputter") {
+		m = d
+	}
+	for _, it := range m.Items() {
+		rec, ok := it.Value.(*payload.Map)
+		if ok && rec.Str("jid") == jid && strings.HasPrefix(rec.Str("fun"), "runner.") && rec.Has("return") {
+			return rec
+		}
+	}
+	return nil
+}
+
+// finish prints a runner's ret data and returns the exit status.
+func (r *runner) finish(data *payload.Map) int {
+	ret, _ := data.Get("return")
+	out := eventOutputter(data)
+	if rm, isMap := ret.(*payload.Map); isMap && rm.Len() == 2 && rm.Has("data") && rm.Has("outputter") {
+		out = rm.Str("outputter")
+		ret, _ = rm.Get("data")
+	}
+	if !r.o.Quiet {
+		r.display(ret, out)
+	}
+	return exitCode(ret)
 }
 
 // eventOutputter is the outputter print_async_event picks from an event.

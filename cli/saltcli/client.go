@@ -2,6 +2,8 @@ package saltcli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -54,7 +56,7 @@ func (e *SaltError) Unwrap() error { return e.Kind }
 // Texts Salt prints for client failures (salt/client/__init__.py).
 const (
 	TextNoMaster     = "The salt master could not be contacted. Is master running?"
-	TextReqTimeout   = "Salt request timed out. The master is not responding. You may need to run your command with `--async` in order to bypass the congested event bus. With `--async`, the CLI tool will print the job id (jid) and exit immediately without listening for responses. You can then use `salt-run jobs.lookup_jid` to look up the results of the job in the job cache later."
+	TextReqTimeout   = "Salt request timed out. The master is not responding. You may need to run your command with `--async` in order to bypass the congested event bus. With `--async`, the CLI tool will print the job id (jid) and exit immediately without listening for responses. You can then use `gsalt-run jobs.lookup_jid` to look up the results of the job in the job cache later."
 	TextNoMinions    = "No minions matched the target. No command was sent, no jid was assigned."
 	TextNoConnect    = "Failed to connect to the Master, is the Salt Master running?"
 	TextFailedAuth   = "Failed to authenticate! This is most likely because this user is not permitted to execute commands, but there is a small possibility that a disk error occurred (check disk/inode usage)."
@@ -313,6 +315,58 @@ type Events struct {
 // the job is published.
 const SubscribeSettle = 20 * time.Millisecond
 
+// ProbeTagPrefix starts the tag of the event a CLI fires to confirm its
+// subscription to the master event bus.
+const ProbeTagPrefix = "gsalt/cli/subscribed/"
+
+// probeTimeout bounds the wait for the probe event.
+const probeTimeout = 10 * time.Second
+
+// awaitProbe fires a probe event on master_event_pull.ipc (again every
+// 200 ms) until r reads it back. Events read before it are not ours: the
+// caller publishes only after Subscribe returns.
+func (c *Client) awaitProbe(ctx context.Context, r *event.IPCReader) error {
+	var nonce [8]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return err
+	}
+	tag := ProbeTagPrefix + hex.EncodeToString(nonce[:])
+	pull := filepath.Join(c.Master.SockDir, event.MasterPullSocket)
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	seen := make(chan error, 1)
+	go func() {
+		for {
+			ev, err := r.Next(pctx)
+			if err != nil {
+				if errors.Is(err, event.ErrBadFrame) {
+					continue
+				}
+				seen <- err
+				return
+			}
+			if ev.Tag == tag {
+				seen <- nil
+				return
+			}
+		}
+	}()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if err := event.FirePull(pctx, pull, event.Event{Tag: tag, Data: payload.NewMap("probe", true)}); err != nil {
+			cancel()
+			<-seen
+			return fmt.Errorf("probe: %w", err)
+		}
+		select {
+		case err := <-seen:
+			return err
+		case <-tick.C:
+		}
+	}
+}
+
 // maxBadFrames ends a subscription after this many undecodable frames in
 // a row (the stream is then broken).
 const maxBadFrames = 16
@@ -333,13 +387,22 @@ func (c *Client) Subscribe(ctx context.Context, match func(tag string) bool, que
 		queue = 4096
 	}
 	// The bus registers a reader after accepting its connection, which
-	// may lag behind our connect; Salt's IPC has no handshake to wait for,
-	// so give the master a moment before anything is published.
-	select {
-	case <-time.After(SubscribeSettle):
-	case <-ctx.Done():
-		_ = r.Close()
-		return nil, ctx.Err()
+	// may lag behind our connect (a master that just started, a loaded
+	// machine); Salt's IPC has no handshake. Fire a probe event through
+	// the pull socket until it comes back on our reader: from then on
+	// every event reaches us. Without a pull socket, pause briefly.
+	if err := c.awaitProbe(ctx, r); err != nil {
+		if ctx.Err() != nil {
+			_ = r.Close()
+			return nil, ctx.Err()
+		}
+		c.Log.Debug("event bus subscription not confirmed; pausing instead", "error", err)
+		select {
+		case <-time.After(SubscribeSettle):
+		case <-ctx.Done():
+			_ = r.Close()
+			return nil, ctx.Err()
+		}
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	e := &Events{r: r, ch: make(chan event.Event, queue), cancel: cancel}

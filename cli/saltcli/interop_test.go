@@ -195,6 +195,8 @@ func TestInteropRealMaster(t *testing.T) {
 	for _, c := range same {
 		want, wantCode := p.salt("salt", c.words...)
 		got, _, gotCode := p.gsalt(c.o)
+		// The one deliberate difference: hints name gsalt's commands.
+		got = strings.ReplaceAll(got, "gsalt-run jobs.lookup_jid", "salt-run jobs.lookup_jid")
 		t.Logf("%s: salt (%d) %q", c.name, wantCode, want)
 		if normJID(got) != normJID(want) || gotCode != wantCode {
 			t.Errorf("%s: gsalt differs from salt\n gsalt (%d): %q\n salt  (%d): %q", c.name, gotCode, got, wantCode, want)

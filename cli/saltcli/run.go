@@ -422,7 +422,7 @@ func (r *runner) fail(err error) int {
 func NoReturnData(jid string) *payload.Map {
 	return payload.NewMap(
 		"out", "no_return",
-		"ret", "Minion did not return. [No response]\nThe minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\n\nsalt-run jobs.lookup_jid "+jid,
+		"ret", "Minion did not return. [No response]\nThe minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\n\ngsalt-run jobs.lookup_jid "+jid,
 		"retcode", int64(ExitGeneric),
 	)
 }

@@ -198,7 +198,7 @@ func TestRunOutputs(t *testing.T) {
 		{"no_minions", two(), Options{Words: []string{"ghost", "test.ping"}}, TextNoMinions + "\n", "ERROR: No return received", 2},
 		{"no_minions_json", two(), Options{Words: []string{"ghost", "test.ping"}, Out: "json"}, TextNoMinions + "\n{}\n", "ERROR: No return received", 2},
 		{"missing_list", two(), Options{Words: []string{"m1,ghost", "test.ping"}, TargetType: "list"},
-			"m1:\n    True\nghost:\n    Minion did not return. [No response]\n    The minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\n    \n    salt-run jobs.lookup_jid 20261122050000000001\n",
+			"m1:\n    True\nghost:\n    Minion did not return. [No response]\n    The minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\n    \n    gsalt-run jobs.lookup_jid 20261122050000000001\n",
 			"ERROR: Minions returned with non-zero exit code", 1},
 		{"async", two(), Options{Words: []string{"*", "test.ping"}, Async: true}, "Executed command with job ID: 20261122050000000001\n", "", 0},
 		{"async_no_minions", two(), Options{Words: []string{"ghost", "test.ping"}, Async: true}, TextNoMinions + "\nExecuted command with job ID: 0\n", "", 0},
@@ -342,7 +342,7 @@ func TestNoResponse(t *testing.T) {
 	s := newSim([]string{"m1", "m2"}, map[string]simMinion{"m1": {}, "m2": {dead: true}})
 	m := fakemaster.Start(t, s.handle, "timeout: 1\ngather_job_timeout: 1\n")
 	stdout, stderr, code := run(t, m, Options{Words: []string{"*", "test.ping"}, Out: "json", OutIndent: nil})
-	want := "{\n    \"m1\": true\n}\n{\n    \"m2\": \"Minion did not return. [No response]\\nThe minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\\n\\nsalt-run jobs.lookup_jid 20261122050000000001\"\n}\n"
+	want := "{\n    \"m1\": true\n}\n{\n    \"m2\": \"Minion did not return. [No response]\\nThe minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\\n\\ngsalt-run jobs.lookup_jid 20261122050000000001\"\n}\n"
 	if code != 1 || stdout != want || stderr != "ERROR: Minions returned with non-zero exit code\n" {
 		t.Errorf("exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
 	}

@@ -1,7 +1,9 @@
 // Command gsalt-master is a Salt 3006 compatible master: it reads Salt's
 // master configuration (-c DIR: DIR/master and DIR/master.d/*.conf) and
 // serves Salt minions, proxies and the salt CLI on the publish and request
-// ports. It runs in the foreground and stops cleanly on SIGTERM or SIGINT.
+// ports. It runs in the foreground (or detached with -d) and stops cleanly
+// on SIGTERM or SIGINT; under systemd (Type=notify) it reports READY,
+// STOPPING and watchdog pings.
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 
 func main() {
 	var confDir, logLevel string
+	var df daemon.Flags
 	cmd := &cobra.Command{
 		Use:           "gsalt-master",
 		Short:         "Salt 3006 compatible master",
@@ -26,26 +29,46 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if df.Version {
+				fmt.Print(daemon.VersionReport("gsalt-master"))
+				return nil
+			}
 			cfg, err := config.LoadMaster(confDir)
 			if err != nil {
 				return err
 			}
-			ctx, logger, stop, err := daemon.Start(daemon.Logging{Level: cfg.LogLevel, File: cfg.LogFile, FileLevel: cfg.LogLevelLogfile}, logLevel)
+			if df.PidFile != "" {
+				cfg.Opts.Set("pidfile", df.PidFile)
+			}
+			if parent, err := df.Daemonize(); err != nil || parent {
+				return err
+			}
+			lg := daemon.Logging{Level: cfg.LogLevel, File: cfg.LogFile, FileLevel: cfg.LogLevelLogfile}
+			df.Apply(&lg)
+			ctx, logger, stop, err := daemon.Start(lg, logLevel)
 			if err != nil {
 				return err
 			}
 			defer stop()
+			if err := daemon.SwitchUser(df.User); err != nil {
+				return err
+			}
 			run := runners.Default()
 			for _, rn := range virt.RunnerFunctions() {
 				if err := run.Register(rn); err != nil {
 					return err
 				}
 			}
-			return masterd.Run(ctx, cfg, masterd.Options{Logger: logger, Runners: run})
+			defer daemon.Notify("STOPPING=1")
+			return masterd.Run(ctx, cfg, masterd.Options{Logger: logger, Runners: run, Ready: func() {
+				_ = daemon.Notify("READY=1")
+				daemon.Watchdog(ctx)
+			}})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&confDir, "config-dir", "c", config.DefaultConfigDir, "directory holding the master configuration file")
+	df.Register(f)
 	f.StringVarP(&logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet (default: log_level from the configuration)")
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "gsalt-master:", err)

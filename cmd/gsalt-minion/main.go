@@ -15,6 +15,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
+	"github.com/gsalt/gsalt/internal/pidfile"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/virt"
 )
@@ -23,6 +24,7 @@ func main() {
 	var (
 		confDir, logLevel string
 		swarm             int
+		df                daemon.Flags
 	)
 	code := 0
 	cmd := &cobra.Command{
@@ -32,15 +34,47 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if df.Version {
+				fmt.Print(daemon.VersionReport("gsalt-minion"))
+				return nil
+			}
 			cfg, err := config.LoadMinion(confDir)
 			if err != nil {
 				return err
 			}
-			ctx, logger, stop, err := daemon.Start(daemon.Logging{Level: cfg.LogLevel, File: cfg.LogFile, FileLevel: cfg.LogLevelLogfile}, logLevel)
+			if parent, err := df.Daemonize(); err != nil || parent {
+				return err
+			}
+			lg := daemon.Logging{Level: cfg.LogLevel, File: cfg.LogFile, FileLevel: cfg.LogLevelLogfile}
+			df.Apply(&lg)
+			ctx, logger, stop, err := daemon.Start(lg, logLevel)
 			if err != nil {
 				return err
 			}
 			defer stop()
+			if err := daemon.SwitchUser(df.User); err != nil {
+				return err
+			}
+			// The pidfile is written when asked for (--pid-file) or when
+			// detached (-d: the pidfile option), as a service needs it.
+			pidPath := df.PidFile
+			if pidPath == "" && df.Daemon {
+				pidPath = cfg.Opts.Str("pidfile")
+			}
+			if pidPath != "" {
+				pf, err := pidfile.Lock(pidPath, "gsalt-minion")
+				switch {
+				case errors.Is(err, pidfile.ErrRunning):
+					return err
+				case err != nil:
+					logger.Warn("cannot write the pidfile", "pidfile", pidPath, "err", err)
+				default:
+					defer pf.Release()
+				}
+			}
+			_ = daemon.Notify("READY=1")
+			daemon.Watchdog(ctx)
+			defer daemon.Notify("STOPPING=1")
 			reg, err := minion.NewRegistry(virt.Extension)
 			if err != nil {
 				return err
@@ -65,6 +99,7 @@ func main() {
 	f := cmd.Flags()
 	f.StringVarP(&confDir, "config-dir", "c", config.DefaultConfigDir, "directory holding the minion configuration file")
 	f.StringVarP(&logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet (default: log_level from the configuration)")
+	df.Register(f)
 	f.IntVar(&swarm, "swarm", 0, "run N minion identities <id>-0000 ... in this process")
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "gsalt-minion:", err)

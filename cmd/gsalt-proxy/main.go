@@ -17,6 +17,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
+	"github.com/gsalt/gsalt/internal/pidfile"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/proxy"
 )
@@ -26,6 +27,7 @@ func main() {
 		confDir, logLevel, idsFile string
 		ids                        []string
 		maxConns, queueDepth       int
+		df                         daemon.Flags
 	)
 	code := 0
 	cmd := &cobra.Command{
@@ -35,6 +37,10 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if df.Version {
+				fmt.Print(daemon.VersionReport("gsalt-proxy"))
+				return nil
+			}
 			all := append([]string(nil), ids...)
 			if idsFile != "" {
 				more, err := proxy.ReadIDsFile(idsFile)
@@ -50,11 +56,37 @@ func main() {
 			if err != nil {
 				return err
 			}
-			ctx, logger, stop, err := daemon.Start(daemon.Logging{Level: cfg.LogLevel, File: cfg.LogFile, FileLevel: cfg.LogLevelLogfile}, logLevel)
+			if parent, err := df.Daemonize(); err != nil || parent {
+				return err
+			}
+			lg := daemon.Logging{Level: cfg.LogLevel, File: cfg.LogFile, FileLevel: cfg.LogLevelLogfile}
+			df.Apply(&lg)
+			ctx, logger, stop, err := daemon.Start(lg, logLevel)
 			if err != nil {
 				return err
 			}
 			defer stop()
+			if err := daemon.SwitchUser(df.User); err != nil {
+				return err
+			}
+			pidPath := df.PidFile
+			if pidPath == "" && df.Daemon {
+				pidPath = cfg.Opts.Str("pidfile")
+			}
+			if pidPath != "" {
+				pf, err := pidfile.Lock(pidPath, "gsalt-proxy")
+				switch {
+				case errors.Is(err, pidfile.ErrRunning):
+					return err
+				case err != nil:
+					logger.Warn("cannot write the pidfile", "pidfile", pidPath, "err", err)
+				default:
+					defer pf.Release()
+				}
+			}
+			_ = daemon.Notify("READY=1")
+			daemon.Watchdog(ctx)
+			defer daemon.Notify("STOPPING=1")
 			f, err := proxy.New(proxy.Options{ConfigDir: confDir, IDs: all, Logger: logger, MaxConns: maxConns, QueueDepth: queueDepth})
 			if err != nil {
 				return err
@@ -74,6 +106,7 @@ func main() {
 	}
 	f := cmd.Flags()
 	f.StringVarP(&confDir, "config-dir", "c", config.DefaultConfigDir, "directory holding the proxy configuration file")
+	df.Register(f)
 	f.StringArrayVar(&ids, "proxyid", nil, "id of a device to serve (repeatable)")
 	f.StringVar(&idsFile, "proxyids-file", "", "file of device ids to serve, one a line (# comments)")
 	f.StringVarP(&logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet (default: log_level from the configuration)")

@@ -11,6 +11,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -25,6 +30,11 @@ var (
 	ErrNoJob     = errors.New("jobcache: no such job")
 	ErrBadJID    = errors.New("jobcache: not a jid")
 	ErrDuplicate = errors.New("jobcache: duplicate return")
+	// ErrDamaged is returned when the store file cannot be read: bbolt
+	// reported corruption or panicked on a damaged page.
+	ErrDamaged = errors.New("jobcache: the job cache file is damaged")
+	// ErrClosed is returned by writes after Close.
+	ErrClosed = errors.New("jobcache: closed")
 )
 
 var (
@@ -33,6 +43,8 @@ var (
 	keyMinions = []byte("minions")
 	keyStart   = []byte("start")
 	keyReturns = []byte("returns")
+	keySigned  = []byte("signed")
+	bucketLost = []byte("lost")
 )
 
 // Options configure a Cache.
@@ -41,38 +53,559 @@ type Options struct {
 	Keep time.Duration
 	// Now returns the current time (tests); nil means time.Now.
 	Now func() time.Time
+	// Recover moves a damaged file aside (to PATH.damaged-TIME, kept) and
+	// starts a fresh one, copying every job that can still be read and
+	// recording the others as lost (job_cache_recover). Without it Open
+	// fails with ErrDamaged.
+	Recover bool
+	// Logger receives the recovery and damage logs; nil means slog.Default().
+	Logger *slog.Logger
+	// LockTimeout bounds the wait for another process's lock on the file;
+	// 0 means 5 s.
+	LockTimeout time.Duration
 }
 
-// Cache is the job cache. It is safe for concurrent use.
+// Cache is the job cache. It is safe for concurrent use. No panic of the
+// store reaches its callers: a damaged page turns into ErrDamaged.
 type Cache struct {
 	db   *bbolt.DB
 	opts Options
+	log  *slog.Logger
 
 	mu      sync.Mutex
 	lastJID time.Time
+	// damaged holds jobs found unreadable since Open (jid -> reason).
+	damaged map[string]string
+
+	writes    chan writeOp
+	closing   chan struct{}
+	writerEnd chan struct{}
+	closeOnce sync.Once
+	closeErr  error
 }
 
-// Open opens (creating) the cache file at path.
+// LostJob is a job the cache could not keep: found in a damaged file that
+// was moved aside, or unreadable in the current one.
+type LostJob struct {
+	// JID is the lost job's jid; "" when the damage hid the jids
+	// themselves (Reason then says which part of the file was lost).
+	JID string
+	// Reason says what happened and where the damaged file was kept.
+	Reason string
+	// When is when the loss was found.
+	When time.Time
+}
+
+// Open opens (creating) the cache file at path. The whole file is checked
+// first; an empty, truncated or otherwise damaged file fails with
+// ErrDamaged, or is recovered when opts.Recover is set.
 func Open(path string, opts Options) (*Cache, error) {
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 5 * time.Second})
-	if err != nil {
-		return nil, fmt.Errorf("jobcache: open %s: %w", path, err)
-	}
-	if err := db.Update(func(tx *bbolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bucketJobs)
-		return err
-	}); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("jobcache: init: %w", err)
-	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Cache{db: db, opts: opts}, nil
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = 5 * time.Second
+	}
+	db, err := openChecked(path, opts)
+	if err != nil && errors.Is(err, ErrDamaged) && opts.Recover {
+		return recoverFile(path, opts, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newCache(db, opts), nil
 }
 
-// Close closes the store.
-func (c *Cache) Close() error { return c.db.Close() }
+func newCache(db *bbolt.DB, opts Options) *Cache {
+	c := &Cache{db: db, opts: opts, log: opts.Logger, damaged: map[string]string{},
+		writes: make(chan writeOp, 1024), closing: make(chan struct{}), writerEnd: make(chan struct{})}
+	go c.writer()
+	return c
+}
+
+// openChecked opens the file and runs bbolt's consistency check over it,
+// turning corruption (reported or panicking) into ErrDamaged.
+func openChecked(path string, opts Options) (db *bbolt.DB, err error) {
+	defer faultsPanic()()
+	if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		return nil, fmt.Errorf("%w: %s is empty (truncated?)", ErrDamaged, path)
+	}
+	// bbolt may panic inside Open, before it returns a DB to close: keep
+	// the file it opened so the descriptor (and its flock) is released.
+	var file *os.File
+	defer func() {
+		if r := recover(); r != nil {
+			if db != nil {
+				closeQuietly(db)
+			}
+			if file != nil {
+				_ = file.Close()
+			}
+			db, err = nil, fmt.Errorf("%w: %s: %v", ErrDamaged, path, r)
+		}
+	}()
+	openFile := func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		f, err := os.OpenFile(name, flag, perm)
+		file = f
+		return f, err
+	}
+	db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opts.LockTimeout, OpenFile: openFile})
+	if err != nil {
+		if errors.Is(err, bbolt.ErrTimeout) || errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("jobcache: open %s: %w", path, err)
+		}
+		return nil, fmt.Errorf("%w: open %s: %w", ErrDamaged, path, err)
+	}
+	var problems []error
+	_ = db.View(func(tx *bbolt.Tx) error {
+		for e := range tx.Check() {
+			if len(problems) < 5 {
+				problems = append(problems, e)
+			}
+		}
+		return nil
+	})
+	if len(problems) == 0 {
+		err = db.Update(func(tx *bbolt.Tx) error {
+			if _, err := tx.CreateBucketIfNotExists(bucketJobs); err != nil {
+				return err
+			}
+			_, err := tx.CreateBucketIfNotExists(bucketLost)
+			return err
+		})
+		if err != nil {
+			problems = append(problems, err)
+		}
+	}
+	if len(problems) > 0 {
+		closeQuietly(db)
+		return nil, fmt.Errorf("%w: %s: %w", ErrDamaged, path, errors.Join(problems...))
+	}
+	return db, nil
+}
+
+// faultsPanic makes a memory fault of this goroutine (SIGBUS on a
+// truncated mmapped file) a panic the guards recover, until the returned
+// function restores the previous setting.
+func faultsPanic() func() {
+	old := debug.SetPanicOnFault(true)
+	return func() { debug.SetPanicOnFault(old) }
+}
+
+func closeQuietly(db *bbolt.DB) {
+	defer faultsPanic()()
+	defer func() { _ = recover() }()
+	_ = db.Close()
+}
+
+// recoverFile moves the damaged file aside, opens a fresh one, copies the
+// jobs still readable in the old file and records the others as lost.
+func recoverFile(path string, opts Options, cause error) (*Cache, error) {
+	aside := fmt.Sprintf("%s.damaged-%s", path, opts.Now().UTC().Format("20060102T150405.000000000"))
+	if err := os.Rename(path, aside); err != nil {
+		return nil, fmt.Errorf("jobcache: cannot move the damaged job cache aside: %w (%w)", err, cause)
+	}
+	opts.Logger.Error("job cache file is damaged: moved it aside and started a fresh one; jobs that could not be read are listed by the jobs runners",
+		"file", path, "moved_to", aside, "err", cause)
+	db, err := openChecked(path, opts)
+	if err != nil {
+		return nil, fmt.Errorf("jobcache: fresh job cache after recovery: %w", err)
+	}
+	c := newCache(db, opts)
+	kept, lost := c.salvage(aside)
+	now := opts.Now()
+	if err := c.recordLost(lost, now); err != nil {
+		c.log.Error("job cache: cannot record the lost jobs", "err", err)
+	}
+	var jids []string
+	for _, l := range lost {
+		jids = append(jids, l.JID)
+	}
+	opts.Logger.Warn("job cache recovered", "file", path, "jobs_kept", kept, "jobs_lost", len(lost), "lost", jids, "damaged_file", aside)
+	return c, nil
+}
+
+// salvage copies every readable job of the damaged file at old into c and
+// returns how many were kept and which were lost.
+func (c *Cache) salvage(old string) (kept int, lost []LostJob) {
+	defer faultsPanic()()
+	where := "kept in " + old
+	// Read a copy: a panic inside bbolt.Open leaves the damaged file
+	// mapped and locked by this process, which would block a second open.
+	cp, err := copyFile(old, old+".salvage")
+	if err != nil {
+		return 0, []LostJob{{Reason: fmt.Sprintf("every job: the damaged file could not be copied (%v); %s", err, where)}}
+	}
+	defer os.Remove(cp)
+	db, err := func() (db *bbolt.DB, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		var file *os.File
+		defer func() {
+			if r := recover(); r != nil && file != nil {
+				_ = file.Close()
+				panic(r)
+			}
+		}()
+		return bbolt.Open(cp, 0o400, &bbolt.Options{ReadOnly: true, Timeout: time.Second,
+			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+				f, err := os.OpenFile(name, flag, perm)
+				file = f
+				return f, err
+			}})
+	}()
+	if err != nil {
+		return 0, []LostJob{{Reason: fmt.Sprintf("every job: the damaged file could not be read (%v); %s", err, where)}}
+	}
+	defer closeQuietly(db)
+	var jobs []*Job
+	last := ""
+	err = func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		return db.View(func(tx *bbolt.Tx) error {
+			b := tx.Bucket(bucketJobs)
+			if b == nil {
+				return errors.New("no jobs bucket")
+			}
+			if lb := tx.Bucket(bucketLost); lb != nil {
+				_ = lb.ForEach(func(k, v []byte) error {
+					lost = append(lost, decodeLost(string(k), v))
+					return nil
+				})
+			}
+			cur := b.Cursor()
+			for k, v := cur.First(); k != nil; k, v = cur.Next() {
+				last = string(k)
+				if v != nil {
+					continue
+				}
+				j, jerr := readJobSafe(string(k), b, true)
+				if jerr != nil {
+					lost = append(lost, LostJob{JID: string(k), Reason: fmt.Sprintf("unreadable in the damaged file (%v); %s", jerr, where)})
+					continue
+				}
+				jobs = append(jobs, j)
+			}
+			return nil
+		})
+	}()
+	if err != nil {
+		what := "every job"
+		if last != "" {
+			what = "the jobs after " + last
+		}
+		lost = append(lost, LostJob{Reason: fmt.Sprintf("%s: the damaged file could not be read further (%v); %s", what, err, where)})
+	}
+	for _, j := range jobs {
+		if werr := c.restore(j); werr != nil {
+			lost = append(lost, LostJob{JID: j.JID, Reason: fmt.Sprintf("could not be copied (%v); %s", werr, where)})
+			continue
+		}
+		kept++
+	}
+	return kept, lost
+}
+
+// copyFile copies src to dst (replaced) and returns dst.
+func copyFile(src, dst string) (string, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		os.Remove(dst)
+		return "", err
+	}
+	return dst, out.Close()
+}
+
+// restore writes a job read from another file.
+func (c *Cache) restore(j *Job) error {
+	return c.update(func(tx *bbolt.Tx) error {
+		jb, err := tx.Bucket(bucketJobs).CreateBucketIfNotExists([]byte(j.JID))
+		if err != nil {
+			return err
+		}
+		var ts [8]byte
+		binary.BigEndian.PutUint64(ts[:], uint64(j.Saved.UnixNano()))
+		if err := jb.Put(keyStart, ts[:]); err != nil {
+			return err
+		}
+		if j.Load != nil {
+			enc, err := payload.MarshalBin(j.Load)
+			if err != nil {
+				return err
+			}
+			if err := jb.Put(keyLoad, enc); err != nil {
+				return err
+			}
+		}
+		if len(j.Minions) > 0 {
+			m, err := payload.MarshalBin(j.Minions)
+			if err != nil {
+				return err
+			}
+			if err := jb.Put(keyMinions, m); err != nil {
+				return err
+			}
+		}
+		if len(j.Returns) == 0 {
+			return nil
+		}
+		rb, err := jb.CreateBucketIfNotExists(keyReturns)
+		if err != nil {
+			return err
+		}
+		for id, r := range j.Returns {
+			enc, err := payload.MarshalBin(r)
+			if err != nil {
+				return err
+			}
+			if err := rb.Put([]byte(id), enc); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (c *Cache) recordLost(lost []LostJob, now time.Time) error {
+	if len(lost) == 0 {
+		return nil
+	}
+	return c.update(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketLost)
+		for i, l := range lost {
+			when := l.When
+			if when.IsZero() {
+				when = now
+			}
+			key := l.JID
+			if key == "" {
+				key = fmt.Sprintf("~%s-%d", FormatJID(now), i)
+			}
+			enc, err := payload.MarshalBin(payload.NewMap("reason", l.Reason, "when", when.UnixNano(), "jid", l.JID))
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte(key), enc); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func decodeLost(key string, v []byte) LostJob {
+	l := LostJob{JID: key}
+	if m, err := payload.UnmarshalMap(bytes.Clone(v)); err == nil {
+		l.JID = m.Str("jid")
+		l.Reason = m.Str("reason")
+		if n, ok := payload.AsInt(mustGet(m, "when")); ok {
+			l.When = time.Unix(0, n)
+		}
+	}
+	return l
+}
+
+func mustGet(m *payload.Map, k string) any { v, _ := m.Get(k); return v }
+
+// Lost returns the jobs lost to damage: those recorded when a damaged file
+// was recovered, then those found unreadable since Open.
+func (c *Cache) Lost() (out []LostJob, err error) {
+	defer faultsPanic()()
+	defer c.guard(&err)
+	err = c.db.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketLost)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, v []byte) error {
+			out = append(out, decodeLost(string(k), v))
+			return nil
+		})
+	})
+	c.mu.Lock()
+	jids := make([]string, 0, len(c.damaged))
+	for jid := range c.damaged {
+		jids = append(jids, jid)
+	}
+	sort.Strings(jids)
+	for _, jid := range jids {
+		out = append(out, LostJob{JID: jid, Reason: c.damaged[jid]})
+	}
+	c.mu.Unlock()
+	return out, err
+}
+
+// noteDamaged records a job found unreadable and logs it once.
+func (c *Cache) noteDamaged(jid string, err error) {
+	c.mu.Lock()
+	_, seen := c.damaged[jid]
+	if !seen {
+		c.damaged[jid] = fmt.Sprintf("unreadable in the job cache (%v); restart the master to recover the file", err)
+	}
+	c.mu.Unlock()
+	if !seen {
+		c.log.Error("job cache: a job cannot be read (damaged file); it is reported as lost", "jid", jid, "err", err)
+	}
+}
+
+// guard turns a panic of the store into ErrDamaged in *err.
+func (c *Cache) guard(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%w: %v", ErrDamaged, r)
+		c.log.Error("job cache: the store failed (damaged file?)", "panic", r)
+	}
+}
+
+// writeOp is one write waiting for the writer goroutine.
+type writeOp struct {
+	fn  func(*bbolt.Tx) error
+	err chan error
+}
+
+// maxBatch bounds the writes committed in one transaction.
+const maxBatch = 256
+
+// writer commits queued writes, as many as are waiting in one transaction
+// (one fsync for a burst of returns). Panics of the store are recovered
+// here, in the goroutine where they happen, never in a timer goroutine of
+// bbolt's own Batch.
+func (c *Cache) writer() {
+	defer faultsPanic()()
+	defer close(c.writerEnd)
+	for {
+		var op writeOp
+		select {
+		case op = <-c.writes:
+		case <-c.closing:
+			var rest []writeOp
+			for len(c.writes) > 0 {
+				rest = append(rest, <-c.writes)
+			}
+			if len(rest) > 0 {
+				c.runBatch(rest)
+			}
+			return
+		}
+		ops := []writeOp{op}
+	fill:
+		for len(ops) < maxBatch {
+			select {
+			case op := <-c.writes:
+				ops = append(ops, op)
+			default:
+				break fill
+			}
+		}
+		c.runBatch(ops)
+	}
+}
+
+func (c *Cache) runBatch(ops []writeOp) {
+	for len(ops) > 0 {
+		failed := -1
+		err := c.safeUpdate(func(tx *bbolt.Tx) error {
+			for i, op := range ops {
+				if err := safeCall(op.fn, tx); err != nil {
+					failed = i
+					return err
+				}
+			}
+			return nil
+		})
+		if failed >= 0 {
+			// The failing write runs alone so its error is its own.
+			op := ops[failed]
+			op.err <- c.safeUpdate(op.fn)
+			ops = append(ops[:failed:failed], ops[failed+1:]...)
+			continue
+		}
+		for _, op := range ops {
+			op.err <- err
+		}
+		return
+	}
+}
+
+func safeCall(fn func(*bbolt.Tx) error, tx *bbolt.Tx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrDamaged, r)
+		}
+	}()
+	return fn(tx)
+}
+
+// safeUpdate is db.Update with the store's panics turned into ErrDamaged.
+func (c *Cache) safeUpdate(fn func(*bbolt.Tx) error) (err error) {
+	defer c.guard(&err)
+	return c.db.Update(fn)
+}
+
+// update queues fn for the writer and waits for its result. fn may run
+// more than once (as with bbolt's Batch) and must be idempotent.
+func (c *Cache) update(fn func(*bbolt.Tx) error) error {
+	op := writeOp{fn: fn, err: make(chan error, 1)}
+	select {
+	case c.writes <- op:
+	case <-c.closing:
+		return ErrClosed
+	}
+	select {
+	case err := <-op.err:
+		return err
+	case <-c.writerEnd:
+		select {
+		case err := <-op.err:
+			return err
+		default:
+			return ErrClosed
+		}
+	}
+}
+
+// Close stops the writer (queued writes are committed first) and closes
+// the store.
+func (c *Cache) Close() error {
+	c.closeOnce.Do(func() {
+		// The writer commits what is queued before it returns.
+		close(c.closing)
+		<-c.writerEnd
+		// Writes that raced with closing get ErrClosed.
+		for {
+			select {
+			case op := <-c.writes:
+				op.err <- ErrClosed
+				continue
+			default:
+			}
+			break
+		}
+		func() {
+			defer c.guard(&c.closeErr)
+			c.closeErr = c.db.Close()
+		}()
+	})
+	return c.closeErr
+}
 
 const jidLayout = "20060102150405.000000"
 
@@ -126,7 +659,7 @@ func (c *Cache) SaveLoad(jid string, load *payload.Map, minions []string) error 
 	if err != nil {
 		return fmt.Errorf("jobcache: encode load: %w", err)
 	}
-	return c.db.Batch(func(tx *bbolt.Tx) error {
+	return c.update(func(tx *bbolt.Tx) error {
 		jb, err := tx.Bucket(bucketJobs).CreateBucketIfNotExists([]byte(jid))
 		if err != nil {
 			return err
@@ -152,7 +685,7 @@ func (c *Cache) SaveLoad(jid string, load *payload.Map, minions []string) error 
 
 // AddMinions adds expected minions to a job (e.g. from syndics).
 func (c *Cache) AddMinions(jid string, minions []string) error {
-	return c.db.Batch(func(tx *bbolt.Tx) error {
+	return c.update(func(tx *bbolt.Tx) error {
 		jb := tx.Bucket(bucketJobs).Bucket([]byte(jid))
 		if jb == nil {
 			return fmt.Errorf("%w: %s", ErrNoJob, jid)
@@ -202,6 +735,15 @@ func decodeStrings(b []byte) []string {
 // ErrDuplicate and changes nothing, like Salt's local_cache. A return for
 // a jid the cache has not seen creates the job (minion-initiated jobs).
 func (c *Cache) SaveReturn(jid, minion string, ret *payload.Map) error {
+	return c.SaveReturnSigned(jid, minion, ret, false)
+}
+
+// SaveReturnSigned is SaveReturn for a return whose signature (Salt's
+// minion_sign_messages) was verified with the minion's key when signed is
+// true. A signed return always wins over an unsigned one for the same jid
+// and minion: it replaces it (an accepted minion may have returned for
+// another id first); otherwise a second return is ErrDuplicate.
+func (c *Cache) SaveReturnSigned(jid, minion string, ret *payload.Map, signed bool) error {
 	if !IsJID(jid) {
 		return fmt.Errorf("%w: %q", ErrBadJID, jid)
 	}
@@ -209,7 +751,7 @@ func (c *Cache) SaveReturn(jid, minion string, ret *payload.Map) error {
 	if err != nil {
 		return fmt.Errorf("jobcache: encode return: %w", err)
 	}
-	return c.db.Batch(func(tx *bbolt.Tx) error {
+	return c.update(func(tx *bbolt.Tx) error {
 		jb, err := tx.Bucket(bucketJobs).CreateBucketIfNotExists([]byte(jid))
 		if err != nil {
 			return err
@@ -226,7 +768,20 @@ func (c *Cache) SaveReturn(jid, minion string, ret *payload.Map) error {
 			return err
 		}
 		if rb.Get([]byte(minion)) != nil {
-			return fmt.Errorf("%w: %s from %s", ErrDuplicate, jid, minion)
+			sb := jb.Bucket(keySigned)
+			wasSigned := sb != nil && sb.Get([]byte(minion)) != nil
+			if !signed || wasSigned {
+				return fmt.Errorf("%w: %s from %s", ErrDuplicate, jid, minion)
+			}
+		}
+		if signed {
+			sb, err := jb.CreateBucketIfNotExists(keySigned)
+			if err != nil {
+				return err
+			}
+			if err := sb.Put([]byte(minion), []byte{1}); err != nil {
+				return err
+			}
 		}
 		return rb.Put([]byte(minion), enc)
 	})
@@ -243,18 +798,45 @@ type Job struct {
 }
 
 // Get returns a job with its returns.
-func (c *Cache) Get(jid string) (*Job, error) {
-	var job *Job
-	err := c.db.View(func(tx *bbolt.Tx) error {
+func (c *Cache) Get(jid string) (job *Job, err error) {
+	defer faultsPanic()()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: job %s: %v", ErrDamaged, jid, r)
+		}
+		if errors.Is(err, ErrDamaged) {
+			c.noteDamaged(jid, err)
+		}
+	}()
+	err = c.db.View(func(tx *bbolt.Tx) error {
 		jb := tx.Bucket(bucketJobs).Bucket([]byte(jid))
 		if jb == nil {
 			return fmt.Errorf("%w: %s", ErrNoJob, jid)
 		}
-		j, err := readJob(jid, jb, true)
+		j, err := readJobSafe(jid, tx.Bucket(bucketJobs), true)
 		job = j
 		return err
 	})
 	return job, err
+}
+
+// readJobSafe reads the job jid of bucket jobs, turning a panic on a
+// damaged page and undecodable entries into ErrDamaged.
+func readJobSafe(jid string, jobs *bbolt.Bucket, withReturns bool) (j *Job, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			j, err = nil, fmt.Errorf("%w: job %s: %v", ErrDamaged, jid, r)
+		}
+	}()
+	jb := jobs.Bucket([]byte(jid))
+	if jb == nil {
+		return nil, fmt.Errorf("%w: job %s is not a bucket", ErrDamaged, jid)
+	}
+	j, err = readJob(jid, jb, withReturns)
+	if err != nil && !errors.Is(err, ErrDamaged) {
+		err = fmt.Errorf("%w: %w", ErrDamaged, err)
+	}
+	return j, err
 }
 
 func readJob(jid string, jb *bbolt.Bucket, withReturns bool) (*Job, error) {
@@ -289,31 +871,42 @@ func readJob(jid string, jb *bbolt.Bucket, withReturns bool) (*Job, error) {
 	return j, nil
 }
 
-// List returns every job (without returns), oldest first.
-func (c *Cache) List() ([]*Job, error) {
-	var out []*Job
-	err := c.db.View(func(tx *bbolt.Tx) error {
-		return tx.Bucket(bucketJobs).ForEachBucket(func(k []byte) error {
-			j, err := readJob(string(k), tx.Bucket(bucketJobs).Bucket(k), false)
+// List returns every readable job (without returns), oldest first. A job
+// on a damaged page is skipped and reported by Lost; when the damage stops
+// the walk itself, the jobs read so far come back with an ErrDamaged error.
+func (c *Cache) List() (out []*Job, err error) {
+	defer faultsPanic()()
+	defer c.guard(&err)
+	err = c.db.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketJobs)
+		cur := b.Cursor()
+		for k, v := cur.First(); k != nil; k, v = cur.Next() {
+			if v != nil {
+				continue
+			}
+			j, err := readJobSafe(string(k), b, false)
 			if err != nil {
-				return err
+				c.noteDamaged(string(k), err)
+				continue
 			}
 			out = append(out, j)
-			return nil
-		})
+		}
+		return nil
 	})
 	return out, err
 }
 
 // Prune removes jobs older than Keep (by their jid's time, or the time they
 // were saved for jids that are not timestamps) and returns how many went.
-func (c *Cache) Prune() (int, error) {
+func (c *Cache) Prune() (n int, err error) {
 	if c.opts.Keep <= 0 {
 		return 0, nil
 	}
+	defer faultsPanic()()
+	defer c.guard(&err)
 	cutoff := c.opts.Now().Add(-c.opts.Keep)
 	var old [][]byte
-	err := c.db.View(func(tx *bbolt.Tx) error {
+	err = c.db.View(func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketJobs).ForEachBucket(func(k []byte) error {
 			t, err := ParseJID(string(k))
 			if err != nil {
@@ -330,7 +923,7 @@ func (c *Cache) Prune() (int, error) {
 	if err != nil || len(old) == 0 {
 		return 0, err
 	}
-	err = c.db.Update(func(tx *bbolt.Tx) error {
+	err = c.update(func(tx *bbolt.Tx) error {
 		for _, k := range old {
 			if err := tx.Bucket(bucketJobs).DeleteBucket(k); err != nil && !errors.Is(err, bbolt.ErrBucketNotFound) {
 				return err

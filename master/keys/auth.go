@@ -3,6 +3,7 @@ package keys
 import (
 	"bytes"
 	"crypto/rsa"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -134,6 +135,60 @@ func (s *Store) Authenticate(req AuthRequest) (AuthDecision, error) {
 	return d, err
 }
 
+// MinPubBits is the smallest RSA modulus accepted from a minion (Salt
+// generates 2048 bits or more; keysize below 2048 is refused by Salt's
+// key generation).
+const MinPubBits = 2048
+
+// ErrBadPub is matched by CheckMinionPub's errors.
+var ErrBadPub = errors.New("keys: not an acceptable minion public key")
+
+// CheckMinionPub checks a public key sent in _auth: one PEM block, "PUBLIC
+// KEY" (SubjectPublicKeyInfo) or "RSA PUBLIC KEY" (PKCS#1), holding an RSA
+// key of at least MinPubBits bits, with nothing but white space around it.
+func CheckMinionPub(pub []byte) error {
+	block, rest := pem.Decode(pub)
+	if block == nil {
+		return fmt.Errorf("%w: no PEM block", ErrBadPub)
+	}
+	if len(bytes.TrimSpace(rest)) != 0 || len(bytes.TrimSpace(pub[:bytes.Index(pub, []byte("-----BEGIN"))])) != 0 {
+		return fmt.Errorf("%w: text around the PEM block", ErrBadPub)
+	}
+	if block.Type != "PUBLIC KEY" && block.Type != "RSA PUBLIC KEY" {
+		return fmt.Errorf("%w: PEM type %q", ErrBadPub, block.Type)
+	}
+	k, err := crypt.ParsePublicKeyPEM(pub)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadPub, err)
+	}
+	if n := k.N.BitLen(); n < MinPubBits {
+		return fmt.Errorf("%w: %d-bit RSA key, at least %d bits needed", ErrBadPub, n, MinPubBits)
+	}
+	if k.E < 3 || k.E%2 == 0 {
+		return fmt.Errorf("%w: bad RSA exponent %d", ErrBadPub, k.E)
+	}
+	return nil
+}
+
+// logBadKey logs a refused malformed key at error level once per id
+// (bounded), then at debug level.
+func (s *Store) logBadKey(id string, err error) {
+	s.badKeyMu.Lock()
+	first := !s.badKeyLogged[id]
+	if first {
+		if s.badKeyLogged == nil || len(s.badKeyLogged) >= 4096 {
+			s.badKeyLogged = map[string]bool{}
+		}
+		s.badKeyLogged[id] = true
+	}
+	s.badKeyMu.Unlock()
+	if first {
+		s.log.Error("keys: authentication refused: the minion sent a malformed public key; nothing was written", "id", id, "err", err)
+		return
+	}
+	s.log.Debug("keys: malformed public key refused again", "id", id, "err", err)
+}
+
 func (s *Store) authLocked(req AuthRequest) (AuthDecision, error) {
 	id := req.ID
 	if !ValidID(s.pki, id) {
@@ -141,6 +196,13 @@ func (s *Store) authLocked(req AuthRequest) (AuthDecision, error) {
 	}
 	if len(req.Pub) > MaxPubSize {
 		return AuthDecision{Result: AuthReject, Reason: "public key too large"}, nil
+	}
+	// The key is parsed and checked before any file is written: a string,
+	// garbage in PEM armour, an EC key or a private key must never land in
+	// minions/ (where it would deny the real minion of that id later).
+	if err := CheckMinionPub(req.Pub); err != nil {
+		s.logBadKey(id, err)
+		return AuthDecision{Result: AuthReject, Reason: "malformed public key: " + err.Error()}, nil
 	}
 	if s.opts.MaxMinions > 0 {
 		count, connected := 0, false

@@ -1,6 +1,13 @@
 package keys
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -174,10 +181,12 @@ func TestAuthenticate(t *testing.T) {
 			after: files{StatePending: pubA, StateDenied: pubB},
 		},
 		{
+			// Salt writes the key, then fails to load it; gsalt checks it
+			// first and writes nothing.
 			name: "9 corrupt key autosigned",
 			opts: func(o *Options) { o.AutoAccept = true },
 			id:   "m", pub: []byte("not a key"), want: AuthReject,
-			after: files{StateAccepted: []byte("not a key")},
+			after: files{},
 		},
 		{
 			name:  "9 existing accepted file is not rewritten",
@@ -406,5 +415,87 @@ func TestAutosignGrains(t *testing.T) {
 		if d.Result != c.want {
 			t.Errorf("case %d %v: got %s, want %s", i, c.grains, d.Result, c.want)
 		}
+	}
+}
+
+// TestMalformedKeysNeverStored: under auto_accept (and without it) a key
+// that is not an RSA public key of at least 2048 bits in one of Salt's PEM
+// forms is refused with {ret: false} before any file is written, and the
+// real minion of that id can still be accepted afterwards. Ids holding
+// control characters are refused like path characters.
+func TestMalformedKeysNeverStored(t *testing.T) {
+	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecDER, _ := x509.MarshalPKIXPublicKey(&ec.PublicKey)
+	small, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smallDER, _ := x509.MarshalPKIXPublicKey(&small.PublicKey)
+	real := testPub(t, "minion1")
+	privPEM, err := os.ReadFile("../../testdata/vectors/pki/minion1/minion.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemOf := func(typ string, der []byte) []byte { return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}) }
+	bad := map[string][]byte{
+		"not a key":          []byte("not a key"),
+		"armoured garbage":   pemOf("PUBLIC KEY", []byte("garbage garbage garbage")),
+		"ec key":             pemOf("PUBLIC KEY", ecDER),
+		"rsa private key":    privPEM,
+		"integer":            []byte("12345"),
+		"1024-bit rsa":       pemOf("PUBLIC KEY", smallDER),
+		"certificate type":   pemOf("CERTIFICATE", smallDER),
+		"text after the key": append(append([]byte{}, real...), []byte("trailing\n")...),
+		"empty":              {},
+	}
+	for _, autoAccept := range []bool{true, false} {
+		for name, pub := range bad {
+			t.Run(fmt.Sprintf("auto_accept=%v/%s", autoAccept, name), func(t *testing.T) {
+				s, _ := newTestStore(t, func(o *Options) { o.AutoAccept = autoAccept })
+				d, err := s.Authenticate(AuthRequest{ID: "m1", Pub: pub})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Result != AuthReject || d.Result.Ret() != false || d.Event != nil {
+					t.Fatalf("decision %s %v event %v, want a refusal without event", d.Result, d.Reason, d.Event)
+				}
+				for _, st := range ManagedStates() {
+					if b := readOrNil(s.KeyPath(st, "m1")); b != nil {
+						t.Fatalf("%s file written: %q", st, b)
+					}
+				}
+				// The genuine minion is not locked out.
+				d, err = s.Authenticate(AuthRequest{ID: "m1", Pub: real})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := AuthPending
+				if autoAccept {
+					want = AuthAccept
+				}
+				if d.Result != want {
+					t.Fatalf("the real minion got %s (%s), want %s", d.Result, d.Reason, want)
+				}
+			})
+		}
+	}
+	for _, id := range []string{"a\nb", "a\rb", "\x1b[31mred", "del\x7f", "c1\u0085x", "tab\tid"} {
+		t.Run(fmt.Sprintf("id %q", id), func(t *testing.T) {
+			s, _ := newTestStore(t, func(o *Options) { o.AutoAccept = true })
+			d, err := s.Authenticate(AuthRequest{ID: id, Pub: real})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Result != AuthReject {
+				t.Fatalf("id %q: %s, want reject", id, d.Result)
+			}
+			ents, _ := os.ReadDir(filepath.Join(s.PKIDir(), "minions"))
+			if len(ents) != 0 {
+				t.Fatalf("files written for id %q: %v", id, ents)
+			}
+		})
 	}
 }

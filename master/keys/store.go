@@ -42,6 +42,9 @@ type Store struct {
 	pki  string
 	log  *slog.Logger
 	mu   sync.RWMutex
+
+	badKeyMu     sync.Mutex
+	badKeyLogged map[string]bool // ids whose malformed key was logged (bounded)
 }
 
 // Change is one key moved or removed by Accept, Reject or Delete. Each

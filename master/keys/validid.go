@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // ValidID reports whether id is a minion id Salt's master accepts
@@ -11,9 +12,12 @@ import (
 // pki_dir/<id>, with symbolic links resolved, must lie directly inside the
 // resolved pki_dir (so "", "." and ".." are refused, and so is an id whose
 // file in pki_dir is a link pointing elsewhere). Ids that are not valid
-// UTF-8 are refused too: a Python master only ever sees text ids.
+// UTF-8 are refused too: a Python master only ever sees text ids. So are
+// ids holding control characters (newlines, escapes, DEL, C1 controls):
+// they would end up in file names, logs and terminals like path
+// characters would.
 func ValidID(pkiDir, id string) bool {
-	if strings.ContainsAny(id, "/\\\x00") || !validUTF8(id) {
+	if strings.ContainsAny(id, "/\\\x00") || !validUTF8(id) || hasControl(id) {
 		return false
 	}
 	root := pyRealpath(pkiDir)
@@ -22,6 +26,16 @@ func ValidID(pkiDir, id string) bool {
 	}
 	p := pyRealpath(filepath.Join(pkiDir, id))
 	return filepath.Dir(p) == root
+}
+
+// hasControl reports whether s holds a Unicode control character.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // safeName is the cheap id check for ids given by an operator (ReadPub,

@@ -137,10 +137,58 @@ func getJID(job *jobcache.Job) *payload.Map {
 
 func lookup(c *Call, jid string) (*jobcache.Job, error) {
 	job, err := c.Env.Jobs().Get(jid)
+	if errors.Is(err, jobcache.ErrNoJob) || errors.Is(err, jobcache.ErrDamaged) {
+		if l, ok := lostJob(c, jid); ok {
+			return nil, fmt.Errorf("job %s was lost: %s", jid, l.Reason)
+		}
+	}
 	if errors.Is(err, jobcache.ErrNoJob) {
 		return nil, nil
 	}
 	return job, err
+}
+
+// lostJob finds jid among the jobs lost to a damaged cache file.
+func lostJob(c *Call, jid string) (jobcache.LostJob, bool) {
+	lost, _ := c.Env.Jobs().Lost()
+	for _, l := range lost {
+		if l.JID == jid {
+			return l, true
+		}
+	}
+	return jobcache.LostJob{}, false
+}
+
+// reportLost tells the caller (a progress event, shown by gsalt-run, and
+// the log) which jobs the job cache lost to damage.
+func reportLost(c *Call) {
+	lost, err := c.Env.Jobs().Lost()
+	if err != nil || len(lost) == 0 {
+		return
+	}
+	var jids []string
+	var other []string
+	for _, l := range lost {
+		if l.JID != "" {
+			jids = append(jids, l.JID)
+		} else {
+			other = append(other, l.Reason)
+		}
+	}
+	msg := fmt.Sprintf("The job cache lost %d job(s) to a damaged file", len(lost))
+	if len(jids) > 0 {
+		msg += ": " + strings.Join(jids, ", ")
+	}
+	if len(other) > 0 {
+		msg += "; " + strings.Join(other, "; ")
+	}
+	if len(jids) > 0 {
+		msg += "; " + lost[0].Reason
+	}
+	if c.Log != nil {
+		c.Log.Warn(msg)
+	}
+	c.progress(msg)
 }
 
 func jobsListJobs(_ context.Context, c *Call) (any, error) {
@@ -148,9 +196,10 @@ func jobsListJobs(_ context.Context, c *Call) (any, error) {
 		c.progress("Querying returner local_cache for jobs.")
 	}
 	jobs, err := c.Env.Jobs().List()
-	if err != nil {
+	if err != nil && !errors.Is(err, jobcache.ErrDamaged) {
 		return nil, err
 	}
+	reportLost(c)
 	sort.Slice(jobs, func(i, j int) bool { return jobs[i].JID < jobs[j].JID })
 	out := payload.NewMap()
 	for _, j := range jobs {
@@ -339,6 +388,11 @@ func jobsActive(ctx context.Context, c *Call) (any, error) {
 				continue
 			}
 			jid := job.Str("jid")
+			// The minions list the probe itself among their running jobs:
+			// it is not a job the user started.
+			if jid == res.JID {
+				continue
+			}
 			pid, _ := job.Get("pid")
 			if cur := ret.Map(jid); cur != nil {
 				running, _ := cur.Get("Running")

@@ -68,6 +68,8 @@ type JobResult struct {
 type JobCache interface {
 	List() ([]*jobcache.Job, error)
 	Get(jid string) (*jobcache.Job, error)
+	// Lost lists the jobs lost to a damaged cache file.
+	Lost() ([]jobcache.LostJob, error)
 }
 
 // Env is the master as runners see it.

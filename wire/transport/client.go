@@ -89,7 +89,7 @@ func request(ctx context.Context, addr string, req []byte, timeout time.Duration
 	if err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}
-	c, err := openZMTP(ctx, raw, roleReq, nil, lim)
+	c, err := openZMTP(ctx, raw, roleReq, nil, lim, nil)
 	if err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}

@@ -44,17 +44,30 @@ type zconn struct {
 	pongBusy     atomic.Bool
 	closeOnce    sync.Once
 	done         chan struct{}
+	budget       *budget // the server's in-flight budget, or nil
+	reserved     atomic.Int64
 }
+
+// takeReserved hands over the in-flight bytes reserved by the frames
+// received so far; the caller releases them (releaseReserved) once the
+// message is handled.
+func (c *zconn) takeReserved() int64 { return c.reserved.Swap(0) }
+
+// releaseReserved gives reserved bytes back to the server's budget.
+func (c *zconn) releaseReserved(n int64) { c.budget.release(n) }
 
 // openZMTP performs the ZMTP handshake over raw as r, bounded by
 // lim.HandshakeTimeout and ctx. On failure raw is closed.
-func openZMTP(ctx context.Context, raw net.Conn, r role, id []byte, lim Limits) (zc *zconn, err error) {
-	c := &zconn{raw: raw, writeTimeout: lim.WriteTimeout, done: make(chan struct{})}
+func openZMTP(ctx context.Context, raw net.Conn, r role, id []byte, lim Limits, b *budget) (zc *zconn, err error) {
+	c := &zconn{raw: raw, writeTimeout: lim.WriteTimeout, done: make(chan struct{}), budget: b}
 	c.g = newGuard(raw, parser{
 		lim:           lim,
 		peers:         r.peers,
 		translateSubs: r.translateSubs,
+		server:        r.server,
 		onPing:        c.pong,
+		budget:        b,
+		reserved:      &c.reserved,
 	})
 	deadline := time.Now().Add(lim.HandshakeTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -179,6 +192,8 @@ func (c *zconn) close() {
 		close(c.done)
 		_ = c.raw.Close()
 	})
+	// A frame cut off half way keeps no reservation.
+	c.budget.release(c.reserved.Swap(0))
 }
 
 // normalizeAddr accepts "host:port" or "tcp://host:port".

@@ -54,8 +54,19 @@ type parser struct {
 	// translateSubs turns SUBSCRIBE/CANCEL commands into 0x01/0x00 messages
 	// (PUB side); otherwise they are swallowed.
 	translateSubs bool
+	// server is set on the accepting side (frame deadlines apply).
+	server bool
 	// onPing is called with the PING context (already copied) for every PING.
 	onPing func(ctx []byte)
+
+	// budget, when set, is the server's in-flight byte budget; reserved
+	// is what this connection holds of it (see zconn.takeReserved).
+	budget   *budget
+	reserved *atomic.Int64
+	// inFrame is set while the body of a data frame is awaited.
+	inFrame bool
+	// passLeft is what remains of a streamed large frame's body.
+	passLeft uint64
 
 	greeted bool
 	ready   bool
@@ -78,6 +89,19 @@ func (p *parser) step(b []byte) (v verdict, n int, repl []byte, err error) {
 		}
 		p.greeted = true
 		return vPass, greetingLen, nil, nil
+	}
+	if p.passLeft > 0 {
+		// The body of a large data frame, streamed to zmq4 as it arrives
+		// (its size is reserved from the server's budget).
+		if len(b) == 0 {
+			return vNeed, 1, nil, nil
+		}
+		n := min(uint64(len(b)), p.passLeft)
+		p.passLeft -= n
+		if p.passLeft == 0 {
+			p.inFrame = false
+		}
+		return vPass, int(n), nil, nil
 	}
 	if len(b) < 2 {
 		return vNeed, 2, nil, nil
@@ -122,9 +146,32 @@ func (p *parser) step(b []byte) (v verdict, n int, repl []byte, err error) {
 		return 0, 0, nil, fmt.Errorf("%w: more than %d frames in one message", ErrTooLarge, p.lim.MaxFrames)
 	}
 	total := hdr + int(size)
+	if !p.inFrame && size > SmallFrame {
+		if !p.budget.reserve(int64(size)) {
+			return 0, 0, nil, fmt.Errorf("%w: frame of %d bytes refused", ErrBusy, size)
+		}
+		if p.reserved != nil {
+			p.reserved.Add(int64(size))
+		}
+		if p.budget != nil {
+			// Reserved: stream the body instead of holding a second copy
+			// of it here while zmq4 reads it.
+			if flags&flagMore != 0 {
+				p.frames++
+				p.msgSize += int64(size)
+			} else {
+				p.frames, p.msgSize = 0, 0
+			}
+			p.passLeft = size
+			p.inFrame = true
+			return vPass, hdr, nil, nil
+		}
+	}
 	if len(b) < total {
+		p.inFrame = true
 		return vNeed, total, nil, nil
 	}
+	p.inFrame = false
 	if flags&flagMore != 0 {
 		p.frames++
 		p.msgSize += int64(size)
@@ -278,6 +325,8 @@ type guard struct {
 	err   error
 	// lastRead is the UnixNano time of the last successful network read.
 	lastRead atomic.Int64
+	// deadlineSet is set while a frame read deadline is in force.
+	deadlineSet bool
 }
 
 func newGuard(c net.Conn, p parser) *guard {
@@ -311,9 +360,26 @@ func (g *guard) Read(b []byte) (int, error) {
 		if g.ready > 0 {
 			continue
 		}
+		g.frameDeadline()
 		if err := g.fill(need); err != nil {
 			g.err = err
 		}
+	}
+}
+
+// frameDeadline sets a read deadline (servers only) when the body of a
+// data frame is awaited, and clears it once no frame is pending.
+func (g *guard) frameDeadline() {
+	if !g.p.server || g.p.lim.FrameTimeout <= 0 {
+		return
+	}
+	switch {
+	case g.p.inFrame && !g.deadlineSet:
+		g.deadlineSet = true
+		_ = g.Conn.SetReadDeadline(time.Now().Add(g.p.lim.FrameTimeout))
+	case !g.p.inFrame && g.deadlineSet:
+		g.deadlineSet = false
+		_ = g.Conn.SetReadDeadline(time.Time{})
 	}
 }
 

@@ -2,6 +2,8 @@ package transport
 
 import (
 	"errors"
+	"runtime/debug"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,6 +20,9 @@ var (
 	// ErrProtocol is returned when a peer violates ZMTP (bad greeting, bad or
 	// incompatible READY, misplaced command, malformed reply, ...).
 	ErrProtocol = errors.New("transport: ZMTP protocol violation")
+	// ErrBusy fails a connection whose next frame would take the server's
+	// in-flight request bytes over Limits.InFlightBytes.
+	ErrBusy = errors.New("transport: in-flight request bytes over budget")
 	// ErrInvalid is returned for invalid arguments (empty message, bad address,
 	// identity longer than 255 bytes, nil handler).
 	ErrInvalid = errors.New("transport: invalid argument")
@@ -38,6 +43,15 @@ const (
 	// DefaultMaxConns bounds simultaneous connections (including those still
 	// in their handshake) per server.
 	DefaultMaxConns = 65536
+	// DefaultFrameTimeout bounds the time to receive the rest of a data
+	// frame once its header arrived (servers only).
+	DefaultFrameTimeout = 60 * time.Second
+	// DefaultInFlightBytes is the per-server budget of bytes announced by
+	// large frames still being received or handled.
+	DefaultInFlightBytes = 128 << 20
+	// SmallFrame is the largest frame received without a reservation from
+	// the in-flight budget: ordinary requests and returns never wait for it.
+	SmallFrame = 1 << 20
 )
 
 // Limits bounds what one peer can make this package do. Zero fields take the
@@ -59,6 +73,15 @@ type Limits struct {
 	// connections still in their handshake; further connections are closed
 	// immediately. Ignored by clients.
 	MaxConns int
+	// FrameTimeout bounds, on servers, the time from a data frame's header
+	// to its last byte: a peer stalled in the middle of a frame is cut off.
+	FrameTimeout time.Duration
+	// InFlightBytes is a server's budget for frames larger than SmallFrame:
+	// each reserves its announced size from the time its header arrives
+	// until the request was handled. A connection whose frame does not fit
+	// is closed (ErrBusy); small frames are never refused, so minions keep
+	// being served while large uploads are throttled. Negative: no budget.
+	InFlightBytes int64
 }
 
 // DefaultLimits returns the limits used when a Limits value is zero.
@@ -69,6 +92,8 @@ func DefaultLimits() Limits {
 		HandshakeTimeout: DefaultHandshakeTimeout,
 		WriteTimeout:     DefaultWriteTimeout,
 		MaxConns:         DefaultMaxConns,
+		FrameTimeout:     DefaultFrameTimeout,
+		InFlightBytes:    DefaultInFlightBytes,
 	}
 }
 
@@ -90,5 +115,69 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxConns <= 0 {
 		l.MaxConns = d.MaxConns
 	}
+	if l.FrameTimeout <= 0 {
+		l.FrameTimeout = d.FrameTimeout
+	}
+	if l.InFlightBytes == 0 {
+		l.InFlightBytes = d.InFlightBytes
+	}
 	return l
+}
+
+// budget is a server's in-flight byte budget for large frames.
+type budget struct {
+	max      int64
+	used     atomic.Int64
+	refused  atomic.Uint64
+	freed    atomic.Int64 // large bytes released since the last FreeOSMemory
+	lastFree atomic.Int64
+}
+
+func newBudget(max int64) *budget {
+	if max <= 0 {
+		return nil
+	}
+	return &budget{max: max}
+}
+
+// refusedTotal returns how many reservations were refused.
+func (b *budget) refusedTotal() uint64 {
+	if b == nil {
+		return 0
+	}
+	return b.refused.Load()
+}
+
+// reserve takes n bytes, or reports false when they do not fit.
+func (b *budget) reserve(n int64) bool {
+	if b == nil || n <= 0 {
+		return true
+	}
+	for {
+		u := b.used.Load()
+		if u+n > b.max {
+			b.refused.Add(1)
+			return false
+		}
+		if b.used.CompareAndSwap(u, u+n) {
+			return true
+		}
+	}
+}
+
+// release gives n bytes back. Once nothing large is in flight and enough
+// was released, the heap is returned to the operating system (at most
+// every few seconds): buffers of large frames do not stay in the RSS.
+func (b *budget) release(n int64) {
+	if b == nil || n <= 0 {
+		return
+	}
+	left := b.used.Add(-n)
+	freed := b.freed.Add(n)
+	now := time.Now().UnixNano()
+	if left == 0 && freed >= 32<<20 && now-b.lastFree.Load() > int64(2*time.Second) {
+		b.freed.Store(0)
+		b.lastFree.Store(now)
+		go debug.FreeOSMemory()
+	}
 }

@@ -63,8 +63,11 @@ func TestHostileClientsAreDropped(t *testing.T) {
 // TestAnnouncedLengthIsNotAllocated announces a 64 MiB frame (under the
 // limit) and sends a few bytes: memory must follow the bytes received. zmq4
 // alone would allocate the 64 MiB at once, and N such clients N times that.
+// TestAnnouncedLengthIsNotAllocated: announced frame sizes allocate at
+// most the in-flight budget (the frames over it are refused), however many
+// peers announce them.
 func TestAnnouncedLengthIsNotAllocated(t *testing.T) {
-	srv := listenReq(t, "127.0.0.1:0", echo, ReqOptions{})
+	srv := listenReq(t, "127.0.0.1:0", echo, ReqOptions{Limits: Limits{InFlightBytes: 64 << 20}})
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	const clients = 4
@@ -77,8 +80,11 @@ func TestAnnouncedLengthIsNotAllocated(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // let the server read and buffer the headers
 	runtime.ReadMemStats(&after)
-	if grown := after.TotalAlloc - before.TotalAlloc; grown > 32<<20 {
-		t.Fatalf("server allocated %d MiB for %d announced 64 MiB frames", grown>>20, clients)
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > (64+32)<<20 {
+		t.Fatalf("server allocated %d MiB for %d announced 64 MiB frames with a 64 MiB budget", grown>>20, clients)
+	}
+	if srv.Refused() != clients-1 {
+		t.Fatalf("%d frames refused, want %d", srv.Refused(), clients-1)
 	}
 	stillServes(t, srv)
 }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -33,8 +34,9 @@ type Handler func(ctx context.Context, req []byte) (reply []byte, ok bool)
 type ReqOptions struct {
 	// Workers is the number of handler calls run concurrently. Default DefaultWorkers.
 	Workers int
-	// QueueSize bounds requests waiting for a worker; when it is full new
-	// requests are dropped (logged and counted; REQ peers retry). Default DefaultReqQueue.
+	// QueueSize bounds requests waiting for a worker; when it is full the
+	// connections with a new request are not read until there is room
+	// (back-pressure; logged and counted, nothing is dropped). Default DefaultReqQueue.
 	QueueSize int
 	// MaxInFlightPerConn bounds unanswered requests per connection; a
 	// connection at the bound is not read until a reply goes out.
@@ -62,9 +64,10 @@ type ReqServer struct {
 	stopMu  sync.Mutex
 	stop    func() bool
 
-	dropped   atomic.Uint64
+	waited    atomic.Uint64
 	malformed atomic.Uint64
 	lastWarn  atomic.Int64
+	lastBusy  atomic.Int64
 }
 
 type reqJob struct {
@@ -72,6 +75,8 @@ type reqJob struct {
 	slots chan struct{}
 	env   [][]byte // routing envelope including the empty delimiter
 	body  []byte
+	// reserved is the in-flight budget held until the request is handled.
+	reserved int64
 }
 
 type peerAddrKey struct{}
@@ -125,8 +130,13 @@ func ListenReq(ctx context.Context, addr string, h Handler, opts ReqOptions) (*R
 // Addr returns the address the server listens on.
 func (s *ReqServer) Addr() net.Addr { return s.l.ln.Addr() }
 
-// Dropped returns how many requests were dropped because the queue was full.
-func (s *ReqServer) Dropped() uint64 { return s.dropped.Load() }
+// Dropped returns how many requests were dropped because the queue was
+// full: always 0 since the queue applies back-pressure (see Waited); kept
+// for callers that report it.
+func (s *ReqServer) Dropped() uint64 { return 0 }
+
+// Waited returns how many requests had to wait for room in a full queue.
+func (s *ReqServer) Waited() uint64 { return s.waited.Load() }
 
 // Malformed returns how many messages were ignored because they were not
 // [envelope..., "", body] with exactly one body frame.
@@ -150,7 +160,7 @@ func (s *ReqServer) shutdown() error {
 }
 
 func (s *ReqServer) handle(raw net.Conn) {
-	c, err := openZMTP(s.l.ctx, raw, roleRouter, nil, s.l.lim)
+	c, err := openZMTP(s.l.ctx, raw, roleRouter, nil, s.l.lim, s.l.budget)
 	if err != nil {
 		s.log.Debug("transport: req handshake failed", "peer", raw.RemoteAddr(), "err", err)
 		return
@@ -160,9 +170,13 @@ func (s *ReqServer) handle(raw net.Conn) {
 	for {
 		frames, err := c.recv()
 		if err != nil {
+			if errors.Is(err, ErrBusy) {
+				s.warnBusy(raw.RemoteAddr(), err)
+			}
 			s.log.Debug("transport: req connection closed", "peer", raw.RemoteAddr(), "err", err)
 			return
 		}
+		reserved := c.takeReserved()
 		delim := -1
 		for i, f := range frames {
 			if len(f) == 0 {
@@ -171,6 +185,7 @@ func (s *ReqServer) handle(raw net.Conn) {
 			}
 		}
 		if delim < 0 || len(frames) != delim+2 {
+			c.releaseReserved(reserved)
 			s.malformed.Add(1)
 			s.log.Debug("transport: ignoring malformed request", "peer", raw.RemoteAddr(), "frames", len(frames))
 			continue
@@ -178,29 +193,59 @@ func (s *ReqServer) handle(raw net.Conn) {
 		select {
 		case slots <- struct{}{}:
 		case <-c.done:
+			c.releaseReserved(reserved)
 			return
 		case <-s.l.ctx.Done():
+			c.releaseReserved(reserved)
 			return
 		}
-		j := reqJob{c: c, slots: slots, env: frames[: delim+1 : delim+1], body: frames[delim+1]}
+		j := reqJob{c: c, slots: slots, env: frames[: delim+1 : delim+1], body: frames[delim+1], reserved: reserved}
 		select {
 		case s.jobs <- j:
+			continue
 		default:
+		}
+		// The queue is full: back-pressure. This connection is not read
+		// until a worker takes its request (its peer waits, as a REQ peer
+		// does for any slow reply); nothing is dropped.
+		n := s.waited.Add(1)
+		s.warnFull(n)
+		select {
+		case s.jobs <- j:
+		case <-c.done:
 			<-slots
-			n := s.dropped.Add(1)
-			s.warnDrop(n)
+			c.releaseReserved(reserved)
+			return
+		case <-s.l.ctx.Done():
+			c.releaseReserved(reserved)
+			return
 		}
 	}
 }
 
-// warnDrop logs queue overflow at most once a second.
-func (s *ReqServer) warnDrop(total uint64) {
+// warnBusy logs a connection closed for the in-flight budget, at most
+// once a second.
+func (s *ReqServer) warnBusy(peer net.Addr, err error) {
+	now := time.Now().UnixNano()
+	last := s.lastBusy.Load()
+	if now-last < int64(time.Second) || !s.lastBusy.CompareAndSwap(last, now) {
+		return
+	}
+	s.log.Warn("transport: in-flight request bytes over budget, closing a connection", "addr", s.Addr(), "peer", peer,
+		"budget", s.opts.Limits.InFlightBytes, "refused_total", s.l.budget.refusedTotal(), "err", err)
+}
+
+// Refused returns how many large frames were refused for the in-flight budget.
+func (s *ReqServer) Refused() uint64 { return s.l.budget.refusedTotal() }
+
+// warnFull logs a full queue at most once a second.
+func (s *ReqServer) warnFull(total uint64) {
 	now := time.Now().UnixNano()
 	last := s.lastWarn.Load()
 	if now-last < int64(time.Second) || !s.lastWarn.CompareAndSwap(last, now) {
 		return
 	}
-	s.log.Warn("transport: request queue full, dropping requests", "addr", s.Addr(), "queue", s.opts.QueueSize, "dropped_total", total)
+	s.log.Warn("transport: request queue full, holding requests back until workers catch up", "addr", s.Addr(), "queue", s.opts.QueueSize, "waited_total", total)
 }
 
 func (s *ReqServer) worker() {
@@ -217,6 +262,7 @@ func (s *ReqServer) worker() {
 
 func (s *ReqServer) run(j reqJob) {
 	defer func() { <-j.slots }()
+	defer j.c.releaseReserved(j.reserved)
 	reply, ok := s.call(j)
 	if !ok {
 		return

@@ -106,43 +106,6 @@ func TestReqServerConcurrentClients(t *testing.T) {
 	}
 }
 
-func TestReqServerQueueFullDrops(t *testing.T) {
-	release := make(chan struct{})
-	var started atomic.Int32
-	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
-		started.Add(1)
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
-		return echo(ctx, req)
-	}, ReqOptions{Workers: 1, QueueSize: 1})
-	addr := srv.Addr().String()
-	results := make(chan error, 5)
-	send := func() {
-		_, err := Request(context.Background(), addr, []byte("x"), 10*time.Second)
-		results <- err
-	}
-	go send()
-	waitFor(t, func() bool { return started.Load() == 1 }) // the worker is busy
-	for range 4 {
-		go send()
-	} // one fits in the queue, three are dropped
-	waitFor(t, func() bool { return srv.Dropped() == 3 })
-	close(release)
-	for range 2 {
-		if err := <-results; err != nil {
-			t.Errorf("accepted request failed: %v", err)
-		}
-	}
-	srv.Close() // the dropped requests' peers now see the connection close
-	for range 3 {
-		if err := <-results; err == nil {
-			t.Error("a dropped request got a reply")
-		}
-	}
-}
-
 func TestReqServerDealerEnvelopes(t *testing.T) {
 	srv := listenReq(t, "127.0.0.1:0", echo, ReqOptions{})
 	c := rawDial(t, srv.Addr().String())
@@ -269,5 +232,51 @@ func TestReqServerClose(t *testing.T) {
 	}
 	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Error("server still accepting after Close")
+	}
+}
+
+// TestReqQueueFullBackPressure: with every worker busy and the queue full,
+// further requests wait (their connections are not read) instead of being
+// dropped, and all of them are answered once the workers catch up. Before,
+// the overflow was dropped ("request queue full, dropping requests") and
+// those peers timed out: lost returns under a restart storm.
+func TestReqQueueFullBackPressure(t *testing.T) {
+	release := make(chan struct{})
+	var started atomic.Int64
+	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		started.Add(1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return echo(ctx, req)
+	}, ReqOptions{Workers: 2, QueueSize: 2})
+	const n = 24
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			want := fmt.Sprintf("ret-%d", i)
+			got, err := Request(context.Background(), srv.Addr().String(), []byte(want), 30*time.Second)
+			if err != nil {
+				errs <- fmt.Errorf("%s: %w", want, err)
+				return
+			}
+			if string(got) != "re:"+want {
+				errs <- fmt.Errorf("%s: reply %q", want, got)
+			}
+		}()
+	}
+	waitFor(t, func() bool { return srv.Waited() > 0 }) // workers busy, queue full
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := started.Load(); got != n {
+		t.Errorf("handler ran %d times, want %d", got, n)
 	}
 }

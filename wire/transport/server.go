@@ -27,6 +27,8 @@ type listener struct {
 	closed bool
 
 	rejected atomic.Uint64
+	// budget bounds the bytes of large frames in flight on this server.
+	budget *budget
 }
 
 func newListener(ctx context.Context, addr string, lim Limits, log *slog.Logger) (*listener, error) {
@@ -39,7 +41,7 @@ func newListener(ctx context.Context, addr string, lim Limits, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	l := &listener{ln: ln, lim: lim, log: log, conns: make(map[net.Conn]struct{})}
+	l := &listener{ln: ln, lim: lim, log: log, conns: make(map[net.Conn]struct{}), budget: newBudget(lim.InFlightBytes)}
 	l.ctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return l, nil
 }

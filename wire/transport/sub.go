@@ -199,7 +199,7 @@ func (s *Subscriber) connect() (*zconn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := openZMTP(s.ctx, raw, roleSub, s.opts.Identity, s.lim)
+	c, err := openZMTP(s.ctx, raw, roleSub, s.opts.Identity, s.lim, nil)
 	if err != nil {
 		return nil, err
 	}
