@@ -11,9 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gsalt/gsalt/output"
+	saltjid "github.com/gsalt/gsalt/internal/jid"
+
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -107,15 +109,9 @@ func Call(ctx context.Context, o CallOptions) int {
 	return m.call(ctx, o, local)
 }
 
-// genJID is salt.utils.jid.gen_jid: UTC now as %Y%m%d%H%M%S%f.
-func genJID() string {
-	now := time.Now().UTC()
-	return now.Format("20060102150405") + fmt.Sprintf("%06d", now.Nanosecond()/1000)
-}
-
 func (m *Minion) call(ctx context.Context, o CallOptions, local bool) int {
 	fun := o.Fun
-	ret := payload.NewMap("jid", genJID())
+	ret := payload.NewMap("jid", saltjid.New())
 	fn, ok := m.reg.Lookup(fun)
 	if !ok {
 		missing := "'" + fun + "' is not available."

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
@@ -373,7 +374,7 @@ func diffValues(path string, want, got any, unordered bool) []string {
 			return nil
 		}
 	default:
-		if pyEqual(want, got) && fmt.Sprintf("%T", want) == fmt.Sprintf("%T", got) {
+		if py.Equal(want, got) && fmt.Sprintf("%T", want) == fmt.Sprintf("%T", got) {
 			return nil
 		}
 	}
