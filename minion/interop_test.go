@@ -290,11 +290,10 @@ func TestInteropSaltMaster(t *testing.T) {
 		t.Errorf("missing function: %v", got)
 	}
 	// gsalt-call with the same configuration talks to the same master.
-	var out, errb bytes.Buffer
-	code := Call(context.Background(), CallOptions{ConfigDir: filepath.Dir(cfg.ConfFile), Fun: "pillar.get", Args: []string{"nested:k"},
-		Stdout: &out, Stderr: &errb, Logger: testLogger(t)})
-	if code != 0 || out.String() != "local:\n    v\n" {
-		t.Errorf("gsalt-call pillar.get: %d %q %q", code, out.String(), errb.String())
+	res, err := Call(context.Background(), CallOptions{ConfigDir: filepath.Dir(cfg.ConfFile), Fun: "pillar.get", Args: []string{"nested:k"},
+		Logger: testLogger(t)})
+	if err != nil || res.Return != "v" || res.Retcode != 0 {
+		t.Errorf("gsalt-call pillar.get: %+v %v", res, err)
 	}
 	if err := stop(); err != nil {
 		t.Errorf("Run: %v", err)

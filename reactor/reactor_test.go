@@ -477,7 +477,11 @@ func TestWheelReaction(t *testing.T) {
 	r := startReactor(t, reactor.Options{Bus: bus, Wheel: w, Wheels: sigs,
 		Map: []any{map[string]any{"salt/auth": []any{filepath.Join(dir, "a.sls")}}}})
 	bus.Publish(event.Event{Tag: "salt/auth", Data: payload.NewMap("id", "m9", "act", "pend")})
-	waitFor(t, "two wheel reactions", func() bool { return r.Stats().Wheel == 2 })
+	waitFor(t, "two wheel reactions", func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return r.Stats().Wheel == 2 && len(w.calls) == 2
+	})
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	want := []string{

@@ -13,14 +13,14 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/gsalt/gsalt/cli/callcli"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/saltlog"
-	"github.com/gsalt/gsalt/minion"
 )
 
 func main() {
 	var (
-		o                   minion.CallOptions
+		o                   callcli.Options
 		logLevel            string
 		noColor, forceColor bool
 	)
@@ -42,7 +42,7 @@ func main() {
 			o.Color = forceColor || (!noColor && term.IsTerminal(int(os.Stdout.Fd())))
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			code = minion.Call(ctx, o)
+			code = callcli.Run(ctx, o)
 			return nil
 		},
 	}
