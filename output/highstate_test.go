@@ -20,6 +20,7 @@ import (
 
 	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -285,7 +286,7 @@ func TestHighstateGolden(t *testing.T) {
 			}
 			want[c.name][j.variant.id] = res[i]
 		}
-		if *update {
+		if testutil.Update() {
 			var ids []string
 			for _, v := range variants {
 				ids = append(ids, v.id)

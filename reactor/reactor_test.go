@@ -14,6 +14,7 @@ import (
 
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/fileserver"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/reactor"
@@ -102,13 +103,7 @@ func writeFile(t testing.TB, path, text string) {
 // waitFor polls cond (the test fails after a generous deadline).
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, cond, what)
 }
 
 // quiet waits until the reactor's counters stop moving.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,15 +13,11 @@ import (
 
 	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-// update regenerates testdata/golden/*.json from a real Salt 3006
-// (salt-call --local --retcode-passthrough --out json on the SLS tree in
-// testdata/golden/srv); it needs GSALT_SALT_SRC.
-var update = flag.Bool("update", false, "regenerate states/testdata/golden from real Salt (needs GSALT_SALT_SRC)")
 
 // goldenCase is one salt-call command line (function and arguments),
 // with optional extra minion configuration (YAML lines).
@@ -229,7 +224,7 @@ func cliArgs(t *testing.T, words []string) ([]any, *payload.Map) {
 
 // TestGolden compares state.* returns with real Salt's on the golden tree.
 func TestGolden(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		regenerate(t)
 	}
 	srv := filepath.Join(goldenDir, "srv")
