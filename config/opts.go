@@ -1,5 +1,7 @@
 package config
 
+//go:generate /usr/bin/python3 gen_defaults.py defaults_gen.go
+
 import (
 	"errors"
 	"fmt"

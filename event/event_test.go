@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gsalt/gsalt/target"
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 func TestStamp(t *testing.T) {
@@ -124,7 +124,7 @@ func TestGlobMatchesPythonFnmatch(t *testing.T) {
 			continue
 		}
 		if got := m.Match(tc.tag); got != tc.want {
-			re, _ := target.FnmatchRegexp(tc.pat)
+			re, _ := py.FnmatchTranslate(tc.pat)
 			t.Errorf("Glob(%q).Match(%q) = %v, want %v (regexp %s)", tc.pat, tc.tag, got, tc.want, re)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -59,13 +60,7 @@ func startIPC(t *testing.T, opts Options, cfg IPCConfig) *ipcEnv {
 // waitFor polls cond until it holds or a generous safety limit passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 15*time.Second, cond, what)
 }
 
 func testCtx(t *testing.T) context.Context {

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/gsalt/gsalt/target"
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 // Matcher selects events by tag. Implementations must be safe for
@@ -57,7 +57,7 @@ func Regex(expr string) (Matcher, error) {
 // character, "[seq]" and "[!seq]" character sets with ranges; there is no
 // escape character and an unclosed "[" is literal.
 func Glob(pattern string) (Matcher, error) {
-	re, err := target.CompileFnmatch(pattern)
+	re, err := py.CompileFnmatch(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("event: glob %q: %w", pattern, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,10 +17,9 @@ import (
 
 	"github.com/gsalt/gsalt/fileserver"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-var update = flag.Bool("update", false, "regenerate testdata/golden.json with real Salt (needs GSALT_SALT_SRC)")
 
 const goldenFile = "testdata/golden.json"
 
@@ -258,7 +256,7 @@ var deviations = map[string]string{
 func TestGolden(t *testing.T) {
 	base := t.TempDir()
 	buildTree(t, base)
-	if *update {
+	if testutil.Update() {
 		src := saltpeer.Require(t)
 		regenerate(t, src, base)
 	}

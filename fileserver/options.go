@@ -2,7 +2,6 @@ package fileserver
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"regexp"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -256,7 +256,7 @@ func New(o Options) *Roots {
 		r.regexes = append(r.regexes, re)
 	}
 	for _, g := range o.IgnoreGlob {
-		re, err := regexp.Compile(globRegex(g))
+		re, err := py.CompileFnmatch(g)
 		if err != nil {
 			r.log.Warn("fileserver: unable to parse file_ignore_glob, skipping", "glob", g, "err", err)
 			continue
@@ -312,87 +312,4 @@ func pyRegex(p string) string {
 		b.WriteByte(p[i])
 	}
 	return b.String()
-}
-
-// globRegex translates a shell pattern the way Python's fnmatch does on
-// POSIX (case-sensitive; "*" and "?" also match "/"; "[!...]" negates; an
-// unclosed "[" is literal) into an anchored RE2 expression.
-func globRegex(pat string) string {
-	rs := []rune(pat)
-	var b strings.Builder
-	b.WriteString(`^(?s:`)
-	for i := 0; i < len(rs); {
-		c := rs[i]
-		i++
-		switch c {
-		case '*':
-			for i < len(rs) && rs[i] == '*' {
-				i++
-			}
-			b.WriteString(`.*`)
-		case '?':
-			b.WriteString(`.`)
-		case '[':
-			j := i
-			if j < len(rs) && rs[j] == '!' {
-				j++
-			}
-			if j < len(rs) && rs[j] == ']' {
-				j++
-			}
-			for j < len(rs) && rs[j] != ']' {
-				j++
-			}
-			if j >= len(rs) {
-				b.WriteString(`\[`)
-				continue
-			}
-			b.WriteString(globClass(rs[i:j]))
-			i = j + 1
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString(`)$`)
-	return b.String()
-}
-
-// globClass renders the inside of a fnmatch bracket expression.
-func globClass(set []rune) string {
-	neg := false
-	if len(set) > 0 && set[0] == '!' {
-		neg = true
-		set = set[1:]
-	}
-	var items []string
-	for k := 0; k < len(set); k++ {
-		lo := set[k]
-		if k+2 < len(set) && set[k+1] == '-' {
-			hi := set[k+2]
-			k += 2
-			if lo > hi {
-				continue // Python drops empty ranges
-			}
-			items = append(items, classRune(lo)+"-"+classRune(hi))
-			continue
-		}
-		items = append(items, classRune(lo))
-	}
-	if len(items) == 0 {
-		if neg {
-			return `.` // "[!]" with nothing left matches any character
-		}
-		return `[^\x00-\x{10FFFF}]` // matches nothing
-	}
-	if neg {
-		return "[^" + strings.Join(items, "") + "]"
-	}
-	return "[" + strings.Join(items, "") + "]"
-}
-
-func classRune(r rune) string {
-	if r < 128 && !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-		return fmt.Sprintf(`\x{%x}`, r)
-	}
-	return string(r)
 }

@@ -32,7 +32,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gsalt/gsalt/internal/grainsfile"
 	"io"
 	"log/slog"
 	"os"
@@ -43,6 +42,9 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/gsalt/gsalt/internal/grainsfile"
+	"github.com/gsalt/gsalt/internal/py"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -418,71 +420,11 @@ func (h *host) blacklist(m *payload.Map) *payload.Map {
 // exprMatch is salt.utils.stringutils.expr_match: a glob, else a regular
 // expression that must match the whole line.
 func exprMatch(line, expr string) bool {
-	if fnmatch(line, expr) {
+	if py.Fnmatch(line, expr) {
 		return true
 	}
 	re, err := regexp.Compile(`^(?:` + expr + `)$`)
 	return err == nil && re.MatchString(line)
-}
-
-// fnmatch is Python's fnmatch.fnmatchcase: * ? [seq] [!seq], where * also
-// matches '/'.
-func fnmatch(name, pattern string) bool {
-	re, err := regexp.Compile(globToRegexp(pattern))
-	return err == nil && re.MatchString(name)
-}
-
-// globToRegexp translates a Python fnmatch pattern.
-func globToRegexp(pat string) string {
-	var b strings.Builder
-	b.WriteString(`(?s)^`)
-	r := []rune(pat)
-	for i := 0; i < len(r); i++ {
-		c := r[i]
-		switch c {
-		case '*':
-			b.WriteString(`.*`)
-		case '?':
-			b.WriteString(`.`)
-		case '[':
-			j := i + 1
-			if j < len(r) && r[j] == '!' {
-				j++
-			}
-			if j < len(r) && r[j] == ']' {
-				j++
-			}
-			for j < len(r) && r[j] != ']' {
-				j++
-			}
-			if j >= len(r) {
-				b.WriteString(`\[`)
-				continue
-			}
-			body := r[i+1 : j]
-			var cls strings.Builder
-			cls.WriteByte('[')
-			k := 0
-			if len(body) > 0 && body[0] == '!' {
-				cls.WriteByte('^')
-				k = 1
-			}
-			for ; k < len(body); k++ {
-				ch := body[k]
-				if ch == '\\' || ch == '[' || ch == ']' || (ch == '^' && k == 0) {
-					cls.WriteByte('\\')
-				}
-				cls.WriteRune(ch)
-			}
-			cls.WriteByte(']')
-			b.WriteString(cls.String())
-			i = j
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString(`$`)
-	return b.String()
 }
 
 // sortMap returns m with its keys in sorted order (grains are a plain dict

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/netinfo"
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/version"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -381,7 +382,7 @@ func TestFnmatchAndExprMatch(t *testing.T) {
 		{"x[", "x[", true, true},
 	}
 	for _, tc := range tests {
-		if got := fnmatch(tc.name, tc.pat); got != tc.glob {
+		if got := py.Fnmatch(tc.name, tc.pat); got != tc.glob {
 			t.Errorf("fnmatch(%q, %q) = %v", tc.name, tc.pat, got)
 		}
 		if got := exprMatch(tc.name, tc.pat); got != tc.expr {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/version"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -399,10 +400,10 @@ func (h *host) lvm(ctx context.Context) *payload.Map {
 		return nil
 	}
 	vgs := &payload.Map{}
-	for _, vg := range splitLines(h.output(ctx, "lvm", "vgs", "-o", "vg_name", "--noheadings")) {
+	for _, vg := range py.SplitLines(h.output(ctx, "lvm", "vgs", "-o", "vg_name", "--noheadings"), false) {
 		vg = strings.TrimSpace(vg)
 		lvs := []any{}
-		for _, lv := range splitLines(h.output(ctx, "lvm", "lvs", "-o", "lv_name", "--noheadings", vg)) {
+		for _, lv := range py.SplitLines(h.output(ctx, "lvm", "lvs", "-o", "lv_name", "--noheadings", vg), false) {
 			lvs = append(lvs, strings.TrimSpace(lv))
 		}
 		vgs.Set(vg, lvs)

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"unicode"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -83,7 +84,7 @@ func (h *host) systemd(ctx context.Context) *payload.Map {
 	version, features := "UNDEFINED", ""
 	out, code, err := h.exec(ctx, "systemctl", "--version")
 	if err == nil && code == 0 {
-		lines := splitLines(out)
+		lines := py.SplitLines(out, false)
 		if len(lines) > 0 && strings.HasPrefix(lines[0], "systemd ") {
 			if f := strings.Fields(lines[0]); len(f) > 1 {
 				version = f[1]
@@ -94,16 +95,6 @@ func (h *host) systemd(ctx context.Context) *payload.Map {
 		}
 	}
 	return payload.NewMap("version", version, "features", features)
-}
-
-// splitLines is Python's str.splitlines for \n and \r\n text.
-func splitLines(s string) []string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.TrimSuffix(s, "\n")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
 }
 
 // initSystem is core._linux_init_system.
@@ -231,7 +222,7 @@ func parseLspci(out string) *payload.Map {
 	classes := map[string]bool{"vga compatible controller": true, "3d controller": true, "display controller": true}
 	gpus := []any{}
 	cur := map[string]string{}
-	lines := append(splitLines(out), "")
+	lines := append(py.SplitLines(out, false), "")
 	for _, line := range lines {
 		if line == "" {
 			if classes[strings.ToLower(cur["Class"])] {
@@ -380,7 +371,7 @@ func (h *host) osarch(ctx context.Context, family, cpuarch string) any {
 			prio int64
 		}
 		var archs []arch
-		for _, line := range splitLines(h.output(ctx, "opkg", "print-architecture")) {
+		for _, line := range py.SplitLines(h.output(ctx, "opkg", "print-architecture"), false) {
 			if !strings.HasPrefix(line, "arch") {
 				continue
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/gsalt/gsalt/internal/saltpeer"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/saltpeer"
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/wire/payload"

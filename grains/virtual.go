@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -60,7 +61,7 @@ cmdLoop:
 			}
 		case "virt-what":
 		lines:
-			for _, line := range splitLines(out) {
+			for _, line := range py.SplitLines(out, false) {
 				switch {
 				case line == "kvm" || line == "qemu" || line == "uml" || line == "xen":
 					virt = line

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 
+	saltjid "github.com/gsalt/gsalt/internal/jid"
+
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/master/keys"
@@ -86,7 +88,7 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 			}
 		}
 	}
-	if m.cfg.JobCache && jid != "nocache" && jobcache.IsJID(jid) {
+	if m.cfg.JobCache && jid != "nocache" && saltjid.Is(jid) {
 		err := m.jobs.SaveReturnSigned(jid, id, returnRecord(load), verified)
 		if errors.Is(err, jobcache.ErrDuplicate) {
 			m.log.Error("an extra return was detected from a minion, dropped (replay?)", "id", id, "jid", jid)

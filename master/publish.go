@@ -10,8 +10,9 @@ import (
 	"fmt"
 	"strings"
 
+	saltjid "github.com/gsalt/gsalt/internal/jid"
+
 	"github.com/gsalt/gsalt/event"
-	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/message"
@@ -156,7 +157,7 @@ func (m *Master) publish(clear *payload.Map) (string, []string, []string, error)
 	jid := clear.Str("jid")
 	if jid == "" {
 		jid = m.jobs.NewJID()
-	} else if !jobcache.IsJID(jid) {
+	} else if !saltjid.Is(jid) {
 		return "", nil, nil, fmt.Errorf("%w: %q is not a jid", ErrBadRequest, jid)
 	}
 	clear.Set("jid", jid)

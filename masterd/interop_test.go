@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/masterd"
@@ -93,23 +94,21 @@ func minionConf(dir, id string, retPort int, extra string) string {
 // waitPending polls the key store until id is pending.
 func waitPending(t *testing.T, d *masterd.Daemon, id string, p *peer) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.Eventually(t, 120*time.Second, func() bool {
 		ids, err := d.Keys().ListState(keys.StatePending)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, x := range ids {
 			if x == id {
-				return
+				return true
 			}
 		}
 		if p.cmd.ProcessState != nil {
 			t.Fatalf("%s exited", p.name)
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("%s never showed up as pending", id)
+		return false
+	}, id+" pending")
 }
 
 func runJob(t *testing.T, d *masterd.Daemon, tgt any, tgtType, fun string, arg ...any) map[string]*payload.Map {
@@ -117,9 +116,9 @@ func runJob(t *testing.T, d *masterd.Daemon, tgt any, tgtType, fun string, arg .
 	if arg == nil {
 		arg = []any{}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(180*time.Second))
 	defer cancel()
-	res, err := d.Master().RunJob(ctx, master.PublishRequest{Tgt: tgt, TgtType: tgtType, Fun: fun, Arg: arg}, 30*time.Second, 10*time.Second)
+	res, err := d.Master().RunJob(ctx, master.PublishRequest{Tgt: tgt, TgtType: tgtType, Fun: fun, Arg: arg}, testutil.Scale(60*time.Second), testutil.Scale(20*time.Second))
 	if err != nil {
 		t.Fatalf("%s: %v", fun, err)
 	}
@@ -220,9 +219,9 @@ func TestInteropRealSalt(t *testing.T) {
 	writeFile(t, filepath.Join(cliEtc, "master"), fmt.Sprintf(
 		"interface: 127.0.0.1\nret_port: %d\npublish_port: %d\nroot_dir: %s\npki_dir: %s\ncachedir: %s\nsock_dir: %s\n"+
 			"log_file: %s/cli.log\nuser: root\n", retPort, pubPort, dir, cfg.PKIDir, cfg.CacheDir, cfg.SockDir, dir))
-	cctx, ccancel := context.WithTimeout(ctx, 120*time.Second)
+	cctx, ccancel := context.WithTimeout(ctx, testutil.Scale(400*time.Second))
 	defer ccancel()
-	out := runCLI(t, cctx, src, "salt", "-c", cliEtc, "*", "test.ping", "--out", "json", "--static", "-t", "20")
+	out := runCLI(t, cctx, src, "salt", "-c", cliEtc, "*", "test.ping", "--out", "json", "--static", "-t", "60")
 	var got map[string]any
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("salt output %q: %v", out, err)
@@ -230,7 +229,7 @@ func TestInteropRealSalt(t *testing.T) {
 	if !reflect.DeepEqual(got, map[string]any{"m1": true, "p1": true}) {
 		t.Fatalf("salt '*' test.ping: %v", got)
 	}
-	out = runCLI(t, cctx, src, "salt", "-c", cliEtc, "m1", "cmd.run", "echo from-cli", "--out", "json", "-t", "20")
+	out = runCLI(t, cctx, src, "salt", "-c", cliEtc, "m1", "cmd.run", "echo from-cli", "--out", "json", "-t", "60")
 	if !bytes.Contains(out, []byte(`"m1": "from-cli"`)) {
 		t.Fatalf("salt cmd.run: %s", out)
 	}
@@ -242,8 +241,8 @@ func TestInteropRealSalt(t *testing.T) {
 		t.Fatalf("salt test.sleep 3 -t 1: %s", out)
 	}
 	// Mine: mine.update sends _mine, mine.get reads it back with _mine_get.
-	runCLI(t, cctx, src, "salt", "-c", cliEtc, "m1", "mine.update", "--out", "json", "-t", "20")
-	out = runCLI(t, cctx, src, "salt", "-c", cliEtc, "m1", "mine.get", "*", "network.ip_addrs", "--out", "json", "-t", "20")
+	runCLI(t, cctx, src, "salt", "-c", cliEtc, "m1", "mine.update", "--out", "json", "-t", "60")
+	out = runCLI(t, cctx, src, "salt", "-c", cliEtc, "m1", "mine.get", "*", "network.ip_addrs", "--out", "json", "-t", "60")
 	var mineOut map[string]map[string][]any
 	if err := json.Unmarshal(out, &mineOut); err != nil || len(mineOut["m1"]["m1"]) == 0 {
 		t.Fatalf("mine.get: %s (%v)", out, err)
@@ -271,7 +270,7 @@ func TestInteropRealSalt(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := d.Master().RunJob(ctx, master.PublishRequest{Tgt: "*", Fun: "test.ping"}, 60*time.Second, 10*time.Second)
+		res, err := d.Master().RunJob(ctx, master.PublishRequest{Tgt: "*", Fun: "test.ping"}, testutil.Scale(60*time.Second), testutil.Scale(20*time.Second))
 		if err != nil {
 			done <- result{}
 			return
@@ -288,7 +287,7 @@ func TestInteropRealSalt(t *testing.T) {
 	if rets := runJob(t, d, "m1", "glob", "test.ping"); rets["m1"] == nil || rets["m1"].Bool("return") != true {
 		t.Fatalf("test.ping after re-accept %v", rets)
 	}
-	out = runCLI(t, cctx, src, "salt", "-c", cliEtc, "*", "test.ping", "--out", "json", "--static", "-t", "20")
+	out = runCLI(t, cctx, src, "salt", "-c", cliEtc, "*", "test.ping", "--out", "json", "--static", "-t", "60")
 	if err := json.Unmarshal(out, &got); err != nil || !reflect.DeepEqual(got, map[string]any{"m1": true, "p1": true}) {
 		t.Fatalf("salt '*' test.ping after re-accept: %s", out)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/masterd"
@@ -183,7 +184,9 @@ func (mn *minion) masterPub() *rsa.PublicKey {
 
 func waitBus(t testing.TB, sub *event.Subscription, tag string) event.Event {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	// Generous: a real Salt minion's start event takes a while on a
+	// loaded machine; the deadline only matters when the event never comes.
+	deadline := time.After(testutil.Scale(90 * time.Second))
 	for {
 		select {
 		case ev := <-sub.C():

@@ -18,6 +18,7 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -178,7 +179,7 @@ func checkOrchestration(t testing.TB, ret *payload.Map, masterID, id, target str
 // master, like the clear runner command does.
 func runOrch(t testing.TB, d *masterd.Daemon, kwargs *payload.Map) *payload.Map {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(240*time.Second))
 	defer cancel()
 	out := d.Master().RunRunner(ctx, "", "state.orchestrate", []any{"orch.site"}, kwargs, "root")
 	ret, ok := out.Get("return")
@@ -250,7 +251,7 @@ func TestOrchestrateEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(240*time.Second))
 	defer cancel()
 	code := runcli.Run(ctx, runcli.Options{ConfigDir: clientConfig(t, d, cfg, dir), Stdout: &stdout, Stderr: &stderr,
 		Words: []string{"state.orchestrate", "orch.site", fmt.Sprintf(`pillar={"minion": "m1", "target": %q}`, target)}})
@@ -293,7 +294,7 @@ func TestOrchestrateEndToEnd(t *testing.T) {
 // runOrchTest runs state.orchestrate orch.site expecting success.
 func runOrchTest(t testing.TB, d *masterd.Daemon, kwargs *payload.Map) *payload.Map {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(240*time.Second))
 	defer cancel()
 	out := d.Master().RunRunner(ctx, "", "state.orchestrate", []any{"orch.site"}, kwargs, "root")
 	rm, ok := out.Map("return"), out.Has("return")
@@ -344,19 +345,14 @@ func TestInteropOrchestrateRealMinion(t *testing.T) {
 	smdir := filepath.Join(sdir, "rm1")
 	writeFile(t, filepath.Join(smdir, "etc", "minion"), minionConf(smdir, "rm1", ports[1], ""))
 	startPeer(t, ctx, src, "salt-minion", filepath.Join(sdir, "rm1.out"), "-c", filepath.Join(smdir, "etc"), "-l", "warning")
-	cctx, ccancel := context.WithTimeout(ctx, 180*time.Second)
+	cctx, ccancel := context.WithTimeout(ctx, testutil.Scale(600*time.Second))
 	defer ccancel()
-	deadline := time.Now().Add(120 * time.Second)
-	for {
-		cmd := saltpeer.Command(cctx, src, "salt", "-c", etc, "rm1", "test.ping", "--out", "json", "-t", "5")
-		if out, err := cmd.Output(); err == nil && bytes.Contains(out, []byte("true")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the real salt-minion never answered the real salt-master")
-		}
-		time.Sleep(time.Second)
-	}
+	// Each try waits up to 10 s for the answer, so polling needs no sleep.
+	testutil.Eventually(t, 240*time.Second, func() bool {
+		cmd := saltpeer.Command(cctx, src, "salt", "-c", etc, "rm1", "test.ping", "--out", "json", "-t", "10")
+		out, err := cmd.Output()
+		return err == nil && bytes.Contains(out, []byte("true"))
+	}, "the real salt-minion answering the real salt-master")
 	starget := filepath.Join(sdir, "orchestrated-real")
 	cmd := saltpeer.Command(cctx, src, "salt-run", "-c", etc, "state.orchestrate", "orch.site",
 		fmt.Sprintf(`pillar={"minion": "rm1", "target": %q}`, starget), "--out", "json")

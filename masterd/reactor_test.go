@@ -15,6 +15,7 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
 	gminion "github.com/gsalt/gsalt/minion"
@@ -82,7 +83,7 @@ func startGsaltMinion(t testing.TB, d *masterd.Daemon, dir, id string) *gminion.
 	})
 	select {
 	case <-mn.Ready():
-	case <-time.After(30 * time.Second):
+	case <-time.After(testutil.Scale(60 * time.Second)):
 		t.Fatalf("minion %s not ready (last auth error: %v)", id, mn.LastAuthError())
 	}
 	return mn
@@ -91,10 +92,10 @@ func startGsaltMinion(t testing.TB, d *masterd.Daemon, dir, id string) *gminion.
 // sendEvent makes the minion fire an event to the master with event.send.
 func sendEvent(t testing.TB, d *masterd.Daemon, id, tag string, data *payload.Map) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(60*time.Second))
 	defer cancel()
 	res, err := d.Master().RunJob(ctx, master.PublishRequest{Tgt: id, Fun: "event.send",
-		Arg: []any{tag, payload.NewMap("__kwarg__", true, "data", data)}}, 20*time.Second, 5*time.Second)
+		Arg: []any{tag, payload.NewMap("__kwarg__", true, "data", data)}}, testutil.Scale(40*time.Second), testutil.Scale(10*time.Second))
 	if err != nil || res.Returns[id] == nil || res.Returns[id].Bool("return") != true {
 		t.Fatalf("event.send on %s: %v %v", id, err, res)
 	}
@@ -216,20 +217,17 @@ func TestInteropRealMinionTriggersReaction(t *testing.T) {
 	startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "rm1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
 	waitBus(t, bus, "salt/minion/rm1/start")
 	target := filepath.Join(dir, "from-real-minion")
-	cctx, ccancel := context.WithTimeout(ctx, 120*time.Second)
+	cctx, ccancel := context.WithTimeout(ctx, testutil.Scale(240*time.Second))
 	defer ccancel()
 	runCLI(t, cctx, src, "salt-call", "-c", filepath.Join(mdir, "etc"), "event.send", "my/tag",
 		fmt.Sprintf(`{"path": %q}`, target), "--out", "json")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		b, err := os.ReadFile(target)
-		if err == nil && strings.TrimSpace(string(b)) == "my/tag" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the real minion did not run the reaction: %q %v, reactor %+v", b, err, d.Reactor().Stats())
-		}
-		time.Sleep(50 * time.Millisecond)
+	var b []byte
+	var err error
+	if !testutil.Poll(120*time.Second, func() bool {
+		b, err = os.ReadFile(target)
+		return err == nil && strings.TrimSpace(string(b)) == "my/tag"
+	}) {
+		t.Fatalf("the real minion did not run the reaction: %q %v, reactor %+v", b, err, d.Reactor().Stats())
 	}
 	if st := d.Reactor().Stats(); st.Local < 1 || st.Runner < 1 {
 		t.Fatalf("stats %+v", st)

@@ -2,22 +2,21 @@ package minion
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	saltjid "github.com/gsalt/gsalt/internal/jid"
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/modules"
-	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-// CallOptions configures Call, the behaviour of gsalt-call.
+// CallOptions configures Call, the minion side of salt-call (gsalt-call's
+// printing and exit codes are in cli/callcli).
 type CallOptions struct {
 	// ConfigDir holds the minion configuration ("" means /etc/salt).
 	ConfigDir string
@@ -25,48 +24,70 @@ type CallOptions struct {
 	Local bool
 	// ID overrides the minion id (salt-call --id).
 	ID string
-	// Out names the outputter (--out); "" uses the function's outputter,
-	// else nested.
-	Out string
-	// OutFile, when set, receives the output instead of Stdout
-	// (--out-file, appended like Salt's display_output does).
-	OutFile string
-	// RetcodePassthrough exits with the function's retcode instead of 1.
-	RetcodePassthrough bool
-	// Color colours the nested outputter.
-	Color bool
 	// Fun and Args are the function and its command-line arguments.
 	Fun  string
 	Args []string
-	// Stdout and Stderr default to os.Stdout and os.Stderr.
-	Stdout, Stderr io.Writer
 	// Logger receives logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Registry holds the execution functions; nil builds NewRegistry().
 	Registry *modules.Registry
 }
 
-// Call runs one execution function the way salt-call does and returns the
-// process exit code: without Local it authenticates with the master (a
-// pending key prints Salt's message and gives 2), fetches the pillar, runs
-// the function and sends its return to the master as jid "req"; then it
-// prints {"local": return} with the outputter and exits with 0, or 1 when
-// the retcode is not 0 (the retcode itself with RetcodePassthrough).
-func Call(ctx context.Context, o CallOptions) int {
-	if o.Stdout == nil {
-		o.Stdout = os.Stdout
-	}
-	if o.Stderr == nil {
-		o.Stderr = os.Stderr
-	}
+// CallResult is what one salt-call run produced.
+type CallResult struct {
+	// Return is the function's return value.
+	Return any
+	// Retcode is the function's retcode (ExitGeneric when its dict return
+	// has a false "result" or "success").
+	Retcode int
+	// Outputter is the function's own outputter ("" when it has none).
+	Outputter string
+	// Missing is set when no such function is loaded: Return then holds
+	// the loader's dict answer, or nil (salt-call prints "'fun' is not
+	// available.").
+	Missing bool
+	// MissingNote, when set with Missing, replaces "'fun' is not
+	// available." (a Python extension module gsalt cannot load).
+	MissingNote string
+	// Warnings are the lines salt-call prints on stderr before the output.
+	Warnings []string
+	// Opts are the minion's options (for the outputters' settings).
+	Opts *config.Opts
+}
+
+// AuthError is an authentication failure of Call: it wraps ErrPending,
+// ErrRejected, ErrMasterFinger or the transport's error.
+type AuthError struct{ Err error }
+
+func (e *AuthError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// FunctionError is the error the called function returned (or its panic).
+type FunctionError struct {
+	Fn  *modules.Function
+	Err error
+}
+
+func (e *FunctionError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the function's error.
+func (e *FunctionError) Unwrap() error { return e.Err }
+
+// Call runs one execution function the way salt-call does: without Local
+// it authenticates with the master (failures are *AuthError), fetches the
+// pillar, runs the function and sends its return to the master as jid
+// "req". A function failing returns *FunctionError; other errors are
+// configuration or start-up failures.
+func Call(ctx context.Context, o CallOptions) (*CallResult, error) {
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	cfg, err := config.LoadMinion(o.ConfigDir)
 	if err != nil {
-		fmt.Fprintf(o.Stderr, "Error: %v\n", err)
-		return 1
+		return nil, err
 	}
 	cfg.Opts.Set("__cli", "salt-call")
 	if o.Local {
@@ -76,8 +97,7 @@ func Call(ctx context.Context, o CallOptions) int {
 	}
 	m, err := New(Options{Config: cfg, ID: o.ID, Caller: true, Registry: o.Registry, Logger: log, RejectedDelay: time.Millisecond})
 	if err != nil {
-		fmt.Fprintf(o.Stderr, "Error: %v\n", err)
-		return 1
+		return nil, err
 	}
 	local := o.Local || cfg.FileClient == "local" || cfg.MasterType == "disable"
 	delete(m.services, "jobs")
@@ -94,57 +114,41 @@ func Call(ctx context.Context, o CallOptions) int {
 		m.authMu.Lock()
 		_, err := m.authenticate(ctx)
 		m.authMu.Unlock()
-		switch {
-		case errors.Is(err, ErrPending):
-			fmt.Fprintln(o.Stdout, "Minion failed to authenticate with the master, has the minion key been accepted?")
-			return ExitPending
-		case errors.Is(err, ErrRejected):
-			fmt.Fprintln(o.Stderr, "The Salt Master has rejected this minion's public key.")
-			return ExitRejected
-		case errors.Is(err, ErrMasterFinger):
-			fmt.Fprintf(o.Stderr, "Error: %v\n", err)
-			return ExitMasterFinger
-		case err != nil:
-			fmt.Fprintf(o.Stderr, "Error: %v\n", err)
-			return 2
+		if err != nil {
+			return nil, &AuthError{Err: err}
 		}
 		if err := m.refreshPillar(ctx); err != nil {
 			log.Warn("could not fetch the pillar", "err", err)
 		}
 	}
-	return m.call(ctx, o, local)
+	res, err := m.call(ctx, o, local)
+	if res != nil {
+		res.Opts = cfg.Opts
+	}
+	return res, err
 }
 
-// genJID is salt.utils.jid.gen_jid: UTC now as %Y%m%d%H%M%S%f.
-func genJID() string {
-	now := time.Now().UTC()
-	return now.Format("20060102150405") + fmt.Sprintf("%06d", now.Nanosecond()/1000)
-}
-
-func (m *Minion) call(ctx context.Context, o CallOptions, local bool) int {
+func (m *Minion) call(ctx context.Context, o CallOptions, local bool) (*CallResult, error) {
 	fun := o.Fun
-	ret := payload.NewMap("jid", genJID())
+	ret := payload.NewMap("jid", saltjid.New())
+	res := &CallResult{}
 	fn, ok := m.reg.Lookup(fun)
 	if !ok {
-		missing := "'" + fun + "' is not available."
-		if note := m.pythonModuleNote(fun); note != "" {
-			missing = note
-		}
-		if res, _ := m.execute(ctx, fun, nil, nil); res.Return != nil {
-			if dm, isMap := res.Return.(*payload.Map); isMap {
-				m.print(o, payload.NewMap("local", dm), "nested", 0)
-				return 1
+		res.Missing = true
+		res.MissingNote = m.pythonModuleNote(fun)
+		if r, _ := m.execute(ctx, fun, nil, nil); r.Return != nil {
+			if dm, isMap := r.Return.(*payload.Map); isMap {
+				res.Return = dm
 			}
 		}
-		fmt.Fprintln(o.Stderr, missing)
-		return 255
+		return res, nil
 	}
 	jid := ret.Str("jid")
 	sdata := payload.NewMap("fun", fun, "pid", int64(os.Getpid()), "jid", jid, "tgt", "salt-call")
 	procPath := filepath.Join(m.cacheDir, "proc", jid)
 	if b, err := payload.Marshal(sdata); err == nil {
 		if err := os.WriteFile(procPath, b, 0o600); err != nil {
-			fmt.Fprintf(o.Stderr, "Cannot write to process directory. Do you have permissions to write to %s ?\n", procPath)
+			res.Warnings = append(res.Warnings, fmt.Sprintf("Cannot write to process directory. Do you have permissions to write to %s ?", procPath))
 		}
 	}
 	defer os.Remove(procPath)
@@ -159,7 +163,7 @@ func (m *Minion) call(ctx context.Context, o CallOptions, local bool) int {
 		retcode = call.Retcode
 	}
 	if err != nil {
-		return callError(o.Stderr, fn, err)
+		return res, &FunctionError{Fn: fn, Err: err}
 	}
 	if retcode == 0 {
 		if vm, isMap := value.(*payload.Map); isMap {
@@ -188,24 +192,8 @@ func (m *Minion) call(ctx context.Context, o CallOptions, local bool) int {
 			m.log.Warn("could not send the return to the master", "err", err)
 		}
 	}
-	out := o.Out
-	if out == "" {
-		out = ret.Str("out")
-	}
-	if out == "" {
-		out = "nested"
-	}
-	if err := m.print(o, payload.NewMap("local", value), out, retcode); err != nil {
-		fmt.Fprintf(o.Stderr, "Error: %v\n", err)
-		return 1
-	}
-	switch {
-	case o.RetcodePassthrough:
-		return retcode
-	case retcode != 0:
-		return 1
-	}
-	return 0
+	res.Return, res.Retcode, res.Outputter = value, retcode, fn.Outputter
+	return res, nil
 }
 
 // runGuarded calls fn, turning a panic into an error.
@@ -216,37 +204,4 @@ func runGuarded(ctx context.Context, fn *modules.Function, call *modules.Call) (
 		}
 	}()
 	return fn.Fn(ctx, call)
-}
-
-// callError prints a function error the way salt-call reports the matching
-// Python exception and returns the exit code.
-func callError(w io.Writer, fn *modules.Function, err error) int {
-	msg := err.Error()
-	strip := func(sentinel error) string {
-		return strings.TrimPrefix(msg, sentinel.Error()+": ")
-	}
-	switch {
-	case errors.Is(err, modules.ErrArguments):
-		fmt.Fprintf(w, "\nPassed invalid arguments: %s.\n\nUsage:\n%s\n", strip(modules.ErrArguments), fn.Doc)
-	case errors.Is(err, modules.ErrExecution):
-		fmt.Fprintf(w, "Error running '%s': %s\n", fn.Name, strip(modules.ErrExecution))
-	case errors.Is(err, modules.ErrCommandNotFound):
-		fmt.Fprintf(w, "Command required for '%s' not found: %s\n", fn.Name, strip(modules.ErrCommandNotFound))
-	case errors.Is(err, modules.ErrInvocation):
-		fmt.Fprintln(w, strip(modules.ErrInvocation))
-	default:
-		fmt.Fprintf(w, "The minion function caused an exception: %s\n", msg)
-	}
-	return modules.ExitGeneric
-}
-
-// print writes the formatted output to Stdout or the out file with
-// Salt's outputters (output).
-func (m *Minion) print(o CallOptions, data any, out string, retcode int) error {
-	opts := output.Options{Color: o.Color && o.OutFile == "", Retcode: retcode, Log: m.log}
-	if m.cfg.Opts != nil {
-		hs := output.HighstateOptionsFrom(m.cfg.Opts.Get)
-		opts.Highstate = &hs
-	}
-	return output.Display(o.Stdout, o.OutFile, output.Resolve(out, opts), data, opts)
 }

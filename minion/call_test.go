@@ -1,8 +1,8 @@
 package minion
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -30,61 +30,18 @@ func callConfigDir(t *testing.T, fm *fakeMaster) string {
 	return dir
 }
 
-func runCall(t *testing.T, o CallOptions) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	o.Stdout, o.Stderr = &out, &errb
-	code := Call(context.Background(), o)
-	return code, out.String(), errb.String()
-}
-
-func TestCallLocal(t *testing.T) {
-	dir := callConfigDir(t, nil)
-	tests := []struct {
-		name    string
-		fun     string
-		args    []string
-		out     string
-		pass    bool
-		code    int
-		stdout  string
-		stderrs string
-	}{
-		{"ping nested", "test.ping", nil, "", false, 0, "local:\n    True\n", ""},
-		{"ping json", "test.ping", nil, "json", false, 0, "{\n    \"local\": true\n}\n", ""},
-		{"arg kwargs", "test.arg_clean", []string{"1", "two", "k=v", "n=3"}, "json", false, 0,
-			"{\n    \"local\": {\n        \"args\": [\n            1,\n            \"two\"\n        ],\n        \"kwargs\": {\n            \"k\": \"v\",\n            \"n\": 3\n        }\n    }\n}\n", ""},
-		{"retcode", "test.retcode", []string{"3"}, "", false, 1, "local:\n    True\n", ""},
-		{"retcode passthrough", "test.retcode", []string{"3"}, "", true, 3, "local:\n    True\n", ""},
-		{"missing function", "nosuch.fun", nil, "", false, 255, "", "'nosuch.fun' is not available.\n"},
-		{"bad arguments", "test.echo", nil, "", false, 1, "", "Passed invalid arguments: echo() missing 1 required positional argument: 'text'."},
-		{"local file client", "cp.list_master", nil, "json", false, 0, "{\n    \"local\": [\n        \"hello.txt\"\n    ]\n}\n", ""},
-		{"execution error", "cp.get_url", []string{"rel/x"}, "", false, 1, "", "Error running 'cp.get_url': Path 'rel/x' is not absolute\n"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, errs := runCall(t, CallOptions{ConfigDir: dir, Local: true, Fun: tc.fun, Args: tc.args, Out: tc.out, RetcodePassthrough: tc.pass})
-			if code != tc.code || out != tc.stdout || !strings.Contains(errs, tc.stderrs) {
-				t.Fatalf("code %d stdout %q stderr %q; want %d %q %q", code, out, errs, tc.code, tc.stdout, tc.stderrs)
-			}
-		})
-	}
-	if ents, _ := os.ReadDir(filepath.Join(dir, "var/cache/salt/minion/proc")); len(ents) != 0 {
-		t.Errorf("proc files left: %v", ents)
-	}
-}
-
 func TestCallWithMaster(t *testing.T) {
 	fm := newFakeMaster(t, filepath.Join(vectorsPKI, "master/master.pem"), 0, 0)
 	dir := callConfigDir(t, fm)
-	code, out, _ := runCall(t, CallOptions{ConfigDir: dir, Fun: "test.ping"})
-	if code != ExitPending || out != "Minion failed to authenticate with the master, has the minion key been accepted?\n" {
-		t.Fatalf("pending: %d %q", code, out)
+	_, err := Call(context.Background(), CallOptions{ConfigDir: dir, Fun: "test.ping"})
+	var authErr *AuthError
+	if !errors.Is(err, ErrPending) || !errors.As(err, &authErr) {
+		t.Fatalf("pending: %v", err)
 	}
 	fm.set("m1", "accept")
-	code, out, errs := runCall(t, CallOptions{ConfigDir: dir, Fun: "test.echo", Args: []string{"hello"}})
-	if code != 0 || out != "local:\n    hello\n" {
-		t.Fatalf("echo: %d %q %q", code, out, errs)
+	res, err := Call(context.Background(), CallOptions{ConfigDir: dir, Fun: "test.echo", Args: []string{"hello"}})
+	if err != nil || res.Return != "hello" || res.Retcode != 0 || res.Missing {
+		t.Fatalf("echo: %+v %v", res, err)
 	}
 	fm.waitReq(t, wait, func(l *payload.Map) bool { return l.Str("cmd") == "_pillar" })
 	ret := fm.waitReq(t, wait, func(l *payload.Map) bool { return l.Str("cmd") == "_return" })
@@ -95,10 +52,10 @@ func TestCallWithMaster(t *testing.T) {
 		t.Errorf("_return %s", mustJSON(ret))
 	}
 	// event.send from gsalt-call goes straight to the master.
-	code, _, _ = runCall(t, CallOptions{ConfigDir: dir, Fun: "event.send", Args: []string{"my/tag", `{"a": 1}`}})
+	res, err = Call(context.Background(), CallOptions{ConfigDir: dir, Fun: "event.send", Args: []string{"my/tag", `{"a": 1}`}})
 	ev := fm.waitReq(t, wait, func(l *payload.Map) bool { return l.Str("cmd") == "_minion_event" })
-	if code != 0 || ev.Str("tag") != "my/tag" || strings.Join(keysOf(ev), ",") != "id,tag,data,tok,cmd" {
-		t.Errorf("event.send: %d %s", code, mustJSON(ev))
+	if err != nil || res.Return != true || ev.Str("tag") != "my/tag" || strings.Join(keysOf(ev), ",") != "id,tag,data,tok,cmd" {
+		t.Errorf("event.send: %v %v %s", res, err, mustJSON(ev))
 	}
 	if a, _ := ev.Map("data").Int("a"); a != 1 {
 		t.Errorf("event data %s", mustJSON(ev))

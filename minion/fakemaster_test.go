@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -437,6 +438,7 @@ func startMinion(t *testing.T, cfg *config.Minion, o Options) (*Minion, func() e
 
 func waitReady(t *testing.T, m *Minion, d time.Duration) {
 	t.Helper()
+	d = testutil.Scale(2 * d) // authentication against a real master is slow under load
 	select {
 	case <-m.Ready():
 	case <-time.After(d):

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testlab"
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // saltMaster is a real Salt 3006 salt-master run from the source tree.
@@ -92,19 +94,19 @@ pillar_roots: {base: [%[1]s/srv/pillar]}
 		}
 	}
 	startProcess(t, saltpeer.Command(context.Background(), src, "salt-master", "-c", sm.conf, "-l", "warning"), filepath.Join(dir, "log", "stdout"))
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "sock", "master_event_pub.ipc")); err == nil {
-			if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(sm.ret)); err == nil {
-				c.Close()
-				break
-			}
+	if !testutil.Poll(120*time.Second, func() bool {
+		if _, err := os.Stat(filepath.Join(dir, "sock", "master_event_pub.ipc")); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dir, "log", "master"))
-			t.Fatalf("salt-master did not start:\n%s", log)
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(sm.ret))
+		if err != nil {
+			return false
 		}
-		time.Sleep(200 * time.Millisecond)
+		c.Close()
+		return true
+	}) {
+		log, _ := os.ReadFile(filepath.Join(dir, "log", "master"))
+		t.Fatalf("salt-master did not start:\n%s", log)
 	}
 	return sm
 }
@@ -112,7 +114,7 @@ pillar_roots: {base: [%[1]s/srv/pillar]}
 // run runs a Salt CLI script against the master and returns its stdout.
 func (sm *saltMaster) run(t *testing.T, script string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(180*time.Second))
 	defer cancel()
 	cmd := saltpeer.Command(ctx, sm.src, script, append([]string{"-c", sm.conf}, args...)...)
 	var out, errb bytes.Buffer
@@ -124,9 +126,15 @@ func (sm *saltMaster) run(t *testing.T, script string, args ...string) (string, 
 	return out.String(), err
 }
 
-// saltJSON runs `salt ... --out json` and decodes the result.
+// saltJSON runs `salt ... --out json` and decodes the result. Without a
+// -t of its own the CLI waits up to 60 s (it returns as soon as every
+// targeted minion answered; Salt's default of 5 s is too short on a loaded
+// machine).
 func (sm *saltMaster) saltJSON(t *testing.T, args ...string) map[string]any {
 	t.Helper()
+	if !slices.Contains(args, "-t") {
+		args = append([]string{"-t", "60"}, args...)
+	}
 	out, _ := sm.run(t, "salt", append(args, "--out", "json", "--static")...)
 	var v map[string]any
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
@@ -177,21 +185,13 @@ print(json.dumps(e, default=str), flush=True)
 // waitKeys polls salt-key until want shows in the state.
 func (sm *saltMaster) waitKey(t *testing.T, state, id string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out, _ := sm.run(t, "salt-key", "-L", "--out", "json")
+	var out string
+	if !testutil.Poll(120*time.Second, func() bool {
+		out, _ = sm.run(t, "salt-key", "-L", "--out", "json")
 		var v map[string][]string
-		if json.Unmarshal([]byte(out), &v) == nil {
-			for _, k := range v[state] {
-				if k == id {
-					return
-				}
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("key %s not in %s: %s", id, state, out)
-		}
-		time.Sleep(300 * time.Millisecond)
+		return json.Unmarshal([]byte(out), &v) == nil && slices.Contains(v[state], id)
+	}) {
+		t.Fatalf("key %s not in %s: %s", id, state, out)
 	}
 }
 
@@ -290,11 +290,10 @@ func TestInteropSaltMaster(t *testing.T) {
 		t.Errorf("missing function: %v", got)
 	}
 	// gsalt-call with the same configuration talks to the same master.
-	var out, errb bytes.Buffer
-	code := Call(context.Background(), CallOptions{ConfigDir: filepath.Dir(cfg.ConfFile), Fun: "pillar.get", Args: []string{"nested:k"},
-		Stdout: &out, Stderr: &errb, Logger: testLogger(t)})
-	if code != 0 || out.String() != "local:\n    v\n" {
-		t.Errorf("gsalt-call pillar.get: %d %q %q", code, out.String(), errb.String())
+	res, err := Call(context.Background(), CallOptions{ConfigDir: filepath.Dir(cfg.ConfFile), Fun: "pillar.get", Args: []string{"nested:k"},
+		Logger: testLogger(t)})
+	if err != nil || res.Return != "v" || res.Retcode != 0 {
+		t.Errorf("gsalt-call pillar.get: %+v %v", res, err)
 	}
 	if err := stop(); err != nil {
 		t.Errorf("Run: %v", err)
@@ -324,7 +323,7 @@ func TestInteropSwarm(t *testing.T) {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testutil.Scale(30 * time.Second)):
 			t.Error("swarm did not stop")
 		}
 	})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 
+	saltjid "github.com/gsalt/gsalt/internal/jid"
+
 	"github.com/gsalt/gsalt/schedule"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -37,7 +39,7 @@ func (m *Minion) startSchedule(ctx context.Context) {
 // return goes to the master as jid "req" (the master picks the jid),
 // "nocache" for return_job: nocache, or not at all for return_job: False.
 func (m *Minion) startScheduled(ctx context.Context, j schedule.Job) {
-	jid := genJID()
+	jid := saltjid.New()
 	args := append([]any{}, j.Args...)
 	funArgs := append([]any{}, j.Args...)
 	if j.Kwargs != nil && j.Kwargs.Len() > 0 {

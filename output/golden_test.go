@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,10 +14,9 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/outputters.golden.json from Salt's real outputters (needs GSALT_SALT_SRC)")
 
 const goldenFile = "testdata/outputters.golden.json"
 
@@ -209,7 +207,7 @@ func TestOutputtersGolden(t *testing.T) {
 	want := map[string]goldenEntry{}
 	if src := saltpeer.Src(); src != "" {
 		want = saltOutputs(t, src)
-		if *update {
+		if testutil.Update() {
 			b, err := json.MarshalIndent(want, "", " ")
 			if err != nil {
 				t.Fatal(err)

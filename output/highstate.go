@@ -21,9 +21,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -198,6 +198,24 @@ func hsCaught(format string, args ...any) error {
 
 func hsCrash(format string, args ...any) error {
 	return &hsError{msg: fmt.Sprintf(format, args...)}
+}
+
+// hsFormatter is str.format on state return values.
+var hsFormatter = py.Formatter{Str: PyStr, Repr: PyRepr, Normalize: normalize}
+
+// hsPyError turns an exception raised by str.format into the outputter's:
+// KeyError, AttributeError and TypeError are caught by try_printout (as is
+// what gsalt does not implement), the others crash the CLI.
+func hsPyError(err error) error {
+	var e *py.Exception
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch e.Type {
+	case "KeyError", "AttributeError", "TypeError", "NotImplementedError":
+		return hsCaught("%s", e.Msg)
+	}
+	return hsCrash("%s", e.Msg)
 }
 
 type hsRenderer struct {
@@ -452,7 +470,7 @@ func (h *hsRenderer) formatHost(host, data any, level, depth int) (string, bool,
 	switch x := data.(type) {
 	case string:
 		nchanges = 1
-		for _, line := range splitLines(x) {
+		for _, line := range py.SplitLines(x, false) {
 			hstrs = append(hstrs, hcolor+"    "+line+c.Endc)
 		}
 		hcolor = c.Cyan
@@ -775,7 +793,7 @@ func (h *hsRenderer) formatStates(host any, data *payload.Map, level, depth int)
 			if err != nil {
 				return nil, "", 0, err
 			}
-			filled := strings.TrimLeftFunc(pyTextFill(text, 80, strings.Repeat(" ", 14)), pyIsSpace)
+			filled := strings.TrimLeftFunc(py.Fill(text, 80, strings.Repeat(" ", 14), strings.Repeat(" ", 14)), py.IsSpace)
 			hstrs = append(hstrs, "   "+c.LightRed+" Warnings: "+filled+c.Endc)
 		}
 	}
@@ -915,7 +933,7 @@ func durationFloat(v any) (float64, bool, error) {
 
 // pyParseFloat is Python's float(str).
 func pyParseFloat(s string) (float64, bool) {
-	s = strings.TrimFunc(s, pyIsSpace)
+	s = strings.TrimFunc(s, py.IsSpace)
 	body := strings.TrimLeft(s, "+-")
 	if len(s)-len(body) > 1 {
 		return 0, false
@@ -1004,7 +1022,7 @@ func (h *hsRenderer) formatChanges(changes any, depth int) (bool, string, error)
 			if err != nil {
 				return false, "", err
 			}
-			lines := splitLines(s)
+			lines := py.SplitLines(s, false)
 			for i := range lines {
 				lines[i] = "              " + lines[i]
 			}
@@ -1015,7 +1033,7 @@ func (h *hsRenderer) formatChanges(changes any, depth int) (bool, string, error)
 	}
 	no := h.o
 	no.NestedIndent, no.Retcode = 14, 0
-	return true, "\n" + strings.TrimRightFunc(Nested(cm, no), pyIsSpace), nil
+	return true, "\n" + strings.TrimRightFunc(Nested(cm, no), py.IsSpace), nil
 }
 
 // fullState renders the full block of one state (without the Changes
@@ -1038,7 +1056,7 @@ func (h *hsRenderer) fullState(tcolor string, comps []string, ret *payload.Map, 
 		raw = PyStr(raw)
 		ret.Set("comment", raw)
 	}
-	comment := strings.TrimFunc(raw.(string), pyIsSpace)
+	comment := strings.TrimFunc(raw.(string), py.IsSpace)
 	comment = strings.ReplaceAll(comment, "\n", "\n"+strings.Repeat(" ", 14))
 	if d, ok := strKey(ret, "data"); ok {
 		switch x := d.(type) {
@@ -1136,8 +1154,8 @@ func (h *hsRenderer) formatTerse(tcolor string, comps []string, ret *payload.Map
 		}
 		tmpl += "{5}"
 	}
-	f := &pyFormatter{args: []any{tcolor, comps[2], comps[0], comps[len(comps)-1], word, c.Endc, ret}}
-	return f.format(tmpl, 0)
+	out, err := hsFormatter.Format(tmpl, tcolor, comps[2], comps[0], comps[len(comps)-1], word, c.Endc, ret)
+	return out, hsPyError(err)
 }
 
 // summary is the "Summary for" table.
@@ -1444,711 +1462,4 @@ func pySum(a, b any) (any, error) {
 		return s, nil
 	}
 	return 0 + asFloat(a) + asFloat(b), nil
-}
-
-// pyTextFill is textwrap.fill(text, width, initial_indent=indent,
-// subsequent_indent=indent) with TextWrapper's defaults.
-func pyTextFill(text string, width int, indent string) string {
-	// expandtabs(8), then every ASCII whitespace character becomes a space.
-	var exp []rune
-	col := 0
-	for _, r := range text {
-		switch r {
-		case '\t':
-			n := 8 - col%8
-			for i := 0; i < n; i++ {
-				exp = append(exp, ' ')
-			}
-			col += n
-			continue
-		case '\n', '\r':
-			col = 0
-		default:
-			col++
-		}
-		if strings.ContainsRune("\t\n\v\f\r ", r) {
-			r = ' '
-		}
-		exp = append(exp, r)
-	}
-	chunks := wrapChunks(exp)
-	// _wrap_chunks with chunks as a stack.
-	var lines []string
-	ilen := utf8.RuneCountInString(indent)
-	isBlank := func(ch []rune) bool {
-		for _, r := range ch {
-			if !pyIsSpace(r) {
-				return false
-			}
-		}
-		return true
-	}
-	for len(chunks) > 0 {
-		var cur [][]rune
-		curLen := 0
-		w := width - ilen
-		if isBlank(chunks[0]) && len(lines) > 0 {
-			chunks = chunks[1:]
-		}
-		for len(chunks) > 0 {
-			l := len(chunks[0])
-			if curLen+l > w {
-				break
-			}
-			cur = append(cur, chunks[0])
-			curLen += l
-			chunks = chunks[1:]
-		}
-		if len(chunks) > 0 && len(chunks[0]) > w {
-			space := w - curLen
-			if w < 1 {
-				space = 1
-			}
-			chunk := chunks[0]
-			end := space
-			if len(chunk) > space {
-				hyphen := -1
-				for i := space - 1; i >= 0; i-- {
-					if chunk[i] == '-' {
-						hyphen = i
-						break
-					}
-				}
-				if hyphen > 0 {
-					for _, r := range chunk[:hyphen] {
-						if r != '-' {
-							end = hyphen + 1
-							break
-						}
-					}
-				}
-			}
-			cur = append(cur, chunk[:end])
-			chunks[0] = chunk[end:]
-		}
-		if len(cur) > 0 && isBlank(cur[len(cur)-1]) {
-			cur = cur[:len(cur)-1]
-		}
-		if len(cur) > 0 {
-			var b strings.Builder
-			b.WriteString(indent)
-			for _, ch := range cur {
-				b.WriteString(string(ch))
-			}
-			lines = append(lines, b.String())
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Character classes of textwrap's wordsep_re (Python's Unicode \w, \d).
-func reWord(r rune) bool   { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
-func reLetter(r rune) bool { return reWord(r) && !unicode.IsDigit(r) }
-func reWordPunct(r rune) bool {
-	return reWord(r) || strings.ContainsRune("!\"'&.,?", r)
-}
-func reSpace(r rune) bool { return strings.ContainsRune("\t\n\v\f\r ", r) }
-
-// wrapChunks splits text like textwrap's wordsep_re (break_on_hyphens).
-func wrapChunks(t []rune) [][]rune {
-	at := func(i int) rune {
-		if i < 0 || i >= len(t) {
-			return -1
-		}
-		return t[i]
-	}
-	// dashesThenWord: t[i:] is two or more '-' followed by a \w character.
-	dashesThenWord := func(i int) (int, bool) {
-		j := i
-		for j < len(t) && t[j] == '-' {
-			j++
-		}
-		return j, j-i >= 2 && j < len(t) && reWord(t[j])
-	}
-	var chunks [][]rune
-	i := 0
-	for i < len(t) {
-		if reSpace(t[i]) {
-			j := i
-			for j < len(t) && reSpace(t[j]) {
-				j++
-			}
-			chunks = append(chunks, t[i:j])
-			i = j
-			continue
-		}
-		if i > 0 && reWordPunct(t[i-1]) {
-			if j, ok := dashesThenWord(i); ok {
-				chunks = append(chunks, t[i:j])
-				i = j
-				continue
-			}
-		}
-		end := -1
-		for e := i + 1; e <= len(t); e++ {
-			if t[e-1] != -1 && reSpace(t[e-1]) {
-				break
-			}
-			if at(e) == '-' {
-				lb := (reLetter(at(e-2)) && reLetter(at(e-1))) ||
-					(reLetter(at(e-3)) && at(e-2) == '-' && reLetter(at(e-1)))
-				la := reLetter(at(e+1)) && (reLetter(at(e+2)) || (at(e+2) == '-' && reLetter(at(e+3))))
-				if lb && la {
-					end = e + 1
-					break
-				}
-			}
-			if e == len(t) || reSpace(t[e]) {
-				end = e
-				break
-			}
-			if reWordPunct(t[e-1]) {
-				if _, ok := dashesThenWord(e); ok {
-					end = e
-					break
-				}
-			}
-		}
-		chunks = append(chunks, t[i:end])
-		i = end
-	}
-	return chunks
-}
-
-// pyFormatter is a subset of Python's str.format for the terse templates:
-// positional fields, [index] lookups, !s/!r/!a and format specs for str,
-// int and float.
-type pyFormatter struct {
-	args []any
-	auto int
-	mode int // 0 unset, 1 automatic numbering, 2 manual
-}
-
-func (f *pyFormatter) format(s string, depth int) (string, error) {
-	if depth > 1 {
-		return "", hsCrash("Max string recursion exceeded")
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		ch := s[i]
-		switch ch {
-		case '{':
-			if i+1 < len(s) && s[i+1] == '{' {
-				b.WriteByte('{')
-				i += 2
-				continue
-			}
-			j, level := i+1, 1
-			inBracket := false
-			for ; j < len(s); j++ {
-				switch s[j] {
-				case '[':
-					inBracket = true
-				case ']':
-					inBracket = false
-				case '{':
-					if !inBracket {
-						level++
-					}
-				case '}':
-					if !inBracket {
-						level--
-					}
-				}
-				if level == 0 {
-					break
-				}
-			}
-			if j >= len(s) {
-				return "", hsCrash("expected '}' before end of string")
-			}
-			out, err := f.field(s[i+1:j], depth)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(out)
-			i = j + 1
-		case '}':
-			if i+1 < len(s) && s[i+1] == '}' {
-				b.WriteByte('}')
-				i += 2
-				continue
-			}
-			return "", hsCrash("Single '}' encountered in format string")
-		default:
-			b.WriteByte(ch)
-			i++
-		}
-	}
-	return b.String(), nil
-}
-
-func (f *pyFormatter) field(field string, depth int) (string, error) {
-	// Split name, conversion and spec (brackets protect ':' and '!').
-	end := len(field)
-	inBracket := false
-	for k := 0; k < len(field); k++ {
-		if field[k] == '[' {
-			inBracket = true
-		} else if field[k] == ']' {
-			inBracket = false
-		} else if !inBracket && (field[k] == '!' || field[k] == ':') {
-			end = k
-			break
-		}
-	}
-	name, rest := field[:end], field[end:]
-	conv := byte(0)
-	if strings.HasPrefix(rest, "!") {
-		if len(rest) < 2 {
-			return "", hsCrash("end of string while looking for conversion specifier")
-		}
-		conv = rest[1]
-		rest = rest[2:]
-		if rest != "" && rest[0] != ':' {
-			return "", hsCrash("expected ':' after conversion specifier")
-		}
-	}
-	spec := strings.TrimPrefix(rest, ":")
-	v, err := f.lookup(name)
-	if err != nil {
-		return "", err
-	}
-	switch conv {
-	case 0:
-	case 's':
-		v = PyStr(v)
-	case 'r':
-		v = PyRepr(v)
-	case 'a':
-		v = pyASCII(PyRepr(v))
-	default:
-		return "", hsCrash("Unknown conversion specifier %c", conv)
-	}
-	if strings.ContainsAny(spec, "{}") {
-		spec, err = f.format(spec, depth+1)
-		if err != nil {
-			return "", err
-		}
-	}
-	return formatSpec(v, spec)
-}
-
-func (f *pyFormatter) lookup(name string) (any, error) {
-	first := name
-	if k := strings.IndexAny(name, ".["); k >= 0 {
-		first, name = name[:k], name[k:]
-	} else {
-		name = ""
-	}
-	var idx int
-	switch {
-	case first == "":
-		if f.mode == 2 {
-			return nil, hsCrash("cannot switch from manual field specification to automatic field numbering")
-		}
-		f.mode = 1
-		idx = f.auto
-		f.auto++
-	case isASCIIDigits(first):
-		if f.mode == 1 {
-			return nil, hsCrash("cannot switch from automatic field numbering to manual field specification")
-		}
-		f.mode = 2
-		n, err := strconv.Atoi(first)
-		if err != nil {
-			return nil, hsCrash("Too many decimal digits in format string")
-		}
-		idx = n
-	default:
-		return nil, hsCaught("KeyError: %q", first)
-	}
-	if idx >= len(f.args) {
-		return nil, hsCrash("Replacement index %d out of range for positional args tuple", idx)
-	}
-	v := f.args[idx]
-	for name != "" {
-		if name[0] == '.' {
-			return nil, hsCaught("attribute lookup %q is not supported", name)
-		}
-		closing := strings.IndexByte(name, ']')
-		if closing < 0 {
-			return nil, hsCrash("Missing ']' in format string")
-		}
-		key := name[1:closing]
-		name = name[closing+1:]
-		if key == "" {
-			return nil, hsCrash("Empty attribute in format string")
-		}
-		if name != "" && name[0] != '.' && name[0] != '[' {
-			return nil, hsCrash("Only '.' or '[' may follow ']' in format field specifier")
-		}
-		var err error
-		v, err = pyGetItem(v, key)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return v, nil
-}
-
-func isASCIIDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// pyGetItem is v[key] with str.format's key rule (digits are an int).
-func pyGetItem(v any, key string) (any, error) {
-	n, isInt := 0, isASCIIDigits(key)
-	if isInt {
-		var err error
-		if n, err = strconv.Atoi(key); err != nil {
-			return nil, hsCrash("index too large")
-		}
-	}
-	switch x := normalize(v).(type) {
-	case *payload.Map:
-		if isInt {
-			for _, it := range x.Items() {
-				if k, ok := hashKey(it.Key); ok && k == "i"+key {
-					return it.Value, nil
-				}
-			}
-			return nil, hsCaught("KeyError: %s", key)
-		}
-		if val, ok := strKey(x, key); ok {
-			return val, nil
-		}
-		return nil, hsCaught("KeyError: %q", key)
-	case []any:
-		if !isInt {
-			return nil, hsCaught("list indices must be integers or slices, not str")
-		}
-		if n >= len(x) {
-			return nil, hsCrash("list index out of range")
-		}
-		return x[n], nil
-	case string:
-		if !isInt {
-			return nil, hsCaught("string indices must be integers, not 'str'")
-		}
-		rs := []rune(x)
-		if n >= len(rs) {
-			return nil, hsCrash("string index out of range")
-		}
-		return string(rs[n]), nil
-	}
-	return nil, hsCaught("'%s' object is not subscriptable", pyTypeWord(v))
-}
-
-// pyASCII turns a repr into ascii() output.
-func pyASCII(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r < 0x80:
-			b.WriteRune(r)
-		case r <= 0xff:
-			fmt.Fprintf(&b, "\\x%02x", r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			fmt.Fprintf(&b, "\\U%08x", r)
-		}
-	}
-	return b.String()
-}
-
-// fmtSpec is a parsed Python format specification.
-type fmtSpec struct {
-	fill     rune
-	align    byte
-	sign     byte
-	alt      bool
-	zero     bool
-	width    int
-	group    byte
-	prec     int // -1 when absent
-	typ      byte
-	hasFill  bool
-	hasAlign bool
-}
-
-func parseSpec(spec string) (fmtSpec, error) {
-	sp := fmtSpec{fill: ' ', prec: -1}
-	rs := []rune(spec)
-	i := 0
-	isAlign := func(r rune) bool { return r == '<' || r == '>' || r == '=' || r == '^' }
-	if len(rs) >= 2 && isAlign(rs[1]) {
-		sp.fill, sp.align, sp.hasFill, sp.hasAlign = rs[0], byte(rs[1]), true, true
-		i = 2
-	} else if len(rs) >= 1 && isAlign(rs[0]) {
-		sp.align, sp.hasAlign = byte(rs[0]), true
-		i = 1
-	}
-	if i < len(rs) && (rs[i] == '+' || rs[i] == '-' || rs[i] == ' ') {
-		sp.sign = byte(rs[i])
-		i++
-	}
-	if i < len(rs) && rs[i] == 'z' {
-		return sp, hsCaught("'z' format option is not supported")
-	}
-	if i < len(rs) && rs[i] == '#' {
-		sp.alt = true
-		i++
-	}
-	if i < len(rs) && rs[i] == '0' {
-		sp.zero = true
-		i++
-	}
-	start := i
-	for i < len(rs) && rs[i] >= '0' && rs[i] <= '9' {
-		i++
-	}
-	if i > start {
-		n, err := strconv.Atoi(string(rs[start:i]))
-		if err != nil {
-			return sp, hsCrash("Too many decimal digits in format string")
-		}
-		sp.width = n
-	}
-	if i < len(rs) && (rs[i] == ',' || rs[i] == '_') {
-		sp.group = byte(rs[i])
-		i++
-	}
-	if i < len(rs) && rs[i] == '.' {
-		i++
-		start = i
-		for i < len(rs) && rs[i] >= '0' && rs[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return sp, hsCrash("Format specifier missing precision")
-		}
-		n, err := strconv.Atoi(string(rs[start:i]))
-		if err != nil {
-			return sp, hsCrash("Too many decimal digits in format string")
-		}
-		sp.prec = n
-	}
-	if len(rs)-i > 1 {
-		return sp, hsCrash("Invalid format specifier")
-	}
-	if i < len(rs) {
-		if rs[i] > 0x7f {
-			return sp, hsCrash("Invalid format specifier")
-		}
-		sp.typ = byte(rs[i])
-	}
-	if sp.zero && !sp.hasFill {
-		sp.fill, sp.hasFill = '0', true
-		if !sp.hasAlign {
-			sp.align = '='
-		}
-	}
-	return sp, nil
-}
-
-// pad applies fill and alignment (defaultAlign when none was given).
-func (sp fmtSpec) pad(body, sign string, defaultAlign byte) string {
-	align := sp.align
-	if align == 0 {
-		align = defaultAlign
-	}
-	n := utf8.RuneCountInString(sign) + utf8.RuneCountInString(body)
-	if n >= sp.width {
-		return sign + body
-	}
-	fill := strings.Repeat(string(sp.fill), sp.width-n)
-	switch align {
-	case '<':
-		return sign + body + fill
-	case '>':
-		return fill + sign + body
-	case '=':
-		return sign + fill + body
-	}
-	left := (sp.width - n) / 2
-	return strings.Repeat(string(sp.fill), left) + sign + body + strings.Repeat(string(sp.fill), sp.width-n-left)
-}
-
-// formatSpec is format(v, spec) for the values a state return holds.
-func formatSpec(v any, spec string) (string, error) {
-	v = normalize(v)
-	if spec == "" {
-		return PyStr(v), nil
-	}
-	sp, err := parseSpec(spec)
-	if err != nil {
-		return "", err
-	}
-	switch x := v.(type) {
-	case string:
-		if sp.typ != 0 && sp.typ != 's' {
-			return "", hsCrash("Unknown format code '%c' for object of type 'str'", sp.typ)
-		}
-		if sp.sign != 0 {
-			return "", hsCrash("Sign not allowed in string format specifier")
-		}
-		if sp.alt {
-			return "", hsCrash("Alternate form (#) not allowed in string format specifier")
-		}
-		if sp.group != 0 {
-			return "", hsCrash("Cannot specify ',' with 's'.")
-		}
-		if sp.align == '=' {
-			if sp.hasAlign {
-				return "", hsCrash("'=' alignment not allowed in string format specifier")
-			}
-			sp.align = 0
-		}
-		if sp.prec >= 0 {
-			if rs := []rune(x); len(rs) > sp.prec {
-				x = string(rs[:sp.prec])
-			}
-		}
-		return sp.pad(x, "", '<'), nil
-	case bool, int64, uint64, *big.Int:
-		bi, _ := asBig(x)
-		switch sp.typ {
-		case 0, 'd', 'n', 'x', 'X', 'o', 'b':
-		case 'e', 'E', 'f', 'F', 'g', 'G', '%':
-			f, _ := new(big.Float).SetInt(bi).Float64()
-			return formatFloatSpec(f, sp)
-		default:
-			return "", hsCrash("Unknown format code '%c' for object of type 'int'", sp.typ)
-		}
-		if sp.prec >= 0 {
-			return "", hsCrash("Precision not allowed in integer format specifier")
-		}
-		base, prefix := 10, ""
-		switch sp.typ {
-		case 'x', 'X':
-			base, prefix = 16, "0x"
-		case 'o':
-			base, prefix = 8, "0o"
-		case 'b':
-			base, prefix = 2, "0b"
-		}
-		digits := new(big.Int).Abs(bi).Text(base)
-		if sp.typ == 'X' {
-			digits, prefix = strings.ToUpper(digits), "0X"
-		}
-		if sp.group != 0 {
-			every := 3
-			if base != 10 {
-				every = 4
-			}
-			digits = groupDigits(digits, string(sp.group), every)
-		}
-		sign := signOf(bi.Sign() < 0, sp.sign)
-		if sp.alt {
-			sign += prefix
-		}
-		return sp.pad(digits, sign, '>'), nil
-	case float64:
-		return formatFloatSpec(x, sp)
-	}
-	return "", hsCaught("unsupported format string passed to %s.__format__", pyTypeWord(v))
-}
-
-func signOf(neg bool, flag byte) string {
-	switch {
-	case neg:
-		return "-"
-	case flag == '+':
-		return "+"
-	case flag == ' ':
-		return " "
-	}
-	return ""
-}
-
-func groupDigits(d, sep string, every int) string {
-	var parts []string
-	for len(d) > every {
-		parts = append([]string{d[len(d)-every:]}, parts...)
-		d = d[:len(d)-every]
-	}
-	parts = append([]string{d}, parts...)
-	return strings.Join(parts, sep)
-}
-
-func formatFloatSpec(f float64, sp fmtSpec) (string, error) {
-	neg := math.Signbit(f) && !math.IsNaN(f)
-	a := math.Abs(f)
-	var body string
-	switch {
-	case math.IsInf(a, 0):
-		body = "inf"
-	case math.IsNaN(a):
-		body = "nan"
-	}
-	upper := sp.typ == 'E' || sp.typ == 'F' || sp.typ == 'G'
-	if body == "" {
-		prec := sp.prec
-		switch sp.typ {
-		case 'f', 'F':
-			if prec < 0 {
-				prec = 6
-			}
-			body = strconv.FormatFloat(a, 'f', prec, 64)
-		case '%':
-			if prec < 0 {
-				prec = 6
-			}
-			body = strconv.FormatFloat(a*100, 'f', prec, 64)
-		case 'e', 'E':
-			if prec < 0 {
-				prec = 6
-			}
-			body = strconv.FormatFloat(a, 'e', prec, 64)
-		case 'g', 'G':
-			if prec < 0 {
-				prec = 6
-			}
-			if prec == 0 {
-				prec = 1
-			}
-			body = strconv.FormatFloat(a, 'g', prec, 64)
-		case 0:
-			if prec < 0 {
-				body = PyFloatRepr(a)
-			} else {
-				if prec == 0 {
-					prec = 1
-				}
-				body = strconv.FormatFloat(a, 'g', prec, 64)
-				if !strings.ContainsAny(body, ".e") {
-					body += ".0"
-				}
-			}
-		default:
-			return "", hsCrash("Unknown format code '%c' for object of type 'float'", sp.typ)
-		}
-		if sp.alt && !strings.Contains(body, ".") {
-			return "", hsCaught("alternate float form is not supported")
-		}
-		if sp.group != 0 {
-			intPart, frac := body, ""
-			if k := strings.IndexAny(body, ".e"); k >= 0 {
-				intPart, frac = body[:k], body[k:]
-			}
-			body = groupDigits(intPart, string(sp.group), 3) + frac
-		}
-	}
-	if upper {
-		body = strings.ToUpper(body)
-	}
-	if sp.typ == '%' {
-		body += "%"
-	}
-	return sp.pad(body, signOf(neg, sp.sign), '>'), nil
 }

@@ -18,7 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -284,7 +286,7 @@ func TestHighstateGolden(t *testing.T) {
 			}
 			want[c.name][j.variant.id] = res[i]
 		}
-		if *update {
+		if testutil.Update() {
 			var ids []string
 			for _, v := range variants {
 				ids = append(ids, v.id)
@@ -423,17 +425,9 @@ func TestPyTextFill(t *testing.T) {
 		{"well-known over-the-top", ind + "well-known over-the-top"},
 	}
 	for _, tc := range tests {
-		if got := pyTextFill(tc.in, 80, ind); got != tc.want {
+		if got := py.Fill(tc.in, 80, ind, ind); got != tc.want {
 			t.Errorf("fill(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-	}
-	chunks := wrapChunks([]rune("Look, goof-ball -- use the -b option!"))
-	var s []string
-	for _, c := range chunks {
-		s = append(s, string(c))
-	}
-	if got := strings.Join(s, "/"); got != "Look,/ /goof-/ball/ /--/ /use/ /the/ /-b/ /option!" {
-		t.Errorf("chunks: %s", got)
 	}
 }
 

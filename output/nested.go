@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -71,7 +72,7 @@ func (n *nestDisplay) display(ret any, indent int, prefix string, depth int) {
 	case int64, uint64, float64, *big.Int:
 		n.lines = append(n.lines, n.ustring(indent, n.c.LightYellow, PyRepr(x), prefix, ""))
 	case string:
-		for i, line := range splitLines(x) {
+		for i, line := range py.SplitLines(x, false) {
 			p := prefix
 			if i > 0 {
 				p = strings.Repeat(" ", utf8.RuneCountInString(prefix))

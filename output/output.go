@@ -18,6 +18,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -154,7 +155,7 @@ func Format(name string, data any, o Options) (string, bool) {
 	if !present {
 		return "", false
 	}
-	return strings.TrimRightFunc(text, pyIsSpace), true
+	return strings.TrimRightFunc(text, py.IsSpace), true
 }
 
 // Display prints data like salt.output.display_output: the formatted text
@@ -235,11 +236,11 @@ func Txt(data any) string {
 			key := PyStr(it.Key)
 			switch v := normalize(it.Value).(type) {
 			case string:
-				for _, line := range splitLines(v) {
+				for _, line := range py.SplitLines(v, false) {
 					b.WriteString(key + ": " + line + "\n")
 				}
 			case []byte:
-				for _, line := range splitLinesBytes(v) {
+				for _, line := range py.SplitLinesBytes(v, false) {
 					b.WriteString(key + ": " + PyBytesRepr(line) + "\n")
 				}
 			default:

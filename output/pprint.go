@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -178,7 +178,7 @@ func splitKeepEnds(s string) []string {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		if !isLineBreak(r) {
+		if !py.IsLineBoundary(r) {
 			continue
 		}
 		if r == '\r' && i < len(s) && s[i] == '\n' {
@@ -193,11 +193,6 @@ func splitKeepEnds(s string) []string {
 	return lines
 }
 
-// pyIsSpace is Python's str.isspace for one character.
-func pyIsSpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
-}
-
 // wordParts is re.findall(r'\S*\s*', line) without the final empty match.
 func wordParts(line string) []string {
 	var parts []string
@@ -206,14 +201,14 @@ func wordParts(line string) []string {
 		j := i
 		for j < len(line) {
 			r, size := utf8.DecodeRuneInString(line[j:])
-			if pyIsSpace(r) {
+			if py.IsSpace(r) {
 				break
 			}
 			j += size
 		}
 		for j < len(line) {
 			r, size := utf8.DecodeRuneInString(line[j:])
-			if !pyIsSpace(r) {
+			if !py.IsSpace(r) {
 				break
 			}
 			j += size

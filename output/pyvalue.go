@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -263,27 +264,8 @@ func pyLess(a, b any) (less, ok bool) {
 	return false, false
 }
 
-// pyEqual is a shallow Python ==.
-func pyEqual(a, b any) bool {
-	a, b = normalize(a), normalize(b)
-	ca, cb := classOf(a), classOf(b)
-	if ca != cb {
-		return false
-	}
-	switch ca {
-	case classNum:
-		return !numLess(a, b) && !numLess(b, a)
-	case classStr:
-		return a.(string) == b.(string)
-	case classBytes:
-		return string(a.([]byte)) == string(b.([]byte))
-	case classNone:
-		return true
-	case classTime:
-		return a.(time.Time).Equal(b.(time.Time))
-	}
-	return false
-}
+// pyEqual is Python's == (py.Equal) on values mapped onto the payload tree.
+func pyEqual(a, b any) bool { return py.Equal(normalize(a), normalize(b)) }
 
 // sortedItems returns a map's entries sorted by key as Python's sorted()
 // would, or ok=false when Python's comparison raises TypeError (mixed key
@@ -317,60 +299,4 @@ func sortedItems(m *payload.Map) ([]payload.Item, bool) {
 		return nil, false
 	}
 	return items, true
-}
-
-// isLineBreak reports the separators of Python's str.splitlines.
-func isLineBreak(r rune) bool {
-	switch r {
-	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-		return true
-	}
-	return false
-}
-
-// splitLines is Python's str.splitlines(): no empty trailing line, "\r\n"
-// counts as one break, "" gives no lines.
-func splitLines(s string) []string {
-	var lines []string
-	start := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !isLineBreak(r) {
-			i += size
-			continue
-		}
-		lines = append(lines, s[start:i])
-		i += size
-		if r == '\r' && i < len(s) && s[i] == '\n' {
-			i++
-		}
-		start = i
-	}
-	if start < len(s) {
-		lines = append(lines, s[start:])
-	}
-	return lines
-}
-
-// splitLinesBytes is Python's bytes.splitlines() (only \n, \r, \r\n).
-func splitLinesBytes(p []byte) [][]byte {
-	var lines [][]byte
-	start := 0
-	for i := 0; i < len(p); {
-		c := p[i]
-		if c != '\n' && c != '\r' {
-			i++
-			continue
-		}
-		lines = append(lines, p[start:i])
-		i++
-		if c == '\r' && i < len(p) && p[i] == '\n' {
-			i++
-		}
-		start = i
-	}
-	if start < len(p) {
-		lines = append(lines, p[start:])
-	}
-	return lines
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/pillar"
@@ -27,8 +27,6 @@ import (
 
 // quiet discards the compiler's logs (Salt logs every pillar error too).
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
-
-var update = flag.Bool("update", false, "regenerate testdata/golden.json with real Salt (needs GSALT_SALT_SRC)")
 
 type goldenSpec struct {
 	Configs map[string]struct {
@@ -99,7 +97,7 @@ func decodeMap(t *testing.T, raw json.RawMessage) *payload.Map {
 // the pillars (key order included), the merged tops and the top errors
 // with what Salt 3006's Pillar class produced.
 func TestGolden(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		regenerate(t)
 	}
 	var spec goldenSpec

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/gsalt/gsalt/target"
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -137,7 +137,7 @@ func update(dest, upd *payload.Map, mergeLists bool, depth int) {
 
 func containsPy(l []any, x any) bool {
 	for _, e := range l {
-		if target.PyEqual(e, x) {
+		if py.Equal(e, x) {
 			return true
 		}
 	}

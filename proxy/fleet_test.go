@@ -17,6 +17,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/minion"
@@ -136,9 +137,9 @@ func runJob(t *testing.T, d *masterd.Daemon, tgt any, tgtType, fun string, arg .
 	if arg == nil {
 		arg = []any{}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(120*time.Second))
 	defer cancel()
-	res, err := d.Master().RunJob(ctx, master.PublishRequest{Tgt: tgt, TgtType: tgtType, Fun: fun, Arg: arg}, 10*time.Second, 5*time.Second)
+	res, err := d.Master().RunJob(ctx, master.PublishRequest{Tgt: tgt, TgtType: tgtType, Fun: fun, Arg: arg}, testutil.Scale(60*time.Second), testutil.Scale(20*time.Second))
 	if err != nil {
 		t.Fatalf("%s: %v", fun, err)
 	}
@@ -175,25 +176,19 @@ func waitReady(t *testing.T, dev *proxy.Device) {
 	t.Helper()
 	select {
 	case <-dev.Ready():
-	case <-time.After(60 * time.Second):
+	case <-time.After(testutil.Scale(90 * time.Second)):
 		t.Fatalf("%s never became ready (err %v)", dev.ID(), dev.Err())
 	}
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Eventually(t, 60*time.Second, cond, what)
 }
 
 func waitBus(t *testing.T, sub *event.Subscription, tag string) event.Event {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(testutil.Scale(60 * time.Second))
 	for {
 		select {
 		case ev := <-sub.C():

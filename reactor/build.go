@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"strings"
 
+	saltjid "github.com/gsalt/gsalt/internal/jid"
+
 	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/master"
-	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -207,7 +209,7 @@ func buildCall(rx *Reaction, kw *payload.Map) error {
 	if !iterable(arg) {
 		return fmt.Errorf("argument after * must be an iterable, not %s", pyTypeName(arg))
 	}
-	rx.Arg = append([]any{}, pyIter(arg)...)
+	rx.Arg = append([]any{}, pyIterList(arg)...)
 	kwarg, _ := kw.Get("kwarg")
 	switch k := kwarg.(type) {
 	case *payload.Map:
@@ -231,7 +233,7 @@ func (b Builder) buildLocal(rx *Reaction, tgt any, kw *payload.Map) error {
 	if !iterable(argV) {
 		return fmt.Errorf("'%s' object is not iterable", pyTypeName(argV))
 	}
-	req := master.PublishRequest{Tgt: tgt, TgtType: "glob", Fun: rx.Fun, Arg: conditionInput(pyIter(argV), kwargV)}
+	req := master.PublishRequest{Tgt: tgt, TgtType: "glob", Fun: rx.Fun, Arg: conditionInput(pyIterList(argV), kwargV)}
 	if v, ok := kw.Delete("tgt_type"); ok {
 		s, isStr := v.(string)
 		if !isStr {
@@ -293,11 +295,11 @@ func pyTimeout(v any, def int) int {
 func conditionInput(args []any, kwarg any) []any {
 	out := make([]any, 0, len(args)+1)
 	for _, a := range args {
-		if n, ok := a.(int64); ok && jobcache.IsJID(strconv.FormatInt(n, 10)) {
+		if n, ok := a.(int64); ok && saltjid.Is(strconv.FormatInt(n, 10)) {
 			a = strconv.FormatInt(n, 10)
-		} else if n, ok := a.(uint64); ok && jobcache.IsJID(strconv.FormatUint(n, 10)) {
+		} else if n, ok := a.(uint64); ok && saltjid.Is(strconv.FormatUint(n, 10)) {
 			a = strconv.FormatUint(n, 10)
-		} else if n, ok := a.(*big.Int); ok && n != nil && jobcache.IsJID(n.String()) {
+		} else if n, ok := a.(*big.Int); ok && n != nil && saltjid.Is(n.String()) {
 			a = n.String()
 		}
 		out = append(out, a)
@@ -425,4 +427,11 @@ func formatCall(sig Signature, low *payload.Map, fun string) ([]any, *payload.Ma
 		quoted[i] = "'" + e + "'"
 	}
 	return nil, nil, fmt.Errorf("%s and '%s' are invalid keyword arguments for '%s'", strings.Join(quoted, ", "), extra[len(extra)-1], fun)
+}
+
+// pyIterList is what Python's "for x in v" visits (py.Iter), nothing for a
+// value Python cannot iterate.
+func pyIterList(v any) []any {
+	l, _ := py.Iter(v)
+	return l
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,11 +13,10 @@ import (
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/reactor"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-var update = flag.Bool("update", false, "regenerate testdata/golden.json with real Salt (needs GSALT_SALT_SRC)")
 
 const goldenFile = "testdata/golden.json"
 
@@ -178,7 +176,7 @@ func callView(rx *reactor.Reaction) any {
 // compares the low chunks and the client calls with what Salt 3006's
 // Reactor.reactions and ReactWrap.run produce (testdata/golden.json).
 func TestGolden(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		regenerate(t)
 	}
 	g := loadGolden(t)

@@ -104,28 +104,6 @@ func pyInt(v any) (int64, bool) {
 	return 0, false
 }
 
-// pyIter lists what Python's "for x in v" visits: list items, a string's
-// characters, a dict's keys; nothing for other values.
-func pyIter(v any) []any {
-	switch x := v.(type) {
-	case []any:
-		return x
-	case string:
-		out := make([]any, 0, len(x))
-		for _, r := range x {
-			out = append(out, string(r))
-		}
-		return out
-	case *payload.Map:
-		out := make([]any, 0, x.Len())
-		for _, it := range x.Items() {
-			out = append(out, it.Key)
-		}
-		return out
-	}
-	return nil
-}
-
 // iterable reports whether Python can iterate v.
 func iterable(v any) bool {
 	switch v.(type) {

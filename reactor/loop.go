@@ -7,7 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gsalt/gsalt/master/jobcache"
+	saltjid "github.com/gsalt/gsalt/internal/jid"
+
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -176,7 +177,7 @@ func generalTag(tag string) string {
 	}
 	parts := strings.Split(tag, "/")
 	for i, p := range parts {
-		if len(p) >= 20 && jobcache.IsJID(p) {
+		if len(p) >= 20 && saltjid.Is(p) {
 			parts[i] = "*"
 		}
 	}
@@ -219,9 +220,9 @@ func (o *origins) add(jid string, chain []string) {
 // event.send adds when a job fires an event; and the jid it was found by.
 func (o *origins) chainOf(tag string, data *payload.Map) ([]string, string) {
 	var cands []string
-	if strings.HasPrefix(tag, "salt/") || jobcache.IsJID(tag) {
+	if strings.HasPrefix(tag, "salt/") || saltjid.Is(tag) {
 		for _, p := range strings.Split(tag, "/") {
-			if len(p) >= 20 && jobcache.IsJID(p) {
+			if len(p) >= 20 && saltjid.Is(p) {
 				cands = append(cands, p)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/fileserver"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/reactor"
@@ -102,13 +103,7 @@ func writeFile(t testing.TB, path, text string) {
 // waitFor polls cond (the test fails after a generous deadline).
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, cond, what)
 }
 
 // quiet waits until the reactor's counters stop moving.
@@ -477,7 +472,11 @@ func TestWheelReaction(t *testing.T) {
 	r := startReactor(t, reactor.Options{Bus: bus, Wheel: w, Wheels: sigs,
 		Map: []any{map[string]any{"salt/auth": []any{filepath.Join(dir, "a.sls")}}}})
 	bus.Publish(event.Event{Tag: "salt/auth", Data: payload.NewMap("id", "m9", "act", "pend")})
-	waitFor(t, "two wheel reactions", func() bool { return r.Stats().Wheel == 2 })
+	waitFor(t, "two wheel reactions", func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return r.Stats().Wheel == 2 && len(w.calls) == 2
+	})
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	want := []string{

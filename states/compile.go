@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -353,7 +354,7 @@ func (c HighCompiler) compile(high *payload.Map, orchestrationJID any) []*payloa
 						key := keyText(kv.Key)
 						switch {
 						case key == "names":
-							for _, n := range pyIterate(kv.Value) {
+							for _, n := range pyIterList(kv.Value) {
 								if !containsAny(names, n) {
 									names = append(names, n)
 								}
@@ -418,26 +419,6 @@ func (c HighCompiler) compile(high *payload.Map, orchestrationJID any) []*payloa
 	return orderChunks(chunks)
 }
 
-// pyIterate lists what Python's "for x in v" visits: a list's items, a
-// string's characters, a dict's keys (nothing for other values).
-func pyIterate(v any) []any {
-	if m, ok := asMap(v); ok {
-		keys := make([]any, 0, m.Len())
-		for _, it := range m.Items() {
-			keys = append(keys, it.Key)
-		}
-		return keys
-	}
-	if s, ok := v.(string); ok {
-		chars := []any{}
-		for _, r := range s {
-			chars = append(chars, string(r))
-		}
-		return chars
-	}
-	return listOf(v)
-}
-
 func containsStr(l []string, s string) bool {
 	for _, e := range l {
 		if e == s {
@@ -449,7 +430,7 @@ func containsStr(l []string, s string) bool {
 
 func containsAny(l []any, v any) bool {
 	for _, e := range l {
-		if pyEqual(e, v) {
+		if py.Equal(e, v) {
 			return true
 		}
 	}
@@ -482,7 +463,7 @@ func findName(name any, state string, high *payload.Map, strict bool) []idRef {
 			if !ok {
 				continue
 			}
-			if v, _ := b.Get("__sls__"); pyEqual(v, name) {
+			if v, _ := b.Get("__sls__"); py.Equal(v, name) {
 				out = append(out, idRef{it.Key, firstKey(b)})
 			}
 		}
@@ -499,7 +480,7 @@ func findName(name any, state string, high *payload.Map, strict bool) []idRef {
 				continue
 			}
 			_, v, _ := firstItem(am)
-			if pyEqual(v, name) {
+			if py.Equal(v, name) {
 				out = append(out, idRef{it.Key, state})
 			}
 		}
@@ -534,7 +515,7 @@ func findSLSIDs(sls any, high *payload.Map) []idRef {
 			continue
 		}
 		v, _ := b.Get("__sls__")
-		if !pyEqual(v, sls) {
+		if !py.Equal(v, sls) {
 			continue
 		}
 		for _, st := range b.Items() {
@@ -735,7 +716,7 @@ func deleteKey(m *payload.Map, key any) {
 	keep := make([]any, 0, 2*len(items))
 	found := false
 	for _, it := range items {
-		if !found && pyEqual(it.Key, key) && fmt.Sprintf("%T", it.Key) == fmt.Sprintf("%T", key) {
+		if !found && py.Equal(it.Key, key) && fmt.Sprintf("%T", it.Key) == fmt.Sprintf("%T", key) {
 			found = true
 			continue
 		}
@@ -780,4 +761,11 @@ func injectDefaultCall(high *payload.Map) {
 			}
 		}
 	}
+}
+
+// pyIterList is what Python's "for x in v" visits (py.Iter), nothing for a
+// value Python cannot iterate.
+func pyIterList(v any) []any {
+	l, _ := py.Iter(v)
+	return l
 }

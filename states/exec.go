@@ -3,9 +3,10 @@ package states
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
+
+	saltjid "github.com/gsalt/gsalt/internal/jid"
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/pillar"
@@ -204,21 +205,6 @@ func currentJID(c *modules.Call, kw *payload.Map) string {
 	return ""
 }
 
-// months are Salt's jid_to_time month names.
-var months = []string{"", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
-
-// jidToTime is salt.utils.jid.jid_to_time.
-func jidToTime(jid string) string {
-	if len(jid) != 20 && (len(jid) <= 21 || jid[20] != '_') {
-		return ""
-	}
-	mon, err := strconv.Atoi(jid[4:6])
-	if err != nil || mon < 1 || mon > 12 {
-		return ""
-	}
-	return fmt.Sprintf("%s, %s %s %s:%s:%s.%s", jid[:4], months[mon], jid[6:8], jid[8:10], jid[10:12], jid[12:14], jid[14:20])
-}
-
 // runningStates returns the proc data of the other running state.* jobs.
 func (x *execModule) runningStates(ctx context.Context, c *modules.Call, kw *payload.Map) []*payload.Map {
 	if c.Env == nil || c.Env.Registry == nil {
@@ -254,7 +240,7 @@ func (x *execModule) running(ctx context.Context, c *modules.Call, kw *payload.M
 	}
 	for _, d := range x.runningStates(ctx, c, kw) {
 		jid := getStr(d, "jid")
-		ret = append(ret, fmt.Sprintf("The function \"%s\" is running as PID %s and was started at %s with jid %s", getStr(d, "fun"), getStr(d, "pid"), jidToTime(jid), jid))
+		ret = append(ret, fmt.Sprintf("The function \"%s\" is running as PID %s and was started at %s with jid %s", getStr(d, "fun"), getStr(d, "pid"), jidTime(jid), jid))
 	}
 	return ret
 }
@@ -264,8 +250,7 @@ func (x *execModule) running(ctx context.Context, c *modules.Call, kw *payload.M
 func (x *execModule) wait(ctx context.Context, c *modules.Call, kw *payload.Map, maxQueue int64) bool {
 	jid := currentJID(c, kw)
 	if jid == "" {
-		now := time.Now()
-		jid = now.Format("20060102150405") + fmt.Sprintf("%06d", now.Nanosecond()/1000)
+		jid = saltjid.New()
 	}
 	prior := func() int {
 		n := 0
@@ -550,4 +535,10 @@ func (x *execModule) prepare(ctx context.Context, c *modules.Call, kw *payload.M
 	}
 	run.mocked = payload.Truthy(mapGetStr(kw, "mock"))
 	return &setup{run: run, hs: newHighState(run), kw: kw}, nil
+}
+
+// jidTime is jid_to_time, "" where Salt would raise.
+func jidTime(jid string) string {
+	t, _ := saltjid.ToTime(jid)
+	return t
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -239,7 +240,7 @@ func (x *execModule) slsID(ctx context.Context, c *modules.Call, kw *payload.Map
 	chunks := compileHighData(high, nil)
 	ret := &payload.Map{}
 	for _, ch := range chunks {
-		if v, _ := ch.Get("__id__"); pyEqual(v, id) {
+		if v, _ := ch.Get("__id__"); py.Equal(v, id) {
 			running := &payload.Map{}
 			s.run.callChunk(ch, running, chunks, 0)
 			if s.run.abort != nil {

@@ -12,16 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-// update regenerates testdata/golden/*.json from a real Salt 3006
-// (salt-call --local --retcode-passthrough --out json on the SLS tree in
-// testdata/golden/srv); it needs GSALT_SALT_SRC.
-var update = flag.Bool("update", false, "regenerate states/testdata/golden from real Salt (needs GSALT_SALT_SRC)")
 
 // updateOnly limits -update to the named golden cases (comma-separated).
 var updateOnly = flag.String("update-only", "", "with -update, regenerate only these golden cases (comma-separated names)")
@@ -271,7 +268,7 @@ func cliArgs(t *testing.T, words []string) ([]any, *payload.Map) {
 
 // TestGolden compares state.* returns with real Salt's on the golden tree.
 func TestGolden(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		regenerate(t)
 	}
 	writeTemplateFile(t)
@@ -417,7 +414,7 @@ func diffValues(path string, want, got any, unordered bool) []string {
 			return nil
 		}
 	default:
-		if pyEqual(want, got) && fmt.Sprintf("%T", want) == fmt.Sprintf("%T", got) {
+		if py.Equal(want, got) && fmt.Sprintf("%T", want) == fmt.Sprintf("%T", got) {
 			return nil
 		}
 	}

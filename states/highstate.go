@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/target"
@@ -542,7 +543,7 @@ func mergeIncludedStates(highstate, state *payload.Map, errs *[]string) {
 		}
 	}
 	for _, it := range state.Items() {
-		if old, ok := highstate.GetKey(it.Key); ok && !pyEqual(old, it.Value) {
+		if old, ok := highstate.GetKey(it.Key); ok && !py.Equal(old, it.Value) {
 			om, _ := asMap(old)
 			nm, _ := asMap(it.Value)
 			*errs = append(*errs, fmt.Sprintf("Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '%s' and is found in SLS '%s:%s' and SLS '%s:%s'",
@@ -620,7 +621,7 @@ func cleanDuplicateExtends(high *payload.Map) {
 		for _, it := range em.Items() {
 			dup := false
 			for _, s := range seen {
-				if pyEqual(s.Key, it.Key) && pyEqual(s.Value, it.Value) {
+				if py.Equal(s.Key, it.Key) && py.Equal(s.Value, it.Value) {
 					dup = true
 					break
 				}

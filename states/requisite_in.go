@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -158,7 +159,7 @@ func requisiteIn(high *payload.Map, disabled []string, log *slog.Logger) []strin
 										if !ok || !jm.Has("name") {
 											continue
 										}
-										if pyEqual(mapGetStr(jm, "name"), ind) {
+										if py.Equal(mapGetStr(jm, "name"), ind) {
 											indMap = payload.NewMap(keyText(st.Key), hit.Key)
 											found = true
 										}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/target"
@@ -1697,7 +1698,7 @@ func (s *stateRun) callListen(chunks []*payload.Map, running *payload.Map) *payl
 			if !ok {
 				found := false
 				for _, c := range chunks {
-					if pyEqual(mapGetStr(c, "__id__"), to) || pyEqual(mapGetStr(c, "name"), to) {
+					if py.Equal(mapGetStr(c, "__id__"), to) || py.Equal(mapGetStr(c, "name"), to) {
 						toMap = payload.NewMap(getStr(c, "state"), mapGetStr(c, "__id__"))
 						found = true
 					}

@@ -6,9 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gsalt/gsalt/internal/fnreg"
 	"strings"
 	"sync"
+
+	"github.com/gsalt/gsalt/internal/fnreg"
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -132,11 +132,8 @@ func hkey(v any) any {
 	return v
 }
 
-// pyEqual is Python ==.
-func pyEqual(a, b any) bool { return target.PyEqual(a, b) }
-
 // fnmatch is Python's fnmatch.fnmatch on POSIX.
-func fnmatch(name, pattern string) bool { return target.Fnmatch(name, pattern) }
+func fnmatch(name, pattern string) bool { return py.Fnmatch(name, pattern) }
 
 // getStr returns m[key] as str() text ("None" when missing, as
 // "{0[key]}".format would fail in Python, callers only use present keys).

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gsalt/gsalt/internal/pyfmt"
-	"github.com/gsalt/gsalt/internal/saltpeer"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -17,6 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gsalt/gsalt/internal/py"
+	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/internal/saltpeer"
 )
 
 // The cross-check runs Salt's own Python code (GSALT_SALT_SRC) on generated
@@ -166,7 +168,7 @@ func TestCrossCheckFnmatch(t *testing.T) {
 			continue
 		}
 		if want, got := res[i].boolean(t), m.Fnmatch(p.name, p.pat); want != got {
-			re, _ := FnmatchRegexp(p.pat)
+			re, _ := py.FnmatchTranslate(p.pat)
 			t.Errorf("fnmatch(%q, %q) = %v, Python %v (re %s)", p.name, p.pat, got, want, re)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 func TestFnmatch(t *testing.T) {
@@ -67,9 +69,9 @@ func TestFnmatch(t *testing.T) {
 	m := New(Options{})
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%q~%q", tc.name, tc.pat), func(t *testing.T) {
-			if got := Fnmatch(tc.name, tc.pat); got != tc.want {
-				re, _ := FnmatchRegexp(tc.pat)
-				t.Errorf("Fnmatch(%q, %q) = %v, want %v (re %s)", tc.name, tc.pat, got, tc.want, re)
+			if got := py.Fnmatch(tc.name, tc.pat); got != tc.want {
+				re, _ := py.FnmatchTranslate(tc.pat)
+				t.Errorf("py.Fnmatch(%q, %q) = %v, want %v (re %s)", tc.name, tc.pat, got, tc.want, re)
 			}
 			if got := m.Fnmatch(tc.name, tc.pat); got != tc.want {
 				t.Errorf("Matcher.Fnmatch(%q, %q) = %v, want %v", tc.name, tc.pat, got, tc.want)
@@ -79,7 +81,7 @@ func TestFnmatch(t *testing.T) {
 }
 
 func TestFnmatchRegexpIsAnchored(t *testing.T) {
-	re, err := FnmatchRegexp("a*b?[!c]")
+	re, err := py.FnmatchTranslate("a*b?[!c]")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 // globRef is an independent reference for patterns without '[': '*' any
@@ -46,19 +48,19 @@ func FuzzFnmatch(f *testing.F) {
 		if !utf8.ValidString(name) || !utf8.ValidString(pat) || len(pat) > 64 || len(name) > 64 {
 			return
 		}
-		got := Fnmatch(name, pat)
+		got := py.Fnmatch(name, pat)
 		if m.Fnmatch(name, pat) != got {
 			t.Fatalf("cached and uncached Fnmatch disagree on %q, %q", name, pat)
 		}
 		if !strings.ContainsRune(pat, '[') {
 			if want := globRef([]rune(name), []rune(pat)); want != got {
-				t.Fatalf("Fnmatch(%q, %q) = %v, reference %v", name, pat, got, want)
+				t.Fatalf("py.Fnmatch(%q, %q) = %v, reference %v", name, pat, got, want)
 			}
 		}
-		if !strings.ContainsAny(name, "*?[") && !Fnmatch(name, name) {
+		if !strings.ContainsAny(name, "*?[") && !py.Fnmatch(name, name) {
 			t.Fatalf("literal %q does not match itself", name)
 		}
-		if !Fnmatch(name, "*") {
+		if !py.Fnmatch(name, "*") {
 			t.Fatalf("%q does not match *", name)
 		}
 	})

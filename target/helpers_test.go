@@ -1,5 +1,7 @@
 package target
 
+import "github.com/gsalt/gsalt/internal/py"
+
 // orderedMap is a minimal Mapper (like wire/payload.Map) for tests. Keys
 // that are equal in Python (1, 1.0, True) collapse into one entry.
 type orderedMap struct {
@@ -9,7 +11,7 @@ type orderedMap struct {
 
 func (o *orderedMap) set(k, v any) *orderedMap {
 	for i, e := range o.keys {
-		if pyEqual(e, k) {
+		if py.Equal(e, k) {
 			o.vals[i] = v
 			return o
 		}

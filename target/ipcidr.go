@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
@@ -194,7 +195,7 @@ func pyContains(container any, s string) (bool, error) {
 	}
 	if l, ok := asList(container); ok {
 		for _, e := range l {
-			if pyEqual(e, s) {
+			if py.Equal(e, s) {
 				return true, nil
 			}
 		}

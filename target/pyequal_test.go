@@ -1,6 +1,10 @@
 package target
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gsalt/gsalt/internal/py"
+)
 
 // A dict holding both 1 and True (possible in Go, not in Python): a key of
 // the looked-up value's own type wins, Python equality is the fallback.
@@ -37,8 +41,8 @@ func TestPyEqualDeep(t *testing.T) {
 		{om("a", []any{"x"}), om("a", []any{"y"}), false},
 	}
 	for _, tc := range tests {
-		if got := PyEqual(tc.a, tc.b); got != tc.want {
-			t.Errorf("PyEqual(%#v, %#v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		if got := py.Equal(tc.a, tc.b); got != tc.want {
+			t.Errorf("py.Equal(%#v, %#v) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
@@ -146,7 +147,7 @@ func dictLookup(d dictView, key any) (any, bool) {
 	found := false
 	kt := reflect.TypeOf(key)
 	d.rangeKV(func(k, v any) bool {
-		if !pyEqual(k, key) {
+		if !py.Equal(k, key) {
 			return true
 		}
 		if reflect.TypeOf(k) == kt {
@@ -207,102 +208,6 @@ func intKind(i int64) (int, int64, uint64, bool, float64) {
 		return 1, i, 0, true, float64(i)
 	}
 	return 1, i, uint64(i), false, float64(i)
-}
-
-// PyEqual is Python's == on decoded values: numbers by value across ints,
-// floats and bools (1 == 1.0 == True), str, bytes and None by value (a str
-// never equals bytes), lists element by element and dicts by their keys
-// (found with Python equality) and values.
-func PyEqual(a, b any) bool { return pyEqualDepth(a, b, 0) }
-
-func pyEqualDepth(a, b any, depth int) bool {
-	if pyEqual(a, b) {
-		return true
-	}
-	if depth > maxDepth {
-		return false
-	}
-	if la, ok := asList(a); ok {
-		lb, ok := asList(b)
-		if !ok || len(la) != len(lb) {
-			return false
-		}
-		for i := range la {
-			if !pyEqualDepth(la[i], lb[i], depth+1) {
-				return false
-			}
-		}
-		return true
-	}
-	da, ok := asDict(a)
-	if !ok {
-		return false
-	}
-	db, ok := asDict(b)
-	if !ok || dictLen(da) != dictLen(db) {
-		return false
-	}
-	equal := true
-	da.rangeKV(func(k, v any) bool {
-		w, ok := dictLookup(db, k)
-		equal = ok && pyEqualDepth(v, w, depth+1)
-		return equal
-	})
-	return equal
-}
-
-// dictLen counts a dict's entries.
-func dictLen(d dictView) int {
-	n := 0
-	d.rangeKV(func(_, _ any) bool { n++; return true })
-	return n
-}
-
-// pyEqual is Python == for the scalar types of the data model.
-func pyEqual(a, b any) bool {
-	ka, ia, ua, na, fa := pyNumber(a)
-	kb, ib, ub, nb, fb := pyNumber(b)
-	if ka != 0 || kb != 0 {
-		switch {
-		case ka == 0 || kb == 0:
-			return false
-		case ka == 1 && kb == 1:
-			if na != nb {
-				return false
-			}
-			if na {
-				return ia == ib
-			}
-			return ua == ub
-		case ka == 2 && kb == 2:
-			return fa == fb
-		case ka == 2:
-			return floatEqInt(fa, ib, ub, nb)
-		default:
-			return floatEqInt(fb, ia, ua, na)
-		}
-	}
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case []byte:
-		y, ok := b.([]byte)
-		return ok && string(x) == string(y)
-	}
-	return false
-}
-
-func floatEqInt(f float64, i int64, u uint64, neg bool) bool {
-	if f != math.Trunc(f) || math.IsInf(f, 0) {
-		return false
-	}
-	if neg {
-		return f >= math.MinInt64 && f < 0 && int64(f) == i
-	}
-	return f >= 0 && f < 18446744073709551616.0 && uint64(f) == u
 }
 
 // PyStr renders a value the way Python's str() does (pyfmt.Str); the

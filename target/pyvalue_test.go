@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
@@ -125,8 +126,8 @@ func TestPyEqual(t *testing.T) {
 		{math.Copysign(0, -1), int64(0), true},
 	}
 	for _, tc := range tests {
-		if got := pyEqual(tc.a, tc.b); got != tc.want {
-			t.Errorf("pyEqual(%#v, %#v) = %v", tc.a, tc.b, got)
+		if got := py.Equal(tc.a, tc.b); got != tc.want {
+			t.Errorf("py.Equal(%#v, %#v) = %v", tc.a, tc.b, got)
 		}
 	}
 }

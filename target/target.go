@@ -30,6 +30,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
@@ -56,7 +57,7 @@ var (
 	ErrInvalidRegex = errors.New("target: invalid regular expression")
 	// ErrInvalidPattern: an fnmatch pattern cannot be compiled (Python's
 	// fnmatch would raise re.error).
-	ErrInvalidPattern = errors.New("target: invalid glob pattern")
+	ErrInvalidPattern = py.ErrBadPattern
 	// ErrUnknownNodegroup: N@name or a nodegroup target names no group.
 	ErrUnknownNodegroup = errors.New("target: unknown nodegroup")
 	// ErrNodegroupRecursion: a nodegroup includes itself, directly or not.
@@ -359,7 +360,7 @@ func listMatch(tgt any, id string) bool {
 	}
 	if l, ok := asList(tgt); ok {
 		for _, e := range l {
-			if pyEqual(e, id) {
+			if py.Equal(e, id) {
 				return true
 			}
 		}
@@ -402,4 +403,12 @@ func (m *Matcher) nodegroupMatch(tgt any, mn Minion) (bool, error) {
 		return false, soft(err)
 	}
 	return ok, nil
+}
+
+func compileFnmatch(pattern string) (*compiled, error) {
+	re, err := py.CompileFnmatch(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return &compiled{re: re, pattern: pattern}, nil
 }

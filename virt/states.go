@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"strings"
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/states"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -61,7 +61,7 @@ func virtCall(function, section, comment, state string, withConn bool) states.Fu
 		}
 		var targeted []string
 		for _, d := range asList(all) {
-			if target.Fnmatch(payload.Text(d), name) {
+			if py.Fnmatch(payload.Text(d), name) {
 				targeted = append(targeted, payload.Text(d))
 			}
 		}
@@ -134,7 +134,7 @@ func reverted(ctx context.Context, c *states.Call) (states.Ret, error) {
 	}
 	var domains []string
 	for _, d := range asList(all) {
-		if target.Fnmatch(payload.Text(d), name) {
+		if py.Fnmatch(payload.Text(d), name) {
 			domains = append(domains, payload.Text(d))
 		}
 	}

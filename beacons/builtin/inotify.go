@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gsalt/gsalt/beacons"
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -853,7 +854,7 @@ func excluded(e inoEvent, roots map[string]string, files *payload.Map) bool {
 			}
 		case string:
 			if strings.Contains(x, "*") {
-				if fnmatch(e.path, x) {
+				if py.Fnmatch(e.path, x) {
 					out = true
 				}
 			} else if strings.HasPrefix(e.path, x) {
@@ -862,61 +863,4 @@ func excluded(e inoEvent, roots map[string]string, files *payload.Map) bool {
 		}
 	}
 	return out
-}
-
-// fnmatch is Python's fnmatch.fnmatch on POSIX: "*" and "?" match any
-// character, "/" included; [seq] and [!seq] sets.
-func fnmatch(name, pat string) bool {
-	re, err := regexp.Compile(fnmatchTranslate(pat))
-	if err != nil {
-		return false
-	}
-	return re.MatchString(name)
-}
-
-// fnmatchTranslate is fnmatch.translate.
-func fnmatchTranslate(pat string) string {
-	var b strings.Builder
-	b.WriteString(`(?s:`)
-	for i := 0; i < len(pat); {
-		c := pat[i]
-		i++
-		switch c {
-		case '*':
-			for i < len(pat) && pat[i] == '*' {
-				i++
-			}
-			b.WriteString(`.*`)
-		case '?':
-			b.WriteString(`.`)
-		case '[':
-			j := i
-			if j < len(pat) && pat[j] == '!' {
-				j++
-			}
-			if j < len(pat) && pat[j] == ']' {
-				j++
-			}
-			for j < len(pat) && pat[j] != ']' {
-				j++
-			}
-			if j >= len(pat) {
-				b.WriteString(`\[`)
-				continue
-			}
-			stuff := pat[i:j]
-			i = j + 1
-			stuff = strings.ReplaceAll(stuff, `\`, `\\`)
-			if strings.HasPrefix(stuff, "!") {
-				stuff = "^" + stuff[1:]
-			} else if strings.HasPrefix(stuff, "^") {
-				stuff = `\` + stuff
-			}
-			b.WriteString("[" + stuff + "]")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString(`)\z`)
-	return "^" + b.String()
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/gsalt/gsalt/cli/saltcli"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -460,7 +461,7 @@ func contains(l []string, s string) bool {
 // ExprMatch is salt.utils.stringutils.expr_match: a glob (fnmatch) or a
 // regular expression that must match the whole tag.
 func ExprMatch(line, expr string) bool {
-	if target.Fnmatch(line, expr) {
+	if py.Fnmatch(line, expr) {
 		return true
 	}
 	tr, err := target.TranslatePCRE(expr)

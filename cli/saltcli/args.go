@@ -7,10 +7,11 @@ import (
 	"strings"
 	"unicode"
 
+	saltjid "github.com/gsalt/gsalt/internal/jid"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/gsalt/gsalt/config"
-	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -287,7 +288,7 @@ func condJID(a any) any {
 	default:
 		return a
 	}
-	if jobcache.IsJID(s) {
+	if saltjid.Is(s) {
 		return s
 	}
 	return a

@@ -5,17 +5,15 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/args.golden.json from Salt's own CLI parser (needs GSALT_SALT_SRC)")
 
 const argsGolden = "testdata/args.golden.json"
 
@@ -159,7 +157,7 @@ func TestParseCommandMatchesSalt(t *testing.T) {
 	want := map[string]argResult{}
 	if src := saltpeer.Src(); src != "" {
 		want = saltArgs(t, src)
-		if *update {
+		if testutil.Update() {
 			b, _ := json.MarshalIndent(want, "", " ")
 			if err := os.MkdirAll("testdata", 0o755); err != nil {
 				t.Fatal(err)

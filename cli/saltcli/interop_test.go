@@ -18,6 +18,7 @@ import (
 	"github.com/gsalt/gsalt/cli/saltcli"
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testlab"
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // daemon starts a real Salt daemon in its own process group and stops the
@@ -217,8 +218,11 @@ func TestInteropRealMaster(t *testing.T) {
 	if code != 0 || len(jid) != 20 {
 		t.Fatalf("--async: exit %d %q", code, out)
 	}
-	time.Sleep(2 * time.Second)
-	want, _ := p.salt("salt-run", "jobs.lookup_jid", jid)
+	var want string
+	testutil.Eventually(t, 60*time.Second, func() bool {
+		want, _ = p.salt("salt-run", "jobs.lookup_jid", jid)
+		return strings.Contains(want, "async-ok")
+	}, "the --async job's return in the real master's job cache")
 	got, code := p.gsaltRun(runcli.Options{Words: []string{"jobs.lookup_jid", jid}})
 	if code != 0 || got != want || !strings.Contains(got, "async-ok") {
 		t.Errorf("jobs.lookup_jid: exit %d\n gsalt-run %q\n salt-run  %q", code, got, want)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/gsalt/gsalt/cli/callcli"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/saltlog"
 	"github.com/gsalt/gsalt/minion"
@@ -21,7 +22,7 @@ import (
 
 func main() {
 	var (
-		o                   minion.CallOptions
+		o                   callcli.Options
 		logLevel            string
 		noColor, forceColor bool
 	)
@@ -46,7 +47,7 @@ func main() {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			code = minion.Call(ctx, o)
+			code = callcli.Run(ctx, o)
 			return nil
 		},
 	}

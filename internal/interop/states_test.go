@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // repoRoot is the module root, two levels up from this package.
@@ -248,13 +249,7 @@ func snapshot(t *testing.T, root string) map[string]string {
 
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
+	testutil.Eventually(t, timeout, cond, what)
 }
 
 // applyTwice runs state.apply twice through the CLI built by cli and
@@ -308,7 +303,13 @@ func TestStatesBothSidesReal(t *testing.T) {
 	// (a) gsalt-master + real salt-minion.
 	a := newSetup(t, "a")
 	daemon(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-master"), "-c", a.masterConf, "-l", "warning"), filepath.Join(a.dir, "master.out"))
-	time.Sleep(500 * time.Millisecond)
+	waitFor(t, "gsalt-master listening", 60*time.Second, func() bool {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", a.ret))
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
 	daemon(t, saltpeer.Command(ctx, src, "salt-minion", "-c", a.minionConf, "-l", "warning"), filepath.Join(a.dir, "minion.out"))
 	gsalt := func(args ...string) *exec.Cmd {
 		return exec.CommandContext(ctx, filepath.Join(bin, "gsalt"), append([]string{"-c", a.masterConf}, args...)...)

@@ -30,6 +30,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 const (
@@ -42,9 +44,7 @@ const (
 
 // Ranger is an ordered mapping (a Python dict), such as *payload.Map: Range
 // visits every entry in order until fn returns false.
-type Ranger interface {
-	Range(fn func(k, v any) bool)
-}
+type Ranger = py.Ranger
 
 // Str renders v like Python's str(): a string as is, everything else as
 // Repr, except a datetime, which is written "YYYY-MM-DD HH:MM:SS[.ffffff]".
@@ -222,31 +222,9 @@ func isNilPointer(v any) bool {
 }
 
 // List reports whether v is a Python list in the data model ([]any,
-// []string, any other slice or array but bytes) and returns its elements.
-func List(v any) ([]any, bool) {
-	switch t := v.(type) {
-	case []any:
-		return t, true
-	case []string:
-		out := make([]any, len(t))
-		for i, s := range t {
-			out[i] = s
-		}
-		return out, true
-	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
-		if rv.Type().Elem().Kind() == reflect.Uint8 {
-			return nil, false // bytes
-		}
-		out := make([]any, rv.Len())
-		for i := range out {
-			out[i] = rv.Index(i).Interface()
-		}
-		return out, true
-	}
-	return nil, false
-}
+// []string, any other slice or array but bytes) and returns its elements
+// (py.List).
+func List(v any) ([]any, bool) { return py.List(v) }
 
 // datetimeStr renders str(datetime) for a naive datetime.
 func datetimeStr(t time.Time) string {

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"time"
 
+	saltjid "github.com/gsalt/gsalt/internal/jid"
+
 	"go.etcd.io/bbolt"
 
 	"github.com/gsalt/gsalt/wire/payload"
@@ -398,7 +400,7 @@ func (c *Cache) recordLost(lost []LostJob, now time.Time) error {
 			}
 			key := l.JID
 			if key == "" {
-				key = fmt.Sprintf("~%s-%d", FormatJID(now), i)
+				key = fmt.Sprintf("~%s-%d", saltjid.Format(now), i)
 			}
 			enc, err := payload.MarshalBin(payload.NewMap("reason", l.Reason, "when", when.UnixNano(), "jid", l.JID))
 			if err != nil {
@@ -607,35 +609,6 @@ func (c *Cache) Close() error {
 	return c.closeErr
 }
 
-const jidLayout = "20060102150405.000000"
-
-// FormatJID renders t as a Salt jid ("%Y%m%d%H%M%S%f" in UTC).
-func FormatJID(t time.Time) string {
-	s := t.UTC().Format(jidLayout)
-	return s[:14] + s[15:]
-}
-
-// IsJID reports whether s looks like a jid (salt.utils.jid.is_jid).
-func IsJID(s string) bool {
-	if len(s) < 20 || (len(s) > 20 && (len(s) <= 21 || s[20] != '_')) {
-		return false
-	}
-	for _, r := range s[:20] {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// ParseJID returns the time a jid encodes.
-func ParseJID(jid string) (time.Time, error) {
-	if !IsJID(jid) {
-		return time.Time{}, fmt.Errorf("%w: %q", ErrBadJID, jid)
-	}
-	return time.ParseInLocation(jidLayout, jid[:14]+"."+jid[14:20], time.UTC)
-}
-
 // NewJID returns a fresh jid, strictly greater than every jid this Cache
 // handed out before.
 func (c *Cache) NewJID() string {
@@ -646,13 +619,13 @@ func (c *Cache) NewJID() string {
 		t = c.lastJID.Add(time.Microsecond)
 	}
 	c.lastJID = t
-	return FormatJID(t)
+	return saltjid.Format(t)
 }
 
 // SaveLoad stores a job's clear load and expected minions (Salt's .load.p
 // and .minions.p). Saving again replaces the load and adds minions.
 func (c *Cache) SaveLoad(jid string, load *payload.Map, minions []string) error {
-	if !IsJID(jid) {
+	if !saltjid.Is(jid) {
 		return fmt.Errorf("%w: %q", ErrBadJID, jid)
 	}
 	enc, err := payload.MarshalBin(load)
@@ -744,7 +717,7 @@ func (c *Cache) SaveReturn(jid, minion string, ret *payload.Map) error {
 // and minion: it replaces it (an accepted minion may have returned for
 // another id first); otherwise a second return is ErrDuplicate.
 func (c *Cache) SaveReturnSigned(jid, minion string, ret *payload.Map, signed bool) error {
-	if !IsJID(jid) {
+	if !saltjid.Is(jid) {
 		return fmt.Errorf("%w: %q", ErrBadJID, jid)
 	}
 	enc, err := payload.MarshalBin(ret)
@@ -908,7 +881,7 @@ func (c *Cache) Prune() (n int, err error) {
 	var old [][]byte
 	err = c.db.View(func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketJobs).ForEachBucket(func(k []byte) error {
-			t, err := ParseJID(string(k))
+			t, err := saltjid.Parse(string(k))
 			if err != nil {
 				if ts := tx.Bucket(bucketJobs).Bucket(k).Get(keyStart); len(ts) == 8 {
 					t = time.Unix(0, int64(binary.BigEndian.Uint64(ts)))

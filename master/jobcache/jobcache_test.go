@@ -8,21 +8,23 @@ import (
 	"testing"
 	"time"
 
+	saltjid "github.com/gsalt/gsalt/internal/jid"
+
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
 func TestJIDs(t *testing.T) {
 	ts := time.Date(2026, 11, 22, 3, 1, 18, 135185000, time.UTC)
-	if got := jobcache.FormatJID(ts); got != "20261122030118135185" {
+	if got := saltjid.Format(ts); got != "20261122030118135185" {
 		t.Fatalf("FormatJID %s", got)
 	}
-	back, err := jobcache.ParseJID("20261122030118135185")
+	back, err := saltjid.Parse("20261122030118135185")
 	if err != nil || !back.Equal(ts) {
 		t.Fatalf("ParseJID %v %v", back, err)
 	}
 	for s, want := range map[string]bool{"20261122030118135185": true, "20261122030118135185_123": true, "2026112203011813518": false, "20261122030118135185x": false, "2026112203011813518a": false, "req": false} {
-		if jobcache.IsJID(s) != want {
+		if saltjid.Is(s) != want {
 			t.Errorf("IsJID(%q) != %v", s, want)
 		}
 	}
@@ -36,7 +38,7 @@ func TestJIDs(t *testing.T) {
 	prev := ""
 	for i := 0; i < 1000; i++ {
 		j := c.NewJID()
-		if seen[j] || j <= prev || !jobcache.IsJID(j) {
+		if seen[j] || j <= prev || !saltjid.Is(j) {
 			t.Fatalf("jid %s after %s", j, prev)
 		}
 		seen[j], prev = true, j
@@ -107,8 +109,8 @@ func TestPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	old := jobcache.FormatJID(now.Add(-2 * time.Hour))
-	fresh := jobcache.FormatJID(now.Add(-time.Minute))
+	old := saltjid.Format(now.Add(-2 * time.Hour))
+	fresh := saltjid.Format(now.Add(-time.Minute))
 	for _, j := range []string{old, fresh} {
 		if err := c.SaveLoad(j, payload.NewMap("fun", "test.ping"), []string{"m1"}); err != nil {
 			t.Fatal(err)

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gsalt/gsalt/target"
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 // compileGlob compiles a key glob once for matching many key ids. Globs
 // follow Python's fnmatch.fnmatch on POSIX (target.Fnmatch), which salt-key
 // uses for key globs; a pattern that cannot be compiled matches nothing.
 func compileGlob(pat string) func(name string) bool {
-	re, err := target.CompileFnmatch(pat)
+	re, err := py.CompileFnmatch(pat)
 	if err != nil {
 		return func(string) bool { return false }
 	}
@@ -35,7 +35,7 @@ func compileGlob(pat string) func(name string) bool {
 // only at the very end in Go, while Python also accepts it before a final
 // newline.
 func ExprMatch(line, expr string) bool {
-	if target.Fnmatch(line, expr) {
+	if py.Fnmatch(line, expr) {
 		return true
 	}
 	ok, _ := pyAnchoredMatch(expr, line)

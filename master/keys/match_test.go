@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -35,7 +35,7 @@ func loadTriples(t *testing.T, file string) [][3]any {
 func TestFnmatchMatchesPython(t *testing.T) {
 	for _, r := range loadTriples(t, "fnmatch.json") {
 		name, pat, want := r[0].(string), r[1].(string), r[2].(bool)
-		if got := target.Fnmatch(name, pat); got != want {
+		if got := py.Fnmatch(name, pat); got != want {
 			t.Errorf("Fnmatch(%q, %q) = %v, Python says %v", name, pat, got, want)
 		}
 	}
@@ -153,7 +153,7 @@ func FuzzFnmatch(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, name, pat string) {
-		got := target.Fnmatch(name, pat)
+		got := py.Fnmatch(name, pat)
 		// A pattern with no metacharacters matches only itself.
 		plain := true
 		for _, r := range pat {
@@ -165,7 +165,7 @@ func FuzzFnmatch(f *testing.F) {
 		if plain && got != (string([]rune(name)) == string([]rune(pat))) {
 			t.Fatalf("Fnmatch(%q, %q) = %v", name, pat, got)
 		}
-		if !target.Fnmatch(name, "*") {
+		if !py.Fnmatch(name, "*") {
 			t.Fatalf("* does not match %q", name)
 		}
 		_ = ExprMatch(name, pat)

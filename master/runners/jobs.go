@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	saltjid "github.com/gsalt/gsalt/internal/jid"
+
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/master/jobcache"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -38,20 +40,11 @@ func jobsRunners() []Runner {
 	}
 }
 
-var months = [...]string{"", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
-
-// JIDToTime renders a jid like salt.utils.jid.jid_to_time:
-// "2026, Nov 22 03:02:47.987634", or "" when jid is not a jid.
+// JIDToTime renders a jid like salt.utils.jid.jid_to_time (jid.ToTime),
+// "" when it is not one.
 func JIDToTime(jid string) string {
-	if len(jid) != 20 && (len(jid) <= 21 || jid[20] != '_') {
-		return ""
-	}
-	mon := 0
-	fmt.Sscanf(jid[4:6], "%d", &mon)
-	if mon < 1 || mon > 12 {
-		return ""
-	}
-	return fmt.Sprintf("%s, %s %s %s:%s:%s.%s", jid[:4], months[mon], jid[6:8], jid[8:10], jid[10:12], jid[12:14], jid[14:20])
+	t, _ := saltjid.ToTime(jid)
+	return t
 }
 
 // getLoad is local_cache.get_load: the saved load plus "Minions".
@@ -258,7 +251,7 @@ func matchJob(c *Call, f *payload.Map) bool {
 		hit := false
 		for _, t := range targets {
 			for _, pat := range st {
-				if target.Fnmatch(t, pat) {
+				if py.Fnmatch(t, pat) {
 					hit = true
 				}
 			}
@@ -271,7 +264,7 @@ func matchJob(c *Call, f *payload.Map) bool {
 		fn, ok := mustGet(f, "Function").(string)
 		hit := false
 		for _, pat := range sf {
-			if ok && target.Fnmatch(fn, pat) {
+			if ok && py.Fnmatch(fn, pat) {
 				hit = true
 			}
 		}

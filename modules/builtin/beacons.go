@@ -9,6 +9,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
@@ -318,7 +319,7 @@ func beaconsModify(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	cm, _ := current.(*payload.Map)
 	cur, _ := cm.GetKey(name)
-	if pyfmt.Equal(data, cur) {
+	if py.Equal(data, cur) {
 		ret.Set("comment", fmt.Sprintf("Job %s in correct state", sname))
 		return ret, nil
 	}
@@ -330,7 +331,7 @@ func beaconsModify(ctx context.Context, c *modules.Call) (any, error) {
 		ret.Set("result", false)
 		ret.Set("comment", "Event module not available. Beacon modify failed.")
 	case reply != nil && reply.Bool("complete"):
-		if v, has := reply.Map("beacons").GetKey(name); has && pyfmt.Equal(v, data) {
+		if v, has := reply.Map("beacons").GetKey(name); has && py.Equal(v, data) {
 			ret.Set("result", true)
 			ret.Set("comment", fmt.Sprintf("Modified beacon: %s.", sname))
 		}
@@ -579,13 +580,13 @@ func pyIn(item, container any) bool {
 	switch c := container.(type) {
 	case *payload.Map:
 		for _, it := range c.Items() {
-			if pyfmt.Equal(it.Key, item) {
+			if py.Equal(it.Key, item) {
 				return true
 			}
 		}
 	case []any:
 		for _, e := range c {
-			if pyfmt.Equal(e, item) {
+			if py.Equal(e, item) {
 				return true
 			}
 		}

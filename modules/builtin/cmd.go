@@ -20,9 +20,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -810,7 +810,7 @@ func cmdCheckAvail(env *modules.Env, cmd any) bool {
 	allowed := true
 	if black := configGet(env, "cmd_blacklist_glob", ""); payload.Truthy(black) {
 		for _, pat := range cmdIterable(black) {
-			if target.Fnmatch(text, pyfmt.Str(pat)) {
+			if py.Fnmatch(text, pyfmt.Str(pat)) {
 				allowed = false
 			}
 		}
@@ -819,7 +819,7 @@ func cmdCheckAvail(env *modules.Env, cmd any) bool {
 	if payload.Truthy(white) {
 		listed := false
 		for _, pat := range cmdIterable(white) {
-			if target.Fnmatch(text, pyfmt.Str(pat)) {
+			if py.Fnmatch(text, pyfmt.Str(pat)) {
 				listed = true
 				break
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/target"
@@ -353,7 +354,7 @@ func configOption(_ context.Context, c *modules.Call) (any, error) {
 			continue
 		}
 		s.m.Range(func(k, v any) bool {
-			if ks, ok := k.(string); ok && target.Fnmatch(ks, value) {
+			if ks, ok := k.(string); ok && py.Fnmatch(ks, value) {
 				ret.Set(ks, v)
 			}
 			return true
@@ -361,7 +362,7 @@ func configOption(_ context.Context, c *modules.Call) (any, error) {
 	}
 	for _, it := range configDefaults().Items() {
 		k := it.Key.(string)
-		if target.Fnmatch(k, value) && !ret.Has(k) {
+		if py.Fnmatch(k, value) && !ret.Has(k) {
 			ret.Set(k, it.Value)
 		}
 	}

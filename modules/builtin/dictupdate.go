@@ -2,10 +2,10 @@ package builtin
 
 import (
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/pillar"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -51,7 +51,7 @@ func dictUpdateDepth(dest, upd *payload.Map, recursive, mergeLists bool, depth i
 				for _, x := range u {
 					found := false
 					for _, e := range merged {
-						if target.PyEqual(e, x) {
+						if py.Equal(e, x) {
 							found = true
 							break
 						}

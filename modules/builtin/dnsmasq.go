@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -62,7 +63,7 @@ func dnsmasqVersionLines(ctx context.Context, c *modules.Call) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
-	return pySplitLines(payload.Text(out)), nil
+	return py.SplitLines(payload.Text(out), false), nil
 }
 
 // errDnsmasqIndex is Python's IndexError from indexing past a list's end (the

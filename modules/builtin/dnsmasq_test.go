@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -17,16 +16,12 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-// updateDnsmasq regenerates testdata/dnsmasq_golden.json with real Salt:
-//
-//	GSALT_SALT_SRC=/work/salt-src go test ./modules/builtin -run TestDnsmasqGolden -update-dnsmasq
-var updateDnsmasq = flag.Bool("update-dnsmasq", false, "regenerate the dnsmasq golden file with real Salt (needs GSALT_SALT_SRC)")
 
 const dnsmasqGoldenPath = "testdata/dnsmasq_golden.json"
 
@@ -299,7 +294,7 @@ func dnsmasqGenerate(t *testing.T, src string) {
 // edits with sed -i.bak, as Salt does) with what real Salt 3006 produced on
 // the same trees.
 func TestDnsmasqGolden(t *testing.T) {
-	if *updateDnsmasq {
+	if testutil.Update() {
 		dnsmasqGenerate(t, saltpeer.Require(t))
 	}
 	b, err := os.ReadFile(dnsmasqGoldenPath)
@@ -316,7 +311,7 @@ func TestDnsmasqGolden(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			want := golden.Map(c.name)
 			if want == nil {
-				t.Fatalf("no golden entry; regenerate with -update-dnsmasq")
+				t.Fatalf("no golden entry; regenerate with -update")
 			}
 			dir := t.TempDir()
 			dnsmasqWriteTree(t, dir, c.files)
@@ -428,12 +423,13 @@ func TestDnsmasqReload(t *testing.T) {
 	marker := filepath.Join(dir, "hup")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	proc := exec.CommandContext(ctx, "/bin/sh", "-c", `trap 'echo hup >> "$0"' HUP; while :; do sleep 0.05; done`, marker)
+	ready := marker + ".ready"
+	proc := exec.CommandContext(ctx, "/bin/sh", "-c", `trap 'echo hup >> "$0"' HUP; : > "$1"; while :; do sleep 0.05; done`, marker, ready)
 	if err := proc.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = proc.Process.Kill(); _ = proc.Wait() })
-	time.Sleep(200 * time.Millisecond) // let the shell install its trap
+	testutil.Eventually(t, 10*time.Second, func() bool { _, err := os.Stat(ready); return err == nil }, "the shell's trap")
 	pidFile := filepath.Join(dir, "dnsmasq.pid")
 	write := func(s string) {
 		if err := os.WriteFile(pidFile, []byte(s), 0o644); err != nil {
@@ -447,16 +443,7 @@ func TestDnsmasqReload(t *testing.T) {
 	if res := run(); res.Return != true {
 		t.Fatalf("reload: %+v", res)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if b, _ := os.ReadFile(marker); string(b) == "hup\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the process never saw SIGHUP")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, 10*time.Second, func() bool { b, _ := os.ReadFile(marker); return string(b) == "hup\n" }, "the process to see SIGHUP")
 	for _, tc := range []struct{ content, want string }{
 		{"0\n", "ERROR: " + pidFile + ` does not hold a process id: "0"`},
 		{"-1", "ERROR: " + pidFile + ` does not hold a process id: "-1"`},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -86,7 +87,7 @@ func fileTextFunctions() []modules.Function {
 				// salt.utils.filebuffer reads 32 KiB chunks.
 				for len(b) > 0 {
 					n := min(len(b), 32768)
-					if target.Fnmatch(string(b[:n]), c.Args.Str("glob_expr")) {
+					if py.Fnmatch(string(b[:n]), c.Args.Str("glob_expr")) {
 						return true, nil
 					}
 					b = b[n:]

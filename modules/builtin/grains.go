@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gsalt/gsalt/internal/grainsfile"
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/target"
@@ -292,7 +293,7 @@ func grainsAppend(ctx context.Context, c *modules.Call) (any, error) {
 		return fmt.Sprintf("The key %s is not a valid list", key), nil
 	}
 	for _, e := range list {
-		if grainsPyEqual(e, val) {
+		if py.Equal(e, val) {
 			return fmt.Sprintf("The val %s was already in the list %s", pyfmt.Str(val), key), nil
 		}
 	}
@@ -316,7 +317,7 @@ func grainsRemove(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	at := -1
 	for i, e := range list {
-		if grainsPyEqual(e, val) {
+		if py.Equal(e, val) {
 			at = i
 			break
 		}
@@ -368,7 +369,7 @@ func grainsSet(ctx context.Context, c *modules.Call, key string, val, force, des
 		return nil, err
 	}
 	existing = payload.DeepClone(existing)
-	if found && grainsPyEqual(existing, val) && (val != nil || destructive != true) {
+	if found && py.Equal(existing, val) && (val != nil || destructive != true) {
 		ret.Set("comment", "Grain is already set")
 		return ret, nil
 	}
@@ -455,7 +456,7 @@ func grainsFilterBy(data *payload.Map, lookupArg any, grain string, merge, def, 
 	for _, each := range values {
 		test := pyfmt.Str(each)
 		for _, it := range lookup.Items() {
-			if target.Fnmatch(test, payload.KeyString(it.Key)) {
+			if py.Fnmatch(test, payload.KeyString(it.Key)) {
 				ret, matched = it.Value, true
 				break
 			}
@@ -512,9 +513,6 @@ func grainsDictUpdate(dest, upd *payload.Map) *payload.Map {
 	}
 	return dest
 }
-
-// grainsPyEqual is Python's == on decoded values (target.PyEqual).
-func grainsPyEqual(a, b any) bool { return target.PyEqual(a, b) }
 
 func grainsStrList(s []string) []any {
 	out := make([]any, len(s))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/gsalt/gsalt/internal/saltpeer"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/py"
+	"github.com/gsalt/gsalt/internal/saltpeer"
 
 	"github.com/gsalt/gsalt/grains"
 	"github.com/gsalt/gsalt/internal/grainsfile"
@@ -288,8 +290,8 @@ func TestGrainsPyHelpers(t *testing.T) {
 			t.Errorf("repr(%v) = %s, want %s", tc.v, got, tc.want)
 		}
 	}
-	if !grainsPyEqual(int64(1), 1.0) || !grainsPyEqual(true, int64(1)) || grainsPyEqual("1", int64(1)) ||
-		!grainsPyEqual(payload.NewMap("a", int64(1), "b", int64(2)), payload.NewMap("b", 2.0, "a", int64(1))) {
+	if !py.Equal(int64(1), 1.0) || !py.Equal(true, int64(1)) || py.Equal("1", int64(1)) ||
+		!py.Equal(payload.NewMap("a", int64(1), "b", int64(2)), payload.NewMap("b", 2.0, "a", int64(1))) {
 		t.Error("pyEqual")
 	}
 }

@@ -14,9 +14,9 @@ import (
 	"syscall"
 
 	"github.com/gsalt/gsalt/internal/netinfo"
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -246,7 +246,7 @@ func netIPAddrs(ifaces *payload.Map, filter any, includeLoopback bool, proto str
 		if filter != nil {
 			match := false
 			for _, p := range pats {
-				if target.Fnmatch(name, p) {
+				if py.Fnmatch(name, p) {
 					match = true
 					break
 				}

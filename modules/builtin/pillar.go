@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -245,7 +246,7 @@ func pillarGet(ctx context.Context, c *modules.Call) (any, error) {
 
 func pillarContains(l []any, x any) bool {
 	for _, y := range l {
-		if grainsPyEqual(x, y) {
+		if py.Equal(x, y) {
 			return true
 		}
 	}

@@ -17,9 +17,9 @@ import (
 
 	yaml "gopkg.in/yaml.v3"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -124,7 +124,7 @@ func nestedLines(v any, indent int, prefix string, out *[]string, depth int) {
 		*out = append(*out, pad+prefix+pyfmt.Repr(x))
 	case string:
 		first := true
-		for _, line := range pySplitLines(x) {
+		for _, line := range py.SplitLines(x, false) {
 			p := prefix
 			if !first {
 				p = strings.Repeat(" ", len(prefix))
@@ -165,16 +165,6 @@ func nestedLines(v any, indent int, prefix string, out *[]string, depth int) {
 	default:
 		*out = append(*out, pad+prefix+pyfmt.Str(x))
 	}
-}
-
-// pySplitLines is str.splitlines() for the common line breaks.
-func pySplitLines(s string) []string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
 // pkgDpkgEnv is what Salt's aptpkg exports so apt and dpkg never prompt.
@@ -588,7 +578,7 @@ func pkgVersionFn(ctx context.Context, c *modules.Call) (any, error) {
 			if strings.Contains(name, "*") {
 				glob = true
 				for _, it := range pkgs.Items() {
-					if k := payload.KeyString(it.Key); target.Fnmatch(k, name) {
+					if k := payload.KeyString(it.Key); py.Fnmatch(k, name) {
 						ret.Set(k, it.Value)
 					}
 				}
@@ -1280,7 +1270,7 @@ func PkgCompareDicts(old, new *payload.Map) *payload.Map {
 			ret.Set(k, payload.NewMap("old", "", "new", nv))
 		case !inNew:
 			ret.Set(k, payload.NewMap("new", "", "old", ov))
-		case !target.PyEqual(ov, nv):
+		case !py.Equal(ov, nv):
 			ret.Set(k, payload.NewMap("old", ov, "new", nv))
 		}
 	}

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/modules"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -68,7 +68,7 @@ func saltutilFunctions() []modules.Function {
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
 				ret := []any{}
 				for _, d := range saltutilRunning(c) {
-					if target.Fnmatch(d.Str("fun"), c.Args.Str("fun")) {
+					if py.Fnmatch(d.Str("fun"), c.Args.Str("fun")) {
 						ret = append(ret, d)
 					}
 				}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/atomicfile"
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/internal/pytime"
 	"github.com/gsalt/gsalt/modules"
@@ -622,7 +623,7 @@ func scheduleModify(ctx context.Context, c *modules.Call) (any, error) {
 	if err != nil || failed != nil {
 		return failed, err
 	}
-	if pyfmt.Equal(job, cur) {
+	if py.Equal(job, cur) {
 		return ret.Set("comment", fmt.Sprintf("Job %s in correct state", name)), nil
 	}
 	ret.Map("changes").Set(name, payload.NewMap("old", cur.Clone(), "new", job))

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,17 +13,12 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/schedule"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-// updateSchedule regenerates testdata/schedule_offline_golden.json with
-// real Salt:
-//
-//	GSALT_SALT_SRC=/work/salt-src go test ./modules/builtin -run TestScheduleOffline -update-schedule
-var updateSchedule = flag.Bool("update-schedule", false, "regenerate the schedule golden file with real Salt (needs GSALT_SALT_SRC)")
 
 const (
 	scheduleStepsPath  = "testdata/schedule_offline_steps.json"
@@ -84,7 +78,7 @@ func schedCall(env *modules.Env, fun string, args []any, kwargs *payload.Map) mo
 // Salt 3006's own module returned and wrote (testdata/schedule_offline_golden.json).
 func TestScheduleOffline(t *testing.T) {
 	steps := loadSchedSteps(t)
-	if *updateSchedule {
+	if testutil.Update() {
 		src := saltpeer.Require(t)
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "minion"), []byte("id: golden\nfile_client: local\nroot_dir: "+dir+"/root\nlog_level: error\nenable_fqdns_grains: False\n"), 0o644); err != nil {
@@ -118,7 +112,7 @@ func TestScheduleOffline(t *testing.T) {
 	}
 	golden := gv.([]any)
 	if len(golden) != len(steps) {
-		t.Fatalf("%d golden results for %d steps: regenerate with -update-schedule", len(golden), len(steps))
+		t.Fatalf("%d golden results for %d steps: regenerate with -update", len(golden), len(steps))
 	}
 	dir := t.TempDir()
 	env := schedEnv(dir, nil)

@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -261,7 +261,7 @@ func (s *svc) daemonReload(ctx context.Context) error {
 // stripScope is _strip_scope: stderr without systemd-run's ".scope" lines.
 func svcStripScope(msg string) string {
 	var keep []string
-	for _, line := range pySplitLines(msg) {
+	for _, line := range py.SplitLines(msg, false) {
 		if !strings.HasSuffix(line, ".scope") {
 			keep = append(keep, line)
 		}
@@ -555,7 +555,7 @@ func serviceFunctions() []modules.Function {
 						all[x] = true
 					}
 					for _, x := range svcSortedSet(all) {
-						if target.Fnmatch(x.(string), n) {
+						if py.Fnmatch(x.(string), n) {
 							services = append(services, x.(string))
 						}
 					}

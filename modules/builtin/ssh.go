@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"hash"
 	"os"
 	"path/filepath"
@@ -626,7 +627,7 @@ func sshKnownHostEntries(ctx context.Context, c *modules.Call, user any, host st
 	if err != nil {
 		return nil, err
 	}
-	entries, err := sshParseOpenSSH(pySplitLines(out), hashType)
+	entries, err := sshParseOpenSSH(py.SplitLines(out, false), hashType)
 	if err != nil || len(entries) == 0 {
 		return nil, err
 	}
@@ -791,7 +792,7 @@ func sshSetKnownHost(ctx context.Context, c *modules.Call) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			if remote, err = sshParseOpenSSH(pySplitLines(res.stdout), hashType); err != nil {
+			if remote, err = sshParseOpenSSH(py.SplitLines(res.stdout, false), hashType); err != nil {
 				return nil, err
 			}
 		}
@@ -824,7 +825,7 @@ func sshSetKnownHost(ctx context.Context, c *modules.Call) (any, error) {
 		if payload.Truthy(enc) {
 			want = pyfmt.Str(enc)
 		}
-		lines := pySplitLines(out)
+		lines := py.SplitLines(out, false)
 		remove := map[int]bool{}
 		for i := 0; i+1 < len(lines); i += 2 {
 			f := strings.Fields(lines[i])

@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"os"
 	"regexp"
 	"strconv"
@@ -50,7 +51,7 @@ func statusFunctions() []modules.Function {
 		{Name: "status.meminfo", Doc: "Return the memory info for this minion\n\nCLI Example:\n\n    salt '*' status.meminfo",
 			Fn: procMap("/proc/meminfo", func(s string) *payload.Map {
 				ret := &payload.Map{}
-				for _, line := range pySplitLines(s) {
+				for _, line := range py.SplitLines(s, false) {
 					comps := strings.Fields(line)
 					if len(comps) < 2 {
 						continue
@@ -67,7 +68,7 @@ func statusFunctions() []modules.Function {
 		{Name: "status.cpuinfo", Doc: "Return the CPU info for this minion\n\nCLI Example:\n\n    salt '*' status.cpuinfo",
 			Fn: procMap("/proc/cpuinfo", func(s string) *payload.Map {
 				ret := &payload.Map{}
-				for _, line := range pySplitLines(s) {
+				for _, line := range py.SplitLines(s, false) {
 					if line == "" {
 						continue
 					}
@@ -94,7 +95,7 @@ func statusFunctions() []modules.Function {
 		{Name: "status.vmstats", Doc: "Return the virtual memory stats for this minion\n\nCLI Example:\n\n    salt '*' status.vmstats",
 			Fn: procMap("/proc/vmstat", func(s string) *payload.Map {
 				ret := &payload.Map{}
-				for _, line := range pySplitLines(s) {
+				for _, line := range py.SplitLines(s, false) {
 					comps := strings.Fields(line)
 					if len(comps) >= 2 {
 						ret.Set(comps[0], statusNumber(comps[1]))
@@ -133,7 +134,7 @@ func statusFunctions() []modules.Function {
 					return nil, err
 				}
 				out := []any{}
-				for _, row := range pySplitLines(res.stdout) {
+				for _, row := range py.SplitLines(res.stdout, false) {
 					comps := strings.Fields(row)
 					if len(comps) < 6 {
 						continue
@@ -177,7 +178,7 @@ func statusCPUStats(s string) *payload.Map {
 		}
 		return out
 	}
-	for _, line := range pySplitLines(s) {
+	for _, line := range py.SplitLines(s, false) {
 		comps := strings.Fields(line)
 		if len(comps) < 2 {
 			continue
@@ -203,7 +204,7 @@ func statusCPUStats(s string) *payload.Map {
 
 func statusNetdev(s string) *payload.Map {
 	ret := &payload.Map{}
-	for _, line := range pySplitLines(s) {
+	for _, line := range py.SplitLines(s, false) {
 		head, tail, ok := strings.Cut(line, ":")
 		if !ok {
 			continue
@@ -280,7 +281,7 @@ func statusProcs(ctx context.Context, c *modules.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines := pySplitLines(out)
+	lines := py.SplitLines(out, false)
 	ret := &payload.Map{}
 	if len(lines) == 0 {
 		return ret, nil
@@ -325,7 +326,7 @@ func statusPid(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	me := strconv.Itoa(os.Getpid())
 	var pids []string
-	for _, line := range pySplitLines(out) {
+	for _, line := range py.SplitLines(out, false) {
 		if strings.Contains(line, me) || !re.MatchString(line) {
 			continue
 		}
@@ -355,14 +356,14 @@ func statusDiskusage(_ context.Context, c *modules.Call) (any, error) {
 		if err != nil {
 			return &payload.Map{}, nil
 		}
-		for _, line := range pySplitLines(string(b)) {
+		for _, line := range py.SplitLines(string(b), false) {
 			comps := strings.Fields(line)
 			if len(comps) < 3 {
 				continue
 			}
 			for _, ft := range fstypes {
 				// fnmatch.translate(...) used with re.match: a prefix match.
-				re, err := target.CompileFnmatch(ft)
+				re, err := py.CompileFnmatch(ft)
 				if err == nil && re.MatchString(comps[2]) {
 					selected = appendUnique(selected, comps[1])
 					break

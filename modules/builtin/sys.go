@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/modules"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -91,7 +91,7 @@ func sysDoc(_ context.Context, c *modules.Call) (any, error) {
 		switch {
 		case strings.Contains(module, "*"):
 			for _, n := range names {
-				if target.Fnmatch(n, module) {
+				if py.Fnmatch(n, module) {
 					picked[n] = true
 				}
 			}
@@ -126,7 +126,7 @@ func sysListFunctions(_ context.Context, c *modules.Call) (any, error) {
 	for _, module := range args {
 		for _, n := range names {
 			if strings.Contains(module, "*") || strings.Contains(module, ".") {
-				if target.Fnmatch(n, module) {
+				if py.Fnmatch(n, module) {
 					picked[n] = true
 				}
 			} else if strings.HasPrefix(n, module+".") {
@@ -153,7 +153,7 @@ func sysListModules(_ context.Context, c *modules.Call) (any, error) {
 		for _, n := range r.Names() {
 			mod, _, _ := strings.Cut(n, ".")
 			if strings.Contains(module, "*") {
-				if target.Fnmatch(n, module) {
+				if py.Fnmatch(n, module) {
 					picked[mod] = true
 				}
 			} else if mod == module {
@@ -200,7 +200,7 @@ func sysArgspec(_ context.Context, c *modules.Call) (any, error) {
 	out := &payload.Map{}
 	glob := strings.Contains(module, "*") || strings.Contains(module, ".")
 	for _, n := range r.Names() {
-		if glob && !target.Fnmatch(n, module) || !glob && !strings.HasPrefix(n, module+".") {
+		if glob && !py.Fnmatch(n, module) || !glob && !strings.HasPrefix(n, module+".") {
 			continue
 		}
 		if f, ok := r.Lookup(n); ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -88,7 +89,7 @@ func sysctlShow(ctx context.Context, c *modules.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, line := range pySplitLines(res.stdout) {
+	for _, line := range py.SplitLines(res.stdout, false) {
 		if k, v, ok := strings.Cut(line, " = "); ok {
 			ret.Set(k, v)
 		}

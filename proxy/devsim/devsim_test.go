@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 func startTest(t *testing.T, o Options) *Fleet {
@@ -381,11 +384,5 @@ func (s *syncBuffer) String() string {
 
 func waitFor(t *testing.T, b *syncBuffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(b.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timeout waiting for %q in %q", want, b.String())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool { return strings.Contains(b.String(), want) }, fmt.Sprintf("%q in the output", want))
 }

@@ -4,16 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/gsalt/gsalt/internal/testutil"
+)
 
 // goldenNow is the fixed clock of golden sessions.
 var goldenNow = time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -70,7 +69,7 @@ func TestGoldenSessions(t *testing.T) {
 			plat, _, _ := strings.Cut(name, "_")
 			got := replay(t, plat, string(src))
 			golden := strings.TrimSuffix(in, ".session") + ".golden"
-			if *update {
+			if testutil.Update() {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	saltjid "github.com/gsalt/gsalt/internal/jid"
+
 	"github.com/gsalt/gsalt/internal/pytime"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/proxy/driver"
@@ -121,8 +123,7 @@ func currentJID(c *modules.Call) string {
 	if v := c.Args.Get("__pub_jid"); v != nil {
 		return payload.Text(v)
 	}
-	now := time.Now()
-	return now.Format("20060102150405") + fmt.Sprintf("%06d", now.Nanosecond()/1000)
+	return saltjid.New()
 }
 
 // commitFile writes text to a file the scheduled net.load_config reads,

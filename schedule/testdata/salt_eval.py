@@ -3,6 +3,13 @@
 # a fake clock stepping one second, jobs recorded instead of started.
 # Prints {"scenario name": [[offset, name, fun], ...]} as JSON.
 # Used by schedule/interop_test.go (GSALT_SALT_SRC); not part of gsalt.
+#
+# The clock is pinned: Salt hands "when", "range", "after" and
+# "skip_during_range" times to dateutil.parser.parse, which fills a missing
+# date from the machine's today; here it is the scenario's own day, so the
+# result does not depend on the date the test runs (the test also runs
+# this with TZ=UTC). A missing dateutil or croniter makes Salt ignore those
+# jobs; the script then exits 3 naming the package, and the test skips.
 import copy
 import datetime
 import json
@@ -11,8 +18,28 @@ import sys
 import tempfile
 from unittest.mock import MagicMock, patch
 
-import salt.config
-import salt.utils.schedule
+for mod, pkg in (("dateutil.parser", "python3-dateutil"), ("croniter", "python3-croniter")):
+    try:
+        __import__(mod)
+    except ImportError:
+        print(pkg)
+        sys.exit(3)
+
+import dateutil.parser  # noqa: E402
+
+import salt.config  # noqa: E402
+import salt.utils.schedule  # noqa: E402
+
+
+class PinnedParser:
+    """dateutil.parser with the default date set to the scenario's day."""
+
+    def __init__(self, day):
+        self.day = day
+
+    def parse(self, text, *args, **kwargs):
+        kwargs.setdefault("default", self.day)
+        return dateutil.parser.parse(text, *args, **kwargs)
 
 scenarios = json.load(open(sys.argv[1]))
 out = {}
@@ -38,7 +65,10 @@ for sc in scenarios:
     def fake_run(func, data, jid=None):
         runs.append([int((now[0] - start).total_seconds()), data["name"], func])
 
-    with patch("salt.utils.minion.running", fake_running), patch.object(s, "_run_job", fake_run):
+    day = start.replace(hour=0, minute=0, second=0, microsecond=0)
+    with patch("salt.utils.minion.running", fake_running), patch.object(s, "_run_job", fake_run), patch(
+        "salt.utils.schedule.dateutil_parser", PinnedParser(day)
+    ):
         for i in range(sc["steps"] + 1):
             now[0] = start + datetime.timedelta(seconds=i)
             s.eval(now=now[0])

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
@@ -212,7 +213,7 @@ func cmdRun(ctx context.Context, c *states.Call, name string, kw *payload.Map) (
 			return ret, err
 		}
 	}
-	if c.Test && sbPyEqualsZero(retcode) && ret.Changes != nil && ret.Changes.Len() > 0 {
+	if c.Test && py.Equal(retcode, 0) && ret.Changes != nil && ret.Changes.Len() > 0 {
 		ret.Result = states.None
 	}
 	return ret, nil
@@ -336,7 +337,7 @@ func cmdScriptDone(c *states.Call, ret states.Ret, name string, source any, salt
 			return ret, err
 		}
 	}
-	if c.Test && sbPyEqualsZero(retcode) && ret.Changes != nil && ret.Changes.Len() > 0 {
+	if c.Test && py.Equal(retcode, 0) && ret.Changes != nil && ret.Changes.Len() > 0 {
 		ret.Result = states.None
 	}
 	return ret, nil
@@ -636,18 +637,6 @@ func sbPop(kw *payload.Map) func(key string, def any) any {
 		}
 		return def
 	}
-}
-
-// sbPyEqualsZero is Python's `v == 0` (False and 0.0 included).
-func sbPyEqualsZero(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return !x
-	case float64:
-		return x == 0
-	}
-	n, ok := payload.AsInt(v)
-	return ok && n == 0
 }
 
 // sbPySliceTo is Python's s[:idx] on code points.

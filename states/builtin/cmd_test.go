@@ -12,7 +12,6 @@ package builtin
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,35 +24,13 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-// The -update flag may be declared by another test file of this package
-// (as a package variable, which initialises before init functions run);
-// it is declared here only when nobody did.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files from real Salt (needs GSALT_SALT_SRC)")
-	}
-}
-
-// ctemUpdating reports whether -update was given.
-func ctemUpdating() bool {
-	f := flag.Lookup("update")
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return false
-	}
-	b, _ := g.Get().(bool)
-	return b
-}
 
 // ctemScenario is one state run compared with Salt.
 type ctemScenario struct {
@@ -250,7 +227,7 @@ func ctemGoldenPath(module, id string) string {
 // regenerating the files first with -update.
 func ctemRunGolden(t *testing.T, module string, scenarios []ctemScenario) {
 	t.Helper()
-	if ctemUpdating() {
+	if testutil.Update() {
 		ctemUpdate(t, module, scenarios)
 	}
 	env := ctemEnv(t, nil)

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -58,53 +58,6 @@ func fileWalk(top string, maxDepth int) []fileWalkEntry {
 	return out
 }
 
-// fileFnmatch is Python's fnmatch.fnmatch on POSIX ("*" also matches "/").
-func fileFnmatch(name, pat string) bool {
-	var b strings.Builder
-	b.WriteString("(?s)^")
-	for i := 0; i < len(pat); i++ {
-		c := pat[i]
-		switch c {
-		case '*':
-			b.WriteString(".*")
-		case '?':
-			b.WriteString(".")
-		case '[':
-			j := i + 1
-			if j < len(pat) && pat[j] == '!' {
-				j++
-			}
-			if j < len(pat) && pat[j] == ']' {
-				j++
-			}
-			for j < len(pat) && pat[j] != ']' {
-				j++
-			}
-			if j >= len(pat) {
-				b.WriteString(`\[`)
-				continue
-			}
-			stuff := pat[i+1 : j]
-			stuff = strings.ReplaceAll(stuff, `\`, `\\`)
-			if strings.HasPrefix(stuff, "!") {
-				stuff = "^" + stuff[1:]
-			} else if strings.HasPrefix(stuff, "^") {
-				stuff = `\` + stuff
-			}
-			b.WriteString("[" + stuff + "]")
-			i = j
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString("$")
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		return false
-	}
-	return re.MatchString(name)
-}
-
 // fileIncludeExclude is salt.utils.stringutils.check_include_exclude:
 // patterns are globs, or regular expressions after "E@"; either may be a
 // list.
@@ -114,7 +67,7 @@ func fileIncludeExclude(path string, include, exclude any) bool {
 			re, err := filePyRegexp(pat[2:], 0)
 			return err == nil && re.MatchString(path)
 		}
-		return fileFnmatch(path, pat)
+		return py.Fnmatch(path, pat)
 	}
 	var inc, exc bool
 	if payload.Truthy(include) {

@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/states"
@@ -379,7 +380,7 @@ func (r *fileRun) lineExec(path string, a fileLineArgs) (any, error) {
 	diff := ""
 	if changed {
 		if a.showChanges {
-			diff = fileSaltDiff(filePySplitlines(fileDecodeText(data), true), body)
+			diff = fileSaltDiff(py.SplitLines(fileDecodeText(data), true), body)
 		}
 		if !r.test {
 			if err := fileWriteKeep(path, []byte(newText)); err != nil {
@@ -994,7 +995,7 @@ func fileWhitespaceRegex(text string) (string, error) {
 	case strings.Contains(text, `"`):
 		quotes = "'"
 	}
-	for _, line := range filePySplitlines(text, false) {
+	for _, line := range py.SplitLines(text, false) {
 		toks, err := fileShlexTokens(line, quotes)
 		if err != nil {
 			return "", err
@@ -1071,7 +1072,7 @@ func fileAppendState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	if err != nil {
 		return states.Ret{}, err
 	}
-	slines := filePySplitlines(fileDecodeText(raw), false)
+	slines := py.SplitLines(fileDecodeText(raw), false)
 	var appendLines []string
 	for _, chunk := range chunks {
 		expr := chunk
@@ -1089,7 +1090,7 @@ func fileAppendState(ctx context.Context, c *states.Call) (states.Ret, error) {
 		if re.Match(raw) {
 			continue
 		}
-		appendLines = append(appendLines, filePySplitlines(chunk, false)...)
+		appendLines = append(appendLines, py.SplitLines(chunk, false)...)
 	}
 	diffOf := func(nlines []string) string {
 		if !fileIsTextFile(name) {
@@ -1121,7 +1122,7 @@ func fileAppendState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	if err != nil {
 		return states.Ret{}, err
 	}
-	nlines := filePySplitlines(fileDecodeText(after), false)
+	nlines := py.SplitLines(fileDecodeText(after), false)
 	if !fileSameLines(slines, nlines) {
 		ret.Changes.Set("diff", diffOf(nlines))
 	}

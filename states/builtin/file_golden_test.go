@@ -15,7 +15,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -30,31 +29,13 @@ import (
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files from real Salt (needs GSALT_SALT_SRC)")
-	}
-}
-
-func fgUpdating() bool {
-	f := flag.Lookup("update")
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return false
-	}
-	b, _ := g.Get().(bool)
-	return b
-}
 
 const (
 	fgBase     = "/tmp/gsalt-filestate-golden"
@@ -697,7 +678,7 @@ func fgJSON(v any) string {
 // TestFileGolden compares every case with Salt's recorded behaviour.
 func TestFileGolden(t *testing.T) {
 	fgLock(t)
-	updating := fgUpdating() && saltpeer.Src() != ""
+	updating := testutil.Update() && saltpeer.Src() != ""
 	if updating {
 		fgSaltConfig(t)
 		if err := os.MkdirAll(fgDataDir, 0o755); err != nil {

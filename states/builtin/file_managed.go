@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
@@ -236,7 +237,7 @@ func (r *fileRun) managed(a fileManagedArgs) (*states.Ret, error) {
 			}
 			var sb strings.Builder
 			for _, part := range parts {
-				for _, line := range filePySplitlines(part, false) {
+				for _, line := range py.SplitLines(part, false) {
 					sb.WriteString(strings.TrimRight(strings.TrimRight(line, "\n"), "\r") + "\n")
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/modules"
 	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/render"
@@ -97,7 +98,7 @@ func TestFileFnmatchAndIncludeExclude(t *testing.T) {
 		{"a/b.keep", "*.keep", true}, {"b.keep", "*.kee", false}, {"x", "[!a]", true}, {"a", "[!a]", false},
 		{"sub/two.txt", "sub/*", true}, {"one.txt", "sub/*", false}, {"a.c", "a?c", true}, {"[", "[", true},
 	} {
-		if got := fileFnmatch(c.name, c.pat); got != c.want {
+		if got := py.Fnmatch(c.name, c.pat); got != c.want {
 			t.Errorf("fnmatch(%q, %q) = %v", c.name, c.pat, got)
 		}
 	}
@@ -181,10 +182,10 @@ func TestFilePySubn(t *testing.T) {
 }
 
 func TestFileSplitters(t *testing.T) {
-	if got := filePySplitlines("a\nb\r\nc\rd\x0be\u2028f", true); strings.Join(got, "|") != "a\n|b\r\n|c\r|d\x0b|e\u2028|f" {
+	if got := py.SplitLines("a\nb\r\nc\rd\x0be\u2028f", true); strings.Join(got, "|") != "a\n|b\r\n|c\r|d\x0b|e\u2028|f" {
 		t.Errorf("splitlines keepends = %q", got)
 	}
-	if got := filePySplitlines("a\n\nb\n", false); strings.Join(got, "|") != "a||b" {
+	if got := py.SplitLines("a\n\nb\n", false); strings.Join(got, "|") != "a||b" {
 		t.Errorf("splitlines = %q", got)
 	}
 	if got := fileSplitUniversal("a\r\nb\rc\nd"); strings.Join(got, "|") != "a\r\n|b\r|c\n|d" {

@@ -20,7 +20,6 @@ import (
 	"syscall"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -574,44 +573,6 @@ func fileRemovePath(p string) error {
 		return os.RemoveAll(p)
 	}
 	return nil
-}
-
-// filePySplitlines is Python's str.splitlines(keepends): it breaks on \n, \r,
-// \r\n, \v, \f, \x1c-\x1e, \x85, U+2028 and U+2029.
-func filePySplitlines(s string, keepends bool) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
-		}
-		brk := 0
-		switch r {
-		case '\r':
-			brk = 1
-			if i+1 < len(s) && s[i+1] == '\n' {
-				brk = 2
-			}
-		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-			brk = size
-		}
-		if brk == 0 {
-			i += size
-			continue
-		}
-		end := i
-		if keepends {
-			end = i + brk
-		}
-		out = append(out, s[start:end])
-		i += brk
-		start = i
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
-	}
-	return out
 }
 
 // fileSplitUniversal splits like a file opened with newline="" (readlines):

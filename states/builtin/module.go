@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/states"
@@ -359,7 +360,7 @@ func moduleLegacyRun(ctx context.Context, c *states.Call, name string, kw *paylo
 // moduleGetResult is module.run's _get_result.
 func moduleGetResult(funcRet any, changes *payload.Map) bool {
 	if m, ok := funcRet.(*payload.Map); ok {
-		if rc, has := m.Get("retcode"); has && !sbPyEqualsZero(rc) {
+		if rc, has := m.Get("retcode"); has && !py.Equal(rc, 0) {
 			return false
 		}
 	}
@@ -379,7 +380,7 @@ func moduleGetResult(funcRet any, changes *payload.Map) bool {
 			return b
 		}
 	}
-	if rc, has := m.Get("retcode"); has && !sbPyEqualsZero(rc) {
+	if rc, has := m.Get("retcode"); has && !py.Equal(rc, 0) {
 		return false
 	}
 	return moduleDictResult(m)

@@ -9,13 +9,14 @@ import (
 	"sort"
 	"strings"
 
+	yaml "gopkg.in/yaml.v3"
+
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/states"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
-	yaml "gopkg.in/yaml.v3"
 )
 
 // This file is Salt's pkg state module (salt/states/pkg.py) for apt
@@ -355,7 +356,7 @@ func pkgsFulfills(ctx context.Context, c *states.Call, installed []string, condi
 			if ignoreEpoch != nil {
 				ie = payload.Truthy(ignoreEpoch)
 			}
-			ok := (oper == "==" && target.Fnmatch(iv, want)) || pkgsCompare(ctx, c, iv, oper, want, ie)
+			ok := (oper == "==" && py.Fnmatch(iv, want)) || pkgsCompare(ctx, c, iv, oper, want, ie)
 			all = all && ok
 		}
 		if all {
@@ -975,7 +976,7 @@ func pkgLatest(ctx context.Context, c *states.Call) (states.Ret, error) {
 		var failed, successful []string
 		for _, n := range targets.names {
 			ch, _ := kwv(changes, n).(*payload.Map)
-			if !payload.Truthy(ch) || (!target.PyEqual(kwv(ch, "new"), targets.ver[n]) && targets.ver[n] != "latest") {
+			if !payload.Truthy(ch) || (!py.Equal(kwv(ch, "new"), targets.ver[n]) && targets.ver[n] != "latest") {
 				failed = append(failed, n)
 			} else {
 				successful = append(successful, n)

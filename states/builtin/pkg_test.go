@@ -17,7 +17,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,26 +27,12 @@ import (
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files from real Salt (needs GSALT_SALT_SRC)")
-	}
-}
-
-func psUpdating() bool {
-	f := flag.Lookup("update")
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	return ok && g.Get() == true
-}
 
 // psScenario is one golden case.
 type psScenario struct {
@@ -324,7 +309,7 @@ func psRunSalt(t *testing.T, src string, sc psScenario, dir string) psGolden {
 // psRun compares (or, with -update, regenerates) a module's scenarios.
 func psRun(t *testing.T, scenarios []psScenario) {
 	src := ""
-	if psUpdating() {
+	if testutil.Update() {
 		src = saltpeer.Require(t)
 	}
 	for _, sc := range scenarios {

@@ -12,11 +12,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/states"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -1267,7 +1267,7 @@ func saltWaitForEvent(ctx context.Context, c *states.Call) (states.Ret, error) {
 			}
 		}
 		late := time.Now().After(deadline)
-		if target.Fnmatch(ev.Tag, name) && ev.Data != nil {
+		if py.Fnmatch(ev.Tag, name) && ev.Data != nil {
 			val, _ := ev.Data.Get(eventID)
 			if val == nil {
 				if inner, ok := ev.Data.Get("data"); ok {
@@ -1291,7 +1291,7 @@ func saltWaitForEvent(ctx context.Context, c *states.Call) (states.Ret, error) {
 				idList = keep
 			default:
 				for i, id := range idList {
-					if saltPyEqual(id, v) {
+					if py.Equal(id, v) {
 						idList = append(idList[:i:i], idList[i+1:]...)
 						seen = append(seen, v)
 						break
@@ -1316,42 +1316,9 @@ func saltWaitForEvent(ctx context.Context, c *states.Call) (states.Ret, error) {
 // saltContains is Python's `x in list`.
 func saltContains(l []any, x any) bool {
 	for _, e := range l {
-		if saltPyEqual(e, x) {
+		if py.Equal(e, x) {
 			return true
 		}
 	}
 	return false
-}
-
-// saltPyEqual is Python's == on decoded values: numbers by value,
-// everything else by its repr.
-func saltPyEqual(a, b any) bool {
-	fa, aNum := saltNumber(a)
-	fb, bNum := saltNumber(b)
-	if aNum && bNum {
-		return fa == fb
-	}
-	if aNum != bNum {
-		return false
-	}
-	return pyfmt.Repr(a) == pyfmt.Repr(b)
-}
-
-// saltNumber returns a number's value (bools count, as in Python).
-func saltNumber(v any) (float64, bool) {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	case float64:
-		return x, true
-	case string, nil:
-		return 0, false
-	}
-	if n, ok := payload.AsInt(v); ok {
-		return float64(n), true
-	}
-	return 0, false
 }

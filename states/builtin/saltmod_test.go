@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -411,7 +412,7 @@ func smDecode(t testing.TB, b []byte) any {
 // what Salt's own saltmod did.
 func TestSaltmodGolden(t *testing.T) {
 	cases := smCases()
-	if ctemUpdating() {
+	if testutil.Update() {
 		smUpdate(t, cases)
 	}
 	raw, err := os.ReadFile(smGolden)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 func listenPub(t testing.TB, addr string, opts PubOptions) *PubServer {
@@ -354,11 +356,5 @@ func TestSubscriberHeartbeat(t *testing.T) {
 // waitFor polls cond for up to 10 s.
 func waitFor(t testing.TB, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached within 10s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 10*time.Second, cond)
 }

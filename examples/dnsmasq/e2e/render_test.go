@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,16 +11,12 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/reactor"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-// update regenerates testdata/reactor_golden.json with real Salt 3006:
-//
-//	GSALT_SALT_SRC=/work/salt-src go test ./examples/dnsmasq/e2e -run TestReactorFilesRender -update
-var update = flag.Bool("update", false, "regenerate testdata/reactor_golden.json with real Salt (needs GSALT_SALT_SRC)")
 
 const goldenPath = "testdata/reactor_golden.json"
 
@@ -131,7 +126,7 @@ func generateGolden(t *testing.T, src, reactorDir string) {
 // turns them into reactions without a problem.
 func TestReactorFilesRender(t *testing.T) {
 	reactorDir := filepath.Join(exampleDir(t), "salt", "dnsmasq", "reactor")
-	if *update {
+	if testutil.Update() {
 		generateGolden(t, saltpeer.Require(t), reactorDir)
 	}
 	b, err := os.ReadFile(goldenPath)

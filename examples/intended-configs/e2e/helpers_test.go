@@ -14,6 +14,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
 	gminion "github.com/gsalt/gsalt/minion"
@@ -223,13 +224,7 @@ func startProxies(t *testing.T, d *masterd.Daemon, dir string, ids []string) *pr
 // waitFor polls cond until it holds, for at most 30 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Eventually(t, 30*time.Second, cond, what)
 }
 
 // waitEvent returns the first event on sub whose tag is one of tags,

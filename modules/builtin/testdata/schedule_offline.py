@@ -2,7 +2,7 @@
 # build_schedule_item) for the steps in the JSON file named by argv[1],
 # in a minion config dir argv[2]; prints [{"ret": ..., "file": ...}, ...]:
 # each step's return and the _schedule.conf text after it (null when
-# absent). Used by modules/builtin/schedule_test.go -update-schedule; not
+# absent). Used by modules/builtin/schedule_test.go -update; not
 # part of gsalt.
 import json
 import os

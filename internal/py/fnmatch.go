@@ -1,10 +1,15 @@
-package target
+package py
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 )
+
+// ErrBadPattern: an fnmatch pattern cannot be compiled (Python's fnmatch
+// would raise re.error, as for the empty range in "[b-a-c]").
+var ErrBadPattern = errors.New("invalid glob pattern")
 
 // Fnmatch reports whether name matches the shell pattern exactly like
 // Python's fnmatch.fnmatchcase (and fnmatch.fnmatch on POSIX): '*' matches
@@ -12,25 +17,27 @@ import (
 // '[!seq]' a character set; there is no escaping and an unmatched '[' is a
 // literal. Matching is case-sensitive and covers the whole name.
 //
-// This function compiles the pattern on every call; use Matcher.Fnmatch to
-// reuse compiled patterns.
+// This function compiles the pattern on every call; use CompileFnmatch (or
+// target.Matcher, which caches) to reuse compiled patterns. A pattern
+// Python cannot compile matches nothing.
 func Fnmatch(name, pattern string) bool {
-	c, err := compileFnmatch(pattern)
+	re, err := CompileFnmatch(pattern)
 	if err != nil {
 		return false
 	}
-	return c.re.MatchString(name)
+	return re.MatchString(name)
 }
 
-// FnmatchRegexp returns the RE2 expression that Fnmatch uses for pattern,
-// the equivalent of Python's fnmatch.translate (anchored at both ends).
-func FnmatchRegexp(pattern string) (string, error) {
+// FnmatchTranslate returns the RE2 expression that Fnmatch uses for
+// pattern, the equivalent of Python's fnmatch.translate (anchored at both
+// ends). Errors wrap ErrBadPattern.
+func FnmatchTranslate(pattern string) (string, error) {
 	return translateFnmatch(pattern)
 }
 
 // CompileFnmatch compiles pattern once for callers that match it against
 // many names: the returned expression's MatchString gives Fnmatch's answer.
-// Errors wrap ErrInvalidPattern.
+// Errors wrap ErrBadPattern.
 func CompileFnmatch(pattern string) (*regexp.Regexp, error) {
 	src, err := translateFnmatch(pattern)
 	if err != nil {
@@ -38,17 +45,9 @@ func CompileFnmatch(pattern string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
-		return nil, fmt.Errorf("%w: fnmatch %q: %v", ErrInvalidPattern, pattern, err)
+		return nil, fmt.Errorf("%w: fnmatch %q: %v", ErrBadPattern, pattern, err)
 	}
 	return re, nil
-}
-
-func compileFnmatch(pattern string) (*compiled, error) {
-	re, err := CompileFnmatch(pattern)
-	if err != nil {
-		return nil, err
-	}
-	return &compiled{re: re, pattern: pattern}, nil
 }
 
 // translateFnmatch follows fnmatch.translate step by step, including how a
@@ -107,7 +106,7 @@ func translateFnmatch(pat string) (string, error) {
 				}
 				cls, ok := pyClassToRE2(stuff)
 				if !ok {
-					return "", fmt.Errorf("%w: fnmatch %q: bad character range", ErrInvalidPattern, pat)
+					return "", fmt.Errorf("%w: fnmatch %q: bad character range", ErrBadPattern, pat)
 				}
 				b.WriteString(cls)
 			}
