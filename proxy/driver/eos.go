@@ -36,13 +36,13 @@ func NewEOS(o Options) (Driver, error) {
 func (d *eosDriver) Capabilities() Capabilities { return Capabilities{CandidateConfig: true} }
 
 // showJSON runs "cmd | json" and decodes its output into v.
-func showJSON(o *op, cmd string, v any) error {
+func showJSON(o runner, cmd string, v any) error {
 	out, err := o.show(cmd + " | json")
 	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal([]byte(jsonBody(out)), v); err != nil {
-		return o.s.errf(ErrCommand, cmd+" | json", fmt.Errorf("bad JSON from the device: %w", err))
+		return o.errf(ErrCommand, cmd+" | json", fmt.Errorf("bad JSON from the device: %w", err))
 	}
 	return nil
 }
@@ -126,7 +126,7 @@ func (d *eosDriver) load(ctx context.Context, config string, replace bool) error
 				return err
 			}
 			if failed {
-				bad = o.s.errf(ErrCommand, kind+" candidate", fmt.Errorf("%q: %s", l, deviceMessage(out)))
+				bad = o.errf(ErrCommand, kind+" candidate", fmt.Errorf("%q: %s", l, deviceMessage(out)))
 				break
 			}
 		}
@@ -178,7 +178,7 @@ func (d *eosDriver) CommitConfig(ctx context.Context, message string, revertIn i
 	}
 	return d.s.run(ctx, func(o *op) error {
 		if d.sess == "" {
-			return o.s.errf(ErrCommand, "commit_config", errors.New("no candidate configuration loaded"))
+			return o.errf(ErrCommand, "commit_config", errors.New("no candidate configuration loaded"))
 		}
 		for _, cmd := range []string{"copy startup-config flash:rollback-0", "configure session " + d.sess + " commit"} {
 			if _, err := o.show(cmd); err != nil {
@@ -211,24 +211,44 @@ func (d *eosDriver) Rollback(ctx context.Context) error {
 // GetConfig implements Driver; the candidate is the pending session's
 // configuration.
 func (d *eosDriver) GetConfig(ctx context.Context, retrieve string) (Config, error) {
+	return d.GetConfigWith(ctx, ConfigOptions{Retrieve: retrieve})
+}
+
+// GetConfigWith implements ConfigGetter like NAPALM eos: the running and
+// candidate configurations come sanitized by the device ("show
+// running-config sanitized"), the startup one through EOS's sanitizing
+// patterns.
+func (d *eosDriver) GetConfigWith(ctx context.Context, co ConfigOptions) (Config, error) {
 	var c Config
+	retrieve := co.Retrieve
 	if err := checkRetrieve(retrieve); err != nil {
 		return c, err
 	}
-	err := d.s.run(ctx, func(o *op) error {
+	suffix := ""
+	if co.Sanitized {
+		suffix = " sanitized"
+	}
+	full := ""
+	if co.Full {
+		full = " all"
+	}
+	err := d.s.query(ctx, func(o runner) error {
 		var err error
 		if retrieve == "startup" || retrieve == "all" {
 			if c.Startup, err = o.show("show startup-config"); err != nil {
 				return err
 			}
+			if co.Sanitized && c.Startup != "" {
+				c.Startup = SanitizeConfig(c.Startup, EOSSanitizeFilters)
+			}
 		}
 		if retrieve == "running" || retrieve == "all" {
-			if c.Running, err = o.show("show running-config"); err != nil {
+			if c.Running, err = o.show("show running-config" + full + suffix); err != nil {
 				return err
 			}
 		}
 		if (retrieve == "candidate" || retrieve == "all") && d.sess != "" {
-			if c.Candidate, err = o.show("show session-config named " + d.sess); err != nil {
+			if c.Candidate, err = o.show("show session-config named " + d.sess + suffix); err != nil {
 				return err
 			}
 		}
@@ -288,7 +308,7 @@ func (e eosInterface) addresses() []eosIfAddr {
 	return nil
 }
 
-func (d *eosDriver) interfaces(o *op) (map[string]eosInterface, error) {
+func (d *eosDriver) interfaces(o runner) (map[string]eosInterface, error) {
 	var v struct {
 		Interfaces map[string]json.RawMessage `json:"interfaces"`
 	}
@@ -299,7 +319,7 @@ func (d *eosDriver) interfaces(o *op) (map[string]eosInterface, error) {
 	for name, raw := range v.Interfaces {
 		var e eosInterface
 		if err := json.Unmarshal(raw, &e); err != nil {
-			return nil, o.s.errf(ErrCommand, "show interfaces | json", err)
+			return nil, o.errf(ErrCommand, "show interfaces | json", err)
 		}
 		var addr struct {
 			InterfaceAddress json.RawMessage `json:"interfaceAddress"`
@@ -315,7 +335,7 @@ func (d *eosDriver) interfaces(o *op) (map[string]eosInterface, error) {
 // interfaces (JSON), as NAPALM eos.
 func (d *eosDriver) GetFacts(ctx context.Context) (Facts, error) {
 	f := Facts{Vendor: "Arista", InterfaceList: []string{}}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		var ver eosVersion
 		if err := showJSON(o, "show version", &ver); err != nil {
 			return err
@@ -355,7 +375,7 @@ func (d *eosDriver) GetFacts(ctx context.Context) (Facts, error) {
 // GetInterfaces implements Driver from show interfaces | json.
 func (d *eosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, error) {
 	res := map[string]Interface{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		ifs, err := d.interfaces(o)
 		if err != nil {
 			return err
@@ -383,7 +403,7 @@ func (d *eosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, er
 // keys (NAPALM eos reads show ip interface, which lists the same ones).
 func (d *eosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP, error) {
 	res := map[string]InterfaceIP{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		ifs, err := d.interfaces(o)
 		if err != nil {
 			return err
@@ -419,7 +439,7 @@ type eosARPNeighbor struct {
 // answering without VRFs is read as the default VRF).
 func (d *eosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
 	res := []ARPEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		var v struct {
 			VRFs map[string]struct {
 				Neighbors []eosARPNeighbor `json:"ipV4Neighbors"`
@@ -459,7 +479,7 @@ func (d *eosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, er
 // GetLLDPNeighbors implements Driver from show lldp neighbors | json.
 func (d *eosDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNeighbor, error) {
 	res := map[string][]LLDPNeighbor{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		var v struct {
 			Neighbors []struct {
 				Port           string `json:"port"`
@@ -490,7 +510,7 @@ func (d *eosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 		return nil, err
 	}
 	res := map[string][]LLDPNeighborDetail{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show lldp neighbors detail"
 		if iface != "" {
 			cmd = "show lldp neighbors " + iface + " detail"
@@ -551,7 +571,7 @@ func (d *eosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 // the epoch, as in EOS's JSON).
 func (d *eosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
 	res := []MACEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show mac address-table")
 		if err != nil {
 			return err
@@ -595,7 +615,7 @@ var (
 func (d *eosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 	env := Environment{Fans: map[string]Fan{}, Temperature: map[string]Temperature{}, Power: map[string]Power{},
 		CPU: map[int]CPU{0: {Usage: 0}}}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		var ver eosVersion
 		if err := showJSON(o, "show version", &ver); err != nil {
 			return err
@@ -688,7 +708,7 @@ func (d *eosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 }
 
 // optionalJSON runs "cmd | json" and reports whether the device had it.
-func (d *eosDriver) optionalJSON(o *op, cmd string, v any) bool {
+func (d *eosDriver) optionalJSON(o runner, cmd string, v any) bool {
 	out, failed, err := o.send(cmd + " | json")
 	if err != nil || failed {
 		return false
@@ -713,7 +733,7 @@ func (d *eosDriver) GetNTPPeers(ctx context.Context) (map[string]NTPPeer, error)
 }
 
 func (d *eosDriver) eachNTPLine(ctx context.Context, kind string, fn func(addr string)) error {
-	return d.s.run(ctx, func(o *op) error {
+	return d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show running-config | section ntp")
 		if err != nil {
 			return err
@@ -738,7 +758,7 @@ var eosNTPRe = regexp.MustCompile(`(?i)^\s?(\+|\*|x|-)?([a-zA-Z0-9\.+-:]+)\s+([a
 // GetNTPStats implements Driver from show ntp associations (text).
 func (d *eosDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
 	res := []NTPStats{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show ntp associations")
 		if err != nil {
 			return err
@@ -767,7 +787,7 @@ func (d *eosDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
 // is left "".
 func (d *eosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
 	res := map[string]BGPVRF{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		var v struct {
 			VRFs map[string]struct {
 				RouterID string `json:"routerId"`
@@ -789,7 +809,7 @@ func (d *eosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, err
 			return nil
 		}
 		if err := json.Unmarshal([]byte(jsonBody(out)), &v); err != nil {
-			return o.s.errf(ErrCommand, "show ip bgp summary | json", err)
+			return o.errf(ErrCommand, "show ip bgp summary | json", err)
 		}
 		cfgText, _, err := o.send("show running-config | section router bgp")
 		if err != nil {
@@ -836,7 +856,7 @@ func (d *eosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error)
 		cmd += " source " + p.Source
 	}
 	var res PingResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send(cmd)
 		if err != nil {
 			return err
@@ -894,7 +914,7 @@ func (d *eosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Tracer
 	}
 	cmd += fmt.Sprintf(" -m %d -w %d", t.TTL, t.Timeout)
 	var res TracerouteResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		if t.VRF != "" {
 			if _, err := o.show("cli vrf " + t.VRF); err != nil {
 				res.Error = "Cannot execute traceroute on the device: cli vrf " + t.VRF

@@ -154,7 +154,7 @@ func (d *iosDriver) writeFile(o *op, name, text string) error {
 	text = out.String()
 	for _, bad := range []string{"error writing", "couldn't open", "invalid command name", "%Error"} {
 		if strings.Contains(text, bad) {
-			return o.s.errf(ErrCommand, "write "+d.path(name), errors.New(deviceMessage(text)))
+			return o.errf(ErrCommand, "write "+d.path(name), errors.New(deviceMessage(text)))
 		}
 	}
 	return nil
@@ -323,7 +323,7 @@ func (d *iosDriver) CommitConfig(ctx context.Context, message string, revertIn i
 	}
 	return d.s.run(ctx, func(o *op) error {
 		if !d.loaded {
-			return o.s.errf(ErrCommand, "commit_config", errors.New("no candidate configuration loaded"))
+			return o.errf(ErrCommand, "commit_config", errors.New("no candidate configuration loaded"))
 		}
 		name := d.mergeCfg
 		if d.replace {
@@ -334,7 +334,7 @@ func (d *iosDriver) CommitConfig(ctx context.Context, message string, revertIn i
 			return err
 		}
 		if !ok {
-			return o.s.errf(ErrCommand, "commit_config", fmt.Errorf("candidate config file %s does not exist", d.path(name)))
+			return o.errf(ErrCommand, "commit_config", fmt.Errorf("candidate config file %s does not exist", d.path(name)))
 		}
 		if _, err := d.copyFile(o, "running-config", d.path(d.rollbackCfg)); err != nil {
 			return err
@@ -349,10 +349,10 @@ func (d *iosDriver) CommitConfig(ctx context.Context, message string, revertIn i
 				return err
 			}
 			if strings.Contains(out, "%Please turn config archive on") {
-				return o.s.errf(ErrCommand, cmd, errors.New("replace requires the Cisco 'archive' feature to be enabled"))
+				return o.errf(ErrCommand, cmd, errors.New("replace requires the Cisco 'archive' feature to be enabled"))
 			}
 			if replaceFailed(out) {
-				return o.s.errf(ErrCommand, cmd, fmt.Errorf("candidate config could not be applied: %s", deviceMessage(out)))
+				return o.errf(ErrCommand, cmd, fmt.Errorf("candidate config could not be applied: %s", deviceMessage(out)))
 			}
 		} else {
 			cmd := "copy " + d.path(name) + " running-config"
@@ -362,7 +362,7 @@ func (d *iosDriver) CommitConfig(ctx context.Context, message string, revertIn i
 			}
 			if strings.Contains(out, "Invalid input detected") {
 				rbErr := d.rollback(o)
-				return o.s.errf(ErrCommand, cmd, errors.Join(
+				return o.errf(ErrCommand, cmd, errors.Join(
 					fmt.Errorf("configuration merge failed; automatic rollback attempted: %s", deviceMessage(out)), rbErr))
 			}
 		}
@@ -404,7 +404,7 @@ func (d *iosDriver) rollback(o *op) error {
 		return err
 	}
 	if !ok {
-		return o.s.errf(ErrCommand, "rollback", errors.New("rollback config file does not exist"))
+		return o.errf(ErrCommand, "rollback", errors.New("rollback config file does not exist"))
 	}
 	cmd := "configure replace " + d.path(d.rollbackCfg) + " force"
 	out, _, err := o.interactive(cmd)
@@ -412,7 +412,7 @@ func (d *iosDriver) rollback(o *op) error {
 		return err
 	}
 	if replaceFailed(out) {
-		return o.s.errf(ErrCommand, cmd, errors.New(deviceMessage(out)))
+		return o.errf(ErrCommand, cmd, errors.New(deviceMessage(out)))
 	}
 	return d.save(o)
 }
@@ -422,15 +422,22 @@ func (d *iosDriver) Rollback(ctx context.Context) error {
 	return d.s.run(ctx, func(o *op) error { return d.rollback(o) })
 }
 
-var iosConfigHeader = regexp.MustCompile(`(?m)^(?:Building configuration.*|Current configuration :.*|! Last configuration change at.*|! NVRAM config last updated at.*|Using \d+ out of \d+ bytes.*)$`)
+// iosConfigHeader is NAPALM ios get_config's filter of the lines IOS adds.
+var iosConfigHeader = regexp.MustCompile(`(?m)^(?:Building configuration.*|Current configuration :.*|! Last configuration change at.*|! NVRAM config last updated at.*)$`)
 
 // GetConfig implements Driver; IOS has no candidate (always "").
 func (d *iosDriver) GetConfig(ctx context.Context, retrieve string) (Config, error) {
+	return d.GetConfigWith(ctx, ConfigOptions{Retrieve: retrieve})
+}
+
+// GetConfigWith implements ConfigGetter like NAPALM ios.
+func (d *iosDriver) GetConfigWith(ctx context.Context, co ConfigOptions) (Config, error) {
 	var c Config
+	retrieve := co.Retrieve
 	if err := checkRetrieve(retrieve); err != nil {
 		return c, err
 	}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		if retrieve == "startup" || retrieve == "all" {
 			out, err := o.show("show startup-config")
 			if err != nil {
@@ -439,7 +446,11 @@ func (d *iosDriver) GetConfig(ctx context.Context, retrieve string) (Config, err
 			c.Startup = strings.TrimSpace(iosConfigHeader.ReplaceAllString(out, ""))
 		}
 		if retrieve == "running" || retrieve == "all" {
-			out, err := o.show("show running-config")
+			cmd := "show running-config"
+			if co.Full {
+				cmd += " all"
+			}
+			out, err := o.show(cmd)
 			if err != nil {
 				return err
 			}
@@ -447,6 +458,9 @@ func (d *iosDriver) GetConfig(ctx context.Context, retrieve string) (Config, err
 		}
 		return nil
 	})
+	if err == nil && co.Sanitized {
+		c = SanitizeConfigs(c, CiscoSanitizeFilters)
+	}
 	return c, err
 }
 
@@ -462,7 +476,7 @@ var (
 func (d *iosDriver) GetFacts(ctx context.Context) (Facts, error) {
 	f := Facts{Vendor: "Cisco", Uptime: -1, SerialNumber: "Unknown", FQDN: "Unknown", OSVersion: "Unknown",
 		Hostname: "Unknown", Model: "Unknown", InterfaceList: []string{}}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		ver, err := o.show("show version")
 		if err != nil {
 			return err
@@ -532,7 +546,7 @@ var (
 // -1, as in NAPALM ios).
 func (d *iosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, error) {
 	res := map[string]Interface{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show interfaces")
 		if err != nil {
 			return err
@@ -581,7 +595,7 @@ var (
 // interface; interfaces without addresses are left out, as in NAPALM ios.
 func (d *iosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP, error) {
 	res := map[string]InterfaceIP{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		v4, err := o.show("show ip interface")
 		if err != nil {
 			return err
@@ -645,7 +659,7 @@ func (d *iosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, er
 		return nil, err
 	}
 	res := []ARPEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show arp | exclude Incomplete"
 		if vrf != "" {
 			cmd = "show arp vrf " + vrf + " | exclude Incomplete"
@@ -696,7 +710,7 @@ func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 		return nil, err
 	}
 	res := map[string][]LLDPNeighborDetail{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show lldp neighbors detail"
 		if iface != "" {
 			cmd = "show lldp neighbors " + iface + " detail"
@@ -763,7 +777,7 @@ var ciscoMACRe = regexp.MustCompile(`^[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F
 // and last_move are -1, as in NAPALM ios).
 func (d *iosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
 	res := []MACEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show mac address-table")
 		if err != nil {
 			return err
@@ -802,7 +816,7 @@ func (d *iosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 		CPU:         map[int]CPU{0: {Usage: 0}},
 		Memory:      Memory{AvailableRAM: -1, UsedRAM: -1},
 	}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send("show processes cpu | include CPU utilization")
 		if err != nil {
 			return err
@@ -876,7 +890,7 @@ func firstField(s string) string {
 // GetNTPServers implements Driver from the running configuration.
 func (d *iosDriver) GetNTPServers(ctx context.Context) (map[string]NTPServer, error) {
 	res := map[string]NTPServer{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show running-config | include ntp server")
 		if err != nil {
 			return err
@@ -918,7 +932,7 @@ var iosNTPAddrRe = regexp.MustCompile(`^(\W*)([0-9.*]*)`)
 // GetNTPStats implements Driver from show ntp associations.
 func (d *iosDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
 	res := []NTPStats{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send("show ntp associations")
 		if err != nil {
 			return err
@@ -960,7 +974,7 @@ var (
 // remote router id is not in the summary and is left "".
 func (d *iosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
 	res := map[string]BGPVRF{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		sum, _, err := o.send("show bgp all summary")
 		if err != nil {
 			return err
@@ -1046,7 +1060,7 @@ func (d *iosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error)
 		cmd += " source " + p.Source
 	}
 	var res PingResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, _, err := o.send(cmd)
 		if err != nil {
 			return err
@@ -1113,7 +1127,7 @@ func (d *iosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Tracer
 		cmd += fmt.Sprintf(" timeout %d", t.Timeout)
 	}
 	var res TracerouteResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send(cmd)
 		if err != nil {
 			return err

@@ -142,7 +142,7 @@ func nxosInventorySerial(out string) (string, bool) {
 // hostname and show inventory (JSON, else text), as NAPALM nxos_ssh.
 func (d *nxosDriver) GetFacts(ctx context.Context) (Facts, error) {
 	f := Facts{Vendor: "Cisco", Uptime: -1, InterfaceList: []string{}}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		outs := map[string]string{}
 		for _, c := range []string{"show version", "show hosts", "show interface status", "show hostname"} {
 			out, err := o.show(c)
@@ -293,7 +293,7 @@ func nxosInterface(sec string) (string, Interface, bool) {
 // is up, line protocol is up"); last_flapped is -1.
 func (d *nxosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, error) {
 	res := map[string]Interface{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show interface")
 		if err != nil {
 			return err
@@ -307,7 +307,7 @@ func (d *nxosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, e
 			sec = sec[:0]
 			name, e, ok := nxosInterface(text)
 			if !ok {
-				return o.s.errf(ErrCommand, "show interface", fmt.Errorf("unexpected interface section: %s", deviceMessage(text)))
+				return o.errf(ErrCommand, "show interface", fmt.Errorf("unexpected interface section: %s", deviceMessage(text)))
 			}
 			res[name] = e
 			return nil
@@ -332,7 +332,7 @@ func (d *nxosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, e
 // vrf all (names as the device prints them: "mgmt0", "loopback0").
 func (d *nxosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP, error) {
 	res := map[string]InterfaceIP{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		v4, err := o.show("show ip interface vrf all")
 		if err != nil {
 			return err
@@ -422,7 +422,7 @@ func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, e
 		vrf = "all"
 	}
 	res := []ARPEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show ip arp vrf " + vrf + " | exc INCOMPLETE"
 		out, err := o.show(cmd)
 		if err != nil {
@@ -430,7 +430,7 @@ func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, e
 		}
 		parts := nxosARPHeadRe.Split(out, -1)
 		if len(parts) != 2 {
-			return o.s.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP table: %s", deviceMessage(out)))
+			return o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP table: %s", deviceMessage(out)))
 		}
 		for l := range strings.SplitSeq(strings.TrimSpace(parts[1]), "\n") {
 			l = nxosARPFlagsRe.ReplaceAllString(strings.TrimRight(l, "\r"), "")
@@ -439,7 +439,7 @@ func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, e
 				continue
 			}
 			if len(f) != 4 || !nxosIPv4Re.MatchString(f[0]) || !ciscoMACRe.MatchString(f[2]) {
-				return o.s.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP entry %q", l))
+				return o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP entry %q", l))
 			}
 			age := -1.0
 			switch {
@@ -483,7 +483,7 @@ func (d *nxosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (
 		return nil, err
 	}
 	res := map[string][]LLDPNeighborDetail{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show lldp neighbors detail"
 		if iface != "" {
 			cmd = "show lldp neighbors interface " + iface + " detail"
@@ -559,7 +559,7 @@ var (
 // -1, as in NAPALM nxos_ssh).
 func (d *nxosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
 	res := []MACEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show mac address-table")
 		if err != nil {
 			return err
@@ -608,7 +608,7 @@ func (d *nxosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error)
 					res = append(res, entry(vlan, mac, typ, iface))
 				}
 			default:
-				return o.s.errf(ErrCommand, "show mac address-table", fmt.Errorf("unexpected line %q", strings.TrimSpace(l)))
+				return o.errf(ErrCommand, "show mac address-table", fmt.Errorf("unexpected line %q", strings.TrimSpace(l)))
 			}
 		}
 		return nil
@@ -627,7 +627,7 @@ func (d *nxosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 		Power:       map[string]Power{"invalid": {Status: true, Output: -1, Capacity: -1}},
 		CPU:         map[int]CPU{0: {Usage: -1}},
 	}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		res, err := o.show("show system resources")
 		if err != nil {
 			return err
@@ -648,7 +648,7 @@ func (d *nxosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 			}
 		}
 		if !memOK {
-			return o.s.errf(ErrCommand, "show system resources", fmt.Errorf("no memory usage in: %s", deviceMessage(res)))
+			return o.errf(ErrCommand, "show system resources", fmt.Errorf("no memory usage in: %s", deviceMessage(res)))
 		}
 		temp, err := o.show("show environment temperature")
 		if err != nil {
@@ -671,7 +671,7 @@ func (d *nxosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 // nxos_ssh returns every entry for both getters; here servers and peers are told apart.
 func (d *nxosDriver) nxosNTP(ctx context.Context, kind string) (map[string]struct{}, error) {
 	res := map[string]struct{}{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show ntp peers")
 		if err != nil {
 			return err
@@ -729,7 +729,7 @@ var (
 // (NAPALM keeps the last section of a VRF only).
 func (d *nxosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
 	res := map[string]BGPVRF{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send("show bgp all summary vrf all")
 		if err != nil {
 			return err
@@ -745,7 +745,7 @@ func (d *nxosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, er
 			}
 			vm, am, rm := nxosBGPVRFRe.FindStringSubmatch(sec), nxosBGPAFIRe.FindStringSubmatch(sec), nxosBGPRIDRe.FindStringSubmatch(sec)
 			if vm == nil || am == nil || rm == nil {
-				return o.s.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("unexpected section: %s", deviceMessage(sec)))
+				return o.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("unexpected section: %s", deviceMessage(sec)))
 			}
 			vrf := vm[1]
 			if strings.EqualFold(vrf, "default") {
@@ -753,7 +753,7 @@ func (d *nxosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, er
 			}
 			afi := strings.ToLower(strings.Fields(am[1])[0])
 			if afi != "ipv4" && afi != "ipv6" && afi != "l2vpn" {
-				return o.s.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("unsupported address family %q", am[1]))
+				return o.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("unsupported address family %q", am[1]))
 			}
 			localAS, err := asNumber(rm[2])
 			if err != nil {
@@ -761,7 +761,7 @@ func (d *nxosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, er
 			}
 			parts := nxosBGPTableRe.Split(sec, -1)
 			if len(parts) != 2 {
-				return o.s.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("no neighbor table in: %s", deviceMessage(sec)))
+				return o.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("no neighbor table in: %s", deviceMessage(sec)))
 			}
 			v := res[vrf]
 			if v.Peers == nil {
@@ -837,7 +837,7 @@ func (d *nxosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error
 		cmd += " vrf " + p.VRF
 	}
 	var res PingResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, _, err := o.send(cmd)
 		if err != nil {
 			return err
@@ -902,7 +902,7 @@ func (d *nxosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Trace
 		cmd += " vrf " + t.VRF
 	}
 	var res TracerouteResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send(cmd)
 		if err != nil {
 			return err
