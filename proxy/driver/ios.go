@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -702,9 +703,100 @@ func (d *iosDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNeig
 	}), nil
 }
 
-var iosLLDPField = regexp.MustCompile(`^(Local Int(?:er)?f(?:ace)?|Chassis id|Port id|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities)\s*?[:-]\s*(.*)$`)
+var (
+	iosLLDPLocal   = regexp.MustCompile(`^Local Int(?:er)?f(?:ace)?\s*?[:-]\s+(.*)`)
+	iosLLDPChassis = regexp.MustCompile(`^Chassis id\s*?[:-]\s+(.*)`)
+	iosLLDPPort    = regexp.MustCompile(`^Port id\s*?[:-]\s+(.*)`)
+	iosLLDPPortD   = regexp.MustCompile(`^Port Description\s*?[:-]\s+(.+)`)
+	iosLLDPName    = regexp.MustCompile(`^System Name\s*?[:-]\s+(.*)`)
+	iosLLDPDescrNL = regexp.MustCompile(`^System Description:`)
+	iosLLDPDescr   = regexp.MustCompile(`^System Description\s*-\s*(.+)`)
+	iosLLDPCapab   = regexp.MustCompile(`^System Capabilities\s*?[:-]\s+(.*)`)
+	iosLLDPEnabled = regexp.MustCompile(`^Enabled Capabilities\s*?[:-]\s+(.*)`)
+	iosLLDPBriefIf = regexp.MustCompile(`^.{20}([^\s]{1,15})`)
+)
 
-// GetLLDPNeighborsDetail implements Driver from show lldp neighbors detail.
+// iosLLDPRow is one neighbour of show lldp neighbors detail, as NAPALM's
+// textfsm template reads it.
+type iosLLDPRow struct {
+	local string
+	e     LLDPNeighborDetail
+	capab string
+	enab  string
+}
+
+func (r iosLLDPRow) empty() bool {
+	e := r.e
+	return r.local == "" && e.RemoteChassisID == "" && e.RemotePort == "" && e.RemotePortDescription == "" &&
+		e.RemoteSystemName == "" && e.RemoteSystemDescription == "" && r.capab == "" && r.enab == ""
+}
+
+// parseIOSLLDPDetail reads show lldp neighbors detail: a neighbour is
+// recorded at its "Enabled Capabilities" line (and at the end, when
+// something was read); "System Description:" takes the next line whole.
+func parseIOSLLDPDetail(out string) []iosLLDPRow {
+	var rows []iosLLDPRow
+	var r iosLLDPRow
+	descr := false
+	for l := range strings.SplitSeq(out, "\n") {
+		l = strings.TrimRight(l, "\r")
+		if descr {
+			descr = false
+			r.e.RemoteSystemDescription = strings.TrimRight(l, " ")
+			continue
+		}
+		if m := iosLLDPLocal.FindStringSubmatch(l); m != nil {
+			r.local = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPChassis.FindStringSubmatch(l); m != nil {
+			r.e.RemoteChassisID = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPPort.FindStringSubmatch(l); m != nil {
+			r.e.RemotePort = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPPortD.FindStringSubmatch(l); m != nil {
+			r.e.RemotePortDescription = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPName.FindStringSubmatch(l); m != nil {
+			r.e.RemoteSystemName = strings.TrimRight(m[1], " ")
+		} else if iosLLDPDescrNL.MatchString(l) {
+			descr = true
+		} else if m := iosLLDPDescr.FindStringSubmatch(l); m != nil {
+			r.e.RemoteSystemDescription = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPCapab.FindStringSubmatch(l); m != nil {
+			r.capab = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPEnabled.FindStringSubmatch(l); m != nil {
+			r.enab = strings.TrimRight(m[1], " ")
+			rows = append(rows, r)
+			r = iosLLDPRow{}
+		}
+	}
+	if !r.empty() {
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// parseIOSLLDPBrief lists the local interfaces of show lldp neighbors, in
+// order (the column after the 20 characters of the device id).
+func parseIOSLLDPBrief(out string) []string {
+	var res []string
+	in := false
+	for l := range strings.SplitSeq(out, "\n") {
+		l = strings.TrimRight(l, "\r")
+		if !in {
+			in = strings.HasPrefix(l, "Device ID")
+			continue
+		}
+		if strings.HasPrefix(l, "Total entries displayed") || l == "" {
+			break
+		}
+		if m := iosLLDPBriefIf.FindStringSubmatch(l); m != nil {
+			res = append(res, m[1])
+		}
+	}
+	return res
+}
+
+// GetLLDPNeighborsDetail implements Driver from show lldp neighbors detail;
+// when the details lack "Local Intf:" (older IOS), the local interfaces come
+// from show lldp neighbors, in the same order, as in NAPALM ios.
 func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (map[string][]LLDPNeighborDetail, error) {
 	if err := safeArg(d.s, "interface", iface); err != nil {
 		return nil, err
@@ -719,52 +811,41 @@ func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 		if err != nil {
 			return err
 		}
-		var local string
-		var e LLDPNeighborDetail
-		wantDescr := false
-		for l := range strings.SplitSeq(out, "\n") {
-			l = strings.TrimRight(l, " ")
-			if wantDescr {
-				wantDescr = false
-				e.RemoteSystemDescription = strings.TrimSpace(l)
-				continue
+		rows := parseIOSLLDPDetail(out)
+		if len(rows) == 0 {
+			return nil
+		}
+		var locals []string
+		if rows[0].local == "" {
+			cmd := "show lldp neighbors"
+			if iface != "" {
+				cmd = "show lldp neighbors " + iface
 			}
-			m := iosLLDPField.FindStringSubmatch(l)
-			if m == nil {
-				continue
+			brief, err := o.show(cmd)
+			if err != nil {
+				return err
 			}
-			v := strings.TrimSpace(m[2])
-			if strings.Contains(v, "not advertised") {
-				v = ""
+			locals = parseIOSLLDPBrief(brief)
+			if len(locals) != len(rows) {
+				return o.errf(ErrCommand, cmd, fmt.Errorf("LLDP neighbor count has changed between commands (%d interfaces, %d entries)", len(locals), len(rows)))
 			}
-			switch {
-			case strings.HasPrefix(m[1], "Local"):
-				local = canonicalInterface(v, false)
-				e = LLDPNeighborDetail{}
-			case m[1] == "Chassis id":
-				e.RemoteChassisID = macOr(v)
-			case m[1] == "Port id":
-				e.RemotePort = v
-			case m[1] == "Port Description":
-				e.RemotePortDescription = v
-			case m[1] == "System Name":
-				e.RemoteSystemName = v
-			case m[1] == "System Description":
-				if v == "" {
-					wantDescr = true
-				} else {
-					e.RemoteSystemDescription = v
+		}
+		for i, r := range rows {
+			local := r.local
+			if local == "" && i < len(locals) {
+				local = locals[i]
+			}
+			e := r.e
+			e.RemoteChassisID = macOr(e.RemoteChassisID)
+			for _, f := range []*string{&e.RemoteChassisID, &e.RemotePort, &e.RemotePortDescription, &e.RemoteSystemName, &e.RemoteSystemDescription, &r.capab, &r.enab} {
+				if strings.Contains(*f, "not advertised") {
+					*f = ""
 				}
-			case m[1] == "System Capabilities":
-				e.RemoteSystemCapab = lldpCapab(v, lldpCapabCodes)
-			case m[1] == "Enabled Capabilities":
-				e.RemoteSystemEnableCapab = lldpCapab(v, lldpCapabCodes)
-				if e.RemoteSystemCapab == nil {
-					e.RemoteSystemCapab = []string{} // no "System Capabilities" line
-				}
-				res[local] = append(res[local], e)
-				e = LLDPNeighborDetail{}
 			}
+			e.RemoteSystemCapab = lldpCapab(r.capab, lldpCapabCodes)
+			e.RemoteSystemEnableCapab = lldpCapab(r.enab, lldpCapabCodes)
+			local = canonicalInterface(local, false)
+			res[local] = append(res[local], e)
 		}
 		return nil
 	})
@@ -773,34 +854,140 @@ func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 
 var ciscoMACRe = regexp.MustCompile(`^[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}$`)
 
-// GetMACAddressTable implements Driver from show mac address-table (moves
-// and last_move are -1, as in NAPALM ios).
-func (d *iosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
+// The line formats of show mac address-table NAPALM ios knows (ISR
+// "Destination Address" tables, Catalyst 2960/3560/4500/4948/6500).
+var (
+	iosMACDefault = regexp.MustCompile(`^[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}`)
+	iosMAC6500    = regexp.MustCompile(`^(?:\*\s+)?\d{1,4}\s+[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\s+`)
+	iosMACFill1   = regexp.MustCompile(`^\s{51}\S+`)
+	iosMACFill2   = regexp.MustCompile(`^\s{32,34}\S+`)
+	iosMACRouter  = regexp.MustCompile(`^R\s+\d{1,4}\s+.*Router`)
+	iosMACRouterN = regexp.MustCompile(`^R\s+N/A\s+[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}.*Router`)
+	iosMACVlanMAC = regexp.MustCompile(`^\d{1,4}\s+[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\s+`)
+	iosMACPhyInt  = regexp.MustCompile(`^(?:\w{1,2}\d{1,3}/\d{1,2}|\w{1,2}\d{1,3})\s+[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\s+`)
+	iosMAC2960All = regexp.MustCompile(`^All\s+[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}`)
+	iosMACDashes  = regexp.MustCompile(`(?m)^----.*`)
+	iosMACStar    = regexp.MustCompile(`(?m)^\*`)
+	iosMACSkip    = []*regexp.Regexp{
+		regexp.MustCompile(`^Vlan\s+Mac Address\s+`),
+		regexp.MustCompile(`Total Mac Addresses`),
+		regexp.MustCompile(`Multicast Entries`),
+		regexp.MustCompile(`vlan.*mac.*address.*type.*`),
+		regexp.MustCompile(`Displaying entries from active supervisor:\s+\w+\s+\[\d\]:`),
+		regexp.MustCompile(`EHWIC:.*`),
+		regexp.MustCompile(`Destination Address.*Address.*Type.*VLAN.*Destination.*Port`),
+	}
+)
+
+// iosMACEntry is NAPALM ios's process_mac_fields.
+func iosMACEntry(vlan, mac, typ, iface string) MACEntry {
+	e := MACEntry{MAC: macOr(mac), Interface: iface, Active: true, Moves: -1, LastMove: -1}
+	switch strings.ToLower(typ) {
+	case "self", "static", "system":
+		e.Static = true
+		if strings.EqualFold(vlan, "all") {
+			vlan = "0"
+		}
+		li := strings.ToLower(iface)
+		if li == "cpu" || strings.Contains(li, "router") || strings.Contains(li, "switch") {
+			e.Interface = ""
+		}
+	}
+	e.VLAN = atoi(vlan, 0)
+	return e
+}
+
+// parseIOSMACTable reads show mac address-table in every format NAPALM ios
+// reads; multicast rows list their ports comma-separated (one entry each),
+// continued on lines of their own (filled down from the row above).
+func parseIOSMACTable(out string) []MACEntry {
 	res := []MACEntry{}
+	parts := iosMACDashes.Split(out, -1)
+	if len(parts) < 2 {
+		return res
+	}
+	out = strings.TrimSpace(strings.Join(parts[1:], "\n"))
+	out = iosMACStar.ReplaceAllString(out, "")
+	var fv, fm, ft string
+	each := func(vlan, mac, typ, ifaces string) {
+		if strings.Contains(ifaces, ",") {
+			fv, fm, ft = vlan, mac, typ
+		}
+		for i := range strings.SplitSeq(ifaces, ",") {
+			res = append(res, iosMACEntry(vlan, mac, typ, i))
+		}
+	}
+	for line := range strings.SplitSeq(out, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if iosMACFill1.MatchString(line) || iosMACFill2.MatchString(line) {
+			for i := range strings.SplitSeq(strings.TrimSpace(line), ",") {
+				res = append(res, iosMACEntry(fv, fm, ft, i))
+			}
+			continue
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "---") {
+			line = "0" + line[3:]
+		}
+		f := strings.Fields(line)
+		switch {
+		case iosMACDefault.MatchString(line):
+			if len(f) == 4 {
+				res = append(res, iosMACEntry(f[2], f[0], f[1], f[3]))
+			}
+		case iosMAC6500.MatchString(line) && len(f) >= 6:
+			switch len(f) {
+			case 7:
+				each(f[1], f[2], f[3], f[6])
+			case 6:
+				each(f[0], f[1], f[2], f[5])
+			}
+		case iosMACVlanMAC.MatchString(line) && len(f) == 5:
+			res = append(res, iosMACEntry(f[0], f[1], f[2], f[4]))
+		case iosMACPhyInt.MatchString(line) && len(f) == 5:
+			res = append(res, iosMACEntry("-1", f[1], f[2], canonicalInterface(f[0], false)))
+		case slices.ContainsFunc(iosMACSkip[:1], func(r *regexp.Regexp) bool { return r.MatchString(line) }):
+		case (iosMAC2960All.MatchString(line) || iosMACVlanMAC.MatchString(line)) && len(f) == 4:
+			each(f[0], f[1], f[2], f[3])
+		case iosMACVlanMAC.MatchString(line) && len(f) == 3:
+			res = append(res, iosMACEntry(f[0], f[1], f[2], ""))
+		case iosMACPhyInt.MatchString(line) && len(f) == 4:
+			res = append(res, iosMACEntry("-1", f[1], f[2], f[3]))
+		case iosMACRouter.MatchString(line) && len(f) == 7:
+			res = append(res, iosMACEntry(f[1], f[2], f[3], f[6]))
+		case iosMACRouterN.MatchString(line) && len(f) == 7:
+			res = append(res, iosMACEntry(strings.ReplaceAll(f[1], "N/A", "0"), f[2], f[3], f[6]))
+		}
+	}
+	return res
+}
+
+// GetMACAddressTable implements Driver from show mac-address-table (show
+// mac address-table where the first is not known), as NAPALM ios: moves
+// and last_move are -1.
+func (d *iosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
+	var res []MACEntry
 	err := d.s.query(ctx, func(o runner) error {
-		out, err := o.show("show mac address-table")
+		out, _, err := o.send("show mac-address-table")
 		if err != nil {
 			return err
 		}
-		for l := range strings.SplitSeq(out, "\n") {
-			f := strings.Fields(strings.TrimLeft(l, "*"))
-			if len(f) < 4 || !ciscoMACRe.MatchString(f[1]) {
-				continue
+		if strings.Contains(out, "% Invalid") || out == "" {
+			if out, err = o.show("show mac address-table"); err != nil {
+				return err
 			}
-			vlan := 0
-			if !strings.EqualFold(f[0], "All") {
-				vlan = atoi(f[0], 0)
-			}
-			res = append(res, MACEntry{MAC: normalizeMAC(f[1]), Interface: canonicalInterface(f[len(f)-1], false), VLAN: vlan,
-				Static: strings.Contains(strings.ToUpper(f[2]), "STATIC"), Active: true, Moves: -1, LastMove: -1})
 		}
+		res = parseIOSMACTable(iosPostprocess(out))
 		return nil
 	})
 	return res, err
 }
 
 var (
-	iosCPURe  = regexp.MustCompile(`one minute: (\d+)%`)
+	iosCPURe  = regexp.MustCompile(`^.*one minute: (\d+)%; five.*$`)
 	iosTempRe = regexp.MustCompile(`^(.*) Temperature Value`)
 )
 
@@ -817,32 +1004,37 @@ func (d *iosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 		Memory:      Memory{AvailableRAM: -1, UsedRAM: -1},
 	}
 	err := d.s.query(ctx, func(o runner) error {
-		out, failed, err := o.send("show processes cpu | include CPU utilization")
+		out, failed, err := o.send("show proc cpu")
 		if err != nil {
 			return err
 		}
-		if m := iosCPURe.FindStringSubmatch(out); !failed && m != nil {
-			env.CPU[0] = CPU{Usage: atof(m[1], 0)}
+		for l := range strings.SplitSeq(out, "\n") {
+			if !failed && strings.Contains(l, "CPU utilization") {
+				if m := iosCPURe.FindStringSubmatch(l); m != nil {
+					env.CPU[0] = CPU{Usage: atof(m[1], 0)}
+				}
+				break
+			}
 		}
-		out, failed, err = o.send("show memory statistics")
+		out, _, err = o.send("show memory statistics")
 		if err != nil {
 			return err
 		}
-		if !failed {
-			var total, used int64
+		env.Memory = parseIOSMemory(out)
+		if strings.Contains(out, "Invalid input detected at") {
+			// IOS-XR style devices: "System memory  : 3931592K total, ..."
+			out, _, err = o.send("show memory")
+			if err != nil {
+				return err
+			}
 			for l := range strings.SplitSeq(out, "\n") {
-				f := strings.Fields(l)
-				if len(f) >= 4 && (f[0] == "Processor" || f[0] == "I/O" || strings.EqualFold(f[0], "io")) {
-					t, e1 := strconv.ParseInt(f[2], 10, 64)
-					u, e2 := strconv.ParseInt(f[3], 10, 64)
+				if f := strings.Fields(l); strings.Contains(l, "System memory") && len(f) >= 6 {
+					t, e1 := strconv.ParseInt(strings.ReplaceAll(f[3], "K", ""), 10, 64)
+					u, e2 := strconv.ParseInt(strings.ReplaceAll(f[5], "K", ""), 10, 64)
 					if e1 == nil && e2 == nil {
-						total += t
-						used += u
+						env.Memory = Memory{AvailableRAM: t, UsedRAM: u}
 					}
 				}
-			}
-			if total > 0 {
-				env.Memory = Memory{AvailableRAM: total, UsedRAM: used}
 			}
 		}
 		out, failed, err = o.send("show env temperature status")
@@ -877,6 +1069,34 @@ func (d *iosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 		return nil
 	})
 	return env, err
+}
+
+// parseIOSMemory reads show memory statistics as NAPALM ios: the last
+// "Processor" line and the last I/O line, summed (-1 when either is
+// missing).
+func parseIOSMemory(out string) Memory {
+	var pt, pu, it, iu int64
+	var havePro, haveIO bool
+	for l := range strings.SplitSeq(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 5 {
+			continue
+		}
+		t, e1 := strconv.ParseInt(f[2], 10, 64)
+		u, e2 := strconv.ParseInt(f[3], 10, 64)
+		if e1 != nil || e2 != nil {
+			continue
+		}
+		if strings.Contains(l, "Processor") {
+			pt, pu, havePro = t, u, true
+		} else if strings.Contains(l, "I/O") || strings.Contains(l, "io") {
+			it, iu, haveIO = t, u, true
+		}
+	}
+	if !havePro || !haveIO {
+		return Memory{AvailableRAM: -1, UsedRAM: -1}
+	}
+	return Memory{AvailableRAM: pt + it, UsedRAM: pu + iu}
 }
 
 func firstField(s string) string {
