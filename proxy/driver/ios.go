@@ -538,6 +538,7 @@ func (d *iosDriver) GetFacts(ctx context.Context) (Facts, error) {
 var (
 	iosIfRe1  = regexp.MustCompile(`^(\S+?)\s+is\s+(.+?),\s+line\s+protocol\s+is\s+(\S+)`)
 	iosIfRe2  = regexp.MustCompile(`^(\S+)\s+is\s+(up|down)`)
+	iosIfRe3  = regexp.MustCompile(`^(Control Plane Interface)\s+is\s+(.+?),\s+line\s+protocol\s+is\s+(\S+)`)
 	iosMACRe  = regexp.MustCompile(`^\s+Hardware.+address\s+is\s+([0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4})`)
 	iosDescRe = regexp.MustCompile(`^\s+Description:\s+(.+?)$`)
 	iosMTURe  = regexp.MustCompile(`^\s+MTU\s+(\d+).+BW\s+(\d+)\s+([KMG]?b)`)
@@ -555,7 +556,11 @@ func (d *iosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, er
 		var name, desc, mac string
 		var enabled, up, have bool
 		for l := range strings.SplitSeq(out, "\n") {
-			if m := iosIfRe1.FindStringSubmatch(l); m != nil {
+			m := iosIfRe1.FindStringSubmatch(l)
+			if m == nil && iosIfRe2.FindStringSubmatch(l) == nil {
+				m = iosIfRe3.FindStringSubmatch(l)
+			}
+			if m != nil {
 				name, enabled, up, have = m[1], !strings.Contains(strings.ToLower(m[2]), "admin"), strings.Contains(m[3], "up"), true
 				desc, mac = "", ""
 			} else if m := iosIfRe2.FindStringSubmatch(l); m != nil {
@@ -623,7 +628,7 @@ func (d *iosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP
 				res[name] = e
 			}
 		}
-		if failed {
+		if failed || strings.Contains(v6, "% Invalid input detected at") {
 			return nil
 		}
 		name = ""
@@ -1111,7 +1116,7 @@ func firstField(s string) string {
 func (d *iosDriver) GetNTPServers(ctx context.Context) (map[string]NTPServer, error) {
 	res := map[string]NTPServer{}
 	err := d.s.query(ctx, func(o runner) error {
-		out, err := o.show("show running-config | include ntp server")
+		out, err := o.show("show run | include ntp server")
 		if err != nil {
 			return err
 		}
@@ -1358,9 +1363,56 @@ func (d *iosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Tracer
 		case failed:
 			res.Error = deviceMessage(out)
 		default:
-			res.Success = parseTraceroute(out, "", "", 0)
+			res.Success = parseIOSTraceroute(out)
 		}
 		return nil
 	})
 	return res, err
+}
+
+var (
+	iosTraceHopRe = regexp.MustCompile(`\n\s+[0-9]{1,3}\s`)
+	iosTraceASRe  = regexp.MustCompile(` \[AS [0-9.]+\]`)
+)
+
+// parseIOSTraceroute reads IOS traceroute output as NAPALM ios: a hop runs
+// from its number to the next hop's (continuation lines name the routers
+// of the later probes), each hop has probes 1-3 (zero-valued for "*"),
+// and a probe takes the last host and address seen in its hop.
+func parseIOSTraceroute(out string) map[int]TracerouteHop {
+	res := map[int]TracerouteHop{}
+	idx := iosTraceHopRe.FindAllStringIndex(out, -1)
+	for i, se := range idx {
+		end := len(out)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		seg := iosTraceASRe.ReplaceAllString(strings.ReplaceAll(out[se[0]:end], " msec", "msec"), "")
+		toks := strings.Fields(seg)
+		if len(toks) == 0 {
+			continue
+		}
+		hop, err := strconv.Atoi(toks[0])
+		if err != nil {
+			continue
+		}
+		probes := map[int]TracerouteProbe{1: {}, 2: {}, 3: {}}
+		n := 1
+		host, ip := "", ""
+		for _, t := range toks[1:] {
+			switch {
+			case t == "*":
+				n++
+			case strings.Contains(t, "msec"):
+				probes[n] = TracerouteProbe{RTT: atof(strings.ReplaceAll(t, "msec", ""), 0), IPAddress: ip, HostName: host}
+				n++
+			case strings.Contains(t, "("):
+				ip = strings.NewReplacer("(", "", ")", "").Replace(t)
+			default:
+				host, ip = t, t
+			}
+		}
+		res[hop] = TracerouteHop{Probes: probes}
+	}
+	return res
 }
