@@ -1,9 +1,12 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"net/netip"
 	"regexp"
 	"slices"
 	"strconv"
@@ -1189,14 +1192,98 @@ func (d *iosDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
 	return res, err
 }
 
-var (
-	iosBGPAFRe  = regexp.MustCompile(`^For address family: (.+)$`)
-	iosBGPRIDRe = regexp.MustCompile(`BGP router identifier (\S+), local AS number (\S+)`)
+const (
+	iosIPv4Re = `\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}`
+	iosIPv6Re = `(?:::|[0-9a-fA-F:]{0,39}::[0-9a-fA-F:]{0,39}|[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4})`
+	iosASNRe  = `[\d\.]+`
 )
 
-// GetBGPNeighbors implements Driver from show bgp all summary and the BGP
-// section of the running configuration (descriptions, shutdown). The
-// remote router id is not in the summary and is left "".
+// iosBGPAFIs are the address families NAPALM ios reports, with the
+// neighbour command of each.
+var iosBGPAFIs = []struct{ afi, cmd string }{
+	{"ipv4 unicast", "show bgp ipv4 unicast neighbors"},
+	{"ipv4 multicast", "show bgp ipv4 multicast neighbors"},
+	{"ipv6 unicast", "show bgp ipv6 unicast neighbors"},
+	{"ipv6 multicast", "show bgp ipv6 multicast neighbors"},
+	{"vpnv4 unicast", "show bgp vpnv4 unicast all neighbors"},
+	{"vpnv6 unicast", "show bgp vpnv6 unicast all neighbors"},
+	{"ipv4 mdt", "show bgp ipv4 mdt all neighbors"},
+}
+
+// lineRule is one line pattern of a record-by-record reader: its named
+// groups update the current record, and record appends a copy.
+type lineRule struct {
+	re     *regexp.Regexp
+	record bool
+}
+
+// readRecords runs rules over text the way NAPALM's ios BGP parsers do:
+// the first rule matching a line (anchored at its start) updates the
+// current record with its named groups (unmatched groups set to ""); a
+// recording rule appends a copy and then clears noFill.
+func readRecords(text string, rules []lineRule, noFill []string) []map[string]string {
+	var res []map[string]string
+	cur := map[string]string{}
+	for l := range strings.SplitSeq(text, "\n") {
+		l = strings.TrimRight(l, "\r")
+		for _, r := range rules {
+			m := r.re.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			for i, n := range r.re.SubexpNames() {
+				if n != "" {
+					cur[n] = m[i]
+				}
+			}
+			if r.record {
+				res = append(res, maps.Clone(cur))
+				for _, f := range noFill {
+					delete(cur, f)
+				}
+			}
+			break
+		}
+	}
+	return res
+}
+
+var (
+	iosBGPSummaryRules = []lineRule{
+		{re: regexp.MustCompile(`^For address family: (?P<afi>[\S ]+)$`)},
+		{re: regexp.MustCompile(`^.* router identifier (?P<router_id>` + iosIPv4Re + `), local AS number (?P<local_as>` + iosASNRe + `)`)},
+		{re: regexp.MustCompile(`^\*?(?P<remote_addr>(` + iosIPv4Re + `)|(` + iosIPv6Re + `))\s+\d+\s+(?P<remote_as>` + iosASNRe + `)(\s+\S+){5}\s+(?P<uptime>(never)|\d+\S+)\s+(?P<accepted_prefixes>\d+)`), record: true},
+		{re: regexp.MustCompile(`^\*?(?P<remote_addr>(` + iosIPv4Re + `)|(` + iosIPv6Re + `))\s+\d+\s+(?P<remote_as>` + iosASNRe + `)(\s+\S+){5}\s+(?P<uptime>(never)|\d+\S+)\s+(?P<state>\D.*)`), record: true},
+		{re: regexp.MustCompile(`^\*?(?P<remote_addr>(` + iosIPv4Re + `)|(` + iosIPv6Re + `))`)},
+		{re: regexp.MustCompile(`^\s+\d+\s+(?P<remote_as>` + iosASNRe + `)(\s+\S+){5}\s+(?P<uptime>(never)|\d+\S+)\s+(?P<accepted_prefixes>\d+)`), record: true},
+		{re: regexp.MustCompile(`^\s+\d+\s+(?P<remote_as>` + iosASNRe + `)(\s+\S+){5}\s+(?P<uptime>(never)|\d+\S+)\s+(?P<state>\D.*)`), record: true},
+	}
+	iosBGPNeighborRules = []lineRule{
+		{re: regexp.MustCompile(`^BGP neighbor is (?P<remote_addr>(` + iosIPv4Re + `)|(` + iosIPv6Re + `)),(\s+vrf (?P<vrf>\S+),)?\s+remote AS (?P<remote_as>` + iosASNRe + `).*`)},
+		{re: regexp.MustCompile(`^\s+Description: (?P<description>.+)`)},
+		{re: regexp.MustCompile(`^\s+BGP version \d+, remote router ID (?P<remote_id>` + iosIPv4Re + `)`)},
+		{re: regexp.MustCompile(`^\s+BGP state = (?P<state>\w+)`)},
+		{re: regexp.MustCompile(`^\s+For address family: (?P<afi>[\S ]+)$`)},
+		{re: regexp.MustCompile(`^\s+Prefixes Current:\s+(?P<sent_prefixes>\d+)\s+(?P<accepted_prefixes>\d+).*`)},
+		{re: regexp.MustCompile(`^\s+Saved (soft-reconfig):.+(?P<received_prefixes>\d+).*`), record: true},
+		{re: regexp.MustCompile(`^\s+Local Policy Denied Prefixes:.+`), record: true},
+	}
+)
+
+// napalmIP is napalm.base.helpers.ip: an address in its canonical text
+// (IPv6 compressed, lower case); text that is no address is kept.
+func napalmIP(s string) string {
+	a, err := netip.ParseAddr(strings.TrimSpace(s))
+	if err != nil {
+		return s
+	}
+	return a.String()
+}
+
+// GetBGPNeighbors implements Driver like NAPALM ios: the peers and their
+// counters of show bgp all summary, joined by address family with the
+// per-family neighbour commands (description, remote router id, state,
+// sent and accepted prefixes), by VRF.
 func (d *iosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
 	res := map[string]BGPVRF{}
 	err := d.s.query(ctx, func(o runner) error {
@@ -1204,68 +1291,100 @@ func (d *iosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, err
 		if err != nil {
 			return err
 		}
+		sum = strings.TrimSpace(iosPostprocess(sum))
 		if strings.Contains(sum, "Invalid input") || strings.Contains(sum, "BGP not active") {
 			return nil
 		}
-		cfgText, _, err := o.send("show running-config | section router bgp")
-		if err != nil {
-			return err
-		}
-		cfg := parseBGPConfig(cfgText)
-		afi := "ipv4 unicast"
-		var localAS int64
-		rid := ""
-		inTable := false
-		for l := range strings.SplitSeq(sum, "\n") {
-			if m := iosBGPAFRe.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
-				afi = strings.ToLower(strings.TrimSpace(m[1]))
-				inTable = false
-				continue
-			}
-			if m := iosBGPRIDRe.FindStringSubmatch(l); m != nil {
-				rid = m[1]
-				localAS, _ = asNumber(m[2])
-				continue
-			}
-			if strings.HasPrefix(l, "Neighbor ") {
-				inTable = true
-				continue
-			}
-			f := strings.Fields(l)
-			if !inTable || len(f) < 10 {
-				continue
-			}
-			remoteAS, err := asNumber(f[2])
+		var nb strings.Builder
+		for _, a := range iosBGPAFIs {
+			out, _, err := o.send(a.cmd)
 			if err != nil {
-				continue
+				return err
 			}
-			state := f[len(f)-1]
-			pfx, numErr := strconv.Atoi(state)
-			up := numErr == nil
-			uptime, recv := -1, -1
-			if up {
-				uptime, recv = bgpUptime(f[8]), pfx
-			}
-			vrf := res["global"]
-			if vrf.Peers == nil {
-				vrf = BGPVRF{RouterID: rid, Peers: map[string]BGPPeer{}}
-			}
-			p, seen := vrf.Peers[f[0]]
-			if !seen {
-				p = BGPPeer{LocalAS: localAS, RemoteAS: remoteAS, IsUp: up,
-					IsEnabled:   !cfg.shutdown[f[0]] && !strings.Contains(state, "Admin"),
-					Description: cfg.descriptions[f[0]], Uptime: uptime, AddressFamily: map[string]BGPAFStats{}}
-			} else {
-				p.IsUp = p.IsUp || up
-				p.Uptime = max(p.Uptime, uptime)
-			}
-			p.AddressFamily[afi] = BGPAFStats{ReceivedPrefixes: recv, AcceptedPrefixes: recv, SentPrefixes: -1}
-			vrf.Peers[f[0]] = p
-			res["global"] = vrf
+			nb.WriteString(strings.TrimSpace(iosPostprocess(out)))
+			nb.WriteString("\n")
 		}
+		parseIOSBGPNeighbors(sum, nb.String(), res)
 		return nil
 	})
 	return res, err
+}
+
+// parseIOSBGPNeighbors fills res from the summary and neighbour texts.
+func parseIOSBGPNeighbors(sum, neigh string, res map[string]BGPVRF) {
+	summary := readRecords(sum, iosBGPSummaryRules, []string{"accepted_prefixes", "state", "uptime", "remote_as", "remote_addr"})
+	neighbors := readRecords(neigh, iosBGPNeighborRules, []string{"received_prefixes", "accepted_prefixes", "sent_prefixes"})
+	rid := ""
+	for _, e := range summary {
+		if rid == "" {
+			rid = e["router_id"]
+		}
+	}
+	for _, n := range neighbors {
+		vrf := cmp.Or(n["vrf"], "global")
+		if _, ok := res[vrf]; !ok {
+			res[vrf] = BGPVRF{RouterID: napalmIP(rid), Peers: map[string]BGPPeer{}}
+		}
+	}
+	supported := func(afi string) bool {
+		return slices.ContainsFunc(iosBGPAFIs, func(a struct{ afi, cmd string }) bool { return a.afi == afi })
+	}
+	for _, e := range summary {
+		addr := napalmIP(e["remote_addr"])
+		afi := strings.ToLower(e["afi"])
+		if !supported(afi) {
+			continue
+		}
+		var n map[string]string
+		for _, c := range neighbors {
+			if strings.ToLower(c["afi"]) != afi || napalmIP(c["remote_addr"]) != addr {
+				continue
+			}
+			vrf := cmp.Or(c["vrf"], "global")
+			if _, dup := res[vrf].Peers[addr]; vrf == "global" || !dup {
+				n = c
+				break
+			}
+		}
+		if n == nil {
+			continue
+		}
+		enabled := !strings.Contains(e["state"], "(Admin)")
+		uptime := bgpUptime(e["uptime"])
+		up := strings.Contains(n["state"], "Established")
+		accepted := atoi(e["accepted_prefixes"], -1)
+		received, sent := -1, -1
+		if up {
+			if v, ok := n["accepted_prefixes"]; ok {
+				accepted = atoi(v, accepted)
+			}
+			received = accepted
+			if v, ok := n["received_prefixes"]; ok {
+				received = atoi(v, accepted)
+			}
+			if v, ok := n["sent_prefixes"]; ok {
+				sent = atoi(v, -1)
+			}
+		} else {
+			uptime = -1
+		}
+		vrf := cmp.Or(n["vrf"], "global")
+		af := BGPAFStats{ReceivedPrefixes: received, AcceptedPrefixes: accepted, SentPrefixes: sent}
+		v := res[vrf]
+		p, ok := v.Peers[addr]
+		if !ok {
+			local, _ := asNumber(e["local_as"])
+			remote, _ := asNumber(e["remote_as"])
+			p = BGPPeer{LocalAS: local, RemoteAS: remote, RemoteID: napalmIP(n["remote_id"]), IsUp: up,
+				IsEnabled: enabled, Description: n["description"], Uptime: uptime, AddressFamily: map[string]BGPAFStats{}}
+		} else {
+			p.IsUp = p.IsUp || up
+			p.Uptime = max(p.Uptime, uptime)
+		}
+		p.AddressFamily[afi] = af
+		v.Peers[addr] = p
+		res[vrf] = v
+	}
 }
 
 var (
