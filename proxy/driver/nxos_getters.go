@@ -314,12 +314,15 @@ func (d *nxosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, e
 		}
 		for l := range strings.SplitSeq(out, "\n") {
 			l = strings.TrimRight(l, "\r")
-			if l != "" && l[0] != ' ' && strings.Contains(l, " is ") && !strings.HasPrefix(l, "admin state") {
+			header := l != "" && l[0] != ' ' && strings.Contains(l, " is ") && !strings.HasPrefix(l, "admin state")
+			if header {
 				if err := flush(); err != nil {
 					return err
 				}
 			}
-			if len(sec) > 0 || (l != "" && l[0] != ' ') {
+			// Text before the first interface (an echoed command) is
+			// dropped, as NAPALM's section split does.
+			if len(sec) > 0 || header {
 				sec = append(sec, l)
 			}
 		}
@@ -681,9 +684,8 @@ func (d *nxosDriver) nxosNTP(ctx context.Context, kind string) (map[string]struc
 			if len(f) < 2 || strings.Contains(l, "-----") || strings.Contains(l, "Peer IP Address") {
 				continue
 			}
-			if f[1] == kind {
-				res[f[0]] = struct{}{}
-			}
+			// NAPALM nxos_ssh lists every association for both getters.
+			res[f[0]] = struct{}{}
 		}
 		return nil
 	})
@@ -763,10 +765,9 @@ func (d *nxosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, er
 			if len(parts) != 2 {
 				return o.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("no neighbor table in: %s", deviceMessage(sec)))
 			}
-			v := res[vrf]
-			if v.Peers == nil {
-				v = BGPVRF{RouterID: rm[1], Peers: map[string]BGPPeer{}}
-			}
+			// Each section replaces its VRF (NAPALM's bgp_dict.update):
+			// the last address family of a VRF is the one reported.
+			v := BGPVRF{RouterID: rm[1], Peers: map[string]BGPPeer{}}
 			for _, f := range nxosBGPRows(parts[1]) {
 				remoteAS, err := asNumber(f[2])
 				if err != nil {
@@ -781,14 +782,9 @@ func (d *nxosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, er
 				} else {
 					recv = -1
 				}
-				p, seen := v.Peers[f[0]]
-				if !seen {
-					p = BGPPeer{LocalAS: localAS, RemoteAS: remoteAS, IsUp: up, Uptime: uptime,
-						IsEnabled: !nxosShutRe.MatchString(state), AddressFamily: map[string]BGPAFStats{}}
-				} else {
-					p.IsUp = p.IsUp || up
-					p.Uptime = max(p.Uptime, uptime)
-				}
+				// NAPALM nxos_ssh hard-codes the remote router id.
+				p := BGPPeer{LocalAS: localAS, RemoteAS: remoteAS, RemoteID: "0.0.0.0", IsUp: up, Uptime: uptime,
+					IsEnabled: !nxosShutRe.MatchString(state), AddressFamily: map[string]BGPAFStats{}}
 				p.AddressFamily[afi] = BGPAFStats{ReceivedPrefixes: recv, AcceptedPrefixes: -1, SentPrefixes: -1}
 				v.Peers[f[0]] = p
 			}
@@ -907,7 +903,7 @@ func (d *nxosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Trace
 		if err != nil {
 			return err
 		}
-		hops := parseTraceroute(out, "*", "*", 5000)
+		hops := parseNXOSTraceroute(out)
 		if failed || len(hops) == 0 {
 			res.Error = "Cannot execute traceroute on the device: " + cmd + ": " + deviceMessage(out)
 			return nil
@@ -916,4 +912,45 @@ func (d *nxosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Trace
 		return nil
 	})
 	return res, err
+}
+
+// nxosTraceHopRe is NAPALM nxos's hop line: the hop number and three probes,
+// each "[host (ip) [(AS n)]] rtt ms" or "*".
+var nxosTraceHopRe = regexp.MustCompile(`\s?(\d+)` + strings.Repeat(`\s+((([a-zA-Z0-9\.:-]*)\s+\(?([a-fA-F0-9\.:][^\)]*)\)?(?:\s+\(AS\s+[0-9]+\))?)?\s+(\d+\.\d+)\s+ms|\*)`, 3))
+
+// parseNXOSTraceroute reads NX-OS traceroute output as NAPALM nxos: a probe
+// without host and address took the previous probe's path ("*" before the
+// first), a "*" probe is host and address "*" with rtt 5000 (5 s).
+func parseNXOSTraceroute(out string) map[int]TracerouteHop {
+	res := map[int]TracerouteHop{}
+	for l := range strings.SplitSeq(out, "\n") {
+		m := nxosTraceHopRe.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		hop, _ := strconv.Atoi(m[1])
+		prevHost, prevIP := "*", "*"
+		probes := map[int]TracerouteProbe{}
+		for i := range 3 {
+			g := m[2+i*5:]
+			host, ip := g[2], napalmIP(g[3])
+			rtt := 5000.0
+			if g[4] != "" {
+				rtt = atof(g[4], rtt)
+			}
+			if host == "" {
+				host = prevHost
+			}
+			if ip == "" {
+				ip = prevIP
+			}
+			if g[0] == "*" {
+				host, ip = "*", "*"
+			}
+			probes[i+1] = TracerouteProbe{RTT: rtt, IPAddress: ip, HostName: host}
+			prevHost, prevIP = host, ip
+		}
+		res[hop] = TracerouteHop{Probes: probes}
+	}
+	return res
 }
