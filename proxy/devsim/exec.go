@@ -710,6 +710,8 @@ type bgpPeer struct {
 	addr, asn   string
 	established bool
 	rcvd, sent  int
+	remoteID    string // the peer's router id (its loopback), "" when unknown
+	descr       string // "neighbor ADDR description TEXT"
 }
 
 // bgpState returns the local AS, router id and peers, ok false without "router bgp".
@@ -745,9 +747,20 @@ func (s *shell) bgpState() (asn, rid string, peers []bgpPeer, ok bool) {
 				if n.remoteIP == p.addr && up[n.localPort] && asnOf(n.index) == p.asn {
 					p.established = true
 					p.rcvd, p.sent = 1000+n.index%500, 990+n.index%500
+					p.remoteID = loopbackIP(n.index)
 				}
 			}
 			peers = append(peers, p)
+		}
+	}
+	for _, ch := range blk.children {
+		w := strings.Fields(ch.line)
+		if len(w) >= 4 && w[0] == "neighbor" && w[2] == "description" {
+			for i := range peers {
+				if peers[i].addr == w[1] {
+					peers[i].descr = strings.Join(w[3:], " ")
+				}
+			}
 		}
 	}
 	return asn, rid, peers, true

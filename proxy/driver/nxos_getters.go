@@ -922,9 +922,15 @@ var nxosTraceHopRe = regexp.MustCompile(`\s?(\d+)` + strings.Repeat(`\s+((([a-zA
 // without host and address took the previous probe's path ("*" before the
 // first), a "*" probe is host and address "*" with rtt 5000 (5 s).
 func parseNXOSTraceroute(out string) map[int]TracerouteHop {
+	return parseHopTraceroute(nxosTraceHopRe, out, 5000)
+}
+
+// parseHopTraceroute is NAPALM's nxos/eos traceroute reader with the hop
+// pattern re; a "*" or pathless probe has rtt nullRTT (milliseconds).
+func parseHopTraceroute(re *regexp.Regexp, out string, nullRTT float64) map[int]TracerouteHop {
 	res := map[int]TracerouteHop{}
 	for l := range strings.SplitSeq(out, "\n") {
-		m := nxosTraceHopRe.FindStringSubmatch(l)
+		m := re.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
@@ -934,7 +940,7 @@ func parseNXOSTraceroute(out string) map[int]TracerouteHop {
 		for i := range 3 {
 			g := m[2+i*5:]
 			host, ip := g[2], napalmIP(g[3])
-			rtt := 5000.0
+			rtt := nullRTT
 			if g[4] != "" {
 				rtt = atof(g[4], rtt)
 			}
