@@ -113,6 +113,20 @@ var napalmGetters = map[string]func(ctx context.Context, d Driver) (any, error){
 		}
 		return Config{Running: r.Running, Startup: s.Startup}, nil
 	},
+	"test_get_snmp_information": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(SNMPGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_snmp_information")
+		}
+		return g.GetSNMPInformation(ctx)
+	},
+	"test_get_users": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(UsersGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_users")
+		}
+		return g.GetUsers(ctx)
+	},
 	"test_ping": func(ctx context.Context, d Driver) (any, error) {
 		return d.Ping(ctx, PingOptions{Destination: "8.8.8.8"})
 	},

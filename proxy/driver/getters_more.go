@@ -1,0 +1,319 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// The getters below are NAPALM base getters a driver offers beyond the
+// Driver interface; callers find them with a type assertion and report
+// ErrNotSupported (NAPALM's NotImplementedError) where a driver lacks one.
+
+// SNMPInformation is NAPALM get_snmp_information's result.
+type SNMPInformation struct {
+	ChassisID string                   `json:"chassis_id"`
+	Community map[string]SNMPCommunity `json:"community"`
+	Contact   string                   `json:"contact"`
+	Location  string                   `json:"location"`
+}
+
+// SNMPCommunity is one community of SNMPInformation.
+type SNMPCommunity struct {
+	ACL  string `json:"acl"`
+	Mode string `json:"mode"`
+}
+
+// User is one entry of NAPALM get_users.
+type User struct {
+	Level    int      `json:"level"`
+	Password string   `json:"password"`
+	SSHKeys  []string `json:"sshkeys"`
+}
+
+// SNMPGetter is implemented by drivers with get_snmp_information.
+type SNMPGetter interface {
+	GetSNMPInformation(ctx context.Context) (SNMPInformation, error)
+}
+
+// UsersGetter is implemented by drivers with get_users.
+type UsersGetter interface {
+	GetUsers(ctx context.Context) (map[string]User, error)
+}
+
+// NotSupported builds the error of a getter a driver does not have.
+func NotSupported(d Driver, getter string) error {
+	return fmt.Errorf("%w: %s: not implemented by the %s driver", ErrNotSupported, getter, d.Platform())
+}
+
+// --- ios ---
+
+// GetSNMPInformation implements SNMPGetter like NAPALM ios.
+func (d *iosDriver) GetSNMPInformation(ctx context.Context) (SNMPInformation, error) {
+	res := SNMPInformation{ChassisID: "unknown", Community: map[string]SNMPCommunity{}, Contact: "unknown", Location: "unknown"}
+	err := d.s.query(ctx, func(o runner) error {
+		out, err := o.show("show run | include snmp-server")
+		if err != nil {
+			return err
+		}
+		for l := range strings.SplitSeq(iosPostprocess(out), "\n") {
+			f := strings.Fields(l)
+			switch {
+			case strings.Contains(l, "snmp-server community") && len(f) >= 3:
+				c := SNMPCommunity{Mode: "N/A", ACL: "N/A"}
+				if len(f) > 3 {
+					c.Mode = strings.ToLower(f[3])
+				}
+				if len(f) > 4 {
+					c.ACL = f[4]
+				}
+				res.Community[f[2]] = c
+			case strings.Contains(l, "snmp-server location"):
+				res.Location = strings.Join(f[2:], " ")
+			case strings.Contains(l, "snmp-server contact"):
+				res.Contact = strings.Join(f[2:], " ")
+			case strings.Contains(l, "snmp-server chassis-id"):
+				res.ChassisID = strings.Join(f[2:], " ")
+			}
+		}
+		if res.ChassisID == "unknown" {
+			out, _, err := o.send("show snmp chassis")
+			if err != nil {
+				return err
+			}
+			res.ChassisID = iosPostprocess(out)
+		}
+		return nil
+	})
+	return res, err
+}
+
+var (
+	iosUserRe    = regexp.MustCompile(`(?m)^username\s+(\S+)\s+(?:privilege\s+(\S+)\s+)?(?:(?:password|secret) \d+\s+(\S+))?$`)
+	iosPubKeysRe = regexp.MustCompile(`(?m)^\s+username\s+(\S+)((?:\n\s+key-hash\s+\S+\s+\S+(?:[ \t]+\S+)?)+)$`)
+)
+
+// GetUsers implements UsersGetter like NAPALM ios: username lines of the
+// running configuration (level 1 without a privilege) and the key hashes
+// of "ip ssh pubkey-chain".
+func (d *iosDriver) GetUsers(ctx context.Context) (map[string]User, error) {
+	res := map[string]User{}
+	err := d.s.query(ctx, func(o runner) error {
+		out, _, err := o.send("show run | section username")
+		if err != nil {
+			return err
+		}
+		if strings.Contains(out, "Invalid input detected") {
+			if out, err = o.show("show run | include username"); err != nil {
+				return err
+			}
+		}
+		out = strings.ReplaceAll(iosPostprocess(out), "\r", "")
+		for _, m := range iosUserRe.FindAllStringSubmatch(out, -1) {
+			u := User{Level: 1, Password: m[3], SSHKeys: []string{}}
+			if m[2] != "" {
+				u.Level = atoi(m[2], 1)
+			}
+			res[m[1]] = u
+		}
+		for _, m := range iosPubKeysRe.FindAllStringSubmatch(out, -1) {
+			u, ok := res[m[1]]
+			if !ok {
+				continue
+			}
+			u.SSHKeys = []string{}
+			for l := range strings.SplitSeq(m[2], "\n") {
+				if l = strings.TrimSpace(l); len(l) > 9 {
+					u.SSHKeys = append(u.SSHKeys, l[9:])
+				}
+			}
+			res[m[1]] = u
+		}
+		return nil
+	})
+	return res, err
+}
+
+// --- eos ---
+
+var eosSNMPCommRe = regexp.MustCompile(`^snmp-server\s+community\s+(?P<community>\S+)(\s+view\s+(?P<view>\S+))?(\s+(?P<access>ro|rw)?)(\s+ipv6\s+(?P<v6_acl>\S+))?(\s+(?P<v4_acl>\S+))?$`)
+
+// GetSNMPInformation implements SNMPGetter like NAPALM eos.
+func (d *eosDriver) GetSNMPInformation(ctx context.Context) (SNMPInformation, error) {
+	res := SNMPInformation{Community: map[string]SNMPCommunity{}}
+	err := d.s.query(ctx, func(o runner) error {
+		for _, c := range []string{"show snmp v2-mib chassis", "show snmp v2-mib location", "show snmp v2-mib contact"} {
+			var v map[string]string
+			if err := showJSON(o, c, &v); err != nil {
+				return err
+			}
+			for k, val := range v {
+				switch k {
+				case "chassisId":
+					res.ChassisID = val
+				case "location":
+					res.Location = strings.Trim(val, `"`)
+				case "contact":
+					res.Contact = strings.Trim(val, `"`)
+				}
+			}
+		}
+		out, err := o.show("show running-config | section snmp-server community")
+		if err != nil {
+			return err
+		}
+		for l := range strings.SplitSeq(out, "\n") {
+			m := eosSNMPCommRe.FindStringSubmatch(strings.TrimRight(l, "\r "))
+			if m == nil {
+				continue
+			}
+			res.Community[m[eosSNMPCommRe.SubexpIndex("community")]] = SNMPCommunity{
+				ACL: m[eosSNMPCommRe.SubexpIndex("v4_acl")], Mode: m[eosSNMPCommRe.SubexpIndex("access")]}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// GetUsers implements UsersGetter like NAPALM eos (show users accounts).
+func (d *eosDriver) GetUsers(ctx context.Context) (map[string]User, error) {
+	res := map[string]User{}
+	err := d.s.query(ctx, func(o runner) error {
+		var v struct {
+			Users map[string]struct {
+				PrivLevel int    `json:"privLevel"`
+				Secret    string `json:"secret"`
+				SSHKey    string `json:"sshAuthorizedKey"`
+			} `json:"users"`
+		}
+		if err := showJSON(o, "show users accounts", &v); err != nil {
+			return err
+		}
+		for name, u := range v.Users {
+			keys := []string{}
+			if strings.HasPrefix(u.SSHKey, "ssh-rsa") || strings.HasPrefix(u.SSHKey, "ssh-dss") {
+				keys = append(keys, u.SSHKey)
+			}
+			res[name] = User{Level: u.PrivLevel, Password: u.Secret, SSHKeys: keys}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// --- nxos ---
+
+var (
+	nxosSNMPLocRe  = regexp.MustCompile(`^snmp-server\slocation\s(.*)`)
+	nxosSNMPConRe  = regexp.MustCompile(`^snmp-server\scontact\s(.*)`)
+	nxosSNMPCommRe = regexp.MustCompile(`^snmp-server\scommunity\s(\S+)\s((group\s+(network\-admin|network\-operator)|use\-.+\s+(\S+)))`)
+	nxosUserRe     = []*regexp.Regexp{
+		regexp.MustCompile(`^username\s+(?P<user>\w+.*)\s+password\s+\d+\s+(?P<pw>.*)\s+role\s+(?P<role>\w+.*)`),
+		regexp.MustCompile(`^username\s+(?P<user>\w+.*)\s+role\s+(?P<role>\w+.*)`),
+		regexp.MustCompile(`^username\s+(?P<user>\w+.*)\s+sshkey\s+(?P<kt>ssh-rsa|ssh-dsa)\s+(?P<kv>\w+.*)`),
+	}
+)
+
+// GetSNMPInformation implements SNMPGetter like NAPALM nxos_ssh (from the
+// running configuration; {} without any snmp-server line).
+func (d *nxosDriver) GetSNMPInformation(ctx context.Context) (SNMPInformation, error) {
+	var res SNMPInformation
+	err := d.s.query(ctx, func(o runner) error {
+		out, err := o.show("show running-config")
+		if err != nil {
+			return err
+		}
+		seen := false
+		res = SNMPInformation{Community: map[string]SNMPCommunity{}}
+		for l := range strings.SplitSeq(out, "\n") {
+			l = strings.TrimRight(l, "\r")
+			switch {
+			case nxosSNMPLocRe.MatchString(l):
+				seen = true
+				if v := nxosSNMPLocRe.FindStringSubmatch(l)[1]; v != "" {
+					res.Location = v
+				}
+			case nxosSNMPConRe.MatchString(l):
+				seen = true
+				if v := nxosSNMPConRe.FindStringSubmatch(l)[1]; v != "" {
+					res.Contact = v
+				}
+			case nxosSNMPCommRe.MatchString(l):
+				seen = true
+				m := nxosSNMPCommRe.FindStringSubmatch(l)
+				c, ok := res.Community[m[1]]
+				if !ok {
+					c = SNMPCommunity{ACL: m[5], Mode: strings.ToLower(m[4])}
+				} else {
+					if m[5] != "" {
+						c.ACL = m[5]
+					}
+					if m[4] != "" {
+						c.Mode = strings.ToLower(m[4])
+					}
+				}
+				res.Community[m[1]] = c
+			}
+		}
+		if !seen {
+			res = SNMPInformation{}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// GetUsers implements UsersGetter like NAPALM nxos_ssh: username lines of
+// the running configuration, the highest level of a user's roles
+// (network-admin 15, network-operator 5, priv-N N).
+func (d *nxosDriver) GetUsers(ctx context.Context) (map[string]User, error) {
+	res := map[string]User{}
+	err := d.s.query(ctx, func(o runner) error {
+		out, err := o.show("show running-config")
+		if err != nil {
+			return err
+		}
+		for l := range strings.SplitSeq(out, "\n") {
+			l = strings.TrimRight(l, "\r")
+			for _, re := range nxosUserRe {
+				m := re.FindStringSubmatch(l)
+				if m == nil {
+					continue
+				}
+				g := func(n string) string {
+					if i := re.SubexpIndex(n); i > 0 {
+						return m[i]
+					}
+					return ""
+				}
+				name := g("user")
+				u, ok := res[name]
+				if !ok {
+					u = User{SSHKeys: []string{}}
+				}
+				if pw := strings.TrimSpace(g("pw")); pw != "" {
+					u.Password = pw
+				}
+				role, level := g("role"), 0
+				switch {
+				case strings.HasPrefix(role, "priv"):
+					level = atoi(role[strings.LastIndexByte(role, '-')+1:], 0)
+				case role == "network-admin":
+					level = 15
+				case role == "network-operator":
+					level = 5
+				}
+				u.Level = max(u.Level, level)
+				if kt, kv := g("kt"), g("kv"); kt != "" && kv != "" {
+					u.SSHKeys = append(u.SSHKeys, kv)
+				}
+				res[name] = u
+				break
+			}
+		}
+		return nil
+	})
+	return res, err
+}
+
