@@ -316,4 +316,3 @@ func (d *nxosDriver) GetUsers(ctx context.Context) (map[string]User, error) {
 	})
 	return res, err
 }
-
