@@ -2,6 +2,7 @@ package devsim
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -198,6 +199,11 @@ func cmdShowRunning(s *shell, args []string) string {
 	s.dev.mu.Lock()
 	defer s.dev.mu.Unlock()
 	st := s.dev.state()
+	if s.p.name == PlatformEOS && len(args) > 0 && strings.EqualFold(args[len(args)-1], "sanitized") {
+		if rest := args[:len(args)-1]; len(rest) == 0 || (len(rest) == 1 && strings.EqualFold(rest[0], "all")) {
+			return eosSanitized(s.p.showRunning(s.dev, st))
+		}
+	}
 	if len(args) == 0 || (len(args) == 1 && strings.EqualFold(args[0], "all")) {
 		return s.p.showRunning(s.dev, st)
 	}
@@ -217,6 +223,18 @@ func cmdShowRunning(s *shell, args []string) string {
 		return b.String()
 	}
 	return s.invalidArg(args[0])
+}
+
+var (
+	eosSanCommunity = regexp.MustCompile(`(?m)^(snmp-server community) \S+`)
+	eosSanSecret    = regexp.MustCompile(`(?m)((?:secret|password|key)(?: sha512| \d+)?) \S+`)
+)
+
+// eosSanitized is EOS's "show running-config sanitized": community
+// strings, secrets, passwords and keys replaced by <removed>.
+func eosSanitized(text string) string {
+	text = eosSanCommunity.ReplaceAllString(text, "${1} <removed>")
+	return eosSanSecret.ReplaceAllString(text, "${1} <removed>")
 }
 
 // showRunning renders "show running-config". d.mu must be held.

@@ -159,6 +159,7 @@ func newIOS() *platform {
 		showCmd("show bgp all summary", false, func(s *shell, _ []string) string { return iosShowBGP(s, true) }),
 		showCmd("show bgp ipv4 unicast summary", false, func(s *shell, _ []string) string { return iosShowBGP(s, false) }),
 		showCmd("show bgp ipv4 unicast neighbors", false, iosShowBGPNeighbors),
+		showCmd("show snmp chassis", false, iosShowSNMPChassis),
 		showCmd("show archive config differences <args>", true, iosArchiveDiff),
 		showCmd("show archive config incremental-diffs <args>", true, iosIncrementalDiff),
 		cmd("terminal no monitor", false, cmdNoop),

@@ -16,7 +16,7 @@ import (
 // them gives NAPALM's NotImplementedError comment.
 var napalmNotImplemented = map[string]bool{
 	"get_optics": true, "get_bgp_config": true, "get_bgp_neighbors_detail": true, "get_route_to": true,
-	"get_snmp_information": true, "get_probes_config": true, "get_probes_results": true, "get_users": true,
+	"get_probes_config": true, "get_probes_results": true,
 	"get_interfaces_counters": true, "get_ipv6_neighbors_table": true, "get_network_instances": true,
 	"get_firewall_policies": true, "get_vlans": true, "confirm_commit": true, "has_pending_commit": true,
 	"get_config_sections": true, "load_template": true, "traceroute_vrf": true,
@@ -161,7 +161,12 @@ func callMethod(ctx context.Context, n *proxymod.Napalm, d driver.Driver, method
 		if r == "" {
 			r = "all"
 		}
-		return d.GetConfig(ctx, r)
+		return driver.GetConfigWith(ctx, d, driver.ConfigOptions{Retrieve: r,
+			Full: payload.Truthy(a.get(1, "full")), Sanitized: payload.Truthy(a.get(2, "sanitized"))})
+	case "get_snmp_information":
+		return snmpInformation(ctx, d)
+	case "get_users":
+		return users(ctx, d)
 	case "compare_config":
 		return d.CompareConfig(ctx)
 	case "discard_config":
