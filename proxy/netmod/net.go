@@ -461,6 +461,22 @@ func netLoadTemplate(ctx context.Context, c *modules.Call) (any, error) {
 
 // renderText renders a template with the job's grains, pillar and opts,
 // plus vars (defaults, then context, then the extra keyword arguments).
+// renderContext is the render context of a function's templates: the
+// job's grains, pillar, opts and file client.
+func renderContext(c *modules.Call, saltenv string) *render.Context {
+	rc := &render.Context{Saltenv: saltenv, Log: c.Log()}
+	if c.Env != nil {
+		rc.Grains, rc.Pillar = c.Env.Grains, c.Env.Pillar
+		if m, ok := c.Env.Opts.(*payload.Map); ok {
+			rc.Opts = m
+		}
+		if fc, ok := modules.Service[FileClient](c.Env, filesServiceName); ok {
+			rc.Files = fc
+		}
+	}
+	return rc
+}
+
 func renderText(ctx context.Context, c *modules.Call, engine, text, source, saltenv string, vars *payload.Map) (string, error) {
 	rc := &render.Context{Saltenv: saltenv, Vars: vars, Log: c.Log()}
 	if c.Env != nil {
