@@ -8,8 +8,8 @@ import (
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/proxy/driver"
-	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/proxy/proxymod"
+	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
