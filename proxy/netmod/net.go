@@ -187,9 +187,8 @@ func netFunctions() []modules.Function {
 	}
 }
 
-// netCli is net.cli: the outputs by command, in the order given. TextFSM
-// parsing is not available: asking for it adds Salt's "is TextFSM
-// installed?" comment and returns the raw outputs.
+// netCli is net.cli: the outputs by command, in the order given, parsed
+// through TextFSM templates with textfsm_parse=True (textfsm.go).
 func netCli(ctx context.Context, c *modules.Call) (any, error) {
 	cmds := make([]string, 0, len(c.Args.Varargs))
 	for _, v := range c.Args.Varargs {
@@ -221,10 +220,10 @@ func netCli(ctx context.Context, c *modules.Call) (any, error) {
 				parse, _ = c.Env.Pillar.Get("napalm_cli_textfsm_parse")
 			}
 		}
-		if payload.Truthy(parse) {
-			r.Set("comment", r.Str("comment")+"Unable to process: is TextFSM installed?")
+		if !payload.Truthy(parse) {
+			return r, nil
 		}
-		return r, nil
+		return textfsmProcess(ctx, c, cmds, r), nil
 	})
 }
 
