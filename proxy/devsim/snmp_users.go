@@ -142,3 +142,27 @@ func eosUsersAccountsJSON(s *shell, _ []string) string {
 	}
 	return toJSON(map[string]any{"users": users})
 }
+
+// eosTransceivers are the simulated optics of an EOS switch: the routed
+// ports carry 10GBASE-SR modules (readings in the layout of a real 7050's
+// "show interfaces transceiver | json").
+func eosTransceiversJSON(s *shell, _ []string) string {
+	ifs := map[string]any{}
+	for i, port := range []string{"Ethernet2", "Ethernet3"} {
+		ifs[port] = map[string]any{"mediaType": "10GBASE-SR", "rxPower": -2.1 - float64(i)/10, "txPower": -1.5,
+			"txBias": 6.25, "temperature": 31.5, "voltage": 3.29, "vendorSn": fmt.Sprintf("XSIM%05d%d", s.dev.index, i),
+			"updateTime": float64(s.dev.fleet.opts.Now().Unix())}
+	}
+	return toJSON(map[string]any{"interfaces": ifs})
+}
+
+func eosShowTransceivers(s *shell, _ []string) string {
+	return "If device is externally calibrated, only calibrated values are printed.\n" +
+		"N/A: not applicable, Tx: transmit, Rx: receive.\nmA: milliamperes, dBm: decibels (milliwatts).\n" +
+		"                               Bias      Optical   Optical\n" +
+		"           Temp       Voltage  Current   Tx Power  Rx Power\n" +
+		"Port       (Celsius)  (Volts)  (mA)      (dBm)     (dBm)     Last Update\n" +
+		"---------  ---------  -------  --------  --------  --------  -------------------\n" +
+		"Et2        31.50      3.29     6.25      -1.50     -2.10     0:00:03 ago\n" +
+		"Et3        31.50      3.29     6.25      -1.50     -2.20     0:00:03 ago\n"
+}

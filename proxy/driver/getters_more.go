@@ -316,3 +316,136 @@ func (d *nxosDriver) GetUsers(ctx context.Context) (map[string]User, error) {
 	})
 	return res, err
 }
+
+// Optics is one interface of NAPALM get_optics.
+type Optics struct {
+	PhysicalChannels OpticsChannels `json:"physical_channels"`
+}
+
+// OpticsChannels lists an interface's optical channels.
+type OpticsChannels struct {
+	Channel []OpticsChannel `json:"channel"`
+}
+
+// OpticsChannel is one channel of Optics.
+type OpticsChannel struct {
+	Index int         `json:"index"`
+	State OpticsState `json:"state"`
+}
+
+// OpticsState are a channel's readings.
+type OpticsState struct {
+	InputPower       OpticsStat `json:"input_power"`
+	OutputPower      OpticsStat `json:"output_power"`
+	LaserBiasCurrent OpticsStat `json:"laser_bias_current"`
+}
+
+// OpticsStat is one reading (dBm or mA) with its statistics.
+type OpticsStat struct {
+	Instant float64 `json:"instant"`
+	Avg     float64 `json:"avg"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+}
+
+// OpticsGetter is implemented by drivers with get_optics.
+type OpticsGetter interface {
+	GetOptics(ctx context.Context) (map[string]Optics, error)
+}
+
+var iosDashLineRe = regexp.MustCompile(`(?m)^---------.*$`)
+
+// GetOptics implements OpticsGetter like NAPALM ios: show interfaces
+// transceiver (per switch of a VSS), -100.0 for readings the device does
+// not give.
+func (d *iosDriver) GetOptics(ctx context.Context) (map[string]Optics, error) {
+	res := map[string]Optics{}
+	err := d.s.query(ctx, func(o runner) error {
+		out, _, err := o.send("show interfaces transceiver")
+		if err != nil {
+			return err
+		}
+		out = iosPostprocess(out)
+		var table string
+		switch {
+		case strings.Contains(out, "% Invalid input"):
+			return nil
+		case strings.Contains(out, "% Incomplete command"):
+			sv, _, err := o.send("show switch virtual")
+			if err != nil {
+				return err
+			}
+			if !regexp.MustCompile(`(?m)Switch mode[ ]+: Virtual Switch`).MatchString(sv) {
+				return nil
+			}
+			for _, c := range []string{"show interfaces transceiver switch 1", "show interfaces transceiver switch 2"} {
+				o1, _, err := o.send(c)
+				if err != nil {
+					return err
+				}
+				p := iosDashLineRe.Split(o1, -1)
+				if len(p) < 2 {
+					return nil
+				}
+				table += p[1]
+			}
+		default:
+			p := iosDashLineRe.Split(out, -1)
+			if len(p) < 2 {
+				return nil
+			}
+			table = p[1]
+		}
+		for l := range strings.SplitSeq(strings.TrimSpace(table), "\n") {
+			f := strings.Fields(strings.Trim(strings.TrimSpace(l), "-"))
+			var name, cur, outP, inP string
+			switch {
+			case len(f) == 5:
+				name, cur, outP, inP = f[0], "0", f[3], f[4]
+			case len(f) >= 6:
+				name, cur, outP, inP = f[0], f[3], f[4], f[5]
+			default:
+				continue
+			}
+			st := OpticsState{
+				InputPower:       OpticsStat{Instant: atof(inP, -100), Avg: -100, Min: -100, Max: -100},
+				OutputPower:      OpticsStat{Instant: atof(outP, -100), Avg: -100, Min: -100, Max: -100},
+				LaserBiasCurrent: OpticsStat{Instant: atof(cur, 0)},
+			}
+			res[canonicalInterface(name, false)] = Optics{PhysicalChannels: OpticsChannels{Channel: []OpticsChannel{{Index: 0, State: st}}}}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// GetOptics implements OpticsGetter like NAPALM eos (show interfaces
+// transceiver in JSON; 0.0 for what the device does not give).
+func (d *eosDriver) GetOptics(ctx context.Context) (map[string]Optics, error) {
+	res := map[string]Optics{}
+	err := d.s.query(ctx, func(o runner) error {
+		var v struct {
+			Interfaces map[string]struct {
+				RxPower *float64 `json:"rxPower"`
+				TxPower *float64 `json:"txPower"`
+				TxBias  *float64 `json:"txBias"`
+			} `json:"interfaces"`
+		}
+		if err := showJSON(o, "show interfaces transceiver", &v); err != nil {
+			return err
+		}
+		val := func(p *float64) float64 {
+			if p == nil {
+				return 0
+			}
+			return *p
+		}
+		for port, pv := range v.Interfaces {
+			st := OpticsState{InputPower: OpticsStat{Instant: val(pv.RxPower)}, OutputPower: OpticsStat{Instant: val(pv.TxPower)},
+				LaserBiasCurrent: OpticsStat{Instant: val(pv.TxBias)}}
+			res[port] = Optics{PhysicalChannels: OpticsChannels{Channel: []OpticsChannel{{Index: 0, State: st}}}}
+		}
+		return nil
+	})
+	return res, err
+}

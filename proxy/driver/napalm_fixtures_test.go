@@ -127,6 +127,13 @@ var napalmGetters = map[string]func(ctx context.Context, d Driver) (any, error){
 		}
 		return g.GetUsers(ctx)
 	},
+	"test_get_optics": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(OpticsGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_optics")
+		}
+		return g.GetOptics(ctx)
+	},
 	"test_ping": func(ctx context.Context, d Driver) (any, error) {
 		return d.Ping(ctx, PingOptions{Destination: "8.8.8.8"})
 	},

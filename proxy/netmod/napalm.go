@@ -16,7 +16,7 @@ import (
 // napalmNotImplemented are NAPALM base methods gsalt's drivers lack; calling
 // them gives NAPALM's NotImplementedError comment.
 var napalmNotImplemented = map[string]bool{
-	"get_optics": true, "get_bgp_config": true, "get_bgp_neighbors_detail": true, "get_route_to": true,
+	"get_bgp_config": true, "get_bgp_neighbors_detail": true, "get_route_to": true,
 	"get_probes_config": true, "get_probes_results": true,
 	"get_interfaces_counters": true, "get_ipv6_neighbors_table": true, "get_network_instances": true,
 	"get_firewall_policies": true, "get_vlans": true, "confirm_commit": true, "has_pending_commit": true,
@@ -193,6 +193,8 @@ func callMethod(ctx context.Context, n *proxymod.Napalm, d driver.Driver, method
 		return snmpInformation(ctx, d)
 	case "get_users":
 		return users(ctx, d)
+	case "get_optics":
+		return optics(ctx, d)
 	case "compare_config":
 		return d.CompareConfig(ctx)
 	case "discard_config":

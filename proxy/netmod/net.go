@@ -138,6 +138,8 @@ func netFunctions() []modules.Function {
 					return r, nil
 				})
 			}},
+		{Name: "net.optics", Doc: "Fetches the power usage on the various transceivers installed on the switch (in dBm), and returns a view that conforms with the openconfig model openconfig-platform-transceiver.yang\n\nCLI Example:\n\n    salt '*' net.optics",
+			Spec: kwargsOnly, Fn: getter("get_optics", optics)},
 		{Name: "net.config", Doc: "Return the whole configuration of the network device (source: running, candidate or startup; all by default).\n\nCLI Example:\n\n    salt '*' net.config\n    salt '*' net.config source=candidate",
 			Spec: modules.Spec{Params: []modules.Param{p("source", nil)}, Kwargs: true},
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
@@ -495,4 +497,13 @@ func renderText(ctx context.Context, c *modules.Call, engine, text, source, salt
 		return "", fmt.Errorf("netmod: render: %w", err)
 	}
 	return out, nil
+}
+
+// optics is NAPALM get_optics on drivers that have it.
+func optics(ctx context.Context, d driver.Driver) (any, error) {
+	g, ok := d.(driver.OpticsGetter)
+	if !ok {
+		return nil, driver.NotSupported(d, "get_optics")
+	}
+	return g.GetOptics(ctx)
 }
