@@ -2,8 +2,11 @@ package driver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -444,6 +447,232 @@ func (d *eosDriver) GetOptics(ctx context.Context) (map[string]Optics, error) {
 			st := OpticsState{InputPower: OpticsStat{Instant: val(pv.RxPower)}, OutputPower: OpticsStat{Instant: val(pv.TxPower)},
 				LaserBiasCurrent: OpticsStat{Instant: val(pv.TxBias)}}
 			res[port] = Optics{PhysicalChannels: OpticsChannels{Channel: []OpticsChannel{{Index: 0, State: st}}}}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// VLAN is one entry of NAPALM get_vlans.
+type VLAN struct {
+	Name       string   `json:"name"`
+	Interfaces []string `json:"interfaces"`
+}
+
+// VLANsGetter is implemented by drivers with get_vlans (keyed by VLAN id,
+// as text like NAPALM ios).
+type VLANsGetter interface {
+	GetVLANs(ctx context.Context) (map[string]VLAN, error)
+}
+
+var (
+	iosVlanRe     = regexp.MustCompile(`^(\d+)\s+(.*?)(?:active|act/[isl]shut|act/unsup)\S*(\s+[A-Z][a-z].*)?$`)
+	iosVlanContRe = regexp.MustCompile(`^\s+([A-Z][a-z].*)$`)
+	iosVlanBrief  = regexp.MustCompile(`(?m)^(\d+)\W+(.*?)(?:active|act/[isl]shut|act/unsup)`)
+)
+
+// parseIOSVlanPorts reads show vlan all-ports / show vlan id N: each VLAN
+// with its ports (continued on the following lines), canonical names.
+func parseIOSVlanPorts(out string) map[string]VLAN {
+	res := map[string]VLAN{}
+	cur := ""
+	was := false
+	for l := range strings.SplitSeq(out, "\n") {
+		l = strings.TrimRight(l, "\r")
+		ports := ""
+		m := iosVlanRe.FindStringSubmatch(l)
+		if m != nil {
+			was, cur, ports = true, m[1], m[3]
+			res[cur] = VLAN{Name: strings.TrimSpace(m[2]), Interfaces: []string{}}
+		}
+		var cm []string
+		if was {
+			if cm = iosVlanContRe.FindStringSubmatch(l); cm != nil {
+				ports = cm[1]
+			}
+		}
+		if cm == nil && m == nil {
+			was = false
+			continue
+		}
+		v := res[cur]
+		for p := range strings.SplitSeq(ports, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				v.Interfaces = append(v.Interfaces, canonicalInterface(p, false))
+			}
+		}
+		res[cur] = v
+	}
+	return res
+}
+
+// GetVLANs implements VLANsGetter like NAPALM ios: show vlan all-ports, or
+// show vlan brief and show vlan id N per VLAN where the first is unknown.
+func (d *iosDriver) GetVLANs(ctx context.Context) (map[string]VLAN, error) {
+	var res map[string]VLAN
+	err := d.s.query(ctx, func(o runner) error {
+		out, _, err := o.send("show vlan all-ports")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(out, "Invalid input detected") {
+			res = parseIOSVlanPorts(iosPostprocess(out))
+			return nil
+		}
+		brief, err := o.show("show vlan brief")
+		if err != nil {
+			return err
+		}
+		res = map[string]VLAN{}
+		for _, m := range iosVlanBrief.FindAllStringSubmatch(iosPostprocess(brief), -1) {
+			one, _, err := o.send("show vlan id " + m[1])
+			if err != nil {
+				return err
+			}
+			vs := parseIOSVlanPorts(iosPostprocess(one))
+			switch len(vs) {
+			case 0:
+				res[m[1]] = VLAN{Name: strings.TrimSpace(m[2]), Interfaces: []string{}}
+			case 1:
+				maps.Copy(res, vs)
+			default:
+				return o.errf(ErrCommand, "show vlan id "+m[1], fmt.Errorf("found more values than can be present"))
+			}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// orderedKeys lists the keys of a JSON object in document order.
+func orderedKeys(raw json.RawMessage) []string {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, _ := t.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return keys
+		}
+	}
+	return keys
+}
+
+// GetVLANs implements VLANsGetter like NAPALM eos (show vlan in JSON).
+func (d *eosDriver) GetVLANs(ctx context.Context) (map[string]VLAN, error) {
+	res := map[string]VLAN{}
+	err := d.s.query(ctx, func(o runner) error {
+		var v struct {
+			VLANs map[string]struct {
+				Name       string          `json:"name"`
+				Interfaces json.RawMessage `json:"interfaces"`
+			} `json:"vlans"`
+		}
+		if err := showJSON(o, "show vlan", &v); err != nil {
+			return err
+		}
+		for id, vl := range v.VLANs {
+			ifs := orderedKeys(vl.Interfaces)
+			if ifs == nil {
+				ifs = []string{}
+			}
+			res[id] = VLAN{Name: vl.Name, Interfaces: ifs}
+		}
+		return nil
+	})
+	return res, err
+}
+
+var nxosVlanRangeRe = regexp.MustCompile(`^([A-Za-z/-]+|.*/)(\d+)-(\d+)$`)
+
+// nxosVlanPorts is NAPALM nxos's _parse_vlan_ports: ranges expanded
+// ("Eth1/1-3"), names canonical.
+func nxosVlanPorts(v any) []string {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = fmt.Sprint(e)
+		}
+		s = strings.Join(parts, ",")
+	}
+	out := []string{}
+	for p := range strings.SplitSeq(s, ",") {
+		p = strings.TrimSpace(p)
+		if m := nxosVlanRangeRe.FindStringSubmatch(p); m != nil {
+			lo, hi := atoi(m[2], 0), atoi(m[3], -1)
+			for i := lo; i <= hi && i-lo < 4096; i++ {
+				out = append(out, canonicalInterface(m[1]+strconv.Itoa(i), false))
+			}
+			continue
+		}
+		out = append(out, canonicalInterface(p, false))
+	}
+	return out
+}
+
+// nxosTableRows is NAPALM nxos's _get_table_rows: TABLE_x/ROW_x as a list
+// whatever NX-OS nests.
+func nxosTableRows(parent map[string]any, table, row string) []map[string]any {
+	var rows []any
+	switch t := parent[table].(type) {
+	case []any:
+		for _, e := range t {
+			if m, ok := e.(map[string]any); ok {
+				rows = append(rows, m[row])
+			}
+		}
+	case map[string]any:
+		switch r := t[row].(type) {
+		case []any:
+			rows = r
+		default:
+			rows = []any{r}
+		}
+	}
+	var out []map[string]any
+	for _, r := range rows {
+		if m, ok := r.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// GetVLANs implements VLANsGetter like NAPALM nxos_ssh (show vlan brief |
+// json).
+func (d *nxosDriver) GetVLANs(ctx context.Context) (map[string]VLAN, error) {
+	res := map[string]VLAN{}
+	err := d.s.query(ctx, func(o runner) error {
+		out, err := o.show("show vlan brief | json")
+		if err != nil {
+			return err
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(jsonBody(out)), &v); err != nil {
+			return o.errf(ErrCommand, "show vlan brief | json", fmt.Errorf("bad JSON from the device: %w", err))
+		}
+		for _, r := range nxosTableRows(v, "TABLE_vlanbriefxbrief", "ROW_vlanbriefxbrief") {
+			id, ok := r["vlanshowbr-vlanid-utf"]
+			if !ok {
+				id = r["vlanshowbr-vlanid"]
+			}
+			ports, ok := r["vlanshowplist-ifidx"]
+			if !ok {
+				ports = []any{}
+			}
+			res[fmt.Sprint(id)] = VLAN{Name: fmt.Sprint(r["vlanshowbr-vlanname"]), Interfaces: nxosVlanPorts(ports)}
 		}
 		return nil
 	})

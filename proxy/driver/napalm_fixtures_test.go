@@ -134,6 +134,13 @@ var napalmGetters = map[string]func(ctx context.Context, d Driver) (any, error){
 		}
 		return g.GetOptics(ctx)
 	},
+	"test_get_vlans": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(VLANsGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_vlans")
+		}
+		return g.GetVLANs(ctx)
+	},
 	"test_ping": func(ctx context.Context, d Driver) (any, error) {
 		return d.Ping(ctx, PingOptions{Destination: "8.8.8.8"})
 	},

@@ -19,7 +19,7 @@ var napalmNotImplemented = map[string]bool{
 	"get_bgp_config": true, "get_bgp_neighbors_detail": true, "get_route_to": true,
 	"get_probes_config": true, "get_probes_results": true,
 	"get_interfaces_counters": true, "get_ipv6_neighbors_table": true, "get_network_instances": true,
-	"get_firewall_policies": true, "get_vlans": true, "confirm_commit": true, "has_pending_commit": true,
+	"get_firewall_policies": true, "confirm_commit": true, "has_pending_commit": true,
 	"get_config_sections": true, "load_template": true, "traceroute_vrf": true,
 }
 
@@ -195,6 +195,12 @@ func callMethod(ctx context.Context, n *proxymod.Napalm, d driver.Driver, method
 		return users(ctx, d)
 	case "get_optics":
 		return optics(ctx, d)
+	case "get_vlans":
+		g, ok := d.(driver.VLANsGetter)
+		if !ok {
+			return nil, driver.NotSupported(d, method)
+		}
+		return g.GetVLANs(ctx)
 	case "compare_config":
 		return d.CompareConfig(ctx)
 	case "discard_config":
