@@ -678,3 +678,147 @@ func (d *nxosDriver) GetVLANs(ctx context.Context) (map[string]VLAN, error) {
 	})
 	return res, err
 }
+
+// InterfaceCounters is one interface of NAPALM get_interfaces_counters
+// (-1 for counters the device does not give).
+type InterfaceCounters struct {
+	TxErrors           int64 `json:"tx_errors"`
+	RxErrors           int64 `json:"rx_errors"`
+	TxDiscards         int64 `json:"tx_discards"`
+	RxDiscards         int64 `json:"rx_discards"`
+	TxOctets           int64 `json:"tx_octets"`
+	RxOctets           int64 `json:"rx_octets"`
+	TxUnicastPackets   int64 `json:"tx_unicast_packets"`
+	RxUnicastPackets   int64 `json:"rx_unicast_packets"`
+	TxMulticastPackets int64 `json:"tx_multicast_packets"`
+	RxMulticastPackets int64 `json:"rx_multicast_packets"`
+	TxBroadcastPackets int64 `json:"tx_broadcast_packets"`
+	RxBroadcastPackets int64 `json:"rx_broadcast_packets"`
+}
+
+// CountersGetter is implemented by drivers with get_interfaces_counters.
+type CountersGetter interface {
+	GetInterfacesCounters(ctx context.Context) (map[string]InterfaceCounters, error)
+}
+
+func allUnknown() InterfaceCounters {
+	return InterfaceCounters{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+}
+
+var (
+	iosCntHeaderRe = regexp.MustCompile(`(?m)^.* line protocol is .*$`)
+	iosCntInRe     = regexp.MustCompile(`(\d+) packets input.* (\d+) bytes`)
+	iosCntBcastRe  = regexp.MustCompile(`Received (\d+) broadcasts.*(\d+).*multicasts`)
+	iosCntBcast2Re = regexp.MustCompile(`Received (\d+) broadcasts.*`)
+	iosCntOutRe    = regexp.MustCompile(`(\d+) packets output.* (\d+) bytes`)
+	iosCntInErrRe  = regexp.MustCompile(`(\d+) input errors`)
+	iosCntOutErrRe = regexp.MustCompile(`(\d+) output errors`)
+	iosIfNameSplit = regexp.MustCompile(` is .* line protocol is `)
+)
+
+func i64(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
+
+// GetInterfacesCounters implements CountersGetter like NAPALM ios: show
+// interfaces, queue drops from show interface summary.
+func (d *iosDriver) GetInterfacesCounters(ctx context.Context) (map[string]InterfaceCounters, error) {
+	res := map[string]InterfaceCounters{}
+	err := d.s.query(ctx, func(o runner) error {
+		out, err := o.show("show interfaces")
+		if err != nil {
+			return err
+		}
+		sum, _, err := o.send("show interface summary")
+		if err != nil {
+			return err
+		}
+		out, sum = iosPostprocess(out), iosPostprocess(sum)
+		heads := iosCntHeaderRe.FindAllString(out, -1)
+		bodies := iosCntHeaderRe.Split(out, -1)
+		if len(bodies) != len(heads)+1 {
+			return o.errf(ErrCommand, "show interfaces", fmt.Errorf("unexpected output"))
+		}
+		for i, h := range heads {
+			name := strings.TrimSpace(iosIfNameSplit.Split(h, 2)[0])
+			c := allUnknown()
+			for l := range strings.SplitSeq(bodies[i+1], "\n") {
+				switch {
+				case strings.Contains(l, "packets input"):
+					if m := iosCntInRe.FindStringSubmatch(l); m != nil {
+						c.RxUnicastPackets, c.RxOctets = i64(m[1]), i64(m[2])
+					}
+				case strings.Contains(l, "broadcast"):
+					if m := iosCntBcastRe.FindStringSubmatch(l); m != nil {
+						c.RxBroadcastPackets, c.RxMulticastPackets = i64(m[1]), i64(m[2])
+					} else if m := iosCntBcast2Re.FindStringSubmatch(l); m != nil {
+						c.RxBroadcastPackets, c.RxMulticastPackets = i64(m[1]), -1
+					}
+				case strings.Contains(l, "packets output"):
+					if m := iosCntOutRe.FindStringSubmatch(l); m != nil {
+						c.TxUnicastPackets, c.TxOctets = i64(m[1]), i64(m[2])
+					}
+				case strings.Contains(l, "input errors"):
+					if m := iosCntInErrRe.FindStringSubmatch(l); m != nil {
+						c.RxErrors = i64(m[1])
+					}
+				case strings.Contains(l, "output errors"):
+					if m := iosCntOutErrRe.FindStringSubmatch(l); m != nil {
+						c.TxErrors = i64(m[1])
+					}
+				}
+			}
+			short := name
+			for _, long := range []string{"HundredGigabitEthernet", "FortyGigabitEthernet", "TenGigabitEthernet"} {
+				if rest, ok := strings.CutPrefix(name, long); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+					short = map[string]string{"HundredGigabitEthernet": "Hu", "FortyGigabitEthernet": "Fo", "TenGigabitEthernet": "Te"}[long] + rest
+				}
+			}
+			re := regexp.MustCompile(`\b` + regexp.QuoteMeta(short) + `\b\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)`)
+			for l := range strings.SplitSeq(sum, "\n") {
+				if !strings.Contains(l, short) {
+					continue
+				}
+				if m := re.FindStringSubmatch(l); m != nil {
+					c.RxDiscards, c.TxDiscards = i64(m[2]), i64(m[4])
+				}
+			}
+			res[name] = c
+		}
+		return nil
+	})
+	return res, err
+}
+
+// GetInterfacesCounters implements CountersGetter like NAPALM eos (show
+// interfaces in JSON; subinterfaces left out).
+func (d *eosDriver) GetInterfacesCounters(ctx context.Context) (map[string]InterfaceCounters, error) {
+	res := map[string]InterfaceCounters{}
+	err := d.s.query(ctx, func(o runner) error {
+		var v struct {
+			Interfaces map[string]struct {
+				Hardware string           `json:"hardware"`
+				Counters map[string]any `json:"interfaceCounters"`
+			} `json:"interfaces"`
+		}
+		if err := showJSON(o, "show interfaces", &v); err != nil {
+			return err
+		}
+		for name, i := range v.Interfaces {
+			if i.Hardware == "subinterface" {
+				continue
+			}
+			g := func(k string) int64 {
+				if n, ok := i.Counters[k].(float64); ok {
+					return int64(n)
+				}
+				return -1
+			}
+			res[name] = InterfaceCounters{TxOctets: g("outOctets"), RxOctets: g("inOctets"),
+				TxUnicastPackets: g("outUcastPkts"), RxUnicastPackets: g("inUcastPkts"),
+				TxMulticastPackets: g("outMulticastPkts"), RxMulticastPackets: g("inMulticastPkts"),
+				TxBroadcastPackets: g("outBroadcastPkts"), RxBroadcastPackets: g("inBroadcastPkts"),
+				TxDiscards: g("outDiscards"), RxDiscards: g("inDiscards"), TxErrors: g("totalOutErrors"), RxErrors: g("totalInErrors")}
+		}
+		return nil
+	})
+	return res, err
+}

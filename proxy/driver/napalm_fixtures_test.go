@@ -141,6 +141,13 @@ var napalmGetters = map[string]func(ctx context.Context, d Driver) (any, error){
 		}
 		return g.GetVLANs(ctx)
 	},
+	"test_get_interfaces_counters": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(CountersGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_interfaces_counters")
+		}
+		return g.GetInterfacesCounters(ctx)
+	},
 	"test_ping": func(ctx context.Context, d Driver) (any, error) {
 		return d.Ping(ctx, PingOptions{Destination: "8.8.8.8"})
 	},

@@ -18,7 +18,7 @@ import (
 var napalmNotImplemented = map[string]bool{
 	"get_bgp_config": true, "get_bgp_neighbors_detail": true, "get_route_to": true,
 	"get_probes_config": true, "get_probes_results": true,
-	"get_interfaces_counters": true, "get_ipv6_neighbors_table": true, "get_network_instances": true,
+"get_ipv6_neighbors_table": true, "get_network_instances": true,
 	"get_firewall_policies": true, "confirm_commit": true, "has_pending_commit": true,
 	"get_config_sections": true, "load_template": true, "traceroute_vrf": true,
 }
@@ -195,6 +195,12 @@ func callMethod(ctx context.Context, n *proxymod.Napalm, d driver.Driver, method
 		return users(ctx, d)
 	case "get_optics":
 		return optics(ctx, d)
+	case "get_interfaces_counters":
+		g, ok := d.(driver.CountersGetter)
+		if !ok {
+			return nil, driver.NotSupported(d, method)
+		}
+		return g.GetInterfacesCounters(ctx)
 	case "get_vlans":
 		g, ok := d.(driver.VLANsGetter)
 		if !ok {
