@@ -795,7 +795,7 @@ func (d *eosDriver) GetInterfacesCounters(ctx context.Context) (map[string]Inter
 	err := d.s.query(ctx, func(o runner) error {
 		var v struct {
 			Interfaces map[string]struct {
-				Hardware string           `json:"hardware"`
+				Hardware string         `json:"hardware"`
 				Counters map[string]any `json:"interfaceCounters"`
 			} `json:"interfaces"`
 		}
