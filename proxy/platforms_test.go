@@ -2,6 +2,8 @@ package proxy_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -151,6 +153,37 @@ func TestPlatformsThroughProxy(t *testing.T) {
 			}
 			if got := body(); got != after {
 				t.Errorf("the rejected line changed the config:\n%s\nwas\n%s", got, after)
+			}
+
+			// NAPALM getters beyond the base set, through the master.
+			vfile := filepath.Join(dir, p.id+"-validate.yml")
+			if err := os.WriteFile(vfile, []byte("- get_facts:\n    vendor: "+p.vendor+"\n    os_version: '^$'\n- get_users:\n    admin:\n      level: 15\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cr := dict("napalm.compliance_report", vfile)
+			rep := cr.Map("out")
+			facts := rep.Map("get_facts").Map("present")
+			if !cr.Bool("result") || rep.Bool("complies") || !facts.Map("vendor").Bool("complies") || facts.Map("os_version").Bool("complies") {
+				t.Errorf("compliance_report: %v", cr)
+			}
+			users := dict("users.config")
+			snmp := dict("snmp.config")
+			optics := dict("net.optics")
+			if p.driver == "nxos_ssh" {
+				if lvl, _ := users.Map("out").Map("admin").Int("level"); !users.Bool("result") || lvl != 15 {
+					t.Errorf("users.config: %v", users)
+				}
+				if !rep.Map("get_users").Bool("complies") {
+					t.Errorf("compliance_report get_users: %v", rep)
+				}
+				if !snmp.Bool("result") {
+					t.Errorf("snmp.config: %v", snmp)
+				}
+			} else if users.Bool("result") || users.Str("comment") != "get_users is not implemented for the NAPALM iosxr driver!" {
+				t.Errorf("users.config on iosxr: %v", users)
+			}
+			if optics.Bool("result") || !strings.Contains(optics.Str("comment"), "get_optics is not implemented") {
+				t.Errorf("net.optics: %v", optics)
 			}
 
 			// revert_in: committed now, reverted by the proxy's scheduler.

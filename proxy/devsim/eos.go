@@ -162,6 +162,9 @@ func newEOS() *platform {
 		showCmd("show session-config <args?>", true, eosShowSessionConfig),
 		showCmd("show configuration sessions <args?>", true, eosShowSessions),
 		showCmd("show mac address-table <args?>", false, eosShowMAC),
+		showCmd("show snmp v2-mib <args>", false, eosShowSNMPv2MIB).withJSON(eosSNMPv2MIBJSON),
+		showCmd("show users accounts", false, eosShowUsersAccounts).withJSON(eosUsersAccountsJSON),
+		showCmd("show interfaces transceiver", false, eosShowTransceivers).withJSON(eosTransceiversJSON),
 	)
 	return p
 }

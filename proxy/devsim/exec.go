@@ -2,6 +2,7 @@ package devsim
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -198,6 +199,11 @@ func cmdShowRunning(s *shell, args []string) string {
 	s.dev.mu.Lock()
 	defer s.dev.mu.Unlock()
 	st := s.dev.state()
+	if s.p.name == PlatformEOS && len(args) > 0 && strings.EqualFold(args[len(args)-1], "sanitized") {
+		if rest := args[:len(args)-1]; len(rest) == 0 || (len(rest) == 1 && strings.EqualFold(rest[0], "all")) {
+			return eosSanitized(s.p.showRunning(s.dev, st))
+		}
+	}
 	if len(args) == 0 || (len(args) == 1 && strings.EqualFold(args[0], "all")) {
 		return s.p.showRunning(s.dev, st)
 	}
@@ -217,6 +223,18 @@ func cmdShowRunning(s *shell, args []string) string {
 		return b.String()
 	}
 	return s.invalidArg(args[0])
+}
+
+var (
+	eosSanCommunity = regexp.MustCompile(`(?m)^(snmp-server community) \S+`)
+	eosSanSecret    = regexp.MustCompile(`(?m)((?:secret|password|key)(?: sha512| \d+)?) \S+`)
+)
+
+// eosSanitized is EOS's "show running-config sanitized": community
+// strings, secrets, passwords and keys replaced by <removed>.
+func eosSanitized(text string) string {
+	text = eosSanCommunity.ReplaceAllString(text, "${1} <removed>")
+	return eosSanSecret.ReplaceAllString(text, "${1} <removed>")
 }
 
 // showRunning renders "show running-config". d.mu must be held.
@@ -710,6 +728,8 @@ type bgpPeer struct {
 	addr, asn   string
 	established bool
 	rcvd, sent  int
+	remoteID    string // the peer's router id (its loopback), "" when unknown
+	descr       string // "neighbor ADDR description TEXT"
 }
 
 // bgpState returns the local AS, router id and peers, ok false without "router bgp".
@@ -745,9 +765,20 @@ func (s *shell) bgpState() (asn, rid string, peers []bgpPeer, ok bool) {
 				if n.remoteIP == p.addr && up[n.localPort] && asnOf(n.index) == p.asn {
 					p.established = true
 					p.rcvd, p.sent = 1000+n.index%500, 990+n.index%500
+					p.remoteID = loopbackIP(n.index)
 				}
 			}
 			peers = append(peers, p)
+		}
+	}
+	for _, ch := range blk.children {
+		w := strings.Fields(ch.line)
+		if len(w) >= 4 && w[0] == "neighbor" && w[2] == "description" {
+			for i := range peers {
+				if peers[i].addr == w[1] {
+					peers[i].descr = strings.Join(w[3:], " ")
+				}
+			}
 		}
 	}
 	return asn, rid, peers, true

@@ -158,6 +158,8 @@ func newIOS() *platform {
 		showCmd("show arp", false, iosShowARP),
 		showCmd("show bgp all summary", false, func(s *shell, _ []string) string { return iosShowBGP(s, true) }),
 		showCmd("show bgp ipv4 unicast summary", false, func(s *shell, _ []string) string { return iosShowBGP(s, false) }),
+		showCmd("show bgp ipv4 unicast neighbors", false, iosShowBGPNeighbors),
+		showCmd("show snmp chassis", false, iosShowSNMPChassis),
 		showCmd("show archive config differences <args>", true, iosArchiveDiff),
 		showCmd("show archive config incremental-diffs <args>", true, iosIncrementalDiff),
 		cmd("terminal no monitor", false, cmdNoop),
@@ -883,6 +885,54 @@ func iosShowBGP(s *shell, all bool) string {
 			state, updown = "1", up
 		}
 		fmt.Fprintf(&b, "%-15s 4 %12s %7d %7d %8d %4d %4d %-8s %12s\n", p.addr, p.asn, p.rcvd, p.sent, 2+est, 0, 0, updown, state)
+	}
+	return b.String()
+}
+
+// iosShowBGPNeighbors renders "show bgp ipv4 unicast neighbors" in IOS-XE's
+// layout (the lines NAPALM ios reads: neighbour, description, remote router
+// id, state, per-family prefix counters).
+func iosShowBGPNeighbors(s *shell, _ []string) string {
+	s.dev.mu.Lock()
+	asn, _, peers, ok := s.bgpState()
+	s.dev.mu.Unlock()
+	if !ok {
+		return "% BGP not active\n"
+	}
+	up := uptimeSince(s.dev.fleet.opts.Now().Sub(s.dev.fleet.bootTime(s.dev.index)))
+	var b strings.Builder
+	for _, p := range peers {
+		link := "external"
+		if p.asn == asn {
+			link = "internal"
+		}
+		fmt.Fprintf(&b, "BGP neighbor is %s,  remote AS %s, %s link\n", p.addr, p.asn, link)
+		if p.descr != "" {
+			fmt.Fprintf(&b, " Description: %s\n", p.descr)
+		}
+		rid, state := "0.0.0.0", "Idle"
+		if p.established {
+			rid, state = p.remoteID, "Established, up for "+up
+		}
+		fmt.Fprintf(&b, "  BGP version 4, remote router ID %s\n", rid)
+		fmt.Fprintf(&b, "  BGP state = %s\n", state)
+		b.WriteString("  Last read 00:00:08, last write 00:00:01, hold time is 180, keepalive interval is 60 seconds\n")
+		b.WriteString("  Message statistics:\n    InQ depth is 0\n    OutQ depth is 0\n\n")
+		fmt.Fprintf(&b, "                         Sent       Rcvd\n    Opens:                  1          1\n    Total:        %9d  %9d\n", p.sent, p.rcvd)
+		b.WriteString("  Default minimum time between advertisement runs is 0 seconds\n\n")
+		b.WriteString(" For address family: IPv4 Unicast\n")
+		fmt.Fprintf(&b, "  Session: %s\n", p.addr)
+		b.WriteString("  BGP table version 3, neighbor version 3/0\n  Output queue size : 0\n")
+		b.WriteString("                                 Sent       Rcvd\n  Prefix activity:               ----       ----\n")
+		sent, rcvd := 0, 0
+		if p.established {
+			sent, rcvd = 1, 1
+		}
+		fmt.Fprintf(&b, "    Prefixes Current:          %6d     %6d (Consumes %d bytes)\n", sent, rcvd, rcvd*120)
+		fmt.Fprintf(&b, "    Prefixes Total:            %6d     %6d\n\n", sent, rcvd)
+		b.WriteString("                                   Outbound    Inbound\n  Local Policy Denied Prefixes:    --------    -------\n")
+		b.WriteString("    Total:                                0          0\n")
+		b.WriteString("  Number of NLRIs in the update sent: max 1, min 0\n\n")
 	}
 	return b.String()
 }

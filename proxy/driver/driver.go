@@ -341,7 +341,24 @@ type Memory struct {
 
 // NTPServer is the (empty, as in NAPALM's base model) value of one
 // get_ntp_servers entry.
-type NTPServer struct{}
+type NTPServer struct {
+	// Details are NAPALM's NTPServerDict keys, for drivers that report
+	// them (eos); nil gives NAPALM's empty dict.
+	*NTPServerDetails
+}
+
+// NTPServerDetails are the keys of NAPALM's NTPServerDict.
+type NTPServerDetails struct {
+	Address         string `json:"address"`
+	Port            int    `json:"port"`
+	Version         int    `json:"version"`
+	AssociationType string `json:"association_type"`
+	IBurst          bool   `json:"iburst"`
+	Prefer          bool   `json:"prefer"`
+	NetworkInstance string `json:"network_instance"`
+	SourceAddress   string `json:"source_address"`
+	KeyID           int    `json:"key_id"`
+}
 
 // NTPPeer is the (empty) value of one get_ntp_peers entry.
 type NTPPeer struct{}

@@ -1,11 +1,15 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,13 +40,13 @@ func NewEOS(o Options) (Driver, error) {
 func (d *eosDriver) Capabilities() Capabilities { return Capabilities{CandidateConfig: true} }
 
 // showJSON runs "cmd | json" and decodes its output into v.
-func showJSON(o *op, cmd string, v any) error {
+func showJSON(o runner, cmd string, v any) error {
 	out, err := o.show(cmd + " | json")
 	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal([]byte(jsonBody(out)), v); err != nil {
-		return o.s.errf(ErrCommand, cmd+" | json", fmt.Errorf("bad JSON from the device: %w", err))
+		return o.errf(ErrCommand, cmd+" | json", fmt.Errorf("bad JSON from the device: %w", err))
 	}
 	return nil
 }
@@ -126,7 +130,7 @@ func (d *eosDriver) load(ctx context.Context, config string, replace bool) error
 				return err
 			}
 			if failed {
-				bad = o.s.errf(ErrCommand, kind+" candidate", fmt.Errorf("%q: %s", l, deviceMessage(out)))
+				bad = o.errf(ErrCommand, kind+" candidate", fmt.Errorf("%q: %s", l, deviceMessage(out)))
 				break
 			}
 		}
@@ -178,7 +182,7 @@ func (d *eosDriver) CommitConfig(ctx context.Context, message string, revertIn i
 	}
 	return d.s.run(ctx, func(o *op) error {
 		if d.sess == "" {
-			return o.s.errf(ErrCommand, "commit_config", errors.New("no candidate configuration loaded"))
+			return o.errf(ErrCommand, "commit_config", errors.New("no candidate configuration loaded"))
 		}
 		for _, cmd := range []string{"copy startup-config flash:rollback-0", "configure session " + d.sess + " commit"} {
 			if _, err := o.show(cmd); err != nil {
@@ -211,24 +215,44 @@ func (d *eosDriver) Rollback(ctx context.Context) error {
 // GetConfig implements Driver; the candidate is the pending session's
 // configuration.
 func (d *eosDriver) GetConfig(ctx context.Context, retrieve string) (Config, error) {
+	return d.GetConfigWith(ctx, ConfigOptions{Retrieve: retrieve})
+}
+
+// GetConfigWith implements ConfigGetter like NAPALM eos: the running and
+// candidate configurations come sanitized by the device ("show
+// running-config sanitized"), the startup one through EOS's sanitizing
+// patterns.
+func (d *eosDriver) GetConfigWith(ctx context.Context, co ConfigOptions) (Config, error) {
 	var c Config
+	retrieve := co.Retrieve
 	if err := checkRetrieve(retrieve); err != nil {
 		return c, err
 	}
-	err := d.s.run(ctx, func(o *op) error {
+	suffix := ""
+	if co.Sanitized {
+		suffix = " sanitized"
+	}
+	full := ""
+	if co.Full {
+		full = " all"
+	}
+	err := d.s.query(ctx, func(o runner) error {
 		var err error
 		if retrieve == "startup" || retrieve == "all" {
 			if c.Startup, err = o.show("show startup-config"); err != nil {
 				return err
 			}
+			if co.Sanitized && c.Startup != "" {
+				c.Startup = SanitizeConfig(c.Startup, EOSSanitizeFilters)
+			}
 		}
 		if retrieve == "running" || retrieve == "all" {
-			if c.Running, err = o.show("show running-config"); err != nil {
+			if c.Running, err = o.show("show running-config" + full + suffix); err != nil {
 				return err
 			}
 		}
 		if (retrieve == "candidate" || retrieve == "all") && d.sess != "" {
-			if c.Candidate, err = o.show("show session-config named " + d.sess); err != nil {
+			if c.Candidate, err = o.show("show session-config named " + d.sess + suffix); err != nil {
 				return err
 			}
 		}
@@ -288,7 +312,7 @@ func (e eosInterface) addresses() []eosIfAddr {
 	return nil
 }
 
-func (d *eosDriver) interfaces(o *op) (map[string]eosInterface, error) {
+func (d *eosDriver) interfaces(o runner) (map[string]eosInterface, error) {
 	var v struct {
 		Interfaces map[string]json.RawMessage `json:"interfaces"`
 	}
@@ -299,7 +323,7 @@ func (d *eosDriver) interfaces(o *op) (map[string]eosInterface, error) {
 	for name, raw := range v.Interfaces {
 		var e eosInterface
 		if err := json.Unmarshal(raw, &e); err != nil {
-			return nil, o.s.errf(ErrCommand, "show interfaces | json", err)
+			return nil, o.errf(ErrCommand, "show interfaces | json", err)
 		}
 		var addr struct {
 			InterfaceAddress json.RawMessage `json:"interfaceAddress"`
@@ -315,7 +339,7 @@ func (d *eosDriver) interfaces(o *op) (map[string]eosInterface, error) {
 // interfaces (JSON), as NAPALM eos.
 func (d *eosDriver) GetFacts(ctx context.Context) (Facts, error) {
 	f := Facts{Vendor: "Arista", InterfaceList: []string{}}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		var ver eosVersion
 		if err := showJSON(o, "show version", &ver); err != nil {
 			return err
@@ -355,7 +379,7 @@ func (d *eosDriver) GetFacts(ctx context.Context) (Facts, error) {
 // GetInterfaces implements Driver from show interfaces | json.
 func (d *eosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, error) {
 	res := map[string]Interface{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		ifs, err := d.interfaces(o)
 		if err != nil {
 			return err
@@ -383,7 +407,13 @@ func (d *eosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, er
 // keys (NAPALM eos reads show ip interface, which lists the same ones).
 func (d *eosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP, error) {
 	res := map[string]InterfaceIP{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
+		if ok, err := eosInterfacesIPNAPALM(o, res); ok || err != nil {
+			return err
+		}
+		if ok, err := eosInterfacesIPNAPALM(o, res); ok || err != nil {
+			return err
+		}
 		ifs, err := d.interfaces(o)
 		if err != nil {
 			return err
@@ -419,7 +449,7 @@ type eosARPNeighbor struct {
 // answering without VRFs is read as the default VRF).
 func (d *eosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
 	res := []ARPEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		var v struct {
 			VRFs map[string]struct {
 				Neighbors []eosARPNeighbor `json:"ipV4Neighbors"`
@@ -459,7 +489,7 @@ func (d *eosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, er
 // GetLLDPNeighbors implements Driver from show lldp neighbors | json.
 func (d *eosDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNeighbor, error) {
 	res := map[string][]LLDPNeighbor{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		var v struct {
 			Neighbors []struct {
 				Port           string `json:"port"`
@@ -490,10 +520,15 @@ func (d *eosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 		return nil, err
 	}
 	res := map[string][]LLDPNeighborDetail{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show lldp neighbors detail"
 		if iface != "" {
 			cmd = "show lldp neighbors " + iface + " detail"
+		}
+		// NAPALM eos sends "show lldp neighbors {filters} detail", two
+		// spaces without an interface.
+		if ok, err := eosLLDPDetailNAPALM(o, "show lldp neighbors "+iface+" detail", res); ok || err != nil {
+			return err
 		}
 		out, err := o.show(cmd)
 		if err != nil {
@@ -551,7 +586,10 @@ func (d *eosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 // the epoch, as in EOS's JSON).
 func (d *eosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
 	res := []MACEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
+		if ok, err := eosMACTableNAPALM(o, &res); ok || err != nil {
+			return err
+		}
 		out, err := o.show("show mac address-table")
 		if err != nil {
 			return err
@@ -595,7 +633,7 @@ var (
 func (d *eosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 	env := Environment{Fans: map[string]Fan{}, Temperature: map[string]Temperature{}, Power: map[string]Power{},
 		CPU: map[int]CPU{0: {Usage: 0}}}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		var ver eosVersion
 		if err := showJSON(o, "show version", &ver); err != nil {
 			return err
@@ -688,7 +726,7 @@ func (d *eosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 }
 
 // optionalJSON runs "cmd | json" and reports whether the device had it.
-func (d *eosDriver) optionalJSON(o *op, cmd string, v any) bool {
+func (d *eosDriver) optionalJSON(o runner, cmd string, v any) bool {
 	out, failed, err := o.send(cmd + " | json")
 	if err != nil || failed {
 		return false
@@ -696,12 +734,90 @@ func (d *eosDriver) optionalJSON(o *op, cmd string, v any) bool {
 	return json.Unmarshal([]byte(jsonBody(out)), v) == nil
 }
 
-// GetNTPServers implements Driver from the ntp section of the running
-// configuration.
+// GetNTPServers implements Driver like NAPALM eos: every "ntp" line of
+// the running configuration's ntp section with NAPALM's details (vrf,
+// iburst, key, version, prefer, and the address of a local-interface).
 func (d *eosDriver) GetNTPServers(ctx context.Context) (map[string]NTPServer, error) {
 	res := map[string]NTPServer{}
-	err := d.eachNTPLine(ctx, "server", func(addr string) { res[addr] = NTPServer{} })
+	err := d.s.query(ctx, func(o runner) error {
+		out, err := o.show("show running-config | section ntp")
+		if err != nil {
+			return err
+		}
+		var ifaces map[string]InterfaceIP
+		for l := range strings.SplitSeq(out, "\n") {
+			t := strings.Fields(l)
+			if len(t) < 3 || t[0] != "ntp" {
+				continue
+			}
+			det := &NTPServerDetails{Port: 123, Version: 4, AssociationType: "SERVER", NetworkInstance: "default", KeyID: -1}
+			idx := 3
+			if t[2] == "vrf" && len(t) >= 5 {
+				det.NetworkInstance, det.Address, idx = t[3], t[4], 5
+			} else {
+				det.Address = t[2]
+			}
+			family := 4
+			if a, err := netip.ParseAddr(det.Address); err == nil && a.Is6() && !a.Is4In6() {
+				family = 6
+			}
+			for idx < len(t) {
+				switch t[idx] {
+				case "iburst":
+					det.IBurst = true
+					idx++
+				case "prefer":
+					det.Prefer = true
+					idx++
+				case "key", "version":
+					if idx+1 < len(t) {
+						if t[idx] == "key" {
+							det.KeyID = atoi(t[idx+1], -1)
+						} else {
+							det.Version = atoi(t[idx+1], 4)
+						}
+					}
+					idx += 2
+				case "local-interface":
+					if idx+1 < len(t) {
+						if ifaces == nil {
+							ifaces = map[string]InterfaceIP{}
+							if _, err := eosInterfacesIPNAPALM(o, ifaces); err != nil {
+								return err
+							}
+						}
+						det.SourceAddress = eosSourceAddress(ifaces[t[idx+1]], family)
+					}
+					idx += 2
+				default:
+					idx++
+				}
+			}
+			res[det.Address] = NTPServer{NTPServerDetails: det}
+		}
+		return nil
+	})
 	return res, err
+}
+
+// eosSourceAddress picks an interface's address for an NTP server of
+// family 4 or 6, as NAPALM eos does (the lowest address, in the order
+// Python's dict would list them being unknown here).
+func eosSourceAddress(ip InterfaceIP, family int) string {
+	first := func(m map[string]IPPrefix) string {
+		keys := slices.Sorted(maps.Keys(m))
+		if len(keys) == 0 {
+			return ""
+		}
+		return keys[0]
+	}
+	switch {
+	case family == 6 && len(ip.IPv6) > 0:
+		return first(ip.IPv6)
+	case len(ip.IPv4) > 0:
+		return first(ip.IPv4)
+	}
+	return first(ip.IPv6)
 }
 
 // GetNTPPeers implements Driver from "ntp peer" lines of the running
@@ -713,7 +829,7 @@ func (d *eosDriver) GetNTPPeers(ctx context.Context) (map[string]NTPPeer, error)
 }
 
 func (d *eosDriver) eachNTPLine(ctx context.Context, kind string, fn func(addr string)) error {
-	return d.s.run(ctx, func(o *op) error {
+	return d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show running-config | section ntp")
 		if err != nil {
 			return err
@@ -738,7 +854,7 @@ var eosNTPRe = regexp.MustCompile(`(?i)^\s?(\+|\*|x|-)?([a-zA-Z0-9\.+-:]+)\s+([a
 // GetNTPStats implements Driver from show ntp associations (text).
 func (d *eosDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
 	res := []NTPStats{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show ntp associations")
 		if err != nil {
 			return err
@@ -767,7 +883,7 @@ func (d *eosDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
 // is left "".
 func (d *eosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
 	res := map[string]BGPVRF{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		var v struct {
 			VRFs map[string]struct {
 				RouterID string `json:"routerId"`
@@ -781,15 +897,24 @@ func (d *eosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, err
 				} `json:"peers"`
 			} `json:"vrfs"`
 		}
+		done, err := eosBGPNeighborsNAPALM(o, res)
+		if err != nil || done {
+			return err
+		}
+		// Devices (or simulators) without the per-VRF commands: the
+		// default VRF's summary and the running configuration.
 		out, failed, err := o.send("show ip bgp summary | json")
 		if err != nil {
 			return err
 		}
-		if failed || strings.Contains(out, "BGP inactive") {
+		if strings.Contains(out, "BGP inactive") || strings.Contains(out, "not configured") {
 			return nil
 		}
+		if failed {
+			return o.rejected("show ip bgp summary | json", out)
+		}
 		if err := json.Unmarshal([]byte(jsonBody(out)), &v); err != nil {
-			return o.s.errf(ErrCommand, "show ip bgp summary | json", err)
+			return o.errf(ErrCommand, "show ip bgp summary | json", err)
 		}
 		cfgText, _, err := o.send("show running-config | section router bgp")
 		if err != nil {
@@ -822,6 +947,112 @@ func (d *eosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, err
 	return res, err
 }
 
+// eosBGPPeer is one peer of show ip bgp neighbors vrf all | json.
+type eosBGPPeer struct {
+	PeerAddress        string   `json:"peerAddress"`
+	LocalASN           any      `json:"localAsn"`
+	ASN                any      `json:"asn"`
+	RouterID           string   `json:"routerId"`
+	State              string   `json:"state"`
+	IdleReason         string   `json:"idleReason"`
+	Description        string   `json:"description"`
+	EstablishedTime    *float64 `json:"establishedTime"`
+	PrefixesReceived   int      `json:"prefixesReceived"`
+	PrefixesSent       int      `json:"prefixesSent"`
+	V6PrefixesReceived int      `json:"v6PrefixesReceived"`
+	V6PrefixesSent     int      `json:"v6PrefixesSent"`
+}
+
+type eosBGPSummaryVRFs struct {
+	VRFs map[string]struct {
+		RouterID string `json:"routerId"`
+		Peers    map[string]struct {
+			PrefixAccepted int `json:"prefixAccepted"`
+		} `json:"peers"`
+	} `json:"vrfs"`
+}
+
+// eosBGPNeighborsNAPALM is NAPALM eos's get_bgp_neighbors: the IPv4 and
+// IPv6 summaries of every VRF (accepted prefixes, router ids) and the
+// neighbour details (state, description, counters). done is false when
+// the device does not know the first command.
+func eosBGPNeighborsNAPALM(o runner, res map[string]BGPVRF) (done bool, err error) {
+	var v4, v6 eosBGPSummaryVRFs
+	var nb4, nb6 struct {
+		VRFs map[string]struct {
+			PeerList []eosBGPPeer `json:"peerList"`
+		} `json:"vrfs"`
+	}
+	out, failed, err := o.send("show ip bgp summary vrf all | json")
+	if err != nil || failed || strings.Contains(out, "Invalid input") {
+		return false, err
+	}
+	if err := json.Unmarshal([]byte(jsonBody(out)), &v4); err != nil {
+		return true, o.errf(ErrCommand, "show ip bgp summary vrf all | json", fmt.Errorf("bad JSON from the device: %w", err))
+	}
+	for _, c := range []struct {
+		cmd string
+		v   any
+	}{{"show ipv6 bgp summary vrf all", &v6}, {"show ip bgp neighbors vrf all", &nb4}, {"show ipv6 bgp peers vrf all", &nb6}} {
+		if err := showJSON(o, c.cmd, c.v); err != nil {
+			return true, err
+		}
+	}
+	type vrfPeers = map[string]struct {
+		PeerList []eosBGPPeer `json:"peerList"`
+	}
+	for _, nb := range []vrfPeers{nb4.VRFs, nb6.VRFs} {
+		for name, vd := range nb {
+			key := name
+			if key == "default" {
+				key = "global"
+			}
+			vrf := res[key]
+			if vrf.Peers == nil {
+				vrf.Peers = map[string]BGPPeer{}
+			}
+			for _, p := range vd.PeerList {
+				ip := napalmIP(p.PeerAddress)
+				local, _ := asNumber(fmt.Sprint(p.LocalASN))
+				remote, _ := asNumber(fmt.Sprint(p.ASN))
+				acc4, acc6 := 0, 0
+				if s, ok := v4.VRFs[name].Peers[ip]; ok {
+					acc4 = s.PrefixAccepted
+				}
+				if s, ok := v6.VRFs[name].Peers[ip]; ok {
+					acc6 = s.PrefixAccepted
+				}
+				uptime := -1
+				if p.EstablishedTime != nil {
+					uptime = int(*p.EstablishedTime)
+				}
+				vrf.Peers[ip] = BGPPeer{LocalAS: local, RemoteAS: remote, RemoteID: napalmIP(p.RouterID),
+					IsUp: p.State == "Established", IsEnabled: p.State != "Idle" || p.IdleReason != "Administratively shut down",
+					Description: p.Description, Uptime: uptime, AddressFamily: map[string]BGPAFStats{
+						"ipv4": {ReceivedPrefixes: p.PrefixesReceived, AcceptedPrefixes: acc4, SentPrefixes: p.PrefixesSent},
+						"ipv6": {ReceivedPrefixes: p.V6PrefixesReceived, AcceptedPrefixes: acc6, SentPrefixes: p.V6PrefixesSent},
+					}}
+			}
+			res[key] = vrf
+		}
+	}
+	for _, s := range []eosBGPSummaryVRFs{v4, v6} {
+		for name, vd := range s.VRFs {
+			key := name
+			if key == "default" {
+				key = "global"
+			}
+			vrf := res[key]
+			if vrf.Peers == nil {
+				vrf.Peers = map[string]BGPPeer{}
+			}
+			vrf.RouterID = napalmIP(vd.RouterID)
+			res[key] = vrf
+		}
+	}
+	return true, nil
+}
+
 // Ping implements Driver like NAPALM eos.
 func (d *eosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error) {
 	pingDefaults(&p)
@@ -836,7 +1067,7 @@ func (d *eosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error)
 		cmd += " source " + p.Source
 	}
 	var res PingResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send(cmd)
 		if err != nil {
 			return err
@@ -854,20 +1085,30 @@ func (d *eosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error)
 	return res, err
 }
 
-// parseLinuxPing reads Linux iputils ping output (EOS).
+// parseLinuxPing reads Linux iputils ping output (EOS) as NAPALM eos:
+// unreachable and truncated replies are results with rtt 0.
 func parseLinuxPing(out string) *PingSuccess {
 	s := &PingSuccess{Results: []PingProbeRT{}}
 	for l := range strings.SplitSeq(out, "\n") {
 		f := strings.Fields(l)
 		switch {
-		case strings.Contains(l, "icmp") && len(f) >= 7 && f[1] == "bytes":
-			rtt := 0.0
-			for _, x := range f {
-				if v, ok := strings.CutPrefix(x, "time="); ok {
-					rtt = atof(v, 0)
+		case strings.Contains(l, "icmp"):
+			switch {
+			case strings.Contains(l, "Unreachable") && len(f) > 2:
+				if strings.Contains(f[2], "(") && len(f[2]) >= 2 {
+					s.Results = append(s.Results, PingProbeRT{IPAddress: f[2][1 : len(f[2])-1]})
+				} else {
+					s.Results = append(s.Results, PingProbeRT{IPAddress: f[1]})
 				}
+			case strings.Contains(l, "truncated") && len(f) > 4:
+				if strings.Contains(f[4], "(") && len(f[4]) >= 3 {
+					s.Results = append(s.Results, PingProbeRT{IPAddress: f[4][1 : len(f[4])-2]})
+				} else if len(f[3]) >= 1 {
+					s.Results = append(s.Results, PingProbeRT{IPAddress: f[3][:len(f[3])-1]})
+				}
+			case len(f) > 6 && f[1] == "bytes" && len(f[3]) >= 1 && len(f[6]) >= 5:
+				s.Results = append(s.Results, PingProbeRT{IPAddress: f[3][:len(f[3])-1], RTT: atof(f[6][5:], 0)})
 			}
-			s.Results = append(s.Results, PingProbeRT{IPAddress: strings.Trim(strings.TrimSuffix(f[3], ":"), "()"), RTT: rtt})
 		case strings.Contains(l, "packets transmitted") && len(f) >= 4:
 			s.ProbesSent = atoi(f[0], 0)
 			s.PacketLoss = s.ProbesSent - atoi(f[3], 0)
@@ -881,6 +1122,9 @@ func parseLinuxPing(out string) *PingSuccess {
 	return s
 }
 
+// eosTraceHopRe is NAPALM eos's traceroute hop line.
+var eosTraceHopRe = regexp.MustCompile(`\s?(\d+)` + strings.Repeat(`\s+((([a-zA-Z0-9\.:-]*)\s+\(?([a-fA-F0-9\.:][^\)]*)\)?)?\s+(\d+\.\d+)\s+ms|\*)`, 3))
+
 // Traceroute implements Driver like NAPALM eos (Linux traceroute through
 // bash, bounded by TTL x timeout).
 func (d *eosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (TracerouteResult, error) {
@@ -888,13 +1132,14 @@ func (d *eosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Tracer
 	if err := checkProbeArgs(d.s, "traceroute", t.Destination, t.Source, t.VRF); err != nil {
 		return TracerouteResult{}, err
 	}
-	cmd := fmt.Sprintf("bash timeout %d traceroute %s", t.TTL*t.Timeout, t.Destination)
+	src := ""
 	if t.Source != "" {
-		cmd += " -s " + t.Source
+		src = "-s " + t.Source
 	}
-	cmd += fmt.Sprintf(" -m %d -w %d", t.TTL, t.Timeout)
+	// NAPALM's command text, spaces included (two without a source).
+	cmd := fmt.Sprintf("bash timeout %d traceroute %s %s -m %d -w %d", t.TTL*t.Timeout, t.Destination, src, t.TTL, t.Timeout)
 	var res TracerouteResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		if t.VRF != "" {
 			if _, err := o.show("cli vrf " + t.VRF); err != nil {
 				res.Error = "Cannot execute traceroute on the device: cli vrf " + t.VRF
@@ -909,8 +1154,207 @@ func (d *eosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Tracer
 			res.Error = "Cannot execute traceroute on the device: " + cmd
 			return nil
 		}
-		res.Success = parseTraceroute(out, "*", "*", float64(t.Timeout)*1000)
+		res.Success = parseHopTraceroute(eosTraceHopRe, out, float64(t.Timeout)*1000)
 		return nil
 	})
 	return res, err
+}
+
+// tryJSON runs "cmd | json" and decodes it into v; ok is false (and err
+// nil) when the device does not know the command in JSON.
+func tryJSON(o runner, cmd string, v any) (ok bool, err error) {
+	out, failed, err := o.send(cmd + " | json")
+	if err != nil {
+		return false, err
+	}
+	body := jsonBody(out)
+	if failed || !strings.HasPrefix(body, "{") {
+		return false, nil
+	}
+	if err := json.Unmarshal([]byte(body), v); err != nil {
+		return false, o.errf(ErrCommand, cmd+" | json", fmt.Errorf("bad JSON from the device: %w", err))
+	}
+	return true, nil
+}
+
+// eosInterfacesIPNAPALM is NAPALM eos's get_interfaces_ip from show ip
+// interface and show ipv6 interface in JSON.
+func eosInterfacesIPNAPALM(o runner, res map[string]InterfaceIP) (bool, error) {
+	type addr struct {
+		Address string `json:"address"`
+		MaskLen int    `json:"maskLen"`
+	}
+	var v4 struct {
+		Interfaces map[string]struct {
+			InterfaceAddress struct {
+				PrimaryIP               *addr  `json:"primaryIp"`
+				SecondaryIPsOrderedList []addr `json:"secondaryIpsOrderedList"`
+			} `json:"interfaceAddress"`
+		} `json:"interfaces"`
+	}
+	type addr6 struct {
+		Address string `json:"address"`
+		Subnet  string `json:"subnet"`
+	}
+	var v6 struct {
+		Interfaces map[string]struct {
+			LinkLocal *addr6  `json:"linkLocal"`
+			Addresses []addr6 `json:"addresses"`
+		} `json:"interfaces"`
+	}
+	ok, err := tryJSON(o, "show ip interface", &v4)
+	if !ok || err != nil {
+		return ok, err
+	}
+	out, failed, err := o.send("show ipv6 interface | json")
+	if err != nil {
+		return true, err
+	}
+	if failed || !strings.HasPrefix(jsonBody(out), "{") {
+		if !strings.Contains(out, "No IPv6 configured interfaces") {
+			return true, o.rejected("show ipv6 interface | json", out)
+		}
+	} else if err := json.Unmarshal([]byte(jsonBody(out)), &v6); err != nil {
+		return true, o.errf(ErrCommand, "show ipv6 interface | json", fmt.Errorf("bad JSON from the device: %w", err))
+	}
+	entry := func(name string) InterfaceIP {
+		e, ok := res[name]
+		if !ok {
+			e = InterfaceIP{IPv4: map[string]IPPrefix{}, IPv6: map[string]IPPrefix{}}
+		}
+		return e
+	}
+	for name, d := range v4.Interfaces {
+		e := entry(name)
+		var list []addr
+		if p := d.InterfaceAddress.PrimaryIP; p != nil && p.Address != "0.0.0.0" {
+			list = append(list, *p)
+		}
+		list = append(list, d.InterfaceAddress.SecondaryIPsOrderedList...)
+		for _, a := range list {
+			if a.Address == "" {
+				continue
+			}
+			ip := napalmIP(a.Address)
+			if _, dup := e.IPv4[ip]; !dup {
+				e.IPv4[ip] = IPPrefix{PrefixLength: a.MaskLen}
+			}
+		}
+		res[name] = e
+	}
+	for name, d := range v6.Interfaces {
+		e := entry(name)
+		var list []addr6
+		if d.LinkLocal != nil {
+			list = append(list, *d.LinkLocal)
+		}
+		list = append(list, d.Addresses...)
+		for _, a := range list {
+			if a.Address == "" {
+				continue
+			}
+			sub := cmp.Or(a.Subnet, "::/0")
+			ml := atoi(sub[strings.LastIndexByte(sub, '/')+1:], 0)
+			ip := napalmIP(a.Address)
+			if _, dup := e.IPv6[ip]; !dup {
+				e.IPv6[ip] = IPPrefix{PrefixLength: ml}
+			}
+		}
+		res[name] = e
+	}
+	return true, nil
+}
+
+// eosLLDPDetailNAPALM is NAPALM eos's get_lldp_neighbors_detail from the
+// JSON of show lldp neighbors [IFACE] detail.
+func eosLLDPDetailNAPALM(o runner, cmd string, res map[string][]LLDPNeighborDetail) (bool, error) {
+	var v struct {
+		Neighbors map[string]struct {
+			Info []struct {
+				ChassisID     string          `json:"chassisId"`
+				ChassisIDType string          `json:"chassisIdType"`
+				SystemName    string          `json:"systemName"`
+				SystemDescr   string          `json:"systemDescription"`
+				Capabilities  json.RawMessage `json:"systemCapabilities"`
+				Interface     struct {
+					ID          string `json:"interfaceId"`
+					Description string `json:"interfaceDescription"`
+				} `json:"neighborInterfaceInfo"`
+			} `json:"lldpNeighborInfo"`
+		} `json:"lldpNeighbors"`
+	}
+	ok, err := tryJSON(o, cmd, &v)
+	if !ok || err != nil {
+		return ok, err
+	}
+	for iface, d := range v.Neighbors {
+		for _, n := range d.Info {
+			var all, enabled []string
+			caps := payloadOrderedBools(n.Capabilities)
+			for _, c := range caps {
+				all = append(all, c.k)
+				if c.v {
+					enabled = append(enabled, c.k)
+				}
+			}
+			chassis := n.ChassisID
+			if n.ChassisIDType == "macAddress" {
+				chassis = macOr(chassis)
+			}
+			res[iface] = append(res[iface], LLDPNeighborDetail{ParentInterface: iface,
+				RemotePort: strings.ReplaceAll(n.Interface.ID, `"`, ""), RemotePortDescription: n.Interface.Description,
+				RemoteSystemName: n.SystemName, RemoteSystemDescription: n.SystemDescr, RemoteChassisID: chassis,
+				RemoteSystemCapab: lldpCapab(strings.Join(all, ","), lldpCapabNames), RemoteSystemEnableCapab: lldpCapab(strings.Join(enabled, ","), lldpCapabNames)})
+		}
+	}
+	return true, nil
+}
+
+type kvBool struct {
+	k string
+	v bool
+}
+
+// payloadOrderedBools decodes a JSON object of booleans ({} or absent
+// gives none).
+func payloadOrderedBools(raw json.RawMessage) []kvBool {
+	var m map[string]bool
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	out := make([]kvBool, 0, len(m))
+	for k, v := range m {
+		out = append(out, kvBool{k, v})
+	}
+	return out
+}
+
+// eosMACTableNAPALM is NAPALM eos's get_mac_address_table from show mac
+// address-table in JSON (the unicast table).
+func eosMACTableNAPALM(o runner, res *[]MACEntry) (bool, error) {
+	var v struct {
+		Unicast struct {
+			Entries []struct {
+				VLAN      int      `json:"vlanId"`
+				Interface string   `json:"interface"`
+				MAC       string   `json:"macAddress"`
+				Type      string   `json:"entryType"`
+				LastMove  *float64 `json:"lastMove"`
+				Moves     int      `json:"moves"`
+			} `json:"tableEntries"`
+		} `json:"unicastTable"`
+	}
+	ok, err := tryJSON(o, "show mac address-table", &v)
+	if !ok || err != nil {
+		return ok, err
+	}
+	for _, e := range v.Unicast.Entries {
+		lm := 0.0
+		if e.LastMove != nil {
+			lm = *e.LastMove
+		}
+		*res = append(*res, MACEntry{MAC: macOr(e.MAC), Interface: e.Interface, VLAN: e.VLAN, Active: true,
+			Static: e.Type == "static", Moves: e.Moves, LastMove: lm})
+	}
+	return true, nil
 }

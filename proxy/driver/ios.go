@@ -1,10 +1,14 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -154,7 +158,7 @@ func (d *iosDriver) writeFile(o *op, name, text string) error {
 	text = out.String()
 	for _, bad := range []string{"error writing", "couldn't open", "invalid command name", "%Error"} {
 		if strings.Contains(text, bad) {
-			return o.s.errf(ErrCommand, "write "+d.path(name), errors.New(deviceMessage(text)))
+			return o.errf(ErrCommand, "write "+d.path(name), errors.New(deviceMessage(text)))
 		}
 	}
 	return nil
@@ -323,7 +327,7 @@ func (d *iosDriver) CommitConfig(ctx context.Context, message string, revertIn i
 	}
 	return d.s.run(ctx, func(o *op) error {
 		if !d.loaded {
-			return o.s.errf(ErrCommand, "commit_config", errors.New("no candidate configuration loaded"))
+			return o.errf(ErrCommand, "commit_config", errors.New("no candidate configuration loaded"))
 		}
 		name := d.mergeCfg
 		if d.replace {
@@ -334,7 +338,7 @@ func (d *iosDriver) CommitConfig(ctx context.Context, message string, revertIn i
 			return err
 		}
 		if !ok {
-			return o.s.errf(ErrCommand, "commit_config", fmt.Errorf("candidate config file %s does not exist", d.path(name)))
+			return o.errf(ErrCommand, "commit_config", fmt.Errorf("candidate config file %s does not exist", d.path(name)))
 		}
 		if _, err := d.copyFile(o, "running-config", d.path(d.rollbackCfg)); err != nil {
 			return err
@@ -349,10 +353,10 @@ func (d *iosDriver) CommitConfig(ctx context.Context, message string, revertIn i
 				return err
 			}
 			if strings.Contains(out, "%Please turn config archive on") {
-				return o.s.errf(ErrCommand, cmd, errors.New("replace requires the Cisco 'archive' feature to be enabled"))
+				return o.errf(ErrCommand, cmd, errors.New("replace requires the Cisco 'archive' feature to be enabled"))
 			}
 			if replaceFailed(out) {
-				return o.s.errf(ErrCommand, cmd, fmt.Errorf("candidate config could not be applied: %s", deviceMessage(out)))
+				return o.errf(ErrCommand, cmd, fmt.Errorf("candidate config could not be applied: %s", deviceMessage(out)))
 			}
 		} else {
 			cmd := "copy " + d.path(name) + " running-config"
@@ -362,7 +366,7 @@ func (d *iosDriver) CommitConfig(ctx context.Context, message string, revertIn i
 			}
 			if strings.Contains(out, "Invalid input detected") {
 				rbErr := d.rollback(o)
-				return o.s.errf(ErrCommand, cmd, errors.Join(
+				return o.errf(ErrCommand, cmd, errors.Join(
 					fmt.Errorf("configuration merge failed; automatic rollback attempted: %s", deviceMessage(out)), rbErr))
 			}
 		}
@@ -404,7 +408,7 @@ func (d *iosDriver) rollback(o *op) error {
 		return err
 	}
 	if !ok {
-		return o.s.errf(ErrCommand, "rollback", errors.New("rollback config file does not exist"))
+		return o.errf(ErrCommand, "rollback", errors.New("rollback config file does not exist"))
 	}
 	cmd := "configure replace " + d.path(d.rollbackCfg) + " force"
 	out, _, err := o.interactive(cmd)
@@ -412,7 +416,7 @@ func (d *iosDriver) rollback(o *op) error {
 		return err
 	}
 	if replaceFailed(out) {
-		return o.s.errf(ErrCommand, cmd, errors.New(deviceMessage(out)))
+		return o.errf(ErrCommand, cmd, errors.New(deviceMessage(out)))
 	}
 	return d.save(o)
 }
@@ -422,15 +426,22 @@ func (d *iosDriver) Rollback(ctx context.Context) error {
 	return d.s.run(ctx, func(o *op) error { return d.rollback(o) })
 }
 
-var iosConfigHeader = regexp.MustCompile(`(?m)^(?:Building configuration.*|Current configuration :.*|! Last configuration change at.*|! NVRAM config last updated at.*|Using \d+ out of \d+ bytes.*)$`)
+// iosConfigHeader is NAPALM ios get_config's filter of the lines IOS adds.
+var iosConfigHeader = regexp.MustCompile(`(?m)^(?:Building configuration.*|Current configuration :.*|! Last configuration change at.*|! NVRAM config last updated at.*)$`)
 
 // GetConfig implements Driver; IOS has no candidate (always "").
 func (d *iosDriver) GetConfig(ctx context.Context, retrieve string) (Config, error) {
+	return d.GetConfigWith(ctx, ConfigOptions{Retrieve: retrieve})
+}
+
+// GetConfigWith implements ConfigGetter like NAPALM ios.
+func (d *iosDriver) GetConfigWith(ctx context.Context, co ConfigOptions) (Config, error) {
 	var c Config
+	retrieve := co.Retrieve
 	if err := checkRetrieve(retrieve); err != nil {
 		return c, err
 	}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		if retrieve == "startup" || retrieve == "all" {
 			out, err := o.show("show startup-config")
 			if err != nil {
@@ -439,7 +450,11 @@ func (d *iosDriver) GetConfig(ctx context.Context, retrieve string) (Config, err
 			c.Startup = strings.TrimSpace(iosConfigHeader.ReplaceAllString(out, ""))
 		}
 		if retrieve == "running" || retrieve == "all" {
-			out, err := o.show("show running-config")
+			cmd := "show running-config"
+			if co.Full {
+				cmd += " all"
+			}
+			out, err := o.show(cmd)
 			if err != nil {
 				return err
 			}
@@ -447,6 +462,9 @@ func (d *iosDriver) GetConfig(ctx context.Context, retrieve string) (Config, err
 		}
 		return nil
 	})
+	if err == nil && co.Sanitized {
+		c = SanitizeConfigs(c, CiscoSanitizeFilters)
+	}
 	return c, err
 }
 
@@ -462,7 +480,7 @@ var (
 func (d *iosDriver) GetFacts(ctx context.Context) (Facts, error) {
 	f := Facts{Vendor: "Cisco", Uptime: -1, SerialNumber: "Unknown", FQDN: "Unknown", OSVersion: "Unknown",
 		Hostname: "Unknown", Model: "Unknown", InterfaceList: []string{}}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		ver, err := o.show("show version")
 		if err != nil {
 			return err
@@ -523,6 +541,7 @@ func (d *iosDriver) GetFacts(ctx context.Context) (Facts, error) {
 var (
 	iosIfRe1  = regexp.MustCompile(`^(\S+?)\s+is\s+(.+?),\s+line\s+protocol\s+is\s+(\S+)`)
 	iosIfRe2  = regexp.MustCompile(`^(\S+)\s+is\s+(up|down)`)
+	iosIfRe3  = regexp.MustCompile(`^(Control Plane Interface)\s+is\s+(.+?),\s+line\s+protocol\s+is\s+(\S+)`)
 	iosMACRe  = regexp.MustCompile(`^\s+Hardware.+address\s+is\s+([0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4})`)
 	iosDescRe = regexp.MustCompile(`^\s+Description:\s+(.+?)$`)
 	iosMTURe  = regexp.MustCompile(`^\s+MTU\s+(\d+).+BW\s+(\d+)\s+([KMG]?b)`)
@@ -532,7 +551,7 @@ var (
 // -1, as in NAPALM ios).
 func (d *iosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, error) {
 	res := map[string]Interface{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show interfaces")
 		if err != nil {
 			return err
@@ -540,7 +559,11 @@ func (d *iosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, er
 		var name, desc, mac string
 		var enabled, up, have bool
 		for l := range strings.SplitSeq(out, "\n") {
-			if m := iosIfRe1.FindStringSubmatch(l); m != nil {
+			m := iosIfRe1.FindStringSubmatch(l)
+			if m == nil && iosIfRe2.FindStringSubmatch(l) == nil {
+				m = iosIfRe3.FindStringSubmatch(l)
+			}
+			if m != nil {
 				name, enabled, up, have = m[1], !strings.Contains(strings.ToLower(m[2]), "admin"), strings.Contains(m[3], "up"), true
 				desc, mac = "", ""
 			} else if m := iosIfRe2.FindStringSubmatch(l); m != nil {
@@ -581,7 +604,7 @@ var (
 // interface; interfaces without addresses are left out, as in NAPALM ios.
 func (d *iosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP, error) {
 	res := map[string]InterfaceIP{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		v4, err := o.show("show ip interface")
 		if err != nil {
 			return err
@@ -608,7 +631,7 @@ func (d *iosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP
 				res[name] = e
 			}
 		}
-		if failed {
+		if failed || strings.Contains(v6, "% Invalid input detected at") {
 			return nil
 		}
 		name = ""
@@ -645,7 +668,7 @@ func (d *iosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, er
 		return nil, err
 	}
 	res := []ARPEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show arp | exclude Incomplete"
 		if vrf != "" {
 			cmd = "show arp vrf " + vrf + " | exclude Incomplete"
@@ -688,15 +711,106 @@ func (d *iosDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNeig
 	}), nil
 }
 
-var iosLLDPField = regexp.MustCompile(`^(Local Int(?:er)?f(?:ace)?|Chassis id|Port id|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities)\s*?[:-]\s*(.*)$`)
+var (
+	iosLLDPLocal   = regexp.MustCompile(`^Local Int(?:er)?f(?:ace)?\s*?[:-]\s+(.*)`)
+	iosLLDPChassis = regexp.MustCompile(`^Chassis id\s*?[:-]\s+(.*)`)
+	iosLLDPPort    = regexp.MustCompile(`^Port id\s*?[:-]\s+(.*)`)
+	iosLLDPPortD   = regexp.MustCompile(`^Port Description\s*?[:-]\s+(.+)`)
+	iosLLDPName    = regexp.MustCompile(`^System Name\s*?[:-]\s+(.*)`)
+	iosLLDPDescrNL = regexp.MustCompile(`^System Description:`)
+	iosLLDPDescr   = regexp.MustCompile(`^System Description\s*-\s*(.+)`)
+	iosLLDPCapab   = regexp.MustCompile(`^System Capabilities\s*?[:-]\s+(.*)`)
+	iosLLDPEnabled = regexp.MustCompile(`^Enabled Capabilities\s*?[:-]\s+(.*)`)
+	iosLLDPBriefIf = regexp.MustCompile(`^.{20}([^\s]{1,15})`)
+)
 
-// GetLLDPNeighborsDetail implements Driver from show lldp neighbors detail.
+// iosLLDPRow is one neighbour of show lldp neighbors detail, as NAPALM's
+// textfsm template reads it.
+type iosLLDPRow struct {
+	local string
+	e     LLDPNeighborDetail
+	capab string
+	enab  string
+}
+
+func (r iosLLDPRow) empty() bool {
+	e := r.e
+	return r.local == "" && e.RemoteChassisID == "" && e.RemotePort == "" && e.RemotePortDescription == "" &&
+		e.RemoteSystemName == "" && e.RemoteSystemDescription == "" && r.capab == "" && r.enab == ""
+}
+
+// parseIOSLLDPDetail reads show lldp neighbors detail: a neighbour is
+// recorded at its "Enabled Capabilities" line (and at the end, when
+// something was read); "System Description:" takes the next line whole.
+func parseIOSLLDPDetail(out string) []iosLLDPRow {
+	var rows []iosLLDPRow
+	var r iosLLDPRow
+	descr := false
+	for l := range strings.SplitSeq(out, "\n") {
+		l = strings.TrimRight(l, "\r")
+		if descr {
+			descr = false
+			r.e.RemoteSystemDescription = strings.TrimRight(l, " ")
+			continue
+		}
+		if m := iosLLDPLocal.FindStringSubmatch(l); m != nil {
+			r.local = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPChassis.FindStringSubmatch(l); m != nil {
+			r.e.RemoteChassisID = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPPort.FindStringSubmatch(l); m != nil {
+			r.e.RemotePort = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPPortD.FindStringSubmatch(l); m != nil {
+			r.e.RemotePortDescription = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPName.FindStringSubmatch(l); m != nil {
+			r.e.RemoteSystemName = strings.TrimRight(m[1], " ")
+		} else if iosLLDPDescrNL.MatchString(l) {
+			descr = true
+		} else if m := iosLLDPDescr.FindStringSubmatch(l); m != nil {
+			r.e.RemoteSystemDescription = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPCapab.FindStringSubmatch(l); m != nil {
+			r.capab = strings.TrimRight(m[1], " ")
+		} else if m := iosLLDPEnabled.FindStringSubmatch(l); m != nil {
+			r.enab = strings.TrimRight(m[1], " ")
+			rows = append(rows, r)
+			r = iosLLDPRow{}
+		}
+	}
+	if !r.empty() {
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// parseIOSLLDPBrief lists the local interfaces of show lldp neighbors, in
+// order (the column after the 20 characters of the device id).
+func parseIOSLLDPBrief(out string) []string {
+	var res []string
+	in := false
+	for l := range strings.SplitSeq(out, "\n") {
+		l = strings.TrimRight(l, "\r")
+		if !in {
+			in = strings.HasPrefix(l, "Device ID")
+			continue
+		}
+		if strings.HasPrefix(l, "Total entries displayed") || l == "" {
+			break
+		}
+		if m := iosLLDPBriefIf.FindStringSubmatch(l); m != nil {
+			res = append(res, m[1])
+		}
+	}
+	return res
+}
+
+// GetLLDPNeighborsDetail implements Driver from show lldp neighbors detail;
+// when the details lack "Local Intf:" (older IOS), the local interfaces come
+// from show lldp neighbors, in the same order, as in NAPALM ios.
 func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (map[string][]LLDPNeighborDetail, error) {
 	if err := safeArg(d.s, "interface", iface); err != nil {
 		return nil, err
 	}
 	res := map[string][]LLDPNeighborDetail{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show lldp neighbors detail"
 		if iface != "" {
 			cmd = "show lldp neighbors " + iface + " detail"
@@ -705,52 +819,41 @@ func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 		if err != nil {
 			return err
 		}
-		var local string
-		var e LLDPNeighborDetail
-		wantDescr := false
-		for l := range strings.SplitSeq(out, "\n") {
-			l = strings.TrimRight(l, " ")
-			if wantDescr {
-				wantDescr = false
-				e.RemoteSystemDescription = strings.TrimSpace(l)
-				continue
+		rows := parseIOSLLDPDetail(out)
+		if len(rows) == 0 {
+			return nil
+		}
+		var locals []string
+		if rows[0].local == "" {
+			cmd := "show lldp neighbors"
+			if iface != "" {
+				cmd = "show lldp neighbors " + iface
 			}
-			m := iosLLDPField.FindStringSubmatch(l)
-			if m == nil {
-				continue
+			brief, err := o.show(cmd)
+			if err != nil {
+				return err
 			}
-			v := strings.TrimSpace(m[2])
-			if strings.Contains(v, "not advertised") {
-				v = ""
+			locals = parseIOSLLDPBrief(brief)
+			if len(locals) != len(rows) {
+				return o.errf(ErrCommand, cmd, fmt.Errorf("LLDP neighbor count has changed between commands (%d interfaces, %d entries)", len(locals), len(rows)))
 			}
-			switch {
-			case strings.HasPrefix(m[1], "Local"):
-				local = canonicalInterface(v, false)
-				e = LLDPNeighborDetail{}
-			case m[1] == "Chassis id":
-				e.RemoteChassisID = macOr(v)
-			case m[1] == "Port id":
-				e.RemotePort = v
-			case m[1] == "Port Description":
-				e.RemotePortDescription = v
-			case m[1] == "System Name":
-				e.RemoteSystemName = v
-			case m[1] == "System Description":
-				if v == "" {
-					wantDescr = true
-				} else {
-					e.RemoteSystemDescription = v
+		}
+		for i, r := range rows {
+			local := r.local
+			if local == "" && i < len(locals) {
+				local = locals[i]
+			}
+			e := r.e
+			e.RemoteChassisID = macOr(e.RemoteChassisID)
+			for _, f := range []*string{&e.RemoteChassisID, &e.RemotePort, &e.RemotePortDescription, &e.RemoteSystemName, &e.RemoteSystemDescription, &r.capab, &r.enab} {
+				if strings.Contains(*f, "not advertised") {
+					*f = ""
 				}
-			case m[1] == "System Capabilities":
-				e.RemoteSystemCapab = lldpCapab(v, lldpCapabCodes)
-			case m[1] == "Enabled Capabilities":
-				e.RemoteSystemEnableCapab = lldpCapab(v, lldpCapabCodes)
-				if e.RemoteSystemCapab == nil {
-					e.RemoteSystemCapab = []string{} // no "System Capabilities" line
-				}
-				res[local] = append(res[local], e)
-				e = LLDPNeighborDetail{}
 			}
+			e.RemoteSystemCapab = lldpCapab(r.capab, lldpCapabCodes)
+			e.RemoteSystemEnableCapab = lldpCapab(r.enab, lldpCapabCodes)
+			local = canonicalInterface(local, false)
+			res[local] = append(res[local], e)
 		}
 		return nil
 	})
@@ -759,34 +862,140 @@ func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 
 var ciscoMACRe = regexp.MustCompile(`^[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}$`)
 
-// GetMACAddressTable implements Driver from show mac address-table (moves
-// and last_move are -1, as in NAPALM ios).
-func (d *iosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
+// The line formats of show mac address-table NAPALM ios knows (ISR
+// "Destination Address" tables, Catalyst 2960/3560/4500/4948/6500).
+var (
+	iosMACDefault = regexp.MustCompile(`^[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}`)
+	iosMAC6500    = regexp.MustCompile(`^(?:\*\s+)?\d{1,4}\s+[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\s+`)
+	iosMACFill1   = regexp.MustCompile(`^\s{51}\S+`)
+	iosMACFill2   = regexp.MustCompile(`^\s{32,34}\S+`)
+	iosMACRouter  = regexp.MustCompile(`^R\s+\d{1,4}\s+.*Router`)
+	iosMACRouterN = regexp.MustCompile(`^R\s+N/A\s+[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}.*Router`)
+	iosMACVlanMAC = regexp.MustCompile(`^\d{1,4}\s+[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\s+`)
+	iosMACPhyInt  = regexp.MustCompile(`^(?:\w{1,2}\d{1,3}/\d{1,2}|\w{1,2}\d{1,3})\s+[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\s+`)
+	iosMAC2960All = regexp.MustCompile(`^All\s+[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}\.[a-fA-F0-9]{4}`)
+	iosMACDashes  = regexp.MustCompile(`(?m)^----.*`)
+	iosMACStar    = regexp.MustCompile(`(?m)^\*`)
+	iosMACSkip    = []*regexp.Regexp{
+		regexp.MustCompile(`^Vlan\s+Mac Address\s+`),
+		regexp.MustCompile(`Total Mac Addresses`),
+		regexp.MustCompile(`Multicast Entries`),
+		regexp.MustCompile(`vlan.*mac.*address.*type.*`),
+		regexp.MustCompile(`Displaying entries from active supervisor:\s+\w+\s+\[\d\]:`),
+		regexp.MustCompile(`EHWIC:.*`),
+		regexp.MustCompile(`Destination Address.*Address.*Type.*VLAN.*Destination.*Port`),
+	}
+)
+
+// iosMACEntry is NAPALM ios's process_mac_fields.
+func iosMACEntry(vlan, mac, typ, iface string) MACEntry {
+	e := MACEntry{MAC: macOr(mac), Interface: iface, Active: true, Moves: -1, LastMove: -1}
+	switch strings.ToLower(typ) {
+	case "self", "static", "system":
+		e.Static = true
+		if strings.EqualFold(vlan, "all") {
+			vlan = "0"
+		}
+		li := strings.ToLower(iface)
+		if li == "cpu" || strings.Contains(li, "router") || strings.Contains(li, "switch") {
+			e.Interface = ""
+		}
+	}
+	e.VLAN = atoi(vlan, 0)
+	return e
+}
+
+// parseIOSMACTable reads show mac address-table in every format NAPALM ios
+// reads; multicast rows list their ports comma-separated (one entry each),
+// continued on lines of their own (filled down from the row above).
+func parseIOSMACTable(out string) []MACEntry {
 	res := []MACEntry{}
-	err := d.s.run(ctx, func(o *op) error {
-		out, err := o.show("show mac address-table")
+	parts := iosMACDashes.Split(out, -1)
+	if len(parts) < 2 {
+		return res
+	}
+	out = strings.TrimSpace(strings.Join(parts[1:], "\n"))
+	out = iosMACStar.ReplaceAllString(out, "")
+	var fv, fm, ft string
+	each := func(vlan, mac, typ, ifaces string) {
+		if strings.Contains(ifaces, ",") {
+			fv, fm, ft = vlan, mac, typ
+		}
+		for i := range strings.SplitSeq(ifaces, ",") {
+			res = append(res, iosMACEntry(vlan, mac, typ, i))
+		}
+	}
+	for line := range strings.SplitSeq(out, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if iosMACFill1.MatchString(line) || iosMACFill2.MatchString(line) {
+			for i := range strings.SplitSeq(strings.TrimSpace(line), ",") {
+				res = append(res, iosMACEntry(fv, fm, ft, i))
+			}
+			continue
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "---") {
+			line = "0" + line[3:]
+		}
+		f := strings.Fields(line)
+		switch {
+		case iosMACDefault.MatchString(line):
+			if len(f) == 4 {
+				res = append(res, iosMACEntry(f[2], f[0], f[1], f[3]))
+			}
+		case iosMAC6500.MatchString(line) && len(f) >= 6:
+			switch len(f) {
+			case 7:
+				each(f[1], f[2], f[3], f[6])
+			case 6:
+				each(f[0], f[1], f[2], f[5])
+			}
+		case iosMACVlanMAC.MatchString(line) && len(f) == 5:
+			res = append(res, iosMACEntry(f[0], f[1], f[2], f[4]))
+		case iosMACPhyInt.MatchString(line) && len(f) == 5:
+			res = append(res, iosMACEntry("-1", f[1], f[2], canonicalInterface(f[0], false)))
+		case slices.ContainsFunc(iosMACSkip[:1], func(r *regexp.Regexp) bool { return r.MatchString(line) }):
+		case (iosMAC2960All.MatchString(line) || iosMACVlanMAC.MatchString(line)) && len(f) == 4:
+			each(f[0], f[1], f[2], f[3])
+		case iosMACVlanMAC.MatchString(line) && len(f) == 3:
+			res = append(res, iosMACEntry(f[0], f[1], f[2], ""))
+		case iosMACPhyInt.MatchString(line) && len(f) == 4:
+			res = append(res, iosMACEntry("-1", f[1], f[2], f[3]))
+		case iosMACRouter.MatchString(line) && len(f) == 7:
+			res = append(res, iosMACEntry(f[1], f[2], f[3], f[6]))
+		case iosMACRouterN.MatchString(line) && len(f) == 7:
+			res = append(res, iosMACEntry(strings.ReplaceAll(f[1], "N/A", "0"), f[2], f[3], f[6]))
+		}
+	}
+	return res
+}
+
+// GetMACAddressTable implements Driver from show mac-address-table (show
+// mac address-table where the first is not known), as NAPALM ios: moves
+// and last_move are -1.
+func (d *iosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
+	var res []MACEntry
+	err := d.s.query(ctx, func(o runner) error {
+		out, _, err := o.send("show mac-address-table")
 		if err != nil {
 			return err
 		}
-		for l := range strings.SplitSeq(out, "\n") {
-			f := strings.Fields(strings.TrimLeft(l, "*"))
-			if len(f) < 4 || !ciscoMACRe.MatchString(f[1]) {
-				continue
+		if strings.Contains(out, "% Invalid") || out == "" {
+			if out, err = o.show("show mac address-table"); err != nil {
+				return err
 			}
-			vlan := 0
-			if !strings.EqualFold(f[0], "All") {
-				vlan = atoi(f[0], 0)
-			}
-			res = append(res, MACEntry{MAC: normalizeMAC(f[1]), Interface: canonicalInterface(f[len(f)-1], false), VLAN: vlan,
-				Static: strings.Contains(strings.ToUpper(f[2]), "STATIC"), Active: true, Moves: -1, LastMove: -1})
 		}
+		res = parseIOSMACTable(iosPostprocess(out))
 		return nil
 	})
 	return res, err
 }
 
 var (
-	iosCPURe  = regexp.MustCompile(`one minute: (\d+)%`)
+	iosCPURe  = regexp.MustCompile(`^.*one minute: (\d+)%; five.*$`)
 	iosTempRe = regexp.MustCompile(`^(.*) Temperature Value`)
 )
 
@@ -802,33 +1011,38 @@ func (d *iosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 		CPU:         map[int]CPU{0: {Usage: 0}},
 		Memory:      Memory{AvailableRAM: -1, UsedRAM: -1},
 	}
-	err := d.s.run(ctx, func(o *op) error {
-		out, failed, err := o.send("show processes cpu | include CPU utilization")
+	err := d.s.query(ctx, func(o runner) error {
+		out, failed, err := o.send("show proc cpu")
 		if err != nil {
 			return err
 		}
-		if m := iosCPURe.FindStringSubmatch(out); !failed && m != nil {
-			env.CPU[0] = CPU{Usage: atof(m[1], 0)}
+		for l := range strings.SplitSeq(out, "\n") {
+			if !failed && strings.Contains(l, "CPU utilization") {
+				if m := iosCPURe.FindStringSubmatch(l); m != nil {
+					env.CPU[0] = CPU{Usage: atof(m[1], 0)}
+				}
+				break
+			}
 		}
-		out, failed, err = o.send("show memory statistics")
+		out, _, err = o.send("show memory statistics")
 		if err != nil {
 			return err
 		}
-		if !failed {
-			var total, used int64
+		env.Memory = parseIOSMemory(out)
+		if strings.Contains(out, "Invalid input detected at") {
+			// IOS-XR style devices: "System memory  : 3931592K total, ..."
+			out, _, err = o.send("show memory")
+			if err != nil {
+				return err
+			}
 			for l := range strings.SplitSeq(out, "\n") {
-				f := strings.Fields(l)
-				if len(f) >= 4 && (f[0] == "Processor" || f[0] == "I/O" || strings.EqualFold(f[0], "io")) {
-					t, e1 := strconv.ParseInt(f[2], 10, 64)
-					u, e2 := strconv.ParseInt(f[3], 10, 64)
+				if f := strings.Fields(l); strings.Contains(l, "System memory") && len(f) >= 6 {
+					t, e1 := strconv.ParseInt(strings.ReplaceAll(f[3], "K", ""), 10, 64)
+					u, e2 := strconv.ParseInt(strings.ReplaceAll(f[5], "K", ""), 10, 64)
 					if e1 == nil && e2 == nil {
-						total += t
-						used += u
+						env.Memory = Memory{AvailableRAM: t, UsedRAM: u}
 					}
 				}
-			}
-			if total > 0 {
-				env.Memory = Memory{AvailableRAM: total, UsedRAM: used}
 			}
 		}
 		out, failed, err = o.send("show env temperature status")
@@ -865,6 +1079,34 @@ func (d *iosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 	return env, err
 }
 
+// parseIOSMemory reads show memory statistics as NAPALM ios: the last
+// "Processor" line and the last I/O line, summed (-1 when either is
+// missing).
+func parseIOSMemory(out string) Memory {
+	var pt, pu, it, iu int64
+	var havePro, haveIO bool
+	for l := range strings.SplitSeq(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 5 {
+			continue
+		}
+		t, e1 := strconv.ParseInt(f[2], 10, 64)
+		u, e2 := strconv.ParseInt(f[3], 10, 64)
+		if e1 != nil || e2 != nil {
+			continue
+		}
+		if strings.Contains(l, "Processor") {
+			pt, pu, havePro = t, u, true
+		} else if strings.Contains(l, "I/O") || strings.Contains(l, "io") {
+			it, iu, haveIO = t, u, true
+		}
+	}
+	if !havePro || !haveIO {
+		return Memory{AvailableRAM: -1, UsedRAM: -1}
+	}
+	return Memory{AvailableRAM: pt + it, UsedRAM: pu + iu}
+}
+
 func firstField(s string) string {
 	f := strings.Fields(s)
 	if len(f) == 0 {
@@ -876,8 +1118,8 @@ func firstField(s string) string {
 // GetNTPServers implements Driver from the running configuration.
 func (d *iosDriver) GetNTPServers(ctx context.Context) (map[string]NTPServer, error) {
 	res := map[string]NTPServer{}
-	err := d.s.run(ctx, func(o *op) error {
-		out, err := o.show("show running-config | include ntp server")
+	err := d.s.query(ctx, func(o runner) error {
+		out, err := o.show("show run | include ntp server")
 		if err != nil {
 			return err
 		}
@@ -918,7 +1160,7 @@ var iosNTPAddrRe = regexp.MustCompile(`^(\W*)([0-9.*]*)`)
 // GetNTPStats implements Driver from show ntp associations.
 func (d *iosDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
 	res := []NTPStats{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send("show ntp associations")
 		if err != nil {
 			return err
@@ -950,83 +1192,199 @@ func (d *iosDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
 	return res, err
 }
 
-var (
-	iosBGPAFRe  = regexp.MustCompile(`^For address family: (.+)$`)
-	iosBGPRIDRe = regexp.MustCompile(`BGP router identifier (\S+), local AS number (\S+)`)
+const (
+	iosIPv4Re = `\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}`
+	iosIPv6Re = `(?:::|[0-9a-fA-F:]{0,39}::[0-9a-fA-F:]{0,39}|[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4})`
+	iosASNRe  = `[\d\.]+`
 )
 
-// GetBGPNeighbors implements Driver from show bgp all summary and the BGP
-// section of the running configuration (descriptions, shutdown). The
-// remote router id is not in the summary and is left "".
+// iosBGPAFIs are the address families NAPALM ios reports, with the
+// neighbour command of each.
+var iosBGPAFIs = []struct{ afi, cmd string }{
+	{"ipv4 unicast", "show bgp ipv4 unicast neighbors"},
+	{"ipv4 multicast", "show bgp ipv4 multicast neighbors"},
+	{"ipv6 unicast", "show bgp ipv6 unicast neighbors"},
+	{"ipv6 multicast", "show bgp ipv6 multicast neighbors"},
+	{"vpnv4 unicast", "show bgp vpnv4 unicast all neighbors"},
+	{"vpnv6 unicast", "show bgp vpnv6 unicast all neighbors"},
+	{"ipv4 mdt", "show bgp ipv4 mdt all neighbors"},
+}
+
+// lineRule is one line pattern of a record-by-record reader: its named
+// groups update the current record, and record appends a copy.
+type lineRule struct {
+	re     *regexp.Regexp
+	record bool
+}
+
+// readRecords runs rules over text the way NAPALM's ios BGP parsers do:
+// the first rule matching a line (anchored at its start) updates the
+// current record with its named groups (unmatched groups set to ""); a
+// recording rule appends a copy and then clears noFill.
+func readRecords(text string, rules []lineRule, noFill []string) []map[string]string {
+	var res []map[string]string
+	cur := map[string]string{}
+	for l := range strings.SplitSeq(text, "\n") {
+		l = strings.TrimRight(l, "\r")
+		for _, r := range rules {
+			m := r.re.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			for i, n := range r.re.SubexpNames() {
+				if n != "" {
+					cur[n] = m[i]
+				}
+			}
+			if r.record {
+				res = append(res, maps.Clone(cur))
+				for _, f := range noFill {
+					delete(cur, f)
+				}
+			}
+			break
+		}
+	}
+	return res
+}
+
+var (
+	iosBGPSummaryRules = []lineRule{
+		{re: regexp.MustCompile(`^For address family: (?P<afi>[\S ]+)$`)},
+		{re: regexp.MustCompile(`^.* router identifier (?P<router_id>` + iosIPv4Re + `), local AS number (?P<local_as>` + iosASNRe + `)`)},
+		{re: regexp.MustCompile(`^\*?(?P<remote_addr>(` + iosIPv4Re + `)|(` + iosIPv6Re + `))\s+\d+\s+(?P<remote_as>` + iosASNRe + `)(\s+\S+){5}\s+(?P<uptime>(never)|\d+\S+)\s+(?P<accepted_prefixes>\d+)`), record: true},
+		{re: regexp.MustCompile(`^\*?(?P<remote_addr>(` + iosIPv4Re + `)|(` + iosIPv6Re + `))\s+\d+\s+(?P<remote_as>` + iosASNRe + `)(\s+\S+){5}\s+(?P<uptime>(never)|\d+\S+)\s+(?P<state>\D.*)`), record: true},
+		{re: regexp.MustCompile(`^\*?(?P<remote_addr>(` + iosIPv4Re + `)|(` + iosIPv6Re + `))`)},
+		{re: regexp.MustCompile(`^\s+\d+\s+(?P<remote_as>` + iosASNRe + `)(\s+\S+){5}\s+(?P<uptime>(never)|\d+\S+)\s+(?P<accepted_prefixes>\d+)`), record: true},
+		{re: regexp.MustCompile(`^\s+\d+\s+(?P<remote_as>` + iosASNRe + `)(\s+\S+){5}\s+(?P<uptime>(never)|\d+\S+)\s+(?P<state>\D.*)`), record: true},
+	}
+	iosBGPNeighborRules = []lineRule{
+		{re: regexp.MustCompile(`^BGP neighbor is (?P<remote_addr>(` + iosIPv4Re + `)|(` + iosIPv6Re + `)),(\s+vrf (?P<vrf>\S+),)?\s+remote AS (?P<remote_as>` + iosASNRe + `).*`)},
+		{re: regexp.MustCompile(`^\s+Description: (?P<description>.+)`)},
+		{re: regexp.MustCompile(`^\s+BGP version \d+, remote router ID (?P<remote_id>` + iosIPv4Re + `)`)},
+		{re: regexp.MustCompile(`^\s+BGP state = (?P<state>\w+)`)},
+		{re: regexp.MustCompile(`^\s+For address family: (?P<afi>[\S ]+)$`)},
+		{re: regexp.MustCompile(`^\s+Prefixes Current:\s+(?P<sent_prefixes>\d+)\s+(?P<accepted_prefixes>\d+).*`)},
+		{re: regexp.MustCompile(`^\s+Saved (soft-reconfig):.+(?P<received_prefixes>\d+).*`), record: true},
+		{re: regexp.MustCompile(`^\s+Local Policy Denied Prefixes:.+`), record: true},
+	}
+)
+
+// napalmIP is napalm.base.helpers.ip: an address in its canonical text
+// (IPv6 compressed, lower case); text that is no address is kept.
+func napalmIP(s string) string {
+	a, err := netip.ParseAddr(strings.TrimSpace(s))
+	if err != nil {
+		return s
+	}
+	return a.String()
+}
+
+// GetBGPNeighbors implements Driver like NAPALM ios: the peers and their
+// counters of show bgp all summary, joined by address family with the
+// per-family neighbour commands (description, remote router id, state,
+// sent and accepted prefixes), by VRF.
 func (d *iosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
 	res := map[string]BGPVRF{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		sum, _, err := o.send("show bgp all summary")
 		if err != nil {
 			return err
 		}
+		sum = strings.TrimSpace(iosPostprocess(sum))
 		if strings.Contains(sum, "Invalid input") || strings.Contains(sum, "BGP not active") {
 			return nil
 		}
-		cfgText, _, err := o.send("show running-config | section router bgp")
-		if err != nil {
-			return err
-		}
-		cfg := parseBGPConfig(cfgText)
-		afi := "ipv4 unicast"
-		var localAS int64
-		rid := ""
-		inTable := false
-		for l := range strings.SplitSeq(sum, "\n") {
-			if m := iosBGPAFRe.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
-				afi = strings.ToLower(strings.TrimSpace(m[1]))
-				inTable = false
-				continue
-			}
-			if m := iosBGPRIDRe.FindStringSubmatch(l); m != nil {
-				rid = m[1]
-				localAS, _ = asNumber(m[2])
-				continue
-			}
-			if strings.HasPrefix(l, "Neighbor ") {
-				inTable = true
-				continue
-			}
-			f := strings.Fields(l)
-			if !inTable || len(f) < 10 {
-				continue
-			}
-			remoteAS, err := asNumber(f[2])
+		var nb strings.Builder
+		for _, a := range iosBGPAFIs {
+			out, _, err := o.send(a.cmd)
 			if err != nil {
-				continue
+				return err
 			}
-			state := f[len(f)-1]
-			pfx, numErr := strconv.Atoi(state)
-			up := numErr == nil
-			uptime, recv := -1, -1
-			if up {
-				uptime, recv = bgpUptime(f[8]), pfx
-			}
-			vrf := res["global"]
-			if vrf.Peers == nil {
-				vrf = BGPVRF{RouterID: rid, Peers: map[string]BGPPeer{}}
-			}
-			p, seen := vrf.Peers[f[0]]
-			if !seen {
-				p = BGPPeer{LocalAS: localAS, RemoteAS: remoteAS, IsUp: up,
-					IsEnabled:   !cfg.shutdown[f[0]] && !strings.Contains(state, "Admin"),
-					Description: cfg.descriptions[f[0]], Uptime: uptime, AddressFamily: map[string]BGPAFStats{}}
-			} else {
-				p.IsUp = p.IsUp || up
-				p.Uptime = max(p.Uptime, uptime)
-			}
-			p.AddressFamily[afi] = BGPAFStats{ReceivedPrefixes: recv, AcceptedPrefixes: recv, SentPrefixes: -1}
-			vrf.Peers[f[0]] = p
-			res["global"] = vrf
+			nb.WriteString(strings.TrimSpace(iosPostprocess(out)))
+			nb.WriteString("\n")
 		}
+		parseIOSBGPNeighbors(sum, nb.String(), res)
 		return nil
 	})
 	return res, err
+}
+
+// parseIOSBGPNeighbors fills res from the summary and neighbour texts.
+func parseIOSBGPNeighbors(sum, neigh string, res map[string]BGPVRF) {
+	summary := readRecords(sum, iosBGPSummaryRules, []string{"accepted_prefixes", "state", "uptime", "remote_as", "remote_addr"})
+	neighbors := readRecords(neigh, iosBGPNeighborRules, []string{"received_prefixes", "accepted_prefixes", "sent_prefixes"})
+	rid := ""
+	for _, e := range summary {
+		if rid == "" {
+			rid = e["router_id"]
+		}
+	}
+	for _, n := range neighbors {
+		vrf := cmp.Or(n["vrf"], "global")
+		if _, ok := res[vrf]; !ok {
+			res[vrf] = BGPVRF{RouterID: napalmIP(rid), Peers: map[string]BGPPeer{}}
+		}
+	}
+	supported := func(afi string) bool {
+		return slices.ContainsFunc(iosBGPAFIs, func(a struct{ afi, cmd string }) bool { return a.afi == afi })
+	}
+	for _, e := range summary {
+		addr := napalmIP(e["remote_addr"])
+		afi := strings.ToLower(e["afi"])
+		if !supported(afi) {
+			continue
+		}
+		var n map[string]string
+		for _, c := range neighbors {
+			if strings.ToLower(c["afi"]) != afi || napalmIP(c["remote_addr"]) != addr {
+				continue
+			}
+			vrf := cmp.Or(c["vrf"], "global")
+			if _, dup := res[vrf].Peers[addr]; vrf == "global" || !dup {
+				n = c
+				break
+			}
+		}
+		if n == nil {
+			continue
+		}
+		enabled := !strings.Contains(e["state"], "(Admin)")
+		uptime := bgpUptime(e["uptime"])
+		up := strings.Contains(n["state"], "Established")
+		accepted := atoi(e["accepted_prefixes"], -1)
+		received, sent := -1, -1
+		if up {
+			if v, ok := n["accepted_prefixes"]; ok {
+				accepted = atoi(v, accepted)
+			}
+			received = accepted
+			if v, ok := n["received_prefixes"]; ok {
+				received = atoi(v, accepted)
+			}
+			if v, ok := n["sent_prefixes"]; ok {
+				sent = atoi(v, -1)
+			}
+		} else {
+			uptime = -1
+		}
+		vrf := cmp.Or(n["vrf"], "global")
+		af := BGPAFStats{ReceivedPrefixes: received, AcceptedPrefixes: accepted, SentPrefixes: sent}
+		v := res[vrf]
+		p, ok := v.Peers[addr]
+		if !ok {
+			local, _ := asNumber(e["local_as"])
+			remote, _ := asNumber(e["remote_as"])
+			p = BGPPeer{LocalAS: local, RemoteAS: remote, RemoteID: napalmIP(n["remote_id"]), IsUp: up,
+				IsEnabled: enabled, Description: n["description"], Uptime: uptime, AddressFamily: map[string]BGPAFStats{}}
+		} else {
+			p.IsUp = p.IsUp || up
+			p.Uptime = max(p.Uptime, uptime)
+		}
+		p.AddressFamily[afi] = af
+		v.Peers[addr] = p
+		res[vrf] = v
+	}
 }
 
 var (
@@ -1046,7 +1404,7 @@ func (d *iosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error)
 		cmd += " source " + p.Source
 	}
 	var res PingResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, _, err := o.send(cmd)
 		if err != nil {
 			return err
@@ -1113,7 +1471,7 @@ func (d *iosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Tracer
 		cmd += fmt.Sprintf(" timeout %d", t.Timeout)
 	}
 	var res TracerouteResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send(cmd)
 		if err != nil {
 			return err
@@ -1124,9 +1482,56 @@ func (d *iosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Tracer
 		case failed:
 			res.Error = deviceMessage(out)
 		default:
-			res.Success = parseTraceroute(out, "", "", 0)
+			res.Success = parseIOSTraceroute(out)
 		}
 		return nil
 	})
 	return res, err
+}
+
+var (
+	iosTraceHopRe = regexp.MustCompile(`\n\s+[0-9]{1,3}\s`)
+	iosTraceASRe  = regexp.MustCompile(` \[AS [0-9.]+\]`)
+)
+
+// parseIOSTraceroute reads IOS traceroute output as NAPALM ios: a hop runs
+// from its number to the next hop's (continuation lines name the routers
+// of the later probes), each hop has probes 1-3 (zero-valued for "*"),
+// and a probe takes the last host and address seen in its hop.
+func parseIOSTraceroute(out string) map[int]TracerouteHop {
+	res := map[int]TracerouteHop{}
+	idx := iosTraceHopRe.FindAllStringIndex(out, -1)
+	for i, se := range idx {
+		end := len(out)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		seg := iosTraceASRe.ReplaceAllString(strings.ReplaceAll(out[se[0]:end], " msec", "msec"), "")
+		toks := strings.Fields(seg)
+		if len(toks) == 0 {
+			continue
+		}
+		hop, err := strconv.Atoi(toks[0])
+		if err != nil {
+			continue
+		}
+		probes := map[int]TracerouteProbe{1: {}, 2: {}, 3: {}}
+		n := 1
+		host, ip := "", ""
+		for _, t := range toks[1:] {
+			switch {
+			case t == "*":
+				n++
+			case strings.Contains(t, "msec"):
+				probes[n] = TracerouteProbe{RTT: atof(strings.ReplaceAll(t, "msec", ""), 0), IPAddress: ip, HostName: host}
+				n++
+			case strings.Contains(t, "("):
+				ip = strings.NewReplacer("(", "", ")", "").Replace(t)
+			default:
+				host, ip = t, t
+			}
+		}
+		res[hop] = TracerouteHop{Probes: probes}
+	}
+	return res
 }

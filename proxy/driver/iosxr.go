@@ -110,7 +110,7 @@ func xrConfigText(out string) string {
 }
 
 // xrShow runs an exec command that must succeed, without its timestamp.
-func xrShow(o *op, cmd string) (string, error) {
+func xrShow(o runner, cmd string) (string, error) {
 	out, err := o.show(cmd)
 	return xrClean(out), err
 }
@@ -529,7 +529,7 @@ func (d *iosxrDriver) Ping(ctx context.Context, p PingOptions) (PingResult, erro
 		cmd += " source " + p.Source
 	}
 	var res PingResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, _, err := o.send(cmd)
 		if err != nil {
 			return err
@@ -555,7 +555,7 @@ func (d *iosxrDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Trac
 		cmd += fmt.Sprintf(" timeout %d", t.Timeout)
 	}
 	var res TracerouteResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send(cmd)
 		if err != nil {
 			return err

@@ -61,7 +61,7 @@ func xrConfigValue(out, key string) string {
 // and show ipv4 interface brief (every interface).
 func (d *iosxrDriver) GetFacts(ctx context.Context) (Facts, error) {
 	f := Facts{Vendor: "Cisco", Uptime: -1, InterfaceList: []string{}}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		ver, err := xrShow(o, "show version")
 		if err != nil {
 			return err
@@ -130,7 +130,7 @@ var (
 // GetInterfaces implements Driver from show interfaces.
 func (d *iosxrDriver) GetInterfaces(ctx context.Context) (map[string]Interface, error) {
 	res := map[string]Interface{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := xrShow(o, "show interfaces")
 		if err != nil {
 			return err
@@ -197,7 +197,7 @@ func (d *iosxrDriver) GetInterfacesIP(ctx context.Context) (map[string]Interface
 		(*m)[addr] = IPPrefix{PrefixLength: plen}
 		res[name] = e
 	}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		v4, err := xrShow(o, "show ipv4 interface")
 		if err != nil {
 			return err
@@ -249,7 +249,7 @@ func (d *iosxrDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, 
 		return nil, err
 	}
 	res := []ARPEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show arp"
 		if vrf != "" {
 			cmd = "show arp vrf " + vrf
@@ -289,7 +289,7 @@ func (d *iosxrDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) 
 		return nil, err
 	}
 	res := map[string][]LLDPNeighborDetail{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show lldp neighbors detail"
 		if iface != "" {
 			cmd = "show lldp neighbors " + iface + " detail"
@@ -368,7 +368,7 @@ func (d *iosxrDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) 
 // ("server", "peer").
 func (d *iosxrDriver) xrNTPConfig(ctx context.Context, kind string) ([]string, error) {
 	var addrs []string
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := xrShow(o, "show running-config ntp")
 		if err != nil {
 			return err
@@ -426,7 +426,7 @@ var xrNTPRe = regexp.MustCompile(`^([*#+\-x ])?~?([0-9a-fA-F.:]+)\s+(\S+)\s+(\d+
 // no peer type: it is "-").
 func (d *iosxrDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
 	res := []NTPStats{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := xrShow(o, "show ntp associations")
 		if err != nil {
 			return err
@@ -478,7 +478,7 @@ func xrBGPNeighborConfig(text string) bgpConfig {
 // sent prefixes and the remote router id are not in the summary (-1, "").
 func (d *iosxrDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
 	res := map[string]BGPVRF{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send("show bgp summary")
 		if err != nil {
 			return err
@@ -490,7 +490,7 @@ func (d *iosxrDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, e
 		}
 		localAS, err := asNumber(m[2])
 		if err != nil {
-			return o.s.errf(ErrCommand, "show bgp summary", err)
+			return o.errf(ErrCommand, "show bgp summary", err)
 		}
 		cfgText, _, err := o.send("show running-config router bgp")
 		if err != nil {

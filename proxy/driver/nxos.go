@@ -343,13 +343,23 @@ func (d *nxosDriver) Rollback(ctx context.Context) error {
 
 // GetConfig implements Driver; NX-OS has no candidate here (always "").
 func (d *nxosDriver) GetConfig(ctx context.Context, retrieve string) (Config, error) {
+	return d.GetConfigWith(ctx, ConfigOptions{Retrieve: retrieve})
+}
+
+// GetConfigWith implements ConfigGetter like NAPALM nxos_ssh.
+func (d *nxosDriver) GetConfigWith(ctx context.Context, co ConfigOptions) (Config, error) {
 	var c Config
+	retrieve := co.Retrieve
 	if err := checkRetrieve(retrieve); err != nil {
 		return c, err
 	}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		if retrieve == "running" || retrieve == "all" {
-			out, err := o.show("show running-config")
+			cmd := "show running-config"
+			if co.Full {
+				cmd += " all"
+			}
+			out, err := o.show(cmd)
 			if err != nil {
 				return err
 			}
@@ -364,6 +374,9 @@ func (d *nxosDriver) GetConfig(ctx context.Context, retrieve string) (Config, er
 		}
 		return nil
 	})
+	if err == nil && co.Sanitized {
+		c = SanitizeConfigs(c, CiscoSanitizeFilters)
+	}
 	return c, err
 }
 

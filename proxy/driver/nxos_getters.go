@@ -142,7 +142,7 @@ func nxosInventorySerial(out string) (string, bool) {
 // hostname and show inventory (JSON, else text), as NAPALM nxos_ssh.
 func (d *nxosDriver) GetFacts(ctx context.Context) (Facts, error) {
 	f := Facts{Vendor: "Cisco", Uptime: -1, InterfaceList: []string{}}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		outs := map[string]string{}
 		for _, c := range []string{"show version", "show hosts", "show interface status", "show hostname"} {
 			out, err := o.show(c)
@@ -293,7 +293,7 @@ func nxosInterface(sec string) (string, Interface, bool) {
 // is up, line protocol is up"); last_flapped is -1.
 func (d *nxosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, error) {
 	res := map[string]Interface{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show interface")
 		if err != nil {
 			return err
@@ -307,19 +307,22 @@ func (d *nxosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, e
 			sec = sec[:0]
 			name, e, ok := nxosInterface(text)
 			if !ok {
-				return o.s.errf(ErrCommand, "show interface", fmt.Errorf("unexpected interface section: %s", deviceMessage(text)))
+				return o.errf(ErrCommand, "show interface", fmt.Errorf("unexpected interface section: %s", deviceMessage(text)))
 			}
 			res[name] = e
 			return nil
 		}
 		for l := range strings.SplitSeq(out, "\n") {
 			l = strings.TrimRight(l, "\r")
-			if l != "" && l[0] != ' ' && strings.Contains(l, " is ") && !strings.HasPrefix(l, "admin state") {
+			header := l != "" && l[0] != ' ' && strings.Contains(l, " is ") && !strings.HasPrefix(l, "admin state")
+			if header {
 				if err := flush(); err != nil {
 					return err
 				}
 			}
-			if len(sec) > 0 || (l != "" && l[0] != ' ') {
+			// Text before the first interface (an echoed command) is
+			// dropped, as NAPALM's section split does.
+			if len(sec) > 0 || header {
 				sec = append(sec, l)
 			}
 		}
@@ -332,7 +335,7 @@ func (d *nxosDriver) GetInterfaces(ctx context.Context) (map[string]Interface, e
 // vrf all (names as the device prints them: "mgmt0", "loopback0").
 func (d *nxosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP, error) {
 	res := map[string]InterfaceIP{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		v4, err := o.show("show ip interface vrf all")
 		if err != nil {
 			return err
@@ -422,7 +425,7 @@ func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, e
 		vrf = "all"
 	}
 	res := []ARPEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show ip arp vrf " + vrf + " | exc INCOMPLETE"
 		out, err := o.show(cmd)
 		if err != nil {
@@ -430,7 +433,7 @@ func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, e
 		}
 		parts := nxosARPHeadRe.Split(out, -1)
 		if len(parts) != 2 {
-			return o.s.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP table: %s", deviceMessage(out)))
+			return o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP table: %s", deviceMessage(out)))
 		}
 		for l := range strings.SplitSeq(strings.TrimSpace(parts[1]), "\n") {
 			l = nxosARPFlagsRe.ReplaceAllString(strings.TrimRight(l, "\r"), "")
@@ -439,7 +442,7 @@ func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, e
 				continue
 			}
 			if len(f) != 4 || !nxosIPv4Re.MatchString(f[0]) || !ciscoMACRe.MatchString(f[2]) {
-				return o.s.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP entry %q", l))
+				return o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP entry %q", l))
 			}
 			age := -1.0
 			switch {
@@ -483,7 +486,7 @@ func (d *nxosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (
 		return nil, err
 	}
 	res := map[string][]LLDPNeighborDetail{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		cmd := "show lldp neighbors detail"
 		if iface != "" {
 			cmd = "show lldp neighbors interface " + iface + " detail"
@@ -559,7 +562,7 @@ var (
 // -1, as in NAPALM nxos_ssh).
 func (d *nxosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
 	res := []MACEntry{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show mac address-table")
 		if err != nil {
 			return err
@@ -608,7 +611,7 @@ func (d *nxosDriver) GetMACAddressTable(ctx context.Context) ([]MACEntry, error)
 					res = append(res, entry(vlan, mac, typ, iface))
 				}
 			default:
-				return o.s.errf(ErrCommand, "show mac address-table", fmt.Errorf("unexpected line %q", strings.TrimSpace(l)))
+				return o.errf(ErrCommand, "show mac address-table", fmt.Errorf("unexpected line %q", strings.TrimSpace(l)))
 			}
 		}
 		return nil
@@ -627,7 +630,7 @@ func (d *nxosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 		Power:       map[string]Power{"invalid": {Status: true, Output: -1, Capacity: -1}},
 		CPU:         map[int]CPU{0: {Usage: -1}},
 	}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		res, err := o.show("show system resources")
 		if err != nil {
 			return err
@@ -648,7 +651,7 @@ func (d *nxosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 			}
 		}
 		if !memOK {
-			return o.s.errf(ErrCommand, "show system resources", fmt.Errorf("no memory usage in: %s", deviceMessage(res)))
+			return o.errf(ErrCommand, "show system resources", fmt.Errorf("no memory usage in: %s", deviceMessage(res)))
 		}
 		temp, err := o.show("show environment temperature")
 		if err != nil {
@@ -671,7 +674,7 @@ func (d *nxosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 // nxos_ssh returns every entry for both getters; here servers and peers are told apart.
 func (d *nxosDriver) nxosNTP(ctx context.Context, kind string) (map[string]struct{}, error) {
 	res := map[string]struct{}{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, err := o.show("show ntp peers")
 		if err != nil {
 			return err
@@ -681,9 +684,8 @@ func (d *nxosDriver) nxosNTP(ctx context.Context, kind string) (map[string]struc
 			if len(f) < 2 || strings.Contains(l, "-----") || strings.Contains(l, "Peer IP Address") {
 				continue
 			}
-			if f[1] == kind {
-				res[f[0]] = struct{}{}
-			}
+			// NAPALM nxos_ssh lists every association for both getters.
+			res[f[0]] = struct{}{}
 		}
 		return nil
 	})
@@ -729,7 +731,7 @@ var (
 // (NAPALM keeps the last section of a VRF only).
 func (d *nxosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
 	res := map[string]BGPVRF{}
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send("show bgp all summary vrf all")
 		if err != nil {
 			return err
@@ -745,7 +747,7 @@ func (d *nxosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, er
 			}
 			vm, am, rm := nxosBGPVRFRe.FindStringSubmatch(sec), nxosBGPAFIRe.FindStringSubmatch(sec), nxosBGPRIDRe.FindStringSubmatch(sec)
 			if vm == nil || am == nil || rm == nil {
-				return o.s.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("unexpected section: %s", deviceMessage(sec)))
+				return o.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("unexpected section: %s", deviceMessage(sec)))
 			}
 			vrf := vm[1]
 			if strings.EqualFold(vrf, "default") {
@@ -753,7 +755,7 @@ func (d *nxosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, er
 			}
 			afi := strings.ToLower(strings.Fields(am[1])[0])
 			if afi != "ipv4" && afi != "ipv6" && afi != "l2vpn" {
-				return o.s.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("unsupported address family %q", am[1]))
+				return o.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("unsupported address family %q", am[1]))
 			}
 			localAS, err := asNumber(rm[2])
 			if err != nil {
@@ -761,12 +763,11 @@ func (d *nxosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, er
 			}
 			parts := nxosBGPTableRe.Split(sec, -1)
 			if len(parts) != 2 {
-				return o.s.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("no neighbor table in: %s", deviceMessage(sec)))
+				return o.errf(ErrCommand, "show bgp all summary vrf all", fmt.Errorf("no neighbor table in: %s", deviceMessage(sec)))
 			}
-			v := res[vrf]
-			if v.Peers == nil {
-				v = BGPVRF{RouterID: rm[1], Peers: map[string]BGPPeer{}}
-			}
+			// Each section replaces its VRF (NAPALM's bgp_dict.update):
+			// the last address family of a VRF is the one reported.
+			v := BGPVRF{RouterID: rm[1], Peers: map[string]BGPPeer{}}
 			for _, f := range nxosBGPRows(parts[1]) {
 				remoteAS, err := asNumber(f[2])
 				if err != nil {
@@ -781,14 +782,9 @@ func (d *nxosDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, er
 				} else {
 					recv = -1
 				}
-				p, seen := v.Peers[f[0]]
-				if !seen {
-					p = BGPPeer{LocalAS: localAS, RemoteAS: remoteAS, IsUp: up, Uptime: uptime,
-						IsEnabled: !nxosShutRe.MatchString(state), AddressFamily: map[string]BGPAFStats{}}
-				} else {
-					p.IsUp = p.IsUp || up
-					p.Uptime = max(p.Uptime, uptime)
-				}
+				// NAPALM nxos_ssh hard-codes the remote router id.
+				p := BGPPeer{LocalAS: localAS, RemoteAS: remoteAS, RemoteID: "0.0.0.0", IsUp: up, Uptime: uptime,
+					IsEnabled: !nxosShutRe.MatchString(state), AddressFamily: map[string]BGPAFStats{}}
 				p.AddressFamily[afi] = BGPAFStats{ReceivedPrefixes: recv, AcceptedPrefixes: -1, SentPrefixes: -1}
 				v.Peers[f[0]] = p
 			}
@@ -837,7 +833,7 @@ func (d *nxosDriver) Ping(ctx context.Context, p PingOptions) (PingResult, error
 		cmd += " vrf " + p.VRF
 	}
 	var res PingResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, _, err := o.send(cmd)
 		if err != nil {
 			return err
@@ -902,12 +898,12 @@ func (d *nxosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Trace
 		cmd += " vrf " + t.VRF
 	}
 	var res TracerouteResult
-	err := d.s.run(ctx, func(o *op) error {
+	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send(cmd)
 		if err != nil {
 			return err
 		}
-		hops := parseTraceroute(out, "*", "*", 5000)
+		hops := parseNXOSTraceroute(out)
 		if failed || len(hops) == 0 {
 			res.Error = "Cannot execute traceroute on the device: " + cmd + ": " + deviceMessage(out)
 			return nil
@@ -916,4 +912,51 @@ func (d *nxosDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Trace
 		return nil
 	})
 	return res, err
+}
+
+// nxosTraceHopRe is NAPALM nxos's hop line: the hop number and three probes,
+// each "[host (ip) [(AS n)]] rtt ms" or "*".
+var nxosTraceHopRe = regexp.MustCompile(`\s?(\d+)` + strings.Repeat(`\s+((([a-zA-Z0-9\.:-]*)\s+\(?([a-fA-F0-9\.:][^\)]*)\)?(?:\s+\(AS\s+[0-9]+\))?)?\s+(\d+\.\d+)\s+ms|\*)`, 3))
+
+// parseNXOSTraceroute reads NX-OS traceroute output as NAPALM nxos: a probe
+// without host and address took the previous probe's path ("*" before the
+// first), a "*" probe is host and address "*" with rtt 5000 (5 s).
+func parseNXOSTraceroute(out string) map[int]TracerouteHop {
+	return parseHopTraceroute(nxosTraceHopRe, out, 5000)
+}
+
+// parseHopTraceroute is NAPALM's nxos/eos traceroute reader with the hop
+// pattern re; a "*" or pathless probe has rtt nullRTT (milliseconds).
+func parseHopTraceroute(re *regexp.Regexp, out string, nullRTT float64) map[int]TracerouteHop {
+	res := map[int]TracerouteHop{}
+	for l := range strings.SplitSeq(out, "\n") {
+		m := re.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		hop, _ := strconv.Atoi(m[1])
+		prevHost, prevIP := "*", "*"
+		probes := map[int]TracerouteProbe{}
+		for i := range 3 {
+			g := m[2+i*5:]
+			host, ip := g[2], napalmIP(g[3])
+			rtt := nullRTT
+			if g[4] != "" {
+				rtt = atof(g[4], rtt)
+			}
+			if host == "" {
+				host = prevHost
+			}
+			if ip == "" {
+				ip = prevIP
+			}
+			if g[0] == "*" {
+				host, ip = "*", "*"
+			}
+			probes[i+1] = TracerouteProbe{RTT: rtt, IPAddress: ip, HostName: host}
+			prevHost, prevIP = host, ip
+		}
+		res[hop] = TracerouteHop{Probes: probes}
+	}
+	return res
 }

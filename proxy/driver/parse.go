@@ -85,6 +85,11 @@ func canonicalInterface(name string, eos bool) string {
 	prefix, num := name[:i], name[i:]
 	for _, a := range ifAbbrev {
 		if strings.EqualFold(prefix, a.long) {
+			if prefix == strings.ToLower(prefix) && !(eos && a.long == "Port-channel") {
+				// netutils' table spells lower-case long names
+				// properly: "port-channel12" -> "Port-channel12".
+				return a.long + num
+			}
 			return name
 		}
 	}

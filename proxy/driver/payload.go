@@ -75,6 +75,24 @@ func structToPayload(v reflect.Value) *payload.Map {
 			name = f.Name
 		}
 		fv := v.Field(i)
+		if f.Anonymous && f.Tag.Get("json") == "" {
+			// An embedded struct's fields are the outer struct's, as in
+			// encoding/json; a nil embedded pointer adds none.
+			if fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					continue
+				}
+				fv = fv.Elem()
+			}
+			if fv.Kind() == reflect.Struct {
+				inner := structToPayload(fv)
+				for _, k := range inner.Keys() {
+					val, _ := inner.Get(k)
+					m.Set(k, val)
+				}
+				continue
+			}
+		}
 		if (strings.Contains(opts, "omitzero") || strings.Contains(opts, "omitempty")) && fv.IsZero() {
 			continue
 		}

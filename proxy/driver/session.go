@@ -36,6 +36,7 @@ type session struct {
 	sem      chan struct{} // one slot: operations run one at a time
 	d        *network.Driver
 	openedAt time.Time // when the connection was opened
+	canned   runner    // tests: getters answer from canned outputs
 }
 
 // closeGrace bounds the polite logout of Close.

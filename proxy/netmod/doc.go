@@ -1,6 +1,7 @@
 // Package netmod holds the execution modules of napalm proxy minions, Go
 // versions of Salt's napalm_network (net.*), napalm_mod (napalm.*),
-// napalm_ntp (ntp.*) and napalm_bgp (bgp.*): one file per Salt module.
+// napalm_ntp (ntp.*), napalm_bgp (bgp.*), napalm_snmp (snmp.*) and
+// napalm_users (users.*): one file per Salt module.
 //
 // Every function runs against the job's device through
 // proxymod.With[*proxymod.Napalm] (the proxy framework serialises calls per
@@ -45,6 +46,8 @@ func Functions() []modules.Function {
 	out = append(out, napalmFunctions()...)
 	out = append(out, ntpFunctions()...)
 	out = append(out, bgpFunctions()...)
+	out = append(out, snmpFunctions()...)
+	out = append(out, usersFunctions()...)
 	return out
 }
 

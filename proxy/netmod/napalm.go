@@ -9,16 +9,17 @@ import (
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/proxy/driver"
 	"github.com/gsalt/gsalt/proxy/proxymod"
+	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // napalmNotImplemented are NAPALM base methods gsalt's drivers lack; calling
 // them gives NAPALM's NotImplementedError comment.
 var napalmNotImplemented = map[string]bool{
-	"get_optics": true, "get_bgp_config": true, "get_bgp_neighbors_detail": true, "get_route_to": true,
-	"get_snmp_information": true, "get_probes_config": true, "get_probes_results": true, "get_users": true,
-	"get_interfaces_counters": true, "get_ipv6_neighbors_table": true, "get_network_instances": true,
-	"get_firewall_policies": true, "get_vlans": true, "confirm_commit": true, "has_pending_commit": true,
+	"get_bgp_config": true, "get_bgp_neighbors_detail": true, "get_route_to": true,
+	"get_probes_config": true, "get_probes_results": true,
+	"get_ipv6_neighbors_table": true, "get_network_instances": true,
+	"get_firewall_policies": true, "confirm_commit": true, "has_pending_commit": true,
 	"get_config_sections": true, "load_template": true, "traceroute_vrf": true,
 }
 
@@ -46,6 +47,31 @@ func napalmFunctions() []modules.Function {
 						ret.Set("comment", "Connection restarted!")
 					}
 					return ret, nil
+				})
+			}},
+		{Name: "napalm.compliance_report", Doc: "Return the compliance report.\n\nfilepath\n    The absolute path to the validation file (salt:// supported).\n\nstring\n    The compliance report send as inline string.\n\nrenderer: ``jinja|yaml``\n    The renderer pipe to send the file through.\n\nCLI Example:\n\n    salt '*' napalm.compliance_report ~/validate.yml\n    salt '*' napalm.compliance_report salt://path/to/validator.sls",
+			Spec: modules.Spec{Params: []modules.Param{p("filepath", nil), p("string", nil), p("renderer", "jinja|yaml")}, Kwargs: true},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				text := str(c.Args.Get("string"))
+				if fp := str(c.Args.Get("filepath")); fp != "" {
+					saltenv := c.Args.Kwargs.Str("saltenv")
+					if saltenv == "" {
+						saltenv = "base"
+					}
+					s, ok := readSource(ctx, c, fp, saltenv)
+					if !ok {
+						return nil, fmt.Errorf("%w: template file %s not found", modules.ErrExecution, fp)
+					}
+					text = s
+				}
+				src, err := render.Default().Render(ctx, []byte(text), str(c.Args.Get("renderer")), renderContext(c, "base"))
+				if err != nil {
+					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+				}
+				return run(ctx, c, func(ctx context.Context, n *proxymod.Napalm) (any, error) {
+					return n.Call(ctx, "compliance_report", func(ctx context.Context, d driver.Driver) (any, error) {
+						return complianceReport(ctx, n, d, src)
+					}), nil
 				})
 			}},
 		{Name: "napalm.call", Doc: "Execute arbitrary methods from the NAPALM library, returning {out, result, comment}.\n\nCLI Example:\n\n    salt '*' napalm.call get_lldp_neighbors\n    salt '*' napalm.call cli \"['show version']\"",
@@ -161,7 +187,26 @@ func callMethod(ctx context.Context, n *proxymod.Napalm, d driver.Driver, method
 		if r == "" {
 			r = "all"
 		}
-		return d.GetConfig(ctx, r)
+		return driver.GetConfigWith(ctx, d, driver.ConfigOptions{Retrieve: r,
+			Full: payload.Truthy(a.get(1, "full")), Sanitized: payload.Truthy(a.get(2, "sanitized"))})
+	case "get_snmp_information":
+		return snmpInformation(ctx, d)
+	case "get_users":
+		return users(ctx, d)
+	case "get_optics":
+		return optics(ctx, d)
+	case "get_interfaces_counters":
+		g, ok := d.(driver.CountersGetter)
+		if !ok {
+			return nil, driver.NotSupported(d, method)
+		}
+		return g.GetInterfacesCounters(ctx)
+	case "get_vlans":
+		g, ok := d.(driver.VLANsGetter)
+		if !ok {
+			return nil, driver.NotSupported(d, method)
+		}
+		return g.GetVLANs(ctx)
 	case "compare_config":
 		return d.CompareConfig(ctx)
 	case "discard_config":

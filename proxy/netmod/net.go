@@ -138,6 +138,8 @@ func netFunctions() []modules.Function {
 					return r, nil
 				})
 			}},
+		{Name: "net.optics", Doc: "Fetches the power usage on the various transceivers installed on the switch (in dBm), and returns a view that conforms with the openconfig model openconfig-platform-transceiver.yang\n\nCLI Example:\n\n    salt '*' net.optics",
+			Spec: kwargsOnly, Fn: getter("get_optics", optics)},
 		{Name: "net.config", Doc: "Return the whole configuration of the network device (source: running, candidate or startup; all by default).\n\nCLI Example:\n\n    salt '*' net.config\n    salt '*' net.config source=candidate",
 			Spec: modules.Spec{Params: []modules.Param{p("source", nil)}, Kwargs: true},
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
@@ -187,9 +189,8 @@ func netFunctions() []modules.Function {
 	}
 }
 
-// netCli is net.cli: the outputs by command, in the order given. TextFSM
-// parsing is not available: asking for it adds Salt's "is TextFSM
-// installed?" comment and returns the raw outputs.
+// netCli is net.cli: the outputs by command, in the order given, parsed
+// through TextFSM templates with textfsm_parse=True (textfsm.go).
 func netCli(ctx context.Context, c *modules.Call) (any, error) {
 	cmds := make([]string, 0, len(c.Args.Varargs))
 	for _, v := range c.Args.Varargs {
@@ -221,10 +222,10 @@ func netCli(ctx context.Context, c *modules.Call) (any, error) {
 				parse, _ = c.Env.Pillar.Get("napalm_cli_textfsm_parse")
 			}
 		}
-		if payload.Truthy(parse) {
-			r.Set("comment", r.Str("comment")+"Unable to process: is TextFSM installed?")
+		if !payload.Truthy(parse) {
+			return r, nil
 		}
-		return r, nil
+		return textfsmProcess(ctx, c, cmds, r), nil
 	})
 }
 
@@ -461,6 +462,22 @@ func netLoadTemplate(ctx context.Context, c *modules.Call) (any, error) {
 
 // renderText renders a template with the job's grains, pillar and opts,
 // plus vars (defaults, then context, then the extra keyword arguments).
+// renderContext is the render context of a function's templates: the
+// job's grains, pillar, opts and file client.
+func renderContext(c *modules.Call, saltenv string) *render.Context {
+	rc := &render.Context{Saltenv: saltenv, Log: c.Log()}
+	if c.Env != nil {
+		rc.Grains, rc.Pillar = c.Env.Grains, c.Env.Pillar
+		if m, ok := c.Env.Opts.(*payload.Map); ok {
+			rc.Opts = m
+		}
+		if fc, ok := modules.Service[FileClient](c.Env, filesServiceName); ok {
+			rc.Files = fc
+		}
+	}
+	return rc
+}
+
 func renderText(ctx context.Context, c *modules.Call, engine, text, source, saltenv string, vars *payload.Map) (string, error) {
 	rc := &render.Context{Saltenv: saltenv, Vars: vars, Log: c.Log()}
 	if c.Env != nil {
@@ -480,4 +497,13 @@ func renderText(ctx context.Context, c *modules.Call, engine, text, source, salt
 		return "", fmt.Errorf("netmod: render: %w", err)
 	}
 	return out, nil
+}
+
+// optics is NAPALM get_optics on drivers that have it.
+func optics(ctx context.Context, d driver.Driver) (any, error) {
+	g, ok := d.(driver.OpticsGetter)
+	if !ok {
+		return nil, driver.NotSupported(d, "get_optics")
+	}
+	return g.GetOptics(ctx)
 }

@@ -225,7 +225,9 @@ func TestGrainsAndGetters(t *testing.T) {
 					return nil
 				})},
 				{"cli textfsm", "net.cli", []any{"show version", kw("textfsm_parse", true)}, func(r *payload.Map) error {
-					if !r.Bool("result") || r.Str("comment") != "Unable to process: is TextFSM installed?" {
+					// No template given: Salt's comment, the raw output kept.
+					if !r.Bool("result") || r.Str("comment") != "Unable to process the output from show version." ||
+						!strings.Contains(r.Map("out").Str("show version"), models[plat]) {
 						return fmt.Errorf("%v", r)
 					}
 					return nil
@@ -327,7 +329,25 @@ func TestGrainsAndGetters(t *testing.T) {
 				})},
 				{"call facts", "napalm.call", []any{"get_facts"}, okOut(hasKeys("model"))},
 				{"call cli", "napalm.call", []any{"cli", kw("commands", []any{"show version"})}, okOut(hasKeys("show version"))},
-				{"call not implemented", "napalm.call", []any{"get_optics"}, failed("get_optics is not implemented for the NAPALM " + plat + " driver!")},
+				{"call not implemented", "napalm.call", []any{"get_probes_config"}, failed("get_probes_config is not implemented for the NAPALM " + plat + " driver!")},
+				{"optics", "net.optics", nil, okOut(func(out any) error {
+					m, _ := out.(*payload.Map)
+					if plat == "ios" { // a CSR1000V has no transceivers
+						if m == nil || m.Len() != 0 {
+							return fmt.Errorf("%v", out)
+						}
+						return nil
+					}
+					ch := m.Map("Ethernet2").Map("physical_channels").List("channel")
+					if len(ch) != 1 {
+						return fmt.Errorf("%v", out)
+					}
+					st := ch[0].(*payload.Map).Map("state")
+					if v, _ := st.Map("input_power").Get("instant"); v != -2.1 {
+						return fmt.Errorf("rx power %v", st)
+					}
+					return nil
+				})},
 				{"call unknown", "napalm.call", []any{"frobnicate"}, failed(`Cannot execute "frobnicate" on 127.0.0.1:` + port + " as admin. Reason: '" + strings.ToUpper(plat) + "Driver' object has no attribute 'frobnicate'!")},
 				{"call missing arg", "napalm.call", []any{"ping"}, failed(`Cannot execute "ping"`)},
 				{"reconnect", "napalm.reconnect", []any{kw("force", true)}, func(r *payload.Map) error {
