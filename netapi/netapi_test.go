@@ -75,6 +75,32 @@ type apiEnv struct {
 // startAPI runs a gsalt master, an in-process gsalt minion m1 and
 // gsalt-api in front of the master, all on loopback sockets.
 func startAPI(t *testing.T) *apiEnv {
+	cfg, _, _ := startMasterMinion(t)
+	o, err := netapi.OptionsFrom(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- netapi.New(cfg, o, quiet(), quiet()).Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("gsalt-api did not stop")
+		}
+	})
+	return &apiEnv{t: t, base: "http://" + ln.Addr().String(), hc: &http.Client{Timeout: 60 * time.Second}}
+}
+
+// startMasterMinion runs a gsalt master with apiConf and an in-process
+// gsalt minion m1; cfg's ret_port is the daemon's real one.
+func startMasterMinion(t *testing.T) (*config.Master, *masterd.Daemon, string) {
 	dir, err := os.MkdirTemp("", "gapi")
 	if err != nil {
 		t.Fatal(err)
@@ -103,26 +129,7 @@ func startAPI(t *testing.T) *apiEnv {
 
 	// The API reads the same config, with the daemon's real ret port.
 	cfg.RetPort = d.ReqAddr().(*net.TCPAddr).Port
-	o, err := netapi.OptionsFrom(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- netapi.New(cfg, o, quiet(), quiet()).Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("gsalt-api did not stop")
-		}
-	})
-	return &apiEnv{t: t, base: "http://" + ln.Addr().String(), hc: &http.Client{Timeout: 60 * time.Second}}
+	return cfg, d, dir
 }
 
 func startMinion(t testing.TB, d *masterd.Daemon, dir, id string) {
