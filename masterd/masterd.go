@@ -50,6 +50,9 @@ import (
 const (
 	JobCacheFile   = "gsalt-jobs.db"
 	PublishPullIPC = "publish_pull.ipc"
+	// WorkersIPC is the file salt-api's _is_master_running looks for
+	// (zeromq transport); written empty like PublishPullIPC.
+	WorkersIPC = "workers.ipc"
 )
 
 // rotationCheck is how often the rotation dropfile is looked for.
@@ -138,8 +141,10 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	if err != nil {
 		return nil, err
 	}
-	if err := writePublishPull(filepath.Join(cfg.SockDir, PublishPullIPC)); err != nil {
-		return nil, err
+	for _, f := range []string{PublishPullIPC, WorkersIPC} {
+		if err := writePublishPull(filepath.Join(cfg.SockDir, f)); err != nil {
+			return nil, err
+		}
 	}
 	d.pullFile = true
 	lim := transport.Limits{}
@@ -467,6 +472,7 @@ func (d *Daemon) shutdown() {
 		}
 		if d.pullFile {
 			os.Remove(filepath.Join(d.cfg.SockDir, PublishPullIPC))
+			os.Remove(filepath.Join(d.cfg.SockDir, WorkersIPC))
 		}
 		d.err = errors.Join(errs...)
 		if d.log != nil && d.m != nil {
