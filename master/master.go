@@ -15,6 +15,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/master/eauth"
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/master/runners"
@@ -102,6 +103,9 @@ type Options struct {
 	Limits payload.Limits
 	// Logger receives diagnostics; nil means slog.Default().
 	Logger *slog.Logger
+	// EauthFailDelay is the initial time a failed eauth login takes
+	// (Salt's time_auth, one second when zero); tests lower it.
+	EauthFailDelay time.Duration
 }
 
 type session struct {
@@ -120,6 +124,7 @@ type Master struct {
 	lim    payload.Limits
 	pillar PillarFunc
 	runReg *runners.Registry
+	eauth  *eauth.Auth
 
 	priv        *rsa.PrivateKey
 	pubPEM      []byte
@@ -203,6 +208,8 @@ func New(opts Options) (*Master, error) {
 	if err := m.newSession(); err != nil {
 		return nil, err
 	}
+	m.eauth = eauth.New(eauth.Options{Opts: cfg.Opts.Get, TokenDir: tokenDir(cfg), Logger: m.log,
+		MinFailDelay: opts.EauthFailDelay})
 	m.accepted = newKeyCache(opts.Keys)
 	m.data = newDataCache(filepath.Join(cfg.CacheDir, "minions"), m.log)
 	m.fs = newFileServer(cfg, m.log)
@@ -217,6 +224,18 @@ func (m *Master) Close() error {
 	m.wg.Wait()
 	return nil
 }
+
+// tokenDir is token_dir, cachedir/tokens unless set.
+func tokenDir(cfg *config.Master) string {
+	if cfg.TokenDir != "" {
+		return cfg.TokenDir
+	}
+	return filepath.Join(cfg.CacheDir, "tokens")
+}
+
+// Eauth returns the master's external authentication (gsalt-api uses it
+// for /login and tokens).
+func (m *Master) Eauth() *eauth.Auth { return m.eauth }
 
 // PublishPort returns the publish port advertised to minions.
 func (m *Master) PublishPort() int { return m.publishPort }
@@ -381,6 +400,10 @@ func (m *Master) handleClear(ctx context.Context, req *message.Request) ([]byte,
 		return clearReply(m.clearRunner(load)), true
 	case "wheel":
 		return clearReply(m.clearWheel(ctx, load)), true
+	case "mk_token":
+		return clearReply(m.clearMkToken(load)), true
+	case "get_token":
+		return clearReply(m.clearGetToken(load)), true
 	}
 	m.log.Debug("unknown clear command", "cmd", payload.Text(cmdV))
 	return clearReply(payload.NewMap()), true

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rsa"
 	"crypto/sha1"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -278,16 +277,11 @@ func (m *Master) checkMinions(tgt any, tgtType, delim string, greedy bool) (mini
 // clearPublish answers the clear publish command (SALT-WIRE §6.1).
 func (m *Master) clearPublish(_ context.Context, load *payload.Map) any {
 	keyV, _ := load.Delete("key")
-	kwargs := load.Map("kwargs")
-	if !m.authClient(keyV, kwargs) {
-		m.log.Warn("clear publish refused: authentication error", "user", load.Str("user"), "fun", payload.Text(mustGet(load, "fun")))
-		errMap := payload.NewMap("name", "AuthenticationError", "message", "Authentication error occurred.")
-		if load.Has("jid") {
-			ev := load.Clone()
-			ev.Set("error", errMap)
-			m.fire(event.Tagify([]string{load.Str("jid"), "error"}, "job"), ev)
-		}
-		return payload.NewMap("error", errMap)
+	if !load.Has("user") {
+		load.Set("user", m.cfg.User)
+	}
+	if refusal := m.publishAuth(load, keyV); refusal != nil {
+		return refusal
 	}
 	if !load.Has("user") {
 		load.Set("user", m.cfg.User)
@@ -308,25 +302,6 @@ func (m *Master) clearPublish(_ context.Context, load *payload.Map) any {
 	}
 	return payload.NewMap("enc", "clear", "load", payload.NewMap(
 		"jid", jid, "minions", strAny(minions), "missing", strAny(missing)))
-}
-
-// authClient checks the key of a local client request (Salt's "user"
-// authentication). Tokens and eauth are not supported.
-func (m *Master) authClient(keyV any, kwargs *payload.Map) bool {
-	if kwargs != nil && (kwargs.Has("token") || kwargs.Has("eauth")) {
-		return false
-	}
-	key := []byte(payload.Text(keyV))
-	if keyV == nil || len(key) == 0 {
-		return false
-	}
-	ok := false
-	for _, k := range m.clientKeys {
-		if subtle.ConstantTimeCompare(key, []byte(k)) == 1 {
-			ok = true
-		}
-	}
-	return ok
 }
 
 func mustGet(m *payload.Map, k string) any { v, _ := m.Get(k); return v }

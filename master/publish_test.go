@@ -199,7 +199,13 @@ func TestClearPingAndUnknown(t *testing.T) {
 	if !reflect.DeepEqual(got, payload.NewMap("cmd", "ping", "x", int64(1))) {
 		t.Fatalf("ping: %v", got)
 	}
-	for _, cmd := range []string{"mk_token", "get_token", "publish_batch", "nope"} {
+	if got := e.clear(payload.NewMap("cmd", "mk_token", "key", e.rootKy)); got != "" {
+		t.Errorf("mk_token without eauth: %v", got)
+	}
+	if got := e.clear(payload.NewMap("cmd", "get_token", "key", e.rootKy)); got != false {
+		t.Errorf("get_token without token: %v", got)
+	}
+	for _, cmd := range []string{"publish_batch", "nope"} {
 		if got := e.clear(payload.NewMap("cmd", cmd, "key", e.rootKy)); !reflect.DeepEqual(got, payload.NewMap()) {
 			t.Errorf("%s: %v", cmd, got)
 		}

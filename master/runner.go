@@ -30,23 +30,28 @@ var _ runners.Env = (*runnerEnv)(nil)
 // salt/run/<jid>/new and salt/run/<jid>/ret and its return is stored in the
 // job cache under the master's id.
 func (m *Master) clearRunner(load *payload.Map) any {
+	var user string
 	if load.Has("token") || load.Has("eauth") {
-		return payload.NewMap("error", payload.NewMap("name", "EauthAuthenticationError",
-			"message", "Authentication failure of type \"eauth\" occurred."))
-	}
-	keyV, _ := load.Delete("key")
-	if !m.authClient(keyV, nil) {
-		m.log.Warn("clear runner refused: authentication error", "user", load.Str("user"))
-		return payload.NewMap("error", payload.NewMap("name", "UserAuthenticationError",
-			"message", "Authentication failure of type \"user\" occurred"))
+		refusal, u := m.specAuth(load, "runner")
+		if refusal != nil {
+			return refusal
+		}
+		user = u
+	} else {
+		keyV, _ := load.Delete("key")
+		if _, _, ok := m.userACL(keyV); !ok {
+			m.log.Warn("clear runner refused: authentication error", "user", load.Str("user"))
+			return payload.NewMap("error", payload.NewMap("name", "UserAuthenticationError",
+				"message", "Authentication failure of type \"user\" occurred"))
+		}
+		user = load.Str("user")
+		if user == "" || strings.HasPrefix(user, "sudo_") {
+			user = m.cfg.User
+		}
 	}
 	fun, ok := payloadString(load, "fun")
 	if !ok || fun == "" {
 		return payload.NewMap("error", payload.NewMap("name", "SaltInvocationError", "message", "No runner function given"))
-	}
-	user := load.Str("user")
-	if user == "" || strings.HasPrefix(user, "sudo_") {
-		user = m.cfg.User
 	}
 	var args []any
 	var kwargs *payload.Map

@@ -71,7 +71,8 @@ func (m *Master) processUser() string {
 }
 
 // clearWheel answers the clear wheel command like Salt's ClearFuncs.wheel:
-// the client key is checked (tokens and eauth are not supported), then the
+// the client key, token or eauth credentials are checked (eauth and
+// tokens against the @wheel ACL), then the
 // function runs synchronously under a jid of the command's own, whose
 // salt/wheel/<jid>/new and /ret events carry {fun, jid, tag, user}; the
 // function itself runs as WheelClient.low with the rest of the load (and
@@ -79,29 +80,26 @@ func (m *Master) processUser() string {
 // reply is {"tag": tag, "data": {fun, jid, tag, user, _stamp, return,
 // success}}.
 func (m *Master) clearWheel(ctx context.Context, load *payload.Map) any {
-	switch {
-	case load.Has("token"):
-		return payload.NewMap("error", payload.NewMap("name", "TokenAuthenticationError",
-			"message", "Authentication failure of type \"token\" occurred."))
-	case load.Has("eauth"):
-		username := "UNKNOWN"
-		if v, ok := load.Get("username"); ok {
-			username = payload.Text(v)
+	var username string
+	if load.Has("token") || load.Has("eauth") {
+		refusal, u := m.specAuth(load, "wheel")
+		if refusal != nil {
+			return refusal
 		}
-		return payload.NewMap("error", payload.NewMap("name", "EauthAuthenticationError",
-			"message", "Authentication failure of type \"eauth\" occurred for user "+username+"."))
-	}
-	keyV, _ := load.Delete("key")
-	if !m.authClient(keyV, nil) {
-		m.log.Warn("clear wheel refused: authentication error", "user", load.Str("user"))
-		return payload.NewMap("error", payload.NewMap("name", "UserAuthenticationError",
-			"message", "Authentication failure of type \"user\" occurred"))
-	}
-	username := m.processUser()
-	if v, ok := load.Get("user"); ok {
-		username = payload.Text(v)
-		if strings.HasPrefix(username, "sudo_") {
-			username = m.cfg.User
+		username = u
+	} else {
+		keyV, _ := load.Delete("key")
+		if _, _, ok := m.userACL(keyV); !ok {
+			m.log.Warn("clear wheel refused: authentication error", "user", load.Str("user"))
+			return payload.NewMap("error", payload.NewMap("name", "UserAuthenticationError",
+				"message", "Authentication failure of type \"user\" occurred"))
+		}
+		username = m.processUser()
+		if v, ok := load.Get("user"); ok {
+			username = payload.Text(v)
+			if strings.HasPrefix(username, "sudo_") {
+				username = m.cfg.User
+			}
 		}
 	}
 	funV, _ := load.Delete("fun")

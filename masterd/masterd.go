@@ -56,6 +56,9 @@ const (
 	// its pid: a second master on the same sock_dir stops before it
 	// touches the running one's sockets.
 	LockFile = "gsalt-master.lock"
+	// WorkersIPC is the file salt-api's _is_master_running looks for
+	// (zeromq transport); written empty like PublishPullIPC.
+	WorkersIPC = "workers.ipc"
 )
 
 // ErrRunning is matched by Start's error when another gsalt-master holds
@@ -157,8 +160,10 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	if err != nil {
 		return nil, err
 	}
-	if err := writePublishPull(filepath.Join(cfg.SockDir, PublishPullIPC)); err != nil {
-		return nil, err
+	for _, f := range []string{PublishPullIPC, WorkersIPC} {
+		if err := writePublishPull(filepath.Join(cfg.SockDir, f)); err != nil {
+			return nil, err
+		}
 	}
 	d.pullFile = true
 	lim := connLimits(cfg, log)
@@ -552,6 +557,7 @@ func (d *Daemon) shutdown() {
 		}
 		if d.pullFile {
 			os.Remove(filepath.Join(d.cfg.SockDir, PublishPullIPC))
+			os.Remove(filepath.Join(d.cfg.SockDir, WorkersIPC))
 		}
 		for i := len(d.locks) - 1; i >= 0; i-- {
 			_ = d.locks[i].Release()
