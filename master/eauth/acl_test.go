@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/gsalt/gsalt/internal/py"
 	"os"
 	"os/exec"
 	"reflect"
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
-	"github.com/gsalt/gsalt/target"
 )
 
 var update = flag.Bool("update", false, "regenerate testdata/acl_golden.json with real Salt 3006 (needs GSALT_SALT_SRC)")
@@ -117,7 +117,7 @@ func TestACLGolden(t *testing.T) {
 			tgtOK := func(valid string) bool {
 				var v []string
 				for _, m := range cases.Universe {
-					if target.Fnmatch(m, valid) {
+					if py.Fnmatch(m, valid) {
 						v = append(v, m)
 					}
 				}
