@@ -485,7 +485,7 @@ func TestSaltTags(t *testing.T) {
 	if want := "in1|[1, 2]|hello x|raw 2"; err != nil || got != want {
 		t.Errorf("got %q, %v; want %q", got, err, want)
 	}
-	if _, err := jinja(t, "{% load_yaml x %}{% endload %}", nil); err == nil || !strings.Contains(err.Error(), "Jinja syntax error: expected token 'as'") {
+	if _, err := jinja(t, "{% load_yaml x %}{% endload %}", nil); err == nil || !strings.Contains(err.Error(), "Jinja syntax error: expected token 'as', got 'x'") {
 		t.Errorf("load_yaml without as: %v", err)
 	}
 }
