@@ -32,8 +32,8 @@ func (st *renderState) installTags() {
 			if err != nil {
 				return nil, err
 			}
-			if !p.SkipName("as") {
-				return nil, p.Errorf("expected token 'as', got %s", "name")
+			if err := p.ExpectKeyword("as"); err != nil {
+				return nil, err
 			}
 			name, err := p.ExpectName()
 			if err != nil {
@@ -58,8 +58,8 @@ func (st *renderState) installTags() {
 			return nil
 		})
 		st.env.AddTag("load_"+kind, func(p *jinja.Parser, line int) (jinja.Node, error) {
-			if !p.SkipName("as") {
-				return nil, p.Errorf("expected token 'as', got %s", "name")
+			if err := p.ExpectKeyword("as"); err != nil {
+				return nil, err
 			}
 			name, err := p.ExpectName()
 			if err != nil {
@@ -88,8 +88,8 @@ func (st *renderState) installTags() {
 		})
 	}
 	st.env.AddTag("profile", func(p *jinja.Parser, line int) (jinja.Node, error) {
-		if !p.SkipName("as") {
-			return nil, p.Errorf("expected token 'as', got %s", "name")
+		if err := p.ExpectKeyword("as"); err != nil {
+			return nil, err
 		}
 		label, err := p.ParseExpression()
 		if err != nil {

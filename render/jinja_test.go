@@ -475,3 +475,17 @@ func TestPythonRegex(t *testing.T) {
 		}
 	}
 }
+
+// TestSaltTags checks Salt's SerializerExtension tags on the engine:
+// profile renders its body, import_json/import_text render the file as
+// Jinja first, load_text captures its body.
+func TestSaltTags(t *testing.T) {
+	files := newMemFiles(t, map[string]string{"d.json": `{"a": [1, {{ 1 + 1 }}]}`, "t.txt": "hello {{ 'x' }}"})
+	got, err := jinja(t, "{% profile as 'lbl' %}in{{ 1 }}{% endprofile %}|{% import_json 'd.json' as j %}{{ j.a }}|{% import_text 't.txt' as tx %}{{ tx }}|{% load_text as lt %}raw {{ 2 }}{% endload %}{{ lt }}", &render.Context{Files: files})
+	if want := "in1|[1, 2]|hello x|raw 2"; err != nil || got != want {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+	if _, err := jinja(t, "{% load_yaml x %}{% endload %}", nil); err == nil || !strings.Contains(err.Error(), "Jinja syntax error: expected token 'as', got 'x'") {
+		t.Errorf("load_yaml without as: %v", err)
+	}
+}

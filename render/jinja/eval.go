@@ -221,11 +221,11 @@ func (r *Runtime) execTop(t *Template, f *frame) (*Template, error) {
 			}
 			name, err := r.eval(ex.Template, f)
 			if err != nil {
-				return nil, err
+				return nil, r.errAt(err, ex.Line)
 			}
 			pt, err := r.loadTemplate(name, ex.Line)
 			if err != nil {
-				return nil, err
+				return nil, r.errAt(err, ex.Line)
 			}
 			parent = pt
 			continue
@@ -604,6 +604,12 @@ func (r *Runtime) execInclude(x *includeNode, f *frame) error {
 			return lastErr
 		}
 	}
+	if len(names) == 0 {
+		if x.IgnoreMissing {
+			return nil
+		}
+		return &Error{Kind: "TemplatesNotFound", Msg: "Tried to select from an empty list of templates."}
+	}
 	if t == nil {
 		if x.IgnoreMissing {
 			return nil
@@ -611,7 +617,8 @@ func (r *Runtime) execInclude(x *includeNode, f *frame) error {
 		if len(names) > 1 {
 			var ns []string
 			for _, n := range names {
-				ns = append(ns, Repr(n))
+				s, _ := Str(n)
+				ns = append(ns, s)
 			}
 			return &Error{Kind: "TemplatesNotFound", Msg: "none of the templates given were found: " + strings.Join(ns, ", "), Err: lastErr}
 		}

@@ -211,7 +211,15 @@ func (m *Macro) Call(r *Runtime, args []any, kw *payload.Map) (any, error) {
 			switch {
 			case idx >= 0:
 				if idx < len(args) {
-					return nil, typeErr("macro %s got multiple values for argument %s", pyStrRepr(m.Name), pyStrRepr(k))
+					// Jinja2 binds positionals first; the keyword is then extra
+					if !m.kwargs {
+						return nil, typeErr("macro %s takes no keyword argument %s", pyStrRepr(m.Name), pyStrRepr(k))
+					}
+					if extra == nil {
+						extra = &payload.Map{}
+					}
+					extra.Set(k, it.Value)
+					continue
 				}
 				f.vars[k] = it.Value
 			case k == "caller" && m.caller:

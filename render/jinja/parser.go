@@ -1387,3 +1387,10 @@ func (p *Parser) parseTest(x Expr) (Expr, error) {
 func (p *Parser) Errorf(format string, args ...any) error {
 	return p.fail(p.cur().line, format, args...)
 }
+
+// ExpectKeyword consumes the name token kw ("as", "import", ...) with
+// Jinja2's error when it is missing.
+func (p *Parser) ExpectKeyword(kw string) error {
+	_, err := p.expect(tName, kw)
+	return err
+}
