@@ -38,6 +38,7 @@ func Register(r *modules.Registry) error {
 		r.Register(groupFunctions()...),
 		r.Register(sshFunctions()...),
 		r.Register(statusFunctions()...),
+		r.Register(diskFunctions()...),
 	)
 }
 
