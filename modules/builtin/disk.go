@@ -18,19 +18,19 @@ func diskFunctions() []modules.Function {
 	return []modules.Function{
 		{Name: "disk.usage", Spec: modules.Spec{Params: []modules.Param{opt("args", nil)}},
 			Doc: "Return usage information for volumes mounted on this minion\n\nargs\n    Sequence of flags to pass to the ``df`` command.\n\nCLI Example:\n\n    salt '*' disk.usage",
-			Fn: diskUsage},
+			Fn:  diskUsage},
 		{Name: "disk.inodeusage", Spec: modules.Spec{Params: []modules.Param{opt("args", nil)}},
 			Doc: "Return inode usage information for volumes mounted on this minion\n\nCLI Example:\n\n    salt '*' disk.inodeusage",
-			Fn: diskInodeUsage},
+			Fn:  diskInodeUsage},
 		{Name: "disk.percent", Spec: modules.Spec{Params: []modules.Param{opt("args", nil)}},
 			Doc: "Return partition information for volumes mounted on this minion\n\nCLI Example:\n\n    salt '*' disk.percent /var",
-			Fn: diskPercent},
+			Fn:  diskPercent},
 		{Name: "disk.blkid", Spec: modules.Spec{Params: []modules.Param{opt("device", nil), opt("token", nil)}},
 			Doc: "Return block device attributes: UUID, LABEL, etc. This function only works\non systems where blkid is available.\n\ndevice\n    Device name from the system\n\ntoken\n    Any valid token used for the search\n\nCLI Example:\n\n    salt '*' disk.blkid\n    salt '*' disk.blkid /dev/sda\n    salt '*' disk.blkid token='UUID=6a38ee5-7235-44e7-8b22-816a403bad5d'",
-			Fn: diskBlkid},
+			Fn:  diskBlkid},
 		{Name: "disk.fstype", Spec: modules.Spec{Params: []modules.Param{req("device")}},
 			Doc: "Return the filesystem name of the specified device\n\ndevice\n    The name of the device\n\nCLI Example:\n\n    salt '*' disk.fstype /dev/sdX1",
-			Fn: diskFstype},
+			Fn:  diskFstype},
 	}
 }
 
