@@ -39,6 +39,9 @@ func Register(r *modules.Registry) error {
 		r.Register(sshFunctions()...),
 		r.Register(statusFunctions()...),
 		r.Register(diskFunctions()...),
+		r.Register(timezoneFunctions()...),
+		r.Register(localeFunctions()...),
+		r.Register(kmodFunctions()...),
 	)
 }
 
