@@ -26,7 +26,7 @@ func mountFunctions() []modules.Function {
 		{Name: "mount.set_fstab", Spec: modules.Spec{Params: []modules.Param{req("name"), req("device"), req("fstype"), opt("opts", "defaults"),
 			opt("dump", int64(0)), opt("pass_num", int64(0)), opt("config", "/etc/fstab"), opt("test", false), opt("match_on", "auto"), opt("not_change", false)}, Kwargs: true},
 			Doc: "Verify that this mount is represented in the fstab, change the mount\nto match the data passed, or add the mount if it is not present.\n\nIf the entry is found via `match_on` and `not_change` is True, the\ncurrent line will be preserved.\n\nCLI Example:\n\n    salt '*' mount.set_fstab /mnt/foo /dev/sdz1 ext4",
-			Fn: mountSetFstab},
+			Fn:  mountSetFstab},
 	}
 }
 
