@@ -43,6 +43,7 @@ func Register(r *modules.Registry) error {
 		r.Register(localeFunctions()...),
 		r.Register(kmodFunctions()...),
 		r.Register(mountFunctions()...),
+		r.Register(alternativesFunctions()...),
 	)
 }
 
