@@ -38,7 +38,9 @@ func alternativesFunctions() []modules.Function {
 				return p, nil
 			}},
 		{Name: "alternatives.check_exists", Spec: namePath, Doc: "Check if the given path is an alternative for a name.\n\nCLI Example:\n\n    salt '*' alternatives.check_exists name path",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return altCheckExists(ctx, c, c.Args.Str("name"), c.Args.Str("path")) }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return altCheckExists(ctx, c, c.Args.Str("name"), c.Args.Str("path"))
+			}},
 		{Name: "alternatives.check_installed", Spec: namePath, Doc: "Check if the current highest-priority match for a given alternatives link\nis set to the desired path\n\nCLI Example:\n\n    salt '*' alternatives.check_installed name path",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
 				p, err := os.Readlink("/etc/alternatives/" + c.Args.Str("name"))
