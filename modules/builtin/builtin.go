@@ -38,6 +38,12 @@ func Register(r *modules.Registry) error {
 		r.Register(groupFunctions()...),
 		r.Register(sshFunctions()...),
 		r.Register(statusFunctions()...),
+		r.Register(diskFunctions()...),
+		r.Register(timezoneFunctions()...),
+		r.Register(localeFunctions()...),
+		r.Register(kmodFunctions()...),
+		r.Register(mountFunctions()...),
+		r.Register(alternativesFunctions()...),
 	)
 }
 

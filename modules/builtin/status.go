@@ -103,6 +103,22 @@ func statusFunctions() []modules.Function {
 				}
 				return ret
 			})},
+		{Name: "status.diskstats", Doc: "Return the disk stats for this minion\n\nCLI Example:\n\n    salt '*' status.diskstats",
+			Fn: procMap("/proc/diskstats", statusDiskstats)},
+		{Name: "status.netstats", Doc: "Return the network stats for this minion\n\nCLI Example:\n\n    salt '*' status.netstats",
+			Fn: procMap("/proc/net/netstat", statusNetstats)},
+		{Name: "status.all_status", Doc: "Return a composite of all status data and info for this minion.\nWarning: There is a LOT here!\n\nCLI Example:\n\n    salt '*' status.all_status",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				ret := &payload.Map{}
+				for _, k := range []string{"cpuinfo", "cpustats", "diskstats", "diskusage", "loadavg", "meminfo", "netdev", "netstats", "uptime", "vmstats", "w"} {
+					v, err := callFunction(ctx, c, "status."+k, nil, nil)
+					if err != nil {
+						return nil, err
+					}
+					ret.Set(k, v)
+				}
+				return ret, nil
+			}},
 		{Name: "status.version", Doc: "Return the system version for this minion\n\nCLI Example:\n\n    salt '*' status.version",
 			Fn: func(context.Context, *modules.Call) (any, error) {
 				b, err := readBounded("/proc/version", maxProcFile)
@@ -394,4 +410,45 @@ func appendUnique(l []string, s string) []string {
 		}
 	}
 	return append(l, s)
+}
+
+func statusDiskstats(s string) *payload.Map {
+	ret := &payload.Map{}
+	names := []string{"major", "minor", "device", "reads_issued", "reads_merged", "sectors_read", "ms_spent_reading", "writes_completed",
+		"writes_merged", "sectors_written", "ms_spent_writing", "io_in_progress", "ms_spent_in_io", "weighted_ms_spent_in_io"}
+	for _, line := range pySplitLines(s) {
+		comps := strings.Fields(line)
+		if len(comps) < len(names) {
+			continue
+		}
+		e := &payload.Map{}
+		for i, n := range names {
+			e.Set(n, statusNumber(comps[i]))
+		}
+		ret.Set(comps[2], e)
+	}
+	return ret
+}
+
+// statusNetstats is linux_netstats: header/value line pairs; like Salt,
+// the last field of each row is left out.
+func statusNetstats(s string) *payload.Map {
+	ret := &payload.Map{}
+	headers := []string{""}
+	for _, line := range pySplitLines(s) {
+		comps := strings.Fields(line)
+		if len(comps) == 0 {
+			continue
+		}
+		if comps[0] != headers[0] {
+			headers = comps
+			continue
+		}
+		row := &payload.Map{}
+		for f := 1; f < len(headers)-1 && f < len(comps); f++ {
+			row.Set(headers[f], statusNumber(comps[f]))
+		}
+		ret.Set(strings.ReplaceAll(headers[0], ":", ""), row)
+	}
+	return ret
 }

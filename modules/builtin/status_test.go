@@ -1,9 +1,12 @@
 package builtin_test
 
 import (
+	"context"
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/salttest"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -73,7 +76,7 @@ func TestStatusLive(t *testing.T) {
 				p1, _ := m.Get("1")
 				return p1
 			}
-		case "cpustats", "netdev", "vmstats", "loadavg":
+		case "cpustats", "netdev", "vmstats", "loadavg", "diskstats", "netstats":
 			return shapeOf(v)
 		}
 		return v
@@ -87,6 +90,8 @@ func TestStatusLive(t *testing.T) {
 		{Name: "netdev", Fun: "status.netdev"},
 		{Name: "vmstats", Fun: "status.vmstats"},
 		{Name: "version", Fun: "status.version"},
+		{Name: "diskstats", Fun: "status.diskstats"},
+		{Name: "netstats", Fun: "status.netstats"},
 		{Name: "nproc", Fun: "status.nproc"},
 		{Name: "procs", Fun: "status.procs"},
 		{Name: "w", Fun: "status.w"},
@@ -96,4 +101,22 @@ func TestStatusLive(t *testing.T) {
 		{Name: "time", Fun: "status.time", Args: []any{"%Y"}},
 	}
 	runSuite(t, salttest.Suite{Name: "status_live", Live: true, RealGrains: true, Calls: calls, Normalize: normalize})
+}
+
+// TestStatusAllStatus: all_status gathers the eleven readers under their
+// names, in Salt's order.
+func TestStatusAllStatus(t *testing.T) {
+	r := goldenRegistry(t)
+	res := r.Execute(context.Background(), modules.Binder{}, &modules.Env{ID: "m1", Registry: r, Grains: payload.NewMap("ps", "ps -efHww")}, "status.all_status", nil, nil)
+	m, ok := res.Return.(*payload.Map)
+	if !ok || res.Retcode != 0 {
+		t.Fatalf("all_status: %v", res.Return)
+	}
+	want := "cpuinfo,cpustats,diskstats,diskusage,loadavg,meminfo,netdev,netstats,uptime,vmstats,w"
+	if got := strings.Join(m.Keys(), ","); got != want {
+		t.Fatalf("keys %s, want %s", got, want)
+	}
+	if up := m.Map("uptime"); up == nil || !up.Has("seconds") {
+		t.Fatalf("uptime %v", m.Map("uptime"))
+	}
 }

@@ -89,7 +89,7 @@ def main():
             opts.update(saved)
             for k, v in lsaved.items():
                 mopts[k] = v
-        out.append(res)
+        out.append({"results": res, "grains": plain(opts["grains"]) if suite.get("real_grains") else None})
     json.dump(out, sys.stdout)
 
 

@@ -68,7 +68,8 @@ type Suite struct {
 	// Live: the suite depends on this machine, so there is no golden
 	// file; with GSALT_SALT_SRC the test runs Salt now and compares.
 	Live bool
-	// RealGrains: Salt computes its grains (live suites only).
+	// RealGrains: Salt computes its grains (live suites only) and gsalt
+	// gets the same ones.
 	RealGrains bool
 	// FilesUnder restricts the file comparison to paths with this prefix.
 	FilesUnder string
@@ -217,7 +218,7 @@ func readTree(t *testing.T, dir, srv string) *payload.Map {
 
 // saltRun runs the suite's calls through real Salt and returns one entry
 // per call: {return|error, files}, with the paths put back as {dir}/{srv}.
-func saltRun(t *testing.T, src string, s Suite) []*payload.Map {
+func saltRun(t *testing.T, src string, s Suite) (entries []*payload.Map, realGrains *payload.Map) {
 	t.Helper()
 	base := t.TempDir()
 	srv := filepath.Join(base, "srv")
@@ -266,14 +267,18 @@ func saltRun(t *testing.T, src string, s Suite) []*payload.Map {
 	if err != nil {
 		t.Fatalf("salt output: %v\n%s", err, stdout.String())
 	}
-	results := raw.([]any)[0].([]any)
+	suiteOut := raw.([]any)[0].(*payload.Map)
+	results := suiteOut.List("results")
+	if g := suiteOut.Map("grains"); g != nil {
+		realGrains = g
+	}
 	out := make([]*payload.Map, len(s.Calls))
 	for i := range s.Calls {
 		e := unsubst(results[i], dirs[i], srv).(*payload.Map)
 		e.Set("files", readTree(t, dirs[i], srv))
 		out[i] = e
 	}
-	return out
+	return out, realGrains
 }
 
 // goldenPath is the suite's golden file.
@@ -282,12 +287,12 @@ func goldenPath(name string) string { return filepath.Join("testdata", "golden",
 // loadSuite returns the expected entries: from Salt now (live suites or
 // -update-golden, which also writes the golden file) or from the golden
 // file.
-func loadSuite(t *testing.T, s Suite) map[string]*payload.Map {
+func loadSuite(t *testing.T, s Suite) (map[string]*payload.Map, *payload.Map) {
 	t.Helper()
 	want := map[string]*payload.Map{}
 	if s.Live || *updateGolden {
 		src := saltpeer.Require(t)
-		entries := saltRun(t, src, s)
+		entries, grains := saltRun(t, src, s)
 		g := &payload.Map{}
 		for i, c := range s.Calls {
 			want[c.Name] = entries[i]
@@ -310,7 +315,7 @@ func loadSuite(t *testing.T, s Suite) map[string]*payload.Map {
 				t.Fatal(err)
 			}
 		}
-		return want
+		return want, grains
 	}
 	b, err := os.ReadFile(goldenPath(s.Name))
 	if err != nil {
@@ -323,14 +328,18 @@ func loadSuite(t *testing.T, s Suite) map[string]*payload.Map {
 	for _, it := range raw.(*payload.Map).Items() {
 		want[payload.KeyString(it.Key)] = it.Value.(*payload.Map)
 	}
-	return want
+	return want, nil
 }
 
 // Run runs every call of s through gsalt and compares the return
 // (or error text) and the files with Salt's.
 func Run(t *testing.T, s Suite, r *modules.Registry) {
 	t.Helper()
-	want := loadSuite(t, s)
+	want, realGrains := loadSuite(t, s)
+	if s.RealGrains && realGrains != nil {
+		// gsalt runs with the grains Salt computed on this machine.
+		s.Grains = realGrains
+	}
 	base := t.TempDir()
 	srv := filepath.Join(base, "srv")
 	if err := os.MkdirAll(srv, 0o755); err != nil {

@@ -38,3 +38,26 @@ func TestGroupStatesLive(t *testing.T) {
 	}
 	runStateSuite(t, salttest.Suite{Name: "group_state_live", Live: true, RealGrains: true, Calls: calls})
 }
+
+// TestUserAbsentLive runs user.absent on a throwaway user
+// (gsalt-test-ua1, created by useradd before each side) with Salt 3006
+// and gsalt (gated on GSALT_SALT_SRC).
+func TestUserAbsentLive(t *testing.T) {
+	if _, err := exec.LookPath("useradd"); err != nil {
+		t.Skip("no useradd")
+	}
+	u := "gsalt-test-ua1"
+	cleanup := func() {
+		_ = exec.Command("userdel", "-r", u).Run()
+		_ = exec.Command("groupdel", u).Run()
+	}
+	cleanup()
+	t.Cleanup(cleanup)
+	calls := []salttest.Call{
+		{Name: "add", Fun: "user.add", Args: []any{u}, Kwargs: []any{"uid", int64(47031), "usergroup", true, "createhome", false}},
+		single("absent test", "user.absent", true, "name", u),
+		single("absent", "user.absent", false, "name", u),
+		single("absent again", "user.absent", false, "name", u),
+	}
+	runStateSuite(t, salttest.Suite{Name: "user_absent_live", Live: true, RealGrains: true, Calls: calls})
+}
