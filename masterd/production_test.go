@@ -571,3 +571,19 @@ func TestProdMinionUnreachableMasterLogged(t *testing.T) {
 		t.Errorf("the warning came after %s", took)
 	}
 }
+
+// TestProdMissingConfigDir: a daemon given a -c folder that does not exist
+// refuses to start (before, it started with Salt's defaults and wrote to
+// /etc/salt, /var/cache/salt and /run/salt).
+func TestProdMissingConfigDir(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
+	missing := filepath.Join(shortDir(t), "no-such-dir")
+	for _, d := range []string{"gsalt-master", "gsalt-minion"} {
+		r := c.run(30*time.Second, exec.Command(filepath.Join(c.bin, d), "-c", missing, "-l", "quiet"))
+		if r.code == 0 || !strings.Contains(r.stderr, missing) {
+			t.Errorf("%s -c %s: %s", d, missing, r)
+		}
+	}
+}
