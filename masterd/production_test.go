@@ -258,7 +258,7 @@ func TestProdRunnerReturnEventMissed(t *testing.T) {
 		}
 	}()
 
-	cmd := exec.Command(filepath.Join(pm.c.bin, "gsalt-run"), "-c", pm.conf, "test.sleep", "6", "--out", "json", "-t", "200")
+	cmd := exec.Command(filepath.Join(pm.c.bin, "gsalt-run"), "-c", pm.conf, "test.sleep", "15", "--out", "json", "-t", "200")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
