@@ -258,7 +258,7 @@ func TestProdRunnerReturnEventMissed(t *testing.T) {
 		}
 	}()
 
-	cmd := exec.Command(filepath.Join(pm.c.bin, "gsalt-run"), "-c", pm.conf, "test.sleep", "6", "--out", "json", "-t", "200")
+	cmd := exec.Command(filepath.Join(pm.c.bin, "gsalt-run"), "-c", pm.conf, "test.sleep", "15", "--out", "json", "-t", "200")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -544,4 +544,46 @@ func TestProdDaemonFlags(t *testing.T) {
 		_, err := os.Stat(pidPath)
 		return os.IsNotExist(err), fmt.Sprint(err)
 	})
+}
+
+// TestProdMinionUnreachableMasterLogged: gsalt-minion pointed at a port
+// where nothing listens logs the refused connection at warning at once
+// (before: 35 s of silence, then "i/o timeout"). Name resolution failures
+// take the same path; they are not tested here to keep DNS off the wire.
+func TestProdMinionUnreachableMasterLogged(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := shortDir(t)
+	port := freePorts(t, 1)[0]
+	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
+	writeFile(t, filepath.Join(dir, "etc", "minion"), fmt.Sprintf(
+		"id: lonely\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+			"master: 127.0.0.1\nmaster_port: %[2]d\n", dir, port))
+	p := startBg(t, "gsalt-minion", exec.Command(filepath.Join(c.bin, "gsalt-minion"), "-c", filepath.Join(dir, "etc"), "-l", "warning"),
+		filepath.Join(dir, "minion.out"))
+	start := time.Now()
+	c.poll("a warning naming the refused connection", 20*time.Second, func() (bool, string) {
+		b, _ := os.ReadFile(p.errPath)
+		s := string(b)
+		return strings.Contains(s, "cannot reach the master") && strings.Contains(s, "connection refused"), s
+	})
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("the warning came after %s", took)
+	}
+}
+
+// TestProdMissingConfigDir: a daemon given a -c folder that does not exist
+// refuses to start (before, it started with Salt's defaults and wrote to
+// /etc/salt, /var/cache/salt and /run/salt).
+func TestProdMissingConfigDir(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
+	missing := filepath.Join(shortDir(t), "no-such-dir")
+	for _, d := range []string{"gsalt-master", "gsalt-minion"} {
+		r := c.run(30*time.Second, exec.Command(filepath.Join(c.bin, d), "-c", missing, "-l", "quiet"))
+		if r.code == 0 || !strings.Contains(r.stderr, missing) {
+			t.Errorf("%s -c %s: %s", d, missing, r)
+		}
+	}
 }

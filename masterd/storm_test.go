@@ -39,7 +39,7 @@ func TestProdRestartStorm(t *testing.T) {
 	}
 	n := envInt("GSALT_STORM_MINIONS", 60)
 	runs := envInt("GSALT_STORM_RUNS", 1)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(runs)*4*time.Minute+5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(runs)*7*time.Minute+time.Duration(n)*time.Second+5*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "auto_accept: True\nworker_threads: 2\n")
 	pm.start()
@@ -51,7 +51,9 @@ func TestProdRestartStorm(t *testing.T) {
 	startBg(t, "gsalt-minion --swarm", exec.Command(filepath.Join(pm.c.bin, "gsalt-minion"), "-c", filepath.Join(mdir, "etc"),
 		"--swarm", strconv.Itoa(n), "-l", "warning"), filepath.Join(pm.dir, "swarm.out"))
 
-	pm.c.poll(fmt.Sprintf("%d swarm minions answer", n), 4*time.Minute, func() (bool, string) {
+	// Key generation and first authentication of n identities: allow a
+	// second each on a loaded machine.
+	pm.c.poll(fmt.Sprintf("%d swarm minions answer", n), max(4*time.Minute, time.Duration(n)*time.Second), func() (bool, string) {
 		r := pm.c.tool(90*time.Second, "gsalt", "*", "test.ping", "--out", "json", "--static", "-t", "15")
 		got := strings.Count(r.stdout, ": true")
 		return got >= n, fmt.Sprintf("%d of %d answered\n%s", got, n, r.stderr)

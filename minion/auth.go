@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -54,6 +55,33 @@ func (m *Minion) autosignGrains() *payload.Map {
 	return out
 }
 
+// checkMasterReachable tries one TCP connection to the master before an
+// _auth exchange and logs a failure at once at warning with its real
+// reason (a master name that does not resolve, a refused connection), once
+// per reason, instead of waiting for the exchange's timeouts.
+func (m *Minion) checkMasterReachable(ctx context.Context) {
+	var d net.Dialer
+	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	c, err := d.DialContext(dctx, "tcp", m.masterAddr)
+	reason := ""
+	if err != nil {
+		reason = err.Error()
+	} else {
+		c.Close()
+	}
+	m.mu.Lock()
+	last := m.lastDialErr
+	m.lastDialErr = reason
+	m.mu.Unlock()
+	switch {
+	case reason != "" && reason != last:
+		m.log.Warn("cannot reach the master; retrying", "master", m.masterAddr, "err", err)
+	case reason == "" && last != "":
+		m.log.Info("the master is reachable again", "master", m.masterAddr)
+	}
+}
+
 // signIn makes one _auth exchange (with Salt's auth_tries and auth_timeout
 // for transport failures) and checks the reply.
 func (m *Minion) signIn(ctx context.Context) (*message.AuthResult, error) {
@@ -86,6 +114,7 @@ func (m *Minion) signIn(ctx context.Context) (*message.AuthResult, error) {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
+	m.checkMasterReachable(ctx)
 	client := transport.ReqClient{Addr: m.masterAddr, Tries: tries, Timeout: timeout, Logger: m.log}
 	reply, err := client.Send(ctx, frame)
 	if err != nil {

@@ -144,6 +144,8 @@ type Minion struct {
 	replayMu sync.Mutex
 	replay   replayState
 
+	lastDialErr string // the last reason the master could not be reached
+
 	jobs     *jobTable
 	services map[string]any
 	beacons  *beacons.Manager

@@ -33,6 +33,11 @@ func main() {
 				fmt.Print(daemon.VersionReport("gsalt-master"))
 				return nil
 			}
+			if cmd.Flags().Changed("config-dir") {
+				if err := daemon.CheckConfigDir(confDir); err != nil {
+					return err
+				}
+			}
 			cfg, err := config.LoadMaster(confDir)
 			if err != nil {
 				return err

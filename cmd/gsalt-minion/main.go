@@ -38,6 +38,11 @@ func main() {
 				fmt.Print(daemon.VersionReport("gsalt-minion"))
 				return nil
 			}
+			if cmd.Flags().Changed("config-dir") {
+				if err := daemon.CheckConfigDir(confDir); err != nil {
+					return err
+				}
+			}
 			cfg, err := config.LoadMinion(confDir)
 			if err != nil {
 				return err

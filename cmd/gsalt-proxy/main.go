@@ -52,6 +52,11 @@ func main() {
 			if len(all) == 0 {
 				return proxy.ErrNoIDs
 			}
+			if cmd.Flags().Changed("config-dir") {
+				if err := daemon.CheckConfigDir(confDir); err != nil {
+					return err
+				}
+			}
 			cfg, err := config.LoadProxy(confDir, all[0])
 			if err != nil {
 				return err

@@ -185,3 +185,16 @@ func Watchdog(ctx context.Context) {
 		}
 	}()
 }
+
+// CheckConfigDir refuses a -c folder that does not exist: starting with
+// Salt's defaults would write to /etc/salt, /var/cache/salt and /run/salt.
+func CheckConfigDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("the configuration directory %s cannot be used: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("the configuration directory %s is not a directory", dir)
+	}
+	return nil
+}
