@@ -59,7 +59,6 @@ type Manager struct {
 
 	procMu    sync.Mutex // serialises Process and guards instances
 	instances map[string]*instance
-	closed    bool
 }
 
 type instance struct {

@@ -15,9 +15,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
 	"github.com/gsalt/gsalt/wire/transport"

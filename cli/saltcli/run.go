@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	bolterrors "go.etcd.io/bbolt/errors"
+
 	saltjid "github.com/gsalt/gsalt/internal/jid"
 
 	"go.etcd.io/bbolt"
@@ -305,7 +307,7 @@ func (c *Cache) Prune() (int, error) {
 	}
 	err = c.db.Update(func(tx *bbolt.Tx) error {
 		for _, k := range old {
-			if err := tx.Bucket(bucketJobs).DeleteBucket(k); err != nil && !errors.Is(err, bbolt.ErrBucketNotFound) {
+			if err := tx.Bucket(bucketJobs).DeleteBucket(k); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
 				return err
 			}
 		}
