@@ -54,7 +54,7 @@ type Options struct {
 
 	Stdout io.Writer
 	Stderr io.Writer
-	Log    *slog.Logger
+	Logger *slog.Logger
 }
 
 type runner struct {
@@ -72,8 +72,8 @@ func Run(ctx context.Context, o Options) int {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	if o.Log == nil {
-		o.Log = slog.Default()
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	cfg, err := config.LoadMaster(o.ConfigDir)
 	if err != nil {
@@ -108,7 +108,7 @@ func Run(ctx context.Context, o Options) int {
 func (r *runner) setupOutput() {
 	o := r.o
 	r.out = output.FromConfig(output.Flags{IsTerminal: o.IsTerminal, ForceColor: o.ForceColor, NoColor: o.NoColor,
-		OutIndent: o.OutIndent, StateOpts: o.StateOpts, Log: o.Log}, r.cfg)
+		OutIndent: o.OutIndent, StateOpts: o.StateOpts, Logger: o.Logger}, r.cfg)
 	r.outFn = o.Out
 	if r.outFn == "" {
 		r.outFn = r.cfg.Str("output")
@@ -120,7 +120,7 @@ func (r *runner) display(data any, out string) {
 		out = r.outFn
 	}
 	if err := output.Display(r.o.Stdout, r.o.OutFile, out, data, r.out); err != nil {
-		r.o.Log.Debug("printing failed", "error", err)
+		r.o.Logger.Debug("printing failed", "error", err)
 	}
 }
 
@@ -162,7 +162,7 @@ func splitArgs(words, noParse []string) ([]any, *payload.Map) {
 }
 
 func (r *runner) remote(ctx context.Context, fun string, words []string) int {
-	c := saltcli.NewClient(r.cfg, r.o.Log)
+	c := saltcli.NewClient(r.cfg, r.o.Logger)
 	args, kwargs := splitArgs(words, r.o.NoParse)
 	var ev *saltcli.Events
 	if !r.o.Async {
@@ -440,7 +440,7 @@ func (r *runner) stateEvent(ctx context.Context, words []string) int {
 		}
 		bad = 0
 		if !ExprMatch(ev.Tag, a.tagmatch) {
-			r.o.Log.Debug("Skipping event tag: " + ev.Tag)
+			r.o.Logger.Debug("Skipping event tag: " + ev.Tag)
 			continue
 		}
 		if !a.quiet {
