@@ -37,8 +37,8 @@ type Options struct {
 	// StateRunning reports whether a state job runs now; Run uses it for
 	// disable_during_state_run (nil: never).
 	StateRunning func() bool
-	// Log is the logger (default slog.Default()).
-	Log *slog.Logger
+	// Logger is the logger (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // Manager runs the configured beacons. It is safe for concurrent use;
@@ -59,7 +59,6 @@ type Manager struct {
 
 	procMu    sync.Mutex // serialises Process and guards instances
 	instances map[string]*instance
-	closed    bool
 }
 
 type instance struct {
@@ -77,7 +76,7 @@ func New(o Options) *Manager {
 		caller:       o.Caller,
 		modules:      map[string]Module{},
 		stateRunning: o.StateRunning,
-		log:          o.Log,
+		log:          o.Logger,
 		opts:         &payload.Map{},
 		intervalMap:  map[string]int{},
 		instances:    map[string]*instance{},

@@ -59,7 +59,7 @@ func TestProcessGolden(t *testing.T) {
 		Opts:    payload.NewMap("id", g.Str("id"), "loop_interval", int64(1), "beacons", cfg),
 		Caller:  upCaller{},
 		Modules: builtin.All(builtin.Options{ProcRoot: proc}),
-		Log:     quiet,
+		Logger:  quiet,
 	})
 	defer m.Close()
 	running := g.List("state_running")
@@ -73,7 +73,7 @@ func TestProcessGolden(t *testing.T) {
 		Opts:    payload.NewMap("id", "x", "beacons", payload.NewMap("enabled", false, "service", []any{payload.NewMap("services", payload.NewMap("up", &payload.Map{}))})),
 		Caller:  upCaller{},
 		Modules: builtin.All(builtin.Options{}),
-		Log:     quiet,
+		Logger:  quiet,
 	})
 	if evs := off.Process(context.Background(), time.Now(), false); evs != nil {
 		t.Errorf("all disabled: %v", evs)
@@ -164,7 +164,7 @@ func TestProcessRules(t *testing.T) {
 			if c.opts != nil {
 				opts.Set("beacons", c.opts)
 			}
-			mgr := beacons.New(beacons.Options{Opts: opts, Modules: []beacons.Module{countModule(b)}, Log: quiet,
+			mgr := beacons.New(beacons.Options{Opts: opts, Modules: []beacons.Module{countModule(b)}, Logger: quiet,
 				Pillar: func() *payload.Map { return c.pillar }})
 			var tags []string
 			for range c.loops {
@@ -195,7 +195,7 @@ func TestErrorEventsAndClose(t *testing.T) {
 	b := &countBeacon{}
 	mgr := beacons.New(beacons.Options{ID: "m1", Opts: payload.NewMap("beacons", payload.NewMap(
 		"count", []any{payload.NewMap("disable_during_state_run", true)})),
-		Modules: []beacons.Module{countModule(b)}, Log: quiet})
+		Modules: []beacons.Module{countModule(b)}, Logger: quiet})
 	mgr.Process(context.Background(), time.Now(), false)
 	mgr.Process(context.Background(), time.Now(), true) // state run: closed
 	if b.closes != 1 {
@@ -246,7 +246,7 @@ func TestRun(t *testing.T) {
 	b := &countBeacon{}
 	mgr := beacons.New(beacons.Options{
 		Opts:    payload.NewMap("id", "m1", "loop_interval", 0.01, "beacons", payload.NewMap("count", []any{})),
-		Modules: []beacons.Module{countModule(b)}, Log: quiet,
+		Modules: []beacons.Module{countModule(b)}, Logger: quiet,
 		StateRunning: func() bool { return false },
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -284,7 +284,7 @@ func TestManageBeacons(t *testing.T) {
 	mgr := beacons.New(beacons.Options{
 		Opts:    m("beacons", map[string]any{"load": []any{map[string]any{"averages": map[string]any{}}}, "d": map[string]any{"x": 1}}),
 		Pillar:  func() *payload.Map { return pillar },
-		Modules: builtin.All(builtin.Options{}), Log: quiet,
+		Modules: builtin.All(builtin.Options{}), Logger: quiet,
 	})
 	steps := []struct {
 		req  *payload.Map

@@ -313,11 +313,11 @@ func toStrList(v any) []string {
 	case []any:
 		out := make([]string, 0, len(x))
 		for _, e := range x {
-			switch e.(type) {
+			switch e := e.(type) {
 			case string, bool, int, *big.Int, float64:
 				out = append(out, pyfmt.Str(e))
 			case []byte:
-				out = append(out, string(e.([]byte)))
+				out = append(out, string(e))
 			}
 		}
 		return out

@@ -71,8 +71,8 @@ type Options struct {
 	// enable_lspci, enable_gpu_grains, enable_lvm_grains, grain_opts). May be
 	// nil.
 	Opts Getter
-	// Log receives debug messages; nil means slog.Default().
-	Log *slog.Logger
+	// Logger receives debug messages; nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // ErrGrainsFile reports a grains file that cannot be read or parsed.
@@ -155,7 +155,7 @@ type host struct {
 }
 
 func newHost(opts Options) *host {
-	lg := opts.Log
+	lg := opts.Logger
 	if lg == nil {
 		lg = slog.Default()
 	}

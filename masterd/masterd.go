@@ -442,7 +442,7 @@ func startReactor(ctx context.Context, d *Daemon, cfg *config.Master, opts Optio
 	o := reactor.OptionsFromConfig(cfg.Opts)
 	o.Bus, o.Local, o.Runner, o.Wheel = d.bus, d.m, d.m, d.m
 	o.NewJID, o.MasterKey, o.Logger = d.jobs.NewJID, rootKey, log
-	g, err := grains.Load(ctx, grains.Options{ID: cfg.ID, Opts: cfg.Opts, Log: log})
+	g, err := grains.Load(ctx, grains.Options{ID: cfg.ID, Opts: cfg.Opts, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("masterd: reactor grains: %w", err)
 	}

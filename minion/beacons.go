@@ -27,7 +27,7 @@ func (m *Minion) newBeacons() *beacons.Manager {
 			}
 			return false
 		},
-		Log: m.log,
+		Logger: m.log,
 	})
 }
 

@@ -460,8 +460,15 @@ func (m *Minion) returnJob(ctx context.Context, ret *payload.Map) {
 	jid := ret.Str("jid")
 	if v, ok := m.opts.Get("cache_jobs"); ok && payload.Truthy(v) && filepath.Base(jid) == jid && jid != "" && jid != "req" && jid != "nocache" {
 		dir := filepath.Join(m.cacheDir, "minion_jobs", jid)
-		if b, err := payload.Marshal(ret); err == nil && os.MkdirAll(dir, 0o700) == nil {
-			_ = os.WriteFile(filepath.Join(dir, "return.p"), b, 0o600)
+		b, err := payload.Marshal(ret)
+		if err == nil {
+			err = os.MkdirAll(dir, 0o700)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "return.p"), b, 0o600)
+		}
+		if err != nil {
+			m.log.Warn("cache_jobs: could not cache the job's return", "jid", jid, "err", err)
 		}
 	}
 	if v, ok := m.opts.Get("pub_ret"); ok && !payload.Truthy(v) {

@@ -438,7 +438,7 @@ func LoadGrains(ctx context.Context, cfg *config.Minion, id string, log *slog.Lo
 	if cfg.ConfFile != "" {
 		confDir = filepath.Dir(cfg.ConfFile)
 	}
-	g, err := grains.Load(ctx, grains.Options{ID: id, Master: master, Grains: static, ConfDir: confDir, Opts: cfg.Opts, Log: log})
+	g, err := grains.Load(ctx, grains.Options{ID: id, Master: master, Grains: static, ConfDir: confDir, Opts: cfg.Opts, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("minion: grains: %w", err)
 	}

@@ -11,12 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-const wait = 10 * time.Second
+// wait bounds every poll of the minion tests (stretched by
+// GSALT_TEST_SLOWDOWN on a loaded machine).
+var wait = testutil.Scale(20 * time.Second)
 
 func keysOf(m *payload.Map) []string { return m.Keys() }
 

@@ -1,10 +1,13 @@
 package minion
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
 )
 
 // TestCallSyncedPythonModule: after saltutil.sync_modules copies a custom
@@ -19,16 +22,17 @@ func TestCallSyncedPythonModule(t *testing.T) {
 	if err := os.WriteFile(mod, []byte("def hello():\n    return 'hi'\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runCall(t, CallOptions{ConfigDir: dir, Local: true, Fun: "saltutil.sync_modules", Out: "json"})
-	if code != 0 || !strings.Contains(out, "modules.foo (not loaded: gsalt does not run Python extension modules)") {
-		t.Fatalf("sync_modules: %d %q %q", code, out, errs)
+	ctx := context.Background()
+	res, err := Call(ctx, CallOptions{ConfigDir: dir, Local: true, Fun: "saltutil.sync_modules"})
+	if err != nil || res.Retcode != 0 || !strings.Contains(pyfmt.Str(res.Return), "modules.foo (not loaded: gsalt does not run Python extension modules)") {
+		t.Fatalf("sync_modules: %v %v", err, res)
 	}
-	code, _, errs = runCall(t, CallOptions{ConfigDir: dir, Local: true, Fun: "foo.hello"})
-	if code == 0 || !strings.Contains(errs, "'foo.hello' is not available: foo is a custom Python execution module") {
-		t.Fatalf("foo.hello: %d %q", code, errs)
+	res, err = Call(ctx, CallOptions{ConfigDir: dir, Local: true, Fun: "foo.hello"})
+	if err != nil || !res.Missing || !strings.Contains(res.MissingNote, "'foo.hello' is not available: foo is a custom Python execution module") {
+		t.Fatalf("foo.hello: %v %+v", err, res)
 	}
-	code, _, errs = runCall(t, CallOptions{ConfigDir: dir, Local: true, Fun: "bar.hello"})
-	if code == 0 || !strings.Contains(errs, "'bar.hello' is not available.") {
-		t.Fatalf("bar.hello: %d %q", code, errs)
+	res, err = Call(ctx, CallOptions{ConfigDir: dir, Local: true, Fun: "bar.hello"})
+	if err != nil || !res.Missing || res.MissingNote != "" {
+		t.Fatalf("bar.hello: %v %+v", err, res)
 	}
 }

@@ -20,7 +20,7 @@ func (m *Minion) newSchedule() *schedule.Manager {
 		Grains:  m.Grains,
 		Run:     m.startScheduled,
 		Running: m.jobs.countSchedule,
-		Log:     m.log,
+		Logger:  m.log,
 	})
 }
 

@@ -42,7 +42,7 @@ func outputCases() []struct {
 		{"empty_string", m("m1", "")},
 		{"nested_dict", m("m1", m("b", int64(1), "a", []any{int64(1), 2.5, nil, "x\ny"}, "c", m(), "d", []any{}))},
 		{"list_mix", m("m1", []any{[]any{int64(1), int64(2)}, m("k", "v", "j", []any{"w"}), []any{}, m(), "s", []any{[]any{"deep"}}})},
-		{"floats", m("m1", []any{0.1, 1e16, 1e15, 1e-5, 1e-4, -0.0, 1.0, 123456789.125, 1.7976931348623157e308, 5e-324, math.NaN(), math.Inf(1), math.Inf(-1), 100.0, 1e22})},
+		{"floats", m("m1", []any{0.1, 1e16, 1e15, 1e-5, 1e-4, math.Copysign(0, -1), 1.0, 123456789.125, 1.7976931348623157e308, 5e-324, math.NaN(), math.Inf(1), math.Inf(-1), 100.0, 1e22})},
 		{"ints", m("m1", []any{int64(0), int64(-1), int64(math.MaxInt64), int64(math.MinInt64), uint64(math.MaxUint64)})},
 		{"unicode", m("m1", m("u", "héllo wörld ☃ 😀", "tab", "tab\there", "esc", "\x1b[31mred\x1b[0m", "nbsp", "a\u00a0b", "bom", "\ufeffx", "ls", "a\u2028b", "ctl", "\x01\x7f"))},
 		{"quotes", m("m1", []any{"it's", `say "hi"`, `both ' and "`, `back\slash`})},

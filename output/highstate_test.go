@@ -318,7 +318,7 @@ func TestHighstateGolden(t *testing.T) {
 			}
 			var logs bytes.Buffer
 			o := v.options()
-			o.Log = slog.New(slog.NewTextHandler(&logs, nil))
+			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			got, present := Format("highstate", c.data, o)
 			if !present {
 				t.Errorf("%s: nothing printed", key)
@@ -608,7 +608,7 @@ func TestHighstateLiveRandom(t *testing.T) {
 	for i, j := range jobs {
 		var logs bytes.Buffer
 		o := j.variant.options()
-		o.Log = slog.New(slog.NewTextHandler(&logs, nil))
+		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 		got, _ := Format("highstate", j.data, o)
 		if res[i].Crash {
 			if !strings.Contains(logs.String(), "level=WARN msg=\"Salt's highstate outputter raises") {
@@ -662,7 +662,7 @@ func FuzzHighstate(f *testing.F) {
 			return
 		}
 		o := variants[int(pick)%len(variants)].options()
-		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 		Format("highstate", v, o)
 	})
 }

@@ -44,9 +44,9 @@ type Options struct {
 	Indent *int
 	// IndentPretty is output_indent: pretty (json: indent 4, sorted keys).
 	IndentPretty bool
-	// Log receives Salt's "Invalid outputter" error; nil means
+	// Logger receives Salt's "Invalid outputter" error; nil means
 	// slog.Default().
-	Log *slog.Logger
+	Logger *slog.Logger
 	// Highstate holds the state_* settings of the highstate outputter;
 	// nil means DefaultHighstateOptions().
 	Highstate *HighstateOptions
@@ -119,8 +119,8 @@ func render(name string, data any, o Options) (text string, present bool, err er
 }
 
 func (o Options) logger() *slog.Logger {
-	if o.Log != nil {
-		return o.Log
+	if o.Logger != nil {
+		return o.Logger
 	}
 	return slog.Default()
 }
@@ -294,8 +294,8 @@ type Flags struct {
 	OutIndent *int
 	// StateOpts are --state-output / --state-verbose, by option name.
 	StateOpts map[string]any
-	// Log receives outputter warnings.
-	Log *slog.Logger
+	// Logger receives outputter warnings.
+	Logger *slog.Logger
 }
 
 // FromConfig returns the Options of a command from its flags and its
@@ -311,7 +311,7 @@ func FromConfig(f Flags, cfg Config) Options {
 	} else if f.NoColor {
 		color = false
 	}
-	out := Options{Color: color, Log: f.Log}
+	out := Options{Color: color, Logger: f.Logger}
 	hs := HighstateOptionsFrom(func(key string) (any, bool) {
 		if v, ok := f.StateOpts[key]; ok {
 			return v, true

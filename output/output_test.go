@@ -14,7 +14,7 @@ import (
 
 func TestResolve(t *testing.T) {
 	var logs bytes.Buffer
-	o := Options{Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	o := Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	tests := map[string]string{"": "nested", "text": "txt", "json": "json", "highstate": "highstate", "bogus": "nested", "grains": "nested", "no_return": "no_return"}
 	for in, want := range tests {
 		if got := Resolve(in, o); got != want {

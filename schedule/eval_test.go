@@ -74,7 +74,7 @@ func runScenario(t *testing.T, sc scenario) [][3]interface{} {
 		Pillar:  func() *payload.Map { return pillar },
 		Running: func(name string) int { return sc.Running[name] },
 		Now:     func() time.Time { return now },
-		Log:     quiet(),
+		Logger:  quiet(),
 		Run: func(_ context.Context, j Job) {
 			got = append(got, [3]interface{}{float64(now.Sub(start) / time.Second), j.Name, j.Fun})
 		},

@@ -42,7 +42,7 @@ func TestManageSchedule(t *testing.T) {
 		Opts: payload.NewMap("conf_file", filepath.Join(dir, "proxy"), "default_include", "proxy.d/sw1/*.conf",
 			"schedule", payload.NewMap("cfg", payload.NewMap("function", "test.ping", "minutes", int64(5)))),
 		Pillar: func() *payload.Map { return pillar },
-		Log:    quiet(),
+		Logger: quiet(),
 	})
 	file := filepath.Join(dir, "proxy.d", "sw1", "_schedule.conf")
 	if m.File() != file {
@@ -135,9 +135,9 @@ func TestNextFireTimeAndStatus(t *testing.T) {
 	m := New(Options{
 		Opts: payload.NewMap("conf_file", filepath.Join(t.TempDir(), "minion"),
 			"schedule", payload.NewMap("j", payload.NewMap("function", "test.ping", "seconds", int64(30)))),
-		Now: func() time.Time { return now },
-		Log: quiet(),
-		Run: func(_ context.Context, j Job) { runs = append(runs, pytimeFmt(now)+" "+j.Fun) },
+		Now:    func() time.Time { return now },
+		Logger: quiet(),
+		Run:    func(_ context.Context, j Job) { runs = append(runs, pytimeFmt(now)+" "+j.Fun) },
 	})
 	ctx := context.Background()
 	m.Eval(ctx, now)
@@ -179,8 +179,8 @@ func TestRunLoop(t *testing.T) {
 	var mu sync.Mutex
 	ran := map[string]int{}
 	m := New(Options{
-		Opts: payload.NewMap("loop_interval", 0.05, "conf_file", filepath.Join(t.TempDir(), "minion")),
-		Log:  quiet(),
+		Opts:   payload.NewMap("loop_interval", 0.05, "conf_file", filepath.Join(t.TempDir(), "minion")),
+		Logger: quiet(),
 		Run: func(_ context.Context, j Job) {
 			mu.Lock()
 			ran[j.Name]++
@@ -227,7 +227,7 @@ func TestRunLoop(t *testing.T) {
 // TestLoopOnlyWithJobs checks that no loop runs while the schedule is
 // empty: it starts with the first job and ends after the last is deleted.
 func TestLoopOnlyWithJobs(t *testing.T) {
-	m := New(Options{Opts: payload.NewMap("loop_interval", 0.02, "conf_file", filepath.Join(t.TempDir(), "minion")), Log: quiet()})
+	m := New(Options{Opts: payload.NewMap("loop_interval", 0.02, "conf_file", filepath.Join(t.TempDir(), "minion")), Logger: quiet()})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m.Start(ctx)

@@ -86,8 +86,8 @@ type Options struct {
 	Running func(name string) int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
-	// Log is the logger (default slog.Default()).
-	Log *slog.Logger
+	// Logger is the logger (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // Manager holds a minion's schedule. It is safe for concurrent use.
@@ -118,7 +118,7 @@ func New(o Options) *Manager {
 		run:          o.Run,
 		running:      o.Running,
 		now:          o.Now,
-		log:          o.Log,
+		log:          o.Logger,
 		loopInterval: time.Second,
 		opts:         &payload.Map{},
 		state:        map[string]*jobState{},

@@ -136,7 +136,7 @@ func display(o Options, res *minion.CallResult, data any, out string, retcode in
 	if log == nil {
 		log = slog.Default()
 	}
-	opts := output.Options{Color: o.Color && o.OutFile == "", Retcode: retcode, Log: log}
+	opts := output.Options{Color: o.Color && o.OutFile == "", Retcode: retcode, Logger: log}
 	if res.Opts != nil {
 		hs := output.HighstateOptionsFrom(res.Opts.Get)
 		opts.Highstate = &hs

@@ -53,7 +53,7 @@ type Options struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	Log    *slog.Logger
+	Logger *slog.Logger
 }
 
 // ErrUsage means the options name no action or several.
@@ -61,8 +61,8 @@ var ErrUsage = errors.New("gsalt-key: choose one action")
 
 // Run executes the action and returns the process exit code.
 func Run(o Options) (int, error) {
-	if o.Log == nil {
-		o.Log = slog.Default()
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	if o.GenKeys != "" {
 		dir := o.GenKeysDir
@@ -91,8 +91,8 @@ func Run(o Options) (int, error) {
 		HashType:            cfg.HashType,
 		NoRotateAESKey:      !cfg.RotateAESKey,
 		PermissivePKIAccess: cfg.PermissivePKIAccess,
-		Logger:              o.Log,
-		Event:               masterBus(cfg.SockDir, o.Log),
+		Logger:              o.Logger,
+		Event:               masterBus(cfg.SockDir, o.Logger),
 	})
 	if err != nil {
 		return 1, err

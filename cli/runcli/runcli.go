@@ -54,7 +54,7 @@ type Options struct {
 
 	Stdout io.Writer
 	Stderr io.Writer
-	Log    *slog.Logger
+	Logger *slog.Logger
 }
 
 type runner struct {
@@ -72,8 +72,8 @@ func Run(ctx context.Context, o Options) int {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	if o.Log == nil {
-		o.Log = slog.Default()
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	cfg, err := config.LoadMaster(o.ConfigDir)
 	if err != nil {
@@ -108,7 +108,7 @@ func Run(ctx context.Context, o Options) int {
 func (r *runner) setupOutput() {
 	o := r.o
 	r.out = output.FromConfig(output.Flags{IsTerminal: o.IsTerminal, ForceColor: o.ForceColor, NoColor: o.NoColor,
-		OutIndent: o.OutIndent, StateOpts: o.StateOpts, Log: o.Log}, r.cfg)
+		OutIndent: o.OutIndent, StateOpts: o.StateOpts, Logger: o.Logger}, r.cfg)
 	r.outFn = o.Out
 	if r.outFn == "" {
 		r.outFn = r.cfg.Str("output")
@@ -120,7 +120,7 @@ func (r *runner) display(data any, out string) {
 		out = r.outFn
 	}
 	if err := output.Display(r.o.Stdout, r.o.OutFile, out, data, r.out); err != nil {
-		r.o.Log.Debug("printing failed", "error", err)
+		r.o.Logger.Debug("printing failed", "error", err)
 	}
 }
 
@@ -162,7 +162,7 @@ func splitArgs(words, noParse []string) ([]any, *payload.Map) {
 }
 
 func (r *runner) remote(ctx context.Context, fun string, words []string) int {
-	c := saltcli.NewClient(r.cfg, r.o.Log)
+	c := saltcli.NewClient(r.cfg, r.o.Logger)
 	args, kwargs := splitArgs(words, r.o.NoParse)
 	var ev *saltcli.Events
 	if !r.o.Async {
@@ -244,7 +244,7 @@ func (r *runner) await(ctx context.Context, c *saltcli.Client, evp **saltcli.Eve
 				// return up in case it was fired in between.
 				ev.Close()
 				*evp = nil
-				r.o.Log.Debug("event bus connection ended; re-subscribing", "jid", jid)
+				r.o.Logger.Debug("event bus connection ended; re-subscribing", "jid", jid)
 				lookupTick.Reset(0)
 				continue
 			}
@@ -252,7 +252,7 @@ func (r *runner) await(ctx context.Context, c *saltcli.Client, evp **saltcli.Eve
 				if strings.HasSuffix(e.Tag, "/ret") {
 					delete(lookups, ltag)
 					if data := fromLookup(e.Data, jid); data != nil {
-						r.o.Log.Debug("runner return found in the job cache", "jid", jid)
+						r.o.Logger.Debug("runner return found in the job cache", "jid", jid)
 						return r.finish(data)
 					}
 				}
@@ -282,14 +282,14 @@ func (r *runner) await(ctx context.Context, c *saltcli.Client, evp **saltcli.Eve
 			if *evp == nil {
 				ne, err := c.Subscribe(ctx, func(tag string) bool { return strings.HasPrefix(tag, "salt/run/") }, 0)
 				if err != nil {
-					r.o.Log.Debug("cannot re-subscribe to the event bus yet", "err", err)
+					r.o.Logger.Debug("cannot re-subscribe to the event bus yet", "err", err)
 					continue
 				}
 				*evp = ne
 			}
 			reply, err := c.Request(ctx, RunnerLoad("jobs.lookup_jid", []any{jid}, payload.NewMap(), c.User, c.Key), 30*time.Second)
 			if err != nil {
-				r.o.Log.Debug("job cache lookup failed", "jid", jid, "err", err)
+				r.o.Logger.Debug("job cache lookup failed", "jid", jid, "err", err)
 				continue
 			}
 			if m, ok := reply.(*payload.Map); ok && m.Str("tag") != "" {
@@ -536,7 +536,7 @@ func (r *runner) stateEvent(ctx context.Context, words []string) int {
 		}
 		bad = 0
 		if !ExprMatch(ev.Tag, a.tagmatch) {
-			r.o.Log.Debug("Skipping event tag: " + ev.Tag)
+			r.o.Logger.Debug("Skipping event tag: " + ev.Tag)
 			continue
 		}
 		if !a.quiet {

@@ -217,7 +217,7 @@ func (b *batchRun) run(ctx context.Context, up, down []string) int {
 				maxRC = rc
 			}
 			if stop {
-				r.o.Log.Error(fmt.Sprintf("Minion %s returned with non-zero exit code. Batch run stopped due to failhard", it.id))
+				r.o.Logger.Error(fmt.Sprintf("Minion %s returned with non-zero exit code. Batch run stopped due to failhard", it.id))
 				if b.quiet {
 					return b.finishQuiet()
 				}

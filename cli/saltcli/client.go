@@ -74,8 +74,8 @@ type Client struct {
 	User string
 	// Addr is the request server, host:port.
 	Addr string
-	// Log receives debug logs.
-	Log *slog.Logger
+	// Logger receives debug logs.
+	Logger *slog.Logger
 }
 
 // SaltUser is salt.utils.user.get_specific_user: the effective user's
@@ -135,7 +135,7 @@ func NewClient(cfg *config.Master, log *slog.Logger) *Client {
 		Key:    ReadKey(cfg.CacheDir, u, cfg.User),
 		User:   u,
 		Addr:   net.JoinHostPort(host, strconv.Itoa(cfg.RetPort)),
-		Log:    log,
+		Logger: log,
 	}
 }
 
@@ -146,7 +146,7 @@ func (c *Client) Request(ctx context.Context, load *payload.Map, timeout time.Du
 	if err != nil {
 		return nil, fmt.Errorf("saltcli: encoding the request: %w", err)
 	}
-	rc := &transport.ReqClient{Addr: c.Addr, Tries: 1, Timeout: timeout, Logger: c.Log}
+	rc := &transport.ReqClient{Addr: c.Addr, Tries: 1, Timeout: timeout, Logger: c.Logger}
 	reply, err := rc.Send(ctx, frame)
 	if err != nil {
 		if errors.Is(err, transport.ErrTimeout) {
@@ -380,7 +380,7 @@ func (c *Client) Subscribe(ctx context.Context, match func(tag string) bool, que
 	r, err := event.DialPub(dctx, path)
 	dcancel()
 	if err != nil {
-		c.Log.Debug("cannot connect to the master event bus", "path", path, "error", err)
+		c.Logger.Debug("cannot connect to the master event bus", "path", path, "error", err)
 		return nil, &SaltError{Kind: ErrNoMaster, Text: TextNoMaster}
 	}
 	if queue <= 0 {
@@ -396,7 +396,7 @@ func (c *Client) Subscribe(ctx context.Context, match func(tag string) bool, que
 			_ = r.Close()
 			return nil, ctx.Err()
 		}
-		c.Log.Debug("event bus subscription not confirmed; pausing instead", "error", err)
+		c.Logger.Debug("event bus subscription not confirmed; pausing instead", "error", err)
 		select {
 		case <-time.After(SubscribeSettle):
 		case <-ctx.Done():
@@ -407,7 +407,7 @@ func (c *Client) Subscribe(ctx context.Context, match func(tag string) bool, que
 	rctx, cancel := context.WithCancel(ctx)
 	e := &Events{r: r, ch: make(chan event.Event, queue), cancel: cancel}
 	e.wg.Add(1)
-	go e.loop(rctx, match, c.Log)
+	go e.loop(rctx, match, c.Logger)
 	return e, nil
 }
 

@@ -121,7 +121,7 @@ func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOpti
 		switch {
 		case tagIsJob(e.Tag, pd.JID):
 			if d.Has("error") {
-				c.Log.Debug("error event for the job", "tag", e.Tag)
+				c.Logger.Debug("error event for the job", "tag", e.Tag)
 			}
 			if l, ok := d.Get("minions"); ok {
 				for _, id := range stringList(asList(l)) {
@@ -150,7 +150,7 @@ func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOpti
 		case tagIsJob(e.Tag, jinfoJID):
 			id := d.Str("id")
 			if rc, ok := d.Int("retcode"); ok && rc > 0 {
-				c.Log.Error("saltutil returning errors on minion " + id)
+				c.Logger.Error("saltutil returning errors on minion " + id)
 				minions.remove(id)
 				return nil
 			}
@@ -175,7 +175,7 @@ func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOpti
 					}
 				}
 			case string, []byte:
-				c.Log.Error("unexpected return from minion", "id", id)
+				c.Logger.Error("unexpected return from minion", "id", id)
 				return nil
 			}
 			minions.add(id)
@@ -200,7 +200,7 @@ func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOpti
 			for i, id := range outstanding {
 				tgt[i] = id
 			}
-			c.Log.Debug("checking whether the job is still running", "jid", pd.JID)
+			c.Logger.Debug("checking whether the job is still running", "jid", pd.JID)
 			jinfo, err := c.Publish(ctx, PubArgs{
 				Tgt: tgt, Fun: "saltutil.find_job", Arg: []any{pd.JID}, TgtType: "list",
 				Timeout: int(o.GatherJobTimeout / time.Second), Kwargs: o.FindJobKwargs,

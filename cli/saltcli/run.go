@@ -91,7 +91,7 @@ type Options struct {
 
 	Stdout io.Writer
 	Stderr io.Writer
-	Log    *slog.Logger
+	Logger *slog.Logger
 }
 
 // runner holds the state of one invocation.
@@ -111,8 +111,8 @@ func Run(ctx context.Context, o Options) int {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	if o.Log == nil {
-		o.Log = slog.Default()
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	if o.Delimiter == "" {
 		o.Delimiter = ":"
@@ -127,7 +127,7 @@ func Run(ctx context.Context, o Options) int {
 		fmt.Fprintln(o.Stderr, "ERROR:", err)
 		return ExitGeneric
 	}
-	r := &runner{o: o, cfg: cfg, client: NewClient(cfg, o.Log)}
+	r := &runner{o: o, cfg: cfg, client: NewClient(cfg, o.Logger)}
 	r.setupOutput()
 	if o.OutFile != "" && !o.OutFileAppend {
 		if fi, err := os.Stat(o.OutFile); err == nil && fi.Mode().IsRegular() {
@@ -156,7 +156,7 @@ func salty(err error) string {
 func (r *runner) setupOutput() {
 	o := r.o
 	r.out = output.FromConfig(output.Flags{IsTerminal: o.IsTerminal, ForceColor: o.ForceColor, NoColor: o.NoColor,
-		OutIndent: o.OutIndent, StateOpts: o.StateOpts, Log: o.Log}, r.cfg)
+		OutIndent: o.OutIndent, StateOpts: o.StateOpts, Logger: o.Logger}, r.cfg)
 	r.outFn = o.Out
 	if r.outFn == "" {
 		r.outFn = r.cfg.Str("output")
@@ -175,7 +175,7 @@ func (r *runner) display(data any, out string, retcode int) {
 	o := r.out
 	o.Retcode = retcode
 	if err := output.Display(r.o.Stdout, r.o.OutFile, out, data, o); err != nil {
-		r.o.Log.Debug("printing failed", "error", err)
+		r.o.Logger.Debug("printing failed", "error", err)
 	}
 }
 

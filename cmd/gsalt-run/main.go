@@ -33,7 +33,7 @@ func main() {
 				o.Timeout = time.Duration(timeout) * time.Second
 			}
 			o.IsTerminal = term.IsTerminal(int(os.Stdout.Fd()))
-			o.Log = cf.Logger()
+			o.Logger = cf.Logger()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := runcli.Run(ctx, o)
 			stop()

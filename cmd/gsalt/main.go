@@ -60,7 +60,7 @@ func main() {
 			o.Out, o.OutFile, o.OutFileAppend, o.OutIndent, o.StateOpts = cf.Out, cf.OutFile, cf.OutFileAppend, cf.OutIndent(), cf.StateOpts()
 			o.NoColor, o.ForceColor, o.NoParse = cf.NoColor, cf.ForceColor, cf.NoParse()
 			o.IsTerminal = term.IsTerminal(int(os.Stdout.Fd()))
-			o.Log = cf.Logger()
+			o.Logger = cf.Logger()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := saltcli.Run(ctx, o)
 			stop()

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"time"
 
+	bolterrors "go.etcd.io/bbolt/errors"
+
 	saltjid "github.com/gsalt/gsalt/internal/jid"
 
 	"go.etcd.io/bbolt"
@@ -898,7 +900,7 @@ func (c *Cache) Prune() (n int, err error) {
 	}
 	err = c.update(func(tx *bbolt.Tx) error {
 		for _, k := range old {
-			if err := tx.Bucket(bucketJobs).DeleteBucket(k); err != nil && !errors.Is(err, bbolt.ErrBucketNotFound) {
+			if err := tx.Bucket(bucketJobs).DeleteBucket(k); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
 				return err
 			}
 		}

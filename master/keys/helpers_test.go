@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"sync"
 	"testing"
 )
@@ -144,12 +143,6 @@ func readOrNil(p string) []byte {
 		return nil
 	}
 	return b
-}
-
-func sortedCopy(in []string) []string {
-	out := append([]string(nil), in...)
-	sort.Strings(out)
-	return out
 }
 
 func deepEqual(a, b any) bool { return reflect.DeepEqual(a, b) }

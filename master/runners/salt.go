@@ -48,7 +48,7 @@ func saltCmd(ctx context.Context, c *Call) (any, error) {
 	opts := pillar.GetterFunc(c.Env.Opt)
 	id := payload.Text(optValue(c.Env, "id"))
 	conf := payload.Text(optValue(c.Env, "conf_file"))
-	gopts := grains.Options{ID: id, Opts: opts, Log: c.Log}
+	gopts := grains.Options{ID: id, Opts: opts, Logger: c.Log}
 	if conf != "" {
 		gopts.ConfDir = filepath.Dir(conf)
 	}

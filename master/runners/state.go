@@ -123,7 +123,7 @@ func masterMinion(ctx context.Context, c *Call, saltenv, pillarenv any, override
 		opts.over["user"] = c.User
 	}
 	id := payload.Text(optValue(c.Env, "id"))
-	gopts := grains.Options{ID: id, Opts: opts, Log: c.Log}
+	gopts := grains.Options{ID: id, Opts: opts, Logger: c.Log}
 	if conf := payload.Text(optValue(c.Env, "conf_file")); conf != "" {
 		gopts.ConfDir = filepath.Dir(conf)
 	}

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"github.com/gsalt/gsalt/internal/py"
 	"os"
 	"strings"
 
@@ -104,7 +105,7 @@ func altCheckExists(ctx context.Context, c *modules.Call, name, path string) (bo
 	if out.retcode > 0 && out.stderr != "" {
 		return false, nil
 	}
-	for _, line := range pySplitLines(out.stdout) {
+	for _, line := range py.SplitLines(out.stdout, false) {
 		if strings.HasPrefix(line, path) {
 			return true, nil
 		}

@@ -53,7 +53,7 @@ func TestBeaconsModuleGolden(t *testing.T) {
 		Opts:    payload.NewMap("id", "golden", "beacons", ob),
 		Pillar:  func() *payload.Map { return pillar },
 		Modules: bbuiltin.All(bbuiltin.Options{}),
-		Log:     slog.New(slog.DiscardHandler),
+		Logger:  slog.New(slog.DiscardHandler),
 	})
 	if got, want := pyJSON(toList(mgr.Modules())), pyJSON(g.List("available")); got != want {
 		t.Fatalf("available %s, want %s", got, want)

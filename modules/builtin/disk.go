@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"os"
 	"regexp"
 	"strings"
@@ -71,7 +72,7 @@ func diskDF(ctx context.Context, base []string, flags string) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	return pySplitLines(res.stdout), nil
+	return py.SplitLines(res.stdout, false), nil
 }
 
 func isDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
@@ -207,7 +208,7 @@ func diskBlkid(ctx context.Context, c *modules.Call) (any, error) {
 	if res.retcode > 0 {
 		return ret, nil
 	}
-	for _, line := range pySplitLines(res.stdout) {
+	for _, line := range py.SplitLines(res.stdout, false) {
 		comps := strings.Fields(line)
 		if len(comps) == 0 {
 			continue
@@ -230,7 +231,7 @@ func diskFstype(ctx context.Context, c *modules.Call) (any, error) {
 	if _, err := which("lsblk"); err == nil {
 		res, err := pkgRun(ctx, strings.Fields("lsblk -o fstype "+dev), pkgRunOpts{combined: true})
 		if err == nil {
-			if l := pySplitLines(res.stdout); len(l) > 1 && strings.TrimSpace(l[1]) != "" {
+			if l := py.SplitLines(res.stdout, false); len(l) > 1 && strings.TrimSpace(l[1]) != "" {
 				return strings.TrimSpace(l[1]), nil
 			}
 		}
@@ -238,7 +239,7 @@ func diskFstype(ctx context.Context, c *modules.Call) (any, error) {
 	if _, err := which("df"); err == nil {
 		res, err := pkgRun(ctx, strings.Fields("df -T "+dev), pkgRunOpts{combined: true})
 		if err == nil {
-			if l := pySplitLines(res.stdout); len(l) > 1 && l[1] != "" {
+			if l := py.SplitLines(res.stdout, false); len(l) > 1 && l[1] != "" {
 				return l[1], nil
 			}
 		}

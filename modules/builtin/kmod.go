@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"github.com/gsalt/gsalt/internal/py"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,7 +96,7 @@ func kmodLsmod(ctx context.Context) ([]any, error) {
 		return nil, err
 	}
 	ret := []any{}
-	for _, line := range pySplitLines(res.stdout) {
+	for _, line := range py.SplitLines(res.stdout, false) {
 		comps := strings.Fields(line)
 		if len(comps) <= 2 || comps[0] == "Module" {
 			continue

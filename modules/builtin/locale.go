@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"strings"
 
 	"github.com/gsalt/gsalt/modules"
@@ -82,7 +83,7 @@ func localectlStatus(ctx context.Context) (*payload.Map, error) {
 	}
 	ret := &payload.Map{}
 	key := ""
-	for _, line := range pySplitLines(strings.TrimSpace(res.stdout)) {
+	for _, line := range py.SplitLines(strings.TrimSpace(res.stdout), false) {
 		data := strings.TrimSpace(line)
 		if k, d, ok := strings.Cut(line, ": "); ok {
 			key = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), " ", "_")

@@ -150,7 +150,7 @@ func TestScheduleWithScheduler(t *testing.T) {
 		Opts:   payload.NewMap("conf_file", filepath.Join(dir, "minion"), "default_include", "minion.d/*.conf"),
 		Pillar: func() *payload.Map { return pillar },
 		Run:    func(_ context.Context, j schedule.Job) { ran = append(ran, j.Name) },
-		Log:    slog.New(slog.DiscardHandler),
+		Logger: slog.New(slog.DiscardHandler),
 	})
 	env := schedEnv(dir, map[string]any{"schedule": mgr})
 	env.Pillar = pillar

@@ -416,7 +416,7 @@ func statusDiskstats(s string) *payload.Map {
 	ret := &payload.Map{}
 	names := []string{"major", "minor", "device", "reads_issued", "reads_merged", "sectors_read", "ms_spent_reading", "writes_completed",
 		"writes_merged", "sectors_written", "ms_spent_writing", "io_in_progress", "ms_spent_in_io", "weighted_ms_spent_in_io"}
-	for _, line := range pySplitLines(s) {
+	for _, line := range py.SplitLines(s, false) {
 		comps := strings.Fields(line)
 		if len(comps) < len(names) {
 			continue
@@ -435,7 +435,7 @@ func statusDiskstats(s string) *payload.Map {
 func statusNetstats(s string) *payload.Map {
 	ret := &payload.Map{}
 	headers := []string{""}
-	for _, line := range pySplitLines(s) {
+	for _, line := range py.SplitLines(s, false) {
 		comps := strings.Fields(line)
 		if len(comps) == 0 {
 			continue

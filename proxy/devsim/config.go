@@ -771,15 +771,6 @@ func ipv4(s string) []byte {
 	return out
 }
 
-// maskOf returns the dotted netmask of a prefix length.
-func maskOf(plen int) string {
-	var m uint32
-	if plen > 0 {
-		m = ^uint32(0) << (32 - plen)
-	}
-	return strconv.Itoa(int(m>>24)) + "." + strconv.Itoa(int(m>>16&255)) + "." + strconv.Itoa(int(m>>8&255)) + "." + strconv.Itoa(int(m&255))
-}
-
 // networkOf returns the network address of addr/plen.
 func networkOf(addr string, plen int) string {
 	b := ipv4(addr)

@@ -430,9 +430,7 @@ func nxosShowDiff(s *shell, args []string) string {
 	}
 	out.WriteString("#Generating Rollback Patch\n")
 	patch := nxosPatch(s.p.d, ca.items, cb.items, "")
-	for _, e := range errs {
-		patch = append(patch, e)
-	}
+	patch = append(patch, errs...)
 	if len(patch) == 0 {
 		out.WriteString("Rollback Patch is Empty\n")
 		return out.String()

@@ -641,7 +641,7 @@ func nxosShowLLDP(s *shell, args []string) string {
 		case w == "interface" && i+1 < len(args):
 			j := i + 1
 			name := args[j]
-			if j+1 < len(args) && !strings.EqualFold(args[j+1], "detail") && strings.IndexAny(args[j], "0123456789") < 0 {
+			if j+1 < len(args) && !strings.EqualFold(args[j+1], "detail") && !strings.ContainsAny(args[j], "0123456789") {
 				name += args[j+1] // "ethernet 1/2"
 				j++
 			}

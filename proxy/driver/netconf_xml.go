@@ -407,8 +407,7 @@ func scopeOf(n *xnode, scope map[string]string) map[string]string {
 // no data.
 func replyData(reply *xnode) []*xnode {
 	scope := map[string]string{}
-	var walk func(n *xnode) []*xnode
-	walk = func(n *xnode) []*xnode {
+	walk := func(n *xnode) []*xnode {
 		for _, k := range n.kids {
 			if k.local == "data" {
 				return detach(k, scopeOf(n, scope))

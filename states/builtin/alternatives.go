@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"strings"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
@@ -114,7 +115,7 @@ func altAutoState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	if err != nil {
 		return ret, err
 	}
-	lines := pySplitLinesState(payload.Text(disp))
+	lines := py.SplitLines(payload.Text(disp), false)
 	if len(lines) == 0 {
 		return ret, fmt.Errorf("IndexError: list index out of range")
 	}
@@ -150,7 +151,7 @@ func altSetState(ctx context.Context, c *states.Call) (states.Ret, error) {
 		return ret, err
 	}
 	installed := false
-	for _, line := range pySplitLinesState(payload.Text(disp)) {
+	for _, line := range py.SplitLines(payload.Text(disp), false) {
 		if strings.HasPrefix(line, path) {
 			installed = true
 			break
@@ -179,13 +180,4 @@ func altSetState(ctx context.Context, c *states.Call) (states.Ret, error) {
 		ret.Comment = fmt.Sprintf("Alternative for %s not updated", name)
 	}
 	return ret, nil
-}
-
-// pySplitLinesState is str.splitlines() for "\n" and "\r\n" text.
-func pySplitLinesState(s string) []string {
-	if s == "" {
-		return nil
-	}
-	s = strings.TrimSuffix(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
-	return strings.Split(s, "\n")
 }

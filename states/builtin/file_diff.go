@@ -136,8 +136,8 @@ func fileBinaryReplace(oldPath, newPath string) string {
 	return ""
 }
 
-// fileErrDiffCache is get_diff's "Failed to cache one or more files".
-var fileErrDiffCache = errors.New("Failed to cache one or more files")
+// errFileDiffCache is get_diff's "Failed to cache one or more files".
+var errFileDiffCache = errors.New("Failed to cache one or more files")
 
 // fileDiffOptions are get_diff's switches.
 type fileDiffOptions struct {
@@ -152,7 +152,7 @@ func fileGetDiff(file1, file2 string, o fileDiffOptions) (string, error) {
 	d1, err1 := os.ReadFile(file1)
 	d2, err2 := os.ReadFile(file2)
 	if err1 != nil || err2 != nil {
-		return "", fileErrDiffCache
+		return "", errFileDiffCache
 	}
 	if bytes.Equal(d1, d2) {
 		return "", nil

@@ -830,9 +830,12 @@ func (r *fileRun) checkFileMeta(name, sfn, source string, sum *fileSum, userArg,
 	if contents != nil {
 		tmp, err := fileMkstemp("", fileTempPrefix, "")
 		if err == nil {
-			_ = os.WriteFile(tmp, *contents, 0o600)
-			d, err := fileGetDiff(name, tmp, fileDiffOptions{showChanges: true})
-			if err != nil {
+			var d string
+			if err := os.WriteFile(tmp, *contents, 0o600); err != nil {
+				// Without the new contents on disk there is nothing to diff
+				// against: report why instead of a diff with an empty file.
+				d = err.Error()
+			} else if d, err = fileGetDiff(name, tmp, fileDiffOptions{showChanges: true}); err != nil {
 				d = err.Error()
 			}
 			_ = os.Remove(tmp)

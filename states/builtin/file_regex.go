@@ -22,9 +22,9 @@ const (
 	filePyReA = 256
 )
 
-// fileErrRegex marks a Python regular expression gsalt cannot run: RE2 has
+// errFileRegex marks a Python regular expression gsalt cannot run: RE2 has
 // no lookaround, backreferences or possessive quantifiers.
-var fileErrRegex = errors.New("regular expression not supported")
+var errFileRegex = errors.New("regular expression not supported")
 
 // filePyFlags is salt.modules.file._get_flags: an int, a flag name or a
 // list of names.
@@ -59,7 +59,7 @@ func filePyFlags(v any) (int, error) {
 // filePyRegexp compiles a Python regular expression with Python flags for
 // Go's RE2: \Z becomes \z, verbose patterns are stripped, (?#...) comments
 // dropped, inline (?aLux) flags removed; lookarounds and backreferences
-// are refused with fileErrRegex.
+// are refused with errFileRegex.
 func filePyRegexp(pat string, flags int) (*regexp.Regexp, error) {
 	// Leading inline global flags, e.g. (?x) or (?im).
 	for {
@@ -108,7 +108,7 @@ func filePyRegexp(pat string, flags int) (*regexp.Regexp, error) {
 				i += 3
 				continue
 			case n >= '1' && n <= '9' && !inClass:
-				return nil, fmt.Errorf("%w: backreference in %q", fileErrRegex, pat)
+				return nil, fmt.Errorf("%w: backreference in %q", errFileRegex, pat)
 			case n == '0' && !inClass:
 				// Octal escape \0, \0nn.
 				j := i + 2
@@ -152,7 +152,7 @@ func filePyRegexp(pat string, flags int) (*regexp.Regexp, error) {
 		case c == '(' && (strings.HasPrefix(pat[i:], "(?=") || strings.HasPrefix(pat[i:], "(?!") ||
 			strings.HasPrefix(pat[i:], "(?<=") || strings.HasPrefix(pat[i:], "(?<!") ||
 			strings.HasPrefix(pat[i:], "(?>") || strings.HasPrefix(pat[i:], "(?P=") || strings.HasPrefix(pat[i:], "(?(")):
-			return nil, fmt.Errorf("%w: lookaround or backreference in %q", fileErrRegex, pat)
+			return nil, fmt.Errorf("%w: lookaround or backreference in %q", errFileRegex, pat)
 		default:
 			b.WriteByte(c)
 		}

@@ -39,8 +39,8 @@ type fileStatInfo struct {
 	info fs.FileInfo
 }
 
-// fileErrPathNotFound mirrors Salt's "Path not found: <path>" error of stats.
-var fileErrPathNotFound = errors.New("Path not found")
+// errFilePathNotFound mirrors Salt's "Path not found: <path>" error of stats.
+var errFilePathNotFound = errors.New("Path not found")
 
 // fileStatPath is file.stats: follow selects stat over lstat; a broken symlink is
 // always lstat'ed.
@@ -50,7 +50,7 @@ func fileStatPath(p string, follow bool) (*fileStatInfo, error) {
 	if _, e := os.Stat(p); e != nil {
 		fi, err = os.Lstat(p)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s", fileErrPathNotFound, p)
+			return nil, fmt.Errorf("%w: %s", errFilePathNotFound, p)
 		}
 	} else if follow {
 		fi, err = os.Stat(p)
@@ -58,7 +58,7 @@ func fileStatPath(p string, follow bool) (*fileStatInfo, error) {
 		fi, err = os.Lstat(p)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", fileErrPathNotFound, p)
+		return nil, fmt.Errorf("%w: %s", errFilePathNotFound, p)
 	}
 	st := &fileStatInfo{info: fi, size: fi.Size(), uid: -1, gid: -1}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {

@@ -144,7 +144,7 @@ func TestStructEncoding(t *testing.T) {
 		User    string `salt:"user,omitempty"`
 		skip    int
 	}
-	got, err := payload.Marshal(ret{Cmd: "_return", ID: "m1", Success: true, Return: true})
+	got, err := payload.Marshal(ret{Cmd: "_return", ID: "m1", Success: true, Return: true, skip: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func ncEnv(t *testing.T, plat, root string, pillar *payload.Map) (*devsim.Device
 		t.Fatal(err)
 	}
 	opts := payload.NewMap("id", "dev1", "conf_file", filepath.Join(t.TempDir(), "proxy"), "cachedir", t.TempDir())
-	sched := schedule.New(schedule.Options{Opts: opts, Log: log})
+	sched := schedule.New(schedule.Options{Opts: opts, Logger: log})
 	env := &modules.Env{ID: "dev1", Registry: reg, Log: log,
 		Grains:   payload.NewMap("id", "dev1", "os", plat),
 		Pillar:   pillar,
