@@ -822,3 +822,49 @@ func (d *eosDriver) GetInterfacesCounters(ctx context.Context) (map[string]Inter
 	})
 	return res, err
 }
+
+// IPv6Neighbor is one entry of NAPALM get_ipv6_neighbors_table.
+type IPv6Neighbor struct {
+	Interface string  `json:"interface"`
+	MAC       string  `json:"mac"`
+	IP        string  `json:"ip"`
+	Age       float64 `json:"age"`
+	State     string  `json:"state"`
+}
+
+// IPv6NeighborsGetter is implemented by drivers with
+// get_ipv6_neighbors_table.
+type IPv6NeighborsGetter interface {
+	GetIPv6NeighborsTable(ctx context.Context) ([]IPv6Neighbor, error)
+}
+
+var iosIPv6NbrHeadRe = regexp.MustCompile(`(?mi)^IPv6\s+Address.*Interface$`)
+
+// GetIPv6NeighborsTable implements IPv6NeighborsGetter like NAPALM ios
+// (show ipv6 neighbors).
+func (d *iosDriver) GetIPv6NeighborsTable(ctx context.Context) ([]IPv6Neighbor, error) {
+	res := []IPv6Neighbor{}
+	err := d.s.query(ctx, func(o runner) error {
+		out, _, err := o.send("show ipv6 neighbors")
+		if err != nil {
+			return err
+		}
+		parts := iosIPv6NbrHeadRe.Split(strings.ReplaceAll(out, "\r", ""), -1)
+		if len(parts) != 2 {
+			return nil
+		}
+		for l := range strings.SplitSeq(strings.TrimSpace(parts[1]), "\n") {
+			f := strings.Fields(l)
+			if len(f) != 5 {
+				continue
+			}
+			mac := ""
+			if f[2] != "-" {
+				mac = macOr(f[2])
+			}
+			res = append(res, IPv6Neighbor{Interface: f[4], MAC: mac, IP: napalmIP(f[0]), Age: atof(f[1], 0), State: f[3]})
+		}
+		return nil
+	})
+	return res, err
+}

@@ -148,6 +148,13 @@ var napalmGetters = map[string]func(ctx context.Context, d Driver) (any, error){
 		}
 		return g.GetInterfacesCounters(ctx)
 	},
+	"test_get_ipv6_neighbors_table": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(IPv6NeighborsGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_ipv6_neighbors_table")
+		}
+		return g.GetIPv6NeighborsTable(ctx)
+	},
 	"test_ping": func(ctx context.Context, d Driver) (any, error) {
 		return d.Ping(ctx, PingOptions{Destination: "8.8.8.8"})
 	},

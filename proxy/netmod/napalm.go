@@ -18,7 +18,7 @@ import (
 var napalmNotImplemented = map[string]bool{
 	"get_bgp_config": true, "get_bgp_neighbors_detail": true, "get_route_to": true,
 	"get_probes_config": true, "get_probes_results": true,
-	"get_ipv6_neighbors_table": true, "get_network_instances": true,
+	"get_network_instances": true,
 	"get_firewall_policies": true, "confirm_commit": true, "has_pending_commit": true,
 	"get_config_sections": true, "load_template": true, "traceroute_vrf": true,
 }
@@ -201,6 +201,12 @@ func callMethod(ctx context.Context, n *proxymod.Napalm, d driver.Driver, method
 			return nil, driver.NotSupported(d, method)
 		}
 		return g.GetInterfacesCounters(ctx)
+	case "get_ipv6_neighbors_table":
+		g, ok := d.(driver.IPv6NeighborsGetter)
+		if !ok {
+			return nil, driver.NotSupported(d, method)
+		}
+		return g.GetIPv6NeighborsTable(ctx)
 	case "get_vlans":
 		g, ok := d.(driver.VLANsGetter)
 		if !ok {
