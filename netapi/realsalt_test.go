@@ -244,3 +244,112 @@ func TestGoldenAgainstSaltAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestGsaltAPIWithRealSaltMaster: gsalt-api in front of Salt 3006's
+// salt-master (with a gsalt minion): /login with eauth, local test.ping
+// and cmd.run, runner jobs.list_jobs, wheel key.list_all, an ACL refusal
+// and /events, checked by the real master's own eauth.
+func TestGsaltAPIWithRealSaltMaster(t *testing.T) {
+	src := saltpeer.Require(t)
+	dir, err := os.MkdirTemp("", "gapis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	etc := filepath.Join(dir, "etc")
+	os.MkdirAll(etc, 0o755)
+	ret, pub := freePort(t), freePort(t)
+	conf := fmt.Sprintf("interface: 127.0.0.1\nipv6: False\npublish_port: %[2]d\nret_port: %[3]d\nroot_dir: %[1]s\npki_dir: %[1]s/pki\n"+
+		"cachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\nuser: root\n"+
+		"file_roots: {base: [%[1]s/srv/salt]}\nlog_level_logfile: info\n", dir, pub, ret) + apiConf
+	if err := os.WriteFile(filepath.Join(etc, "master"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logf, err := os.Create(filepath.Join(dir, "salt-master.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := saltpeer.Command(ctx, src, "salt-master", "-c", etc, "-l", "warning")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 15 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	})
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "sock", "master_event_pub.ipc")); err == nil {
+			if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", ret)); err == nil {
+				c.Close()
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			out, _ := os.ReadFile(filepath.Join(dir, "master.log"))
+			t.Fatalf("salt-master did not start:\n%s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := os.ReadFile(filepath.Join(dir, "master.log"))
+			t.Logf("salt-master log:\n%s", out)
+		}
+	})
+	startMinion(t, ret, dir, "m1")
+
+	cfg, err := config.LoadMaster(etc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := netapi.OptionsFrom(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	actx, acancel := context.WithCancel(context.Background())
+	defer acancel()
+	go netapi.New(cfg, o, quiet(), quiet()).Serve(actx, ln)
+	e := &apiEnv{t: t, base: "http://" + ln.Addr().String(), hc: &http.Client{Timeout: 90 * time.Second}}
+
+	tok := e.login("fred", "auto", "x")
+	code, _, b := e.do("POST", "/", tok, "", []any{map[string]any{"client": "local", "tgt": "m1", "fun": "test.ping"}})
+	if code != 200 || fmt.Sprint(ret0(t, b)) != "map[m1:true]" {
+		t.Fatalf("local test.ping: %d %s", code, b)
+	}
+	code, _, b = e.do("POST", "/", tok, "", []any{map[string]any{"client": "local", "tgt": "m1", "fun": "cmd.run", "arg": "echo hello"}})
+	if code != 200 || fmt.Sprint(ret0(t, b)) != "map[m1:hello]" {
+		t.Fatalf("local cmd.run: %d %s", code, b)
+	}
+	code, _, b = e.do("POST", "/", tok, "", []any{map[string]any{"client": "runner", "fun": "jobs.list_jobs"}})
+	if _, ok := ret0(t, b).(map[string]any); code != 200 || !ok {
+		t.Fatalf("runner jobs.list_jobs: %d %s", code, b)
+	}
+	code, _, b = e.do("POST", "/", tok, "", []any{map[string]any{"client": "wheel", "fun": "key.list_all"}})
+	if code != 200 || !strings.Contains(string(b), `"minions":["m1"]`) {
+		t.Fatalf("wheel key.list_all: %d %s", code, b)
+	}
+	joe := e.login("joe", "auto", "x")
+	if code, _, b := e.do("POST", "/", joe, "", []any{map[string]any{"client": "local", "tgt": "m1", "fun": "cmd.run", "arg": "id"}}); code != 401 {
+		t.Fatalf("joe cmd.run: %d %s", code, b)
+	}
+	ectx, ecancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer ecancel()
+	req, _ := http.NewRequestWithContext(ectx, "GET", e.base+"/events?token="+tok, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("events: %v %v", err, resp)
+	}
+	resp.Body.Close()
+}
