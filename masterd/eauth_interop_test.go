@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/cli/runcli"
 	"github.com/gsalt/gsalt/cli/saltcli"
 	"github.com/gsalt/gsalt/internal/saltpeer"
 )
@@ -132,7 +133,7 @@ func TestEauthWithSaltClients(t *testing.T) {
 func TestGsaltCLIEauth(t *testing.T) {
 	dir := shortDir(t)
 	t.Setenv("HOME", dir)
-	d, cfg := startMaster(t, dir, "external_auth:\n  auto:\n    fred:\n      - m1:\n        - test.*\n")
+	d, cfg := startMaster(t, dir, "external_auth:\n  auto:\n    fred:\n      - m1:\n        - test.*\n    joe:\n      - '@runner'\n")
 	mn := newMinion(t, d, "minion1", "m1")
 	mn.auth()
 	if _, err := d.Keys().Accept("m1"); err != nil {
@@ -172,5 +173,19 @@ func TestGsaltCLIEauth(t *testing.T) {
 	code, out = run("test.ping", saltcli.EauthOptions{})
 	if code == 0 {
 		t.Fatalf("gsalt without key, token or eauth succeeded: %q", out)
+	}
+
+	// gsalt-run -a: runners need @runner.
+	runRun := func(user string) (int, string) {
+		var out, errb bytes.Buffer
+		code := runcli.Run(context.Background(), runcli.Options{ConfigDir: etc, Words: []string{"manage.present"}, Async: true,
+			Eauth: saltcli.EauthOptions{Eauth: "auto", Username: user, Password: "x"}, Stdout: &out, Stderr: &errb, Log: logger()})
+		return code, out.String() + errb.String()
+	}
+	if code, out := runRun("fred"); code == 0 || !strings.Contains(out, `Authentication failure of type "eauth" occurred for user fred.`) {
+		t.Fatalf("gsalt-run -a auto as fred: %d %q", code, out)
+	}
+	if code, out := runRun("joe"); code != 0 || !strings.Contains(out, "This execution is running under tag salt/run/") {
+		t.Fatalf("gsalt-run -a auto as joe: %d %q", code, out)
 	}
 }
