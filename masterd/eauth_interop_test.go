@@ -1,6 +1,7 @@
 package masterd_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,9 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/cli/runcli"
+	"github.com/gsalt/gsalt/cli/saltcli"
 	"github.com/gsalt/gsalt/internal/saltpeer"
 )
 
@@ -119,5 +123,69 @@ func TestEauthWithSaltClients(t *testing.T) {
 		if !reflect.DeepEqual(got[k], w) {
 			t.Errorf("%s = %#v, want %#v", k, got[k], w)
 		}
+	}
+}
+
+// TestGsaltCLIEauth: `gsalt -a auto -T` against a gsalt master gets a
+// token, saves it in ~/salt_token (mode 0600) and publishes with it; the
+// next command reuses the saved token; a function outside the ACL is
+// refused with Salt's text.
+func TestGsaltCLIEauth(t *testing.T) {
+	dir := shortDir(t)
+	t.Setenv("HOME", dir)
+	d, cfg := startMaster(t, dir, "external_auth:\n  auto:\n    fred:\n      - m1:\n        - test.*\n    joe:\n      - '@runner'\n")
+	mn := newMinion(t, d, "minion1", "m1")
+	mn.auth()
+	if _, err := d.Keys().Accept("m1"); err != nil {
+		t.Fatal(err)
+	}
+	// The CLI reads the master config with the daemon's real port.
+	etc := filepath.Join(dir, "cli-etc")
+	os.MkdirAll(etc, 0o755)
+	conf := fmt.Sprintf("interface: 127.0.0.1\nret_port: %d\nroot_dir: %s\ncachedir: %s\nsock_dir: %s\npki_dir: %s\nuser: root\n",
+		d.ReqAddr().(*net.TCPAddr).Port, dir, filepath.Join(dir, "nokey"), cfg.SockDir, cfg.PKIDir)
+	if err := os.WriteFile(filepath.Join(etc, "master"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(fun string, e saltcli.EauthOptions) (int, string) {
+		var out, errb bytes.Buffer
+		code := saltcli.Run(context.Background(), saltcli.Options{ConfigDir: etc, Words: []string{"m1", fun}, Async: true,
+			Eauth: e, Stdout: &out, Stderr: &errb, Logger: logger()})
+		return code, out.String() + errb.String()
+	}
+	code, out := run("test.ping", saltcli.EauthOptions{Eauth: "auto", MakeToken: true, Username: "fred", Password: "x"})
+	if code != 0 || !strings.Contains(out, "Executed command with job ID: ") {
+		t.Fatalf("gsalt -a auto -T: %d %q", code, out)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "salt_token"))
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 64 {
+		t.Fatalf("token file: %v %v", fi, err)
+	}
+	code, out = run("test.ping", saltcli.EauthOptions{})
+	if code != 0 || !strings.Contains(out, "Executed command with job ID: ") {
+		t.Fatalf("gsalt with the saved token: %d %q", code, out)
+	}
+	code, out = run("cmd.run", saltcli.EauthOptions{})
+	if code == 0 || !strings.Contains(out, "Authorization error occurred.") {
+		t.Fatalf("gsalt cmd.run outside the ACL: %d %q", code, out)
+	}
+	os.Remove(filepath.Join(dir, "salt_token"))
+	code, out = run("test.ping", saltcli.EauthOptions{})
+	if code == 0 {
+		t.Fatalf("gsalt without key, token or eauth succeeded: %q", out)
+	}
+
+	// gsalt-run -a: runners need @runner.
+	runRun := func(user string) (int, string) {
+		var out, errb bytes.Buffer
+		code := runcli.Run(context.Background(), runcli.Options{ConfigDir: etc, Words: []string{"manage.present"}, Async: true,
+			Eauth: saltcli.EauthOptions{Eauth: "auto", Username: user, Password: "x"}, Stdout: &out, Stderr: &errb, Log: logger()})
+		return code, out.String() + errb.String()
+	}
+	if code, out := runRun("fred"); code == 0 || !strings.Contains(out, `Authentication failure of type "eauth" occurred for user fred.`) {
+		t.Fatalf("gsalt-run -a auto as fred: %d %q", code, out)
+	}
+	if code, out := runRun("joe"); code != 0 || !strings.Contains(out, "This execution is running under tag salt/run/") {
+		t.Fatalf("gsalt-run -a auto as joe: %d %q", code, out)
 	}
 }

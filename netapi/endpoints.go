@@ -237,7 +237,7 @@ func (s *Server) minions(r *http.Request) (any, error) {
 			}
 		}
 		m.Set("_links", payload.NewMap("jobs", links))
-		return m, nil
+		return &statusAnswer{code: http.StatusAccepted, body: m}, nil
 	}
 	return nil, herr(http.StatusMethodNotAllowed, "")
 }

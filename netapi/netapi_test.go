@@ -125,21 +125,21 @@ func startMasterMinion(t *testing.T) (*config.Master, *masterd.Daemon, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	startMinion(t, d, dir, "m1")
+	startMinion(t, d.ReqAddr().(*net.TCPAddr).Port, dir, "m1")
 
 	// The API reads the same config, with the daemon's real ret port.
 	cfg.RetPort = d.ReqAddr().(*net.TCPAddr).Port
 	return cfg, d, dir
 }
 
-func startMinion(t testing.TB, d *masterd.Daemon, dir, id string) {
+func startMinion(t testing.TB, retPort int, dir, id string) {
 	t.Helper()
 	mdir := filepath.Join(dir, id)
 	copyFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pem"), filepath.Join(mdir, "pki", "minion.pem"), 0o400)
 	copyFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pub"), filepath.Join(mdir, "pki", "minion.pub"), 0o644)
 	conf := fmt.Sprintf("id: %s\nroot_dir: %s\npki_dir: %[2]s/pki\ncachedir: %[2]s/cache\nsock_dir: %[2]s/sock\n"+
 		"master: 127.0.0.1\nmaster_port: %d\nacceptance_wait_time: 0.2\nenable_fqdns_grains: False\nmine_interval: 0\n",
-		id, mdir, d.ReqAddr().(*net.TCPAddr).Port)
+		id, mdir, retPort)
 	if err := os.WriteFile(filepath.Join(mdir, "minion"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func startMinion(t testing.TB, d *masterd.Daemon, dir, id string) {
 	})
 	select {
 	case <-mn.Ready():
-	case <-time.After(30 * time.Second):
+	case <-time.After(120 * time.Second): // a cold Salt master's workers take long here
 		t.Fatalf("minion %s not ready (last auth error: %v)", id, mn.LastAuthError())
 	}
 }

@@ -202,8 +202,18 @@ func (s *Server) wrap(h handler) http.HandlerFunc {
 			http.SetCookie(w, &http.Cookie{Name: "session_id", Value: "", Path: "/", MaxAge: -1})
 			ret = lo.body
 		}
-		s.write(w, r, http.StatusOK, ret)
+		code := http.StatusOK
+		if sa, ok := ret.(*statusAnswer); ok {
+			code, ret = sa.code, sa.body
+		}
+		s.write(w, r, code, ret)
 	}
+}
+
+// statusAnswer is a body sent with another status than 200.
+type statusAnswer struct {
+	code int
+	body any
 }
 
 // writeErrorPage renders an HTTP error like CherryPy's default page.
@@ -320,7 +330,15 @@ func decodeBody(r *http.Request) (any, error) {
 			return nil, herr(http.StatusBadRequest, "Invalid YAML document")
 		}
 		return fromJSON(v), nil
-	case "application/x-www-form-urlencoded", "":
+	case "text/plain":
+		d := json.NewDecoder(bytes.NewReader(body))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			return string(body), nil
+		}
+		return fromJSON(v), nil
+	case "application/x-www-form-urlencoded":
 		vals, err := url.ParseQuery(string(body))
 		if err != nil {
 			return nil, herr(http.StatusBadRequest, "Invalid form data")
@@ -339,7 +357,7 @@ func decodeBody(r *http.Request) (any, error) {
 		}
 		return m, nil
 	}
-	return nil, herr(http.StatusUnsupportedMediaType, "The request entity has a media type which the server or resource does not support.")
+	return nil, herr(http.StatusNotAcceptable, "Content type not supported")
 }
 
 // fromJSON converts decoded JSON/YAML into payload values, bounding depth.

@@ -51,6 +51,8 @@ type Options struct {
 	ForceColor bool
 	IsTerminal bool
 	NoParse    []string
+	// Eauth are -a/-T/--username/--password.
+	Eauth saltcli.EauthOptions
 
 	Stdout io.Writer
 	Stderr io.Writer
@@ -178,7 +180,20 @@ func (r *runner) remote(ctx context.Context, fun string, words []string) int {
 			}
 		}()
 	}
-	reply, err := c.Request(ctx, RunnerLoad(fun, args, kwargs, c.User, c.Key), 60*time.Second)
+	load := RunnerLoad(fun, args, kwargs, c.User, c.Key)
+	ekw, err := c.EauthKwargs(ctx, r.o.Eauth, r.o.Stderr)
+	if err != nil {
+		return r.fail(err)
+	}
+	if ekw != nil {
+		// Token or eauth credentials replace the key, at the top of the
+		// load as RunnerClient.master_call sends them.
+		load.Delete("key")
+		for _, it := range ekw.Items() {
+			load.SetKey(it.Key, it.Value)
+		}
+	}
+	reply, err := c.Request(ctx, load, 60*time.Second)
 	if err != nil {
 		return r.fail(err)
 	}

@@ -89,6 +89,9 @@ type Options struct {
 	ArgsSeparator   string
 	NoParse         []string
 
+	// Eauth are -a/-T/--username/--password.
+	Eauth EauthOptions
+
 	Stdout io.Writer
 	Stderr io.Writer
 	Logger *slog.Logger
@@ -101,6 +104,8 @@ type runner struct {
 	client *Client
 	out    output.Options
 	outFn  string // --out (or the config's output)
+	// eauthKw are the token or eauth credentials sent with every publish.
+	eauthKw *payload.Map
 }
 
 // Run executes one gsalt command and returns the process exit code.
@@ -128,6 +133,10 @@ func Run(ctx context.Context, o Options) int {
 		return ExitGeneric
 	}
 	r := &runner{o: o, cfg: cfg, client: NewClient(cfg, o.Logger)}
+	if r.eauthKw, err = r.client.EauthKwargs(ctx, o.Eauth, o.Stderr); err != nil {
+		fmt.Fprintln(o.Stderr, err)
+		return 2 // salt.cli.salt's sys.exit(2) on a failed authentication
+	}
 	r.setupOutput()
 	if o.OutFile != "" && !o.OutFileAppend {
 		if fi, err := os.Stat(o.OutFile); err == nil && fi.Mode().IsRegular() {
@@ -222,6 +231,11 @@ func (r *runner) clientKwargs() *payload.Map {
 	}
 	if o.Metadata != "" {
 		kw.Set("metadata", wireValue(YamlifyArg(o.Metadata)))
+	}
+	if r.eauthKw != nil {
+		for _, it := range r.eauthKw.Items() {
+			kw.SetKey(it.Key, it.Value)
+		}
 	}
 	return kw
 }

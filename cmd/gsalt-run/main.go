@@ -47,6 +47,14 @@ func main() {
 	f.IntVarP(&timeout, "timeout", "t", 0, "seconds to wait for the runner's return (default: the master's rest_timeout, 300)")
 	f.BoolVar(&o.Async, "async", false, "start the runner and return without waiting")
 	f.BoolVar(&o.Quiet, "quiet", false, "do not print the return")
+	f.StringVarP(&o.Eauth.Eauth, "auth", "a", "", "external authentication system to use (pam, file, sharedsecret, auto, ...)")
+	for _, alias := range []string{"eauth", "external-auth"} {
+		f.StringVar(&o.Eauth.Eauth, alias, "", "same as --auth")
+		_ = f.MarkHidden(alias)
+	}
+	f.BoolVarP(&o.Eauth.MakeToken, "make-token", "T", false, "generate and save an authentication token for re-use")
+	f.StringVar(&o.Eauth.Username, "username", "", "username for external authentication")
+	f.StringVar(&o.Eauth.Password, "password", "", "password for external authentication")
 	cf.Add(f)
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "gsalt-run:", err)

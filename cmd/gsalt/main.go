@@ -93,6 +93,14 @@ func main() {
 	f.StringVar(&o.ReturnConfig, "return_config", "", "alternative returner configuration")
 	f.StringVar(&o.ReturnKwargs, "return_kwargs", "", "returner options")
 	f.StringVar(&o.Metadata, "metadata", "", "metadata passed with the job")
+	f.StringVarP(&o.Eauth.Eauth, "auth", "a", "", "external authentication system to use (pam, file, sharedsecret, auto, ...)")
+	for _, alias := range []string{"eauth", "external-auth"} {
+		f.StringVar(&o.Eauth.Eauth, alias, "", "same as --auth")
+		_ = f.MarkHidden(alias)
+	}
+	f.BoolVarP(&o.Eauth.MakeToken, "make-token", "T", false, "generate and save an authentication token for re-use")
+	f.StringVar(&o.Eauth.Username, "username", "", "username for external authentication")
+	f.StringVar(&o.Eauth.Password, "password", "", "password for external authentication")
 	f.StringVar(&o.ModuleExecutors, "module-executors", "", "executors to run the function with")
 	f.StringVar(&o.ExecutorOpts, "executor-opts", "", "options for the executors")
 	f.StringVar(&o.ArgsSeparator, "args-separator", ",", "separator of argument groups in multi-function jobs")
