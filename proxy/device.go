@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/config"
-	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/grains"
+	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/proxy/proxymod"
 	"github.com/gsalt/gsalt/wire/payload"

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/grains"
 	"github.com/gsalt/gsalt/internal/grainsfile"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/internal/vectors"
-	"github.com/gsalt/gsalt/grains"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
 )

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/output"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
