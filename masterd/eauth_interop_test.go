@@ -179,7 +179,7 @@ func TestGsaltCLIEauth(t *testing.T) {
 	runRun := func(user string) (int, string) {
 		var out, errb bytes.Buffer
 		code := runcli.Run(context.Background(), runcli.Options{ConfigDir: etc, Words: []string{"manage.present"}, Async: true,
-			Eauth: saltcli.EauthOptions{Eauth: "auto", Username: user, Password: "x"}, Stdout: &out, Stderr: &errb, Log: logger()})
+			Eauth: saltcli.EauthOptions{Eauth: "auto", Username: user, Password: "x"}, Stdout: &out, Stderr: &errb, Logger: logger()})
 		return code, out.String() + errb.String()
 	}
 	if code, out := runRun("fred"); code == 0 || !strings.Contains(out, `Authentication failure of type "eauth" occurred for user fred.`) {

@@ -703,3 +703,24 @@ func TestReplayDroppedAcrossRestart(t *testing.T) {
 	}
 	fm.waitReq(t, wait, isReturn("20260101000000000603"))
 }
+
+// TestUnknownReturnerRefused: a job published with --return naming a
+// returner is refused with a clear message (gsalt-minion has none) instead
+// of running with the returner silently ignored.
+func TestUnknownReturnerRefused(t *testing.T) {
+	fm, _ := acceptedMinion(t, "")
+	for i, ret := range []any{"mysql", "smtp,redis", []any{"syslog"}} {
+		jid := fmt.Sprintf("2026010100000000%04d", 700+i)
+		fm.publish(jobLoad(jid, "test.ping", []any{}, "ret", ret))
+		l := fm.waitReq(t, wait, isReturn(jid))
+		msg := l.Str("return")
+		if !strings.Contains(msg, "is not available on this minion") || l.Bool("success") {
+			t.Fatalf("ret %v: return %s", ret, mustJSON(l))
+		}
+	}
+	// Without ret the job runs.
+	fm.publish(jobLoad("20260101000000000710", "test.ping", []any{}))
+	if l := fm.waitReq(t, wait, isReturn("20260101000000000710")); !l.Bool("return") {
+		t.Fatalf("plain job: %s", mustJSON(l))
+	}
+}

@@ -1,4 +1,5 @@
-// Command gsalt-devsim serves a fleet of simulated Cisco IOS-XE or Arista EOS devices over SSH
+// Command gsalt-devsim serves a fleet of simulated Cisco IOS-XE, Arista EOS, Cisco NX-OS or
+// Cisco IOS XR devices (--platform) over SSH
 // for gsalt proxy tests and benchmarks: device i listens on 127.0.0.1:BASE+i. It runs in the
 // foreground and stops cleanly on SIGTERM or SIGINT.
 package main
@@ -21,7 +22,7 @@ func main() {
 	var faults, logLevel string
 	cmd := &cobra.Command{
 		Use:           "gsalt-devsim",
-		Short:         "Simulate network devices (IOS-XE, EOS) over SSH",
+		Short:         "Simulate network devices (IOS-XE, EOS, NX-OS, IOS XR) over SSH",
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
