@@ -357,11 +357,15 @@ func TestE2EVirtInitBootsSeededGuest(t *testing.T) {
 	var q map[string]map[string]any
 	dec := json.NewDecoder(strings.NewReader(jsonPart(out)))
 	for {
-		var doc map[string]map[string]any
+		var doc any
 		if err := dec.Decode(&doc); err != nil {
 			break
 		}
-		q = doc
+		if m, ok := doc.(map[string]any); ok {
+			if hv, ok := m["hv1"].(map[string]any); ok && m["suffix"] == nil {
+				q = map[string]map[string]any{"hv1": hv}
+			}
+		}
 	}
 	if q == nil {
 		t.Fatalf("virt.query output %q has no JSON return", out)
