@@ -23,7 +23,7 @@ import (
 // guestModules are the Debian kernel modules the guest's initramfs needs
 // (virtio disk and network, ext2 through ext4); their dependencies are
 // added from modinfo, in load order.
-var guestModules = []string{"virtio_pci", "virtio_blk", "virtio_net", "ext4"}
+var guestModules = []string{"virtio_pci", "virtio_blk", "virtio_net", "crc32c_generic", "ext4"}
 
 // moduleFiles returns the module files for names and their dependencies,
 // dependencies first ("" path: built into the kernel).
@@ -352,9 +352,23 @@ func TestE2EVirtInitBootsSeededGuest(t *testing.T) {
 	if err != nil {
 		t.Fatalf("virt.query: %v %s", err, out)
 	}
+	// gsalt-run prints the progress events, then the return: the last
+	// JSON document is the return.
 	var q map[string]map[string]any
-	if err := json.Unmarshal([]byte(jsonPart(out)), &q); err != nil {
-		t.Fatalf("virt.query output %q: %v", out, err)
+	dec := json.NewDecoder(strings.NewReader(jsonPart(out)))
+	for {
+		var doc any
+		if err := dec.Decode(&doc); err != nil {
+			break
+		}
+		if m, ok := doc.(map[string]any); ok {
+			if hv, ok := m["hv1"].(map[string]any); ok && m["suffix"] == nil {
+				q = map[string]map[string]any{"hv1": hv}
+			}
+		}
+	}
+	if q == nil {
+		t.Fatalf("virt.query output %q has no JSON return", out)
 	}
 	vms, _ := q["hv1"]["vm_info"].(map[string]any)
 	vm, _ := vms["vm1"].(map[string]any)
