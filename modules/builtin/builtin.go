@@ -44,6 +44,7 @@ func Register(r *modules.Registry) error {
 		r.Register(kmodFunctions()...),
 		r.Register(mountFunctions()...),
 		r.Register(alternativesFunctions()...),
+		r.Register(dataFunctions()...),
 	)
 }
 

@@ -38,6 +38,15 @@ func matchFunctions() []modules.Function {
 			Doc: "Return True if the minion ID matches the given pcre target\n\nminion_id\n    Specify the minion ID to match against the target expression\n\nCLI Example:\n\n    salt '*' match.pcre '.*'"},
 		{Name: "match.glob", Spec: idSpec, Fn: matchFn("glob"),
 			Doc: "Return True if the minion ID matches the given glob target\n\nminion_id\n    Specify the minion ID to match against the target expression\n\nCLI Example:\n\n    salt '*' match.glob '*'"},
+		{Name: "match.data", Spec: modules.Spec{Params: []modules.Param{req("tgt")}},
+			Doc: "Return True if the minion matches the given data target\n\nCLI Example:\n\n    salt '*' match.data 'spam:eggs'",
+			Fn: func(_ context.Context, c *modules.Call) (any, error) {
+				// Salt 3006's data matcher calls data.getval, which the data
+				// module does not have: the KeyError is logged and the
+				// target never matches. gsalt keeps that behaviour.
+				c.Log().Error("match.data: KeyError: 'data.getval'", "tgt", pyfmt.Str(c.Args.Get("tgt")))
+				return false, nil
+			}},
 		{Name: "match.filter_by", Spec: modules.Spec{Params: []modules.Param{req("lookup"), opt("tgt_type", "compound"), opt("minion_id", nil),
 			opt("merge", nil), opt("merge_lists", false), opt("default", "default")}},
 			Doc: "Return the first match in a dictionary of target patterns\n\nCLI Example:\n\n    salt '*' match.filter_by '{foo*: Foo!, bar*: Bar!}' minion_id=bar03\n\nPillar Example:\n\n    {% set roles = salt['match.filter_by']({\n        'web*': ['app', 'caching'],\n        'db*': ['db'],\n    }, minion_id=grains['id'], default='web*') %}",
