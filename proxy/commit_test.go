@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/proxy/devsim"
@@ -20,7 +21,9 @@ import (
 // name in the data).
 func waitSchedRet(t *testing.T, sub *event.Subscription, id, name string) *payload.Map {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	// The scheduled job runs seconds from now, then talks to the simulated
+	// device over SSH: allow for a loaded machine.
+	deadline := time.After(testutil.Scale(120 * time.Second))
 	for {
 		select {
 		case ev := <-sub.C():

@@ -138,27 +138,20 @@ func TestInteropRealMaster(t *testing.T) {
 
 	// Accept the minion's key with the real salt-key, then wait until it
 	// answers our test.ping.
-	deadline := time.Now().Add(240 * time.Second)
-	for {
-		out, _ := p.salt("salt-key", "-l", "un")
-		if strings.Contains(out, "m1") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the minion's key never showed up: %q", out)
-		}
-		time.Sleep(500 * time.Millisecond)
+	var out string
+	if !testutil.Poll(240*time.Second, func() bool {
+		out, _ = p.salt("salt-key", "-l", "un")
+		return strings.Contains(out, "m1")
+	}) {
+		t.Fatalf("the minion's key never showed up: %q", out)
 	}
 	p.salt("salt-key", "-a", "m1", "-y")
-	for {
-		out, _, code := p.gsalt(saltcli.Options{Words: []string{"m1", "test.ping"}, Timeout: 2})
-		if code == 0 && out == "m1:\n    True\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the minion never answered gsalt: %q (%d)", out, code)
-		}
-		time.Sleep(time.Second)
+	var code int
+	if !testutil.Poll(180*time.Second, func() bool {
+		out, _, code = p.gsalt(saltcli.Options{Words: []string{"m1", "test.ping"}, Timeout: 5})
+		return code == 0 && out == "m1:\n    True\n"
+	}) {
+		t.Fatalf("the minion never answered gsalt: %q (%d)", out, code)
 	}
 
 	// The same commands through the real salt CLI and gsalt print the same
@@ -206,7 +199,7 @@ func TestInteropRealMaster(t *testing.T) {
 
 	// test.sleep 3 with -t 1: find_job keeps the CLI waiting.
 	start := time.Now()
-	out, _, code := p.gsalt(saltcli.Options{Words: []string{"m1", "test.sleep", "3"}, Timeout: 1})
+	out, _, code = p.gsalt(saltcli.Options{Words: []string{"m1", "test.sleep", "3"}, Timeout: 1})
 	if code != 0 || out != "m1:\n    True\n" || time.Since(start) < 3*time.Second {
 		t.Errorf("test.sleep 3 -t 1: exit %d after %v: %q", code, time.Since(start), out)
 	}
@@ -238,20 +231,27 @@ func TestInteropRealMaster(t *testing.T) {
 		o, c := p.gsaltRun(runcli.Options{Words: []string{"state.event", "gsalt/test/*", "count=1", "pretty=True"}})
 		ch <- res{o, c}
 	}()
-	time.Sleep(time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// state.event subscribes in the background; until it has, an event is
+	// missed, so the event is sent again until state.event prints one.
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(180*time.Second))
 	defer cancel()
-	call := saltpeer.Command(ctx, src, "salt-call", "-c", p.minionDir, "event.send", "gsalt/test/one", `{"a": 1, "b": "x"}`)
-	if b, err := call.CombinedOutput(); err != nil {
-		t.Fatalf("salt-call event.send: %v\n%s", err, b)
-	}
-	select {
-	case r := <-ch:
-		if r.code != 0 || !strings.HasPrefix(r.out, "gsalt/test/one\t{\n") || !strings.Contains(r.out, "\"a\": 1,") ||
-			!strings.Contains(r.out, "\"id\": \"m1\"") || !strings.HasSuffix(r.out, "}\nNone\n") {
-			t.Errorf("state.event: exit %d %q", r.code, r.out)
+	var r res
+	seen := false
+	for !seen {
+		call := saltpeer.Command(ctx, src, "salt-call", "-c", p.minionDir, "event.send", "gsalt/test/one", `{"a": 1, "b": "x"}`)
+		if b, err := call.CombinedOutput(); err != nil {
+			t.Fatalf("salt-call event.send: %v\n%s", err, b)
 		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("state.event never saw the event")
+		select {
+		case r = <-ch:
+			seen = true
+		case <-time.After(2 * time.Second):
+		case <-ctx.Done():
+			t.Fatal("state.event never saw the event")
+		}
+	}
+	if r.code != 0 || !strings.HasPrefix(r.out, "gsalt/test/one\t{\n") || !strings.Contains(r.out, "\"a\": 1,") ||
+		!strings.Contains(r.out, "\"id\": \"m1\"") || !strings.HasSuffix(r.out, "}\nNone\n") {
+		t.Errorf("state.event: exit %d %q", r.code, r.out)
 	}
 }
