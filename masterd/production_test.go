@@ -307,7 +307,7 @@ func TestProdRunnerReturnEventMissed(t *testing.T) {
 	select {
 	case tag := <-tags:
 		if strings.HasPrefix(tag, "salt/run/"+jid+"/ret") {
-			t.Fatal("the runner returned before the flood filled the reader's queue; the machine is too slow for this test")
+			t.Skip("the runner returned before the flood filled the reader's queue: the return was not dropped, so there is nothing to recover from on this run (machine too slow)")
 		}
 	default:
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/master/runners"
 	"github.com/gsalt/gsalt/masterd"
-	"github.com/gsalt/gsalt/virt"
+	virtrunner "github.com/gsalt/gsalt/virt/runner"
 )
 
 func main() {
@@ -59,7 +59,7 @@ func main() {
 				return err
 			}
 			run := runners.Default()
-			for _, rn := range virt.RunnerFunctions() {
+			for _, rn := range virtrunner.RunnerFunctions() {
 				if err := run.Register(rn); err != nil {
 					return err
 				}

@@ -5,8 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,9 +19,8 @@ import (
 	"github.com/gsalt/gsalt/internal/saltpeer"
 )
 
-// updateFormulas rewrites the status column of testdata/formulas.txt with
-// what TestFormulas found.
-var updateFormulas = flag.Bool("update", false, "rewrite the status column of testdata/formulas.txt (TestFormulas)")
+// With -update (testutil.Update) TestFormulas rewrites the status column
+// of testdata/formulas.txt with what it found.
 
 // formulaGrains pins the grains the formulas' map.jinja files branch on,
 // so that both sides render for the same (Debian 12) machine.
@@ -307,7 +306,7 @@ func TestFormulas(t *testing.T) {
 	}
 	t.Log("\n" + b.String())
 
-	if *updateFormulas {
+	if testutil.Update() {
 		var out strings.Builder
 		for _, h := range header {
 			out.WriteString(h + "\n")

@@ -1,4 +1,4 @@
-package virt_test
+package runner_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/gsalt/gsalt/master/runners"
-	"github.com/gsalt/gsalt/virt"
+	"github.com/gsalt/gsalt/virt/runner"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -77,7 +77,7 @@ func hostInfo(freemem any, vms ...string) *payload.Map {
 func runRunner(t *testing.T, f *fakeMaster, fun string, args ...any) any {
 	t.Helper()
 	reg := runners.NewRegistry()
-	for _, rn := range virt.RunnerFunctions() {
+	for _, rn := range runner.RunnerFunctions() {
 		if err := reg.Register(rn); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,7 @@
-package virt
+// Package runner is Salt's virt runner (salt/runners/virt.py) for
+// gsalt-master; it lives apart from package virt so that the minion side
+// does not link the master's runner registry and job cache.
+package runner
 
 import (
 	"context"
@@ -453,4 +456,19 @@ func runMigrate(ctx context.Context, c *runners.Call) (any, error) {
 		}
 	}
 	return "", nil
+}
+
+// asMap is v as a map (nil when it is not one).
+func asMap(v any) *payload.Map {
+	m, _ := v.(*payload.Map)
+	return m
+}
+
+// val is m[key] or nil (also for a nil map).
+func val(m *payload.Map, key string) any {
+	if m == nil {
+		return nil
+	}
+	v, _ := m.Get(key)
+	return v
 }
