@@ -1,0 +1,551 @@
+"""Write cases.json, the differential Jinja corpus, from hand/*.txt and generated families.
+
+Usage: python3 gen.py CORPUS_DIR   (plain Python 3; no Salt needed)
+
+Deterministic: the generated families draw from random.Random(SEED), and
+the output order and ids depend only on this file and hand/*.txt. A case id
+is "<category>.<first 10 hex digits of the sha1 of the case>", so ids stay
+stable when cases are added or removed elsewhere.
+
+hand/<category>.txt format:
+  - "#" lines and blank lines outside a block are ignored;
+  - any other line is a one-line template (no trailing newline);
+  - a block starts with ">>> case" optionally followed by a JSON object
+    ({"vars": {...}, "opts": {...}, "name": "sub/case.sls", "pillar": {...},
+    "nonl": true}); its template runs until ">>> file PATH" (the extra
+    salt:// file PATH follows) or ">>> end". Block texts end with a newline
+    unless "nonl" is set.
+"""
+import glob
+import hashlib
+import json
+import os
+import random
+import sys
+
+SEED = 20261127
+
+corpus = os.path.abspath(sys.argv[1])
+cases = []
+seen = set()
+
+
+def add(cat, template, files=None, vars=None, opts=None, name=None, pillar=None):
+    case = {"template": template}
+    if files:
+        case["files"] = files
+    if vars:
+        case["vars"] = vars
+    if opts:
+        case["opts"] = opts
+    if name:
+        case["name"] = name
+    if pillar is not None:
+        case["pillar"] = pillar
+    key = json.dumps(case, sort_keys=True, ensure_ascii=False)
+    cid = cat + "." + hashlib.sha1(key.encode()).hexdigest()[:10]
+    if cid in seen:
+        return
+    seen.add(cid)
+    case = dict({"id": cid, "category": cat}, **case)
+    cases.append(case)
+
+
+def parse_hand(path):
+    cat = os.path.basename(path)[: -len(".txt")]
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not line.startswith(">>> case"):
+            if line.strip() and not line.startswith("#"):
+                add(cat, line)
+            continue
+        meta = json.loads(line[len(">>> case") :].strip() or "{}")
+        parts = [("", [])]
+        while i < len(lines) and lines[i] != ">>> end":
+            if lines[i].startswith(">>> file "):
+                parts.append((lines[i][len(">>> file ") :].strip(), []))
+            else:
+                parts[-1][1].append(lines[i])
+            i += 1
+        i += 1
+        texts = []
+        for fname, body in parts:
+            text = "\n".join(body) + "\n"
+            if meta.get("nonl"):
+                text = text[:-1]
+            texts.append((fname, text))
+        add(
+            cat,
+            texts[0][1],
+            files={k: v for k, v in texts[1:]} or None,
+            vars=meta.get("vars"),
+            opts=meta.get("opts"),
+            name=meta.get("name"),
+            pillar=meta.get("pillar"),
+        )
+
+
+for p in sorted(glob.glob(os.path.join(corpus, "hand", "*.txt"))):
+    parse_hand(p)
+
+rng = random.Random(SEED)
+
+# Values as Jinja source, covering every Python type a template meets.
+VALUES = [
+    "0", "1", "-3", "7", "2.5", "-0.5", "0.0", "True", "False", "None",
+    "'ab'", "''", "'3'", "[1, 2]", "[]", "(1,)", "()", "{'a': 1}", "{}",
+    "100000000000000000000", "'Ab c'", "[3, 1, 2]", "('x', 2)",
+]
+SCALARS = ["0", "1", "-3", "7", "2.5", "-0.5", "True", "False", "None", "'ab'", "''", "100000000000000000000"]
+
+# --- literals and printing ---------------------------------------------
+LITERALS = [
+    "0", "-0", "42", "-17", "1_000_000", "0x1F", "0o17", "0b101", "12345678901234567890123",
+    "-98765432109876543210", "1.5", "-2.25", "1e3", "1E-3", "2.5e10", "1.0", "-0.0", "0.1",
+    "100.0", "1e16", "1e22", "123456789.123", "3.0e-5", "1_0.5",
+    "'single'", '"double"', "'it\\'s'", '"say \\"hi\\""', "'tab\\tsep'", "'new\\nline'",
+    "'back\\\\slash'", "'\\u00e9t\\u00e9'", "'caf\u00e9'", "'\\x41'", "''", '""',
+    "[]", "[1]", "[1,]", "[1, 2, 3,]", "()", "(1,)", "(1, 2,)", "(1, 'a', None)", "{}",
+    "{'a': 1,}", "{'a': 1, 'b': [1, 2],}", "{1: 'one', 2: 'two'}", "{'n': None, 't': True}",
+    "[[1, 2], [3, [4, 5]]]", "{'k': {'j': {'i': 1}}}", "((1, 2), (3, 4))", "[(1, 2)]",
+    "True", "False", "true", "false", "None", "none", "[True, none, False]",
+    "'a' 'b'", "'a' \"b\" 'c'", "[1, 'two', 3.0, None, True]", "{(1, 2): 'tuple key'}",
+    "{True: 'b'}", "{None: 'n'}", "{1.5: 'f'}", "{'a': 1, 'a': 2}", "{1: 'i', True: 'b'}",
+    "{0: 'z', False: 'f', 0.0: 'fl'}", "'\u2603'", "'\\N{SNOWMAN}'", "1 if True", "(1)", "((1))",
+]
+for lit in LITERALS:
+    add("literals", "{{ %s }}" % lit)
+    add("literals", "{{ [%s] }}" % lit)
+    add("literals", "{{ %s|string }}" % lit)
+
+FLOATS = ["0.1 + 0.2", "1 / 3", "2 / 2", "10 / 4", "1e300 * 1e10", "-1e300 * 1e10", "0.1 * 3",
+          "1e15 + 0.3", "123456789012345678.0", "1 / 7 * 7", "2 ** 0.5", "2 ** -1", "(2 ** 0.5) ** 2",
+          "5e-324", "1.7976931348623157e308", "0.000001", "0.0000001", "1e21", "1e-7 * 10",
+          "3.14159 * 2", "-7 / 2", "7 // -2", "-7 % 3", "7 % -3", "-7.5 // 2", "7.5 % 2",
+          "2 ** 100", "2 ** 64 - 1", "-(2 ** 63)", "10 ** 20 // 3", "10 ** 20 % 7",
+          "(10 ** 20) * (10 ** 20)", "2 ** 62 * 4", "9223372036854775807 + 1", "-9223372036854775808 - 1",
+          "18446744073709551615 // 2", "(2 ** 70) / 2", "12345678901234567890 - 12345678901234567889",
+          "int('99999999999999999999') + 1", "'%d' % (2 ** 65)", "(2 ** 65)|string|length",
+          "2 ** 65 > 2 ** 64", "[2 ** 65, 1]|max", "(2 ** 65)|float", "(10 ** 20)|abs", "-(10 ** 20)|abs"]
+for e in FLOATS:
+    add("numbers", "{{ %s }}" % e)
+
+# --- binary operators on every pair of value kinds -----------------------
+BINOPS = ["+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">=", "in", "not in",
+          "and", "or", "~"]
+for op in BINOPS:
+    pairs = [(a, b) for a in VALUES for b in VALUES]
+    rng.shuffle(pairs)
+    n = 24
+    for a, b in pairs[:n]:
+        if op == "**" and a.startswith("1000") and b.startswith("1000"):
+            continue
+        add("operators", "{{ %s %s %s }}" % (a, op, b))
+for a in SCALARS:
+    for op in ["-", "+", "not "]:
+        add("operators", "{{ %s%s }}" % (op, a))
+# string repetition / list ops
+for e in ["'ab' * 3", "3 * 'ab'", "[1] * 3", "'ab' * 0", "'ab' * -1", "[1, 2] + [3]", "(1,) + (2,)",
+          "'a' + 'b' + 'c'", "'x' ~ 1 ~ None ~ True", "1 ~ 2", "[1] ~ 'a'", "'b' in 'abc'",
+          "'' in 'abc'", "1 in [1.0]", "True in [1]", "'a' in {'a': 1}", "1 in {1: 2}",
+          "(1, 2) in [(1, 2)]", "[1] == [1]", "(1,) == [1]", "{'a': 1} == {'a': 1}",
+          "1 == 1.0", "True == 1", "None == None", "None is none", "'a' < 'b'", "[1, 2] < [1, 3]",
+          "(1, 2) < (1, 2, 0)", "'B' < 'a'", "1 < 2 < 3", "3 > 2 > 1 > 0", "1 < 3 > 2", "1 == 1 == 1",
+          "1 < 2 == True", "2 ** 3 ** 2", "-2 ** 2", "(-2) ** 2", "not 1 == 2", "not not 0",
+          "1 + 2 * 3 - 4 / 2", "(1 + 2) * 3", "10 - 2 - 3", "100 / 10 / 5", "2 * 3 % 4", "7 // 2 * 2",
+          "1 or 2 and 0", "(1 or 2) and 0", "0 and 1 or 2", "not 0 and 0", "'a' ~ 1 + 2",
+          "1 if 0 else 2 if 0 else 3", "'y' if [] else 'n'", "'y' if 'x' in 'xyz' else 'n'",
+          "[1, 2, 3][1:] + [4]", "('a' ~ 'b')|upper", "-1|abs", "(-1)|abs", "- 3 ** 2", "2 * -3",
+          "1 - -1", "+-+1", "not 1 in [1]", "not (1 in [1])", "1 is number and 2 is number",
+          "'%s-%s' % (1, 2) ~ 'x'", "'a' == 'a' and 'b' != 'c'", "[] or {} or 0 or '' or 'last'",
+          "0 or None", "'' and 1", "[0] and 'x'"]:
+    add("operators", "{{ %s }}" % e)
+
+# random precedence expressions over small ints
+ARITH = ["+", "-", "*", "//", "%", "**"]
+CMP = ["<", ">", "==", "!=", "<=", ">="]
+
+
+def rand_arith(depth):
+    if depth == 0 or rng.random() < 0.3:
+        return str(rng.randint(-4, 9))
+    a, b = rand_arith(depth - 1), rand_arith(depth - 1)
+    op = rng.choice(ARITH)
+    if op == "**":
+        b = str(rng.randint(0, 3))
+    if op in ("//", "%") and b.lstrip("-") == "0":
+        b = "3"
+    form = rng.choice(["%s %s %s", "(%s %s %s)", "%s %s (%s)"])
+    return form % (a, op, b)
+
+
+def rand_bool(depth):
+    if depth == 0 or rng.random() < 0.3:
+        return "%s %s %s" % (rand_arith(1), rng.choice(CMP), rand_arith(1))
+    op = rng.choice(["and", "or"])
+    x = "%s %s %s" % (rand_bool(depth - 1), op, rand_bool(depth - 1))
+    if rng.random() < 0.3:
+        x = "not (%s)" % x
+    if rng.random() < 0.3:
+        x = "(%s)" % x
+    return x
+
+
+for _ in range(160):
+    add("precedence", "{{ %s }}" % rand_arith(3))
+for _ in range(100):
+    add("precedence", "{{ %s }}" % rand_bool(2))
+
+# --- truthiness ---------------------------------------------------------
+TRUTHY = VALUES + ["'0'", "' '", "'False'", "[[]]", "[None]", "{'': ''}", "0.0000001", "-0.0",
+                   "range(0)", "range(1)", "namespace()", "pillar.empty", "pillar.nothing",
+                   "pillar.zero", "pillar.ports", "grains.empty_list", "grains.selinux.enabled",
+                   "pillar.disabled", "lipsum", "dict()", "dict(a=1)"]
+for v in TRUTHY:
+    add("truthiness", "{%% if %s %%}T{%% else %%}F{%% endif %%}" % v)
+    add("truthiness", "{{ not %s }}|{{ %s and 'and' or 'or' }}" % (v, v))
+    add("truthiness", "{{ [%s]|select|list|length }}" % v)
+
+# --- indices, slices ------------------------------------------------------
+SEQS = ["'abcdef'", "[1, 2, 3, 4, 5]", "(10, 20, 30)", "''", "[]", "pillar.ports", "'\u00e9t\u00e9!'"]
+for s in SEQS:
+    for i in range(-7, 7):
+        add("indexing", "{{ %s[%d] }}" % (s, i))
+    for _ in range(12):
+        parts = [rng.choice(["", str(rng.randint(-6, 6))]) for _ in range(2)]
+        step = rng.choice(["", "", ":", ":" + str(rng.choice([-2, -1, 1, 2, 3]))])
+        add("indexing", "{{ %s[%s:%s%s] }}" % (s, parts[0], parts[1], step))
+for e in ["'abc'[::-1]", "[1,2,3][::-1]", "'abc'[0:0]", "[1,2,3][5:]", "[1,2,3][-10:2]", "'abc'[1.0]",
+          "'abc'['a']", "[1,2][True]", "[1,2][False]", "{'a': 1}['a']", "{'a': 1}['b']", "{'a': 1}.a",
+          "{'a': 1}.b", "{1: 'x'}[1]", "{1: 'x'}[1.0]", "{1: 'x'}[True]", "{True: 'x'}[1]",
+          "{None: 'n'}[None]", "{(1, 2): 't'}[(1, 2)]", "{(1, 2): 't'}[1, 2]", "{'1': 's'}[1]",
+          "pillar.ports_by_number[80]", "pillar.ports_by_number['80']", "pillar.flags[True]",
+          "pillar.flags[False]", "pillar['ports'][0]", "pillar.ports.0", "pillar.nested.list.1.0",
+          "pillar.nested['a']['b'].c", "pillar.users.alice.groups[-1]", "grains.ipv4[-1]",
+          "grains['ip_interfaces']['eth0'][0]", "pillar.apache.vhosts['example.org'].root",
+          "[1, 2, 3][0:2][1]", "'abc'[0][0][0]", "[[1, 2], [3, 4]][1][-1]", "'abc'[-1:-4:-1]",
+          "'abc'[None:None]", "[1,2,3][:None]", "(1, 2, 3)[1:]", "range(10)[2:8:3]",
+          "range(10)[-1]", "range(10)|list|last", "range(5, 0, -1)|list", "'abc'[10]",
+          "[][0]", "{'a': {'b': 1}}['a']['c']", "'abc'.upper", "[1,2].count(1)", "'a'.b"]:
+    add("indexing", "{{ %s }}" % e)
+
+# --- tests ------------------------------------------------------------------
+TESTS0 = ["defined", "undefined", "none", "boolean", "false", "true", "integer", "float", "number",
+          "string", "mapping", "iterable", "sequence", "callable", "lower", "upper", "even", "odd",
+          "escaped", "list"]
+TESTS1 = ["divisibleby(3)", "eq(1)", "equalto('ab')", "ne(1)", "lt(2)", "gt(2)", "le(1)", "ge(1)",
+          "lessthan(2)", "greaterthan(0)", "in([1, 'ab', None])", "in('abc')", "sameas(True)",
+          "sameas(none)", "filter", "test", "match('a')", "match('^[0-9]+$')", "==(1)", "!=(1)",
+          "< 3", ">= 1", "divisibleby 2"]
+for t in TESTS0:
+    for v in VALUES + ["nope", "pillar.nothing", "pillar.apache", "'upper'", "'UP'", "range(2)"]:
+        add("tests", "{{ %s is %s }}" % (v, t))
+for t in TESTS1:
+    for v in rng.sample(VALUES, 9):
+        add("tests", "{{ %s is %s }}" % (v, t))
+for t in TESTS0[:10]:
+    add("tests", "{{ 1 is not %s }}|{{ [1, 'a', None, []]|select('%s')|list }}" % (t, t))
+
+# --- builtin filters --------------------------------------------------------
+FILTERS = {
+    "abs": ["", ], "attr": ["('upper')", "('a')"], "batch": ["(2)", "(3, 'x')"],
+    "capitalize": [""], "center": ["", "(9)", "(9, '*')"], "count": [""],
+    "d": ["", "('dflt')"], "default": ["", "('dflt')", "('dflt', true)", "(boolean=true)"],
+    "dictsort": ["", "(true)", "(false, 'value')", "(reverse=true)"],
+    "e": [""], "escape": [""], "filesizeformat": ["", "(true)"], "first": [""],
+    "float": ["", "(1.5)"], "forceescape": [""], "format": ["", "('x')"],
+    "groupby": ["('a')", "(0)"], "indent": ["", "(2)", "(2, true)", "(first=true)", "(4, blank=true)"],
+    "int": ["", "(7)", "(0, 16)", "(base=2)"], "items": [""], "join": ["", "(',')", "(', ', 'a')"],
+    "last": [""], "length": [""], "list": [""], "lower": [""],
+    "map": ["('string')", "('upper')", "(attribute='a')", "('int')", "(attribute='a', default='z')"],
+    "max": ["", "(attribute='a')", "(case_sensitive=true)"],
+    "min": ["", "(attribute='a')"], "pprint": [""], "reject": ["", "('odd')", "('none')"],
+    "rejectattr": ["('a')", "('a', 'eq', 1)"], "replace": ["('a', 'X')", "('a', 'X', 1)", "('', '-')"],
+    "reverse": [""], "round": ["", "(1)", "(1, 'floor')", "(0, 'ceil')"], "safe": [""],
+    "select": ["", "('even')", "('string')", "('gt', 1)"], "selectattr": ["('a')", "('a', 'defined')"],
+    "slice": ["(2)", "(3, 0)"], "sort": ["", "(reverse=true)", "(attribute='a')", "(case_sensitive=true)"],
+    "string": [""], "striptags": [""], "sum": ["", "(start=10)", "(attribute='a')"], "title": [""],
+    "tojson": ["", "(2)"], "trim": ["", "('a')"], "truncate": ["", "(5)", "(5, true)", "(5, false, '!', 0)"],
+    "unique": ["", "(case_sensitive=true)", "(attribute='a')"], "upper": [""], "urlencode": [""],
+    "urlize": [""], "wordcount": [""], "wordwrap": ["(5)", "(5, false)"], "xmlattr": [""],
+}
+FILTER_INPUTS = ["'Hello wOrld'", "'  pad me  '", "-3", "2.567", "'42'", "'0x1A'", "'3.7'", "[3, 1, 2]",
+                 "['b', 'A', 'c', 'a']", "[1, None, 0, 'x', []]", "{'b': 2, 'a': 1, 'C': 3}",
+                 "[{'a': 2}, {'a': 1}, {'b': 3}]", "[{'a': 1, 'n': 'x'}, {'a': 1, 'n': 'y'}, {'a': 2, 'n': 'z'}]",
+                 "''", "None", "True", "'<b>bold</b> & \"q\"'", "'a\\nb\\n\\nc'", "12345678",
+                 "'word ' * 20", "pillar.apache", "pillar.ports", "'aAbB'", "[[1, 2], [3]]",
+                 "'http://example.org/a b?x=1&y=2'", "{'a b': 'c&d', 'e': 1}", "range(5)"]
+for f, argsl in FILTERS.items():
+    for args in argsl:
+        inputs = rng.sample(FILTER_INPUTS, 7)
+        for inp in inputs:
+            add("filters", "{{ %s|%s%s }}" % (inp, f, args))
+        add("filters_undefined", "{{ nope|%s%s }}" % (f, args))
+        add("filters_undefined", "{{ nope|%s%s }}" % (f, args), opts={"allow_undefined": True})
+for t in TESTS0 + ["divisibleby(2)", "eq(1)", "in([1])", "sameas(none)"]:
+    add("filters_undefined", "{{ nope is %s }}" % t)
+    add("filters_undefined", "{{ nope is %s }}" % t, opts={"allow_undefined": True})
+
+# --- Salt's filters ---------------------------------------------------------
+SALT_FILTERS = {
+    "yaml": ["", "(False)", "(True)"], "json": ["", "(sort_keys=False)"], "python": [""],
+    "load_yaml": [""], "load_json": [""], "load_text": [""],
+    "to_bool": [""], "to_num": [""], "str_to_num": [""], "unique": [""], "avg": [""],
+    "is_list": [""], "is_iter": [""], "sequence": [""], "skip": [""], "flatten": ["", "(levels=1)", "(preserve_nulls=True)"],
+    "sorted_ignorecase": [""], "exactly_one_true": [""], "exactly_n_true": ["(2)"],
+    "substring_in_list": ["(['abc', 'x'])"], "compare_lists": ["([1, 4])"], "compare_dicts": ["({'a': 2})"],
+    "union": ["([1, 'x'])"], "intersect": ["([1, 2, 'a'])"], "difference": (["([1])"]),
+    "symmetric_difference": ["([1, 9])"], "is_hex": [""], "contains_whitespace": [""],
+    "to_snake_case": [""], "to_camelcase": ["", "(True)"], "path_join": ["('x', 'y')"], "quote": [""],
+    "regex_match": ["('([a-z]+)')", "('(?i)(H)ELLO')", "('^(\\\\d+)')"],
+    "regex_search": ["('([0-9]+)')", "('o(.)')", "('(?P<w>w\\\\w+)')"],
+    "regex_replace": ["('[aeiou]', '_')", "('(\\\\w+)', '<\\\\1>')", "('L', 'x', ignorecase=True)"],
+    "regex_escape": [""], "md5": [""], "sha1": [""], "sha256": [""], "sha512": [""],
+    "base64_encode": [""], "base64_decode": [""], "hmac": ["('secret', 'abc')"],
+    "is_ip": [""], "is_ipv4": [""], "is_ipv6": [""], "ipaddr": ["", "('private')"], "ipv4": [""],
+    "ipv6": [""], "ip_host": [""], "network_size": [""], "ipwrap": [""],
+    "strftime": ["", "('%Y-%m-%d')", "('%H:%M:%S %j')"], "date_format": ["('%Y')"],
+    "yaml_encode": [""], "yaml_dquote": [""], "yaml_squote": [""], "tojson": [""],
+    "is_empty": [""], "human_to_bytes": [""], "to_bytes": [""], "md5|length": [""],
+    "dict_to_sls_yaml_params": [""], "traverse": ["('a')", "('a:b', 'dflt')", "('0')"],
+    "mac_str_to_bytes": [""], "json_encode_dict": [""], "json_encode_list": [""],
+    "json_decode_dict": [""], "json_decode_list": [""],
+    "check_whitelist_blacklist": ["(whitelist=['a*'])", "(blacklist=['web'])"],
+    "combinations": ["(2)"], "permutations": ["(2)"], "product": ["([0, 1])"], "zip": ["([1, 2])"],
+    "zip_longest": ["('xy')"], "compress": ["([1, 0, 1])"], "combinations_with_replacement": ["(2)"],
+    "min": [""], "max": [""],
+}
+SALT_INPUTS = ["'Hello World 123'", "'yes'", "'off'", "'1'", "'0'", "1", "0", "'true'", "'42'", "'3.5'",
+               "'abc'", "[1, 2, 2, 'a', 'A']", "[[1, [2, None]], 3]", "['b', 'A', 'c']", "{'a': {'b': 'c'}}",
+               "{'b': 1, 'a': [1, 2]}", "'10.0.0.1'", "'fe80::1'", "'192.168.1.0/24'", "'300.1.1.1'",
+               "['10.0.0.1', 'bad', '::1', '8.8.8.8']", "'aGVsbG8='", "'0xdeadbeef'", "'has space'",
+               "'CamelCaseWord'", "'snake_case_word'", "1700000000", "0", "[True, False, True]",
+               "'it''s'", "None", "'2 KB'", "'a\\tb'", "'00:1a:2b:3c:4d:5e'", "'web01'", "[]", "''",
+               "'{\"x\": [1, 2]}'", "'a: 1\\nb: [x, y]'", "'/etc'"]
+for f, argsl in SALT_FILTERS.items():
+    for args in argsl:
+        inputs = rng.sample(SALT_INPUTS, 8)
+        for inp in inputs:
+            if inp == "None" and f in ("strftime", "date_format"):
+                continue  # the current time: not reproducible
+            add("salt_filters", "{{ %s|%s%s }}" % (inp, f, args))
+for e in ["pillar|yaml(False)", "grains.roles|json", "pillar.apache|json", "pillar.apache|yaml",
+          "{'a': [1, {'b': None}], 'c': 'd: e'}|yaml(False)", "['x', 'y: z', '', 'null', 'yes']|yaml",
+          "{'multi': 'a\\nb'}|yaml(False)", "{'k': 1.0, 'f': 1e20}|json", "{'u': 'caf\u00e9'}|json",
+          "{'u': 'caf\u00e9'}|yaml", "pillar.users|dictsort|first|first", "pillar.nested|traverse('a:b:c')",
+          "pillar.nested|traverse('list:1:0')", "pillar.nested|traverse('a:x', 'miss')",
+          "pillar.ports|unique|json", "[3, 1, 2]|sort|json", "'2024-02-29'|is_hex", "'10.0.0.5/8'|ipaddr",
+          "['10.0.0.1', '192.168.0.1', '8.8.8.8']|ipaddr('private')", "'10.0.0.0/30'|network_hosts",
+          "'10.0.0.0/30'|network_hosts|list", "1700000000|strftime('%A %B %d')", "'abc'|regex_search('(x)')",
+          "'abc'|regex_match('b')", "'abc'|regex_search('b')", "'a.b*c'|regex_escape", "'aaa'|regex_replace('a', 'b', count=2)",
+          "{'b': 2, 'a': 1}|dictsort(by='value', reverse=true)", "[1, 2, 3]|random_sample(3)|sort",
+          "'x'|uuid|length", "'abc'|random_hash|length", "[1, 2]|random_shuffle|sort",
+          "10|random_str|length", "{'a': 1}|set_dict_key_value('b:c', 2)", "{'a': [1]}|append_dict_key_value('a', 2)",
+          "{'a': [1]}|extend_dict_key_value('a', [2, 3])", "{'a': {'b': 1}}|update_dict_key_value('a', {'c': 2})",
+          "'abc'|base64_encode|base64_decode", "'key = value'|regex_replace('\\\\s*=\\\\s*', '=')",
+          "'eth0'|is_list", "grains.ip_interfaces|dictsort", "pillar.ports|avg", "[1.5, 2.5]|avg",
+          "pillar.ports|min", "pillar.ports|max", "[]|avg", "'10.0.0.1'|ipwrap", "'::1'|ipwrap",
+          "'2001:db8::/126'|network_hosts", "'2001:db8::/64'|network_size", "'10.1.2.3/24'|ip_host",
+          "'10.1.2.3/24'|ipv4", "'10.1.2.3/24'|ipv6", "['10.1.2.3', 'fe80::1']|ipv6",
+          "'x'|yaml_dquote", "'x\"y'|yaml_dquote", "\"it's\"|yaml_squote", "'a: b'|yaml_encode",
+          "'1'|yaml_encode", "None|yaml_encode", "True|yaml_encode", "1.5|yaml_encode",
+          "[1, 'a']|yaml_encode"]:
+    add("salt_filters", "{{ %s }}" % e)
+for e in ["'abc' is match('a')", "'abc' is match('b')", "'abc' is match('B', True)",
+          "'abc' is match('(a)(b)', multiline=True)", "1 is equalto(1)", "'a' is equalto('a')",
+          "[1] is list", "(1,) is list", "'x' is list", "{} is list", "pillar.ports is list",
+          "ifelse('a', 1, 'b', 2, 3)", "ifelse('nomatch*', 1, 'default')", "ifelse('corpus', 'direct', 0)",
+          "ifelse(False)"]:
+    add("salt_tests", "{{ %s }}" % e)
+
+# --- Python methods -----------------------------------------------------------
+STR_METHODS = ["upper()", "lower()", "title()", "capitalize()", "swapcase()", "strip()", "lstrip()",
+               "rstrip()", "strip('ax ')", "split()", "split(',')", "split(',', 1)", "rsplit(',', 1)",
+               "split(None, 1)", "splitlines()", "startswith('a')", "startswith(('x', 'a'))", "endswith('c')",
+               "find('b')", "rfind('b')", "index('b')", "rindex('b')", "count('a')", "replace('a', 'X')",
+               "replace('a', 'X', 1)", "center(11, '-')", "ljust(8, '.')", "rjust(8)", "zfill(6)",
+               "isdigit()", "isalpha()", "isalnum()", "isspace()", "islower()", "isupper()", "istitle()",
+               "isnumeric()", "isdecimal()", "isidentifier()", "partition(',')", "rpartition(',')",
+               "casefold()", "expandtabs(4)", "removeprefix('a')", "removesuffix('c')", "join(['1', '2'])",
+               "encode()", "format(1)", "__len__()", "split('')", "ljust(2)", "count('')", "title().swapcase()"]
+STRS = ["'abc'", "'  a,b , c  '", "'Hello World'", "''", "'123'", "'a\\tb\\nc'", "'ABC def'",
+        "'x,y,,z'", "'caf\u00e9'", "pillar.multiline"]
+for m in STR_METHODS:
+    for s in rng.sample(STRS, 4):
+        add("str_methods", "{{ %s.%s }}" % (s, m))
+LIST_METHODS = ["{% set l = [3, 1, 2] %}{% do l.append(4) %}{{ l }}",
+                "{% set l = [3, 1, 2] %}{% do l.extend([5, 6]) %}{{ l }}",
+                "{% set l = [3, 1, 2] %}{% do l.insert(0, 'x') %}{{ l }}",
+                "{% set l = [3, 1, 2] %}{{ l.pop() }}{{ l }}",
+                "{% set l = [3, 1, 2] %}{{ l.pop(0) }}{{ l }}",
+                "{% set l = [3, 1, 2] %}{{ l.pop(-2) }}{{ l }}",
+                "{% set l = [3, 1, 2] %}{% do l.remove(1) %}{{ l }}",
+                "{% set l = [3, 1, 2] %}{% do l.remove(9) %}{{ l }}",
+                "{% set l = [3, 1, 2] %}{{ l.index(2) }}",
+                "{% set l = [3, 1, 2] %}{{ l.index(9) }}",
+                "{% set l = [3, 1, 2, 1] %}{{ l.count(1) }}",
+                "{% set l = [3, 1, 2] %}{% do l.sort() %}{{ l }}",
+                "{% set l = [3, 1, 2] %}{% do l.sort(reverse=True) %}{{ l }}",
+                "{% set l = [3, 1, 2] %}{% do l.reverse() %}{{ l }}",
+                "{% set l = [3, 1, 2] %}{% set m = l.copy() %}{% do m.append(0) %}{{ l }}{{ m }}",
+                "{% set l = [3, 1, 2] %}{% do l.clear() %}{{ l }}",
+                "{% set l = [3, 'a', 2] %}{% do l.sort() %}{{ l }}",
+                "{% set l = [] %}{% for i in range(3) %}{% do l.append(i * 2) %}{% endfor %}{{ l }}",
+                "{% set l = [1] %}{% set m = l %}{% do m.append(2) %}{{ l }}",
+                "{% set l = [[1]] * 2 %}{% do l[0].append(2) %}{{ l }}",
+                "{% set t = (1, 2) %}{{ t.count(1) }}{{ t.index(2) }}",
+                "{% set t = (1, 2) %}{% do t.append(3) %}{{ t }}",
+                "{{ [1, 2].__class__ }}", "{{ [].pop() }}",
+                "{% set l = [1, 2, 3] %}{{ l|length }}{{ l.__len__() }}"]
+for t in LIST_METHODS:
+    add("list_methods", t)
+DICT_METHODS = ["keys()", "values()", "items()", "get('a')", "get('z')", "get('z', 0)", "copy()",
+                "pop('a')", "pop('z', 'd')", "pop('z')", "setdefault('z', 9)", "setdefault('a', 9)",
+                "update({'z': 1})", "update(z=2)", "clear()", "popitem()", "keys()|list", "items()|list",
+                "__contains__('a')", "get(1)", "get(True)", "fromkeys(['x'])", "values()|sum"]
+DICTS = ["{'a': 1, 'b': 2}", "{}", "{1: 'one', True: 'true'}", "pillar.users", "{'b': 1, 'a': 2, 'c': 0}"]
+for m in DICT_METHODS:
+    for d in DICTS:
+        add("dict_methods", "{%% set d = %s %%}{{ d.%s }}|{{ d }}" % (d, m))
+for t in ["{% set d = {} %}{% do d.update({'k': 'v'}) %}{% for k, v in d.items() %}{{ k }}={{ v }}{% endfor %}",
+          "{% set d = {'b': 1, 'a': 2} %}{% for k in d %}{{ k }}{% endfor %}",
+          "{% set d = {'b': 1, 'a': 2} %}{% for k in d|sort %}{{ k }}{% endfor %}",
+          "{% set d = {3: 'c', 1: 'a'} %}{% for k in d %}{{ k + 1 }}{% endfor %}",
+          "{% set d = {3: 'c', 1: 'a'} %}{{ d[3] }}{{ d.get(1) }}",
+          "{% set d = {(1, 2): 'tuple', None: 'none', True: 'bool', 2.5: 'float'} %}{{ d[(1, 2)] }}{{ d[None] }}{{ d[True] }}{{ d[2.5] }}{{ d }}",
+          "{% set d = {1: 'int'} %}{% do d.update({True: 'bool'}) %}{{ d }}",
+          "{% set d = {1.0: 'float'} %}{% do d.update({1: 'int'}) %}{{ d }}",
+          "{% set d = {} %}{% do d.update({[1]: 2}) %}{{ d }}",
+          "{{ {[1]: 2} }}", "{{ {{'a': 1}: 2} }}", "{{ dict(a=1, b=2) }}", "{{ dict({'a': 1}, b=2) }}",
+          "{{ dict([('a', 1), ('b', 2)]) }}", "{% set d = dict(x=1) %}{{ d.x }}{{ d['x'] }}",
+          "{% set d = {'a': 1} %}{{ d|length }}{{ d|list }}{{ d.items()|list }}",
+          "{% set d = {'k': 1} %}{{ d.k is defined }}{{ d.z is defined }}{{ d['z'] is defined }}",
+          "{% set d = {'items': 1, 'keys': 2} %}{{ d['items'] }}{{ d.keys }}",
+          "{% set d = {'a': 1} %}{{ d.a.b }}", "{{ pillar.users.alice.uid + 1 }}",
+          "{{ pillar.ports_by_number|dictsort }}", "{{ pillar.flags }}", "{{ pillar.flags|dictsort }}",
+          "{{ pillar.ports_by_number.keys()|list }}", "{{ pillar.ports_by_number.get(22) }}",
+          "{{ pillar.ports_by_number.get('22') }}", "{% for k, v in pillar.ports_by_number.items() %}{{ k * 2 }}:{{ v }} {% endfor %}"]:
+    add("dict_methods", t)
+
+# --- % formatting and str.format --------------------------------------------------
+PCT = ["'%s'", "'%d'", "'%i'", "'%5d|'", "'%-5d|'", "'%05d'", "'%.2f'", "'%8.3f|'", "'%e'", "'%g'",
+       "'%x'", "'%X'", "'%o'", "'%r'", "'%c'", "'%%'", "'%s%%'", "'%+d'", "'% d'", "'%10s|'", "'%-10s|'",
+       "'%.3s'", "'%s %s'", "'%(a)s'", "'%(a)s-%(b)d'", "'%5.1f%%'", "'%a'", "'%u'"]
+PCT_ARGS = ["1", "-2.5", "'str'", "None", "True", "[1, 2]", "(1,)", "(1, 2)", "{'a': 'A', 'b': 2}",
+            "100000000000000000000", "'caf\u00e9'", "()", "65", "3.14159"]
+for fmt in PCT:
+    for a in rng.sample(PCT_ARGS, 6):
+        add("formatting", "{{ %s %% %s }}" % (fmt, a))
+FMT = ["'{}'.format(1)", "'{} {}'.format('a', 'b')", "'{1}{0}'.format('a', 'b')", "'{a}'.format(a=1)",
+       "'{:>6}|'.format('x')", "'{:<6}|'.format('x')", "'{:^7}|'.format('x')", "'{:*^7}'.format('x')",
+       "'{:.2f}'.format(3.14159)", "'{:,}'.format(1234567)", "'{:08.3f}'.format(-3.5)", "'{:x}'.format(255)",
+       "'{:#x}'.format(255)", "'{:b}'.format(5)", "'{:o}'.format(8)", "'{:e}'.format(12345.678)",
+       "'{:%}'.format(0.25)", "'{!r}'.format('x')", "'{!s}'.format(None)", "'{0[0]}'.format([7])",
+       "'{0[k]}'.format({'k': 'v'})", "'{0.real}'.format(3)", "'{:d}'.format(2.5)", "'{}'.format()",
+       "'{} {}'.format(1)", "'{z}'.format(a=1)", "'{{}}'.format()", "'{:>{w}}'.format('x', w=4)",
+       "'{:+d}'.format(5)", "'{:=+6d}'.format(-5)", "'{}'.format([1, 'a'])", "'{}'.format({'a': None})",
+       "'{}'.format(True)", "'{:d}'.format(True)", "'{:.3}'.format('abcdef')", "'{:10.3}|'.format(3.14159)",
+       "'{:g}'.format(1e-10)", "'{:n}'.format(1234)", "'{:_}'.format(1000000)", "'{:c}'.format(97)",
+       "'%s'|format('x')", "'%s-%s'|format(1, 2)", "'%(a)s'|format(a=1)", "'%d'|format('x')",
+       "'{}'|format(1)", "'%.1f'|format(2.25)", "'%.1f'|format(2.35)", "'%.0f'|format(0.5)", "'%.0f'|format(1.5)",
+       "'%s'|format(None)", "'%s'|format([None, True])", "'%5s|%-5s|'|format('a', 'b')"]
+for e in FMT:
+    add("formatting", "{{ %s }}" % e)
+
+# --- loops ---------------------------------------------------------------------
+LOOP_ATTRS = ["loop.index", "loop.index0", "loop.revindex", "loop.revindex0", "loop.first", "loop.last",
+              "loop.length", "loop.cycle('a', 'b', 'c')", "loop.previtem", "loop.nextitem", "loop.depth",
+              "loop.depth0", "loop.changed(x)", "loop.changed(x > 1)"]
+LOOP_SEQS = ["[]", "['x']", "[1, 2, 2, 3]", "'abc'", "{'k': 1, 'j': 2}", "range(3)", "pillar.ports"]
+for a in LOOP_ATTRS:
+    for s in LOOP_SEQS:
+        add("loops", "{%% for x in %s %%}[{{ %s }}]{%% else %%}empty{%% endfor %%}" % (s, a))
+for t in ["{% for x in [1, 2, 3, 4] if x is even %}{{ loop.index }}/{{ loop.length }}:{{ x }} {% endfor %}",
+          "{% for x in [1, 2] %}{% for y in 'ab' %}{{ loop.index }}{{ x }}{{ y }} {% endfor %}{% endfor %}",
+          "{% for x in [1, 2, 3] %}{% if x == 2 %}{% continue %}{% endif %}{{ x }}{% endfor %}",
+          "{% for x in [1, 2, 3] %}{% if x == 2 %}{% break %}{% endif %}{{ x }}{% endfor %}",
+          "{% for x in [1, 2, 3] %}{% if x == 9 %}{% break %}{% endif %}{% else %}no break{% endfor %}",
+          "{% for a, b in [(1, 2), (3, 4)] %}{{ a + b }} {% endfor %}",
+          "{% for a, b in [(1, 2, 3)] %}{{ a }}{% endfor %}",
+          "{% for a, (b, c) in [(1, (2, 3))] %}{{ a }}{{ b }}{{ c }}{% endfor %}",
+          "{% for k, v in {'a': 1, 'b': 2}.items() %}{{ k }}{{ v }}{% endfor %}",
+          "{% for k, v in {'a': 1}|dictsort %}{{ k }}{{ v }}{% endfor %}",
+          "{% for x in 5 %}{{ x }}{% endfor %}", "{% for x in None %}{{ x }}{% endfor %}",
+          "{% for x in nope %}{{ x }}{% endfor %}", "{% for x in 'ab' %}{{ x }}{% endfor %}{{ x }}",
+          "{% set x = 'outer' %}{% for x in [1] %}{{ x }}{% endfor %}{{ x }}",
+          "{% set total = 0 %}{% for x in [1, 2] %}{% set total = total + x %}{% endfor %}{{ total }}",
+          "{% set ns = namespace(total=0) %}{% for x in [1, 2] %}{% set ns.total = ns.total + x %}{% endfor %}{{ ns.total }}",
+          "{% for x in [1, 2] %}{{ loop.cycle() }}{% endfor %}",
+          "{% for x in range(3) recursive %}{{ x }}{% endfor %}",
+          "{% for x in [[1, [2]], [3]] recursive %}[{% for y in x %}{% if y is iterable %}{{ loop(y) }}{% else %}{{ y }}{% endif %}{% endfor %}]{% endfor %}",
+          "{% for i in [{'n': 'a', 'c': [{'n': 'b', 'c': [{'n': 'c', 'c': []}]}]}] recursive %}{{ loop.depth }}{{ i.n }}{{ loop(i.c) }}{% endfor %}",
+          "{% for i in [{'n': 'a', 'c': [{'n': 'b', 'c': []}, {'n': 'd', 'c': []}]}] recursive %}<{{ i.n }}:{{ loop.depth0 }}:{{ loop.index }}{{ loop(i.c) }}>{% endfor %}",
+          "{% for x in [3, 1, 2]|sort %}{{ x }}{% endfor %}", "{% for x in range(0) %}x{% else %}none{% endfor %}",
+          "{% for x in range(2, 10, 3) %}{{ x }}{% endfor %}", "{% for x in range(5, 0, -2) %}{{ x }}{% endfor %}",
+          "{{ range(3) }}", "{{ range(1, 4)|list }}", "{{ range(0) }}", "{{ range(1, 10, 0) }}",
+          "{% for x in [1, 2, 3] %}{{ loop.previtem is defined }}{{ loop.nextitem is defined }} {% endfor %}",
+          "{% for x in [1, 2] %}{% for y in [3, 4] %}{{ loop.index }}{% endfor %}{{ loop.index }}{% endfor %}",
+          "{% for x in [1, 2] %}{% set outer = loop %}{% for y in [3] %}{{ outer.index }}{{ loop.index }}{% endfor %}{% endfor %}",
+          "{% for x in [1, 2, 3] %}{{ loop.length - loop.index }}{% endfor %}",
+          "{% for x in [1, 2, 3]|reverse %}{{ x }}{% endfor %}", "{% for x in {'a': 1}.values() %}{{ x }}{% endfor %}",
+          "{% for x in pillar.users %}{{ x }}{% endfor %}", "{% for u, d in pillar.users|dictsort %}{{ u }}:{{ d.uid }} {% endfor %}",
+          "{% for x in grains.ipv4 %}{{ loop.index }}={{ x }}{{ ',' if not loop.last }}{% endfor %}",
+          "{% for x in [1, 2, 3] %}{{ loop }}{% endfor %}", "{{ loop }}",
+          "{% for x in [1] %}{{ loop.revindex0 }}{{ loop.cycle(*['a']) }}{% endfor %}"]:
+    add("loops", t)
+
+# --- whitespace control under Salt's trim_blocks / lstrip_blocks settings -----------
+WS = [
+    "{% if True %}\nyes\n{% endif %}\n",
+    "  {% if True %}\n  yes\n  {% endif %}\n",
+    "a\n{% for x in [1, 2] %}\n  - {{ x }}\n{% endfor %}\nb\n",
+    "a\n  {%- for x in [1, 2] %}\n  - {{ x }}\n  {%- endfor %}\nb\n",
+    "a\n{% for x in [1, 2] -%}\n  - {{ x }}\n{% endfor -%}\nb\n",
+    "{% set x = 1 %}\n{{ x }}\n",
+    "  {% set x = 1 %}  \n{{ x }}\n",
+    "{# comment #}\nafter\n",
+    "  {# comment #}\nafter\n",
+    "{%+ if True %}\n  kept\n  {%+ endif %}\n",
+    "x {%- if True -%} y {%- endif -%} z\n",
+    "{{ 'a' }}\n{{ 'b' }}\n",
+    "{{- 'a' -}}\n\n  {{- 'b' }}\n",
+    "{% macro m() %}\n  body\n{% endmacro %}\n[{{ m() }}]\n",
+    "{% raw %}\n  {{ raw }}\n{% endraw %}\n",
+    "list:\n{% for k, v in {'a': 1, 'b': 2}.items() %}\n  {{ k }}: {{ v }}\n{% endfor %}\n",
+    "pkgs:\n  {% for p in ['vim', 'git'] %}\n  - {{ p }}\n  {% endfor %}\n",
+    "{% if False %}\nno\n{% elif True %}\nelif\n{% else %}\nelse\n{% endif %}\n",
+    "\t{% if True %}\ttab\n\t{% endif %}\n",
+    "a {% if True %}inline{% endif %} b\n",
+    "{% for x in [1] %}{% for y in [2] %}\n{{ x }}{{ y }}\n{% endfor %}\n{% endfor %}\n",
+    "{% set block %}\n  content\n{% endset %}\n[{{ block }}]\n",
+    "  {%- set x = 1 -%}  \n  {{ x }}\n",
+    "line\n\n{% if True %}\n\n{% endif %}\n\nend\n",
+    "{% filter upper %}\n  text\n{% endfilter %}\n",
+    "{% call(x) m() %}x{% endcall %}\n",
+    "{{ 'no newline at end' }}",
+    "\n\n{{ 1 }}\n\n",
+    "{% if True %}a{% endif %}\r\nwindows\r\n",
+    "{% with a = 1 %}\n{{ a }}\n{% endwith %}\n",
+    "{% do [].append(1) %}\nafter do\n",
+    "   {% for x in [1] %}   x   {% endfor %}   \n",
+]
+WS_OPTS = [None, {"jinja_trim_blocks": True}, {"jinja_lstrip_blocks": True},
+           {"jinja_trim_blocks": True, "jinja_lstrip_blocks": True},
+           {"jinja_sls_env": {"trim_blocks": True, "lstrip_blocks": True}},
+           {"jinja_sls_env": {"keep_trailing_newline": True}}]
+for t in WS:
+    for o in WS_OPTS:
+        add("whitespace", t, opts=o)
+
+cases.sort(key=lambda c: (c["category"], c["id"]))
+with open(os.path.join(corpus, "cases.json"), "w", encoding="utf-8") as f:
+    f.write("[\n")
+    f.write(",\n".join(json.dumps(c, ensure_ascii=False, sort_keys=True) for c in cases))
+    f.write("\n]\n")
+print("cases:", len(cases))
