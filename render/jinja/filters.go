@@ -298,6 +298,9 @@ func builtinFilters() map[string]FilterFunc {
 				}
 				return string(rs), nil
 			}
+			if u, ok := v.(*Undefined); ok && u.Strict {
+				return nil, u.err()
+			}
 			items, err := Iterate(v)
 			if err != nil {
 				return nil, typeErr("argument to reverse() must be a sequence")
@@ -576,6 +579,9 @@ func filterFilesize(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	a, err := Bind("do_filesizeformat", args, kw, []string{"binary"}, false)
 	if err != nil {
 		return nil, err
+	}
+	if u, ok := v.(*Undefined); ok {
+		return nil, u.err()
 	}
 	bytes, ok := toPyFloat(v)
 	if !ok {
@@ -1006,6 +1012,10 @@ func filterRound(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 		return nil, &Error{Kind: "FilterArgumentError", Msg: "method must be common, ceil or floor"}
 	}
 	prec, _ := asInt(a[0])
+	if u, ok := v.(*Undefined); ok && method != "common" {
+		// value * 10**precision fails on any undefined value
+		return nil, u.err()
+	}
 	k, i, b, f := numOf(v)
 	if k == nkNone {
 		return nil, typeErr("type %s doesn't define __round__ method", TypeName(v))
