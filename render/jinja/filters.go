@@ -488,6 +488,13 @@ func builtinFilters() map[string]FilterFunc {
 		},
 	}
 	f["count"] = f["length"]
+	// Jinja2's generator filters return generator objects.
+	for name, gen := range map[string]string{
+		"batch": "do_batch", "items": "do_items", "map": "sync_do_map", "slice": "sync_do_slice",
+		"select": "select_or_reject", "reject": "select_or_reject", "selectattr": "select_or_reject", "rejectattr": "select_or_reject",
+	} {
+		f[name] = generatorFilter(gen, f[name])
+	}
 	return f
 }
 
