@@ -67,6 +67,26 @@ func (st *renderState) installFilters() {
 	for name, fn := range st.filters() {
 		st.env.Filters[name] = adapt(fn)
 	}
+	// Salt's one-argument filters reject extra arguments before looking
+	// at the value, as Python does when calling them.
+	for name, pyName := range map[string]string{"min": "lst_min", "max": "lst_max", "unique": "unique"} {
+		st.env.Filters[name] = oneArgFilter(pyName, st.env.Filters[name])
+	}
+}
+
+// oneArgFilter fails like Python calling the one-parameter function
+// pyName with more arguments.
+func oneArgFilter(pyName string, fn jinja.FilterFunc) jinja.FilterFunc {
+	return func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		if kw != nil && kw.Len() > 0 {
+			k := kw.Items()[0].Key
+			return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() got an unexpected keyword argument %s", pyName, jinja.Repr(k))}
+		}
+		if len(args) > 0 {
+			return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() takes 1 positional argument but %d were given", pyName, len(args)+1)}
+		}
+		return fn(r, v, args, kw)
+	}
 }
 
 func (st *renderState) filters() map[string]filterFunc {

@@ -822,9 +822,16 @@ func filterIndent(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 	if err := undefCheck(v); err != nil {
 		return nil, err
 	}
-	s, err := softStr(v)
-	if err != nil {
-		return nil, err
+	// Jinja2 does s += "\n" then s.splitlines() on the value itself
+	s, isStr := v.(string)
+	if !isStr {
+		switch v.(type) {
+		case *List, []any:
+			return nil, &Error{Kind: "AttributeError", Msg: "'list' object has no attribute 'splitlines'"}
+		case Tuple:
+			return nil, typeErr("can only concatenate tuple (not \"str\") to tuple")
+		}
+		return nil, typeErr("unsupported operand type(s) for +=: '%s' and 'str'", TypeName(v))
 	}
 	var ind string
 	if w, ok := a[0].(string); ok {
@@ -1182,10 +1189,7 @@ func filterTruncate(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	s, err := softStr(v)
-	if err != nil {
-		return nil, err
-	}
+	s, isStr := v.(string)
 	length, _ := asInt(a[0])
 	end, _ := Str(a[2])
 	leeway := int64(5)
@@ -1199,6 +1203,29 @@ func filterTruncate(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	if leeway < 0 {
 		return nil, &Error{Kind: "AssertionError", Msg: fmt.Sprintf("expected leeway >= 0, got %d", leeway)}
 	}
+	if !isStr {
+		// Jinja2 works on the value itself: len(), a slice, then + or
+		// rsplit on the slice.
+		n, err := Len(v)
+		if err != nil {
+			return nil, err
+		}
+		if int64(n) <= length+leeway {
+			return v, nil
+		}
+		switch v.(type) {
+		case *payload.Map:
+			return nil, typeErr("unhashable type: 'slice'")
+		case *List, []any, Tuple:
+			if truthy(a[1]) {
+				return nil, typeErr("can only concatenate %s (not \"str\") to %s", TypeName(v), TypeName(v))
+			}
+			return nil, &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'rsplit'", TypeName(v))}
+		}
+		if s, err = Str(v); err != nil {
+			return nil, err
+		}
+	}
 	rs := []rune(s)
 	if int64(len(rs)) <= length+leeway {
 		return s, nil
@@ -1209,8 +1236,6 @@ func filterTruncate(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	res := string(rs[:length-elen])
 	if i := strings.LastIndex(res, " "); i >= 0 {
 		res = res[:i]
-	} else {
-		res = ""
 	}
 	return res + end, nil
 }
