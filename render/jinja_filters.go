@@ -69,6 +69,9 @@ func (st *renderState) installFilters() {
 	}
 	// Salt's one-argument filters reject extra arguments before looking
 	// at the value, as Python does when calling them.
+	for name, fn := range itertoolsFilters() {
+		st.env.Filters[name] = fn
+	}
 	for name, pyName := range map[string]string{"min": "lst_min", "max": "lst_max", "unique": "unique"} {
 		st.env.Filters[name] = oneArgFilter(pyName, st.env.Filters[name])
 	}
