@@ -394,20 +394,25 @@ func (st *renderState) filters() map[string]filterFunc {
 			return strings.ContainsAny(s, " \t\n\r\v\f"), nil
 		}),
 		"sorted_ignorecase": simple(func(in any, va *varArgs) (any, error) {
-			l, ok := in.([]any)
-			if !ok {
-				return nil, errors.New("sorted_ignorecase needs a list of strings")
+			l, err := pyIterItems(in)
+			if err != nil {
+				return nil, err
 			}
 			out := append([]any(nil), l...)
+			for _, x := range out {
+				if _, ok := x.(string); !ok {
+					return nil, &jinja.Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'lower'", pyTypeName(x))}
+				}
+			}
 			sort.SliceStable(out, func(i, j int) bool {
 				return strings.ToLower(payload.Text(out[i])) < strings.ToLower(payload.Text(out[j]))
 			})
 			return out, nil
 		}),
 		"flatten": simple(func(in any, va *varArgs) (any, error) {
-			l, ok := in.([]any)
-			if !ok {
-				return nil, errors.New("flatten needs a list")
+			l, err := pyIterItems(in)
+			if err != nil {
+				return nil, err
 			}
 			levels := -1
 			if v := arg(va, 0, "levels", nil); !v.IsNil() {
@@ -675,10 +680,14 @@ func hashFilter(fn func([]byte) string) filterFunc {
 		if in.IsError() {
 			return in
 		}
-		if b, ok := in.Interface().([]byte); ok {
-			return asValue(fn(b))
+		switch x := in.Interface().(type) {
+		case []byte:
+			return asValue(fn(x))
+		case string:
+			return asValue(fn([]byte(x)))
 		}
-		return asValue(fn([]byte(pyStr(in))))
+		// Salt encodes the value with to_bytes, which takes only strings
+		return asValue(&jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("expected str, bytes, or bytearray not <class '%s'>", jinja.TypeName(in.Interface()))})
 	}
 }
 
@@ -1047,4 +1056,26 @@ func uuid5URL(s string) string {
 	u[8] = (u[8] & 0x3f) | 0x80
 	x := hex.EncodeToString(u)
 	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+}
+
+// pyIterItems is list(in) for payload data: a list's items, a string's
+// characters, a dict's keys; anything else is not iterable.
+func pyIterItems(in any) ([]any, error) {
+	switch x := in.(type) {
+	case []any:
+		return x, nil
+	case string:
+		var out []any
+		for _, r := range x {
+			out = append(out, string(r))
+		}
+		return out, nil
+	case *payload.Map:
+		var out []any
+		for _, it := range x.Items() {
+			out = append(out, it.Key)
+		}
+		return out, nil
+	}
+	return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' object is not iterable", pyTypeName(in))}
 }
