@@ -160,7 +160,7 @@ func (st *renderState) filters() map[string]filterFunc {
 		"load_json": strFilter(func(s string, va *varArgs) (any, error) {
 			v, err := DecodeJSON([]byte(s))
 			if err != nil || strings.TrimSpace(s) == "" {
-				return nil, fmt.Errorf("Unable to load json from %s", s)
+				return nil, &jinja.Error{Kind: "TemplateRuntimeError", Msg: fmt.Sprintf("Unable to load json from %s", s)}
 			}
 			return v, nil
 		}),
@@ -300,7 +300,7 @@ func (st *renderState) filters() map[string]filterFunc {
 		}),
 		"regex_search": regexFilter(false),
 		"regex_match":  regexFilter(true),
-		"regex_replace": strFilter(func(s string, va *varArgs) (any, error) {
+		"regex_replace": reStrFilter(func(s string, va *varArgs) (any, error) {
 			re, err := compilePyRegex(pyStr(arg(va, 0, "rgx", "")), arg(va, 2, "ignorecase", false).IsTrue(), arg(va, 3, "multiline", false).IsTrue())
 			if err != nil {
 				return nil, err
@@ -308,9 +308,15 @@ func (st *renderState) filters() map[string]filterFunc {
 			return re.Sub(pyStr(arg(va, 1, "val", "")), s, 0)
 		}),
 		"regex_escape": strFilter(func(s string, va *varArgs) (any, error) { return pyre.Escape(s), nil }),
-		"quote":        strFilter(func(s string, va *varArgs) (any, error) { return shellQuote(s), nil }),
-		"md5":          hashFilter(func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) }),
-		"sha1":         hashFilter(func(b []byte) string { h := sha1.Sum(b); return hex.EncodeToString(h[:]) }),
+		"quote": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			// shlex.quote: a false value quotes as '', only strings otherwise
+			if !in.IsError() && !in.IsTrue() {
+				return asValue("''")
+			}
+			return reStrFilter(func(s string, va *varArgs) (any, error) { return shellQuote(s), nil })(e, in, va)
+		},
+		"md5":  hashFilter(func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) }),
+		"sha1": hashFilter(func(b []byte) string { h := sha1.Sum(b); return hex.EncodeToString(h[:]) }),
 		"sha256": hashFilter(func(b []byte) string {
 			h := sha256.Sum256(b)
 			return hex.EncodeToString(h[:])
@@ -626,7 +632,7 @@ func toFloat(v any) (float64, bool) {
 }
 
 func regexFilter(match bool) filterFunc {
-	return strFilter(func(s string, va *varArgs) (any, error) {
+	return reStrFilter(func(s string, va *varArgs) (any, error) {
 		re, err := compilePyRegex(pyStr(arg(va, 0, "rgx", "")), arg(va, 1, "ignorecase", false).IsTrue(), arg(va, 2, "multiline", false).IsTrue())
 		if err != nil {
 			return nil, err
@@ -1078,4 +1084,23 @@ func pyIterItems(in any) ([]any, error) {
 		return out, nil
 	}
 	return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' object is not iterable", pyTypeName(in))}
+}
+
+// reStrFilter adapts a function of a string that Python's re module
+// works on: any other value fails with re's TypeError.
+func reStrFilter(fn func(s string, va *varArgs) (any, error)) filterFunc {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if in.IsError() {
+			return in
+		}
+		s, ok := in.Interface().(string)
+		if !ok {
+			return asValue(&jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("expected string or bytes-like object, got '%s'", jinja.TypeName(in.Interface()))})
+		}
+		out, err := fn(s, va)
+		if err != nil {
+			return asValue(err)
+		}
+		return asValue(toJinja(out))
+	}
 }
