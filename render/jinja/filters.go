@@ -301,13 +301,30 @@ func builtinFilters() map[string]FilterFunc {
 			if u, ok := v.(*Undefined); ok && u.Strict {
 				return nil, u.err()
 			}
+			// reversed(value) where Python has it, else a reversed list
+			typ := ""
+			switch x := v.(type) {
+			case *List, []any:
+				typ = "list_reverseiterator"
+			case Tuple, *Undefined:
+				typ = "reversed"
+			case *payload.Map:
+				typ = "dict_reversekeyiterator"
+			case *rangeVal:
+				typ = "range_iterator"
+			case *DictView:
+				typ = "dict_reverse" + strings.TrimSuffix(x.Kind, "s") + "iterator"
+			}
 			items, err := Iterate(v)
 			if err != nil {
-				return nil, typeErr("argument to reverse() must be a sequence")
+				return nil, &Error{Kind: "FilterArgumentError", Msg: "argument must be iterable"}
 			}
 			out := make([]any, len(items))
 			for i, it := range items {
 				out[len(items)-1-i] = it
+			}
+			if typ != "" {
+				return NewIterator("", typ, out, nil), nil
 			}
 			return &List{Items: out}, nil
 		},
