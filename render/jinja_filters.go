@@ -72,6 +72,14 @@ func (st *renderState) installFilters() {
 	for name, fn := range itertoolsFilters() {
 		st.env.Filters[name] = fn
 	}
+	// json.dumps refuses an undefined value by its type, before str()
+	tojson := st.env.Filters["tojson"]
+	st.env.Filters["tojson"] = func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		if _, ok := v.(*jinja.Undefined); ok {
+			return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("Object of type %s is not JSON serializable", jinja.TypeName(v))}
+		}
+		return tojson(r, v, args, kw)
+	}
 	for name, pyName := range map[string]string{"min": "lst_min", "max": "lst_max", "unique": "unique"} {
 		st.env.Filters[name] = oneArgFilter(pyName, st.env.Filters[name])
 	}
