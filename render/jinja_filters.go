@@ -67,6 +67,37 @@ func (st *renderState) installFilters() {
 	for name, fn := range st.filters() {
 		st.env.Filters[name] = adapt(fn)
 	}
+	// Salt's one-argument filters reject extra arguments before looking
+	// at the value, as Python does when calling them.
+	for name, fn := range itertoolsFilters() {
+		st.env.Filters[name] = fn
+	}
+	// json.dumps refuses an undefined value by its type, before str()
+	tojson := st.env.Filters["tojson"]
+	st.env.Filters["tojson"] = func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		if _, ok := v.(*jinja.Undefined); ok {
+			return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("Object of type %s is not JSON serializable", jinja.TypeName(v))}
+		}
+		return tojson(r, v, args, kw)
+	}
+	for name, pyName := range map[string]string{"min": "lst_min", "max": "lst_max", "unique": "unique"} {
+		st.env.Filters[name] = oneArgFilter(pyName, st.env.Filters[name])
+	}
+}
+
+// oneArgFilter fails like Python calling the one-parameter function
+// pyName with more arguments.
+func oneArgFilter(pyName string, fn jinja.FilterFunc) jinja.FilterFunc {
+	return func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		if kw != nil && kw.Len() > 0 {
+			k := kw.Items()[0].Key
+			return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() got an unexpected keyword argument %s", pyName, jinja.Repr(k))}
+		}
+		if len(args) > 0 {
+			return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() takes 1 positional argument but %d were given", pyName, len(args)+1)}
+		}
+		return fn(r, v, args, kw)
+	}
 }
 
 func (st *renderState) filters() map[string]filterFunc {
@@ -137,7 +168,7 @@ func (st *renderState) filters() map[string]filterFunc {
 		"load_json": strFilter(func(s string, va *varArgs) (any, error) {
 			v, err := DecodeJSON([]byte(s))
 			if err != nil || strings.TrimSpace(s) == "" {
-				return nil, fmt.Errorf("Unable to load json from %s", s)
+				return nil, &jinja.Error{Kind: "TemplateRuntimeError", Msg: fmt.Sprintf("Unable to load json from %s", s)}
 			}
 			return v, nil
 		}),
@@ -277,7 +308,7 @@ func (st *renderState) filters() map[string]filterFunc {
 		}),
 		"regex_search": regexFilter(false),
 		"regex_match":  regexFilter(true),
-		"regex_replace": strFilter(func(s string, va *varArgs) (any, error) {
+		"regex_replace": reStrFilter(func(s string, va *varArgs) (any, error) {
 			re, err := compilePyRegex(pyStr(arg(va, 0, "rgx", "")), arg(va, 2, "ignorecase", false).IsTrue(), arg(va, 3, "multiline", false).IsTrue())
 			if err != nil {
 				return nil, err
@@ -285,9 +316,15 @@ func (st *renderState) filters() map[string]filterFunc {
 			return re.Sub(pyStr(arg(va, 1, "val", "")), s, 0)
 		}),
 		"regex_escape": strFilter(func(s string, va *varArgs) (any, error) { return pyre.Escape(s), nil }),
-		"quote":        strFilter(func(s string, va *varArgs) (any, error) { return shellQuote(s), nil }),
-		"md5":          hashFilter(func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) }),
-		"sha1":         hashFilter(func(b []byte) string { h := sha1.Sum(b); return hex.EncodeToString(h[:]) }),
+		"quote": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			// shlex.quote: a false value quotes as '', only strings otherwise
+			if !in.IsError() && !in.IsTrue() {
+				return asValue("''")
+			}
+			return reStrFilter(func(s string, va *varArgs) (any, error) { return shellQuote(s), nil })(e, in, va)
+		},
+		"md5":  hashFilter(func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) }),
+		"sha1": hashFilter(func(b []byte) string { h := sha1.Sum(b); return hex.EncodeToString(h[:]) }),
 		"sha256": hashFilter(func(b []byte) string {
 			h := sha256.Sum256(b)
 			return hex.EncodeToString(h[:])
@@ -371,20 +408,25 @@ func (st *renderState) filters() map[string]filterFunc {
 			return strings.ContainsAny(s, " \t\n\r\v\f"), nil
 		}),
 		"sorted_ignorecase": simple(func(in any, va *varArgs) (any, error) {
-			l, ok := in.([]any)
-			if !ok {
-				return nil, errors.New("sorted_ignorecase needs a list of strings")
+			l, err := pyIterItems(in)
+			if err != nil {
+				return nil, err
 			}
 			out := append([]any(nil), l...)
+			for _, x := range out {
+				if _, ok := x.(string); !ok {
+					return nil, &jinja.Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'lower'", pyTypeName(x))}
+				}
+			}
 			sort.SliceStable(out, func(i, j int) bool {
 				return strings.ToLower(payload.Text(out[i])) < strings.ToLower(payload.Text(out[j]))
 			})
 			return out, nil
 		}),
 		"flatten": simple(func(in any, va *varArgs) (any, error) {
-			l, ok := in.([]any)
-			if !ok {
-				return nil, errors.New("flatten needs a list")
+			l, err := pyIterItems(in)
+			if err != nil {
+				return nil, err
 			}
 			levels := -1
 			if v := arg(va, 0, "levels", nil); !v.IsNil() {
@@ -598,7 +640,7 @@ func toFloat(v any) (float64, bool) {
 }
 
 func regexFilter(match bool) filterFunc {
-	return strFilter(func(s string, va *varArgs) (any, error) {
+	return reStrFilter(func(s string, va *varArgs) (any, error) {
 		re, err := compilePyRegex(pyStr(arg(va, 0, "rgx", "")), arg(va, 1, "ignorecase", false).IsTrue(), arg(va, 2, "multiline", false).IsTrue())
 		if err != nil {
 			return nil, err
@@ -652,10 +694,14 @@ func hashFilter(fn func([]byte) string) filterFunc {
 		if in.IsError() {
 			return in
 		}
-		if b, ok := in.Interface().([]byte); ok {
-			return asValue(fn(b))
+		switch x := in.Interface().(type) {
+		case []byte:
+			return asValue(fn(x))
+		case string:
+			return asValue(fn([]byte(x)))
 		}
-		return asValue(fn([]byte(pyStr(in))))
+		// Salt encodes the value with to_bytes, which takes only strings
+		return asValue(&jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("expected str, bytes, or bytearray not <class '%s'>", jinja.TypeName(in.Interface()))})
 	}
 }
 
@@ -1024,4 +1070,45 @@ func uuid5URL(s string) string {
 	u[8] = (u[8] & 0x3f) | 0x80
 	x := hex.EncodeToString(u)
 	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+}
+
+// pyIterItems is list(in) for payload data: a list's items, a string's
+// characters, a dict's keys; anything else is not iterable.
+func pyIterItems(in any) ([]any, error) {
+	switch x := in.(type) {
+	case []any:
+		return x, nil
+	case string:
+		var out []any
+		for _, r := range x {
+			out = append(out, string(r))
+		}
+		return out, nil
+	case *payload.Map:
+		var out []any
+		for _, it := range x.Items() {
+			out = append(out, it.Key)
+		}
+		return out, nil
+	}
+	return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' object is not iterable", pyTypeName(in))}
+}
+
+// reStrFilter adapts a function of a string that Python's re module
+// works on: any other value fails with re's TypeError.
+func reStrFilter(fn func(s string, va *varArgs) (any, error)) filterFunc {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if in.IsError() {
+			return in
+		}
+		s, ok := in.Interface().(string)
+		if !ok {
+			return asValue(&jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("expected string or bytes-like object, got '%s'", jinja.TypeName(in.Interface()))})
+		}
+		out, err := fn(s, va)
+		if err != nil {
+			return asValue(err)
+		}
+		return asValue(toJinja(out))
+	}
 }

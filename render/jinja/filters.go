@@ -298,13 +298,33 @@ func builtinFilters() map[string]FilterFunc {
 				}
 				return string(rs), nil
 			}
+			if u, ok := v.(*Undefined); ok && u.Strict {
+				return nil, u.err()
+			}
+			// reversed(value) where Python has it, else a reversed list
+			typ := ""
+			switch x := v.(type) {
+			case *List, []any:
+				typ = "list_reverseiterator"
+			case Tuple, *Undefined:
+				typ = "reversed"
+			case *payload.Map:
+				typ = "dict_reversekeyiterator"
+			case *rangeVal:
+				typ = "range_iterator"
+			case *DictView:
+				typ = "dict_reverse" + strings.TrimSuffix(x.Kind, "s") + "iterator"
+			}
 			items, err := Iterate(v)
 			if err != nil {
-				return nil, typeErr("argument to reverse() must be a sequence")
+				return nil, &Error{Kind: "FilterArgumentError", Msg: "argument must be iterable"}
 			}
 			out := make([]any, len(items))
 			for i, it := range items {
 				out[len(items)-1-i] = it
+			}
+			if typ != "" {
+				return NewIterator("", typ, out, nil), nil
 			}
 			return &List{Items: out}, nil
 		},
@@ -485,6 +505,13 @@ func builtinFilters() map[string]FilterFunc {
 		},
 	}
 	f["count"] = f["length"]
+	// Jinja2's generator filters return generator objects.
+	for name, gen := range map[string]string{
+		"batch": "do_batch", "items": "do_items", "map": "sync_do_map", "slice": "sync_do_slice",
+		"select": "select_or_reject", "reject": "select_or_reject", "selectattr": "select_or_reject", "rejectattr": "select_or_reject",
+	} {
+		f[name] = generatorFilter(gen, f[name])
+	}
 	return f
 }
 
@@ -576,6 +603,9 @@ func filterFilesize(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	a, err := Bind("do_filesizeformat", args, kw, []string{"binary"}, false)
 	if err != nil {
 		return nil, err
+	}
+	if u, ok := v.(*Undefined); ok {
+		return nil, u.err()
 	}
 	bytes, ok := toPyFloat(v)
 	if !ok {
@@ -809,9 +839,16 @@ func filterIndent(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 	if err := undefCheck(v); err != nil {
 		return nil, err
 	}
-	s, err := softStr(v)
-	if err != nil {
-		return nil, err
+	// Jinja2 does s += "\n" then s.splitlines() on the value itself
+	s, isStr := v.(string)
+	if !isStr {
+		switch v.(type) {
+		case *List, []any:
+			return nil, &Error{Kind: "AttributeError", Msg: "'list' object has no attribute 'splitlines'"}
+		case Tuple:
+			return nil, typeErr("can only concatenate tuple (not \"str\") to tuple")
+		}
+		return nil, typeErr("unsupported operand type(s) for +=: '%s' and 'str'", TypeName(v))
 	}
 	var ind string
 	if w, ok := a[0].(string); ok {
@@ -1006,6 +1043,10 @@ func filterRound(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 		return nil, &Error{Kind: "FilterArgumentError", Msg: "method must be common, ceil or floor"}
 	}
 	prec, _ := asInt(a[0])
+	if u, ok := v.(*Undefined); ok && method != "common" {
+		// value * 10**precision fails on any undefined value
+		return nil, u.err()
+	}
 	k, i, b, f := numOf(v)
 	if k == nkNone {
 		return nil, typeErr("type %s doesn't define __round__ method", TypeName(v))
@@ -1165,10 +1206,7 @@ func filterTruncate(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	s, err := softStr(v)
-	if err != nil {
-		return nil, err
-	}
+	s, isStr := v.(string)
 	length, _ := asInt(a[0])
 	end, _ := Str(a[2])
 	leeway := int64(5)
@@ -1182,6 +1220,29 @@ func filterTruncate(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	if leeway < 0 {
 		return nil, &Error{Kind: "AssertionError", Msg: fmt.Sprintf("expected leeway >= 0, got %d", leeway)}
 	}
+	if !isStr {
+		// Jinja2 works on the value itself: len(), a slice, then + or
+		// rsplit on the slice.
+		n, err := Len(v)
+		if err != nil {
+			return nil, err
+		}
+		if int64(n) <= length+leeway {
+			return v, nil
+		}
+		switch v.(type) {
+		case *payload.Map:
+			return nil, typeErr("unhashable type: 'slice'")
+		case *List, []any, Tuple:
+			if truthy(a[1]) {
+				return nil, typeErr("can only concatenate %s (not \"str\") to %s", TypeName(v), TypeName(v))
+			}
+			return nil, &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'rsplit'", TypeName(v))}
+		}
+		if s, err = Str(v); err != nil {
+			return nil, err
+		}
+	}
 	rs := []rune(s)
 	if int64(len(rs)) <= length+leeway {
 		return s, nil
@@ -1192,8 +1253,6 @@ func filterTruncate(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	res := string(rs[:length-elen])
 	if i := strings.LastIndex(res, " "); i >= 0 {
 		res = res[:i]
-	} else {
-		res = ""
 	}
 	return res + end, nil
 }

@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -108,9 +109,13 @@ func filterWordwrap(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	s, err := softStr(v)
-	if err != nil {
-		return nil, err
+	// Jinja2 calls value.splitlines() directly: only strings wrap.
+	if u, ok := v.(*Undefined); ok {
+		return nil, u.err()
+	}
+	s, ok := v.(string)
+	if !ok {
+		return nil, &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'splitlines'", TypeName(v))}
 	}
 	width, _ := asInt(a[0])
 	wrap := "\n"
