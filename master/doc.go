@@ -43,9 +43,12 @@
 //     checks that the id is well formed), and a duplicate return (same jid
 //     and id) is dropped before its event is fired (Salt fires it again and
 //     only refuses to store it);
-//   - the clear publish and runner commands accept only the keys of the users
-//     the daemon wrote key files for (no publisher_acl, eauth or tokens); a
-//     load without a valid key is refused even for saltutil.find_job;
+//   - the clear publish, runner and wheel commands accept the keys of the
+//     users the daemon wrote key files for (a user other than root or the
+//     master's user is held to publisher_acl), tokens and eauth credentials
+//     (package eauth, with Salt's ACLs); a load without any of them is
+//     refused even for saltutil.find_job; credentials are dropped from the
+//     stored job load (Salt keeps them);
 //   - rotation dropfiles are noticed within a second instead of at the next
 //     loop_interval;
 //   - publishes are serialised so serials reach the publish socket in
@@ -53,6 +56,6 @@
 //   - _mine with clear: true replaces the minion's mine (Salt 3006 crashes);
 //   - gitfs and the other fileserver
 //     backends, master_tops, peer publishing (minion_pub, minion_publish,
-//     minion_runner, pub_ret), _syndic_return, wheel, eauth and state failure
+//     minion_runner, pub_ret), _syndic_return and state failure
 //     sub-events are not implemented: those commands get {} like unknown ones.
 package master

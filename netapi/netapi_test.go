@@ -1,7 +1,9 @@
 package netapi_test
 
 import (
+	"archive/tar"
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -369,6 +371,36 @@ func TestAPIEndToEnd(t *testing.T) {
 	}
 	if line == "" || !strings.Contains(line, `"post":{"a":1}`) || !strings.Contains(line, `"headers":{`) {
 		t.Fatalf("hook event on /events: %q", line)
+	}
+	// /keys: list, then generate and pre-accept a key pair.
+	code, _, b = e.do("GET", "/keys", tok, "", nil)
+	if code != 200 || !strings.Contains(string(b), `"minions":["m1"]`) {
+		t.Fatalf("GET /keys: %d %s", code, b)
+	}
+	code, h, b = e.do("POST", "/keys", "", "application/x-www-form-urlencoded",
+		url.Values{"mid": {"newbie"}, "eauth": {"auto"}, "username": {"fred"}, "password": {"x"}}.Encode())
+	if code != 200 || h.Get("Content-Type") != "application/x-tar" || !strings.Contains(h.Get("Content-Disposition"), "saltkeys-newbie.tar") {
+		t.Fatalf("POST /keys: %d %v %q", code, h, b)
+	}
+	names := map[string]string{}
+	tr := tar.NewReader(bytes.NewReader(b))
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			break
+		}
+		data, _ := io.ReadAll(tr)
+		names[hdr.Name] = string(data)
+	}
+	if !strings.Contains(names["minion.pub"], "PUBLIC KEY") || !strings.Contains(names["minion.pem"], "PRIVATE KEY") {
+		t.Fatalf("key tarball: %v", names)
+	}
+	code, _, b = e.do("GET", "/keys", tok, "", nil)
+	if !strings.Contains(string(b), `"newbie"`) {
+		t.Fatalf("generated key not accepted: %d %s", code, b)
+	}
+	if code, _, _ := e.do("POST", "/keys", "", "application/x-www-form-urlencoded", url.Values{"mid": {"evil"}, "eauth": {"auto"}, "username": {"joe"}, "password": {"x"}}.Encode()); code != 401 {
+		t.Fatalf("POST /keys as joe: %d", code)
 	}
 	if code, _, _ := e.do("POST", "/logout", tok, "", nil); code != 200 {
 		t.Fatalf("logout: %d", code)

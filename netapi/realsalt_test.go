@@ -217,6 +217,10 @@ func TestGoldenAgainstSaltAPI(t *testing.T) {
 		{"text/plain json", "POST", "/", "fred", "text/plain", `[{"client": "local", "tgt": "m1", "fun": "test.echo", "arg": "t"}]`, true},
 		{"jobs", "GET", "/jobs", "fred", "", nil, false},
 		{"stats no token", "GET", "/stats", "", "", nil, false},
+		{"root", "GET", "/", "", "", nil, true},
+		{"keys", "GET", "/keys", "fred", "", nil, true},
+		{"keys m1", "GET", "/keys/m1", "fred", "", nil, true},
+		{"keys no token", "GET", "/keys", "", "", nil, false},
 		{"logout", "POST", "/logout", "fred", "", nil, true},
 	}
 	for _, r := range reqs {

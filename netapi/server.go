@@ -78,6 +78,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc(p+"/jobs/", s.wrap(s.jobs))
 	mux.HandleFunc(p+"/run", s.wrap(s.run))
 	mux.HandleFunc(p+"/events", s.events)
+	mux.HandleFunc(p+"/keys", s.keys)
+	mux.HandleFunc(p+"/keys/", s.keys)
 	mux.HandleFunc(p+"/stats", s.wrap(s.stats))
 	hook := p + "/" + strings.Trim(s.opts.WebhookURL, "/")
 	mux.HandleFunc(hook, s.wrap(s.hook))
