@@ -18,9 +18,6 @@ var clients = map[string]bool{
 	"runner": true, "runner_async": true, "wheel": true, "wheel_async": true, "ssh": true,
 }
 
-// credKeys are the authentication keys of a chunk.
-var credKeys = []string{"token", "eauth", "username", "password"}
-
 // runChunk is NetapiClient.run for one chunk.
 func (s *Server) runChunk(ctx context.Context, chunk *payload.Map) (any, error) {
 	client := chunk.Str("client")

@@ -306,7 +306,7 @@ func TestAPIEndToEnd(t *testing.T) {
 			t.Errorf("joe %v: %d %s", low, code, b)
 		}
 	}
-	code, _, b = e.do("POST", "/", tok, "", []any{map[string]any{"client": "wheel", "fun": "key.list_all"}})
+	_, _, b = e.do("POST", "/", tok, "", []any{map[string]any{"client": "wheel", "fun": "key.list_all"}})
 	if !strings.Contains(string(b), `"minions":["m1"]`) {
 		t.Fatalf("m1's key was deleted by a refused request: %s", b)
 	}

@@ -150,10 +150,7 @@ func padTemplate(v any, template string) (*payload.Map, []string) {
 			}
 			continue
 		}
-		keys := make([]string, 0, body.Len())
-		for _, k := range body.Keys() {
-			keys = append(keys, k)
-		}
+		keys := append([]string(nil), body.Keys()...)
 		sort.Strings(keys)
 		skeys := map[string]bool{}
 		for _, key := range keys {

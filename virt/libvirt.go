@@ -2,7 +2,6 @@ package virt
 
 import (
 	"errors"
-	"fmt"
 )
 
 // Sentinel errors.
@@ -206,31 +205,4 @@ type Volume interface {
 	Info() (VolumeInfo, error)
 	XML() (string, error)
 	Delete() error
-}
-
-// Libvirt codes gsalt branches on (virErrorNumber).
-const (
-	errNoDomain         = 42
-	errNoNetwork        = 43
-	errNoStoragePool    = 49
-	errNoStorageVol     = 50
-	errOperationInvalid = 55
-	errNoDomainSnapshot = 72
-	errNoSupport        = 3
-)
-
-// notFound reports whether err is libvirt's "no such X".
-func notFound(err error) bool {
-	var le *LibvirtError
-	if errors.As(err, &le) {
-		switch le.Code {
-		case errNoDomain, errNoNetwork, errNoStoragePool, errNoStorageVol, errNoDomainSnapshot:
-			return true
-		}
-	}
-	return errors.Is(err, ErrNoDomain)
-}
-
-func wrapf(err error, format string, a ...any) error {
-	return fmt.Errorf(format+": %w", append(a, err)...)
 }

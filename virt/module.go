@@ -35,9 +35,6 @@ func (m *Module) qemuImg() string {
 	return "qemu-img"
 }
 
-// connArgs are the connection= / username= / password= arguments.
-var connArgs = []string{"connection", "username", "password"}
-
 // configGet runs config.get through the call's registry (opts, grains,
 // pillar, like Salt's __salt__["config.get"]).
 func configGet(ctx context.Context, c *modules.Call, key string, def any) any {

@@ -215,13 +215,12 @@ func TestLocalCallPillar(t *testing.T) {
 		t.Log("GSALT_SALT_SRC not set: salt-call --local comparison skipped")
 		return
 	}
-	real := run(t, saltpeer.Command(ctx, src, "salt-call", "-c", ft.conf, "--local", "--out", "json", "pillar.items"), false)
 	var a, b any
 	if err := json.Unmarshal(out, &a); err != nil {
 		t.Fatal(err)
 	}
 	ft.setPillar(t, "local-one")
-	real = run(t, saltpeer.Command(ctx, src, "salt-call", "-c", ft.conf, "--local", "--out", "json", "pillar.items"), false)
+	real := run(t, saltpeer.Command(ctx, src, "salt-call", "-c", ft.conf, "--local", "--out", "json", "pillar.items"), false)
 	if err := json.Unmarshal(real, &b); err != nil {
 		t.Fatalf("salt-call output %q: %v", real, err)
 	}

@@ -158,7 +158,7 @@ func openChecked(path string, opts Options) (db *bbolt.DB, err error) {
 	}
 	db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opts.LockTimeout, OpenFile: openFile})
 	if err != nil {
-		if errors.Is(err, bbolt.ErrTimeout) || errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, bolterrors.ErrTimeout) || errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("jobcache: open %s: %w", path, err)
 		}
 		return nil, fmt.Errorf("%w: open %s: %w", ErrDamaged, path, err)

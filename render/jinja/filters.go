@@ -348,13 +348,8 @@ func builtinFilters() map[string]FilterFunc {
 			n := int(n64)
 			per, extra := len(items)/n, len(items)%n
 			var out []any
-			off := 0
 			for i := 0; i < n; i++ {
-				start := off + i*per
-				if i < extra {
-					off = i
-				}
-				start = i*per + min(i, extra)
+				start := i*per + min(i, extra)
 				end := start + per
 				if i < extra {
 					end++
@@ -960,7 +955,7 @@ func minMax(sign int) FilterFunc {
 			return nil, err
 		}
 		if len(items) == 0 {
-			return r.undefinedHint(fmt.Sprintf("No aggregated item, sequence was empty.")), nil
+			return r.undefinedHint("No aggregated item, sequence was empty."), nil
 		}
 		var post func(any) any
 		if !truthy(a[0]) {

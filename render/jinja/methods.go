@@ -118,8 +118,6 @@ func strList(parts []string) *List {
 	return &List{Items: out}
 }
 
-const pyWhitespace = " \t\n\r\v\f\x1c\x1d\x1e\x1f\x85\u00a0"
-
 func isPySpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
 
 func splitWS(s string, maxsplit int, right bool) []string {

@@ -21,7 +21,6 @@ var (
 	urlizeEmail  = mustPyre(`^\S+@\w[\w.-]*\.\w+$`, 0)
 	urlizeLead   = mustPyre(`^([(<]|&lt;)+`, 0)
 	urlizeTrail  = mustPyre(`([)>.,\n]|&gt;)+$`, 0)
-	urlizeSpaces = mustPyre(`(\s+)`, 0)
 	urlizeScheme = mustPyre(`^[a-zA-Z][a-zA-Z0-9+.-]*:(//)?$`, 0)
 )
 

@@ -666,11 +666,11 @@ func seqCompare(x, y []any, op string) (int, error) {
 }
 
 func hashable(v any) error {
-	switch v.(type) {
+	switch u := v.(type) {
 	case *List, *payload.Map, []any:
 		return typeErr("unhashable type: '%s'", TypeName(v))
 	case *Undefined:
-		if u := v.(*Undefined); u.Strict {
+		if u.Strict {
 			return u.err()
 		}
 	}
