@@ -158,6 +158,29 @@ var fixedUUIDs = map[string]bool{"6695eb01-f6a4-8304-79aa-97f2502e193f": true, "
 // sortLists orders the lists of names whose order libvirt's test driver
 // does not fix (hash tables).
 func sortLists(fun string, v any) any {
+	if fun == "virt.volume_infos" {
+		// libvirt lists a pool's volumes in no fixed order (Salt's dict
+		// follows it): compare each pool's volumes by name.
+		if m, ok := v.(*payload.Map); ok {
+			if pools, ok := m.Get("ret"); ok {
+				if pm, ok := pools.(*payload.Map); ok {
+					for _, it := range pm.Items() {
+						if vols, ok := it.Value.(*payload.Map); ok {
+							sorted := &payload.Map{}
+							keys := vols.Keys()
+							sort.Strings(keys)
+							for _, k := range keys {
+								x, _ := vols.Get(k)
+								sorted.Set(k, x)
+							}
+							pm.SetKey(it.Key, sorted)
+						}
+					}
+				}
+			}
+		}
+		return v
+	}
 	if !strings.HasPrefix(fun, "virt.list_") && fun != "virt.pool_list_volumes" {
 		return v
 	}
