@@ -15,10 +15,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Two free ports on loopback for publish and return.
-read -r pub ret dev < <(python3 - <<'PY'
+# Free ports on loopback for publish, return, the device simulator and the API.
+read -r pub ret dev api < <(python3 - <<'PY'
 import socket
-s=[socket.socket() for _ in range(3)]
+s=[socket.socket() for _ in range(4)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])
 PY
@@ -36,6 +36,19 @@ publish_port: $pub
 ret_port: $ret
 file_roots: {base: [$tmp/srv/salt]}
 pillar_roots: {base: [$tmp/srv/pillar]}
+# gsalt-api (salt-api's rest_cherrypy options) with a demo eauth user.
+external_auth:
+  auto:
+    demo:
+      - '*':
+        - test.*
+        - grains.item
+      - '@runner'
+netapi_enable_clients: [local, local_async, runner]
+rest_cherrypy:
+  host: 127.0.0.1
+  port: $api
+  disable_ssl: True
 CONF
 # A small SLS tree and pillar: a motd rendered with Jinja from grains and
 # pillar, applied with state.apply.
@@ -104,6 +117,42 @@ say "$bin/gsalt" -c "$tmp/etc/master" web1 pillar.items
 say "$bin/gsalt" -c "$tmp/etc/master" web1 state.apply
 say "$bin/gsalt" -c "$tmp/etc/master" '*' state.apply test=True --state-output=terse
 say cat "$tmp/web1/files/motd"
+
+# The REST API: gsalt-api in front of the master, as salt-api's curl
+# examples use it: log in with eauth, then run a job with the token.
+echo
+echo "starting gsalt-api on 127.0.0.1:$api"
+"$bin/gsalt-api" -c "$tmp/etc/master" -l error & pids+=($!)
+http() { # METHOD PATH [TOKEN] [FORM...]: curl when present, else python3
+  local method=$1 path=$2 token=${3:-}; shift 3 || shift $#
+  if command -v curl >/dev/null; then
+    local args=(-sS -X "$method" -H 'Accept: application/json')
+    [ -n "$token" ] && args+=(-H "X-Auth-Token: $token")
+    for kv in "$@"; do args+=(--data-urlencode "$kv"); done
+    curl "${args[@]}" "http://127.0.0.1:$api$path"; echo
+  else
+    python3 - "$method" "http://127.0.0.1:$api$path" "$token" "$@" <<'PY'
+import sys, urllib.request, urllib.parse
+m, url, tok, *kv = sys.argv[1:]
+data = urllib.parse.urlencode([x.split("=", 1) for x in kv]).encode() if kv else None
+req = urllib.request.Request(url, data=data, method=m, headers={"Accept": "application/json"})
+if tok: req.add_header("X-Auth-Token", tok)
+print(urllib.request.urlopen(req).read().decode())
+PY
+  fi
+}
+for _ in $(seq 50); do
+  http GET / "" >/dev/null 2>&1 && break
+  sleep 0.2
+done
+printf '\n\033[1m$ curl -sS -H "Accept: application/json" http://127.0.0.1:%s/login -d username=demo -d password=demo -d eauth=auto\033[0m\n' "$api"
+login=$(http POST /login "" username=demo password=demo eauth=auto)
+echo "$login"
+token=$(printf '%s' "$login" | python3 -c 'import json,sys; print(json.load(sys.stdin)["return"][0]["token"])')
+printf '\n\033[1m$ curl -sS -H "Accept: application/json" -H "X-Auth-Token: %s" http://127.0.0.1:%s/ -d client=local -d tgt="*" -d fun=test.ping\033[0m\n' "$token" "$api"
+http POST / "$token" client=local 'tgt=*' fun=test.ping
+printf '\n\033[1m$ curl ... -d client=local -d tgt="*" -d fun=cmd.run -d arg=id   (outside the demo user'"'"'s ACL: refused)\033[0m\n'
+http POST / "$token" client=local 'tgt=*' fun=cmd.run arg=id || true
 
 # Network devices: two simulated IOS-XE switches (gsalt-devsim, SSH on
 # loopback) served by one gsalt-proxy process as proxy minions sw1 and sw2;
