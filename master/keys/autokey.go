@@ -2,6 +2,7 @@ package keys
 
 import (
 	"errors"
+	"github.com/gsalt/gsalt/internal/py"
 	"io/fs"
 	"os"
 	"os/user"
@@ -113,7 +114,7 @@ func (s *Store) checkSigningFile(id, file string) bool {
 		s.log.Warn("keys: cannot read signing file", "file", file, "err", err)
 		return false
 	}
-	for _, line := range pyLines(string(data)) {
+	for _, line := range py.FileLines(string(data)) {
 		entry := pyStrip(line)
 		if strings.HasPrefix(entry, "#") {
 			continue
@@ -186,7 +187,7 @@ func (s *Store) checkAutosignGrains(grains map[string]any) bool {
 			continue
 		}
 		want := pyfmt.Str(v)
-		for _, line := range pyLines(string(data)) {
+		for _, line := range py.FileLines(string(data)) {
 			line = pyStrip(line)
 			if strings.HasPrefix(line, "#") {
 				continue
@@ -197,31 +198,6 @@ func (s *Store) checkAutosignGrains(grains map[string]any) bool {
 		}
 	}
 	return false
-}
-
-// pyLines splits text into lines the way iterating a Python text file
-// opened with newline="" does: after "\n", "\r\n" or a lone "\r" (the
-// terminators are kept, the caller strips them).
-func pyLines(text string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '\n':
-			out = append(out, text[start:i+1])
-			start = i + 1
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				i++
-			}
-			out = append(out, text[start:i+1])
-			start = i + 1
-		}
-	}
-	if start < len(text) {
-		out = append(out, text[start:])
-	}
-	return out
 }
 
 // pyIsSpace reports whether r is whitespace for Python's str.strip().

@@ -138,7 +138,7 @@ func TestPyStr(t *testing.T) {
 }
 
 func TestPyLinesAndStrip(t *testing.T) {
-	got := pyLines("a\nb\r\nc\rd")
+	got := py.FileLines("a\nb\r\nc\rd")
 	want := []string{"a\n", "b\r\n", "c\r", "d"}
 	if !deepEqual(got, want) {
 		t.Fatalf("pyLines = %q, want %q", got, want)

@@ -67,7 +67,7 @@ func fileTextFunctions() []modules.Function {
 					return nil, err
 				}
 				lchar := c.Args.Str("lchar")
-				for _, line := range pyLines(string(b)) {
+				for _, line := range py.FileLines(string(b)) {
 					if lchar != "" {
 						line = strings.TrimLeft(line, lchar)
 					}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"io/fs"
 	"os"
 	"strings"
@@ -164,7 +165,7 @@ func hostsList(c *modules.Call) (*payload.Map, error) {
 		return nil, fmt.Errorf("%w: Error reading %s: %w", modules.ErrExecution, hfn, err)
 	}
 	count := 0
-	for _, line := range pyLines(string(b)) {
+	for _, line := range py.FileLines(string(b)) {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
@@ -402,30 +403,6 @@ func splitKeepNL(b []byte) [][]byte {
 		}
 		out = append(out, b[:i+1])
 		b = b[i+1:]
-	}
-	return out
-}
-
-// pyLines is iterating a text-mode file: lines split after "\n", "\r" or
-// "\r\n" (universal newlines).
-func pyLines(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\n':
-			out = append(out, s[start:i+1])
-			start = i + 1
-		case '\r':
-			if i+1 < len(s) && s[i+1] == '\n' {
-				i++
-			}
-			out = append(out, s[start:i+1])
-			start = i + 1
-		}
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
 	}
 	return out
 }

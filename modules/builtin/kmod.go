@@ -64,7 +64,7 @@ func kmodAvailable(c *modules.Call) []string {
 	dir := filepath.Join("/lib/modules", kmodRelease())
 	var ret []string
 	if b, err := os.ReadFile(filepath.Join(dir, "modules.builtin")); err == nil {
-		for _, line := range pyLines(string(b)) {
+		for _, line := range py.FileLines(string(b)) {
 			base := line[strings.LastIndexByte(line, '/')+1:]
 			if r := []rune(base); len(r) >= 4 {
 				ret = append(ret, string(r[:len(r)-4]))

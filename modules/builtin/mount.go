@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"os"
 	"sort"
 	"strings"
@@ -104,7 +105,7 @@ func mountFstab(_ context.Context, c *modules.Call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 	}
-	for _, line := range pyLines(string(b)) {
+	for _, line := range py.FileLines(string(b)) {
 		e, err := fstabDict(line, mountCompatKeys)
 		if err != nil {
 			continue
@@ -128,7 +129,7 @@ func mountRmFstab(_ context.Context, c *modules.Call) (any, error) {
 	}
 	var lines []string
 	modified := false
-	for _, line := range pyLines(string(b)) {
+	for _, line := range py.FileLines(string(b)) {
 		ok, err := crit.match(line)
 		if err == nil && ok {
 			modified = true
@@ -199,7 +200,7 @@ func mountSetFstab(_ context.Context, c *modules.Call) (any, error) {
 	}
 	var lines []string
 	ret := ""
-	for _, line := range pyLines(string(b)) {
+	for _, line := range py.FileLines(string(b)) {
 		ok, err := crit.match(line)
 		if err != nil || !ok {
 			lines = append(lines, line)

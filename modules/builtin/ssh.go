@@ -239,7 +239,7 @@ func sshValidateKeys(file string, hashType any) (*payload.Map, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: Problem reading ssh key file %s", modules.ErrExecution, file)
 	}
-	for _, line := range pyLines(string(b)) {
+	for _, line := range py.FileLines(string(b)) {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -373,7 +373,7 @@ func sshSetAuthKey(c *modules.Call, user, key, encArg string, comment, options a
 			return nil, fmt.Errorf("%w: Problem reading or writing to key file: %w", modules.ErrExecution, err)
 		}
 		var lines []string
-		for _, line := range pyLines(string(b)) {
+		for _, line := range py.FileLines(string(b)) {
 			line = strings.TrimSpace(line)
 			if line == "" {
 				continue
@@ -459,7 +459,7 @@ func sshRmAuthKey(c *modules.Call, user, key, config string, hashType any) (any,
 		return "Key not removed", nil
 	}
 	var lines []string
-	for _, line := range pyLines(string(b)) {
+	for _, line := range py.FileLines(string(b)) {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
@@ -845,7 +845,7 @@ func sshSetKnownHost(ctx context.Context, c *modules.Call) (any, error) {
 				return nil, fmt.Errorf("%w: Couldn't remove old entry(ies) from known hosts file: '%w'", modules.ErrExecution, err)
 			}
 			var keep []string
-			for i, l := range pyLines(string(b)) {
+			for i, l := range py.FileLines(string(b)) {
 				if !remove[i+1] {
 					keep = append(keep, l)
 				}

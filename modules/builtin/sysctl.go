@@ -71,7 +71,7 @@ func sysctlShow(ctx context.Context, c *modules.Call) (any, error) {
 			c.Log().Error("Could not open sysctl file")
 			return nil, nil
 		}
-		for _, line := range pyLines(string(b)) {
+		for _, line := range py.FileLines(string(b)) {
 			line = strings.TrimSpace(line)
 			if strings.HasPrefix(line, "#") || !strings.Contains(line, "=") {
 				continue
@@ -179,7 +179,7 @@ func sysctlPersist(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	var nlines []string
 	edited := false
-	for _, line := range pyLines(string(b)) {
+	for _, line := range py.FileLines(string(b)) {
 		if !strings.Contains(line, "=") {
 			nlines = append(nlines, line)
 			continue

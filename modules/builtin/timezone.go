@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -61,7 +62,7 @@ func timezoneGetZone(ctx context.Context, c *modules.Call) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 		}
-		for _, line := range pyLines(string(b)) {
+		for _, line := range py.FileLines(string(b)) {
 			if strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") || !strings.Contains(line, "ZONE") || !strings.Contains(line, "=") {
 				continue
 			}

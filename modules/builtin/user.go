@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -281,7 +282,7 @@ func userAdd(ctx context.Context, c *modules.Call) (any, error) {
 		cmd = append(cmd, "-U")
 	case groups != nil && userInGroups(name, groups):
 		if b, err := os.ReadFile("/etc/login.defs"); err == nil {
-			for _, line := range pyLines(string(b)) {
+			for _, line := range py.FileLines(string(b)) {
 				if !strings.Contains(line[:min(15, len(line))], "USERGROUPS_ENAB") {
 					continue
 				}

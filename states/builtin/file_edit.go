@@ -342,7 +342,7 @@ func (r *fileRun) lineExec(path string, a fileLineArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	body := fileSplitUniversal(fileDecodeText(data))
+	body := py.FileLines(fileDecodeText(data))
 	before := sha256.Sum256([]byte(strings.Join(body, "")))
 	if len(body) > 0 && fileGetEOL(body[len(body)-1]) != "" {
 		body = append(body, "")
@@ -545,8 +545,8 @@ func (r *fileRun) replaceExec(path string, a fileReplaceArgs) (any, error) {
 			found = true
 		}
 	}
-	origFile := fileSplitUniversal(data)
-	newFile := fileSplitUniversal(result)
+	origFile := py.FileLines(data)
+	newFile := py.FileLines(result)
 	if fileSameLines(origFile, newFile) {
 		hasChanges = false
 	}
@@ -721,7 +721,7 @@ func (r *fileRun) blockreplaceExec(path string, a fileBlockArgs) (any, error) {
 	var origFile, newFile []string
 	inBlock, found := false, false
 	linesep := ""
-	for _, line := range fileSplitUniversal(fileDecodeLine(string(raw))) {
+	for _, line := range py.FileLines(fileDecodeLine(string(raw))) {
 		write := true
 		if linesep == "" {
 			switch {

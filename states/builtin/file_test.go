@@ -188,7 +188,7 @@ func TestFileSplitters(t *testing.T) {
 	if got := py.SplitLines("a\n\nb\n", false); strings.Join(got, "|") != "a||b" {
 		t.Errorf("splitlines = %q", got)
 	}
-	if got := fileSplitUniversal("a\r\nb\rc\nd"); strings.Join(got, "|") != "a\r\n|b\r|c\n|d" {
+	if got := py.FileLines("a\r\nb\rc\nd"); strings.Join(got, "|") != "a\r\n|b\r|c\n|d" {
 		t.Errorf("universal = %q", got)
 	}
 	if got := fileSplitBinaryLines("a\r\nb\rc"); strings.Join(got, "|") != "a\r\n|b\rc" {

@@ -575,30 +575,6 @@ func fileRemovePath(p string) error {
 	return nil
 }
 
-// fileSplitUniversal splits like a file opened with newline="" (readlines):
-// lines end at \n, \r or \r\n, which stay on the line.
-func fileSplitUniversal(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\n':
-			out = append(out, s[start:i+1])
-			start = i + 1
-		case '\r':
-			if i+1 < len(s) && s[i+1] == '\n' {
-				i++
-			}
-			out = append(out, s[start:i+1])
-			start = i + 1
-		}
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
-	}
-	return out
-}
-
 // fileSplitBinaryLines is bytes.readlines(): lines end at \n only.
 func fileSplitBinaryLines(s string) []string {
 	var out []string
