@@ -37,14 +37,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/gsalt/gsalt/internal/stringutils"
+
 	"github.com/gsalt/gsalt/internal/grainsfile"
-	"github.com/gsalt/gsalt/internal/py"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -405,7 +405,7 @@ func (h *host) blacklist(m *payload.Map) *payload.Map {
 		name := payload.KeyString(it.Key)
 		drop := false
 		for _, b := range list {
-			if s, ok := b.(string); ok && exprMatch(name, s) {
+			if s, ok := b.(string); ok && stringutils.ExprMatch(name, s) {
 				drop = true
 				break
 			}
@@ -415,16 +415,6 @@ func (h *host) blacklist(m *payload.Map) *payload.Map {
 		}
 	}
 	return out
-}
-
-// exprMatch is salt.utils.stringutils.expr_match: a glob, else a regular
-// expression that must match the whole line.
-func exprMatch(line, expr string) bool {
-	if py.Fnmatch(line, expr) {
-		return true
-	}
-	re, err := regexp.Compile(`^(?:` + expr + `)$`)
-	return err == nil && re.MatchString(line)
 }
 
 // sortMap returns m with its keys in sorted order (grains are a plain dict

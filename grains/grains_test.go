@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gsalt/gsalt/internal/stringutils"
+
 	"github.com/gsalt/gsalt/internal/netinfo"
 	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/vectors"
@@ -385,8 +387,8 @@ func TestFnmatchAndExprMatch(t *testing.T) {
 		if got := py.Fnmatch(tc.name, tc.pat); got != tc.glob {
 			t.Errorf("fnmatch(%q, %q) = %v", tc.name, tc.pat, got)
 		}
-		if got := exprMatch(tc.name, tc.pat); got != tc.expr {
-			t.Errorf("exprMatch(%q, %q) = %v", tc.name, tc.pat, got)
+		if got := stringutils.ExprMatch(tc.name, tc.pat); got != tc.expr {
+			t.Errorf("stringutils.ExprMatch(%q, %q) = %v", tc.name, tc.pat, got)
 		}
 	}
 }

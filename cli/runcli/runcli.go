@@ -14,16 +14,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/stringutils"
 
 	"github.com/gsalt/gsalt/cli/saltcli"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
-	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/output"
-	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -473,23 +472,6 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-// ExprMatch is salt.utils.stringutils.expr_match: a glob (fnmatch) or a
-// regular expression that must match the whole tag.
-func ExprMatch(line, expr string) bool {
-	if py.Fnmatch(line, expr) {
-		return true
-	}
-	tr, err := target.TranslatePCRE(expr)
-	if err != nil {
-		return false
-	}
-	re, err := regexp.Compile(`\A(?:` + tr + `)\z`)
-	if err != nil {
-		return false
-	}
-	return re.MatchString(line)
-}
-
 // FormatEvent renders one event as state.event prints it: the tag, a tab
 // and the data as JSON (sorted and indented by 4 with pretty).
 func FormatEvent(ev event.Event, pretty bool) string {
@@ -550,7 +532,7 @@ func (r *runner) stateEvent(ctx context.Context, words []string) int {
 			return r.fail(&saltcli.SaltError{Kind: saltcli.ErrNoMaster, Text: saltcli.TextNoMaster})
 		}
 		bad = 0
-		if !ExprMatch(ev.Tag, a.tagmatch) {
+		if !stringutils.ExprMatch(ev.Tag, a.tagmatch) {
 			r.o.Logger.Debug("Skipping event tag: " + ev.Tag)
 			continue
 		}

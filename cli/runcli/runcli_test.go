@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/stringutils"
+
 	"github.com/gsalt/gsalt/cli/saltcli"
 	"github.com/gsalt/gsalt/cli/saltcli/fakemaster"
 	"github.com/gsalt/gsalt/event"
@@ -166,8 +168,8 @@ func TestExprMatch(t *testing.T) {
 		{"my/tag\n", `my/tag`, false},
 	}
 	for _, tc := range tests {
-		if got := ExprMatch(tc.tag, tc.expr); got != tc.want {
-			t.Errorf("ExprMatch(%q, %q) = %v", tc.tag, tc.expr, got)
+		if got := stringutils.ExprMatch(tc.tag, tc.expr); got != tc.want {
+			t.Errorf("stringutils.ExprMatch(%q, %q) = %v", tc.tag, tc.expr, got)
 		}
 	}
 }

@@ -135,6 +135,10 @@ func translate(p string) (string, error) {
 				}
 				return r
 			}, p[i+2:j])
+			if j < len(p) && p[j] == ')' && i != 0 {
+				// Python 3.11 refuses a global flag group anywhere else.
+				return "", errors.New("global flags not at the start of the expression")
+			}
 			if j < len(p) && (p[j] == ')' || p[j] == ':') {
 				if flags == "" || flags == "-" {
 					if p[j] == ')' {

@@ -2,13 +2,14 @@ package eauth
 
 import (
 	"fmt"
-	"github.com/gsalt/gsalt/internal/py"
 	"log/slog"
 	"math"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/stringutils"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -45,16 +46,6 @@ func MatchCheck(regex string, funs ...string) bool {
 		}
 	}
 	return true
-}
-
-// ExprMatch is salt.utils.stringutils.expr_match: a glob match, else a
-// full regular-expression match.
-func ExprMatch(line, expr string) bool {
-	if py.Fnmatch(line, expr) {
-		return true
-	}
-	re, err := regexp.Compile(`\A(?:` + expr + `)\z`)
-	return err == nil && re.MatchString(line)
 }
 
 // dictItems returns the keys and values of a dict-like value (a Go map or
@@ -365,7 +356,7 @@ func FillAuthList(provider any, name string, groups []string, permissive bool) [
 		}
 		// Salt passes the pattern as the line and the user name as the
 		// expression, so only exact names (and "*" never) match here.
-		if ExprMatch(k, name) {
+		if stringutils.ExprMatch(k, name) {
 			matched = true
 			out = append(out, asList(vals[i])...)
 		}
@@ -382,7 +373,7 @@ func ValuesOfMatchingKeys(patterns any, name string) []any {
 	var out []any
 	keys, vals, _ := dictItems(patterns)
 	for i, k := range keys {
-		if ExprMatch(name, k) {
+		if stringutils.ExprMatch(name, k) {
 			out = append(out, asList(vals[i])...)
 		}
 	}
@@ -397,7 +388,7 @@ func checkBlacklist(value string, blacklist any) bool {
 		if !ok {
 			s = PyStr(b)
 		}
-		if ExprMatch(value, s) {
+		if stringutils.ExprMatch(value, s) {
 			return false
 		}
 	}

@@ -2,7 +2,6 @@ package keys
 
 import (
 	"errors"
-	"github.com/gsalt/gsalt/internal/py"
 	"io/fs"
 	"os"
 	"os/user"
@@ -10,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/py"
+	"github.com/gsalt/gsalt/internal/stringutils"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
 )
@@ -119,7 +121,7 @@ func (s *Store) checkSigningFile(id, file string) bool {
 		if strings.HasPrefix(entry, "#") {
 			continue
 		}
-		if ExprMatch(id, entry) {
+		if stringutils.ExprMatch(id, entry) {
 			return true
 		}
 	}

@@ -3,13 +3,15 @@ package keys
 import (
 	"bytes"
 	"fmt"
-	"github.com/gsalt/gsalt/internal/saltpeer"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/stringutils"
 )
 
 // saltKey runs the real salt-key from GSALT_SALT_SRC against confDir and
@@ -269,8 +271,8 @@ print(json.dumps({
 		}
 	}
 	for i, e := range exprs {
-		if ours := ExprMatch(e[0], e[1]); ours != got.Exprs[i] {
-			t.Errorf("ExprMatch(%q, %q) = %v, Salt says %v", e[0], e[1], ours, got.Exprs[i])
+		if ours := stringutils.ExprMatch(e[0], e[1]); ours != got.Exprs[i] {
+			t.Errorf("stringutils.ExprMatch(%q, %q) = %v, Salt says %v", e[0], e[1], ours, got.Exprs[i])
 		}
 	}
 	gs, _ := newTestStore(t, func(o *Options) { o.AutosignGrainsDir = grainsDir })

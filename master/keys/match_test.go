@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/stringutils"
+
 	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -44,8 +46,8 @@ func TestFnmatchMatchesPython(t *testing.T) {
 func TestExprMatchMatchesSalt(t *testing.T) {
 	for _, r := range loadTriples(t, "exprmatch.json") {
 		line, expr, want := r[0].(string), r[1].(string), r[2].(bool)
-		if got := ExprMatch(line, expr); got != want {
-			t.Errorf("ExprMatch(%q, %q) = %v, Salt says %v", line, expr, got, want)
+		if got := stringutils.ExprMatch(line, expr); got != want {
+			t.Errorf("stringutils.ExprMatch(%q, %q) = %v, Salt says %v", line, expr, got, want)
 		}
 	}
 }
@@ -168,6 +170,6 @@ func FuzzFnmatch(f *testing.F) {
 		if !py.Fnmatch(name, "*") {
 			t.Fatalf("* does not match %q", name)
 		}
-		_ = ExprMatch(name, pat)
+		_ = stringutils.ExprMatch(name, pat)
 	})
 }
