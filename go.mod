@@ -19,6 +19,8 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
+require github.com/coder/websocket v1.8.15
+
 require (
 	github.com/creack/pty v1.1.23 // indirect
 	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect

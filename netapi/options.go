@@ -34,11 +34,17 @@ type Options struct {
 	ReadTimeout   time.Duration
 	IdleTimeout   time.Duration
 	AccessLog     string
+	// App is rest_cherrypy:app, the HTML file served at AppPath (and, for
+	// browsers asking for text/html, at any other path); "" serves
+	// gsalt-api's own small page at AppPath.
+	App, AppPath string
+	// Static is rest_cherrypy:static, a directory served at StaticPath.
+	Static, StaticPath string
 }
 
 // OptionsFrom reads rest_cherrypy and netapi_enable_clients from cfg.
 func OptionsFrom(cfg *config.Master) (Options, error) {
-	o := Options{Host: "0.0.0.0", Port: 8000, RootPrefix: "/", WebhookURL: "/hook",
+	o := Options{Host: "0.0.0.0", Port: 8000, RootPrefix: "/", WebhookURL: "/hook", AppPath: "/app", StaticPath: "/static",
 		MaxRequestBody: 1 << 20, ExpireResponses: true, ReadTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	raw, _ := cfg.Opts.Get("rest_cherrypy")
 	rc, _ := raw.(map[string]any)
@@ -78,6 +84,10 @@ func OptionsFrom(cfg *config.Master) (Options, error) {
 	str("root_prefix", &o.RootPrefix)
 	str("webhook_url", &o.WebhookURL)
 	str("log_access_file", &o.AccessLog)
+	str("app", &o.App)
+	str("app_path", &o.AppPath)
+	str("static", &o.Static)
+	str("static_path", &o.StaticPath)
 	boolean("disable_ssl", &o.DisableSSL)
 	boolean("debug", &o.Debug)
 	boolean("webhook_disable_auth", &o.WebhookDisableAuth)

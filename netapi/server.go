@@ -1,6 +1,7 @@
 package netapi
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -84,7 +85,10 @@ func (s *Server) Handler() http.Handler {
 	hook := p + "/" + strings.Trim(s.opts.WebhookURL, "/")
 	mux.HandleFunc(hook, s.wrap(s.hook))
 	mux.HandleFunc(hook+"/", s.wrap(s.hook))
-	return s.logged(mux)
+	mux.HandleFunc(p+"/ws", s.websocket)
+	mux.HandleFunc(p+"/ws/", s.websocket)
+	s.routeApp(mux, p)
+	return s.logged(s.htmlOverride(mux, p))
 }
 
 // Serve answers requests on ln until ctx is done (TLS unless
@@ -138,6 +142,22 @@ func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// Unwrap lets http.ResponseController (and the WebSocket upgrade) reach
+// the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Hijack hands the connection over (the WebSocket upgrade of /ws).
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := w.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, fmt.Errorf("netapi: connection cannot be hijacked")
+	}
+	if w.code == 0 {
+		w.code = http.StatusSwitchingProtocols
+	}
+	return h.Hijack()
 }
 
 // logged writes one access-log line per request and adds CORS headers
