@@ -41,6 +41,8 @@ type loader struct {
 	role string
 	log  *slog.Logger
 	home string
+	// unknown are the options Salt does not know, with near misses.
+	unknown []UnknownOption
 }
 
 func newLoader(role string) *loader {
@@ -271,7 +273,9 @@ func (l *loader) addIncludes(overrides map[string]any, defInc, inc any, path str
 	return nil
 }
 
-// logUnknown logs, at debug level, options Salt does not know.
+// logUnknown logs, at debug level, options Salt does not know, and keeps
+// them (with the nearest known option) for the daemon to warn about once
+// logging is set up.
 func (l *loader) logUnknown(overrides, defaults map[string]any) {
 	for _, k := range slices.Sorted(maps.Keys(overrides)) {
 		if _, ok := defaults[k]; ok {
@@ -284,6 +288,7 @@ func (l *loader) logUnknown(overrides, defaults map[string]any) {
 			continue
 		}
 		l.log.Debug("config: unknown option", "role", l.role, "key", k)
+		l.unknown = append(l.unknown, UnknownOption{Key: k, Suggestion: nearestOption(k, defaults)})
 	}
 }
 
@@ -322,7 +327,9 @@ func LoadMaster(dir string) (*Master, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newMaster(NewOpts(RoleMaster, opts))
+	o := NewOpts(RoleMaster, opts)
+	o.unknown = l.unknown
+	return newMaster(o)
 }
 
 // LoadMinion reads the minion configuration the way salt-minion 3006 (and
@@ -347,7 +354,9 @@ func LoadMinion(dir string) (*Minion, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newMinion(NewOpts(RoleMinion, opts), "")
+	o := NewOpts(RoleMinion, opts)
+	o.unknown = l.unknown
+	return newMinion(o, "")
 }
 
 // LoadProxy reads a proxy minion's configuration the way salt-proxy 3006
@@ -388,5 +397,7 @@ func LoadProxy(dir string, proxyID string) (*Minion, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newMinion(NewOpts(RoleProxy, opts), proxyID)
+	o := NewOpts(RoleProxy, opts)
+	o.unknown = l.unknown
+	return newMinion(o, proxyID)
 }

@@ -146,6 +146,8 @@ type Opts struct {
 	role string
 	mu   sync.RWMutex
 	m    map[string]any
+	// unknown are the options of the files that Salt does not know.
+	unknown []UnknownOption
 }
 
 // NewOpts wraps m (taken over, not copied) as the options of role

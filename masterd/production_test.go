@@ -1,6 +1,7 @@
 package masterd_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -585,5 +586,55 @@ func TestProdMissingConfigDir(t *testing.T) {
 		if r.code == 0 || !strings.Contains(r.stderr, missing) {
 			t.Errorf("%s -c %s: %s", d, missing, r)
 		}
+	}
+}
+
+// TestProdConfigWarningsAndLogFormat: a daemon reports a misspelled
+// option with a "did you mean" and a missing file_roots directory once
+// logging is up, in the log_fmt_console format of its config; -l critical
+// keeps even errors and warnings off the console.
+func TestProdConfigWarningsAndLogFormat(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := shortDir(t)
+	port := freePorts(t, 1)[0]
+	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
+	writeFile(t, filepath.Join(dir, "etc", "minion"), fmt.Sprintf(
+		"id: typo\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+			"master: 127.0.0.1\nmaster_port: %[2]d\nmaster_alive_intervall: 30\nfile_client: local\nfile_roots: {base: [%[1]s/nosuch]}\n"+
+			"log_fmt_console: 'GS %%(levelname)s %%(name)s: %%(message)s'\n", dir, port))
+	p := startBg(t, "gsalt-minion", exec.Command(filepath.Join(c.bin, "gsalt-minion"), "-c", filepath.Join(dir, "etc"), "-l", "warning"),
+		filepath.Join(dir, "minion.out"))
+	c.poll("config warnings in the configured format", 30*time.Second, func() (bool, string) {
+		b, _ := os.ReadFile(p.errPath)
+		s := string(b)
+		return strings.Contains(s, `GS WARNING gsalt: config: unknown option "master_alive_intervall" in the minion configuration (did you mean "master_alive_interval"?)`) &&
+			strings.Contains(s, "GS WARNING gsalt: config: file_roots: directory "+dir+`/nosuch of saltenv "base" does not exist`), s
+	})
+	stopBg(p)
+	q := startBg(t, "gsalt-minion", exec.Command(filepath.Join(c.bin, "gsalt-minion"), "-c", filepath.Join(dir, "etc"), "-l", "critical"),
+		filepath.Join(dir, "minion2.out"))
+	// The file log (log_level_logfile defaults to log_level) shows the
+	// daemon ran past its connection attempts; the console stays empty.
+	c.poll("the daemon trying its master", 30*time.Second, func() (bool, string) {
+		b, _ := os.ReadFile(filepath.Join(dir, "log"))
+		return strings.Contains(string(b), "cannot reach the master"), string(b)
+	})
+	stopBg(q)
+	if b, _ := os.ReadFile(q.errPath); len(bytes.TrimSpace(b)) != 0 {
+		t.Fatalf("-l critical wrote to the console:\n%s", b)
+	}
+}
+
+// stopBg ends a background daemon with SIGTERM (SIGKILL after a grace
+// period) and waits for it.
+func stopBg(p *bgProc) {
+	pgid := p.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
 	}
 }

@@ -48,7 +48,7 @@ func main() {
 			if parent, err := df.Daemonize(); err != nil || parent {
 				return err
 			}
-			lg := daemon.Logging{Level: cfg.LogLevel, File: cfg.LogFile, FileLevel: cfg.LogLevelLogfile}
+			lg := daemon.Logging{Level: cfg.LogLevel, File: cfg.LogFile, FileLevel: cfg.LogLevelLogfile, Opts: cfg.Opts}
 			df.Apply(&lg)
 			ctx, logger, stop, err := daemon.Start(lg, logLevel)
 			if err != nil {
