@@ -181,7 +181,9 @@ func (m *Minion) newLocalPillar() *pillar.Compiler {
 
 // compileLocalPillar compiles the pillar from the local pillar_roots.
 func (m *Minion) compileLocalPillar(ctx context.Context, pillarenv any, override *payload.Map) (*payload.Map, error) {
-	req := pillar.Request{ID: m.id, Grains: m.Grains(), Override: override}
+	// opts["pillar"] is set once the minion has a pillar: Salt's local
+	// compile then merges the fresh pillar over it (ssh_merge_pillar).
+	req := pillar.Request{ID: m.id, Grains: m.Grains(), Override: override, Initial: m.Pillar()}
 	if v, ok := m.opts.Get("saltenv"); ok && v != nil {
 		req.Saltenv = pyfmt.Str(v)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -274,16 +275,8 @@ func (b Binder) Bind(fn *Function, args []any, pub *payload.Map) (*Args, error) 
 	return a, nil
 }
 
-// pyStr renders a value roughly as Python's str() for messages.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return x
-	}
-	return payload.KeyString(v)
-}
+// pyStr is Python's str() of a value, for messages.
+func pyStr(v any) string { return pyfmt.Str(v) }
 
 // BindKeywords binds keyword arguments only, as Salt's state system calls a
 // state function with the keys of a low chunk: keys naming a parameter fill

@@ -118,6 +118,12 @@ type Request struct {
 	// NoCache compiles without the pillar cache (Salt's runners use the
 	// Pillar class directly).
 	NoCache bool
+	// Initial is opts["pillar"] of the compiling process: a masterless
+	// minion's current pillar. With ssh_merge_pillar (Salt's default) the
+	// compiled pillar is merged over it, so its keys stay (in their order)
+	// under the fresh values, as in Salt's compile_pillar. Nil on a
+	// master.
+	Initial *payload.Map
 }
 
 // run is the state of one compilation (Salt's Pillar instance).
@@ -130,6 +136,7 @@ type run struct {
 	saltenv    string // opts["saltenv"]
 	pillarenv  string // opts["pillarenv"]
 	override   *payload.Map
+	initial    *payload.Map
 	roots      *roots
 	avail      map[string][]string
 	ignored    map[string][]string
@@ -143,7 +150,7 @@ type run struct {
 
 func (c *Compiler) newRun(req Request) *run {
 	r := &run{c: c, log: c.log, id: req.ID, grains: req.Grains, saltenvArg: req.Saltenv,
-		ignored: map[string][]string{}, override: req.Override}
+		ignored: map[string][]string{}, override: req.Override, initial: req.Initial}
 	if r.grains == nil {
 		r.grains = payload.NewMap()
 	}
@@ -280,6 +287,11 @@ func (c *Compiler) compile(ctx context.Context, req Request) (*payload.Map, erro
 		m.Delete("grains")
 		m.Set("saltversion", saltVersion)
 		pillar.Set("master", m)
+	}
+	if r.initial != nil && c.cfg.SSHMergePillar {
+		if pillar, err = r.merge(payload.DeepClone(r.initial).(*payload.Map), pillar); err != nil {
+			return nil, err
+		}
 	}
 	if len(errs) > 0 {
 		l := make([]any, len(errs))

@@ -53,6 +53,9 @@ type Config struct {
 	MergeStrategy string
 	// MergeLists is pillar_merge_lists.
 	MergeLists bool
+	// SSHMergePillar is ssh_merge_pillar: a compile that has an initial
+	// pillar (Request.Initial) merges its result over it.
+	SSHMergePillar bool
 	// IncludesOverrideSLS is pillar_includes_override_sls.
 	IncludesOverrideSLS bool
 	// SafeRenderError is pillar_safe_render_error (true by default):
@@ -127,6 +130,7 @@ func ConfigFromOpts(g Getter) Config {
 		PillarenvFromSaltenv: boolean("pillarenv_from_saltenv", false),
 		MergeStrategy:        str("pillar_source_merging_strategy", ""),
 		MergeLists:           boolean("pillar_merge_lists", false),
+		SSHMergePillar:       boolean("ssh_merge_pillar", true),
 		IncludesOverrideSLS:  boolean("pillar_includes_override_sls", false),
 		SafeRenderError:      boolean("pillar_safe_render_error", true),
 		PillarOpts:           boolean("pillar_opts", false),

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/py"
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -122,7 +123,7 @@ func saltutilFunctions() []modules.Function {
 				if kw.Len() > 0 {
 					var bad []string
 					for _, it := range kw.Items() {
-						bad = append(bad, payload.KeyString(it.Key)+"="+payload.Text(it.Value))
+						bad = append(bad, payload.KeyString(it.Key)+"="+pyfmt.Str(it.Value))
 					}
 					return nil, fmt.Errorf("%w: The following keyword arguments are not valid: %s", modules.ErrInvocation, strings.Join(bad, ", "))
 				}
