@@ -131,6 +131,23 @@ type yamlDecoder struct {
 	payload bool
 }
 
+// ConflictingIDError is a mapping with a key twice (Salt's YAML loader
+// refuses it). Its text is PyYAML's ConstructorError as Salt raises it,
+// with the mapping's and the repeated key's positions.
+type ConflictingIDError struct {
+	ID                 string
+	MapLine, MapColumn int
+	Line, Column       int
+}
+
+func (e *ConflictingIDError) Error() string {
+	return fmt.Sprintf("while constructing a mapping\n  in \"<unicode string>\", line %d, column %d\nfound conflicting ID '%s'\n  in \"<unicode string>\", line %d, column %d",
+		e.MapLine, e.MapColumn, e.ID, e.Line, e.Column)
+}
+
+// Unwrap makes a ConflictingIDError an ErrYAML.
+func (e *ConflictingIDError) Unwrap() error { return ErrYAML }
+
 func yamlErr(n *yaml.Node, format string, args ...any) error {
 	return fmt.Errorf("%w: line %d: %s", ErrYAML, n.Line, fmt.Sprintf(format, args...))
 }
@@ -333,7 +350,7 @@ func (d *yamlDecoder) mapping(n *yaml.Node, depth int) (any, error) {
 		}
 		id := pyKeyIdentity(key)
 		if seen[id] {
-			return nil, yamlErr(kn, "found conflicting ID '%s'", pyfmt.Str(key))
+			return nil, &ConflictingIDError{ID: pyfmt.Str(key), MapLine: n.Line, MapColumn: n.Column, Line: kn.Line, Column: kn.Column}
 		}
 		seen[id] = true
 		var ks string
