@@ -97,6 +97,9 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 		if err != nil {
 			m.log.Error("cannot store a return", "id", id, "jid", jid, "err", err)
 		}
+		if m.ext != nil {
+			m.ext.Return(load)
+		}
 	}
 	m.log.Info("got a return", "id", id, "jid", jid)
 	m.fire(event.Tagify([]string{jid, "ret", id}, "job"), load)

@@ -80,10 +80,10 @@ type Queue struct {
 	sp  *spool.Spool
 
 	// flight orders a failed batch's spooling before newer overflow.
-	flight sync.Mutex
-	mu     sync.Mutex
-	mem    []Op
-	stats  QueueStats
+	flight      sync.Mutex
+	mu          sync.Mutex
+	mem         []Op
+	stats       QueueStats
 	lastDropLog time.Time
 
 	wake   chan struct{}

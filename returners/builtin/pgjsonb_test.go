@@ -203,4 +203,3 @@ func TestQueueSpoolFull(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-
