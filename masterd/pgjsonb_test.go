@@ -1,0 +1,135 @@
+package masterd_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/internal/pgtest"
+	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/master"
+	"github.com/gsalt/gsalt/masterd"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+func pgMasterConf(c *pgtest.Cluster, db, extra string) string {
+	return fmt.Sprintf("auto_accept: True\nmaster_job_cache: pgjsonb\nevent_return: pgjsonb\n"+
+		"returner.pgjsonb.host: %s\nreturner.pgjsonb.port: %d\nreturner.pgjsonb.user: %s\nreturner.pgjsonb.pass: x\nreturner.pgjsonb.db: %s\n",
+		c.Host, c.Port, c.User, db) + extra
+}
+
+func flushReturners(t *testing.T, d *masterd.Daemon, within time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(within))
+	defer cancel()
+	if err := d.FlushReturners(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runRunner(t *testing.T, d *masterd.Daemon, fun string, args ...any) any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(60*time.Second))
+	defer cancel()
+	res := d.Master().RunRunner(ctx, "", fun, args, nil, "root")
+	r, _ := res.Get("return")
+	return r
+}
+
+// TestPgjsonbTwoMasters: two gsalt-masters with master_job_cache and
+// event_return on one PostgreSQL (Salt's pgjsonb schema), each with a
+// gsalt minion. Each master's jobs.list_jobs shows the jobs of both;
+// lookup_jid on one finds the other's returns; events land in salt_events
+// with each master's id; while the database is down a master keeps serving
+// and spools, and the rows appear once it is back.
+func TestPgjsonbTwoMasters(t *testing.T) {
+	c := pgtest.Start(t)
+	c.CreateDB("salt", pgtest.PgjsonbSchema)
+	dirA, dirB := shortDir(t), shortDir(t)
+	dA, cfgA := startMaster(t, dirA, pgMasterConf(c, "salt", "id: mastera\nevent_return_whitelist: ['salt/job/*']\nevent_return_queue: 2\n"))
+	dB, cfgB := startMaster(t, dirB, pgMasterConf(c, "salt", "id: masterb\n"))
+	startGsaltMinion(t, dA, dirA, "ma")
+	startGsaltMinion(t, dB, dirB, "mb")
+
+	resA, err := dA.Master().RunJob(context.Background(), masterPublish("ma", "test.ping"), testutil.Scale(60*time.Second), testutil.Scale(20*time.Second))
+	if err != nil || resA.Returns["ma"] == nil {
+		t.Fatalf("job on A: %v %v", err, resA)
+	}
+	resB, err := dB.Master().RunJob(context.Background(), masterPublish("mb", "test.arg", "x"), testutil.Scale(60*time.Second), testutil.Scale(20*time.Second))
+	if err != nil || resB.Returns["mb"] == nil {
+		t.Fatalf("job on B: %v %v", err, resB)
+	}
+	flushReturners(t, dA, 60*time.Second)
+	flushReturners(t, dB, 60*time.Second)
+
+	rows := c.Psql("salt", "SELECT jid, id, fun, success, return::text, full_ret->>'cmd' FROM salt_returns ORDER BY id")
+	want := resA.JID + "|ma|test.ping|true|true|_return\n" + resB.JID + "|mb|test.arg|true|"
+	if !strings.HasPrefix(rows, want) {
+		t.Fatalf("salt_returns:\n%s\nwant prefix\n%s", rows, want)
+	}
+	if got := c.Psql("salt", "SELECT count(*) FROM jids WHERE jid IN ('"+resA.JID+"','"+resB.JID+"')"); got != "2" {
+		t.Fatalf("jids rows: %s", got)
+	}
+	// A forwards only salt/job/* (whitelist); B everything, with its id.
+	if got := c.Psql("salt", "SELECT count(*) FROM salt_events WHERE master_id = 'mastera' AND tag NOT LIKE 'salt/job/%'"); got != "0" {
+		t.Fatalf("A's events outside the whitelist: %s", got)
+	}
+	for _, q := range []string{
+		"SELECT count(*) > 0 FROM salt_events WHERE master_id = 'mastera' AND tag = 'salt/job/" + resA.JID + "/ret/ma' AND data->>'id' = 'ma'",
+		"SELECT count(*) > 0 FROM salt_events WHERE master_id = 'masterb' AND tag = 'salt/job/" + resB.JID + "/ret/mb'",
+		"SELECT count(*) > 0 FROM salt_events WHERE master_id = 'masterb' AND tag NOT LIKE 'salt/job/%'",
+	} {
+		if got := c.Psql("salt", q); got != "t" {
+			t.Errorf("%s: %s", q, got)
+		}
+	}
+
+	// Both masters list both jobs; each finds the other's returns.
+	for _, d := range []*masterd.Daemon{dA, dB} {
+		jobs, _ := runRunner(t, d, "jobs.list_jobs").(*payload.Map)
+		if jobs == nil || !jobs.Has(resA.JID) || !jobs.Has(resB.JID) {
+			t.Fatalf("list_jobs: %v", jobs)
+		}
+	}
+	lk, _ := runRunner(t, dA, "jobs.lookup_jid", resB.JID).(*payload.Map)
+	if lk == nil || lk.Len() != 1 || !lk.Has("mb") {
+		t.Fatalf("lookup_jid of B's job on A: %v", lk)
+	}
+	lj, _ := runRunner(t, dB, "jobs.list_job", resA.JID).(*payload.Map)
+	if lj == nil || lj.Map("Result") == nil || lj.Map("Result").Map("ma") == nil {
+		t.Fatalf("list_job of A's job on B: %v", lj)
+	}
+
+	// The database goes away: A keeps serving (jobs run, lookup_jid from
+	// the local store) and spools; back, the rows appear.
+	c.Stop()
+	resC, err := dA.Master().RunJob(context.Background(), masterPublish("ma", "test.echo", "offline"), testutil.Scale(60*time.Second), testutil.Scale(20*time.Second))
+	if err != nil || resC.Returns["ma"] == nil {
+		t.Fatalf("job while the database is down: %v %v", err, resC)
+	}
+	lk, _ = runRunner(t, dA, "jobs.lookup_jid", resC.JID).(*payload.Map)
+	if lk == nil || lk.Str("ma") != "offline" {
+		t.Fatalf("lookup_jid while the database is down: %v", lk)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	if err := dA.FlushReturners(ctx); err == nil {
+		t.Fatal("flush succeeded with the database down")
+	}
+	cancel()
+	c.Start()
+	flushReturners(t, dA, 120*time.Second)
+	if got := c.Psql("salt", "SELECT return::text FROM salt_returns WHERE jid = '"+resC.JID+"'"); got != `"offline"` {
+		t.Fatalf("row of the job run while the database was down: %q", got)
+	}
+	_ = cfgA
+	_ = cfgB
+}
+
+func masterPublish(tgt, fun string, arg ...any) master.PublishRequest {
+	if arg == nil {
+		arg = []any{}
+	}
+	return master.PublishRequest{Tgt: tgt, Fun: fun, Arg: arg}
+}
