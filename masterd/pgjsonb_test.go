@@ -3,9 +3,15 @@ package masterd_test
 import (
 	"context"
 	"fmt"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/config"
+	gminion "github.com/gsalt/gsalt/minion"
 
 	"github.com/gsalt/gsalt/internal/pgtest"
 	"github.com/gsalt/gsalt/internal/testutil"
@@ -132,4 +138,102 @@ func masterPublish(tgt, fun string, arg ...any) master.PublishRequest {
 		arg = []any{}
 	}
 	return master.PublishRequest{Tgt: tgt, Fun: fun, Arg: arg}
+}
+
+// startGsaltMinionConf is startGsaltMinion with extra minion options.
+func startGsaltMinionConf(t *testing.T, d *masterd.Daemon, dir, id, extra string) {
+	t.Helper()
+	mdir := filepath.Join(dir, id)
+	if err := os.MkdirAll(filepath.Join(mdir, "pki"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pem"), filepath.Join(mdir, "pki", "minion.pem"), 0o400)
+	copyFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pub"), filepath.Join(mdir, "pki", "minion.pub"), 0o644)
+	conf := fmt.Sprintf("id: %s\nroot_dir: %s\npki_dir: %[2]s/pki\ncachedir: %[2]s/cache\nsock_dir: %[2]s/sock\n"+
+		"master: 127.0.0.1\nmaster_port: %d\nacceptance_wait_time: 0.2\nenable_fqdns_grains: False\nmine_interval: 0\n",
+		id, mdir, d.ReqAddr().(*net.TCPAddr).Port) + extra
+	if err := os.WriteFile(filepath.Join(mdir, "minion"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadMinion(mdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mn, err := gminion.New(gminion.Options{Config: cfg, Logger: logger(), Grains: payload.NewMap("kernel", "Linux", "os", "Debian")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { mn.Run(ctx); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+		}
+	})
+	select {
+	case <-mn.Ready():
+	case <-time.After(testutil.Scale(60 * time.Second)):
+		t.Fatalf("minion %s not ready (last auth error: %v)", id, mn.LastAuthError())
+	}
+}
+
+func pollPsql(t *testing.T, c *pgtest.Cluster, db, sql, want string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(testutil.Scale(within))
+	got := ""
+	for time.Now().Before(deadline) {
+		if got = c.Psql(db, sql); got == want {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s:\n got %q\nwant %q", sql, got, want)
+}
+
+// TestPgjsonbMinionReturner: a gsalt minion writes its returns itself
+// (the master has no pgjsonb): a publish with --return pgjsonb, the same
+// with --return_config alternative (another database) and --return_kwargs,
+// and a schedule entry with returner: pgjsonb.
+func TestPgjsonbMinionReturner(t *testing.T) {
+	c := pgtest.Start(t)
+	c.CreateDB("salt", pgtest.PgjsonbSchema)
+	c.CreateDB("alt", pgtest.PgjsonbSchema)
+	c.CreateDB("kw", pgtest.PgjsonbSchema)
+	dir := shortDir(t)
+	d, _ := startMaster(t, dir, "auto_accept: True\n")
+	opts := fmt.Sprintf("returner.pgjsonb.host: %s\nreturner.pgjsonb.port: %d\nreturner.pgjsonb.user: %s\nreturner.pgjsonb.db: salt\n"+
+		"alternative.returner.pgjsonb.db: alt\n"+
+		"schedule:\n  pinger:\n    function: test.echo\n    args: [scheduled]\n    seconds: 1\n    returner: pgjsonb\n", c.Host, c.Port, c.User)
+	startGsaltMinionConf(t, d, dir, "mr", opts)
+
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(90*time.Second))
+	defer cancel()
+	run := func(req master.PublishRequest) string {
+		t.Helper()
+		res, err := d.Master().RunJob(ctx, req, testutil.Scale(60*time.Second), testutil.Scale(20*time.Second))
+		if err != nil || res.Returns["mr"] == nil {
+			t.Fatalf("%v: %v %v", req, err, res)
+		}
+		return res.JID
+	}
+	jid := run(master.PublishRequest{Tgt: "mr", Fun: "test.ping", Arg: []any{}, Ret: "pgjsonb"})
+	pollPsql(t, c, "salt", "SELECT fun, id, success, return::text, full_ret->>'jid', full_ret ? 'cmd' FROM salt_returns WHERE jid = '"+jid+"'",
+		"test.ping|mr|true|true|"+jid+"|f", 60*time.Second)
+	if got := c.Psql("salt", "SELECT count(*) FROM jids"); got != "0" {
+		t.Fatalf("the minion's returner wrote jids rows: %s", got)
+	}
+	load := masterPublish("mr", "test.echo", "alt")
+	load.Ret = "pgjsonb"
+	load.Kwargs = payload.NewMap("ret_config", "alternative")
+	jid2 := run(load)
+	pollPsql(t, c, "alt", "SELECT return::text, full_ret->>'ret_config' FROM salt_returns WHERE jid = '"+jid2+"'", `"alt"|alternative`, 60*time.Second)
+	load = masterPublish("mr", "test.echo", "kw")
+	load.Ret = "pgjsonb"
+	load.Kwargs = payload.NewMap("ret_kwargs", payload.NewMap("db", "kw"))
+	jid3 := run(load)
+	pollPsql(t, c, "kw", "SELECT return::text FROM salt_returns WHERE jid = '"+jid3+"'", `"kw"`, 60*time.Second)
+	pollPsql(t, c, "salt", "SELECT count(*) > 0 FROM salt_returns WHERE fun = 'test.echo' AND return = '\"scheduled\"' AND full_ret->>'schedule' = 'pinger' AND jid <> 'req'", "t", 60*time.Second)
 }
