@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	gminion "github.com/gsalt/gsalt/minion"
 
 	"github.com/gsalt/gsalt/internal/pgtest"
+	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
@@ -236,4 +239,80 @@ func TestPgjsonbMinionReturner(t *testing.T) {
 	jid3 := run(load)
 	pollPsql(t, c, "kw", "SELECT return::text FROM salt_returns WHERE jid = '"+jid3+"'", `"kw"`, 60*time.Second)
 	pollPsql(t, c, "salt", "SELECT count(*) > 0 FROM salt_returns WHERE fun = 'test.echo' AND return = '\"scheduled\"' AND full_ret->>'schedule' = 'pinger' AND jid <> 'req'", "t", 60*time.Second)
+}
+
+// TestPgjsonbRowsLikeSalt (gated on GSALT_SALT_SRC and python3-psycopg2):
+// the jobs gsalt-master wrote to PostgreSQL (master_job_cache and
+// event_return: pgjsonb) are written again by real Salt's pgjsonb returner
+// into a second database from the same inputs (publish load, _return
+// loads, events), the way salt-master calls it; every column but the
+// times is equal.
+func TestPgjsonbRowsLikeSalt(t *testing.T) {
+	src := saltpeer.Require(t)
+	if err := saltpeer.PythonCommand(context.Background(), src, "import psycopg2").Run(); err != nil {
+		t.Skip("pgjsonb: python3-psycopg2 is not installed (apt-get install python3-psycopg2); skipping the real-Salt pgjsonb comparison")
+	}
+	c := pgtest.Start(t)
+	c.CreateDB("gsalt", pgtest.PgjsonbSchema)
+	c.CreateDB("salt", pgtest.PgjsonbSchema)
+	dir := shortDir(t)
+	conf := fmt.Sprintf("auto_accept: True\nid: cmp_master\nmaster_job_cache: pgjsonb\nevent_return: pgjsonb\n"+
+		"event_return_whitelist: ['salt/job/*/ret/*']\n"+
+		"returner.pgjsonb.host: %s\nreturner.pgjsonb.port: %d\nreturner.pgjsonb.user: %s\nreturner.pgjsonb.db: gsalt\n", c.Host, c.Port, c.User)
+	d, _ := startMaster(t, dir, conf)
+	startGsaltMinion(t, d, dir, "mr")
+	sub := d.Bus().Subscribe(nil, 4096)
+	defer sub.Close()
+
+	jobs := []master.PublishRequest{
+		masterPublish("mr", "test.echo", "hello"),
+		masterPublish("mr", "test.arg", int64(1), "two", payload.NewMap("__kwarg__", true, "kw", 3.5)),
+		masterPublish("mr", "test.retcode", int64(3)),
+	}
+	for _, job := range jobs {
+		res, err := d.Master().RunJob(context.Background(), job, testutil.Scale(60*time.Second), testutil.Scale(20*time.Second))
+		if err != nil || res.Returns["mr"] == nil {
+			t.Fatalf("%v: %v %v", job.Fun, err, res)
+		}
+		flushReturners(t, d, 60*time.Second)
+		j, err := d.Jobs().Get(res.JID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := waitBus(t, sub, "salt/job/"+res.JID+"/ret/mr")
+		rets := []any{ev.Data}
+		evs := []any{payload.NewMap("tag", ev.Tag, "data", ev.Data)}
+		minions := make([]any, len(j.Minions))
+		for i, m := range j.Minions {
+			minions[i] = m
+		}
+		in, err := payload.MarshalBin(payload.NewMap("jid", res.JID, "clear", j.Load, "minions", minions, "returns", rets, "events", evs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inPath := filepath.Join(dir, "in.msgpack")
+		if err := os.WriteFile(inPath, in, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		script, _ := filepath.Abs("testdata/pgjsonb_salt.py")
+		ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(120*time.Second))
+		cmd := exec.CommandContext(ctx, saltpeer.Python(), script, inPath, c.Host, strconv.Itoa(c.Port), c.User, "salt", "cmp_master")
+		cmd.Env = saltpeer.Env(src)
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("real Salt's pgjsonb: %v\n%s", err, out)
+		}
+	}
+	for _, q := range []string{
+		"SELECT jid, load::text FROM jids ORDER BY jid",
+		"SELECT fun, jid, return::text, id, success, full_ret::text FROM salt_returns ORDER BY jid, id",
+		"SELECT tag, data::text, master_id FROM salt_events ORDER BY id",
+	} {
+		g, s := c.Psql("gsalt", q), c.Psql("salt", q)
+		if g != s || g == "" {
+			t.Errorf("%s\ngsalt: %s\n salt: %s", q, g, s)
+		}
+	}
+	t.Logf("rows equal to real Salt's pgjsonb returner:\n%s", c.Psql("salt", "SELECT fun, success, full_ret::text FROM salt_returns ORDER BY jid"))
 }
