@@ -1,6 +1,7 @@
 package masterd_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/cli/saltcli"
 	"github.com/gsalt/gsalt/config"
 	gminion "github.com/gsalt/gsalt/minion"
 
@@ -206,7 +208,7 @@ func TestPgjsonbMinionReturner(t *testing.T) {
 	c.CreateDB("alt", pgtest.PgjsonbSchema)
 	c.CreateDB("kw", pgtest.PgjsonbSchema)
 	dir := shortDir(t)
-	d, _ := startMaster(t, dir, "auto_accept: True\n")
+	d, mcfg := startMaster(t, dir, "auto_accept: True\n")
 	opts := fmt.Sprintf("returner.pgjsonb.host: %s\nreturner.pgjsonb.port: %d\nreturner.pgjsonb.user: %s\nreturner.pgjsonb.db: salt\n"+
 		"alternative.returner.pgjsonb.db: alt\n"+
 		"schedule:\n  pinger:\n    function: test.echo\n    args: [scheduled]\n    seconds: 1\n    returner: pgjsonb\n", c.Host, c.Port, c.User)
@@ -238,6 +240,23 @@ func TestPgjsonbMinionReturner(t *testing.T) {
 	load.Kwargs = payload.NewMap("ret_kwargs", payload.NewMap("db", "kw"))
 	jid3 := run(load)
 	pollPsql(t, c, "kw", "SELECT return::text FROM salt_returns WHERE jid = '"+jid3+"'", `"kw"`, 60*time.Second)
+	// The gsalt CLI: gsalt mr test.echo viacli --return pgjsonb.
+	etc := filepath.Join(dir, "cli-etc")
+	if err := os.MkdirAll(etc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cliConf := fmt.Sprintf("interface: 127.0.0.1\nret_port: %d\nroot_dir: %s\ncachedir: %s\nsock_dir: %s\npki_dir: %s\nuser: root\n",
+		d.ReqAddr().(*net.TCPAddr).Port, dir, mcfg.CacheDir, mcfg.SockDir, mcfg.PKIDir)
+	if err := os.WriteFile(filepath.Join(etc, "master"), []byte(cliConf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := saltcli.Run(ctx, saltcli.Options{ConfigDir: etc, Words: []string{"mr", "test.echo", "viacli"},
+		Return: "pgjsonb", Out: "json", Stdout: &out, Stderr: &errb, Logger: logger()})
+	if code != 0 || !strings.Contains(out.String(), "viacli") {
+		t.Fatalf("gsalt --return pgjsonb: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	pollPsql(t, c, "salt", "SELECT id, full_ret->>'fun' FROM salt_returns WHERE return = '\"viacli\"'", "mr|test.echo", 60*time.Second)
 	pollPsql(t, c, "salt", "SELECT count(*) > 0 FROM salt_returns WHERE fun = 'test.echo' AND return = '\"scheduled\"' AND full_ret->>'schedule' = 'pinger' AND jid <> 'req'", "t", 60*time.Second)
 }
 
