@@ -335,3 +335,26 @@ func TestPgjsonbRowsLikeSalt(t *testing.T) {
 	}
 	t.Logf("rows equal to real Salt's pgjsonb returner:\n%s", c.Psql("salt", "SELECT fun, success, full_ret::text FROM salt_returns ORDER BY jid"))
 }
+
+// TestUnknownMasterReturners: a master_job_cache or event_return naming a
+// returner gsalt does not have stops the master with Salt's loader text.
+func TestUnknownMasterReturners(t *testing.T) {
+	tests := []struct{ conf, want string }{
+		{"master_job_cache: nosuch\n", "master_job_cache: returners: unknown returner: 'nosuch.returner' is not available."},
+		{"event_return: [pgjsonb, other]\n", "event_return: returners: unknown returner: 'other.returner' is not available."},
+	}
+	for _, tc := range tests {
+		dir := shortDir(t)
+		cfg := writeConfig(t, dir, tc.conf)
+		copyFile(t, filepath.Join(vectorsDir, "pki/master/master.pem"), filepath.Join(cfg.PKIDir, "master.pem"), 0o400)
+		copyFile(t, filepath.Join(vectorsDir, "pki/master/master.pub"), filepath.Join(cfg.PKIDir, "master.pub"), 0o644)
+		d, err := masterd.Start(context.Background(), cfg, masterd.Options{Logger: logger()})
+		if err == nil {
+			d.Close()
+			t.Fatalf("%q: the master started", tc.conf)
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v\nwant %s", tc.conf, err, tc.want)
+		}
+	}
+}
