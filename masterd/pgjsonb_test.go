@@ -3,11 +3,13 @@ package masterd_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +24,7 @@ import (
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
+	"github.com/gsalt/gsalt/returners"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -283,6 +286,7 @@ func TestPgjsonbRowsLikeSalt(t *testing.T) {
 	sub := d.Bus().Subscribe(nil, 4096)
 	defer sub.Close()
 
+	var jids []string
 	jobs := []master.PublishRequest{
 		masterPublish("mr", "test.echo", "hello"),
 		masterPublish("mr", "test.arg", int64(1), "two", payload.NewMap("__kwarg__", true, "kw", 3.5)),
@@ -294,6 +298,7 @@ func TestPgjsonbRowsLikeSalt(t *testing.T) {
 			t.Fatalf("%v: %v %v", job.Fun, err, res)
 		}
 		flushReturners(t, d, 60*time.Second)
+		jids = append(jids, res.JID)
 		j, err := d.Jobs().Get(res.JID)
 		if err != nil {
 			t.Fatal(err)
@@ -331,6 +336,40 @@ func TestPgjsonbRowsLikeSalt(t *testing.T) {
 		g, s := c.Psql("gsalt", q), c.Psql("salt", q)
 		if g != s || g == "" {
 			t.Errorf("%s\ngsalt: %s\n salt: %s", q, g, s)
+		}
+	}
+	// Salt's jobs runners reading gsalt's rows find what gsalt's find.
+	script, _ := filepath.Abs("testdata/pgjsonb_salt.py")
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(120*time.Second))
+	cmd := exec.CommandContext(ctx, saltpeer.Python(), append([]string{script, "read", c.Host, strconv.Itoa(c.Port), c.User, "gsalt"}, jids...)...)
+	cmd.Env = saltpeer.Env(src)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	cancel()
+	if err != nil {
+		t.Fatalf("real Salt's jobs runners: %v\n%s", err, out)
+	}
+	var fromSalt struct {
+		Lookup map[string]any            `json:"lookup"`
+		List   map[string]map[string]any `json:"list"`
+	}
+	if err := json.Unmarshal(out[bytes.LastIndexByte(out[:len(out)-1], '\n')+1:], &fromSalt); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	gsaltList, _ := runRunner(t, d, "jobs.list_jobs").(*payload.Map)
+	for _, jid := range jids {
+		g, err := returners.JSON(runRunner(t, d, "jobs.lookup_jid", jid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gv any
+		json.Unmarshal([]byte(g), &gv)
+		if !reflect.DeepEqual(gv, fromSalt.Lookup[jid]) {
+			t.Errorf("jobs.lookup_jid %s: gsalt %s, Salt %v", jid, g, fromSalt.Lookup[jid])
+		}
+		sj, gj := fromSalt.List[jid], gsaltList.Map(jid)
+		if sj == nil || gj == nil || sj["Function"] != gj.Str("Function") || sj["StartTime"] != gj.Str("StartTime") {
+			t.Errorf("jobs.list_jobs %s: gsalt %v, Salt %v", jid, gj, sj)
 		}
 	}
 	t.Logf("rows equal to real Salt's pgjsonb returner:\n%s", c.Psql("salt", "SELECT fun, success, full_ret::text FROM salt_returns ORDER BY jid"))

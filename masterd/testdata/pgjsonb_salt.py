@@ -8,7 +8,11 @@ salt.utils.job.store_job (master_job_cache: pgjsonb), the events to
 pgjsonb.event_return (EventReturn.flush_events).
 
 usage: pgjsonb_salt.py INPUT.msgpack HOST PORT USER DB MASTER_ID
+       pgjsonb_salt.py read HOST PORT USER DB JID...
+The read form prints (JSON) what Salt's jobs runners (jobs.lookup_jid,
+jobs.list_jobs) read from the database with master_job_cache: pgjsonb.
 """
+import json
 import sys
 
 import salt.config
@@ -22,10 +26,7 @@ class _MMinion:
         self.returners = returners
 
 
-def main():
-    path, host, port, user, db, master_id = sys.argv[1:7]
-    with open(path, "rb") as f:
-        inp = salt.payload.loads(f.read())
+def _opts(host, port, user, db, master_id):
     opts = salt.config.master_config(None)
     opts.update(
         {
@@ -38,6 +39,27 @@ def main():
             "returner.pgjsonb.db": db,
         }
     )
+    return opts
+
+
+def read(host, port, user, db, jids):
+    opts = _opts(host, port, user, db, "reader_master")
+    runners = salt.loader.runner(opts)
+    out = {
+        "lookup": {jid: runners["jobs.lookup_jid"](jid) for jid in jids},
+        "list": runners["jobs.list_jobs"](),
+    }
+    print(json.dumps(out))
+
+
+def main():
+    if sys.argv[1] == "read":
+        read(*sys.argv[2:6], sys.argv[6:])
+        return
+    path, host, port, user, db, master_id = sys.argv[1:7]
+    with open(path, "rb") as f:
+        inp = salt.payload.loads(f.read())
+    opts = _opts(host, port, user, db, master_id)
     rets = salt.loader.returners(opts, {})
     if "pgjsonb.returner" not in rets:
         sys.exit("pgjsonb returner not loaded: " + str(rets.missing_fun_string("pgjsonb.returner")))
