@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	saltjid "github.com/gsalt/gsalt/internal/jid"
 
@@ -96,6 +97,15 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 		}
 		if err != nil {
 			m.log.Error("cannot store a return", "id", id, "jid", jid, "err", err)
+		}
+		if m.ext != nil {
+			// Salt fires the return event before store_job hands the load
+			// to master_job_cache, so the load it writes carries the
+			// event's _stamp; the event below keeps this one.
+			if !load.Has("_stamp") {
+				load.Set("_stamp", event.Stamp(time.Now()))
+			}
+			m.ext.Return(load)
 		}
 	}
 	m.log.Info("got a return", "id", id, "jid", jid)

@@ -85,6 +85,10 @@ type Options struct {
 	Bus *event.Bus
 	// Jobs is the job cache (required).
 	Jobs *jobcache.Cache
+	// ExtJobs, when set, is the external job cache of master_job_cache
+	// naming a returner (pgjsonb): every job load and return is handed to
+	// it too, and the jobs runners read it with Jobs.
+	ExtJobs jobcache.External
 	// Publisher sends publishes (required).
 	Publisher Publisher
 	// PublishPort is the port advertised in _auth replies; 0 means
@@ -119,6 +123,7 @@ type Master struct {
 	keys   *keys.Store
 	bus    *event.Bus
 	jobs   *jobcache.Cache
+	ext    jobcache.External
 	pub    Publisher
 	log    *slog.Logger
 	lim    payload.Limits
@@ -167,6 +172,7 @@ func New(opts Options) (*Master, error) {
 		keys:        opts.Keys,
 		bus:         opts.Bus,
 		jobs:        opts.Jobs,
+		ext:         opts.ExtJobs,
 		pub:         opts.Publisher,
 		log:         opts.Logger,
 		lim:         opts.Limits,
@@ -319,6 +325,13 @@ func (m *Master) Maintenance() error {
 		errs = append(errs, fmt.Errorf("master: prune job cache: %w", err))
 	} else if n > 0 {
 		m.log.Info("pruned old jobs from the job cache", "count", n)
+	}
+	if m.ext != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if err := m.ext.Clean(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("master: clean_old_jobs of %s: %w", m.ext.Name(), err))
+		}
+		cancel()
 	}
 	if err := m.pruneMirror(time.Now()); err != nil {
 		errs = append(errs, fmt.Errorf("master: prune local_cache: %w", err))

@@ -165,6 +165,10 @@ func (m *Master) publish(clear *payload.Map) (string, []string, []string, error)
 	m.fire(event.Tagify([]string{jid, "new"}, "job"), payload.NewMap(
 		"jid", jid, "tgt_type", tgtType, "tgt", tgt, "user", clear.Str("user"),
 		"fun", fun, "arg", clear.List("arg"), "minions", strAny(minions), "missing", strAny(missing)))
+	if m.ext != nil {
+		// Salt writes the publish load to master_job_cache always.
+		m.ext.SaveLoad(jid, clear)
+	}
 	if m.cfg.JobCache && !(kwargs != nil && kwargs.Bool("nocache")) {
 		if err := m.jobs.SaveLoad(jid, clear, minions); err != nil {
 			m.log.Error("cannot save the job load", "jid", jid, "err", err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/master/runners"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -139,7 +140,12 @@ func (e *runnerEnv) Accepted() ([]string, error) {
 
 func (e *runnerEnv) Connected() (map[string]string, error) { return e.m.ConnectedIDs() }
 
-func (e *runnerEnv) Jobs() runners.JobCache { return e.m.jobs }
+func (e *runnerEnv) Jobs() runners.JobCache {
+	if e.m.ext != nil {
+		return &jobcache.View{Local: e.m.jobs, Ext: e.m.ext, Log: e.m.log}
+	}
+	return e.m.jobs
+}
 
 func (e *runnerEnv) DeleteKey(id string) error {
 	_, err := e.m.keys.Delete(id)

@@ -94,6 +94,7 @@ type Daemon struct {
 	ipc  *event.IPCServer
 	keys *keys.Store
 	jobs *jobcache.Cache
+	rets *masterReturners
 	pub  *transport.PubServer
 	req  *transport.ReqServer
 	m    *master.Master
@@ -156,6 +157,10 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	if err != nil {
 		return nil, fmt.Errorf("masterd: %w", err)
 	}
+	d.rets, err = openReturners(cfg, nil, log)
+	if err != nil {
+		return nil, err
+	}
 	clientKeys, err := WriteClientKeys(cfg.CacheDir, clientUsers(cfg))
 	if err != nil {
 		return nil, err
@@ -177,6 +182,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 		Keys:        d.keys,
 		Bus:         d.bus,
 		Jobs:        d.jobs,
+		ExtJobs:     d.rets.External(),
 		Publisher:   d.pub,
 		PublishPort: d.pub.Addr().(*net.TCPAddr).Port,
 		ClientKeys:  clientKeys,
@@ -188,6 +194,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 		return nil, err
 	}
 	mref.Store(d.m)
+	d.rets.startEvents(cfg, d.bus)
 	if reactor.Enabled(mustOpt(cfg, "reactor")) {
 		if d.rx, err = startReactor(d.ctx, d, cfg, opts, clientKeys["root"], log); err != nil {
 			return nil, err
@@ -512,6 +519,10 @@ func (d *Daemon) Keys() *keys.Store { return d.keys }
 // Jobs returns the job cache.
 func (d *Daemon) Jobs() *jobcache.Cache { return d.jobs }
 
+// FlushReturners waits until the master's returners (master_job_cache,
+// event_return) have written everything queued so far.
+func (d *Daemon) FlushReturners(ctx context.Context) error { return d.rets.Flush(ctx) }
+
 // PubAddr returns the address of the publish port.
 func (d *Daemon) PubAddr() net.Addr { return d.pub.Addr() }
 
@@ -543,6 +554,7 @@ func (d *Daemon) shutdown() {
 		if d.m != nil {
 			errs = append(errs, d.m.Close())
 		}
+		errs = append(errs, d.rets.Close())
 		if d.pub != nil {
 			errs = append(errs, ignoreClosed(d.pub.Close()))
 		}

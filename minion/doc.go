@@ -35,8 +35,11 @@
 // Differences from Salt: jobs are goroutines of the minion process (every
 // proc file carries the minion's pid, and signals other than 0 cancel the
 // job rather than being delivered); only the first entry of a master list is
-// used (no failover); returners named in a job's ret are ignored; the local
-// event bus is in-process (no minion_event_*.ipc sockets).
+// used (no failover); the local event bus is in-process (no
+// minion_event_*.ipc sockets); a job whose publish names a returner gsalt
+// does not have (returners/builtin: pgjsonb) is refused instead of run with
+// the returner skipped, and the returners' writes are queued and spooled
+// in cachedir/returners while their database is down (Salt drops them).
 //
 // Every state run compiles the pillar afresh (the master's _pillar, or the
 // local pillar_roots with file_client local: gsalt-call --local compiles it

@@ -5,20 +5,19 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/returners"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/message"
@@ -266,6 +265,7 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 			return
 		}
 		m.returnJob(ctx, ret)
+		m.callReturners(m.jobReturners(load), ret, load)
 	}()
 }
 
@@ -354,33 +354,6 @@ func argList(v any) []any {
 	return []any{v}
 }
 
-// unknownReturners checks a publish's "ret" (--return, the return
-// option): gsalt-minion has no returners, so any named one is refused with
-// a message instead of being ignored. It returns "" when none is named.
-func unknownReturners(load *payload.Map) string {
-	v, _ := load.Get("ret")
-	var names []string
-	switch x := v.(type) {
-	case string:
-		for _, n := range strings.Split(x, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				names = append(names, n)
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if n := strings.TrimSpace(payload.Text(e)); n != "" {
-				names = append(names, n)
-			}
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("Returner '%s' is not available on this minion (gsalt-minion has no returners); the job was not run",
-		strings.Join(names, "', '"))
-}
-
 // runJob executes a job and builds its return in Salt's key order.
 func (m *Minion) runJob(ctx context.Context, load *payload.Map) *payload.Map {
 	funV, _ := load.Get("fun")
@@ -392,7 +365,8 @@ func (m *Minion) runJob(ctx context.Context, load *payload.Map) *payload.Map {
 	args := argList(argV)
 	var res modules.Result
 	var missing bool
-	if msg := unknownReturners(load); msg != "" {
+	retV, _ := load.Get("ret")
+	if msg := m.unknownReturner(returners.Names(retV)); msg != "" {
 		// Never run a job whose returners would be silently skipped.
 		m.log.Error(msg, "jid", load.Str("jid"))
 		res, missing = modules.Result{Return: msg, Retcode: modules.ExitGeneric, Out: "nested"}, true

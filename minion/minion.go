@@ -23,6 +23,8 @@ import (
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/pillar"
+	"github.com/gsalt/gsalt/returners"
+	retbuiltin "github.com/gsalt/gsalt/returners/builtin"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -64,6 +66,10 @@ type Options struct {
 	// Registry holds the execution functions; nil builds one with
 	// builtin.Register. A registry may be shared by many minions.
 	Registry *modules.Registry
+	// Returners holds the returners jobs may name (--return, the
+	// "return" option, a schedule's "returner"); nil is
+	// returners/builtin's.
+	Returners *returners.Registry
 	// Grains are the minion's grains; nil computes them with grains.Load.
 	// The map is not modified (the "id" grain of a copy is set to the id).
 	Grains *payload.Map
@@ -147,6 +153,7 @@ type Minion struct {
 	lastDialErr string // the last reason the master could not be reached
 
 	jobs     *jobTable
+	rets     *minionReturners
 	services map[string]any
 	beacons  *beacons.Manager
 	schedule *schedule.Manager
@@ -188,6 +195,10 @@ func New(o Options) (*Minion, error) {
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),
 	}
+	if o.Returners == nil {
+		o.Returners = retbuiltin.New()
+	}
+	m.rets = newMinionReturners(o.Returners)
 	if o.ID != "" {
 		m.id = o.ID
 	}

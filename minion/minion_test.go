@@ -705,7 +705,7 @@ func TestReplayDroppedAcrossRestart(t *testing.T) {
 }
 
 // TestUnknownReturnerRefused: a job published with --return naming a
-// returner is refused with a clear message (gsalt-minion has none) instead
+// returner gsalt does not have is refused with Salt's loader text instead
 // of running with the returner silently ignored.
 func TestUnknownReturnerRefused(t *testing.T) {
 	fm, _ := acceptedMinion(t, "")
@@ -714,7 +714,7 @@ func TestUnknownReturnerRefused(t *testing.T) {
 		fm.publish(jobLoad(jid, "test.ping", []any{}, "ret", ret))
 		l := fm.waitReq(t, wait, isReturn(jid))
 		msg := l.Str("return")
-		if !strings.Contains(msg, "is not available on this minion") || l.Bool("success") {
+		if !strings.Contains(msg, "could not be loaded: '") || !strings.Contains(msg, ".returner' is not available.") || l.Bool("success") {
 			t.Fatalf("ret %v: return %s", ret, mustJSON(l))
 		}
 	}

@@ -2,10 +2,12 @@ package minion
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	saltjid "github.com/gsalt/gsalt/internal/jid"
 
+	"github.com/gsalt/gsalt/returners"
 	"github.com/gsalt/gsalt/schedule"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -69,18 +71,20 @@ func (m *Minion) startScheduled(ctx context.Context, j schedule.Job) {
 		if ctx.Err() != nil {
 			return
 		}
+		ret := payload.NewMap("id", m.id, "fun", j.Fun, "fun_args", funArgs, "schedule", j.Name, "jid", jid,
+			"pid", int64(os.Getpid()), "return", res.Return, "retcode", int64(res.Retcode), "success", res.Success)
+		if md := j.Data.Map("metadata"); md != nil {
+			ret.Set("metadata", md)
+		}
+		m.scheduleReturners(j, ret)
 		how := j.ReturnJob()
 		if how == "no" {
 			return
 		}
-		retJID := "req"
+		ret = ret.Clone()
+		ret.Set("jid", "req")
 		if how == "nocache" {
-			retJID = "nocache"
-		}
-		ret := payload.NewMap("id", m.id, "fun", j.Fun, "fun_args", funArgs, "schedule", j.Name, "jid", retJID,
-			"pid", int64(os.Getpid()), "return", res.Return, "retcode", int64(res.Retcode), "success", res.Success)
-		if md := j.Data.Map("metadata"); md != nil {
-			ret.Set("metadata", md)
+			ret.Set("jid", "nocache")
 		}
 		if m.current() == nil {
 			m.log.Info("scheduled job done; not connected, the return is dropped", "job", j.Name)
@@ -88,6 +92,37 @@ func (m *Minion) startScheduled(ctx context.Context, j schedule.Job) {
 		}
 		m.returnJob(ctx, ret)
 	}()
+}
+
+// scheduleReturners hands a scheduled job's return (with its own jid) to
+// the job's "returner" and the minion's schedule_returner, with
+// return_config/return_kwargs as ret_config/ret_kwargs, as Salt's
+// Schedule.handle_func does; an unknown name is logged and skipped.
+func (m *Minion) scheduleReturners(j schedule.Job, ret *payload.Map) {
+	rv, _ := j.Data.Get("returner")
+	m.mu.RLock()
+	sv, _ := m.opts.Get("schedule_returner")
+	m.mu.RUnlock()
+	names := mergeNames(returners.Names(rv), returners.Names(sv))
+	if len(names) == 0 {
+		return
+	}
+	pub := payload.NewMap()
+	if v, ok := j.Data.Get("return_config"); ok {
+		pub.Set("ret_config", v)
+	}
+	if v, ok := j.Data.Get("return_kwargs"); ok {
+		pub.Set("ret_kwargs", v)
+	}
+	var known []string
+	for _, n := range names {
+		if m.rets.reg.Has(n) {
+			known = append(known, n)
+		} else {
+			m.log.Info(fmt.Sprintf("Job %s using invalid returner: %s. Ignoring.", j.Fun, n))
+		}
+	}
+	m.callReturners(known, ret, pub)
 }
 
 // countSchedule counts the running jobs started for a schedule entry.

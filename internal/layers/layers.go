@@ -11,7 +11,8 @@
 //     execution functions and the minion share; it imports only layer 1)
 //     and beacons/ (salt.beacons: its caller adapter imports the modules
 //     registry, and the beacons.* execution functions' tests drive a
-//     beacons.Manager)
+//     beacons.Manager) and returners/ (salt.returners: registry +
+//     returners/builtin)
 //  3. states/
 //  4. master/, minion/
 //  5. proxy/, virt/, reactor/, masterd/ (the master daemon wiring master
@@ -28,7 +29,7 @@ const Module = "github.com/gsalt/gsalt"
 // tops maps a top-level folder to its layer.
 var tops = map[string]int{
 	"wire": 1, "render": 1, "target": 1, "event": 1, "config": 1, "output": 1, "grains": 1, "version": 1, "internal": 1,
-	"modules": 2, "pillar": 2, "fileserver": 2, "schedule": 2, "beacons": 2,
+	"modules": 2, "pillar": 2, "fileserver": 2, "schedule": 2, "beacons": 2, "returners": 2,
 	"states": 3,
 	"master": 4, "minion": 4,
 	"proxy": 5, "virt": 5, "reactor": 5, "masterd": 5, "cli": 5, "netapi": 5,

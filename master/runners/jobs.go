@@ -47,6 +47,23 @@ func JIDToTime(jid string) string {
 	return t
 }
 
+// jobReturner is the returner the jobs runners read (Salt's
+// _get_returner over ext_job_cache, ext_source, master_job_cache).
+func jobReturner(c *Call) string {
+	opt := func(k string) string {
+		if v, ok := c.Env.Opt(k); ok && v != nil {
+			return payload.Text(v)
+		}
+		return ""
+	}
+	for _, r := range []string{opt("ext_job_cache"), c.Str("ext_source"), opt("master_job_cache")} {
+		if r != "" {
+			return r
+		}
+	}
+	return "local_cache"
+}
+
 // getLoad is local_cache.get_load: the saved load plus "Minions".
 func getLoad(job *jobcache.Job) *payload.Map {
 	if job == nil || job.Load == nil {
@@ -186,7 +203,7 @@ func reportLost(c *Call) {
 
 func jobsListJobs(_ context.Context, c *Call) (any, error) {
 	if c.Bool("display_progress") {
-		c.progress("Querying returner local_cache for jobs.")
+		c.progress("Querying returner " + jobReturner(c) + " for jobs.")
 	}
 	jobs, err := c.Env.Jobs().List()
 	if err != nil && !errors.Is(err, jobcache.ErrDamaged) {
@@ -293,7 +310,7 @@ func listJob(c *Call, jid string) (*payload.Map, error) {
 
 func jobsListJob(_ context.Context, c *Call) (any, error) {
 	if c.Bool("display_progress") {
-		c.progress("Querying returner: local_cache")
+		c.progress("Querying returner: " + jobReturner(c))
 	}
 	return listJob(c, c.Str("jid"))
 }
