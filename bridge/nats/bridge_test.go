@@ -2,17 +2,26 @@ package nats
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/natstest"
@@ -365,5 +374,121 @@ func TestJetStreamDurable(t *testing.T) {
 	}
 	if st := b2.Stats(); st.Fired != 3 || st.FireErrors != 0 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// writeCerts writes a CA, a server certificate for 127.0.0.1 and a client
+// certificate (PEM files in dir) and returns their paths.
+func writeCerts(t *testing.T, dir string) (ca, srvCert, srvKey, cliCert, cliKey string) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "gsalt test CA"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, _ := x509.ParseCertificate(caDER)
+	write := func(name, typ string, der []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	leaf := func(name string, serial int64, usage x509.ExtKeyUsage) (string, string) {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
+			NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
+			ExtKeyUsage: []x509.ExtKeyUsage{usage}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &k.PublicKey, caKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kd, err := x509.MarshalECPrivateKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return write(name+".pem", "CERTIFICATE", der), write(name+"-key.pem", "EC PRIVATE KEY", kd)
+	}
+	ca = write("ca.pem", "CERTIFICATE", caDER)
+	srvCert, srvKey = leaf("server", 2, x509.ExtKeyUsageServerAuth)
+	cliCert, cliKey = leaf("client", 3, x509.ExtKeyUsageClientAuth)
+	return
+}
+
+// TestAuthAndTLS: the bridge connects with each kind of credentials the
+// server demands (user/password, token, nkey seed file, mutual TLS with a
+// client certificate), fires through it, and never connects with wrong
+// credentials.
+func TestAuthAndTLS(t *testing.T) {
+	natstest.Require(t)
+	dir := t.TempDir()
+	ca, srvCert, srvKey, cliCert, cliKey := writeCerts(t, dir)
+	user, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := user.PublicKey()
+	seed, _ := user.Seed()
+	seedFile := filepath.Join(dir, "user.nk")
+	if err := os.WriteFile(seedFile, seed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tlsBlock := fmt.Sprintf("tls {\n  cert_file: %q\n  key_file: %q\n  ca_file: %q\n  verify: true\n}\n", srvCert, srvKey, ca)
+	for _, c := range []struct {
+		name   string
+		server string
+		bridge map[string]any
+		client []natsgo.Option
+		bad    map[string]any // credentials that must not connect
+	}{
+		{"user", "authorization { user: salt, password: s3cret }",
+			map[string]any{"user": "salt", "password": "s3cret"}, []natsgo.Option{natsgo.UserInfo("salt", "s3cret")},
+			map[string]any{"user": "salt", "password": "wrong"}},
+		{"token", "authorization { token: tok123 }",
+			map[string]any{"token": "tok123"}, []natsgo.Option{natsgo.Token("tok123")},
+			map[string]any{"token": "nope"}},
+		{"nkey", fmt.Sprintf("authorization { users: [ {nkey: %s} ] }", pub),
+			map[string]any{"nkey": seedFile}, []natsgo.Option{natsgo.Nkey(pub, user.Sign)},
+			map[string]any{}},
+		{"tls", tlsBlock,
+			map[string]any{"tls": map[string]any{"cert": cliCert, "key": cliKey, "ca": ca}},
+			[]natsgo.Option{natsgo.ClientCert(cliCert, cliKey), natsgo.RootCAs(ca)},
+			map[string]any{"tls": map[string]any{"ca": ca}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := natstest.Start(t, natstest.Options{Extra: c.server})
+			bus := newBus(t)
+			c.bridge["url"] = srv.URL()
+			b := startBridge(t, bus, c.bridge)
+			waitConnected(t, b)
+			events := bus.Subscribe(event.Prefix("auth/"), 10)
+			defer events.Close()
+			nc := client(t, srv.URL(), c.client...)
+			testutil.Eventually(t, 10*time.Second, func() bool {
+				_ = nc.Publish("salt.fire.auth."+c.name, []byte(`{}`))
+				select {
+				case ev := <-events.C():
+					return ev.Tag == "auth/"+c.name
+				case <-time.After(100 * time.Millisecond):
+					return false
+				}
+			}, "a fire through the authenticated connection")
+
+			c.bad["url"] = srv.URL()
+			bb := startBridge(t, newBus(t), c.bad)
+			if testutil.Poll(time.Second, func() bool { return bb.Stats().Connected }) {
+				t.Errorf("connected with wrong credentials %v", c.bad)
+			}
+		})
 	}
 }
