@@ -457,57 +457,92 @@ func decodeBody(body []byte, encoding string) *payload.Map {
 	return m
 }
 
-// runJetStream sets up the stream and the durable consumer (retrying with
-// backoff while NATS is unreachable) and consumes until the bridge stops.
+// runJetStream makes sure the stream exists, waits start_delay, then
+// creates the durable consumer and consumes until the bridge stops; each
+// step is retried with backoff while NATS is unreachable.
 func (b *Bridge) runJetStream() {
 	defer b.wg.Done()
-	wait := backoff(b.cfg.ReconnectWait, b.cfg.ReconnectMax)
-	for attempt := 1; ; attempt++ {
-		cc, err := b.consume()
-		if err == nil {
-			b.jsReady.Store(true)
-			<-b.ctx.Done()
-			cc.Stop()
-			b.jsReady.Store(false)
-			return
-		}
-		if b.ctx.Err() != nil {
-			return
-		}
-		if attempt == 1 || attempt%10 == 0 {
-			b.log.Warn("JetStream consumer not ready; retrying", "stream", b.cfg.JetStream.Stream, "attempt", attempt, "err", err)
-		}
+	js, err := jetstream.New(b.nc)
+	if err != nil {
+		b.log.Error("JetStream", "err", err)
+		return
+	}
+	if !b.retry("JetStream stream not ready", func() error { return b.ensureStream(js) }) {
+		return
+	}
+	if d := b.cfg.JetStream.StartDelay; d > 0 {
+		b.log.Info("JetStream consumer starts later", "start_delay", d)
 		select {
 		case <-b.ctx.Done():
 			return
+		case <-time.After(d):
+		}
+	}
+	var cc jetstream.ConsumeContext
+	if !b.retry("JetStream consumer not ready", func() (err error) { cc, err = b.consume(js); return err }) {
+		return
+	}
+	b.jsReady.Store(true)
+	<-b.ctx.Done()
+	cc.Stop()
+	b.jsReady.Store(false)
+}
+
+// retry calls f until it succeeds (true) or the bridge stops (false),
+// waiting with backoff in between and logging now and then.
+func (b *Bridge) retry(what string, f func() error) bool {
+	wait := backoff(b.cfg.ReconnectWait, b.cfg.ReconnectMax)
+	for attempt := 1; ; attempt++ {
+		err := f()
+		if err == nil {
+			return true
+		}
+		if b.ctx.Err() != nil {
+			return false
+		}
+		if attempt == 1 || attempt%10 == 0 {
+			b.log.Warn(what+"; retrying", "stream", b.cfg.JetStream.Stream, "attempt", attempt, "err", err)
+		}
+		select {
+		case <-b.ctx.Done():
+			return false
 		case <-time.After(wait(attempt)):
 		}
 	}
 }
 
-func (b *Bridge) consume() (jetstream.ConsumeContext, error) {
+// ensureStream creates the stream when it is missing and create is set.
+// An existing stream is left as it is.
+func (b *Bridge) ensureStream(js jetstream.JetStream) error {
 	jc := b.cfg.JetStream
-	js, err := jetstream.New(b.nc)
-	if err != nil {
-		return nil, err
+	ctx, cancel := context.WithTimeout(b.ctx, b.cfg.ConnectTimeout)
+	defer cancel()
+	_, err := js.Stream(ctx, jc.Stream)
+	if err == nil {
+		return nil
 	}
+	if !errors.Is(err, jetstream.ErrStreamNotFound) || !jc.Create {
+		return fmt.Errorf("stream %s: %w", jc.Stream, err)
+	}
+	sc := jetstream.StreamConfig{Name: jc.Stream, Subjects: jc.Subjects, Storage: jetstream.FileStorage,
+		Retention: jetstream.LimitsPolicy, Discard: jetstream.DiscardOld, MaxAge: jc.MaxAge, MaxMsgs: jc.MaxMsgs}
+	if len(sc.Subjects) == 0 {
+		sc.Subjects = b.cfg.inboundSubjects()
+	}
+	if _, err := js.CreateStream(ctx, sc); err != nil {
+		return fmt.Errorf("create stream %s: %w", jc.Stream, err)
+	}
+	b.log.Info("JetStream stream created", "stream", jc.Stream, "subjects", strings.Join(sc.Subjects, " "))
+	return nil
+}
+
+// consume creates or updates the durable pull consumer and starts
+// consuming.
+func (b *Bridge) consume(js jetstream.JetStream) (jetstream.ConsumeContext, error) {
+	jc := b.cfg.JetStream
 	ctx, cancel := context.WithTimeout(b.ctx, b.cfg.ConnectTimeout)
 	defer cancel()
 	subjects := b.cfg.inboundSubjects()
-	if _, err := js.Stream(ctx, jc.Stream); err != nil {
-		if !errors.Is(err, jetstream.ErrStreamNotFound) || !jc.Create {
-			return nil, fmt.Errorf("stream %s: %w", jc.Stream, err)
-		}
-		sc := jetstream.StreamConfig{Name: jc.Stream, Subjects: jc.Subjects, Storage: jetstream.FileStorage,
-			Retention: jetstream.LimitsPolicy, Discard: jetstream.DiscardOld, MaxAge: jc.MaxAge, MaxMsgs: jc.MaxMsgs}
-		if len(sc.Subjects) == 0 {
-			sc.Subjects = subjects
-		}
-		if _, err := js.CreateStream(ctx, sc); err != nil {
-			return nil, fmt.Errorf("create stream %s: %w", jc.Stream, err)
-		}
-		b.log.Info("JetStream stream created", "stream", jc.Stream, "subjects", strings.Join(sc.Subjects, " "))
-	}
 	cc := jetstream.ConsumerConfig{Durable: jc.Durable, AckPolicy: jetstream.AckExplicitPolicy, AckWait: jc.AckWait,
 		MaxDeliver: jc.MaxDeliver, MaxAckPending: b.cfg.QueueSize, DeliverPolicy: jetstream.DeliverAllPolicy}
 	if len(subjects) == 1 {

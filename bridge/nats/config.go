@@ -77,6 +77,10 @@ type JetStreamConfig struct {
 	MaxMsgs    int64
 	AckWait    time.Duration
 	MaxDeliver int
+	// StartDelay postpones consuming after the bridge starts, so that
+	// minions and proxies reconnect to a restarted master before the
+	// reactions to stored events publish to them.
+	StartDelay time.Duration
 }
 
 // TLSConfig holds the client's TLS files.
@@ -265,7 +269,7 @@ func parseMap(m map[string]any, masterID string) (*Config, error) {
 		case bool:
 		case map[string]any:
 			jp := &parser{m: x, path: "nats.jetstream"}
-			if err := jp.known([]string{"stream", "durable", "create", "subjects", "max_age", "max_msgs", "ack_wait", "max_deliver"}); err != nil {
+			if err := jp.known([]string{"stream", "durable", "create", "subjects", "max_age", "max_msgs", "ack_wait", "max_deliver", "start_delay"}); err != nil {
 				return nil, err
 			}
 			js.Stream = jp.str("stream", js.Stream)
@@ -276,6 +280,7 @@ func parseMap(m map[string]any, masterID string) (*Config, error) {
 			js.MaxMsgs = int64(jp.integer("max_msgs", int(js.MaxMsgs)))
 			js.AckWait = jp.seconds("ack_wait", js.AckWait)
 			js.MaxDeliver = jp.integer("max_deliver", js.MaxDeliver)
+			js.StartDelay = jp.seconds("start_delay", 0)
 			if jp.err != nil {
 				return nil, jp.err
 			}

@@ -32,6 +32,7 @@ func TestParseFromMasterConfig(t *testing.T) {
   jetstream:
     stream: INTENDED
     ack_wait: 2.5
+    start_delay: 1.5
     max_age: 3600
   tls: {cert: /etc/c.pem, key: /etc/k.pem, ca: /etc/ca.pem}
   user: salt
@@ -68,7 +69,7 @@ func TestParseFromMasterConfig(t *testing.T) {
 	}
 	js := c.JetStream
 	if js == nil || js.Stream != "INTENDED" || js.Durable != "gsalt-mm" || !js.Create || js.AckWait != 2500*time.Millisecond ||
-		js.MaxAge != time.Hour || js.MaxDeliver != DefaultMaxDeliver {
+		js.MaxAge != time.Hour || js.MaxDeliver != DefaultMaxDeliver || js.StartDelay != 1500*time.Millisecond {
 		t.Errorf("jetstream %+v", js)
 	}
 	if c.TLS == nil || c.TLS.Cert != "/etc/c.pem" || c.TLS.CA != "/etc/ca.pem" {
