@@ -492,3 +492,37 @@ func TestAuthAndTLS(t *testing.T) {
 		})
 	}
 }
+
+// TestFireFiltersAndQueueGroup: fire_exclude keeps tags out of the bus;
+// two bridges in one queue group fire each message once between them.
+func TestFireFiltersAndQueueGroup(t *testing.T) {
+	srv := natstest.Start(t, natstest.Options{})
+	bus1, bus2 := newBus(t), newBus(t)
+	opt := func() map[string]any {
+		return map[string]any{"url": srv.URL(), "publish": false, "queue_group": "masters", "fire_exclude": []any{"salt/*"}}
+	}
+	b1, b2 := startBridge(t, bus1, opt()), startBridge(t, bus2, opt())
+	waitConnected(t, b1)
+	waitConnected(t, b2)
+	_ = b1.nc.Flush()
+	_ = b2.nc.Flush()
+	nc := client(t, srv.URL())
+	const n = 40
+	for i := range n {
+		_ = nc.Publish(fmt.Sprintf("salt.fire.ok.%d", i), nil)
+		_ = nc.Publish(fmt.Sprintf("salt.fire.salt.job.%d.ret.x", i), nil)
+	}
+	_ = nc.Flush()
+	testutil.Eventually(t, 10*time.Second, func() bool {
+		return b1.Stats().Received+b2.Stats().Received == 2*n
+	}, "every message received once by the group")
+	// Without the queue group each bridge would get all of them: make sure
+	// no more come.
+	if testutil.Poll(300*time.Millisecond, func() bool { return b1.Stats().Received+b2.Stats().Received > 2*n }) {
+		t.Fatal("messages delivered to both bridges of the queue group")
+	}
+	s1, s2 := b1.Stats(), b2.Stats()
+	if s1.Fired+s2.Fired != n || s1.Ignored+s2.Ignored != n {
+		t.Errorf("stats %+v %+v", s1, s2)
+	}
+}
