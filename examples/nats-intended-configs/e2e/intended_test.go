@@ -21,7 +21,9 @@ import (
 // SLS, publisher) with real processes on loopback. The publisher sends
 // sw1's running configuration plus an NTP server on dc1.sw1.configure
 // (JetStream) and waits for the job return the bridge mirrors back: sw1's
-// running configuration has the server, sw2 is untouched. Then
+// running configuration has the server, sw2 is untouched. A configuration
+// with a line IOS rejects fails with the device's error and changes
+// nothing. Then
 // gsalt-master is stopped, a second configuration is published while it
 // is down, gsalt-master is started again: the stored message is fired
 // (nats/configure/sw1 comes back on NATS as the bus mirror) and sw1 gets
@@ -137,7 +139,23 @@ func TestNATSIntendedConfigs(t *testing.T) {
 		t.Errorf("sw2 changed:\n%s", got)
 	}
 
-	// 2. gsalt-master is down while the next configuration is published:
+	// 2. A configuration the device rejects: the publisher reports the
+	// failed replace with the device's error, sw1 stays as it was.
+	bad := withLine(t, withLine(t, got1, "ntp server ", "ntp server 192.0.2.200"), "ntp server ", "frobnicate widgets now")
+	writeFile(t, filepath.Join(intended, "sw1.cfg"), bad, 0o644)
+	pub = exec.Command(filepath.Join(bin, "publisher"), "-s", srv.URL(), "-js", "-wait", testutil.Scale(90*time.Second).String(),
+		filepath.Join(intended, "sw1.cfg"))
+	out.Reset()
+	pub.Stdout, pub.Stderr = &out, &out
+	if err := pub.Run(); err == nil || !strings.Contains(out.String(), "result false") ||
+		!strings.Contains(out.String(), "Invalid input") || !strings.Contains(out.String(), "the replace failed") {
+		t.Errorf("publisher of a rejected configuration: %v\n%s", err, out.String())
+	}
+	if got := runningConfig(t, port1); got != got1 {
+		t.Errorf("sw1 changed by a rejected configuration:\n%s", got)
+	}
+
+	// 3. gsalt-master is down while the next configuration is published:
 	// JetStream keeps it, the restarted master fires it.
 	master.stop()
 	want2 := withLine(t, got1, "ntp server ", ntp2)
