@@ -13,6 +13,7 @@ import (
 	"math/bits"
 	mrand "math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -517,9 +518,9 @@ func (b *Bridge) ensureStream(js jetstream.JetStream) error {
 	jc := b.cfg.JetStream
 	ctx, cancel := context.WithTimeout(b.ctx, b.cfg.ConnectTimeout)
 	defer cancel()
-	_, err := js.Stream(ctx, jc.Stream)
+	st, err := js.Stream(ctx, jc.Stream)
 	if err == nil {
-		return nil
+		return b.extendStream(ctx, js, st)
 	}
 	if !errors.Is(err, jetstream.ErrStreamNotFound) || !jc.Create {
 		return fmt.Errorf("stream %s: %w", jc.Stream, err)
@@ -534,6 +535,51 @@ func (b *Bridge) ensureStream(js jetstream.JetStream) error {
 	}
 	b.log.Info("JetStream stream created", "stream", jc.Stream, "subjects", strings.Join(sc.Subjects, " "))
 	return nil
+}
+
+// extendStream adds the inbound subjects an existing stream does not
+// cover (a mapping added since it was created) when create is set, and
+// logs them otherwise: messages on them would never reach the consumer.
+func (b *Bridge) extendStream(ctx context.Context, js jetstream.JetStream, st jetstream.Stream) error {
+	sc := st.CachedInfo().Config
+	var missing []string
+	for _, want := range b.cfg.inboundSubjects() {
+		if !slices.ContainsFunc(sc.Subjects, func(have string) bool { return covers(have, want) }) {
+			missing = append(missing, want)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if !b.cfg.JetStream.Create {
+		b.log.Warn("the JetStream stream does not hold these inbound subjects: their messages are not fired",
+			"stream", sc.Name, "subjects", strings.Join(missing, " "))
+		return nil
+	}
+	sc.Subjects = append(sc.Subjects, missing...)
+	if _, err := js.UpdateStream(ctx, sc); err != nil {
+		return fmt.Errorf("add subjects %s to stream %s: %w", strings.Join(missing, " "), sc.Name, err)
+	}
+	b.log.Info("JetStream stream subjects added", "stream", sc.Name, "subjects", strings.Join(missing, " "))
+	return nil
+}
+
+// covers reports whether every subject matching pattern b matches
+// pattern a.
+func covers(a, b string) bool {
+	at, bt := strings.Split(a, "."), strings.Split(b, ".")
+	for i, t := range at {
+		switch {
+		case t == ">":
+			return i < len(bt)
+		case i >= len(bt):
+			return false
+		case t == "*" && bt[i] != ">":
+		case t != bt[i]:
+			return false
+		}
+	}
+	return len(at) == len(bt)
 }
 
 // consume creates or updates the durable pull consumer and starts

@@ -206,7 +206,10 @@ func TestMirrorAndFire(t *testing.T) {
 	}
 	// Events fired from NATS are bus events like any other: mirrored too;
 	// the mirrors of loop/a and loop/b came back with our origin: ignored.
-	testutil.Eventually(t, 10*time.Second, func() bool { return b.Stats().Published == 7 }, "seven mirrors")
+	testutil.Eventually(t, 10*time.Second, func() bool {
+		st := b.Stats()
+		return st.Published == 7 && st.Received == 6
+	}, "seven mirrors and six inbound messages")
 	if st := b.Stats(); st.Skipped != 2 || st.Fired != 4 || st.Ignored != 2 || st.PublishDropped != 0 {
 		t.Errorf("stats %+v", st)
 	}
@@ -374,6 +377,21 @@ func TestJetStreamDurable(t *testing.T) {
 	}
 	if st := b2.Stats(); st.Fired != 3 || st.FireErrors != 0 {
 		t.Errorf("stats %+v", st)
+	}
+
+	// A mapping added later: the bridge adds its subject to the stream.
+	b2.Close()
+	o := opt()
+	o["subscribe"] = append(o["subscribe"].([]any), map[string]any{"subject": "dc2.*.configure", "tag": "dc2/{1}"})
+	bus3 := newBus(t)
+	ev3 := bus3.Subscribe(nil, 10)
+	b3 := startBridge(t, bus3, o)
+	testutil.Eventually(t, 30*time.Second, b3.JetStreamReady, "the third bridge's consumer")
+	if _, err := js.Publish(ctx, "dc2.r1.configure", []byte("x")); err != nil {
+		t.Fatalf("publish on the added subject: %v", err)
+	}
+	if ev := nextEvent(t, ev3); ev.Tag != "dc2/r1" || ev.Data.Str(PayloadKey) != "x" {
+		t.Fatalf("fired %s %v", ev.Tag, ev.Data)
 	}
 }
 

@@ -67,7 +67,9 @@
 // fired while the bus is closing is redelivered), so delivery is at least
 // once. The stream is created when missing (create: True) with the
 // inbound subjects (or jetstream.subjects), file storage, max_age and
-// max_msgs limits; an existing stream is used as it is. start_delay
+// max_msgs limits; an inbound subject an existing stream does not cover
+// (a mapping added later) is added to it (with create: False a warning
+// is logged instead). start_delay
 // postpones consuming so that minions and proxies reconnect to a restarted
 // master before reactions to stored events publish to them. Masters that
 // share a durable name share the work; distinct names each get every

@@ -140,3 +140,26 @@ func TestFireMapping(t *testing.T) {
 		}
 	}
 }
+
+func TestCovers(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"salt.fire.>", "salt.fire.>", true},
+		{"salt.>", "salt.fire.>", true},
+		{">", "dc1.*.configure", true},
+		{"dc1.*.configure", "dc1.*.configure", true},
+		{"dc1.*.*", "dc1.*.configure", true},
+		{"dc1.sw1.configure", "dc1.*.configure", false},
+		{"dc1.*", "dc1.>", false},
+		{"dc1.*.configure", "dc1.>", false},
+		{"salt.fire.>", "salt.fire", false},
+		{"dc1.a", "dc1.a.b", false},
+		{"dc1.a.b", "dc1.a", false},
+	} {
+		if got := covers(c.a, c.b); got != c.want {
+			t.Errorf("covers(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
