@@ -20,6 +20,7 @@ import (
 	"time"
 
 	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 
@@ -444,8 +445,8 @@ func writeCerts(t *testing.T, dir string) (ca, srvCert, srvKey, cliCert, cliKey 
 }
 
 // TestAuthAndTLS: the bridge connects with each kind of credentials the
-// server demands (user/password, token, nkey seed file, mutual TLS with a
-// client certificate), fires through it, and never connects with wrong
+// server demands (user/password, token, nkey seed file, a creds file of a
+// server in operator mode, mutual TLS with a client certificate), fires through it, and never connects with wrong
 // credentials.
 func TestAuthAndTLS(t *testing.T) {
 	natstest.Require(t)
@@ -461,6 +462,7 @@ func TestAuthAndTLS(t *testing.T) {
 	if err := os.WriteFile(seedFile, seed, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	credsFile, operatorConf := writeCreds(t, dir)
 	tlsBlock := fmt.Sprintf("tls {\n  cert_file: %q\n  key_file: %q\n  ca_file: %q\n  verify: true\n}\n", srvCert, srvKey, ca)
 	for _, c := range []struct {
 		name   string
@@ -477,6 +479,9 @@ func TestAuthAndTLS(t *testing.T) {
 			map[string]any{"token": "nope"}},
 		{"nkey", fmt.Sprintf("authorization { users: [ {nkey: %s} ] }", pub),
 			map[string]any{"nkey": seedFile}, []natsgo.Option{natsgo.Nkey(pub, user.Sign)},
+			map[string]any{}},
+		{"creds", operatorConf,
+			map[string]any{"creds": credsFile}, []natsgo.Option{natsgo.UserCredentials(credsFile)},
 			map[string]any{}},
 		{"tls", tlsBlock,
 			map[string]any{"tls": map[string]any{"cert": cliCert, "key": cliKey, "ca": ca}},
@@ -543,4 +548,52 @@ func TestFireFiltersAndQueueGroup(t *testing.T) {
 	if s1.Fired+s2.Fired != n || s1.Ignored+s2.Ignored != n {
 		t.Errorf("stats %+v %+v", s1, s2)
 	}
+}
+
+// writeCreds sets up NATS decentralized auth: an operator, an account and
+// a user signed by it; it returns the user's creds file and the server
+// configuration (operator JWT, the account preloaded in a memory
+// resolver).
+func writeCreds(t *testing.T, dir string) (string, string) {
+	t.Helper()
+	op, err := nkeys.CreateOperator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opPub, _ := op.PublicKey()
+	oc := jwt.NewOperatorClaims(opPub)
+	oc.Name = "gsalt-test"
+	opJWT, err := oc.Encode(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, _ := nkeys.CreateAccount()
+	accPub, _ := acc.PublicKey()
+	ac := jwt.NewAccountClaims(accPub)
+	ac.Name = "SALT"
+	accJWT, err := ac.Encode(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	usr, _ := nkeys.CreateUser()
+	usrPub, _ := usr.PublicKey()
+	usrSeed, _ := usr.Seed()
+	uc := jwt.NewUserClaims(usrPub)
+	uc.Name = "gsalt-master"
+	usrJWT, err := uc.Encode(acc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := jwt.FormatUserConfig(usrJWT, usrSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	credsFile := filepath.Join(dir, "master.creds")
+	opFile := filepath.Join(dir, "operator.jwt")
+	for p, b := range map[string][]byte{credsFile: creds, opFile: []byte(opJWT)} {
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return credsFile, fmt.Sprintf("operator: %q\nresolver: MEMORY\nresolver_preload: {\n  %s: %q\n}\n", opFile, accPub, accJWT)
 }
