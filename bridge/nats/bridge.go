@@ -144,7 +144,7 @@ func Start(ctx context.Context, cfg *Config, bus *event.Bus, log *slog.Logger) (
 	}
 	b.nc, err = natsgo.Connect(strings.Join(cfg.Servers, ","), opts...)
 	if err != nil {
-		return nil, fmt.Errorf("nats: connect: %w", err)
+		return nil, fmt.Errorf("%w: connect: %w", ErrConfig, err)
 	}
 	b.ctx, b.cancel = context.WithCancel(ctx)
 	if cfg.Publish {

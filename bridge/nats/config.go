@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -148,6 +149,11 @@ func parseMap(m map[string]any, masterID string) (*Config, error) {
 	c.Servers = append(c.Servers, p.strList("servers", nil)...)
 	if len(c.Servers) == 0 {
 		c.Servers = []string{"nats://127.0.0.1:4222"}
+	}
+	for _, u := range c.Servers {
+		if err := checkURL(u); err != nil {
+			return nil, cfgErr("nats.url", err.Error())
+		}
 	}
 	c.Name = p.str("name", c.Name)
 	c.Prefix = p.str("subject_prefix", c.Prefix)
@@ -306,6 +312,28 @@ func parseMap(m map[string]any, masterID string) (*Config, error) {
 		c.JetStream = js
 	}
 	return c, nil
+}
+
+// checkURL accepts what the NATS client connects to: host:port or a
+// nats://, tls://, ws:// or wss:// URL with a host (credentials allowed).
+func checkURL(raw string) error {
+	s := raw
+	if !strings.Contains(s, "://") {
+		s = "nats://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q: %w", raw, err)
+	}
+	switch u.Scheme {
+	case "nats", "tls", "ws", "wss":
+	default:
+		return fmt.Errorf("%q: want a nats://, tls://, ws:// or wss:// URL", raw)
+	}
+	if u.Hostname() == "" {
+		return fmt.Errorf("%q: no host", raw)
+	}
+	return nil
 }
 
 // durableName derives the default durable consumer name from the master

@@ -129,6 +129,10 @@ func TestParseErrors(t *testing.T) {
 		{map[string]any{"jetstream": true, "fire": false}, "no inbound subject"},
 		{map[string]any{"jetstream": map[string]any{"subjects": []any{"a..b"}}}, "nats.jetstream.subjects"},
 		{map[string]any{"include": []any{1}}, "nats.include: want a list of strings"},
+		{map[string]any{"url": "foo bar"}, `nats.url: "foo bar"`},
+		{map[string]any{"url": "http://x:4222"}, "want a nats://, tls://, ws:// or wss:// URL"},
+		{map[string]any{"url": []any{"nats://a:1", "nats://:4222"}}, `nats.url: "nats://:4222": no host`},
+		{map[string]any{"url": "nats://127.0.0.1:notaport"}, "invalid port"},
 	} {
 		_, err := Parse(c.v, "m")
 		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), c.want) {
