@@ -106,8 +106,9 @@ type Mapping struct {
 }
 
 // Parse reads the nats option: nil (unset) or false gives (nil, nil); a
-// mapping gives a Config or an error matching ErrConfig. masterID names the
-// default durable consumer and connection.
+// mapping (or a URL string, short for {url: URL}) gives a Config or an
+// error matching ErrConfig. masterID names the default durable consumer
+// and connection.
 func Parse(v any, masterID string) (*Config, error) {
 	switch x := v.(type) {
 	case nil:
@@ -117,6 +118,8 @@ func Parse(v any, masterID string) (*Config, error) {
 			return nil, nil
 		}
 		return nil, cfgErr("nats", "want a mapping, got True")
+	case string:
+		return parseMap(map[string]any{"url": x}, masterID)
 	case map[string]any:
 		return parseMap(x, masterID)
 	}

@@ -91,6 +91,9 @@ func TestParseDefaults(t *testing.T) {
 		c.QueueSize != DefaultQueueSize || c.JetStream != nil || len(c.Subscribe) != 1 || c.Subscribe[0].Subject != "salt.fire.>" {
 		t.Errorf("defaults %+v", c)
 	}
+	if c, err = Parse("nats://h:4222", "m"); err != nil || c.Servers[0] != "nats://h:4222" || !c.Publish {
+		t.Errorf("a URL string: %+v %v", c, err)
+	}
 	c, err = Parse(map[string]any{"jetstream": true, "url": "nats://a:1,nats://b:2"}, "web.1 x")
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +109,8 @@ func TestParseErrors(t *testing.T) {
 		want string
 	}{
 		{true, "nats: want a mapping, got True"},
-		{"nats://x", "nats: want a mapping"},
+		{"http://x", "nats.url: \"http://x\": want a nats://"},
+		{int64(4222), "nats: want a mapping, got int64"},
 		{map[string]any{"urls": "x"}, `nats: unknown key "urls"`},
 		{map[string]any{"publish": "yes"}, "nats.publish: want True or False"},
 		{map[string]any{"queue_size": 0}, "nats.queue_size: want 1 to"},
