@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -101,12 +102,32 @@ func redirect(t *testing.T, text, from, to string) string {
 	return strings.ReplaceAll(text, from, to)
 }
 
+// raceBuild reports whether this test binary was built with -race: the
+// commands are then built with it too and their output is checked for
+// race reports.
+func raceBuild() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" && s.Value == "true" {
+			return true
+		}
+	}
+	return false
+}
+
 // buildTools builds the commands the test runs into dir.
 func buildTools(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "bin")
-	args := []string{"build", "-o", bin + string(filepath.Separator),
-		"./cmd/gsalt-master", "./cmd/gsalt-proxy", "./cmd/gsalt-devsim", "./examples/nats-intended-configs/publisher"}
+	args := []string{"build"}
+	if raceBuild() {
+		args = append(args, "-race")
+	}
+	args = append(args, "-o", bin+string(filepath.Separator),
+		"./cmd/gsalt-master", "./cmd/gsalt-proxy", "./cmd/gsalt-devsim", "./examples/nats-intended-configs/publisher")
 	cmd := exec.Command("go", args...)
 	cmd.Dir = repoRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -161,7 +182,9 @@ func startProc(t *testing.T, dir, name string, args ...string) *proc {
 	go func() { _ = cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
 		p.stop()
-		if t.Failed() {
+		if out := readFile(t, log); strings.Contains(out, "WARNING: DATA RACE") {
+			t.Errorf("%s reported a data race:\n%s", name, tail(out, 8000))
+		} else if t.Failed() {
 			t.Logf("%s output:\n%s", name, tail(readFile(t, log), 4000))
 		}
 	})
