@@ -316,7 +316,6 @@ func anyMatch(ms []event.Matcher, tag string) bool {
 // mirror publishes the bus's events to NATS until the subscription ends.
 func (b *Bridge) mirror() {
 	defer b.wg.Done()
-	hdrOK := true
 	for ev := range b.sub.C() {
 		if !anyMatch(b.include, ev.Tag) || anyMatch(b.exclude, ev.Tag) {
 			b.skipped.Add(1)
@@ -344,10 +343,8 @@ func (b *Bridge) mirror() {
 			b.log.Warn("event not mirrored: cannot encode its data", "tag", ev.Tag, "err", err)
 			continue
 		}
-		msg := &natsgo.Msg{Subject: subj, Data: data}
-		if hdrOK {
-			msg.Header = natsgo.Header{TagHeader: []string{ev.Tag}, OriginHeader: []string{b.origin}}
-		}
+		msg := &natsgo.Msg{Subject: subj, Data: data,
+			Header: natsgo.Header{TagHeader: []string{ev.Tag}, OriginHeader: []string{b.origin}}}
 		err = b.nc.PublishMsg(msg)
 		if errors.Is(err, natsgo.ErrHeadersNotSupported) {
 			// Not connected yet (the server's INFO is unknown): mirror
@@ -369,7 +366,10 @@ func (b *Bridge) mirror() {
 func (b *Bridge) subscribeCore() error {
 	for i := range b.cfg.Subscribe {
 		m := &b.cfg.Subscribe[i]
-		cb := func(msg *natsgo.Msg) { _ = b.handle(msg.Subject, msg.Header, msg.Data, m) }
+		cb := func(msg *natsgo.Msg) {
+			b.received.Add(1)
+			_ = b.handle(msg.Subject, msg.Header, msg.Data, m)
+		}
 		var s *natsgo.Subscription
 		var err error
 		if m.Queue != "" {
@@ -394,7 +394,6 @@ var errNoRetry = errors.New("nats: message cannot be fired")
 
 // handle fires one inbound message through mapping m.
 func (b *Bridge) handle(subject string, hdr natsgo.Header, body []byte, m *Mapping) error {
-	b.received.Add(1)
 	if hdr != nil && hdr.Get(OriginHeader) == b.origin {
 		b.ignored.Add(1)
 		return nil
@@ -610,6 +609,7 @@ func (b *Bridge) consume(js jetstream.JetStream) (jetstream.ConsumeContext, erro
 // so it is redelivered; a message that can never be fired is terminated).
 func (b *Bridge) handleJS(msg jetstream.Msg) {
 	subject := msg.Subject()
+	b.received.Add(1)
 	matched := false
 	var err error
 	for i := range b.cfg.Subscribe {
@@ -621,7 +621,6 @@ func (b *Bridge) handleJS(msg jetstream.Msg) {
 		err = errors.Join(err, b.handle(subject, msg.Headers(), msg.Data(), m))
 	}
 	if !matched {
-		b.received.Add(1)
 		b.ignored.Add(1)
 	}
 	switch {
