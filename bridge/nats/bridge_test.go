@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -596,4 +597,60 @@ func writeCreds(t *testing.T, dir string) (string, string) {
 		}
 	}
 	return credsFile, fmt.Sprintf("operator: %q\nresolver: MEMORY\nresolver_preload: {\n  %s: %q\n}\n", opFile, accPub, accJWT)
+}
+
+// BenchmarkMirror: bus events (a job return of ~200 bytes of data)
+// mirrored to a real nats-server and received by a subscriber.
+func BenchmarkMirror(b *testing.B) {
+	srv := natstest.Start(b, natstest.Options{})
+	bus := event.New(event.Options{Logger: testLogger()})
+	defer bus.Close()
+	c, err := Parse(map[string]any{"url": srv.URL(), "fire": false, "queue_size": 100000}, "m1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	br, err := Start(context.Background(), c, bus, testLogger())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer br.Close()
+	testutil.Eventually(b, 20*time.Second, func() bool { return br.Stats().Connected }, "the bridge to connect")
+	nc, err := natsgo.Connect(srv.URL())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	got := make(chan struct{}, 1)
+	var n int
+	sub, err := nc.Subscribe("salt.salt.job.>", func(*natsgo.Msg) {
+		n++
+		if n == b.N {
+			got <- struct{}{}
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	_ = sub.SetPendingLimits(-1, -1)
+	_ = nc.Flush()
+	data := payload.NewMap("cmd", "_return", "id", "sw1", "fun", "net.load_config", "jid", "20260101000000000001",
+		"return", payload.NewMap("result", true, "comment", "", "diff", "+ntp server 192.0.2.1", "already_configured", false),
+		"retcode", int64(0), "success", true)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		for bus.Fire(event.Event{Tag: "salt/job/20260101000000000001/ret/sw" + strconv.Itoa(i%1000), Data: data}) != nil {
+			b.Fatal("bus closed")
+		}
+		if i%10000 == 9999 && i > 50000 { // stay within the bridge's queue
+			for br.Stats().Published < uint64(i-50000) {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	select {
+	case <-got:
+	case <-time.After(60 * time.Second):
+		b.Fatalf("received %d of %d (stats %+v)", n, b.N, br.Stats())
+	}
 }
