@@ -301,6 +301,8 @@ func knownExtra(k string) bool {
 		"syndic_dir", "id_function", "return", "autosign_timeout", "publish_port", "proxy",
 		"ext_pillar", "master_tops", "file_ignore_regex", "file_ignore_glob", "pillar":
 		return true
+	case "nats": // gsalt-master's NATS bridge (package bridge/nats)
+		return true
 	}
 	return false
 }

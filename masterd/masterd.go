@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	natsbridge "github.com/gsalt/gsalt/bridge/nats"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/fileserver"
@@ -108,6 +109,8 @@ type Daemon struct {
 	err      error
 	pullFile bool // publish_pull.ipc was written
 	locks    []*pidfile.File
+
+	nats *natsbridge.Bridge // nil unless the nats option is set
 }
 
 // Start brings a master up: it creates cachedir and sock_dir, opens the key
@@ -199,6 +202,10 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 		if d.rx, err = startReactor(d.ctx, d, cfg, opts, clientKeys["root"], log); err != nil {
 			return nil, err
 		}
+	}
+	// After the reactor subscribed: JetStream delivers stored events at once.
+	if d.nats, err = natsbridge.StartMaster(d.ctx, cfg, d.bus, log); err != nil {
+		return nil, fmt.Errorf("masterd: %w", err)
 	}
 	workers := max(transport.DefaultWorkers, cfg.WorkerThreads*4)
 	d.req, err = transport.ListenReq(d.ctx, hostPort(cfg.Interface, cfg.RetPort), d.m.HandleRequest,
@@ -507,6 +514,9 @@ func mustOpt(cfg *config.Master, key string) any {
 	return v
 }
 
+// NATS returns the NATS bridge, or nil when the nats option is not set.
+func (d *Daemon) NATS() *natsbridge.Bridge { return d.nats }
+
 // Master returns the request handler and publisher.
 func (d *Daemon) Master() *master.Master { return d.m }
 
@@ -548,6 +558,7 @@ func (d *Daemon) shutdown() {
 			errs = append(errs, ignoreClosed(d.req.Close()))
 		}
 		d.wg.Wait()
+		errs = append(errs, d.nats.Close())
 		if d.rx != nil {
 			errs = append(errs, d.rx.Close())
 		}

@@ -15,8 +15,9 @@
 //     returners/builtin)
 //  3. states/
 //  4. master/, minion/
-//  5. proxy/, virt/, reactor/, masterd/ (the master daemon wiring master
-//     and reactor together), netapi/ (the REST API over the master) and
+//  5. proxy/, virt/, reactor/, bridge/ (event bus bridges such as NATS),
+//     masterd/ (the master daemon wiring master and reactor together),
+//     netapi/ (the REST API over the master) and
 //     cli/ (the library behind each command)
 //  6. cmd/ (flags only) and examples/
 package layers
@@ -32,7 +33,7 @@ var tops = map[string]int{
 	"modules": 2, "pillar": 2, "fileserver": 2, "schedule": 2, "beacons": 2, "returners": 2,
 	"states": 3,
 	"master": 4, "minion": 4,
-	"proxy": 5, "virt": 5, "reactor": 5, "masterd": 5, "cli": 5, "netapi": 5,
+	"proxy": 5, "virt": 5, "reactor": 5, "masterd": 5, "cli": 5, "netapi": 5, "bridge": 5,
 	"cmd": 6, "examples": 6,
 }
 
