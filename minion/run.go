@@ -69,6 +69,7 @@ func (m *Minion) Run(ctx context.Context) error {
 			loopCancel()
 			return err
 		}
+		m.pubSub.Store(sub)
 		m.mu.Lock()
 		m.subPort = port
 		m.resubFn = loopCancel

@@ -1,0 +1,72 @@
+package minion
+
+import (
+	"context"
+	"time"
+
+	"github.com/gsalt/gsalt/internal/health"
+)
+
+// Connection is the minion's link to its master, for readiness probes.
+type Connection struct {
+	// Master is the master's request address (host:port).
+	Master string
+	// Authenticated: the master accepted the minion's key and a session
+	// key is in use.
+	Authenticated bool
+	// Connected: the publish subscription is connected now.
+	Connected bool
+}
+
+// Connection returns the state of the minion's link to its master.
+func (m *Minion) Connection() Connection {
+	c := Connection{Master: m.masterAddr, Authenticated: m.current() != nil}
+	if s := m.pubSub.Load(); s != nil {
+		c.Connected = s.Up()
+	}
+	return c
+}
+
+// RegisterHealth adds the minion's probes and metrics to h (nothing when
+// h is nil): /healthz watches the minion's state lock every second (a
+// minion stuck on it stops the heartbeat); /readyz holds once the master
+// accepted the minion and its publish subscription is connected.
+func (m *Minion) RegisterHealth(ctx context.Context, h *health.Server) {
+	if h == nil {
+		return
+	}
+	hb := health.NewHeartbeat()
+	hb.Watch(ctx, time.Second, func() { _ = m.Connection() })
+	h.Live("minion", hb.Check(h.Config().HeartbeatTimeout))
+	h.Ready("master", func() (bool, string) {
+		c := m.Connection()
+		switch {
+		case !c.Authenticated:
+			return false, "not authenticated with " + c.Master
+		case !c.Connected:
+			return false, "authenticated, publish port of " + c.Master + " not connected"
+		}
+		return true, "authenticated and connected to " + c.Master
+	})
+	b2f := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	h.MustRegister(
+		health.CounterFunc("minion", "authentications_total", "Successful authentications with the master.",
+			func() uint64 { return uint64(m.Authentications()) }),
+		health.GaugeFunc("minion", "authenticated", "1 when the master accepted the minion.",
+			func() float64 { return b2f(m.Connection().Authenticated) }),
+		health.GaugeFunc("minion", "connected", "1 when the publish subscription is connected.",
+			func() float64 { return b2f(m.Connection().Connected) }),
+		health.CounterFunc("minion", "publish_dropped_total", "Publications dropped because the receive queue was full.",
+			func() uint64 {
+				if s := m.pubSub.Load(); s != nil {
+					return s.Dropped()
+				}
+				return 0
+			}),
+	)
+}
