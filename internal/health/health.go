@@ -407,11 +407,11 @@ func (h *Heartbeat) Check(max time.Duration) Check {
 		if h.last.Load() == 0 {
 			return false, "no heartbeat yet"
 		}
-		age := h.Age().Round(time.Millisecond)
+		age := h.Age()
 		if age > max {
-			return false, fmt.Sprintf("last heartbeat %s ago (limit %s)", age, max)
+			return false, fmt.Sprintf("last heartbeat %s ago (limit %s)", age.Round(time.Millisecond), max)
 		}
-		return true, fmt.Sprintf("last heartbeat %s ago", age)
+		return true, fmt.Sprintf("last heartbeat %s ago", age.Round(time.Millisecond))
 	}
 }
 
