@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,27 +24,53 @@ import (
 // The tests below run gsalt's daemons as real processes, built from this
 // tree, with metrics_port on free 127.0.0.1 ports.
 
-// buildDaemons builds the commands the tests run into a temporary folder.
+// built holds the commands the tests run, built once per test binary.
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// buildDaemons builds the commands the tests run (once) and returns their
+// folder.
 func buildDaemons(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs gsalt's daemons; skipped with -short")
 	}
-	bin := filepath.Join(t.TempDir(), "bin")
-	args := []string{"build"}
-	if raceEnabled {
-		args = append(args, "-race")
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "gsalt-health-bin")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir = dir
+		args := []string{"build"}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		args = append(args, "-o", dir+string(filepath.Separator))
+		for _, c := range []string{"gsalt", "gsalt-master", "gsalt-minion", "gsalt-proxy", "gsalt-api", "gsalt-devsim"} {
+			args = append(args, "./cmd/"+c)
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Dir = "../.."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	args = append(args, "-o", bin+string(filepath.Separator))
-	for _, c := range []string{"gsalt", "gsalt-master", "gsalt-minion", "gsalt-proxy", "gsalt-api", "gsalt-devsim"} {
-		args = append(args, "./cmd/"+c)
-	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = "../.."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return bin
+	return built.dir
 }
 
 // proc is a daemon in its own process group, stopped when the test ends.
