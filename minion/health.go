@@ -2,6 +2,7 @@ package minion
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/health"
@@ -69,4 +70,58 @@ func (m *Minion) RegisterHealth(ctx context.Context, h *health.Server) {
 				return 0
 			}),
 	)
+}
+
+// SwarmHealth follows the identities of a swarm (RunSwarm) for the
+// probes: /readyz holds while at least metrics_ready_share of the N
+// identities are authenticated and connected. A nil *SwarmHealth ignores
+// Add.
+type SwarmHealth struct {
+	n  int
+	mu sync.Mutex
+	ms []*Minion
+}
+
+// RegisterSwarmHealth adds the probes and metrics of a swarm of n
+// identities to h and returns the tracker to pass as SwarmOptions.Started
+// (its Add); nil when h is nil.
+func RegisterSwarmHealth(ctx context.Context, h *health.Server, n int) *SwarmHealth {
+	if h == nil {
+		return nil
+	}
+	s := &SwarmHealth{n: n}
+	hb := health.NewHeartbeat()
+	hb.Watch(ctx, time.Second, func() { _, _ = s.counts() })
+	h.Live("swarm", hb.Check(h.Config().HeartbeatTimeout))
+	h.Ready("swarm", health.Share("minions", s.counts, h.Config().ReadyShare))
+	h.MustRegister(
+		health.GaugeFunc("minion", "swarm_connected", "Swarm identities authenticated and connected to the master.",
+			func() float64 { c, _ := s.counts(); return float64(c) }),
+		health.GaugeFunc("minion", "swarm_size", "Swarm identities configured (--swarm).",
+			func() float64 { return float64(n) }),
+	)
+	return s
+}
+
+// Add tracks one identity (SwarmOptions.Started).
+func (s *SwarmHealth) Add(m *Minion) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.ms = append(s.ms, m)
+	s.mu.Unlock()
+}
+
+// counts returns the connected identities and the swarm size.
+func (s *SwarmHealth) counts() (connected, total int) {
+	s.mu.Lock()
+	ms := append([]*Minion(nil), s.ms...)
+	s.mu.Unlock()
+	for _, m := range ms {
+		if c := m.Connection(); c.Authenticated && c.Connected {
+			connected++
+		}
+	}
+	return connected, s.n
 }

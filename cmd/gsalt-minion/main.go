@@ -95,7 +95,8 @@ func main() {
 				return err
 			}
 			if swarm > 0 {
-				return minion.RunSwarm(ctx, minion.SwarmOptions{Config: cfg, N: swarm, Logger: logger, Registry: reg})
+				sh := minion.RegisterSwarmHealth(ctx, hs, swarm)
+				return minion.RunSwarm(ctx, minion.SwarmOptions{Config: cfg, N: swarm, Logger: logger, Registry: reg, Started: sh.Add})
 			}
 			m, err := minion.New(minion.Options{Config: cfg, Logger: logger, Registry: reg})
 			if err != nil {

@@ -549,4 +549,25 @@ func TestMetricsOffByDefault(t *testing.T) {
 	if len(ports) != 2 || !want[ports[0]] || !want[ports[1]] {
 		t.Errorf("gsalt-master without metrics_port listens on %v, want only %d and %d", ports, l.pub, l.ret)
 	}
+
+	// --metrics-port turns the endpoints on: a swarm is ready once its
+	// identities are connected.
+	sdir := filepath.Join(dir, "swarm")
+	writeFile(t, filepath.Join(sdir, "etc", "minion"), fmt.Sprintf(
+		"id: sw\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\nmetrics_ready_share: 1\n", sdir, l.ret))
+	sport := freePort(t)
+	swarm := start(t, dir, "gsalt-minion-swarm", filepath.Join(bin, "gsalt-minion"), "-c", filepath.Join(sdir, "etc"),
+		"--swarm", "3", "--metrics-port", strconv.Itoa(sport), "-l", "info")
+	sbase := fmt.Sprintf("http://127.0.0.1:%d", sport)
+	waitProbe(t, swarm, "swarm ready", sbase+"/readyz", 120*time.Second, func(code int, body string) bool {
+		return code == 200 && strings.Contains(body, "ok swarm: 3/3 minions connected (100.0%, ready at 100.0%)")
+	})
+	fams := scrape(t, sbase)
+	if v := value(t, fams, "gsalt_minion_swarm_connected", nil); v != 3 {
+		t.Errorf("gsalt_minion_swarm_connected = %v, want 3", v)
+	}
+	if got := listening(t, swarm.cmd.Process.Pid); len(got) != 1 || got[0] != sport {
+		t.Errorf("the swarm listens on %v, want only %d", got, sport)
+	}
 }
