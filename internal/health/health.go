@@ -24,7 +24,59 @@
 // gsalt-master and gsalt-api sharing one master file do not collide.
 //
 // Both probe endpoints answer 200 or 503 with a short text body: one line
-// per check, "ok NAME: DETAIL" or "fail NAME: DETAIL".
+// per check, "ok NAME: DETAIL" or "fail NAME: DETAIL". What they check:
+//
+//   - gsalt-master: /healthz the maintenance loop's heartbeat (it ticks
+//     every second); /readyz the publish and request ports bound and the
+//     job cache open (503 while starting, e.g. while another process
+//     holds the job cache's lock, and while stopping).
+//   - gsalt-minion: /healthz a watcher taking the minion's state lock
+//     every second; /readyz authenticated by the master and the publish
+//     subscription connected (--swarm: the share of identities connected,
+//     against metrics_ready_share).
+//   - gsalt-proxy: /healthz a watcher of the device table; /readyz the
+//     share of devices connected (proxy module up, minion authenticated
+//     and subscribed) against metrics_ready_share, e.g. "ok devices:
+//     950/1000 devices connected (95.0%, ready at 90.0%)".
+//   - gsalt-api: /healthz the API's own listener accepts; /readyz the
+//     master's request port accepts.
+//
+// Metrics, each daemon on its own registry, besides the Go and process
+// collectors (go_goroutines, go_memstats_*, process_resident_memory_bytes,
+// process_cpu_seconds_total, process_open_fds, ...):
+//
+//	gsalt-master
+//	  gsalt_master_jobs_published_total
+//	  gsalt_master_returns_received_total
+//	  gsalt_master_auth_total{outcome="accepted|pending|rejected|denied|full"}
+//	  gsalt_master_request_queue_depth, gsalt_master_request_queue_capacity
+//	  gsalt_master_request_queue_waits_total, gsalt_master_request_dropped_total
+//	  gsalt_master_request_malformed_total
+//	  gsalt_master_publish_subscribers, gsalt_master_publish_dropped_total
+//	  gsalt_event_bus_subscribers, gsalt_event_bus_dropped_total
+//	  gsalt_event_bus_ipc_dropped_total
+//	  gsalt_jobcache_writes_total, gsalt_jobcache_write_errors_total
+//	  gsalt_reactor_reactions_total{kind="local|runner|wheel|caller"}
+//	  gsalt_reactor_dropped_total{reason="queue|call_queue|bus"}
+//	  gsalt_reactor_failed_total, gsalt_reactor_queue_depth (reactor on)
+//	gsalt-minion
+//	  gsalt_minion_authentications_total, gsalt_minion_authenticated
+//	  gsalt_minion_connected, gsalt_minion_publish_dropped_total
+//	  gsalt_minion_swarm_connected, gsalt_minion_swarm_size (--swarm)
+//	gsalt-proxy
+//	  gsalt_proxy_devices{state="starting|up|down"}
+//	  gsalt_proxy_devices_connected
+//	  gsalt_proxy_device_sessions_up_total
+//	  gsalt_proxy_device_sessions_down_total
+//	  gsalt_proxy_device_connect_errors_total
+//	  gsalt_proxy_device_ops_in_flight, gsalt_proxy_device_queue_depth
+//	gsalt-api
+//	  gsalt_api_requests_total{path="/|/login|/minions|...|other",status="200|401|..."}
+//
+// The counters live where the counted things happen (atomic counters of
+// the master, the transport, the event bus, the job cache, the reactor,
+// the proxy fleet) and are read at scrape time: the hot paths never touch
+// a Prometheus type.
 package health
 
 import (
