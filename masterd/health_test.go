@@ -9,11 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/health"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/wire/message"
+	"github.com/gsalt/gsalt/wire/payload"
 )
 
 func getText(t *testing.T, url string) (int, string) {
@@ -115,5 +117,45 @@ func TestHealthAuthOutcomesAndClose(t *testing.T) {
 		return c == 503 && strings.Contains(b, "fail maintenance loop: last heartbeat")
 	}) {
 		t.Fatal("/healthz still passes after the maintenance loop stopped")
+	}
+}
+
+// TestHealthReactorMetrics: with the reactor on, a runner reaction is
+// counted where the reactor starts it and exported.
+func TestHealthReactorMetrics(t *testing.T) {
+	dir := shortDir(t)
+	cfg := writeConfig(t, dir, reactorConfig(t, dir))
+	hc, err := masterd.HealthConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc.Port = freePorts(t, 1)[0]
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hs := health.New(hc, logger())
+	if err := hs.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, err := masterd.Start(ctx, cfg, masterd.Options{Logger: logger(), Health: hs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	base := "http://" + hs.Addr().String()
+	if _, text := getText(t, base+health.PathMetrics); !strings.Contains(text, `gsalt_reactor_reactions_total{kind="runner"} 0`+"\n") {
+		t.Fatalf("no reactor metrics before any event:\n%s", text)
+	}
+	d.Bus().Publish(event.Event{Tag: "my/tag", Data: payload.NewMap("id", "m1", "data", payload.NewMap())})
+	var text string
+	if !testutil.Poll(60*time.Second, func() bool {
+		_, text = getText(t, base+health.PathMetrics)
+		return strings.Contains(text, `gsalt_reactor_reactions_total{kind="runner"} 1`+"\n")
+	}) {
+		t.Fatalf("the runner reaction was not counted:\n%s", text)
+	}
+	for _, line := range []string{`gsalt_reactor_dropped_total{reason="queue"} 0`, `gsalt_reactor_failed_total 0`} {
+		if !strings.Contains(text, line+"\n") {
+			t.Errorf("/metrics lacks %q", line)
+		}
 	}
 }
