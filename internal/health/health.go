@@ -45,6 +45,8 @@
 // collectors (go_goroutines, go_memstats_*, process_resident_memory_bytes,
 // process_cpu_seconds_total, process_open_fds, ...):
 //
+//	every daemon
+//	  gsalt_build_info{version, salt_version} 1
 //	gsalt-master
 //	  gsalt_master_jobs_published_total
 //	  gsalt_master_returns_received_total
@@ -96,6 +98,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/gsalt/gsalt/version"
 )
 
 // Endpoint paths.
@@ -263,7 +267,11 @@ func New(cfg Config, log *slog.Logger) *Server {
 		cfg.ReadyShare = DefaultReadyShare
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	info := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: Namespace, Name: "build_info",
+		Help:        "Always 1; the labels say which gsalt (and which Salt release it speaks) runs.",
+		ConstLabels: prometheus.Labels{"version": version.Gsalt, "salt_version": version.Salt}})
+	info.Set(1)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), info)
 	return &Server{cfg: cfg, log: log, reg: reg, done: make(chan struct{})}
 }
 

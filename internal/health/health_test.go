@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,6 +148,9 @@ func TestServerProbesAndMetrics(t *testing.T) {
 	if v := value(t, fams, "gsalt_test_auth_total", map[string]string{"outcome": "rejected"}); v != 0 {
 		t.Fatalf("rejected = %v", v)
 	}
+	if v := value(t, fams, "gsalt_build_info", nil); v != 1 {
+		t.Fatalf("gsalt_build_info = %v", v)
+	}
 	for _, name := range []string{"go_goroutines", "process_resident_memory_bytes"} {
 		if value(t, fams, name, nil) <= 0 {
 			t.Fatalf("%s not positive", name)
@@ -167,6 +171,23 @@ func TestServerProbesAndMetrics(t *testing.T) {
 	cancel()
 	if !pollFor(5*time.Second, func() bool { _, err := http.Get(base + health.PathHealthz); return err != nil }) {
 		t.Fatal("the listener still answers after the context ended")
+	}
+}
+
+// TestPortInUse: a metrics_port that cannot be bound is an error naming
+// the option (the daemon stops: its probes could never answer).
+func TestPortInUse(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := health.New(health.Config{Port: freePort(t), Host: "127.0.0.1"}, nil)
+	if err := a.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b := health.New(a.Config(), nil)
+	err := b.Start(ctx)
+	if err == nil || !strings.Contains(err.Error(), "metrics_port") || !errors.Is(err, syscall.EADDRINUSE) {
+		t.Fatalf("second Start on the same port: %v", err)
 	}
 }
 
