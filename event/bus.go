@@ -57,6 +57,8 @@ type Bus struct {
 	sinks  atomic.Pointer[[]sink]
 	closed atomic.Bool
 	done   chan struct{}
+	// dropped counts events lost by all subscriptions (Dropped).
+	dropped atomic.Uint64
 }
 
 // New returns a running bus.
@@ -175,6 +177,11 @@ func (b *Bus) removeSink(s sink) {
 // Subscribers returns the number of registered subscriptions and servers.
 func (b *Bus) Subscribers() int { return len(*b.sinks.Load()) }
 
+// Dropped returns how many events subscriptions of the bus lost because
+// their queue was full, over all subscriptions since New (the IPC
+// server's readers count theirs in IPCServer.Dropped).
+func (b *Bus) Dropped() uint64 { return b.dropped.Load() }
+
 // Subscription is one consumer's bounded queue of matching events.
 type Subscription struct {
 	bus     *Bus
@@ -255,6 +262,7 @@ func (s *Subscription) deliver(ev Event, _ []byte) {
 	s.mu.Unlock()
 	if !sent {
 		n := s.dropped.Add(1)
+		s.bus.dropped.Add(1)
 		if n == 1 || n%s.bus.logEvery == 0 {
 			s.bus.log.Warn("event: slow subscriber, events dropped",
 				"dropped_total", n, "queue", cap(s.ch), "tag", ev.Tag)

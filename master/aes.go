@@ -109,6 +109,7 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 		}
 	}
 	m.log.Info("got a return", "id", id, "jid", jid)
+	m.st.returns.Add(1)
 	m.fire(event.Tagify([]string{jid, "ret", id}, "job"), load)
 	return nil, nil
 }

@@ -36,6 +36,7 @@ func (m *Master) handleAuth(load *payload.Map, version int64) ([]byte, bool) {
 	id, _ := idV.(string)
 	if !m.validID(id) {
 		m.log.Info("authentication request from an invalid id", "id", payload.Text(idV))
+		m.st.auth[2].Add(1)
 		return m.authRefusal(false, nonce, signed)
 	}
 	if !load.Has("pub") {
@@ -52,6 +53,7 @@ func (m *Master) handleAuth(load *payload.Map, version int64) ([]byte, bool) {
 		return nil, false
 	}
 	m.log.Info("authentication request", "id", id, "result", dec.Result.String(), "reason", dec.Reason)
+	m.st.authResult(dec)
 	if dec.Result != keys.AuthAccept {
 		m.fireAuth(dec)
 		return m.authRefusal(dec.Result.Ret(), nonce, signed)

@@ -157,6 +157,8 @@ type Master struct {
 
 	// noRecover disables the panic guard of HandleRequest (fuzzing).
 	noRecover bool
+	// st are the counters of Stats.
+	st counters
 }
 
 // New builds a Master with a fresh session key. It loads master.pem and

@@ -191,6 +191,7 @@ func (m *Master) publish(clear *payload.Map) (string, []string, []string, error)
 	if err := m.send(load, topics); err != nil {
 		return jid, minions, missing, err
 	}
+	m.st.published.Add(1)
 	m.log.Info("published a job", "jid", jid, "fun", payload.Text(fun), "tgt", payload.Text(tgt), "minions", len(minions))
 	return jid, minions, missing, nil
 }

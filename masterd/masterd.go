@@ -34,6 +34,7 @@ import (
 	"github.com/gsalt/gsalt/fileserver"
 	"github.com/gsalt/gsalt/grains"
 	"github.com/gsalt/gsalt/internal/atomicfile"
+	"github.com/gsalt/gsalt/internal/health"
 	"github.com/gsalt/gsalt/internal/pidfile"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/master/jobcache"
@@ -85,6 +86,9 @@ type Options struct {
 	// Ready, when set, is called by Run once the master serves (systemd's
 	// READY=1).
 	Ready func()
+	// Health, when set, gets the master's probes and metrics (see
+	// HealthConfig); nil means the endpoints are off.
+	Health *health.Server
 }
 
 // Daemon is a running gsalt master.
@@ -111,6 +115,8 @@ type Daemon struct {
 	locks    []*pidfile.File
 
 	nats *natsbridge.Bridge // nil unless the nats option is set
+	up   up                 // what /readyz checks
+	beat *health.Heartbeat  // the maintenance loop's heartbeat (/healthz)
 }
 
 // Start brings a master up: it creates cachedir and sock_dir, opens the key
@@ -126,6 +132,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	}
 	d := &Daemon{cfg: cfg, log: log, done: make(chan struct{})}
 	d.ctx, d.cancel = context.WithCancel(ctx)
+	d.healthChecks(opts.Health)
 	defer func() {
 		if err != nil {
 			d.shutdown()
@@ -164,6 +171,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	if err != nil {
 		return nil, err
 	}
+	d.up.jobs.Store(true)
 	clientKeys, err := WriteClientKeys(cfg.CacheDir, clientUsers(cfg))
 	if err != nil {
 		return nil, err
@@ -180,6 +188,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	if err != nil {
 		return nil, fmt.Errorf("masterd: publish port: %w", err)
 	}
+	d.up.pub.Store(true)
 	d.m, err = master.New(master.Options{
 		Config:      cfg,
 		Keys:        d.keys,
@@ -213,6 +222,8 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	if err != nil {
 		return nil, fmt.Errorf("masterd: request port: %w", err)
 	}
+	d.up.req.Store(true)
+	d.registerMetrics(opts.Health)
 	d.wg.Add(1)
 	go d.maintain()
 	go func() {
@@ -431,6 +442,7 @@ func (d *Daemon) maintain() {
 			return
 		case <-tick.C:
 		}
+		d.beat.Beat()
 		if _, err := d.m.CheckRotation(); err != nil {
 			d.log.Error("session key rotation", "err", err)
 		}
@@ -552,6 +564,7 @@ func (d *Daemon) Close() error {
 
 func (d *Daemon) shutdown() {
 	d.once.Do(func() {
+		d.up.closing.Store(true)
 		d.cancel()
 		var errs []error
 		if d.req != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
+	"github.com/gsalt/gsalt/wire/transport"
 )
 
 // Sentinel errors Run returns for conditions the caller (gsalt-minion)
@@ -166,6 +167,8 @@ type Minion struct {
 	readyOnce sync.Once
 	lastErr   atomic.Pointer[errBox]
 	authCount atomic.Int64
+	// pubSub is the current publish subscription (Connection).
+	pubSub atomic.Pointer[transport.Subscriber]
 }
 
 type errBox struct{ err error }

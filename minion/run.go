@@ -70,6 +70,7 @@ func (m *Minion) Run(ctx context.Context) error {
 			loopCancel()
 			return err
 		}
+		m.pubSub.Store(sub)
 		m.mu.Lock()
 		m.subPort = port
 		m.resubFn = loopCancel

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"gopkg.in/yaml.v3"
 
 	"github.com/gsalt/gsalt/cli/saltcli"
@@ -37,6 +38,8 @@ type Server struct {
 	start  time.Time
 
 	requests atomic.Int64
+	// reqs counts requests for /metrics (RegisterHealth).
+	reqs atomic.Pointer[prometheus.CounterVec]
 }
 
 // New builds a server for the master cfg describes.
@@ -178,6 +181,7 @@ func (s *Server) logged(h http.Handler) http.Handler {
 		}
 		sw := &statusWriter{ResponseWriter: w}
 		h.ServeHTTP(sw, r)
+		s.countRequest(r.URL.Path, sw.code)
 		s.access.Info("request", "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path,
 			"status", sw.code, "bytes", sw.n, "duration", time.Since(start).String())
 	})

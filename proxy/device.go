@@ -357,6 +357,7 @@ func (d *Device) initModule(ctx context.Context) bool {
 		return false
 	}
 	d.log.Info("proxy module initialized", "proxytype", modCfg.ProxyType)
+	d.f.sess.up.Add(1)
 	if changed, attempts, downFor := d.st.up(time.Now()); changed {
 		d.fireState(ctx, UpTagFmt, payload.NewMap("attempts", int64(attempts), "down_for", downFor.Seconds()))
 	}
@@ -369,6 +370,7 @@ func (d *Device) markDown(ctx context.Context, err error) {
 	attempts := d.st.get().Attempts + 1
 	retryIn := backoff(attempts, d.f.retryMin, d.f.retryMax)
 	changed, _ := d.st.down(time.Now(), err, retryIn)
+	d.f.sess.connectErrors.Add(1)
 	d.log.Error("the device is down; retrying", "err", err, "attempts", attempts, "retry_in", retryIn)
 	if changed {
 		d.fireState(ctx, DownTagFmt, payload.NewMap("error", err.Error(), "attempts", int64(attempts), "retry_in", retryIn.Seconds()))
@@ -384,6 +386,7 @@ func (d *Device) shutdownModule() {
 		d.mu.Lock()
 		d.initialized = false
 		d.mu.Unlock()
+		d.f.sess.down.Add(1)
 		return err
 	})
 	if err != nil && !errors.Is(err, proxymod.ErrNotInitialized) {
@@ -494,6 +497,7 @@ func (d *Device) probe(ctx context.Context, limit time.Duration) {
 		return mod.Shutdown(ctx)
 	})
 	d.st.reconnect()
+	d.f.sess.down.Add(1)
 	if d.initModule(ctx) {
 		if m := d.Minion(); m != nil {
 			if err := m.RefreshGrains(ctx, true); err != nil {

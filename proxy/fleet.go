@@ -112,6 +112,8 @@ type Fleet struct {
 	devices map[string]*Device
 	regs    map[string]*modules.Registry
 	wg      sync.WaitGroup
+
+	sess sessionCounters // SessionStats
 }
 
 // New checks the options and returns a fleet ready to Run.

@@ -64,8 +64,17 @@ func main() {
 					return err
 				}
 			}
+			hc, err := masterd.HealthConfig(cfg)
+			if err != nil {
+				return err
+			}
+			hs, err := df.Health(ctx, hc, logger)
+			if err != nil {
+				return err
+			}
+			defer hs.Close()
 			defer daemon.Notify("STOPPING=1")
-			return masterd.Run(ctx, cfg, masterd.Options{Logger: logger, Runners: run, Ready: func() {
+			return masterd.Run(ctx, cfg, masterd.Options{Logger: logger, Runners: run, Health: hs, Ready: func() {
 				_ = daemon.Notify("READY=1")
 				daemon.Watchdog(ctx)
 			}})

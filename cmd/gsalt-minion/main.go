@@ -15,6 +15,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
+	"github.com/gsalt/gsalt/internal/health"
 	"github.com/gsalt/gsalt/internal/pidfile"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/virt"
@@ -80,17 +81,28 @@ func main() {
 			_ = daemon.Notify("READY=1")
 			daemon.Watchdog(ctx)
 			defer daemon.Notify("STOPPING=1")
+			hc, err := health.ConfigFrom(cfg.Opts.Get, health.DefaultHost)
+			if err != nil {
+				return err
+			}
+			hs, err := df.Health(ctx, hc, logger)
+			if err != nil {
+				return err
+			}
+			defer hs.Close()
 			reg, err := minion.NewRegistry(virt.Extension)
 			if err != nil {
 				return err
 			}
 			if swarm > 0 {
-				return minion.RunSwarm(ctx, minion.SwarmOptions{Config: cfg, N: swarm, Logger: logger, Registry: reg})
+				sh := minion.RegisterSwarmHealth(ctx, hs, swarm)
+				return minion.RunSwarm(ctx, minion.SwarmOptions{Config: cfg, N: swarm, Logger: logger, Registry: reg, Started: sh.Add})
 			}
 			m, err := minion.New(minion.Options{Config: cfg, Logger: logger, Registry: reg})
 			if err != nil {
 				return err
 			}
+			m.RegisterHealth(ctx, hs)
 			err = m.Run(ctx)
 			switch {
 			case errors.Is(err, minion.ErrRejected):

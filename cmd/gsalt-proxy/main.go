@@ -96,6 +96,12 @@ func main() {
 			if err != nil {
 				return err
 			}
+			hs, err := proxyHealth(ctx, cfg, &df, logger)
+			if err != nil {
+				return err
+			}
+			defer hs.Close()
+			f.RegisterHealth(ctx, hs)
 			err = f.Run(ctx)
 			if len(all) == 1 {
 				// One device: exit like salt-proxy would.

@@ -33,6 +33,10 @@ type Flags struct {
 	LogFile, LogFileLevel string
 	// Version is -V/--version.
 	Version bool
+	// MetricsPort and MetricsHost are --metrics-port and --metrics-host
+	// (override metrics_port and metrics_host; see internal/health).
+	MetricsPort int
+	MetricsHost string
 }
 
 // Register adds the flags to fs.
@@ -43,6 +47,8 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.LogFile, "log-file", "", "log file path or syslog URL (default: the log_file option)")
 	fs.StringVar(&f.LogFileLevel, "log-file-level", "", "log file level (default: the log_level_logfile option)")
 	fs.BoolVarP(&f.Version, "version", "V", false, "show the versions and exit")
+	fs.IntVar(&f.MetricsPort, "metrics-port", 0, "serve /healthz, /readyz and /metrics on this port (default: the metrics_port option; off when unset)")
+	fs.StringVar(&f.MetricsHost, "metrics-host", "", "address of the metrics listener (default: the metrics_host option)")
 }
 
 // Apply puts --log-file and --log-file-level over the configuration's.

@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolterrors "go.etcd.io/bbolt/errors"
@@ -86,6 +87,9 @@ type Cache struct {
 	writerEnd chan struct{}
 	closeOnce sync.Once
 	closeErr  error
+
+	// writesDone and writeErrors count update calls (Stats).
+	writesDone, writeErrors atomic.Uint64
 }
 
 // LostJob is a job the cache could not keep: found in a damaged file that
@@ -575,6 +579,7 @@ func (c *Cache) update(fn func(*bbolt.Tx) error) error {
 	}
 	select {
 	case err := <-op.err:
+		c.countWrite(err)
 		return err
 	case <-c.writerEnd:
 		select {

@@ -135,6 +135,12 @@ func (s *ReqServer) Addr() net.Addr { return s.l.ln.Addr() }
 // for callers that report it.
 func (s *ReqServer) Dropped() uint64 { return 0 }
 
+// QueueLen returns the number of requests waiting for a worker.
+func (s *ReqServer) QueueLen() int { return len(s.jobs) }
+
+// QueueCap is the bound of the request queue (see QueueLen).
+func (s *ReqServer) QueueCap() int { return cap(s.jobs) }
+
 // Waited returns how many requests had to wait for room in a full queue.
 func (s *ReqServer) Waited() uint64 { return s.waited.Load() }
 

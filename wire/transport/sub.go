@@ -65,6 +65,7 @@ type Subscriber struct {
 
 	dropped    atomic.Uint64
 	reconnects atomic.Uint64
+	up         atomic.Bool // a connection is established (Up)
 }
 
 // DialSub starts a subscriber for the publisher at addr ("host:port" or
@@ -131,6 +132,9 @@ func (s *Subscriber) Connected() <-chan struct{} { return s.connected }
 // re-connections between two reads are reported once.
 func (s *Subscriber) Reconnected() <-chan struct{} { return s.reconnected }
 
+// Up reports whether the subscriber is connected to the publisher now.
+func (s *Subscriber) Up() bool { return s.up.Load() }
+
 // Reconnects returns how many re-connections have happened.
 func (s *Subscriber) Reconnects() uint64 { return s.reconnects.Load() }
 
@@ -173,7 +177,9 @@ func (s *Subscriber) run() {
 			default:
 			}
 		}
+		s.up.Store(true)
 		err = s.serve(c)
+		s.up.Store(false)
 		if s.ctx.Err() != nil {
 			return
 		}

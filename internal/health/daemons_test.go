@@ -1,0 +1,573 @@
+package health_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+// The tests below run gsalt's daemons as real processes, built from this
+// tree, with metrics_port on free 127.0.0.1 ports.
+
+// built holds the commands the tests run, built once per test binary.
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// buildDaemons builds the commands the tests run (once) and returns their
+// folder.
+func buildDaemons(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs gsalt's daemons; skipped with -short")
+	}
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "gsalt-health-bin")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir = dir
+		args := []string{"build"}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		args = append(args, "-o", dir+string(filepath.Separator))
+		for _, c := range []string{"gsalt", "gsalt-master", "gsalt-minion", "gsalt-proxy", "gsalt-api", "gsalt-devsim"} {
+			args = append(args, "./cmd/"+c)
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Dir = "../.."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.dir
+}
+
+// proc is a daemon in its own process group, stopped when the test ends.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+	errf string
+}
+
+func start(t *testing.T, dir, name string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	errPath := filepath.Join(dir, name+".err")
+	f, err := os.Create(errPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), errf: errPath}
+	go func() {
+		_ = cmd.Wait()
+		f.Close()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.stop()
+		b, _ := os.ReadFile(errPath)
+		if bytes.Contains(b, []byte("WARNING: DATA RACE")) {
+			t.Errorf("%s reported a data race:\n%s", name, b)
+		} else if t.Failed() {
+			t.Logf("%s output:\n%s", name, tail(b, 3000))
+		}
+	})
+	return p
+}
+
+// stop ends the process group: SIGTERM, then SIGKILL after 10 s.
+func (p *proc) stop() {
+	pg := p.cmd.Process.Pid
+	_ = syscall.Kill(-pg, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-pg, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// probe returns the status and body of a probe, or 0 and the error.
+func probe(url string) (int, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// waitProbe polls url until ok(code, body) or the deadline; it fails the
+// test with the last answer otherwise, or when p exits.
+func waitProbe(t *testing.T, p *proc, what, url string, d time.Duration, ok func(int, string) bool) (int, string) {
+	t.Helper()
+	var code int
+	var body string
+	if !pollFor(d, func() bool {
+		if p != nil && p.exited() {
+			return true
+		}
+		code, body = probe(url)
+		return ok(code, body)
+	}) || (p != nil && p.exited()) {
+		if p != nil && p.exited() {
+			b, _ := os.ReadFile(p.errf)
+			t.Fatalf("%s: %s exited: %s", what, p.name, tail(b, 3000))
+		}
+		t.Fatalf("%s: last answer from %s: %d %q", what, url, code, body)
+	}
+	return code, body
+}
+
+func is200(code int, _ string) bool { return code == 200 }
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// listening returns the TCP ports pid listens on (from /proc).
+func listening(t *testing.T, pid int) []int {
+	t.Helper()
+	inodes := map[string]bool{}
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if err == nil && strings.HasPrefix(l, "socket:[") {
+			inodes[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
+		}
+	}
+	var ports []int
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		fh, err := os.Open(f)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(fh)
+		for sc.Scan() {
+			fl := strings.Fields(sc.Text())
+			// sl local_address rem_address st ... inode (field 9)
+			if len(fl) < 10 || fl[3] != "0A" || !inodes[fl[9]] {
+				continue
+			}
+			_, hexPort, _ := strings.Cut(fl[1], ":")
+			if n, err := strconv.ParseInt(hexPort, 16, 32); err == nil {
+				ports = append(ports, int(n))
+			}
+		}
+		fh.Close()
+	}
+	return ports
+}
+
+// lab is one master's configuration folder and ports.
+type lab struct {
+	t        *testing.T
+	bin, dir string
+	pub, ret int
+}
+
+func (l *lab) masterConf() string { return filepath.Join(l.dir, "etc") }
+
+// gsalt runs the salt CLI and returns its JSON output.
+func (l *lab) gsalt(args ...string) (map[string]any, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(l.bin, "gsalt"), append([]string{"-c", l.masterConf(), "--out", "json", "--static"}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	_ = cmd.Run()
+	var v map[string]any
+	_ = json.Unmarshal(out.Bytes(), &v)
+	return v, out.String() + errb.String()
+}
+
+// TestDaemonsHealthAndMetrics runs gsalt-master, gsalt-minion,
+// gsalt-proxy (with two gsalt-devsim fleets) and gsalt-api with their
+// metrics endpoints on: each becomes ready only when its readiness
+// condition holds, every scrape parses strictly, and the counters move
+// with the work done.
+func TestDaemonsHealthAndMetrics(t *testing.T) {
+	bin := buildDaemons(t)
+	dir, err := os.MkdirTemp("", "gsh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	l := &lab{t: t, bin: bin, dir: dir, pub: freePort(t), ret: freePort(t)}
+	mport, aport, apiPort := freePort(t), freePort(t), freePort(t)
+	writeFile(t, filepath.Join(l.masterConf(), "master"), fmt.Sprintf(`interface: 127.0.0.1
+publish_port: %[2]d
+ret_port: %[3]d
+root_dir: %[1]s
+pki_dir: %[1]s/pki
+cachedir: %[1]s/cache
+sock_dir: %[1]s/sock
+log_file: %[1]s/master.log
+user: root
+auto_accept: True
+file_roots: {base: [%[1]s/srv/salt]}
+pillar_roots: {base: [%[1]s/srv/pillar]}
+metrics_port: %[4]d
+metrics_heartbeat_timeout: 10
+netapi_enable_clients: [local]
+rest_cherrypy:
+  port: %[5]d
+  host: 127.0.0.1
+  disable_ssl: True
+  metrics_port: %[6]d
+`, dir, l.pub, l.ret, mport, apiPort, aport))
+	mbase := fmt.Sprintf("http://127.0.0.1:%d", mport)
+
+	// The master is not ready while its job cache is held by another
+	// process (bbolt's file lock): nothing is bound yet.
+	if err := os.MkdirAll(filepath.Join(dir, "cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	held, err := bbolt.Open(filepath.Join(dir, "cache", "gsalt-jobs.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	master := start(t, dir, "gsalt-master", filepath.Join(bin, "gsalt-master"), "-c", l.masterConf(), "-l", "info")
+	_, body := waitProbe(t, master, "master not ready while the job cache is locked", mbase+"/readyz", 60*time.Second,
+		func(code int, body string) bool {
+			return code == 503 && strings.Contains(body, "fail job cache: not open")
+		})
+	for _, want := range []string{"fail publish port: not bound", "fail request port: not bound"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/readyz before bind: %q lacks %q", body, want)
+		}
+	}
+	if code, body := probe(mbase + "/healthz"); code != 200 || !strings.Contains(body, "ok maintenance loop") {
+		t.Errorf("/healthz while starting: %d %q", code, body)
+	}
+	if err := held.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, body = waitProbe(t, master, "master ready", mbase+"/readyz", 60*time.Second, is200)
+	for _, want := range []string{
+		fmt.Sprintf("ok publish port: bound on 127.0.0.1:%d", l.pub),
+		fmt.Sprintf("ok request port: bound on 127.0.0.1:%d", l.ret),
+		"ok job cache: open",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/readyz: %q lacks %q", body, want)
+		}
+	}
+	fams := scrape(t, mbase)
+	for _, name := range []string{"gsalt_master_jobs_published_total", "gsalt_master_returns_received_total", "gsalt_jobcache_write_errors_total"} {
+		if v := value(t, fams, name, nil); v != 0 {
+			t.Errorf("%s = %v at start, want 0", name, v)
+		}
+	}
+	for _, name := range []string{"go_goroutines", "process_resident_memory_bytes", "gsalt_event_bus_subscribers", "gsalt_master_request_queue_capacity"} {
+		if v := value(t, fams, name, nil); v <= 0 {
+			t.Errorf("%s = %v, want > 0", name, v)
+		}
+	}
+
+	// A minion with metrics: ready once authenticated and subscribed.
+	minPort := freePort(t)
+	mdir := filepath.Join(dir, "m1")
+	writeFile(t, filepath.Join(mdir, "etc", "minion"), fmt.Sprintf(
+		"id: m1\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\nmetrics_port: %[3]d\n", mdir, l.ret, minPort))
+	minion := start(t, dir, "gsalt-minion", filepath.Join(bin, "gsalt-minion"), "-c", filepath.Join(mdir, "etc"), "-l", "info")
+	minBase := fmt.Sprintf("http://127.0.0.1:%d", minPort)
+	_, body = waitProbe(t, minion, "minion ready", minBase+"/readyz", 90*time.Second, is200)
+	if want := fmt.Sprintf("ok master: authenticated and connected to 127.0.0.1:%d", l.ret); !strings.Contains(body, want) {
+		t.Errorf("minion /readyz: %q lacks %q", body, want)
+	}
+	if code, body := probe(minBase + "/healthz"); code != 200 {
+		t.Errorf("minion /healthz: %d %q", code, body)
+	}
+	fams = scrape(t, mbase)
+	if v := value(t, fams, "gsalt_master_auth_total", map[string]string{"outcome": "accepted"}); v < 1 {
+		t.Errorf("accepted auths = %v, want >= 1", v)
+	}
+	// A job moves the master's counters.
+	ret, out := l.gsalt("m1", "test.ping", "-t", "60")
+	if ret["m1"] != true {
+		t.Fatalf("test.ping: %s", out)
+	}
+	if !pollFor(30*time.Second, func() bool {
+		fams = scrape(t, mbase)
+		return value(t, fams, "gsalt_master_returns_received_total", nil) >= 1
+	}) {
+		t.Fatalf("no return counted")
+	}
+	if v := value(t, fams, "gsalt_master_jobs_published_total", nil); v < 1 {
+		t.Errorf("jobs published = %v", v)
+	}
+	if v := value(t, fams, "gsalt_jobcache_writes_total", nil); v < 2 {
+		t.Errorf("job cache writes = %v, want >= 2 (load and return)", v)
+	}
+	mf := scrape(t, minBase)
+	for name, want := range map[string]float64{"gsalt_minion_connected": 1, "gsalt_minion_authenticated": 1} {
+		if v := value(t, mf, name, nil); v != want {
+			t.Errorf("minion %s = %v, want %v", name, v, want)
+		}
+	}
+	if v := value(t, mf, "gsalt_minion_authentications_total", nil); v < 1 {
+		t.Errorf("minion authentications = %v", v)
+	}
+
+	// gsalt-api: ready while the master answers; requests counted by path
+	// and status.
+	apiBase := fmt.Sprintf("http://127.0.0.1:%d", aport)
+	api := start(t, dir, "gsalt-api", filepath.Join(bin, "gsalt-api"), "-c", l.masterConf(), "-l", "info")
+	_, body = waitProbe(t, api, "api ready", apiBase+"/readyz", 60*time.Second, is200)
+	if want := fmt.Sprintf("ok master: master request port 127.0.0.1:%d reachable", l.ret); !strings.Contains(body, want) {
+		t.Errorf("api /readyz: %q lacks %q", body, want)
+	}
+	waitProbe(t, api, "api live", apiBase+"/healthz", 30*time.Second, is200)
+	for _, p := range []string{"/", "/minions", "/nosuch/x"} {
+		code, _ := probe(fmt.Sprintf("http://127.0.0.1:%d%s", apiPort, p))
+		if code == 0 {
+			t.Fatalf("the API does not answer %s", p)
+		}
+	}
+	af := scrape(t, apiBase)
+	if v := value(t, af, "gsalt_api_requests_total", map[string]string{"path": "/", "status": "200"}); v != 1 {
+		t.Errorf(`api requests {path="/",status="200"} = %v, want 1`, v)
+	}
+	if v := value(t, af, "gsalt_api_requests_total", map[string]string{"path": "/minions", "status": "401"}); v != 1 {
+		t.Errorf(`api requests {path="/minions",status="401"} = %v, want 1`, v)
+	}
+	if v := value(t, af, "gsalt_api_requests_total", map[string]string{"path": "other"}); v != 1 {
+		t.Errorf(`api requests {path="other"} = %v, want 1`, v)
+	}
+
+	t.Run("proxy readiness follows the devices", func(t *testing.T) { proxyShare(t, l) })
+
+	// Without the master the API is not ready (but alive).
+	master.stop()
+	waitProbe(t, api, "api not ready without the master", apiBase+"/readyz", 60*time.Second,
+		func(code int, body string) bool { return code == 503 && strings.Contains(body, "unreachable") })
+	if code, body := probe(apiBase + "/healthz"); code != 200 {
+		t.Errorf("api /healthz without the master: %d %q", code, body)
+	}
+	waitProbe(t, minion, "minion not ready without the master", minBase+"/readyz", 60*time.Second,
+		func(code int, _ string) bool { return code == 503 })
+}
+
+// devsim starts a gsalt-devsim of one ios device on a free port and
+// returns the process and the port.
+func devsim(t *testing.T, l *lab, name string) (*proc, int) {
+	t.Helper()
+	p := start(t, l.dir, name, filepath.Join(l.bin, "gsalt-devsim"), "--base-port", "0", "--devices", "1",
+		"--platform", "ios", "--user", "admin", "--password", "admin", "--log-level", "error")
+	var port int
+	if !pollFor(60*time.Second, func() bool {
+		b, _ := os.ReadFile(p.errf)
+		// "gsalt-devsim: 1 ios devices on 127.0.0.1:PORT .. 127.0.0.1:PORT"
+		_, rest, ok := strings.Cut(string(b), " devices on 127.0.0.1:")
+		if !ok {
+			return p.exited()
+		}
+		n, err := strconv.Atoi(strings.Fields(rest)[0])
+		port = n
+		return err == nil
+	}) || port == 0 {
+		b, _ := os.ReadFile(p.errf)
+		t.Fatalf("%s did not start: %s", name, b)
+	}
+	return p, port
+}
+
+// proxyShare: gsalt-proxy serves 4 napalm devices, each simulated by its
+// own gsalt-devsim, with metrics_ready_share 0.7 and --metrics-port: ready
+// at 4/4 and at 3/4, not ready at 2/4 as the simulators stop; the session
+// counters move.
+func proxyShare(t *testing.T, l *lab) {
+	pdir := filepath.Join(l.dir, "px")
+	var sims []*proc
+	var top strings.Builder
+	top.WriteString("base:\n")
+	var ids []string
+	for i := 1; i <= 4; i++ {
+		p, port := devsim(t, l, fmt.Sprintf("devsim-%d", i))
+		sims = append(sims, p)
+		id := fmt.Sprintf("sw%d", i)
+		ids = append(ids, id)
+		fmt.Fprintf(&top, "  '%s':\n    - %s\n", id, id)
+		writeFile(t, filepath.Join(l.dir, "srv", "pillar", id+".sls"), fmt.Sprintf(
+			"proxy:\n  proxytype: napalm\n  driver: ios\n  host: 127.0.0.1\n  username: admin\n  password: admin\n"+
+				"  optional_args:\n    port: %d\n    keepalive: 1\n", port))
+	}
+	writeFile(t, filepath.Join(l.dir, "srv", "pillar", "top.sls"), top.String())
+	writeFile(t, filepath.Join(pdir, "etc", "proxy"), fmt.Sprintf(
+		"root_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\nmetrics_ready_share: 0.7\n", pdir, l.ret))
+	writeFile(t, filepath.Join(pdir, "ids"), strings.Join(ids, "\n")+"\n")
+	pport := freePort(t)
+	px := start(t, l.dir, "gsalt-proxy", filepath.Join(l.bin, "gsalt-proxy"), "-c", filepath.Join(pdir, "etc"),
+		"--proxyids-file", filepath.Join(pdir, "ids"), "--metrics-port", strconv.Itoa(pport), "-l", "info")
+	base := fmt.Sprintf("http://127.0.0.1:%d", pport)
+	_, body := waitProbe(t, px, "proxy ready at 4/4", base+"/readyz", 180*time.Second, func(code int, body string) bool {
+		return code == 200 && strings.Contains(body, "4/4 devices connected")
+	})
+	if want := "ok devices: 4/4 devices connected (100.0%, ready at 70.0%)"; !strings.Contains(body, want) {
+		t.Errorf("proxy /readyz: %q lacks %q", body, want)
+	}
+	if code, body := probe(base + "/healthz"); code != 200 || !strings.Contains(body, "ok device table") {
+		t.Errorf("proxy /healthz: %d %q", code, body)
+	}
+	// A job through the proxies reaches the devices.
+	ret, out := l.gsalt("sw*", "test.ping", "-t", "60")
+	if len(ret) != 4 {
+		t.Errorf("test.ping on the proxies: %s", out)
+	}
+	fams := scrape(t, base)
+	if v := value(t, fams, "gsalt_proxy_device_sessions_up_total", nil); v < 4 {
+		t.Errorf("sessions up = %v, want >= 4", v)
+	}
+	if v := value(t, fams, "gsalt_proxy_devices", map[string]string{"state": "up"}); v != 4 {
+		t.Errorf("devices up = %v, want 4", v)
+	}
+	for _, step := range []struct {
+		stop  int
+		code  int
+		share string
+	}{
+		{3, 200, "ok devices: 3/4 devices connected (75.0%, ready at 70.0%)"},
+		{2, 503, "fail devices: 2/4 devices connected (50.0%, ready at 70.0%)"},
+	} {
+		sims[step.stop].stop()
+		waitProbe(t, px, "proxy readiness after a simulator stopped", base+"/readyz", 120*time.Second, func(code int, body string) bool {
+			return code == step.code && strings.Contains(body, step.share)
+		})
+	}
+	fams = scrape(t, base)
+	if v := value(t, fams, "gsalt_proxy_devices", map[string]string{"state": "down"}); v != 2 {
+		t.Errorf("devices down = %v, want 2", v)
+	}
+	if v := value(t, fams, "gsalt_proxy_devices_connected", nil); v != 2 {
+		t.Errorf("devices connected = %v, want 2", v)
+	}
+	if v := value(t, fams, "gsalt_proxy_device_sessions_down_total", nil); v < 2 {
+		t.Errorf("sessions down = %v, want >= 2", v)
+	}
+	if v := value(t, fams, "gsalt_proxy_device_connect_errors_total", nil); v < 2 {
+		t.Errorf("connect errors = %v, want >= 2", v)
+	}
+}
+
+// TestMetricsOffByDefault: a daemon without metrics_port opens no
+// listener at all.
+func TestMetricsOffByDefault(t *testing.T) {
+	bin := buildDaemons(t)
+	dir, err := os.MkdirTemp("", "gsh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	l := &lab{t: t, bin: bin, dir: dir, pub: freePort(t), ret: freePort(t)}
+	writeFile(t, filepath.Join(l.masterConf(), "master"), fmt.Sprintf(
+		"interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\n"+
+			"sock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\nuser: root\nauto_accept: True\n", dir, l.pub, l.ret))
+	master := start(t, dir, "gsalt-master", filepath.Join(bin, "gsalt-master"), "-c", l.masterConf(), "-l", "info")
+	mdir := filepath.Join(dir, "m1")
+	writeFile(t, filepath.Join(mdir, "etc", "minion"), fmt.Sprintf(
+		"id: m1\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\n", mdir, l.ret))
+	minion := start(t, dir, "gsalt-minion", filepath.Join(bin, "gsalt-minion"), "-c", filepath.Join(mdir, "etc"), "-l", "info")
+	if !pollFor(90*time.Second, func() bool { r, _ := l.gsalt("m1", "test.ping", "-t", "10"); return r["m1"] == true }) {
+		_, out := l.gsalt("m1", "test.ping", "-t", "10")
+		t.Fatalf("the minion does not answer: %s", out)
+	}
+	if ports := listening(t, minion.cmd.Process.Pid); len(ports) != 0 {
+		t.Errorf("gsalt-minion without metrics_port listens on %v", ports)
+	}
+	ports := listening(t, master.cmd.Process.Pid)
+	want := map[int]bool{l.pub: true, l.ret: true}
+	if len(ports) != 2 || !want[ports[0]] || !want[ports[1]] {
+		t.Errorf("gsalt-master without metrics_port listens on %v, want only %d and %d", ports, l.pub, l.ret)
+	}
+
+	// --metrics-port turns the endpoints on: a swarm is ready once its
+	// identities are connected.
+	sdir := filepath.Join(dir, "swarm")
+	writeFile(t, filepath.Join(sdir, "etc", "minion"), fmt.Sprintf(
+		"id: sw\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\nmetrics_ready_share: 1\n", sdir, l.ret))
+	sport := freePort(t)
+	swarm := start(t, dir, "gsalt-minion-swarm", filepath.Join(bin, "gsalt-minion"), "-c", filepath.Join(sdir, "etc"),
+		"--swarm", "3", "--metrics-port", strconv.Itoa(sport), "-l", "info")
+	sbase := fmt.Sprintf("http://127.0.0.1:%d", sport)
+	waitProbe(t, swarm, "swarm ready", sbase+"/readyz", 120*time.Second, func(code int, body string) bool {
+		return code == 200 && strings.Contains(body, "ok swarm: 3/3 minions connected (100.0%, ready at 100.0%)")
+	})
+	fams := scrape(t, sbase)
+	if v := value(t, fams, "gsalt_minion_swarm_connected", nil); v != 3 {
+		t.Errorf("gsalt_minion_swarm_connected = %v, want 3", v)
+	}
+	if got := listening(t, swarm.cmd.Process.Pid); len(got) != 1 || got[0] != sport {
+		t.Errorf("the swarm listens on %v, want only %d", got, sport)
+	}
+}
