@@ -56,7 +56,8 @@ func (o *Opts) Warnings() []string {
 // config.get, so neither Salt nor gsalt declares them.
 func isGsaltOption(k string) bool {
 	switch k {
-	case "metrics_port", "metrics_host", "metrics_ready_share", "nats", "job_cache_recover", "gomemlimit":
+	case "metrics_port", "metrics_host", "metrics_ready_share", "metrics_heartbeat_timeout", "nats",
+		"returner_spool_max_records", "returner_spool_max_bytes", "job_cache_recover", "gomemlimit":
 		return true
 	}
 	return strings.Contains(k, ".")
