@@ -25,6 +25,7 @@ import (
 func main() {
 	var (
 		confDir, logLevel, idsFile string
+		shardFlag, seedDir         string
 		ids                        []string
 		maxConns, queueDepth       int
 		df                         daemon.Flags
@@ -43,7 +44,7 @@ func main() {
 			}
 			all := append([]string(nil), ids...)
 			if idsFile != "" {
-				more, err := proxy.ReadIDsFile(idsFile)
+				more, err := proxy.LoadDeviceList(idsFile)
 				if err != nil {
 					return err
 				}
@@ -52,14 +53,32 @@ func main() {
 			if len(all) == 0 {
 				return proxy.ErrNoIDs
 			}
+			shard, err := proxy.ShardFromEnv(os.Getenv)
+			if shardFlag != "" {
+				shard, err = proxy.ParseShard(shardFlag)
+			}
+			if err != nil {
+				return err
+			}
+			// The configuration is read for the list's first id, so
+			// every shard reads the same one whatever it serves.
+			confID := all[0]
+			if shard.Enabled() {
+				all = shard.Select(all)
+			}
 			if cmd.Flags().Changed("config-dir") {
 				if err := daemon.CheckConfigDir(confDir); err != nil {
 					return err
 				}
 			}
-			cfg, err := config.LoadProxy(confDir, all[0])
+			cfg, err := config.LoadProxy(confDir, confID)
 			if err != nil {
 				return err
+			}
+			if seedDir != "" {
+				if _, err := proxy.SeedKeys(seedDir, cfg.PKIDir, all); err != nil {
+					return err
+				}
 			}
 			if parent, err := df.Daemonize(); err != nil || parent {
 				return err
@@ -92,12 +111,20 @@ func main() {
 			_ = daemon.Notify("READY=1")
 			daemon.Watchdog(ctx)
 			defer daemon.Notify("STOPPING=1")
+			if len(all) == 0 {
+				// A shard the list gives no device: stay up (a
+				// StatefulSet member must not crash-loop) until stopped.
+				logger.Warn("no device of the list falls to this shard; idle", "shard", shard.String())
+				<-ctx.Done()
+				return nil
+			}
+			logger.Info("serving devices", "shard", shard.String(), "devices", len(all))
 			f, err := proxy.New(proxy.Options{ConfigDir: confDir, IDs: all, Logger: logger, MaxConns: maxConns, QueueDepth: queueDepth})
 			if err != nil {
 				return err
 			}
 			err = f.Run(ctx)
-			if len(all) == 1 {
+			if len(all) == 1 && !shard.Enabled() {
 				// One device: exit like salt-proxy would.
 				switch {
 				case errors.Is(err, minion.ErrRejected):
@@ -113,7 +140,9 @@ func main() {
 	f.StringVarP(&confDir, "config-dir", "c", config.DefaultConfigDir, "directory holding the proxy configuration file")
 	df.Register(f)
 	f.StringArrayVar(&ids, "proxyid", nil, "id of a device to serve (repeatable)")
-	f.StringVar(&idsFile, "proxyids-file", "", "file of device ids to serve, one a line (# comments)")
+	f.StringVar(&idsFile, "proxyids-file", "", "device list: a file of ids (one a line with # comments, or a YAML list) or a directory (one entry per id)")
+	f.StringVar(&shardFlag, "shard", "", "serve shard I/N of the device list (rendezvous hashing); default from GSALT_SHARDS=N and the -I of HOSTNAME (or GSALT_SHARD)")
+	f.StringVar(&seedDir, "pki-seed-dir", "", "directory of pre-generated key pairs ID.pem/ID.pub (gsalt-key --gen-keys): copied to pki_dir/ID/ for devices without a key")
 	f.StringVarP(&logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet (default: log_level from the configuration)")
 	f.IntVar(&maxConns, "max-conns", proxy.DefaultMaxConns, "device operations in flight across all devices")
 	f.IntVar(&queueDepth, "queue-depth", proxy.DefaultQueueDepth, "commands that may wait for one device")
