@@ -26,7 +26,7 @@ import (
 )
 
 // Binaries are the commands a lab builds.
-var Binaries = []string{"gsalt-master", "gsalt-proxy", "gsalt-devsim", "gsalt", "gsalt-key"}
+var Binaries = []string{"gsalt-master", "gsalt-proxy", "gsalt-devsim", "gsalt", "gsalt-key", "gsalt-api"}
 
 // RepoRoot is the module's root directory.
 func RepoRoot(t testing.TB) string {
@@ -160,9 +160,9 @@ func (p *Proc) Tail(n int) string {
 // Master is a running gsalt-master and the paths of its configuration.
 type Master struct {
 	Dir, ConfDir, SockDir, PKIDir string
-	PubPort, RetPort                int
-	Proc                            *Proc
-	bin                             string
+	PubPort, RetPort              int
+	Proc                          *Proc
+	bin                           string
 }
 
 // StartMaster writes dir/etc/master/master (loopback, free ports, state
