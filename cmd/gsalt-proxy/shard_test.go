@@ -155,6 +155,12 @@ grains:
 	}
 	once("3 shards")
 	for i := range 3 {
+		k := shards[i].RSSKiB()
+		c := len(proxy.Shard{Index: i, Count: 3}.Select(ids))
+		t.Logf("shard %d/3: %d devices, RSS %d MiB (%.0f KiB a device)", i, c, k/1024, float64(k)/float64(max(c, 1)))
+	}
+	t.Logf("gsalt-master RSS %d MiB", m.Proc.RSSKiB()/1024)
+	for i := range 3 {
 		want := proxy.Shard{Index: i, Count: 3}.Select(slices.Sorted(slices.Values(ids)))
 		if got := served(i); !slices.Equal(got, want) {
 			t.Fatalf("shard %d serves %d devices, want %d", i, len(got), len(want))

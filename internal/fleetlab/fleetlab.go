@@ -148,6 +148,22 @@ func (p *Proc) Exited() (bool, error) {
 	}
 }
 
+// RSSKiB returns the process's resident set size in KiB (0 when gone).
+func (p *Proc) RSSKiB() int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var n int
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &n)
+			return n
+		}
+	}
+	return 0
+}
+
 // Tail returns the last n bytes of the process's log.
 func (p *Proc) Tail(n int) string {
 	b, _ := os.ReadFile(p.Log)
@@ -200,6 +216,12 @@ timeout: 30
 		return err == nil && serr == nil
 	})
 	return m
+}
+
+// AttachMaster describes a gsalt-master started some other way (its
+// configuration directory, sock_dir and pki_dir) for Ping and Keys.
+func AttachMaster(bin, confDir, sockDir, pkiDir string) *Master {
+	return &Master{ConfDir: confDir, SockDir: sockDir, PKIDir: pkiDir, bin: bin}
 }
 
 // Wait polls ok every 200 ms until it holds, failing the test after d.
