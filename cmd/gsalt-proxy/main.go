@@ -4,8 +4,14 @@
 // repeated and --proxyids-file names a file of ids, one a line. Every id is
 // a separate minion to the master, with its own key pair under
 // pki_dir/<id>/. An id whose configuration sets metaproxy: deltaproxy is a
-// control proxy that also serves the ids of its proxy configuration. It
-// runs in the foreground and stops on SIGTERM or SIGINT.
+// control proxy that also serves the ids of its proxy configuration.
+//
+// Fleets: --shard I/N (or GSALT_SHARDS=N with a StatefulSet pod name
+// name-I in HOSTNAME) serves only the devices of the --proxyids-file list
+// (a file of ids, a YAML list or a directory) and of deltaproxy control
+// proxies (their pillar's proxy:ids) that rendezvous hashing gives shard
+// I; --pki-seed-dir copies pre-generated key pairs in. It runs in the
+// foreground and stops on SIGTERM or SIGINT.
 package main
 
 import (
@@ -42,17 +48,6 @@ func main() {
 				fmt.Print(daemon.VersionReport("gsalt-proxy"))
 				return nil
 			}
-			all := append([]string(nil), ids...)
-			if idsFile != "" {
-				more, err := proxy.LoadDeviceList(idsFile)
-				if err != nil {
-					return err
-				}
-				all = append(all, more...)
-			}
-			if len(all) == 0 {
-				return proxy.ErrNoIDs
-			}
 			shard, err := proxy.ShardFromEnv(os.Getenv)
 			if shardFlag != "" {
 				shard, err = proxy.ParseShard(shardFlag)
@@ -60,12 +55,23 @@ func main() {
 			if err != nil {
 				return err
 			}
-			// The configuration is read for the list's first id, so
-			// every shard reads the same one whatever it serves.
-			confID := all[0]
-			if shard.Enabled() {
-				all = shard.Select(all)
+			// --proxyid ids are served as given (a deltaproxy control
+			// proxy's sub-proxies are sharded); the device list is
+			// sharded.
+			all := append([]string(nil), ids...)
+			var list []string
+			if idsFile != "" {
+				if list, err = proxy.LoadDeviceList(idsFile); err != nil {
+					return err
+				}
+				all = append(all, shard.Select(list)...)
 			}
+			if len(ids)+len(list) == 0 {
+				return proxy.ErrNoIDs
+			}
+			// The configuration is read for the first id given, so every
+			// shard reads the same one whatever it serves.
+			confID := append(ids, list...)[0]
 			if cmd.Flags().Changed("config-dir") {
 				if err := daemon.CheckConfigDir(confDir); err != nil {
 					return err
@@ -119,7 +125,7 @@ func main() {
 				return nil
 			}
 			logger.Info("serving devices", "shard", shard.String(), "devices", len(all))
-			f, err := proxy.New(proxy.Options{ConfigDir: confDir, IDs: all, Logger: logger, MaxConns: maxConns, QueueDepth: queueDepth})
+			f, err := proxy.New(proxy.Options{ConfigDir: confDir, IDs: all, Shard: shard, Logger: logger, MaxConns: maxConns, QueueDepth: queueDepth})
 			if err != nil {
 				return err
 			}
