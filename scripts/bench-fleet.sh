@@ -3,7 +3,7 @@
 # (cmd/gsalt-proxy) with N simulated IOS-XE devices (default 3000) served by
 # three gsalt-proxy shards against one gsalt-master, a shard restarted,
 # then 3 -> 4 shards; every device must answer test.ping exactly once after
-# each step. `make test` runs the same test with 60 devices. Prints the
+# each step. `make test` runs the same test with 40 devices. Prints the
 # shards' RSS (one shard serves about N/3 devices) as bench rows.
 set -euo pipefail
 cd "$(dirname "$0")/.."

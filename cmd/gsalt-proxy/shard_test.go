@@ -17,7 +17,7 @@ import (
 )
 
 // EnvFleetDevices sets the number of simulated devices of
-// TestShardedFleet (default 60; the full run is 3000).
+// TestShardedFleet (default 40; the full run is 3000).
 const EnvFleetDevices = "GSALT_FLEET_DEVICES"
 
 // TestShardedFleet runs the fleet as real processes: one gsalt-master,
@@ -36,7 +36,7 @@ func TestShardedFleet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real processes; skipped with -short")
 	}
-	n := 60
+	n := 40
 	if v := os.Getenv(EnvFleetDevices); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil || n < 4 {
