@@ -49,6 +49,7 @@ bench: build
 	./scripts/bench-states.sh $${STATES:-500}
 	./scripts/bench-proxy.sh $${PROXIES:-1000}
 	./scripts/bench-proxy-napalm.sh $${NAPALM:-1000}
+	./scripts/bench-fleet.sh $${FLEET:-3000}
 	./scripts/bench-table.sh
 
 # Production faults against real processes (issue 13): master SIGKILL during

@@ -80,6 +80,11 @@ type Options struct {
 	RetryMin, RetryMax time.Duration
 	// RejectedDelay is passed to every minion (minion.Options).
 	RejectedDelay time.Duration
+	// Shard, when set (Count > 0), selects the deltaproxy sub-proxies this
+	// process serves: a control proxy's ids (its proxy: mapping, e.g. from
+	// the pillar) are kept only when Shard.Owns them. IDs themselves are
+	// taken as given (the caller selects them, see Shard.Select).
+	Shard Shard
 	// Started, when set, is called with each device before it starts.
 	Started func(*Device)
 }
@@ -275,6 +280,9 @@ func (f *Fleet) addDevice(id, parent string) {
 	if err := CheckID(id); err != nil {
 		f.log.Error("skipping a proxy id", "parent", parent, "err", err)
 		return
+	}
+	if parent != "" && !f.o.Shard.Owns(id) {
+		return // another shard serves it
 	}
 	f.mu.Lock()
 	if _, ok := f.devices[id]; ok || f.runCtx == nil {

@@ -4,8 +4,14 @@
 // repeated and --proxyids-file names a file of ids, one a line. Every id is
 // a separate minion to the master, with its own key pair under
 // pki_dir/<id>/. An id whose configuration sets metaproxy: deltaproxy is a
-// control proxy that also serves the ids of its proxy configuration. It
-// runs in the foreground and stops on SIGTERM or SIGINT.
+// control proxy that also serves the ids of its proxy configuration.
+//
+// Fleets: --shard I/N (or GSALT_SHARDS=N with a StatefulSet pod name
+// name-I in HOSTNAME) serves only the devices of the --proxyids-file list
+// (a file of ids, a YAML list or a directory) and of deltaproxy control
+// proxies (their pillar's proxy:ids) that rendezvous hashing gives shard
+// I; --pki-seed-dir copies pre-generated key pairs in. It runs in the
+// foreground and stops on SIGTERM or SIGINT.
 package main
 
 import (
@@ -25,6 +31,7 @@ import (
 func main() {
 	var (
 		confDir, logLevel, idsFile string
+		shardFlag, seedDir         string
 		ids                        []string
 		maxConns, queueDepth       int
 		df                         daemon.Flags
@@ -41,25 +48,43 @@ func main() {
 				fmt.Print(daemon.VersionReport("gsalt-proxy"))
 				return nil
 			}
+			shard, err := proxy.ShardFromEnv(os.Getenv)
+			if shardFlag != "" {
+				shard, err = proxy.ParseShard(shardFlag)
+			}
+			if err != nil {
+				return err
+			}
+			// --proxyid ids are served as given (a deltaproxy control
+			// proxy's sub-proxies are sharded); the device list is
+			// sharded.
 			all := append([]string(nil), ids...)
+			var list []string
 			if idsFile != "" {
-				more, err := proxy.ReadIDsFile(idsFile)
-				if err != nil {
+				if list, err = proxy.LoadDeviceList(idsFile); err != nil {
 					return err
 				}
-				all = append(all, more...)
+				all = append(all, shard.Select(list)...)
 			}
-			if len(all) == 0 {
+			if len(ids)+len(list) == 0 {
 				return proxy.ErrNoIDs
 			}
+			// The configuration is read for the first id given, so every
+			// shard reads the same one whatever it serves.
+			confID := append(ids, list...)[0]
 			if cmd.Flags().Changed("config-dir") {
 				if err := daemon.CheckConfigDir(confDir); err != nil {
 					return err
 				}
 			}
-			cfg, err := config.LoadProxy(confDir, all[0])
+			cfg, err := config.LoadProxy(confDir, confID)
 			if err != nil {
 				return err
+			}
+			if seedDir != "" {
+				if _, err := proxy.SeedKeys(seedDir, cfg.PKIDir, all); err != nil {
+					return err
+				}
 			}
 			if parent, err := df.Daemonize(); err != nil || parent {
 				return err
@@ -92,7 +117,15 @@ func main() {
 			_ = daemon.Notify("READY=1")
 			daemon.Watchdog(ctx)
 			defer daemon.Notify("STOPPING=1")
-			f, err := proxy.New(proxy.Options{ConfigDir: confDir, IDs: all, Logger: logger, MaxConns: maxConns, QueueDepth: queueDepth})
+			if len(all) == 0 {
+				// A shard the list gives no device: stay up (a
+				// StatefulSet member must not crash-loop) until stopped.
+				logger.Warn("no device of the list falls to this shard; idle", "shard", shard.String())
+				<-ctx.Done()
+				return nil
+			}
+			logger.Info("serving devices", "shard", shard.String(), "devices", len(all))
+			f, err := proxy.New(proxy.Options{ConfigDir: confDir, IDs: all, Shard: shard, Logger: logger, MaxConns: maxConns, QueueDepth: queueDepth})
 			if err != nil {
 				return err
 			}
@@ -103,7 +136,7 @@ func main() {
 			defer hs.Close()
 			f.RegisterHealth(ctx, hs)
 			err = f.Run(ctx)
-			if len(all) == 1 {
+			if len(all) == 1 && !shard.Enabled() {
 				// One device: exit like salt-proxy would.
 				switch {
 				case errors.Is(err, minion.ErrRejected):
@@ -119,7 +152,9 @@ func main() {
 	f.StringVarP(&confDir, "config-dir", "c", config.DefaultConfigDir, "directory holding the proxy configuration file")
 	df.Register(f)
 	f.StringArrayVar(&ids, "proxyid", nil, "id of a device to serve (repeatable)")
-	f.StringVar(&idsFile, "proxyids-file", "", "file of device ids to serve, one a line (# comments)")
+	f.StringVar(&idsFile, "proxyids-file", "", "device list: a file of ids (one a line with # comments, or a YAML list) or a directory (one entry per id)")
+	f.StringVar(&shardFlag, "shard", "", "serve shard I/N of the device list (rendezvous hashing); default from GSALT_SHARDS=N and the -I of HOSTNAME (or GSALT_SHARD)")
+	f.StringVar(&seedDir, "pki-seed-dir", "", "directory of pre-generated key pairs ID.pem/ID.pub (gsalt-key --gen-keys): copied to pki_dir/ID/ for devices without a key")
 	f.StringVarP(&logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet (default: log_level from the configuration)")
 	f.IntVar(&maxConns, "max-conns", proxy.DefaultMaxConns, "device operations in flight across all devices")
 	f.IntVar(&queueDepth, "queue-depth", proxy.DefaultQueueDepth, "commands that may wait for one device")

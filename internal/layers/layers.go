@@ -19,7 +19,7 @@
 //     masterd/ (the master daemon wiring master and reactor together),
 //     netapi/ (the REST API over the master) and
 //     cli/ (the library behind each command)
-//  6. cmd/ (flags only) and examples/
+//  6. cmd/ (flags only), examples/ and deploy/ (tests of the manifests)
 package layers
 
 import "strings"
@@ -34,7 +34,7 @@ var tops = map[string]int{
 	"states": 3,
 	"master": 4, "minion": 4,
 	"proxy": 5, "virt": 5, "reactor": 5, "masterd": 5, "cli": 5, "netapi": 5, "bridge": 5,
-	"cmd": 6, "examples": 6,
+	"cmd": 6, "examples": 6, "deploy": 6,
 }
 
 // Of returns the layer of a gsalt import path, or 0 when the path is not
