@@ -79,12 +79,12 @@ cpu_of() {
   echo "$t"
 }
 
-# measure LABEL MINION_PID CLI...: two state.apply runs, prints the
+# measure LABEL MASTER_PID MINION_PID CLI...: two state.apply runs, prints the
 # timings; sets $second (seconds of the second run, best of STATES_RUNS,
 # default 3, second runs).
 measure() {
-  local label=$1 np=$2; shift 2
-  local t0 t1 t2 out c1 c2
+  local label=$1 mp=$2 np=$3; shift 3
+  local t0 t1 t2 out c1 c2 m1 m2
   t0=$(now); out=$("$@" bench1 state.apply --out json -t 300 2>/dev/null || true); t1=$(now)
   local ok1; ok1=$(printf '%s' "$out" | grep -c '"result": true' || true)
   local first; first=$(elapsed "$t0" "$t1")
@@ -92,13 +92,14 @@ measure() {
   for r in $(seq "${STATES_RUNS:-3}"); do
     if [ -n "${PROFILE_DIR:-}" ] && [ "$r" = 1 ] && [ "$label" = gsalt ]; then
       mkdir -p "$PROFILE_DIR"; perf record -F 999 -g -o "$PROFILE_DIR/states-minion.perf" -p "$np" 2>/dev/null & pp=$!
+      perf record -F 999 -g -o "$PROFILE_DIR/states-master.perf" -p "$mp" 2>/dev/null & pm=$!
     fi
-    c1=$(cpu_of "$np"); t1=$(now)
-    out=$("$@" bench1 state.apply --out json -t 300 2>/dev/null || true); t2=$(now); c2=$(cpu_of "$np")
-    if [ -n "${pp:-}" ]; then kill -INT "$pp"; wait "$pp" 2>/dev/null || true; pp=; fi
+    c1=$(cpu_of "$np"); m1=$(cpu_of "$mp"); t1=$(now)
+    out=$("$@" bench1 state.apply --out json -t 300 2>/dev/null || true); t2=$(now); c2=$(cpu_of "$np"); m2=$(cpu_of "$mp")
+    if [ -n "${pp:-}" ]; then kill -INT "$pp" "$pm"; wait "$pp" "$pm" 2>/dev/null || true; pp=; fi
     local ok2; ok2=$(printf '%s' "$out" | grep -c '"result": true' || true)
     local el; el=$(elapsed "$t1" "$t2")
-    echo "$label: $n file.managed: first run $first s ($ok1 true), second run $el s ($ok2 true, no changes), minion CPU $(echo "$c2 - $c1" | bc) s"
+    echo "$label: $n file.managed: first run $first s ($ok1 true), second run $el s ($ok2 true, no changes), minion CPU $(echo "$c2 - $c1" | bc) s, master CPU $(echo "$m2 - $m1" | bc) s"
     if [ "$ok2" = "$n" ] && { [ -z "$second" ] || [ "$(echo "$el < $second" | bc)" = 1 ]; }; then second=$el; fi
   done
 }
@@ -118,7 +119,7 @@ sleep 0.5
 setsid "$bin/gsalt-minion" -c "$d/etc/minion" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
 for _ in $(seq 100); do "$bin/gsalt-key" -c "$d/etc/master" -A -y >/dev/null 2>&1; "$bin/gsalt-key" -c "$d/etc/master" -l acc | grep -q bench1 && break; sleep 0.2; done
 wait_ping "$bin/gsalt" -c "$d/etc/master"
-measure gsalt "${pids[1]}" "$bin/gsalt" -c "$d/etc/master"
+measure gsalt "${pids[0]}" "${pids[1]}" "$bin/gsalt" -c "$d/etc/master"
 g=${second:--}
 rss=$(ps -o rss= -p "${pids[1]}" | tr -d ' ')
 echo "gsalt-minion RSS after the runs: $((rss / 1024)) MiB"
@@ -138,5 +139,5 @@ sleep 3
 setsid $py "$GSALT_SALT_SRC/scripts/salt-minion" -c "$d/etc/minion" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
 for _ in $(seq 100); do salt salt-key -c "$d/etc/master" -A -y >/dev/null 2>&1; salt salt-key -c "$d/etc/master" -l acc 2>/dev/null | grep -q bench1 && break; sleep 0.5; done
 wait_ping salt salt -c "$d/etc/master"
-measure "Salt 3006" "${pids[3]}" salt salt -c "$d/etc/master"
+measure "Salt 3006" "${pids[2]}" "${pids[3]}" salt salt -c "$d/etc/master"
 bench_row "state.apply $n file.managed, second run (s, whole CLI)" "$g" "${second:--}" "<= 0.15"
