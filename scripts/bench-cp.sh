@@ -108,9 +108,9 @@ measure() {
     cmp -s "$tmp/srv/big.bin" "$d/n/cache/files/base/big.bin" || { echo "bench-cp: $name: cached copy differs" >&2; continue; }
     local s mbs
     s=$(echo "$t1 - $t0" | bc)
-    mbs=$(echo "scale=0; $mib * 1048576 / 1000000 / $s" | bc)
+    mbs=$(echo "scale=1; $mib * 1048576 / 1000000 / $s" | bc | sed 's/^\./0./')
     echo "$name: cp.cache_file of $mib MiB: $s s, $mbs MB/s; master CPU $(echo "$(cpu_of "$mp") - $m0" | bc) s, minion CPU $(echo "$(cpu_of "$np") - $n0" | bc) s"
-    [ "$mbs" -gt "$best" ] && best=$mbs
+    if [ "$(echo "$mbs > $best" | bc)" = 1 ]; then best=$mbs; fi
   done
 }
 # cpu_of PID: CPU seconds of the process group led by PID (Salt forks workers).
@@ -132,7 +132,9 @@ rm -rf "$d"
 
 s=-
 if [ -n "${GSALT_SALT_SRC:-}" ] && [ -z "${NO_SALT:-}" ]; then
-  shim=${GSALT_PYSHIM:-$(cd .. && pwd)/shared/peer/pyshim}
+  shim=${GSALT_PYSHIM:-}
+  for c in ../shared/peer/pyshim ../../shared/peer/pyshim; do [ -z "$shim" ] && [ -d "$c" ] && shim=$(cd "$c" && pwd); done
+  if [ -z "$shim" ]; then shim=$tmp/pyshim; mkdir -p "$shim/looseversion"; echo 'from setuptools._distutils.version import LooseVersion  # noqa: F401' >"$shim/looseversion/__init__.py"; fi
   export PYTHONPATH=$GSALT_SALT_SRC:$shim
   salt() { $py "$GSALT_SALT_SRC/scripts/$1" "${@:2}"; }
   setup salt; d=$tmp/salt

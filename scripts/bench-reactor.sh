@@ -87,7 +87,9 @@ kill -- "-$sp" "-$mp" 2>/dev/null || true
 
 sj=-
 if [ -n "${GSALT_SALT_SRC:-}" ] && [ -z "${NO_SALT:-}" ]; then
-  shim=${GSALT_PYSHIM:-$(cd .. && pwd)/shared/peer/pyshim}
+  shim=${GSALT_PYSHIM:-}
+  for c in ../shared/peer/pyshim ../../shared/peer/pyshim; do [ -z "$shim" ] && [ -d "$c" ] && shim=$(cd "$c" && pwd); done
+  if [ -z "$shim" ]; then shim=$tmp/pyshim; mkdir -p "$shim/looseversion"; echo 'from setuptools._distutils.version import LooseVersion  # noqa: F401' >"$shim/looseversion/__init__.py"; fi
   export PYTHONPATH=$GSALT_SALT_SRC:$shim
   d=$tmp/salt; setup "$d"
   setsid $py "$GSALT_SALT_SRC/scripts/salt-master" -c "$d/etc/master" -l error </dev/null >>"$tmp/salt.log" 2>&1 & mp=$!; pids+=($mp)
