@@ -147,4 +147,4 @@ if [ -n "${GSALT_SALT_SRC:-}" ] && [ -z "${NO_SALT:-}" ]; then
 else
   echo "bench-cp: GSALT_SALT_SRC not set, skipping the same copy through real Salt"
 fi
-bench_row "cp.cache_file ${mib} MiB master → minion, MB/s" "$g" "$s" ">= 300, >= 3x Salt"
+bench_row "cp.cache_file ${mib} MiB master to minion, MB/s" "$g" "$s" ">= 300, >= 3x Salt"
