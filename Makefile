@@ -49,6 +49,8 @@ bench: build
 	./scripts/bench-states.sh $${STATES:-500}
 	./scripts/bench-proxy.sh $${PROXIES:-1000}
 	./scripts/bench-proxy-napalm.sh $${NAPALM:-1000}
+	./scripts/bench-reactor.sh $${REACTOR_EVENTS:-20000}
+	./scripts/bench-cp.sh $${CP_MIB:-1024}
 	./scripts/bench-fleet.sh $${FLEET:-3000}
 	./scripts/bench-table.sh
 

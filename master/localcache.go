@@ -42,10 +42,38 @@ func (m *Master) mirrorLoad(jid string, load *payload.Map, minions []string) err
 	if err := os.WriteFile(filepath.Join(dir, "jid"), []byte(jid), 0o644); err != nil {
 		return err
 	}
-	if err := writeCacheFile(filepath.Join(dir, ".minions.p"), strAny(minions)); err != nil {
+	if err := writeMirrorFile(filepath.Join(dir, ".minions.p"), strAny(minions)); err != nil {
 		return err
 	}
-	return writeCacheFile(filepath.Join(dir, ".load.p"), load)
+	return writeMirrorFile(filepath.Join(dir, ".load.p"), load)
+}
+
+// writeMirrorFile writes one local_cache file as msgpack through a
+// temporary file renamed into place (readers never see half a file), but
+// without fsync: Salt's local_cache does not sync these files either, and
+// the job cache proper (bbolt) is what survives a crash. An fsync per
+// publish was the largest cost of a reactor publishing jobs.
+func writeMirrorFile(path string, v any) error {
+	b, err := payload.MarshalBin(v)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // pruneMirror removes local_cache job directories older than

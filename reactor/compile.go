@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/gsalt/gsalt/fileserver"
 	"github.com/gsalt/gsalt/render"
@@ -85,6 +86,71 @@ type Compiler struct {
 	grains     *payload.Map
 	regOnce    sync.Once
 	reg        *render.Registry
+	srcs       srcCache
+}
+
+// srcCache keeps the text of reactor files between events, keyed by path
+// and checked against the file's size, times and inode on every use, so
+// an edited file is read again at once (Salt reads the file for every
+// event). It holds at most maxCachedSources files.
+type srcCache struct {
+	mu sync.Mutex
+	m  map[string]cachedSrc
+}
+
+type cachedSrc struct {
+	sig srcSig
+	src []byte
+}
+
+// srcSig identifies a version of a file.
+type srcSig struct {
+	size, mtime, ctime int64
+	ino, dev           uint64
+}
+
+// maxCachedSources bounds the reactor file cache.
+const maxCachedSources = 1024
+
+func statSrc(path string) (srcSig, bool) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return srcSig{}, false
+	}
+	sig := srcSig{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		sig.ctime, sig.ino, sig.dev = st.Ctim.Nano(), uint64(st.Ino), uint64(st.Dev)
+	}
+	return sig, true
+}
+
+// read returns the file's text, from the cache while the file is
+// unchanged. The returned bytes must not be modified.
+func (c *srcCache) read(path string, limit int64) ([]byte, error) {
+	sig, ok := statSrc(path)
+	if !ok {
+		return readBounded(path, limit)
+	}
+	c.mu.Lock()
+	e, hit := c.m[path]
+	c.mu.Unlock()
+	if hit && e.sig == sig {
+		return e.src, nil
+	}
+	b, err := readBounded(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	// Cache only what did not change while it was read.
+	if after, ok := statSrc(path); ok && after == sig {
+		c.mu.Lock()
+		if c.m == nil || len(c.m) >= maxCachedSources {
+			c.m = map[string]cachedSrc{}
+		}
+		c.m[path] = cachedSrc{sig: sig, src: b}
+		c.mu.Unlock()
+	}
+	return b, nil
 }
 
 func (c *Compiler) registry() *render.Registry {
@@ -176,7 +242,7 @@ func (c *Compiler) RenderReaction(ctx context.Context, ref, tag string, data *pa
 
 // renderFile renders one file into padded high data with __sls__ set.
 func (c *Compiler) renderFile(ctx context.Context, path, tag string, data *payload.Map) (*payload.Map, error) {
-	src, err := readBounded(path, render.MaxTemplateSize)
+	src, err := c.srcs.read(path, render.MaxTemplateSize)
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,11 @@
 # files) and second run (nothing to change). Runs gsalt-master +
 # gsalt-minion, and when GSALT_SALT_SRC is set the same SLS through a real
 # Salt 3006 master + minion on the same machine in the same run.
+# Also prints the minion's CPU seconds for the second run; PROFILE_DIR=DIR
+# records the gsalt-minion with perf during it; NO_SALT=1 skips Salt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 n=${1:-500}
 bin=$PWD/bin
 tmp=$(mktemp -d /tmp/gsalt-bench-states.XXXXXX)
@@ -69,15 +72,36 @@ SLS
 now() { date +%s.%N; }
 elapsed() { $py -c "print(f'{$2-$1:.2f}')"; }
 
-# measure LABEL CLI...: two state.apply runs, prints the timings.
+# cpu_of PID: CPU seconds of the process group led by PID (Salt forks).
+cpu_of() {
+  local t=0 p
+  for p in $(pgrep -g "$1" 2>/dev/null || echo "$1"); do t=$(echo "$t + $(proc_cpu "$p" 2>/dev/null || echo 0)" | bc); done
+  echo "$t"
+}
+
+# measure LABEL MASTER_PID MINION_PID CLI...: two state.apply runs, prints the
+# timings; sets $second (seconds of the second run, best of STATES_RUNS,
+# default 3, second runs).
 measure() {
-  local label=$1; shift
-  local t0 t1 t2 out
+  local label=$1 mp=$2 np=$3; shift 3
+  local t0 t1 t2 out c1 c2 m1 m2
   t0=$(now); out=$("$@" bench1 state.apply --out json -t 300 2>/dev/null || true); t1=$(now)
   local ok1; ok1=$(printf '%s' "$out" | grep -c '"result": true' || true)
-  out=$("$@" bench1 state.apply --out json -t 300 2>/dev/null || true); t2=$(now)
-  local ok2; ok2=$(printf '%s' "$out" | grep -c '"result": true' || true)
-  echo "$label: $n file.managed: first run $(elapsed "$t0" "$t1") s ($ok1 true), second run $(elapsed "$t1" "$t2") s ($ok2 true, no changes)"
+  local first; first=$(elapsed "$t0" "$t1")
+  second=
+  for r in $(seq "${STATES_RUNS:-3}"); do
+    if [ -n "${PROFILE_DIR:-}" ] && [ "$r" = 1 ] && [ "$label" = gsalt ]; then
+      mkdir -p "$PROFILE_DIR"; perf record -F 999 -g -o "$PROFILE_DIR/states-minion.perf" -p "$np" 2>/dev/null & pp=$!
+      perf record -F 999 -g -o "$PROFILE_DIR/states-master.perf" -p "$mp" 2>/dev/null & pm=$!
+    fi
+    c1=$(cpu_of "$np"); m1=$(cpu_of "$mp"); t1=$(now)
+    out=$("$@" bench1 state.apply --out json -t 300 2>/dev/null || true); t2=$(now); c2=$(cpu_of "$np"); m2=$(cpu_of "$mp")
+    if [ -n "${pp:-}" ]; then kill -INT "$pp" "$pm"; wait "$pp" "$pm" 2>/dev/null || true; pp=; fi
+    local ok2; ok2=$(printf '%s' "$out" | grep -c '"result": true' || true)
+    local el; el=$(elapsed "$t1" "$t2")
+    echo "$label: $n file.managed: first run $first s ($ok1 true), second run $el s ($ok2 true, no changes), minion CPU $(echo "$c2 - $c1" | bc) s, master CPU $(echo "$m2 - $m1" | bc) s"
+    if [ "$ok2" = "$n" ] && { [ -z "$second" ] || [ "$(echo "$el < $second" | bc)" = 1 ]; }; then second=$el; fi
+  done
 }
 
 wait_ping() {
@@ -95,12 +119,14 @@ sleep 0.5
 setsid "$bin/gsalt-minion" -c "$d/etc/minion" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
 for _ in $(seq 100); do "$bin/gsalt-key" -c "$d/etc/master" -A -y >/dev/null 2>&1; "$bin/gsalt-key" -c "$d/etc/master" -l acc | grep -q bench1 && break; sleep 0.2; done
 wait_ping "$bin/gsalt" -c "$d/etc/master"
-measure "gsalt (gsalt-master + gsalt-minion)" "$bin/gsalt" -c "$d/etc/master"
+measure gsalt "${pids[0]}" "${pids[1]}" "$bin/gsalt" -c "$d/etc/master"
+g=${second:--}
 rss=$(ps -o rss= -p "${pids[1]}" | tr -d ' ')
 echo "gsalt-minion RSS after the runs: $((rss / 1024)) MiB"
 
-if [ -z "${GSALT_SALT_SRC:-}" ]; then
+if [ -z "${GSALT_SALT_SRC:-}" ] || [ -n "${NO_SALT:-}" ]; then
   echo "bench-states: GSALT_SALT_SRC not set, skipping the same SLS through real Salt"
+  bench_row "state.apply $n file.managed, second run (s, whole CLI)" "$g" - "<= 0.15"
   exit 0
 fi
 shim=$PWD/../shared/peer/pyshim
@@ -113,4 +139,5 @@ sleep 3
 setsid $py "$GSALT_SALT_SRC/scripts/salt-minion" -c "$d/etc/minion" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
 for _ in $(seq 100); do salt salt-key -c "$d/etc/master" -A -y >/dev/null 2>&1; salt salt-key -c "$d/etc/master" -l acc 2>/dev/null | grep -q bench1 && break; sleep 0.5; done
 wait_ping salt salt -c "$d/etc/master"
-measure "Salt 3006 (salt-master + salt-minion)" salt salt -c "$d/etc/master"
+measure "Salt 3006" "${pids[2]}" "${pids[3]}" salt salt -c "$d/etc/master"
+bench_row "state.apply $n file.managed, second run (s, whole CLI)" "$g" "${second:--}" "<= 0.15"

@@ -18,6 +18,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/gsalt/gsalt/fileserver"
 	"github.com/gsalt/gsalt/modules"
@@ -359,12 +360,14 @@ func (f *SaltFileClient) GetFile(ctx context.Context, p, dest string, makedirs b
 			return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
 		}
 	}
+	fetcher := newChunkFetcher(ctx, f.server, rel, saltenv, gz)
+	defer fetcher.stop()
 	for i := 0; ; i++ {
 		if i >= maxServeChunks {
 			cleanup()
 			return "", fmt.Errorf("%w: too many chunks fetching %s", modules.ErrExecution, p)
 		}
-		data, rdest, gzipped, err := f.server.serveFile(ctx, rel, saltenv, written, gz)
+		data, rdest, gzipped, err := fetcher.next(written)
 		if err != nil {
 			cleanup()
 			return "", err
@@ -412,6 +415,7 @@ func (f *SaltFileClient) GetFile(ctx context.Context, p, dest string, makedirs b
 		}
 		// loc counts uncompressed bytes: the master seeks in the file.
 		written += int64(len(data))
+		fetcher.got(len(data))
 	}
 	if out != nil {
 		if err := out.Close(); err != nil {
@@ -752,4 +756,119 @@ func cpFunctions() []modules.Function {
 				return fc.IsCached(c.Args.Str("path"), cpSaltenv(c)), nil
 			}},
 	}
+}
+
+// Pipelined downloads. Salt's file client asks for one chunk
+// (file_buffer_size bytes at loc) and waits for it before asking for the
+// next, so master and minion take turns. The requests are independent, so
+// once the first chunk shows the master's chunk size, a chunkFetcher keeps
+// serveWindow requests for the following offsets in flight; every request
+// and reply is the one Salt's client would send and get. Only chunks that
+// start where the copy ends are used: after a short chunk (the end of the
+// file, or a file that changed on the master) the requests ahead are
+// cancelled and the rest is fetched one request at a time, as Salt does.
+const (
+	// serveWindow is the number of _serve_file requests kept in flight.
+	serveWindow = 4
+	// minPipelineChunk and maxPipelineChunk bound the chunk sizes that
+	// start pipelining: a smaller first chunk is usually a whole small
+	// file (requests ahead would be wasted), a larger one would hold too
+	// much memory in flight.
+	minPipelineChunk = 64 << 10
+	maxPipelineChunk = 16 << 20
+)
+
+type chunkReply struct {
+	data    []byte
+	dest    string
+	gzipped bool
+	err     error
+}
+
+type pendingChunk struct {
+	loc    int64
+	cancel context.CancelFunc
+	ch     chan chunkReply
+}
+
+// chunkFetcher fetches the chunks of one file, in order.
+type chunkFetcher struct {
+	ctx          context.Context
+	srv          fileServer
+	rel, saltenv string
+	gz           int
+	decided      bool
+	size         int64 // the chunk size requests ahead assume; 0: one at a time
+	nextLoc      int64
+	pending      []pendingChunk
+	wg           sync.WaitGroup
+}
+
+func newChunkFetcher(ctx context.Context, srv fileServer, rel, saltenv string, gz int) *chunkFetcher {
+	return &chunkFetcher{ctx: ctx, srv: srv, rel: rel, saltenv: saltenv, gz: gz}
+}
+
+// next returns the chunk at loc.
+func (c *chunkFetcher) next(loc int64) ([]byte, string, bool, error) {
+	if len(c.pending) > 0 && c.pending[0].loc != loc {
+		c.drop()
+	}
+	if c.size > 0 {
+		if len(c.pending) == 0 {
+			c.nextLoc = loc
+		}
+		for len(c.pending) < serveWindow {
+			c.start(c.nextLoc)
+			c.nextLoc += c.size
+		}
+	}
+	if len(c.pending) == 0 {
+		return c.srv.serveFile(c.ctx, c.rel, c.saltenv, loc, c.gz)
+	}
+	p := c.pending[0]
+	c.pending = c.pending[1:]
+	r := <-p.ch
+	p.cancel()
+	return r.data, r.dest, r.gzipped, r.err
+}
+
+// got tells the fetcher how many (uncompressed) bytes the last chunk had.
+func (c *chunkFetcher) got(n int) {
+	if !c.decided {
+		c.decided = true
+		if n >= minPipelineChunk && n <= maxPipelineChunk && n%4096 == 0 {
+			c.size = int64(n)
+		}
+		return
+	}
+	if c.size > 0 && int64(n) != c.size {
+		c.size = 0
+		c.drop()
+	}
+}
+
+func (c *chunkFetcher) start(loc int64) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	p := pendingChunk{loc: loc, cancel: cancel, ch: make(chan chunkReply, 1)}
+	c.pending = append(c.pending, p)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		data, dest, gz, err := c.srv.serveFile(ctx, c.rel, c.saltenv, loc, c.gz)
+		p.ch <- chunkReply{data, dest, gz, err}
+	}()
+}
+
+// drop cancels the requests in flight.
+func (c *chunkFetcher) drop() {
+	for _, p := range c.pending {
+		p.cancel()
+	}
+	c.pending = nil
+}
+
+// stop cancels what is in flight and waits for it.
+func (c *chunkFetcher) stop() {
+	c.drop()
+	c.wg.Wait()
 }

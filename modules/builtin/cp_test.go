@@ -58,6 +58,9 @@ func (f *fakeFileMaster) SendMaster(_ context.Context, load *payload.Map) (any, 
 			return payload.NewMap("data", "", "dest", ""), nil
 		}
 		loc, _ := load.Int("loc")
+		if int(loc) > len(b) {
+			loc = int64(len(b)) // the master reads nothing past the end
+		}
 		end := int(loc) + f.chunk
 		if end > len(b) {
 			end = len(b)
@@ -193,6 +196,68 @@ func TestCPGetFileInChunks(t *testing.T) {
 		t.Fatalf("gzip content %q", b)
 	}
 }
+
+// TestCPGetFilePipelined: once the first chunk shows a full-size chunk
+// (64 KiB or more), requests for the following offsets are in flight
+// together; the copy is exact whether the size is a multiple of the chunk
+// or not, with or without gzip, and every request is one Salt's client
+// would send (offsets that are multiples of the chunk size, or the end).
+func TestCPGetFilePipelined(t *testing.T) {
+	const chunk = 64 << 10
+	for _, tc := range []struct {
+		name string
+		size int
+		gzip int64
+	}{
+		{"multiple of the chunk", 8 * chunk, 0},
+		{"short last chunk", 5*chunk + 10, 0},
+		{"gzip", 3*chunk + 1, 6},
+		{"one chunk", chunk, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newCPEnv(t)
+			content := make([]byte, tc.size)
+			for i := range content {
+				content[i] = byte(i*7 + i/chunk)
+			}
+			e.fm.chunk = chunk
+			e.fm.files["base"]["big.bin"] = content
+			dest := filepath.Join(t.TempDir(), "big.bin")
+			args := []any{"salt://big.bin", dest}
+			if tc.gzip > 0 {
+				args = append(args, payload.NewMap("__kwarg__", true, "gzip", tc.gzip))
+			}
+			if res := e.run(t, "cp.get_file", args...); res.Return != dest {
+				t.Fatalf("get_file: %+v", res)
+			}
+			if b, _ := os.ReadFile(dest); !bytes.Equal(b, content) {
+				t.Fatalf("copy differs: %d bytes, want %d", len(b), len(content))
+			}
+			seen := map[int64]bool{}
+			for _, l := range e.fm.loads {
+				if l.Str("cmd") != "_serve_file" {
+					continue
+				}
+				n, _ := l.Int("loc")
+				if n%chunk != 0 && n != int64(tc.size) {
+					t.Errorf("request at loc %d: not a chunk boundary nor the end", n)
+				}
+				seen[n] = true
+			}
+			for loc := int64(0); loc <= int64(tc.size); loc += chunk {
+				if !seen[loc] {
+					t.Errorf("no request for loc %d", loc)
+				}
+			}
+			if n := len(e.fm.loads); n > tc.size/chunk+3+serveWindowForTest { // + _file_hash, the end, requests ahead
+				t.Errorf("%d requests for %d chunks", n, tc.size/chunk+1)
+			}
+		})
+	}
+}
+
+// serveWindowForTest bounds the speculative requests past the end.
+const serveWindowForTest = 4
 
 func TestCPCacheFile(t *testing.T) {
 	e := newCPEnv(t)

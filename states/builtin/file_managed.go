@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -1053,6 +1054,20 @@ func fileEncodeContents(b []byte, enc string) ([]byte, error) {
 	return nil, fmt.Errorf("encoding %s is not supported by gsalt", enc)
 }
 
+// fileHasBytes reports whether the file at p holds exactly b. Salt writes
+// the contents to a temporary file and lets get_diff compare the two,
+// which finds no difference for equal bytes; checking first skips the
+// temporary file when nothing changes. Any error answers false (the
+// temporary-file path then reports it as Salt would).
+func fileHasBytes(p string, b []byte) bool {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(b)) {
+		return false
+	}
+	cur, err := os.ReadFile(p)
+	return err == nil && bytes.Equal(cur, b)
+}
+
 // manageFile is file.manage_file.
 func (r *fileRun) manageFile(name, sfn string, ret *states.Ret, o fileManageOpts) (*states.Ret, error) {
 	name = fileExpandUser(name)
@@ -1170,7 +1185,7 @@ func (r *fileRun) manageFile(name, sfn string, ret *states.Ret, o fileManageOpts
 				return ret, nil
 			}
 		}
-		if o.contents != nil {
+		if o.contents != nil && !fileHasBytes(realName, contents) {
 			tmp, err := writeTmp()
 			if err != nil {
 				return nil, err

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# bench-reactor.sh [EVENTS]: reactor throughput through the master. Events
+# bench/<i> with data {id: <a swarm identity>} are fired on the master's
+# event pull socket; a reactor maps bench/* to a reactor SLS with one
+# local.test.ping reaction targeting data['id']; one gsalt-minion --swarm
+# process (RX_SWARM identities, default 4) answers the jobs. Counts jobs
+# whose return reached the master's event bus per second, and the master's
+# CPU per job (scripts/bench-events.py drives and counts). Runs against
+# gsalt-master and, when GSALT_SALT_SRC is set, a real Salt 3006 master
+# (SALT_EVENTS events, default 1000: Salt's reactor is slow).
+# PROFILE_DIR=DIR records the gsalt-master with perf during the run
+# (perf report -i DIR/reactor-master.perf). NO_SALT=1 skips Salt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
+. scripts/swarm-lib.sh
+events=${1:-20000}
+salt_events=${SALT_EVENTS:-1000}
+n=${RX_SWARM:-4}
+window=${RX_WINDOW:-2000}
+bin=$PWD/bin
+py=/usr/bin/python3
+tmp=$(mktemp -d /tmp/gsalt-bench-reactor.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+ids=$(for i in $(seq 0 $((n - 1))); do printf 'sw-%04d,' "$i"; done); ids=${ids%,}
+
+# setup DIR: master + swarm configs with the reactor.
+setup() {
+  local d=$1
+  mkdir -p "$d/reactor"
+  cat >"$d/reactor/job.sls" <<'SLS'
+bench-job:
+  local.test.ping:
+    - tgt: {{ data['id'] }}
+SLS
+  swarm_setup "$d" "log_level: error
+user: $(id -un)
+auto_accept: True
+reactor:
+  - 'bench/*':
+    - $d/reactor/job.sls"
+}
+
+# wait_all CLI...: until every swarm identity answers test.ping.
+wait_all() {
+  for _ in $(seq 120); do
+    got=$("$@" '*' test.ping --out json --static -t 10 2>/dev/null | grep -c ': true' || true)
+    [ "$got" -ge "$n" ] && return 0
+    sleep 1
+  done
+  echo "bench-reactor: only $got/$n identities answer" >&2
+  return 1
+}
+
+# run LABEL DIR EVENTS PIDS...: drives the events, prints and returns the result line.
+run() {
+  local label=$1 d=$2 k=$3; shift 3
+  local out
+  out=$($py scripts/bench-events.py "$d/master/sock" "$k" "$ids" "$window" "$@")
+  echo "$label: $out" >&2
+  echo "$out"
+}
+field() { printf '%s\n' "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1==k {print $2}'; }
+
+d=$tmp/gsalt; setup "$d"
+setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$tmp/gsalt.log" 2>&1 & mp=$!; pids+=($mp)
+sleep 1
+setsid "$bin/gsalt-minion" -c "$d/etc/swarm" --swarm "$n" -l quiet >>"$tmp/gsalt.log" 2>&1 & sp=$!; pids+=($sp)
+wait_all "$bin/gsalt" -c "$d/etc/master"
+s0=$(proc_cpu "$sp")
+if [ -n "${PROFILE_DIR:-}" ]; then
+  mkdir -p "$PROFILE_DIR"
+  perf record -F 499 -g -o "$PROFILE_DIR/reactor-master.perf" -p "$mp" 2>/dev/null & pp=$!
+fi
+g=$(run "gsalt-master reactor, $n swarm identities" "$d" "$events" "$mp")
+s1=$(proc_cpu "$sp")
+[ -n "${pp:-}" ] && kill -INT "$pp" && wait "$pp" 2>/dev/null || true
+gj=$(field "$g" jobs_per_s); gr=$(field "$g" returned); gc=$(field "$g" master_cpu)
+echo "gsalt: master CPU per reactor job $(echo "scale=3; 1000 * $gc / ($gr + 0.0001)" | bc) ms, swarm CPU $(echo "$s1 - $s0" | bc) s, master RSS $(proc_rss_mib "$mp") MiB"
+kill -- "-$sp" "-$mp" 2>/dev/null || true
+
+sj=-
+if [ -n "${GSALT_SALT_SRC:-}" ] && [ -z "${NO_SALT:-}" ]; then
+  shim=${GSALT_PYSHIM:-}
+  for c in ../shared/peer/pyshim ../../shared/peer/pyshim; do [ -z "$shim" ] && [ -d "$c" ] && shim=$(cd "$c" && pwd); done
+  if [ -z "$shim" ]; then shim=$tmp/pyshim; mkdir -p "$shim/looseversion"; echo 'from setuptools._distutils.version import LooseVersion  # noqa: F401' >"$shim/looseversion/__init__.py"; fi
+  export PYTHONPATH=$GSALT_SALT_SRC:$shim
+  d=$tmp/salt; setup "$d"
+  setsid $py "$GSALT_SALT_SRC/scripts/salt-master" -c "$d/etc/master" -l error </dev/null >>"$tmp/salt.log" 2>&1 & mp=$!; pids+=($mp)
+  sleep 5
+  setsid "$bin/gsalt-minion" -c "$d/etc/swarm" --swarm "$n" -l quiet >>"$tmp/salt.log" 2>&1 & sp=$!; pids+=($sp)
+  wait_all $py "$GSALT_SALT_SRC/scripts/salt" -c "$d/etc/master"
+  # shellcheck disable=SC2046
+  s=$(run "salt-master reactor, $n swarm identities" "$d" "$salt_events" $(pgrep -g "$mp"))
+  sj=$(field "$s" jobs_per_s)
+else
+  echo "bench-reactor: GSALT_SALT_SRC not set, skipping the same reactor load against a real Salt master"
+fi
+bench_row "reactor: local jobs/s through the master ($n swarm ids)" "$gj" "$sj" ">= 5000"
