@@ -65,6 +65,7 @@ type Subscriber struct {
 
 	dropped    atomic.Uint64
 	reconnects atomic.Uint64
+	up         atomic.Bool
 }
 
 // DialSub starts a subscriber for the publisher at addr ("host:port" or
@@ -131,6 +132,11 @@ func (s *Subscriber) Connected() <-chan struct{} { return s.connected }
 // re-connections between two reads are reported once.
 func (s *Subscriber) Reconnected() <-chan struct{} { return s.reconnected }
 
+// Up reports whether the subscriber is connected to the publisher right
+// now (Salt's status.master check of an established connection to the
+// publish port).
+func (s *Subscriber) Up() bool { return s.up.Load() }
+
 // Reconnects returns how many re-connections have happened.
 func (s *Subscriber) Reconnects() uint64 { return s.reconnects.Load() }
 
@@ -162,6 +168,7 @@ func (s *Subscriber) run() {
 			continue
 		}
 		backoff = s.opts.ReconnectMin
+		s.up.Store(true)
 		if first {
 			first = false
 			close(s.connected)
@@ -174,6 +181,7 @@ func (s *Subscriber) run() {
 			}
 		}
 		err = s.serve(c)
+		s.up.Store(false)
 		if s.ctx.Err() != nil {
 			return
 		}
