@@ -290,7 +290,13 @@ func tempBase(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(d) })
+	t.Cleanup(func() {
+		if os.Getenv("GSALT_TEST_KEEP") != "" {
+			t.Logf("kept %s", d)
+			return
+		}
+		os.RemoveAll(d)
+	})
 	return d
 }
 
