@@ -135,6 +135,7 @@ type Minion struct {
 	retryDNS      float64
 	servicesOnce  sync.Once
 	onLocalEvent  func(tag string, data any)
+	lookupHost    func(ctx context.Context, host string) ([]string, error) // nil: the system resolver
 
 	priv   *rsa.PrivateKey
 	pubPEM []byte

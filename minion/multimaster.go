@@ -275,7 +275,11 @@ func (m *Minion) resolveLink(ctx context.Context, l *link) error {
 	lookup := func() error {
 		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		_, err := net.DefaultResolver.LookupHost(lctx, host)
+		lookupHost := m.lookupHost
+		if lookupHost == nil {
+			lookupHost = net.DefaultResolver.LookupHost
+		}
+		_, err := lookupHost(lctx, host)
 		return err
 	}
 	err := lookup()
@@ -575,6 +579,7 @@ func (m *Minion) runFailover(rctx context.Context) {
 					case <-t.C:
 					}
 					if m.pingMaster(lctx, top) {
+						m.log.Info(fmt.Sprintf("Master %s answers again; failing back to it", top.master))
 						m.fireLocal(lctx, TagMasterFailback, payload.NewMap("master", top.master))
 						reason <- "failback"
 						return
