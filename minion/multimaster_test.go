@@ -102,7 +102,9 @@ func TestHotMultiMaster(t *testing.T) {
 	m, _ := startMinion(t, cfg, Options{OnLocalEvent: evs.add})
 	waitReady(t, m, wait)
 	for _, fm := range []*fakeMaster{fm1, fm2} {
-		fm.waitReq(t, wait, func(l *payload.Map) bool { return l.Str("cmd") == "_minion_event" && l.Str("tag") == "salt/minion/m1/start" })
+		fm.waitReq(t, wait, func(l *payload.Map) bool {
+			return l.Str("cmd") == "_minion_event" && l.Str("tag") == "salt/minion/m1/start"
+		})
 	}
 	warmup(t, fm1)
 	warmup(t, fm2)
@@ -169,7 +171,9 @@ func TestFailoverMultiMaster(t *testing.T) {
 	fm1.stop()
 	evs.wait(t, TagMasterDisconnected+" "+m1name)
 	// The new master gets the start events and serves jobs.
-	fm2.waitReq(t, wait, func(l *payload.Map) bool { return l.Str("cmd") == "_minion_event" && l.Str("tag") == "salt/minion/m1/start" })
+	fm2.waitReq(t, wait, func(l *payload.Map) bool {
+		return l.Str("cmd") == "_minion_event" && l.Str("tag") == "salt/minion/m1/start"
+	})
 	warmup(t, fm2)
 	fm2.publish(jobLoad("20260302000000000001", "test.echo", []any{"on-m2"}))
 	fm2.waitReq(t, wait, isReturn("20260302000000000001"))
@@ -180,7 +184,9 @@ func TestFailoverMultiMaster(t *testing.T) {
 	fm3 := newFakeMaster(t, masterKeyFile(), ret1, pub1)
 	fm3.set("m1", "accept")
 	evs.wait(t, TagMasterFailback+" "+m1name)
-	fm3.waitReq(t, wait, func(l *payload.Map) bool { return l.Str("cmd") == "_minion_event" && l.Str("tag") == "salt/minion/m1/start" })
+	fm3.waitReq(t, wait, func(l *payload.Map) bool {
+		return l.Str("cmd") == "_minion_event" && l.Str("tag") == "salt/minion/m1/start"
+	})
 	warmup(t, fm3)
 	if a := m.active.Load(); a == nil || a.master != m1name {
 		t.Errorf("active master after the failback: %+v", a)
