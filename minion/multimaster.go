@@ -379,7 +379,7 @@ func (m *Minion) linkFor(ctx context.Context) *link {
 func (m *Minion) requestTargets(ctx context.Context, cmd string) []*link {
 	lc := linkOf(ctx)
 	if m.mode == modeHot && len(m.links) > 1 && !lc.only &&
-		(cmd == "_minion_event" || cmd == "_mine" || (cmd == "_return" && lc.l == nil)) {
+		(cmd == "_minion_event" || cmd == "_mine" || cmd == "_mine_delete" || cmd == "_mine_flush" || (cmd == "_return" && lc.l == nil)) {
 		m.mu.RLock()
 		defer m.mu.RUnlock()
 		var out []*link
