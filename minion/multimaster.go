@@ -197,8 +197,11 @@ func (m *Minion) setLinks(masters []string, mt string) error {
 	} else {
 		m.retryDNS = m.cfg.RetryDNS
 	}
-	m.links = m.shuffled(links)
-	m.masterList = append([]*link(nil), m.links...)
+	order := m.shuffled(links)
+	m.mu.Lock()
+	m.links = order
+	m.masterList = append([]*link(nil), order...)
+	m.mu.Unlock()
 	return nil
 }
 
