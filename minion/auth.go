@@ -30,12 +30,9 @@ type session struct {
 	serial *message.SerialGuard
 }
 
-// current returns the session in use, or nil before the first auth.
-func (m *Minion) current() *session {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.sess
-}
+// current returns the session of the primary master, or nil before the
+// first auth.
+func (m *Minion) current() *session { return m.linkSession(m.primary()) }
 
 // masterPubPath is the cached master key, minion_master.pub.
 func (m *Minion) masterPubPath() string { return filepath.Join(m.pkiDir, "minion_master.pub") }
@@ -59,11 +56,12 @@ func (m *Minion) autosignGrains() *payload.Map {
 // _auth exchange and logs a failure at once at warning with its real
 // reason (a master name that does not resolve, a refused connection), once
 // per reason, instead of waiting for the exchange's timeouts.
-func (m *Minion) checkMasterReachable(ctx context.Context) {
+func (m *Minion) checkMasterReachable(ctx context.Context, l *link) {
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	c, err := d.DialContext(dctx, "tcp", m.masterAddr)
+	_, addr := l.target()
+	c, err := d.DialContext(dctx, "tcp", addr)
 	reason := ""
 	if err != nil {
 		reason = err.Error()
@@ -71,23 +69,25 @@ func (m *Minion) checkMasterReachable(ctx context.Context) {
 		c.Close()
 	}
 	m.mu.Lock()
-	last := m.lastDialErr
-	m.lastDialErr = reason
+	last := l.lastDialErr
+	l.lastDialErr = reason
 	m.mu.Unlock()
 	switch {
 	case reason != "" && reason != last:
-		m.log.Warn("cannot reach the master; retrying", "master", m.masterAddr, "err", err)
+		m.log.Warn("cannot reach the master; retrying", "master", addr, "err", err)
 	case reason == "" && last != "":
-		m.log.Info("the master is reachable again", "master", m.masterAddr)
+		m.log.Info("the master is reachable again", "master", addr)
 	}
 }
 
-// signIn makes one _auth exchange (with Salt's auth_tries and auth_timeout
-// for transport failures) and checks the reply.
-func (m *Minion) signIn(ctx context.Context) (*message.AuthResult, error) {
-	if m.masterAddr == "" {
+// signIn makes one _auth exchange with l (with Salt's auth_tries and
+// auth_timeout for transport failures, one try when failFast) and checks
+// the reply.
+func (m *Minion) signIn(ctx context.Context, l *link, failFast bool) (*message.AuthResult, error) {
+	if l == nil {
 		return nil, ErrNoMaster
 	}
+	_, addr := l.target()
 	cached, err := os.ReadFile(m.masterPubPath())
 	if err != nil {
 		cached = nil
@@ -110,12 +110,17 @@ func (m *Minion) signIn(ctx context.Context) (*message.AuthResult, error) {
 	if tries <= 0 {
 		tries = 7
 	}
+	if failFast {
+		// eval_master sets auth_tries to 0 in failover: one attempt, then
+		// the next master.
+		tries = 1
+	}
 	timeout := time.Duration(m.cfg.AuthTimeout) * time.Second
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	m.checkMasterReachable(ctx)
-	client := transport.ReqClient{Addr: m.masterAddr, Tries: tries, Timeout: timeout, Logger: m.log}
+	m.checkMasterReachable(ctx, l)
+	client := transport.ReqClient{Addr: addr, Tries: tries, Timeout: timeout, Logger: m.log}
 	reply, err := client.Send(ctx, frame)
 	if err != nil {
 		return nil, fmt.Errorf("minion: _auth: %w", err)
@@ -151,8 +156,9 @@ func (m *Minion) signIn(ctx context.Context) (*message.AuthResult, error) {
 // up to acceptance_wait_time_max), retries failed attempts the same way,
 // and returns ErrRejected (after Salt's pause) when the key is rejected
 // and rejected_retry is off, ErrMasterFinger on a fingerprint mismatch and
-// ErrPending for a caller.
-func (m *Minion) authenticate(ctx context.Context) (*session, error) {
+// ErrPending for a caller. With failFast (a failover list) a master that
+// cannot be reached is given up at once and its error returned.
+func (m *Minion) authenticate(ctx context.Context, l *link, failFast bool) (*session, error) {
 	wait := seconds(m.cfg.AcceptanceWaitTime)
 	if wait <= 0 {
 		wait = 10 * time.Second
@@ -166,11 +172,14 @@ func (m *Minion) authenticate(ctx context.Context) (*session, error) {
 		}
 	}
 	for {
-		res, err := m.signIn(ctx)
+		res, err := m.signIn(ctx, l, failFast)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		switch {
+		case err != nil && failFast && !errors.Is(err, ErrMasterFinger):
+			m.setAuthErr(err)
+			return nil, err
 		case errors.Is(err, ErrMasterFinger):
 			m.setAuthErr(err)
 			m.log.Error("the master's public key fingerprint does not match master_finger; exiting", "err", err)
@@ -187,10 +196,10 @@ func (m *Minion) authenticate(ctx context.Context) (*session, error) {
 				"path", m.masterPubPath())
 		case err != nil:
 			m.setAuthErr(err)
-			m.log.Warn("authentication with the master failed", "master", m.masterAddr, "err", err)
+			m.log.Warn("authentication with the master failed", "master", l.master, "err", err)
 		case res.Status == message.AuthAccepted:
 			m.setAuthErr(nil)
-			return m.newSession(res)
+			return m.newSession(l, res)
 		case res.Status == message.AuthRejected && !m.cfg.RejectedRetry:
 			m.setAuthErr(ErrRejected)
 			m.log.Error("The Salt Master has rejected this minion's public key! To repair this issue, delete the public " +
@@ -224,8 +233,8 @@ func (m *Minion) authenticate(ctx context.Context) (*session, error) {
 	}
 }
 
-// newSession installs the session of an accepted auth.
-func (m *Minion) newSession(res *message.AuthResult) (*session, error) {
+// newSession installs the session of an accepted auth with l.
+func (m *Minion) newSession(l *link, res *message.AuthResult) (*session, error) {
 	c, err := crypt.NewCrypticle(res.SessionKey)
 	if err != nil {
 		return nil, err
@@ -243,42 +252,81 @@ func (m *Minion) newSession(res *message.AuthResult) (*session, error) {
 	s := &session{crypticle: c, key: res.SessionKey, publishPort: res.PublishPort, masterPub: mp}
 	fresh := m.serialGuardFor(res.SessionKey)
 	m.mu.Lock()
-	if old := m.sess; old != nil && old.key == res.SessionKey {
+	if old := l.sess; old != nil && old.key == res.SessionKey {
 		s.serial = old.serial
 	} else {
 		s.serial = fresh
 	}
-	m.sess = s
+	l.sess = s
 	m.mu.Unlock()
 	m.authCount.Add(1)
-	m.log.Info("authenticated with the master", "master", m.masterAddr)
+	m.log.Info("authenticated with the master", "master", l.master)
 	return s, nil
 }
 
-// reauth replaces stale with a fresh session, unless another goroutine
-// already did so since stale was read. A fatal authentication error stops
-// the minion.
-func (m *Minion) reauth(ctx context.Context, stale *session) (*session, error) {
-	m.authMu.Lock()
-	defer m.authMu.Unlock()
-	if cur := m.current(); cur != stale && cur != nil {
+// reauth replaces l's stale session with a fresh one, unless another
+// goroutine already did so since stale was read. A fatal authentication
+// error stops the minion.
+func (m *Minion) reauth(ctx context.Context, l *link, stale *session) (*session, error) {
+	if l == nil {
+		return nil, ErrNotConnected
+	}
+	l.authMu.Lock()
+	defer l.authMu.Unlock()
+	if cur := m.linkSession(l); cur != stale && cur != nil {
 		return cur, nil
 	}
-	m.log.Info("re-authenticating with the master")
-	s, err := m.authenticate(ctx)
+	m.log.Info("re-authenticating with the master", "master", l.master)
+	s, err := m.authenticate(ctx, l, false)
 	if err != nil {
 		m.fatal(err)
 		return nil, err
 	}
-	m.checkPublishPort(s)
+	m.checkPublishPort(l, s)
 	return s, nil
 }
 
-// publishAddr is where the minion subscribes for s.
-func (m *Minion) publishAddr(s *session) (string, int) {
+// authenticateAny signs in with the first master of the list that accepts
+// the key (salt-call's eval_master over a list), evaluating master_type
+// func first.
+func (m *Minion) authenticateAny(ctx context.Context) (*session, error) {
+	if m.masterFunc != "" && len(m.links) == 0 {
+		if err := m.evalMasterFunc(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if len(m.links) == 0 {
+		return nil, ErrNoMaster
+	}
+	var last error
+	for _, l := range m.links {
+		if err := m.resolveLink(ctx, l); err != nil {
+			last = err
+			continue
+		}
+		l.authMu.Lock()
+		s, err := m.authenticate(ctx, l, len(m.links) > 1)
+		l.authMu.Unlock()
+		if err == nil {
+			if m.mode == modeFailover {
+				m.active.Store(l)
+			}
+			return s, nil
+		}
+		last = err
+		if ctx.Err() != nil || errors.Is(err, ErrRejected) || errors.Is(err, ErrMasterFinger) || errors.Is(err, ErrPending) {
+			return nil, err
+		}
+	}
+	return nil, last
+}
+
+// publishAddr is where the minion subscribes to l for s.
+func (m *Minion) publishAddr(l *link, s *session) (string, int) {
 	port := s.publishPort
 	if p := m.cfg.PublishPort; p > 0 && p != 4506 {
 		port = p
 	}
-	return joinHostPort(m.masterHost, port), port
+	host, _ := l.target()
+	return joinHostPort(host, port), port
 }

@@ -111,9 +111,7 @@ func Call(ctx context.Context, o CallOptions) (*CallResult, error) {
 			log.Error("could not compile the pillar", "err", err)
 		}
 	} else {
-		m.authMu.Lock()
-		_, err := m.authenticate(ctx)
-		m.authMu.Unlock()
+		_, err := m.authenticateAny(ctx)
 		if err != nil {
 			return nil, &AuthError{Err: err}
 		}

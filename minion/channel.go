@@ -24,11 +24,14 @@ const (
 
 func joinHostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
 
-// request sends load as an AES request and returns the decoded reply. When
-// the master cannot decrypt it ("bad load": its session key changed) the
-// minion re-authenticates and sends the request again (up to
-// maxReauthPerRequest times). A "tok" key in
-// load is set to the minion's token.
+// request sends load as an AES request and returns the decoded reply. It
+// goes to the master of ctx's job (or the primary master); in hot
+// multi-master the events, mine data and schedule returns the minion sends
+// on its own go to every connected master, and the first reply is
+// returned. When a master cannot decrypt it ("bad load": its session key
+// changed) the minion re-authenticates and sends the request again (up to
+// maxReauthPerRequest times). A "tok" key in load is set to the minion's
+// token.
 func (m *Minion) request(ctx context.Context, load *payload.Map, tries int, timeout time.Duration) (any, error) {
 	if tries <= 0 {
 		tries = defaultRequestTries
@@ -40,17 +43,64 @@ func (m *Minion) request(ctx context.Context, load *payload.Map, tries int, time
 		load = load.Clone()
 		load.Set("tok", m.tok)
 	}
+	targets := m.requestTargets(ctx, load.Str("cmd"))
+	switch len(targets) {
+	case 0:
+		return nil, ErrNotConnected
+	case 1:
+		return m.requestLink(ctx, targets[0], load, tries, timeout)
+	}
+	type answer struct {
+		ret any
+		err error
+	}
+	answers := make(chan answer, len(targets))
+	for _, l := range targets {
+		go func() {
+			ret, err := m.requestLink(ctx, l, load, tries, timeout)
+			if err != nil {
+				err = fmt.Errorf("master %s: %w", l.master, err)
+			}
+			answers <- answer{ret, err}
+		}()
+	}
+	var (
+		first any
+		ok    bool
+		errs  []error
+	)
+	for range targets {
+		a := <-answers
+		switch {
+		case a.err != nil:
+			errs = append(errs, a.err)
+		case !ok:
+			first, ok = a.ret, true
+		}
+	}
+	if ok {
+		if len(errs) > 0 {
+			m.log.Info("a request reached only some of the masters", "cmd", load.Str("cmd"), "err", errors.Join(errs...))
+		}
+		return first, nil
+	}
+	return nil, errors.Join(errs...)
+}
+
+// requestLink sends load to the master of l.
+func (m *Minion) requestLink(ctx context.Context, l *link, load *payload.Map, tries int, timeout time.Duration) (any, error) {
 	for attempt := 0; ; attempt++ {
-		s := m.current()
+		s := m.linkSession(l)
 		if s == nil {
 			return nil, ErrNotConnected
 		}
-		l := load.Clone()
-		frame, nonce, err := message.EncodeAESRequest(s.crypticle, l)
+		l2 := load.Clone()
+		frame, nonce, err := message.EncodeAESRequest(s.crypticle, l2)
 		if err != nil {
 			return nil, err
 		}
-		client := transport.ReqClient{Addr: m.masterAddr, Tries: tries, Timeout: timeout, Logger: m.log}
+		_, addr := l.target()
+		client := transport.ReqClient{Addr: addr, Tries: tries, Timeout: timeout, Logger: m.log}
 		reply, err := client.Send(ctx, frame)
 		if err != nil {
 			return nil, fmt.Errorf("minion: %s request: %w", load.Str("cmd"), err)
@@ -61,7 +111,7 @@ func (m *Minion) request(ctx context.Context, load *payload.Map, tries int, time
 			// request answers "bad load" once more: re-auth and send again,
 			// a bounded number of times.
 			m.log.Info("the master could not decrypt a request; re-authenticating", "cmd", load.Str("cmd"), "attempt", attempt+1)
-			if _, err := m.reauth(ctx, s); err != nil {
+			if _, err := m.reauth(ctx, l, s); err != nil {
 				return nil, err
 			}
 			continue
@@ -85,8 +135,9 @@ func (m *Minion) fetchPillar(ctx context.Context, pillarenv any, override *paylo
 	}
 	load := payload.NewMap("id", m.id, "grains", m.Grains(), "saltenv", saltenv, "pillarenv", pillarenv,
 		"pillar_override", override, "extra_minion_data", &payload.Map{}, "ver", "2", "cmd", "_pillar")
+	lk := m.linkFor(ctx)
 	for attempt := 0; ; attempt++ {
-		s := m.current()
+		s := m.linkSession(lk)
 		if s == nil {
 			return nil, ErrNotConnected
 		}
@@ -95,14 +146,15 @@ func (m *Minion) fetchPillar(ctx context.Context, pillarenv any, override *paylo
 		if err != nil {
 			return nil, err
 		}
-		client := transport.ReqClient{Addr: m.masterAddr, Tries: defaultRequestTries, Timeout: defaultRequestTimeout, Logger: m.log}
+		_, addr := lk.target()
+		client := transport.ReqClient{Addr: addr, Tries: defaultRequestTries, Timeout: defaultRequestTimeout, Logger: m.log}
 		reply, err := client.Send(ctx, frame)
 		if err != nil {
 			return nil, fmt.Errorf("minion: _pillar request: %w", err)
 		}
 		p, err := message.OpenPrivateReply(m.priv, s.masterPub, reply, nonce, wireLimits)
 		if errors.Is(err, message.ErrDecrypt) && attempt == 0 {
-			if _, err := m.reauth(ctx, s); err != nil {
+			if _, err := m.reauth(ctx, lk, s); err != nil {
 				return nil, err
 			}
 			continue

@@ -30,16 +30,33 @@
 //     modules.Env.Services: "master" (authenticated requests), "events",
 //     "jobs" (saltutil.running/find_job/kill_job: killing a job cancels its
 //     context; no return is sent for it, as for a killed Salt job process),
-//     "pillar", "grains" and "files" (the salt:// file client).
+//     "pillar", "grains" and "files" (the salt:// file client);
+//   - follows Salt's multi-master options (multimaster.go): a master list
+//     connects to every master (hot multi-master: jobs from any master, each
+//     return to the master that published it; fire_master events, beacons,
+//     mine data and schedule returns to every master; one jid queue), or,
+//     with master_type failover (or distributed, which Salt 3006 treats as
+//     failover), to the first master that answers, checking the publisher
+//     connection every master_alive_interval (__master_disconnected, next
+//     master), returning to the first master with master_failback
+//     (__master_failback, ping every master_failback_interval);
+//     random_master/master_shuffle, retry_dns/retry_dns_count, master_tries
+//     and master_type func are read as Salt reads them. All masters share
+//     one pki_dir and one minion_master.pub, so they must share the master
+//     key pair, as Salt's Multi Master tutorial says.
 //
 // Differences from Salt: jobs are goroutines of the minion process (every
 // proc file carries the minion's pid, and signals other than 0 cancel the
-// job rather than being delivered); only the first entry of a master list is
-// used (no failover); the local event bus is in-process (no
+// job rather than being delivered); the local event bus is in-process (no
 // minion_event_*.ipc sockets); a job whose publish names a returner gsalt
 // does not have (returners/builtin: pgjsonb) is refused instead of run with
 // the returner skipped, and the returners' writes are queued and spooled
-// in cachedir/returners while their database is down (Salt drops them).
+// in cachedir/returners while their database is down (Salt drops them); in
+// hot multi-master the pillar, grains, beacons and schedule exist once
+// (Salt keeps one copy per master: one schedule run per master), and
+// Options.Prepare (a proxy's device) runs once, not once per master; the
+// master alive check uses the minion's own publisher connection (Salt's
+// status.master reads the system's TCP table).
 //
 // Every state run compiles the pillar afresh (the master's _pillar, or the
 // local pillar_roots with file_client local: gsalt-call --local compiles it

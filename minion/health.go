@@ -19,11 +19,16 @@ type Connection struct {
 	Connected bool
 }
 
-// Connection returns the state of the minion's link to its master.
+// Connection returns the state of the minion's link to its current
+// master (with several masters: the one jobs and requests use now).
 func (m *Minion) Connection() Connection {
-	c := Connection{Master: m.masterAddr, Authenticated: m.current() != nil}
-	if s := m.pubSub.Load(); s != nil {
-		c.Connected = s.Up()
+	c := Connection{Authenticated: m.current() != nil}
+	if l := m.primary(); l != nil {
+		_, c.Master = l.target()
+		if c.Master == "" {
+			c.Master = l.master
+		}
+		c.Connected = l.isUp()
 	}
 	return c
 }
@@ -64,10 +69,16 @@ func (m *Minion) RegisterHealth(ctx context.Context, h *health.Server) {
 			func() float64 { return b2f(m.Connection().Connected) }),
 		health.CounterFunc("minion", "publish_dropped_total", "Publications dropped because the receive queue was full.",
 			func() uint64 {
-				if s := m.pubSub.Load(); s != nil {
-					return s.Dropped()
+				var n uint64
+				m.mu.RLock()
+				links := append([]*link(nil), m.links...)
+				m.mu.RUnlock()
+				for _, l := range links {
+					if s := l.sub.Load(); s != nil {
+						n += s.Dropped()
+					}
 				}
-				return 0
+				return n
 			}),
 	)
 }

@@ -123,7 +123,8 @@ func (m *Minion) handleFrames(ctx context.Context, frames [][]byte) {
 		m.log.Debug("dropping a publish with too many frames", "frames", len(frames))
 		return
 	}
-	s := m.current()
+	l := m.linkFor(ctx)
+	s := m.linkSession(l)
 	if s == nil {
 		return
 	}
@@ -132,7 +133,7 @@ func (m *Minion) handleFrames(ctx context.Context, frames [][]byte) {
 		// The master's session key changed: re-authenticate and try the
 		// same message once more (SALT-WIRE §5.3).
 		m.log.Info("a publish failed its HMAC; re-authenticating")
-		ns, aerr := m.reauth(ctx, s)
+		ns, aerr := m.reauth(ctx, l, s)
 		if aerr != nil {
 			return
 		}

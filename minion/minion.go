@@ -5,18 +5,16 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
-	"github.com/gsalt/gsalt/beacons"
-	"github.com/gsalt/gsalt/schedule"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gsalt/gsalt/beacons"
+	"github.com/gsalt/gsalt/schedule"
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/grains"
@@ -28,7 +26,6 @@ import (
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
-	"github.com/gsalt/gsalt/wire/transport"
 )
 
 // Sentinel errors Run returns for conditions the caller (gsalt-minion)
@@ -94,6 +91,11 @@ type Options struct {
 	// GrainsFile is the static grains file grains.setval and friends
 	// write; "" means the grains file beside the configuration file.
 	GrainsFile string
+	// OnLocalEvent, when set, is called with every event fired on the
+	// minion's local bus (event.fire, the __master_disconnected,
+	// __master_connected and __master_failback events of the multi-master
+	// checks, ...). It must not block.
+	OnLocalEvent func(tag string, data any)
 	// Prepare, when set, runs once in Run after the first authentication
 	// and pillar fetch and before the minion subscribes to the master's
 	// publisher (proxy minions initialise their device here from the
@@ -128,30 +130,34 @@ type Minion struct {
 	grainsFile    string
 	prepare       func(context.Context, *Minion) (*modules.Registry, error)
 
-	masterAddr string // ret port, host:port
-	masterHost string
+	// The masters (multimaster.go): links in connection order, the
+	// configured order (master_list) for failback, the current master in
+	// failover.
+	links         []*link
+	masterList    []*link
+	mode          masterMode
+	active        atomic.Pointer[link]
+	masterFunc    string // master_type func: module.function
+	failbackEvery time.Duration
+	retryDNS      float64
+	servicesOnce  sync.Once
+	onLocalEvent  func(tag string, data any)
+	lookupHost    func(ctx context.Context, host string) ([]string, error) // nil: the system resolver
 
 	priv   *rsa.PrivateKey
 	pubPEM []byte
 	tok    []byte
 
-	authMu sync.Mutex // serialises authentications
-
 	mu       sync.RWMutex
-	sess     *session
 	grains   *payload.Map
 	pillar   *payload.Map
 	runCtx   context.Context
 	runState *runState
-	resubFn  context.CancelFunc
-	subPort  int
 	jidQueue []string
 	jidSeen  map[string]bool
 
 	replayMu sync.Mutex
 	replay   replayState
-
-	lastDialErr string // the last reason the master could not be reached
 
 	jobs     *jobTable
 	rets     *minionReturners
@@ -167,8 +173,6 @@ type Minion struct {
 	readyOnce sync.Once
 	lastErr   atomic.Pointer[errBox]
 	authCount atomic.Int64
-	// pubSub is the current publish subscription (Connection).
-	pubSub atomic.Pointer[transport.Subscriber]
 }
 
 type errBox struct{ err error }
@@ -195,6 +199,7 @@ func New(o Options) (*Minion, error) {
 		grainsFunc:    o.GrainsFunc,
 		grainsFile:    o.GrainsFile,
 		prepare:       o.Prepare,
+		onLocalEvent:  o.OnLocalEvent,
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),
 	}
@@ -241,7 +246,7 @@ func New(o Options) (*Minion, error) {
 	if cfg.VerifyMasterPubkeySign {
 		m.log.Warn("verify_master_pubkey_sign is not supported by gsalt; the master key is trusted on first use and pinned")
 	}
-	if err := m.resolveMaster(); err != nil && !errors.Is(err, ErrNoMaster) {
+	if err := m.setupMasters(); err != nil && !errors.Is(err, ErrNoMaster) {
 		return nil, err
 	}
 	if err := m.prepareDirs(); err != nil {
@@ -334,30 +339,6 @@ func (m *Minion) optInt(key string, def int) int {
 		return def
 	}
 	return n
-}
-
-// resolveMaster computes the request address from master and master_port.
-func (m *Minion) resolveMaster() error {
-	if len(m.cfg.Master) == 0 || m.cfg.MasterType == "disable" {
-		return ErrNoMaster
-	}
-	host := strings.TrimSpace(m.cfg.Master[0])
-	port := m.cfg.MasterPort
-	if port == 0 {
-		port = 4506
-	}
-	if h, p, err := net.SplitHostPort(host); err == nil {
-		if n, err := strconv.Atoi(p); err == nil {
-			host, port = h, n
-		}
-	}
-	host = strings.Trim(host, "[]")
-	if host == "" {
-		return ErrNoMaster
-	}
-	m.masterHost = host
-	m.masterAddr = net.JoinHostPort(host, strconv.Itoa(port))
-	return nil
 }
 
 func (m *Minion) prepareDirs() error {

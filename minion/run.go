@@ -16,11 +16,12 @@ type runState struct {
 	cancel context.CancelFunc
 }
 
-// Run connects to the master and serves jobs until ctx is done (then it
-// returns nil) or a fatal condition stops the minion (ErrRejected,
-// ErrMasterFinger, ErrNoMaster). It may be called once.
+// Run connects to the master (or masters: Salt's multi-master options,
+// see multimaster.go) and serves jobs until ctx is done (then it returns
+// nil) or a fatal condition stops the minion (ErrRejected,
+// ErrMasterFinger, ErrNoMaster, ErrMasterType). It may be called once.
 func (m *Minion) Run(ctx context.Context) error {
-	if m.masterAddr == "" {
+	if len(m.links) == 0 && m.masterFunc == "" {
 		return ErrNoMaster
 	}
 	rctx, cancel := context.WithCancel(ctx)
@@ -41,57 +42,64 @@ func (m *Minion) Run(ctx context.Context) error {
 			return st.result(ctx)
 		}
 	}
-	m.authMu.Lock()
-	s, err := m.authenticate(rctx)
-	m.authMu.Unlock()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
-	}
-	if err := m.refreshPillar(rctx); err != nil {
-		m.log.Warn("could not fetch the pillar; continuing with an empty pillar", "err", err)
-	}
-	if m.prepare != nil {
-		if err := m.runPrepare(rctx); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
+	if m.masterFunc != "" && len(m.links) == 0 {
+		if err := m.evalMasterFunc(rctx); err != nil {
 			return err
 		}
 	}
-	addr, port := m.publishAddr(s)
+	if m.mode == modeFailover {
+		m.runFailover(rctx)
+	} else {
+		m.runHot(rctx)
+	}
+	return st.result(ctx)
+}
+
+// serveLink subscribes to l's publisher and hands its jobs over until ctx
+// ends, resubscribing when the master's publish port changes. Jobs run
+// under the run context (a job outlives a failover) marked with l, so
+// their returns go to the master that published them.
+func (m *Minion) serveLink(ctx context.Context, l *link, s *session) {
+	jobCtx := withLink(m.backgroundCtx(), l)
+	if m.mode == modeHot {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			m.watchAlive(ctx, l)
+		}()
+	}
+	addr, port := m.publishAddr(l, s)
 	started := false
-	for rctx.Err() == nil {
-		loopCtx, loopCancel := context.WithCancel(rctx)
+	for ctx.Err() == nil {
+		loopCtx, loopCancel := context.WithCancel(ctx)
 		sub, err := transport.DialSub(loopCtx, addr, m.subOptions())
 		if err != nil {
 			loopCancel()
-			return err
+			m.fatal(err)
+			return
 		}
-		m.pubSub.Store(sub)
 		m.mu.Lock()
-		m.subPort = port
-		m.resubFn = loopCancel
+		l.subPort = port
+		l.resubFn = loopCancel
 		m.mu.Unlock()
-		go m.watchReconnects(loopCtx, sub)
+		l.sub.Store(sub)
+		go m.watchReconnects(loopCtx, l, sub)
 		if !started {
 			started = true
 			m.wg.Add(1)
 			go func() {
 				defer m.wg.Done()
-				m.afterConnect(rctx, sub)
+				m.linkStarted(ctx, l, sub)
 			}()
 		}
-		m.recvLoop(loopCtx, sub)
+		m.recvLoop(loopCtx, jobCtx, sub)
 		sub.Close()
+		l.sub.CompareAndSwap(sub, nil)
 		loopCancel()
-		if s := m.current(); s != nil {
-			addr, port = m.publishAddr(s)
+		if s := m.linkSession(l); s != nil {
+			addr, port = m.publishAddr(l, s)
 		}
 	}
-	return st.result(ctx)
 }
 
 // runPrepare runs Options.Prepare and installs what it returns: a new
@@ -184,40 +192,41 @@ func (m *Minion) subOptions() transport.SubOptions {
 	return o
 }
 
-// recvLoop hands every published message to handleFrames until ctx ends.
-func (m *Minion) recvLoop(ctx context.Context, sub *transport.Subscriber) {
+// recvLoop hands every published message to handleFrames (with jobCtx,
+// the context of the jobs it starts) until ctx ends.
+func (m *Minion) recvLoop(ctx, jobCtx context.Context, sub *transport.Subscriber) {
 	for {
 		frames, err := sub.Recv(ctx)
 		if err != nil {
 			return
 		}
-		m.handleFrames(ctx, frames)
+		m.handleFrames(jobCtx, frames)
 	}
 }
 
 // watchReconnects re-authenticates after the publisher connection was
 // re-established: the master may have restarted with a new session key.
-func (m *Minion) watchReconnects(ctx context.Context, sub *transport.Subscriber) {
+func (m *Minion) watchReconnects(ctx context.Context, l *link, sub *transport.Subscriber) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-sub.Reconnected():
-			m.log.Info("reconnected to the master's publisher; re-authenticating")
-			if _, err := m.reauth(ctx, m.current()); err != nil {
+			m.log.Info("reconnected to the master's publisher; re-authenticating", "master", l.master)
+			if _, err := m.reauth(ctx, l, m.linkSession(l)); err != nil {
 				return
 			}
 		}
 	}
 }
 
-// checkPublishPort restarts the subscription when a new session names
+// checkPublishPort restarts l's subscription when a new session names
 // another publish port.
-func (m *Minion) checkPublishPort(s *session) {
-	_, port := m.publishAddr(s)
+func (m *Minion) checkPublishPort(l *link, s *session) {
+	_, port := m.publishAddr(l, s)
 	m.mu.Lock()
-	fn := m.resubFn
-	changed := m.subPort != 0 && port != m.subPort
+	fn := l.resubFn
+	changed := l.subPort != 0 && port != l.subPort
 	m.mu.Unlock()
 	if changed && fn != nil {
 		m.log.Info("the master's publish port changed; resubscribing", "port", port)
@@ -225,16 +234,32 @@ func (m *Minion) checkPublishPort(s *session) {
 	}
 }
 
-// afterConnect fires the start events once the subscription is up, then
-// keeps the mine and the master ping going.
-func (m *Minion) afterConnect(ctx context.Context, sub *transport.Subscriber) {
+// linkStarted fires the start events to l's master once its subscription
+// is up (each master gets them, as each of Salt's per-master minions sends
+// them, and a failover sends them to the new master), then starts the
+// minion's own services after the first master.
+func (m *Minion) linkStarted(ctx context.Context, l *link, sub *transport.Subscriber) {
+	t := time.NewTimer(10 * time.Second)
+	defer t.Stop()
 	select {
 	case <-sub.Connected():
-	case <-time.After(10 * time.Second):
+	case <-t.C:
 	case <-ctx.Done():
 		return
 	}
-	m.fireStartEvents(ctx)
+	m.fireStartEvents(onlyLink(ctx, l))
+	m.servicesOnce.Do(func() {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			m.runServices(m.backgroundCtx())
+		}()
+	})
+}
+
+// runServices marks the minion ready, then keeps the beacons, the
+// schedule, the mine and the master ping going until ctx ends.
+func (m *Minion) runServices(ctx context.Context) {
 	m.markReady()
 	m.wg.Add(1)
 	go func() {

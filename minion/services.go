@@ -66,6 +66,9 @@ func (b eventBus) Fire(ctx context.Context, tag string, data any) bool {
 		}()
 	}
 	m.log.Debug("local event", "tag", tag)
+	if m.onLocalEvent != nil {
+		m.onLocalEvent(tag, data)
+	}
 	return true
 }
 

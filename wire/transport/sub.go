@@ -65,7 +65,7 @@ type Subscriber struct {
 
 	dropped    atomic.Uint64
 	reconnects atomic.Uint64
-	up         atomic.Bool // a connection is established (Up)
+	up         atomic.Bool
 }
 
 // DialSub starts a subscriber for the publisher at addr ("host:port" or
@@ -132,7 +132,9 @@ func (s *Subscriber) Connected() <-chan struct{} { return s.connected }
 // re-connections between two reads are reported once.
 func (s *Subscriber) Reconnected() <-chan struct{} { return s.reconnected }
 
-// Up reports whether the subscriber is connected to the publisher now.
+// Up reports whether the subscriber is connected to the publisher right
+// now (Salt's status.master check of an established connection to the
+// publish port).
 func (s *Subscriber) Up() bool { return s.up.Load() }
 
 // Reconnects returns how many re-connections have happened.
@@ -166,6 +168,7 @@ func (s *Subscriber) run() {
 			continue
 		}
 		backoff = s.opts.ReconnectMin
+		s.up.Store(true)
 		if first {
 			first = false
 			close(s.connected)
