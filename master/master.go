@@ -111,6 +111,21 @@ type Options struct {
 type session struct {
 	key string
 	c   *crypt.Crypticle
+
+	// keySig is the auth reply's X9.31 "sig" over the key's digest: it is
+	// deterministic and the same for every minion, so it is computed once
+	// per session key instead of once per authentication.
+	sigOnce sync.Once
+	sig     []byte
+	sigErr  error
+}
+
+// keySig returns the session key's auth reply signature.
+func (s *session) keySig(priv *rsa.PrivateKey) ([]byte, error) {
+	s.sigOnce.Do(func() {
+		s.sig, s.sigErr = crypt.X931Sign(priv, []byte(message.SessionKeyDigest(s.key)))
+	})
+	return s.sig, s.sigErr
 }
 
 // Master answers requests and publishes jobs. It is safe for concurrent use.

@@ -50,8 +50,7 @@ func (m *Minion) request(ctx context.Context, load *payload.Map, tries int, time
 		if err != nil {
 			return nil, err
 		}
-		client := transport.ReqClient{Addr: m.masterAddr, Tries: tries, Timeout: timeout, Logger: m.log}
-		reply, err := client.Send(ctx, frame)
+		reply, err := m.reqPool(m.masterAddr).Send(ctx, frame, tries, timeout)
 		if err != nil {
 			return nil, fmt.Errorf("minion: %s request: %w", load.Str("cmd"), err)
 		}

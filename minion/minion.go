@@ -145,6 +145,7 @@ type Minion struct {
 	replay   replayState
 
 	lastDialErr string // the last reason the master could not be reached
+	reqs        reqPools
 
 	jobs     *jobTable
 	services map[string]any

@@ -33,6 +33,7 @@ func (m *Minion) Run(ctx context.Context) error {
 	defer func() {
 		cancel()
 		m.waitJobs(15 * time.Second)
+		m.closeReqPools()
 	}()
 
 	if d := m.optInt("random_startup_delay", 0); d > 0 {

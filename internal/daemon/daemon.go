@@ -23,6 +23,9 @@ type Logging struct {
 // Start sets up logging (flagLevel, when not empty, overrides the
 // configuration's console level) and returns a context cancelled by
 // SIGTERM or SIGINT. stop releases both; call it when the daemon ends.
+// GSALT_CPUPROFILE and GSALT_MEMPROFILE, when set, name files that get a
+// pprof CPU profile of the run and a heap profile, written by stop;
+// GSALT_PPROF_ADDR (a loopback host:port) serves /debug/pprof/ meanwhile.
 func Start(l Logging, flagLevel string) (ctx context.Context, logger *slog.Logger, stop func(), err error) {
 	level := l.Level
 	if flagLevel != "" {
@@ -32,6 +35,19 @@ func Start(l Logging, flagLevel string) (ctx context.Context, logger *slog.Logge
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	stopProfiles, err := startProfiles()
+	if err != nil {
+		closeLog()
+		return nil, nil, nil, err
+	}
+	stopPprof := func() {}
+	if addr := os.Getenv(EnvPprofAddr); addr != "" {
+		if stopPprof, err = servePprof(addr, logger); err != nil {
+			stopProfiles()
+			closeLog()
+			return nil, nil, nil, err
+		}
+	}
 	ctx, stopSignals := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	return ctx, logger, func() { stopSignals(); closeLog() }, nil
+	return ctx, logger, func() { stopSignals(); stopPprof(); stopProfiles(); closeLog() }, nil
 }
