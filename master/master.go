@@ -511,7 +511,12 @@ func (m *Master) handleAES(ctx context.Context, req *message.Request) ([]byte, b
 }
 
 // validID reports whether id is a minion id the master accepts.
-func (m *Master) validID(id string) bool { return keys.ValidID(m.cfg.PKIDir, id) }
+func (m *Master) validID(id string) bool {
+	if m.accepted.store.PKIDir() == m.cfg.PKIDir {
+		return m.accepted.ids.valid(id)
+	}
+	return keys.ValidID(m.cfg.PKIDir, id)
+}
 
 // verifyTok checks load's id and tok like AESFuncs.__verify_load: the
 // listed keys must be present, tok must recover to "salt" with the

@@ -175,6 +175,12 @@ func (m *Minion) openPublish(s *session, body []byte) (*payload.Map, int64, erro
 	if !m.cfg.SignPubMessages {
 		pub = nil
 	}
+	if pub != nil && m.verified != nil {
+		// A swarm checks each publish signature once for all identities.
+		return message.OpenPublishWith(s.crypticle, func(blob, sig []byte) error {
+			return m.verified.verify(pub, blob, sig)
+		}, body, wireLimits)
+	}
 	return message.OpenPublish(s.crypticle, pub, body, wireLimits)
 }
 

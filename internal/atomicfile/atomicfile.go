@@ -97,3 +97,40 @@ func syncDir(dir string) {
 	_ = d.Sync()
 	_ = d.Close()
 }
+
+// Replace writes data to path through a hidden temporary file in path's
+// directory renamed into place, without syncing: readers and a restarted
+// process see the old content or the whole new one, but a power loss may
+// lose the change. For state rewritten often whose loss only costs a
+// little (the minion's replay guard, rewritten for every job).
+func Replace(path string, data []byte, mode fs.FileMode) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Chmod(mode); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("chmod %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("rename %s: %w", path, err)
+	}
+	return nil
+}
