@@ -26,6 +26,8 @@ type Logging struct {
 // GSALT_CPUPROFILE and GSALT_MEMPROFILE, when set, name files that get a
 // pprof CPU profile of the run and a heap profile, written by stop;
 // GSALT_PPROF_ADDR (a loopback host:port) serves /debug/pprof/ meanwhile.
+// Without GOMEMLIMIT, a cgroup memory limit sets the runtime's soft limit
+// to 90% of it.
 func Start(l Logging, flagLevel string) (ctx context.Context, logger *slog.Logger, stop func(), err error) {
 	level := l.Level
 	if flagLevel != "" {
@@ -34,6 +36,9 @@ func Start(l Logging, flagLevel string) (ctx context.Context, logger *slog.Logge
 	logger, closeLog, err := saltlog.Setup(os.Stderr, level, l.File, l.FileLevel)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if lim := memLimitFromCgroup(cgroupLimitFiles); lim > 0 {
+		logger.Debug("Go memory limit set from the cgroup", "bytes", lim)
 	}
 	stopProfiles, err := startProfiles()
 	if err != nil {
