@@ -11,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${GSALT_SALT_SRC:?set GSALT_SALT_SRC to a Salt 3006 source tree}
 shim=${GSALT_PYSHIM:-$(cd .. && pwd)/shared/peer/pyshim}
+[ -d "$shim" ] || shim=/work/shared/peer/pyshim # a worktree under /work/wt
 n=${1:-1000}
 pings=${PINGS:-5}
 bin=$PWD/bin
