@@ -40,12 +40,12 @@ fuzz:
 	./scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
 # Go benchmarks, then the swarm load test (SWARM=N identities, default 1000)
-# against gsalt-master and, when GSALT_SALT_SRC is set, against a real Salt master.
+# against gsalt-master and, when GSALT_SALT_SRC is set, against a real Salt master
+# (bench-swarm.sh runs bench-swarm-salt.sh itself for the Salt column).
 bench: build
 	@rm -f bin/bench-rows.tsv
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./...
 	./scripts/bench-swarm.sh $${SWARM:-1000}
-	@if [ -n "$$GSALT_SALT_SRC" ]; then ./scripts/bench-swarm-salt.sh $${SWARM:-1000}; else echo "bench: GSALT_SALT_SRC not set, skipping the same swarm load against a real Salt master"; fi
 	./scripts/bench-states.sh $${STATES:-500}
 	./scripts/bench-proxy.sh $${PROXIES:-1000}
 	./scripts/bench-proxy-napalm.sh $${NAPALM:-1000}

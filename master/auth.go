@@ -58,11 +58,18 @@ func (m *Master) handleAuth(load *payload.Map, version int64) ([]byte, bool) {
 		m.fireAuth(dec)
 		return m.authRefusal(dec.Result.Ret(), nonce, signed)
 	}
+	sess := m.sess.Load()
+	keySig, err := sess.keySig(m.priv)
+	if err != nil {
+		m.log.Error("cannot sign the session key: no reply", "id", id, "err", err)
+		return nil, false
+	}
 	acc := message.AuthAccept{
 		MasterPriv:   m.priv,
 		MasterPubPEM: m.pubPEM,
 		MinionPub:    dec.MinionPub,
-		SessionKey:   m.SessionKey(),
+		SessionKey:   sess.key,
+		KeySig:       keySig,
 		PublishPort:  m.publishPort,
 		PubSig:       m.pubSig,
 	}

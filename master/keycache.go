@@ -29,17 +29,18 @@ type cachedKey struct {
 // gsalt-key (another process) is noticed at once.
 type keyCache struct {
 	store *keys.Store
+	ids   *validIDCache
 	mu    sync.Mutex
 	m     map[string]cachedKey
 }
 
 func newKeyCache(s *keys.Store) *keyCache {
-	return &keyCache{store: s, m: map[string]cachedKey{}}
+	return &keyCache{store: s, ids: newValidIDCache(s.PKIDir()), m: map[string]cachedKey{}}
 }
 
 // get returns the accepted public key of id.
 func (c *keyCache) get(id string) (*rsa.PublicKey, error) {
-	if !keys.ValidID(c.store.PKIDir(), id) {
+	if !c.ids.valid(id) {
 		return nil, fmt.Errorf("%w: invalid id %q", errNoKey, id)
 	}
 	path := c.store.KeyPath(keys.StateAccepted, id)
@@ -83,4 +84,51 @@ func (c *keyCache) purge() {
 	c.mu.Lock()
 	clear(c.m)
 	c.mu.Unlock()
+	c.ids.purge()
+}
+
+// maxValidIDs bounds the ids a validIDCache remembers.
+const maxValidIDs = 1 << 17
+
+// validIDCache remembers the ids keys.ValidID accepted for one pki_dir:
+// the check resolves the path component by component (a dozen lstat calls
+// per id), which a return, an auth and the key cache each did for the same
+// id. Only accepted ids are remembered; a refused id is checked every time.
+// Maintenance forgets them (purge), so a pki_dir changed under a running
+// master is seen again within loop_interval.
+type validIDCache struct {
+	dir string
+	mu  sync.Mutex
+	ok  map[string]struct{}
+}
+
+func newValidIDCache(dir string) *validIDCache {
+	return &validIDCache{dir: dir, ok: map[string]struct{}{}}
+}
+
+// valid is keys.ValidID(dir, id), remembered when true.
+func (v *validIDCache) valid(id string) bool {
+	v.mu.Lock()
+	_, ok := v.ok[id]
+	v.mu.Unlock()
+	if ok {
+		return true
+	}
+	if !keys.ValidID(v.dir, id) {
+		return false
+	}
+	v.mu.Lock()
+	if len(v.ok) >= maxValidIDs {
+		clear(v.ok)
+	}
+	v.ok[id] = struct{}{}
+	v.mu.Unlock()
+	return true
+}
+
+// purge forgets every remembered id.
+func (v *validIDCache) purge() {
+	v.mu.Lock()
+	clear(v.ok)
+	v.mu.Unlock()
 }

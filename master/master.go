@@ -115,6 +115,21 @@ type Options struct {
 type session struct {
 	key string
 	c   *crypt.Crypticle
+
+	// keySig is the auth reply's X9.31 "sig" over the key's digest: it is
+	// deterministic and the same for every minion, so it is computed once
+	// per session key instead of once per authentication.
+	sigOnce sync.Once
+	sig     []byte
+	sigErr  error
+}
+
+// keySig returns the session key's auth reply signature.
+func (s *session) keySig(priv *rsa.PrivateKey) ([]byte, error) {
+	s.sigOnce.Do(func() {
+		s.sig, s.sigErr = crypt.X931Sign(priv, []byte(message.SessionKeyDigest(s.key)))
+	})
+	return s.sig, s.sigErr
 }
 
 // Master answers requests and publishes jobs. It is safe for concurrent use.
@@ -511,7 +526,12 @@ func (m *Master) handleAES(ctx context.Context, req *message.Request) ([]byte, b
 }
 
 // validID reports whether id is a minion id the master accepts.
-func (m *Master) validID(id string) bool { return keys.ValidID(m.cfg.PKIDir, id) }
+func (m *Master) validID(id string) bool {
+	if m.accepted.store.PKIDir() == m.cfg.PKIDir {
+		return m.accepted.ids.valid(id)
+	}
+	return keys.ValidID(m.cfg.PKIDir, id)
+}
 
 // verifyTok checks load's id and tok like AESFuncs.__verify_load: the
 // listed keys must be present, tok must recover to "salt" with the

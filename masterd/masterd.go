@@ -216,7 +216,9 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	if d.nats, err = natsbridge.StartMaster(d.ctx, cfg, d.bus, log); err != nil {
 		return nil, fmt.Errorf("masterd: %w", err)
 	}
-	workers := max(transport.DefaultWorkers, cfg.WorkerThreads*4)
+	// Handlers mostly wait for the job cache's group commit: more of them
+	// make bigger batches (one fsync for up to this many returns).
+	workers := max(4*transport.DefaultWorkers, cfg.WorkerThreads*4)
 	d.req, err = transport.ListenReq(d.ctx, hostPort(cfg.Interface, cfg.RetPort), d.m.HandleRequest,
 		transport.ReqOptions{Workers: workers, Limits: lim, Logger: log})
 	if err != nil {

@@ -100,8 +100,7 @@ func (m *Minion) requestLink(ctx context.Context, l *link, load *payload.Map, tr
 			return nil, err
 		}
 		_, addr := l.target()
-		client := transport.ReqClient{Addr: addr, Tries: tries, Timeout: timeout, Logger: m.log}
-		reply, err := client.Send(ctx, frame)
+		reply, err := m.reqPool(addr).Send(ctx, frame, tries, timeout)
 		if err != nil {
 			return nil, fmt.Errorf("minion: %s request: %w", load.Str("cmd"), err)
 		}

@@ -94,7 +94,7 @@ pillar_roots: {base: [%[1]s/srv/pillar]}
 		}
 	}
 	startProcess(t, saltpeer.Command(context.Background(), src, "salt-master", "-c", sm.conf, "-l", "warning"), filepath.Join(dir, "log", "stdout"))
-	if !testutil.Poll(120*time.Second, func() bool {
+	if !testutil.Poll(300*time.Second, func() bool {
 		if _, err := os.Stat(filepath.Join(dir, "sock", "master_event_pub.ipc")); err != nil {
 			return false
 		}

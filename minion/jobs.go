@@ -175,6 +175,12 @@ func (m *Minion) openPublish(s *session, body []byte) (*payload.Map, int64, erro
 	if !m.cfg.SignPubMessages {
 		pub = nil
 	}
+	if pub != nil && m.verified != nil {
+		// A swarm checks each publish signature once for all identities.
+		return message.OpenPublishWith(s.crypticle, func(blob, sig []byte) error {
+			return m.verified.verify(pub, blob, sig)
+		}, body, wireLimits)
+	}
 	return message.OpenPublish(s.crypticle, pub, body, wireLimits)
 }
 
@@ -225,19 +231,16 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 	}
 	jctx, cancel := context.WithCancel(ctx)
 	j := &job{jid: jid, proc: procBytes, cancel: cancel}
-	procPath := filepath.Join(m.cacheDir, "proc", filepath.Base(jid))
+	var pf *procFile
 	if filepath.Base(jid) == jid && jid != "" && jid != "." && jid != ".." {
-		if err := os.WriteFile(procPath, procBytes, 0o600); err != nil {
-			m.log.Warn("cannot write the proc file", "path", procPath, "err", err)
-		}
-	} else {
-		procPath = ""
+		pf = m.writeProcLater(filepath.Join(m.cacheDir, "proc", jid), procBytes)
 	}
 	if max := m.optInt("process_count_max", -1); max > 0 {
 		// Salt waits while process_count_max jobs run.
 		for m.jobs.count() >= max {
 			m.log.Warn("Maximum number of processes reached while executing jid, waiting...", "jid", jid)
 			if sleep(ctx, time.Second) != nil {
+				pf.done()
 				cancel()
 				return
 			}
@@ -255,9 +258,7 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 		defer cancel()
 		ret := m.runJob(jctx, load)
 		m.jobs.remove(jid)
-		if procPath != "" {
-			_ = os.Remove(procPath)
-		}
+		pf.done()
 		m.jobs.mu.Lock()
 		killed := j.killed
 		m.jobs.mu.Unlock()
@@ -268,6 +269,55 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 		m.returnJob(ctx, ret)
 		m.callReturners(m.jobReturners(load), ret, load)
 	}()
+}
+
+// procDelay is how long a job runs before its proc file is written: a job
+// that ends sooner (test.ping) never touches the disk for it, since nothing
+// outside could have seen it running; saltutil.running and find_job in
+// this process read the job table.
+const procDelay = 20 * time.Millisecond
+
+// procFile is the cachedir/proc/<jid> file of a running job (Salt's
+// proc file, read by other processes), written once the job has run for
+// procDelay and removed when it ends.
+type procFile struct {
+	mu      sync.Mutex
+	path    string
+	written bool
+	ended   bool
+	timer   *time.Timer
+}
+
+// writeProcLater schedules the proc file of a job.
+func (m *Minion) writeProcLater(path string, data []byte) *procFile {
+	pf := &procFile{path: path}
+	pf.timer = time.AfterFunc(procDelay, func() {
+		pf.mu.Lock()
+		defer pf.mu.Unlock()
+		if pf.ended {
+			return
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			m.log.Warn("cannot write the proc file", "path", path, "err", err)
+			return
+		}
+		pf.written = true
+	})
+	return pf
+}
+
+// done cancels or removes the proc file (the job ended); nil is a no-op.
+func (pf *procFile) done() {
+	if pf == nil {
+		return
+	}
+	pf.timer.Stop()
+	pf.mu.Lock()
+	defer pf.mu.Unlock()
+	pf.ended = true
+	if pf.written {
+		_ = os.Remove(pf.path)
+	}
 }
 
 // env is the execution environment of one job.

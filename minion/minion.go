@@ -107,6 +107,7 @@ type Options struct {
 	// baseOpts and matcher are shared by the identities of a swarm.
 	baseOpts *payload.Map
 	matcher  *target.Matcher
+	verified *verifiedPubs
 }
 
 // Minion is one minion identity connected to one master. Create it with
@@ -121,6 +122,7 @@ type Minion struct {
 	reg      *modules.Registry
 	binder   modules.Binder
 	matcher  *target.Matcher
+	verified *verifiedPubs // shared publish signature checks (swarm)
 	opts     *payload.Map
 	caller   bool
 	rejDelay time.Duration
@@ -158,6 +160,8 @@ type Minion struct {
 
 	replayMu sync.Mutex
 	replay   replayState
+
+	reqs reqPools
 
 	jobs     *jobTable
 	rets     *minionReturners
@@ -236,6 +240,7 @@ func New(o Options) (*Minion, error) {
 	}
 	m.binder = modules.Binder{Yamlify: YamlifyArg}
 	m.matcher = o.matcher
+	m.verified = o.verified
 	if m.matcher == nil {
 		m.matcher = target.New(target.Options{Logger: m.log})
 	}

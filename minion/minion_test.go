@@ -337,10 +337,18 @@ func TestFindJobAndKillJob(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// The proc file appears once the job has run for procDelay.
 	proc := filepath.Join(m.cacheDir, "proc", sleeper)
-	b, err := os.ReadFile(proc)
-	if err != nil {
-		t.Fatalf("proc file: %v", err)
+	var b []byte
+	var err error
+	for {
+		if b, err = os.ReadFile(proc); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("proc file: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	pm, err := payload.UnmarshalMap(b)
 	if err != nil || keysOf(pm)[0] != "pid" || pm.Str("fun") != "test.sleep" || pm.Has("serial") {
@@ -722,5 +730,40 @@ func TestUnknownReturnerRefused(t *testing.T) {
 	fm.publish(jobLoad("20260101000000000710", "test.ping", []any{}))
 	if l := fm.waitReq(t, wait, isReturn("20260101000000000710")); !l.Bool("return") {
 		t.Fatalf("plain job: %s", mustJSON(l))
+	}
+}
+
+// TestProcFileOnlyForLongerJobs checks that a job ending at once leaves no
+// proc file behind, that a longer job gets one while it runs, and that it
+// is removed when the job ends.
+func TestProcFileOnlyForLongerJobs(t *testing.T) {
+	fm, m := acceptedMinion(t, "")
+	procDir := filepath.Join(m.cacheDir, "proc")
+	fm.publish(jobLoad("20260101000000000601", "test.ping", []any{}))
+	fm.waitReq(t, wait, isReturn("20260101000000000601"))
+	if ents, _ := os.ReadDir(procDir); len(ents) != 0 {
+		t.Errorf("proc files after a quick job: %v", ents)
+	}
+	long := "20260101000000000602"
+	fm.publish(jobLoad(long, "test.sleep", []any{int64(1)}))
+	deadline := time.Now().Add(wait)
+	for {
+		if _, err := os.Stat(filepath.Join(procDir, long)); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no proc file for a running test.sleep")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	fm.waitReq(t, wait, isReturn(long))
+	for {
+		if _, err := os.Stat(filepath.Join(procDir, long)); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the proc file outlived its job")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
-	"github.com/gsalt/gsalt/internal/atomicfile"
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -24,6 +24,9 @@ const replayGuardFile = "gsalt_replay_guard.p"
 type replayState struct {
 	keyHash string
 	serial  int64
+	// file is the open guard file and size its length (saveReplayGuard).
+	file *os.File
+	size int64
 }
 
 func sessionKeyHash(key string) string {
@@ -41,7 +44,13 @@ func (m *Minion) loadReplayGuard() {
 		}
 		return
 	}
-	st, err := payload.UnmarshalMap(b)
+	// The guard is rewritten in place (saveReplayGuard): a stale tail of a
+	// longer earlier version may follow the value.
+	v, _, err := payload.UnmarshalPrefix(b)
+	st, ok := v.(*payload.Map)
+	if err == nil && !ok {
+		err = payload.ErrNotMap
+	}
 	if err != nil {
 		m.log.Warn("the replay guard file is damaged; starting a new one", "err", err)
 		return
@@ -88,11 +97,67 @@ func (m *Minion) saveReplayGuard(key string, serial int64) {
 	m.mu.Unlock()
 	b, err := payload.MarshalBin(payload.NewMap("key", m.replay.keyHash, "serial", m.replay.serial, "jids", jids))
 	if err == nil {
-		if err = os.MkdirAll(m.cacheDir, 0o700); err == nil {
-			err = atomicfile.WriteFile(filepath.Join(m.cacheDir, replayGuardFile), b, 0o600, false)
-		}
+		err = m.writeReplayGuard(b)
 	}
 	if err != nil {
 		m.log.Warn("cannot persist the replay guard", "err", err)
 	}
+}
+
+// writeReplayGuard writes b over the guard file, called under replayMu.
+// It is rewritten for every job, so it stays open and is overwritten in
+// place with one write (a msgpack value is self-delimiting: a longer
+// earlier version's tail is cut off afterwards and ignored by
+// loadReplayGuard if the minion dies in between), not synced: a killed
+// or restarted minion reads the old or the new guard. A guard file that
+// was removed (its directory cleared) is created again.
+func (m *Minion) writeReplayGuard(b []byte) error {
+	g := &m.replay
+	if g.file != nil {
+		if fi, err := g.file.Stat(); err != nil || replayFileGone(fi) {
+			g.file.Close()
+			g.file, g.size = nil, 0
+		}
+	}
+	if g.file == nil {
+		if err := os.MkdirAll(m.cacheDir, 0o700); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(filepath.Join(m.cacheDir, replayGuardFile), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return err
+		}
+		g.file, g.size = f, fi.Size()
+	}
+	if _, err := g.file.WriteAt(b, 0); err != nil {
+		return err
+	}
+	if int64(len(b)) < g.size {
+		if err := g.file.Truncate(int64(len(b))); err != nil {
+			return err
+		}
+	}
+	g.size = int64(len(b))
+	return nil
+}
+
+// closeReplayGuard closes the guard file (the minion stops).
+func (m *Minion) closeReplayGuard() {
+	m.replayMu.Lock()
+	defer m.replayMu.Unlock()
+	if m.replay.file != nil {
+		m.replay.file.Close()
+		m.replay.file, m.replay.size = nil, 0
+	}
+}
+
+// replayFileGone reports whether the open guard file was unlinked.
+func replayFileGone(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 0
 }

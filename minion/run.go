@@ -35,6 +35,8 @@ func (m *Minion) Run(ctx context.Context) error {
 		cancel()
 		m.waitJobs(15 * time.Second)
 		m.rets.closeAll()
+		m.closeReqPools()
+		m.closeReplayGuard()
 	}()
 
 	if d := m.optInt("random_startup_delay", 0); d > 0 {

@@ -2,6 +2,9 @@ package minion
 
 import (
 	"context"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +15,7 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/target"
+	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -66,7 +70,7 @@ func RunSwarm(ctx context.Context, o SwarmOptions) error {
 		return err
 	}
 	freeze(g)
-	shared := swarmShared{opts: baseOptions(o.Config), matcher: target.New(target.Options{Logger: log})}
+	shared := swarmShared{opts: baseOptions(o.Config), matcher: target.New(target.Options{Logger: log}), verified: newVerifiedPubs()}
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -112,14 +116,16 @@ func RunSwarm(ctx context.Context, o SwarmOptions) error {
 
 // swarmShared holds what the identities of a swarm share.
 type swarmShared struct {
-	opts    *payload.Map
-	matcher *target.Matcher
+	opts     *payload.Map
+	matcher  *target.Matcher
+	verified *verifiedPubs
 }
 
 func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *payload.Map, log *slog.Logger, id string) (*Minion, error) {
 	return New(Options{
 		baseOpts: sh.opts,
 		matcher:  sh.matcher,
+		verified: sh.verified,
 		Config:   o.Config,
 		ID:       id,
 		PKIDir:   filepath.Join(o.Config.PKIDir, id),
@@ -128,4 +134,63 @@ func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *pa
 		Grains:   g,
 		Logger:   log,
 	})
+}
+
+// maxVerified bounds the publish signatures a swarm remembers.
+const maxVerified = 64
+
+// verifiedPubs remembers the publish signatures that verified, shared by
+// the identities of a swarm: every identity receives the same signed
+// publish from the same master key, so the RSA verification is done once
+// per publish instead of once per identity. A signature that fails is not
+// remembered (each identity checks it and drops the publish itself).
+type verifiedPubs struct {
+	mu   sync.Mutex
+	seen map[[sha256.Size]byte]struct{}
+	ring [][sha256.Size]byte
+}
+
+func newVerifiedPubs() *verifiedPubs {
+	return &verifiedPubs{seen: map[[sha256.Size]byte]struct{}{}}
+}
+
+// verifiedKey binds the key, the signed bytes and the signature.
+func verifiedKey(pub *rsa.PublicKey, blob, sig []byte) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write(pub.N.Bytes())
+	var e [8]byte
+	binary.BigEndian.PutUint64(e[:], uint64(pub.E))
+	h.Write(e[:])
+	binary.BigEndian.PutUint64(e[:], uint64(len(blob)))
+	h.Write(e[:])
+	h.Write(blob)
+	h.Write(sig)
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// verify checks sig over blob with pub, once per distinct triple.
+func (v *verifiedPubs) verify(pub *rsa.PublicKey, blob, sig []byte) error {
+	k := verifiedKey(pub, blob, sig)
+	v.mu.Lock()
+	_, ok := v.seen[k]
+	v.mu.Unlock()
+	if ok {
+		return nil
+	}
+	if err := crypt.Verify(pub, blob, sig); err != nil {
+		return err
+	}
+	v.mu.Lock()
+	if _, ok := v.seen[k]; !ok {
+		if len(v.ring) >= maxVerified {
+			delete(v.seen, v.ring[0])
+			v.ring = v.ring[1:]
+		}
+		v.seen[k] = struct{}{}
+		v.ring = append(v.ring, k)
+	}
+	v.mu.Unlock()
+	return nil
 }

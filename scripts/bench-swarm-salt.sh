@@ -1,38 +1,63 @@
 #!/usr/bin/env bash
 # bench-swarm-salt.sh [N]: the same load as bench-swarm.sh against a real
 # Salt 3006 master (GSALT_SALT_SRC names its source tree; Debian python3):
-# one `gsalt-minion --swarm N` process, `salt '*' test.ping` until all N
-# returned, and the RSS of the salt-master processes. Run from `make bench`
-# when GSALT_SALT_SRC is set.
+# one `gsalt-minion --swarm N` process (key pairs from the bench's key
+# cache, see swarm-lib.sh), `salt '*' test.ping` until all N returned, then
+# $PINGS timed runs with the master's CPU (sum over its process group) and
+# RSS. bench-swarm.sh runs it for the Salt column of its rows; with
+# BENCH_SWARM_SALT_OUT set it writes salt_wall, salt_ret (master CPU ms per
+# return) and salt_rss (MiB) there as shell assignments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${GSALT_SALT_SRC:?set GSALT_SALT_SRC to a Salt 3006 source tree}
 shim=${GSALT_PYSHIM:-$(cd .. && pwd)/shared/peer/pyshim}
+[ -d "$shim" ] || shim=/work/shared/peer/pyshim # a worktree under /work/wt
 n=${1:-1000}
+pings=${PINGS:-5}
 bin=$PWD/bin
 tmp=$(mktemp -d /tmp/salt-swarm.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 export PYTHONPATH=$src:$shim
+. "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/swarm-lib.sh"
 swarm_setup "$tmp" "log_level: error
 user: $(id -un)
 auto_accept: True"
+now() { date +%s.%N; }
 setsid /usr/bin/python3 "$src/scripts/salt-master" -c "$tmp/etc/master" -l error </dev/null >/dev/null 2>&1 & mp=$!; pids+=($mp)
 sleep 5
-start=$(date +%s.%N)
-"$bin/gsalt-minion" -c "$tmp/etc/swarm" --swarm "$n" -l quiet 2>/dev/null & sp=$!; pids+=($sp)
+group() { pgrep -g "$mp" 2>/dev/null || pgrep -P "$mp"; }
+read -r -a sizes < <(swarm_sizes "$n")
+names=(swarm swarm2)
+start=$(now); gen=0
+for k in "${!sizes[@]}"; do
+  miss=$(swarm_keys_in "$tmp" "${names[$k]}" "${sizes[$k]}"); gen=$((gen + miss))
+  "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" -l quiet 2>/dev/null & sp=$!; pids+=($sp)
+done
 until [ "$(ls "$tmp/master/pki/minions" 2>/dev/null | wc -l)" -ge "$n" ]; do sleep 1; done
-echo "salt-master, swarm N=$n: all keys accepted (auto_accept) after $(echo "$(date +%s.%N) - $start" | bc) s"
+echo "salt-master, swarm N=$n: all keys accepted (auto_accept) after $(echo "$(now) - $start" | bc) s ($gen key pairs generated)"
+for k in "${!sizes[@]}"; do swarm_keys_out "$tmp" "${names[$k]}"; done
+salt_ping() { /usr/bin/python3 "$src/scripts/salt" -c "$tmp/etc/master" '*' test.ping --out json --static -t "$1" 2>/dev/null | grep -c ': true' || true; }
 for _ in $(seq 60); do
-  got=$(/usr/bin/python3 "$src/scripts/salt" -c "$tmp/etc/master" '*' test.ping --out json --static -t 30 2>/dev/null | grep -c ': true' || true)
+  got=$(salt_ping 30)
   [ "$got" -ge "$n" ] && break
   sleep 2
 done
-t0=$(date +%s.%N)
-got=$(/usr/bin/python3 "$src/scripts/salt" -c "$tmp/etc/master" '*' test.ping --out json --static -t 60 2>/dev/null | grep -c ': true' || true)
-t1=$(date +%s.%N)
-echo "salt '*' test.ping (real salt CLI and master): $got/$n returned in $(echo "$t1 - $t0" | bc) s"
-rss=0; for p in $(pgrep -g "$mp" 2>/dev/null || pgrep -P "$mp"); do r=$(awk '/VmRSS/ {print $2}' /proc/$p/status 2>/dev/null || echo 0); rss=$((rss + r)); done
-echo "RSS: salt-master process group $((rss/1024)) MiB (sum over its processes), gsalt-minion --swarm $n $(awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' /proc/$sp/status)"
+group_cpu() { local s=0 p; for p in $(group); do s=$(echo "$s + $(proc_cpu "$p" 2>/dev/null || echo 0)" | bc); done; echo "$s"; }
+c0=$(group_cpu); walls=()
+for ((r = 0; r < pings; r++)); do
+  t0=$(now); got=$(salt_ping 60); t1=$(now)
+  walls+=("$(echo "$t1 - $t0" | bc)")
+  echo "salt '*' test.ping (real salt CLI and master): $got/$n returned in ${walls[-1]} s"
+done
+c1=$(group_cpu)
+wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
+ret=$(echo "scale=4; ($c1 - $c0) * 1000 / ($pings * $n)" | bc)
+rss=0; for p in $(group); do r=$(awk '/VmRSS/ {print $2}' /proc/$p/status 2>/dev/null || echo 0); rss=$((rss + r)); done
+rss=$(echo "scale=1; $rss / 1024" | bc)
+echo "salt-master: median wall $wall s, CPU $(echo "$c1 - $c0" | bc) s over $pings pings ($ret ms per return), RSS $rss MiB (sum over its processes); load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "${BENCH_SWARM_SALT_OUT:-}" ]; then
+  printf 'salt_wall=%s\nsalt_ret=%s\nsalt_rss=%s\n' "$wall" "$ret" "$rss" >"$BENCH_SWARM_SALT_OUT"
+fi

@@ -1,35 +1,112 @@
 #!/usr/bin/env bash
-# bench-swarm.sh [N]: one gsalt-master and one gsalt-minion process running N
-# swarm identities (<id>-0000 ...) on 127.0.0.1. Reports the time until all
-# N keys are pending, the time of `gsalt '*' test.ping` until all N
-# returned, and the RSS of both processes. Part of `make bench`; numbers go
-# in the notes, never into tests.
+# bench-swarm.sh [N]: one gsalt-master and gsalt-minion --swarm processes
+# running N identities (sw-0000 ...; above 5000 two processes, the second
+# sx-0000 ...) on 127.0.0.1. Measures, with the CPU seconds of each process
+# read from /proc around the pings: the master's CPU per return, the
+# swarm's CPU per identity per job, the whole `gsalt '*' test.ping` CLI
+# (median of $PINGS runs), the master's RSS, and the auth storm (master
+# restarted, time until all N answer again). When GSALT_SALT_SRC is set
+# (and N <= 5000, or BENCH_SALT_BIG=1) bench-swarm-salt.sh runs the same
+# swarm against a real Salt 3006 master for the Salt column. Rows go to
+# bench-lib.sh's bench_row; numbers never go into tests.
+#
+# Key pairs are kept between runs in $(swarm_keycache) (outside the repo);
+# the run says how long generating the missing ones took.
+# BENCH_PROFILE=DIR also fetches 15 s pprof CPU profiles and heap profiles
+# of the master and the swarm under a ping loop into DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000}
+pings=${PINGS:-5}
 bin=$PWD/bin
 tmp=$(mktemp -d /tmp/gsalt-swarm.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
+. "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/swarm-lib.sh"
 swarm_setup "$tmp"
-rss() { awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' "/proc/$1/status"; }
-"$bin/gsalt-master" -c "$tmp/etc/master" -l error & mp=$!; pids+=($mp)
+prof=${BENCH_PROFILE:-}
+[ -n "$prof" ] && mkdir -p "$prof"
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+now() { date +%s.%N; }
+ping_count() { "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t "$1" 2>/dev/null | grep -c ': true' || true; }
+wait_all() { # wait_all LIMIT_S: polls until all N answer; prints the seconds taken, or ">LIMIT (got/N)"
+  local t0 got; t0=$(now)
+  while :; do
+    got=$(ping_count 5)
+    [ "$got" -ge "$n" ] && break
+    if [ "$(echo "$(now) - $t0 > $1" | bc)" = 1 ]; then echo ">$1 ($got/$n)"; return; fi
+    sleep 0.5
+  done
+  printf '%.1f\n' "$(echo "$(now) - $t0" | bc)"
+}
+start_master() {
+  local env=()
+  [ -n "$prof" ] && { mport=$(freeport); env=(GSALT_PPROF_ADDR=127.0.0.1:$mport); }
+  env "${env[@]}" "$bin/gsalt-master" -c "$tmp/etc/master" -l error & mp=$!; pids+=($mp)
+  until [ -e "$tmp/master/sock/master_event_pub.ipc" ]; do sleep 0.2; done
+}
+start_master
 sleep 1
-start=$(date +%s.%N)
-"$bin/gsalt-minion" -c "$tmp/etc/swarm" --swarm "$n" -l quiet 2>/dev/null & sp=$!; pids+=($sp)
-until [ "$(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l)" -ge "$n" ]; do sleep 0.5; done
-echo "swarm N=$n: all keys pending after $(echo "$(date +%s.%N) - $start" | bc) s (includes generating $n RSA-2048 key pairs)"
-"$bin/gsalt-key" -c "$tmp/etc/master" -A -y >/dev/null
-# Wait until every identity re-authenticated and answers.
-for _ in $(seq 120); do
-  got=$("$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t 10 2>/dev/null | grep -c ': true' || true)
-  [ "$got" -ge "$n" ] && break
-  sleep 1
+read -r -a sizes < <(swarm_sizes "$n")
+names=(swarm swarm2)
+sps=(); sports=(); gen=0
+t0=$(now)
+for k in "${!sizes[@]}"; do
+  miss=$(swarm_keys_in "$tmp" "${names[$k]}" "${sizes[$k]}"); gen=$((gen + miss))
+  env=()
+  [ -n "$prof" ] && { sports[$k]=$(freeport); env=(GSALT_PPROF_ADDR=127.0.0.1:${sports[$k]}); }
+  env "${env[@]}" "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" -l quiet 2>/dev/null & sps[$k]=$!; pids+=(${sps[$k]})
 done
-t0=$(date +%s.%N)
-got=$("$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t 30 | grep -c ': true' || true)
-t1=$(date +%s.%N)
-echo "gsalt '*' test.ping: $got/$n returned in $(echo "$t1 - $t0" | bc) s (whole CLI run)"
-echo "RSS: gsalt-master $(rss $mp), gsalt-minion --swarm $n $(rss $sp)"
+until [ "$(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l)" -ge "$n" ]; do sleep 0.5; done
+echo "swarm N=$n (${#sizes[@]} process(es)): all keys pending after $(echo "$(now) - $t0" | bc) s ($gen of $n RSA-2048 key pairs generated, the rest from $(swarm_keycache))"
+for k in "${!sizes[@]}"; do swarm_keys_out "$tmp" "${names[$k]}"; done
+"$bin/gsalt-key" -c "$tmp/etc/master" -A -y >/dev/null
+echo "first answers from all $n after acceptance: $(wait_all 300) s"
+
+swarm_cpu() { local s=0 p; for p in "${sps[@]}"; do s=$(echo "$s + $(proc_cpu "$p")" | bc); done; echo "$s"; }
+mc0=$(proc_cpu "$mp"); sc0=$(swarm_cpu)
+walls=(); short=0
+for ((r = 0; r < pings; r++)); do
+  a=$(now); got=$(ping_count 30); b=$(now)
+  walls+=("$(echo "$b - $a" | bc)")
+  [ "$got" -ge "$n" ] || short=$((short + 1))
+done
+mc1=$(proc_cpu "$mp"); sc1=$(swarm_cpu)
+wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
+mret=$(echo "scale=4; ($mc1 - $mc0) * 1000 / ($pings * $n)" | bc)
+sret=$(echo "scale=4; ($sc1 - $sc0) * 1000 / ($pings * $n)" | bc)
+rss=$(proc_rss_mib "$mp")
+echo "gsalt '*' test.ping x$pings: walls ${walls[*]} s (median $wall s, $short run(s) short of $n); master CPU $(echo "$mc1 - $mc0" | bc) s, swarm CPU $(echo "$sc1 - $sc0" | bc) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "RSS: gsalt-master $rss MiB, swarm $(for p in "${sps[@]}"; do printf '%s MiB ' "$(proc_rss_mib "$p")"; done)"
+
+if [ -n "$prof" ]; then
+  curl -s -o "$prof/master-cpu.pprof" "http://127.0.0.1:$mport/debug/pprof/profile?seconds=15" & c1=$!
+  curl -s -o "$prof/swarm-cpu.pprof" "http://127.0.0.1:${sports[0]}/debug/pprof/profile?seconds=15" & c2=$!
+  while kill -0 "$c1" 2>/dev/null || kill -0 "$c2" 2>/dev/null; do ping_count 30 >/dev/null; done
+  wait "$c1" "$c2" || true
+  curl -s -o "$prof/master-heap.pprof" "http://127.0.0.1:$mport/debug/pprof/heap?gc=1"
+  curl -s -o "$prof/swarm-heap.pprof" "http://127.0.0.1:${sports[0]}/debug/pprof/heap?gc=1"
+  echo "profiles in $prof (go tool pprof -top bin/gsalt-master $prof/master-cpu.pprof)"
+fi
+
+# Auth storm: restart the master; every identity re-authenticates.
+kill "$mp"; wait "$mp" 2>/dev/null || true
+start_master
+storm=$(wait_all "${STORM_LIMIT:-300}")
+srss=$(proc_rss_mib "$mp")
+echo "auth storm: all $n answer after $storm s from the master restart; master RSS $srss MiB"
+
+salt_wall=-; salt_ret=-; salt_rss=-
+if [ -n "${GSALT_SALT_SRC:-}" ] && { [ "$n" -le 5000 ] || [ "${BENCH_SALT_BIG:-0}" = 1 ]; }; then
+  out=$tmp/salt.env
+  if BENCH_SWARM_SALT_OUT=$out ./scripts/bench-swarm-salt.sh "$n" && [ -s "$out" ]; then . "$out"; fi
+fi
+goal_wall="< 0.4 s, >= 10x Salt"; goal_rss="<= 120 MB"
+[ "$n" -gt 1000 ] && { goal_wall="< 3 s"; goal_rss="<= 600 MB"; }
+bench_row "master CPU per return (test.ping, $n swarm), ms" "$mret" "$salt_ret" "<= 0.1 ms"
+bench_row "swarm CPU per identity per job ($n), ms" "$sret" - "<= 0.1 ms"
+bench_row "gsalt '*' test.ping, $n swarm, whole CLI, s" "$wall" "$salt_wall" "$goal_wall"
+bench_row "auth storm: $n re-authenticate after master restart, s" "$storm" - "< 30 s"
+bench_row "master RSS, $n connected (after auth storm), MiB" "$srss" "$salt_rss" "$goal_rss"

@@ -1,14 +1,15 @@
 # swarm-lib.sh: shared by bench-swarm.sh and bench-swarm-salt.sh (sourced).
 # swarm_setup DIR [EXTRA_MASTER_YAML]: picks two free loopback ports (sets
 # $pub and $ret) and writes DIR/etc/master/master and DIR/etc/swarm/minion
-# (a swarm minion with base id "sw" pointing at that master).
+# (a swarm minion with base id "sw" pointing at that master) plus
+# DIR/etc/swarm2/minion (base id "sx") for a second swarm process.
 swarm_setup() {
   local tmp=$1 extra=${2:-}
   read -r pub ret < <(python3 -c 'import socket
 s=[socket.socket() for _ in range(2)]
 [x.bind(("127.0.0.1",0)) for x in s]
 print(*[x.getsockname()[1] for x in s])')
-  mkdir -p "$tmp/etc/master" "$tmp/etc/swarm"
+  mkdir -p "$tmp/etc/master" "$tmp/etc/swarm" "$tmp/etc/swarm2"
   cat >"$tmp/etc/master/master" <<CONF
 root_dir: $tmp/master
 pki_dir: $tmp/master/pki
@@ -20,15 +21,67 @@ publish_port: $pub
 ret_port: $ret
 $extra
 CONF
-  cat >"$tmp/etc/swarm/minion" <<CONF
-id: sw
-root_dir: $tmp/swarm
-pki_dir: $tmp/swarm/pki
-cachedir: $tmp/swarm/cache
-sock_dir: $tmp/swarm/sock
-log_file: $tmp/swarm/log
+  local d base
+  for d in swarm swarm2; do
+    base=sw; [ "$d" = swarm2 ] && base=sx
+    cat >"$tmp/etc/$d/minion" <<CONF
+id: $base
+root_dir: $tmp/$d
+pki_dir: $tmp/$d/pki
+cachedir: $tmp/$d/cache
+sock_dir: $tmp/$d/sock
+log_file: $tmp/$d/log
 master: 127.0.0.1
 master_port: $ret
 acceptance_wait_time: 2
 CONF
+  done
+}
+
+# swarm_keycache: the scratch folder (outside the repo) where the bench
+# keeps the swarm identities' RSA key pairs between runs.
+swarm_keycache() {
+  echo "${GSALT_BENCH_KEYS:-${XDG_CACHE_HOME:-$HOME/.cache}/gsalt-bench/swarm-keys}"
+}
+
+# swarm_keys_in DIR NAME N: copies the cached key pairs of the N
+# identities of swarm NAME (swarm: sw-0000 ..., swarm2: sx-0000 ...) into
+# DIR/NAME/pki/<id>/; prints how many were missing (to be generated).
+# swarm_keys_out DIR NAME: saves the pairs the swarm generated.
+swarm_keys() {
+  python3 - "$(swarm_keycache)" "$@" <<'PY'
+import os, shutil, sys
+cache, op, tmp, name = sys.argv[1:5]
+pki = os.path.join(tmp, name, "pki")
+if op == "in":
+    base = "sx" if name == "swarm2" else "sw"
+    missing = 0
+    for i in range(int(sys.argv[5])):
+        ident = "%s-%04d" % (base, i)
+        src = os.path.join(cache, ident)
+        if not os.path.isfile(os.path.join(src, "minion.pem")):
+            missing += 1
+            continue
+        dst = os.path.join(pki, ident)
+        os.makedirs(dst, exist_ok=True)
+        for f in ("minion.pem", "minion.pub"):
+            shutil.copy2(os.path.join(src, f), dst)
+    print(missing)
+else:
+    for ident in os.listdir(pki) if os.path.isdir(pki) else []:
+        src, dst = os.path.join(pki, ident), os.path.join(cache, ident)
+        if os.path.isfile(os.path.join(dst, "minion.pem")) or not os.path.isfile(os.path.join(src, "minion.pem")):
+            continue
+        os.makedirs(dst, exist_ok=True)
+        for f in ("minion.pem", "minion.pub"):
+            shutil.copy2(os.path.join(src, f), dst)
+PY
+}
+swarm_keys_in() { swarm_keys in "$@"; }
+swarm_keys_out() { swarm_keys out "$@"; }
+
+# swarm_sizes N: the identities per swarm process ("N" up to 5000, two
+# halves above).
+swarm_sizes() {
+  if [ "$1" -gt 5000 ]; then echo "$(($1 / 2)) $(($1 - $1 / 2))"; else echo "$1"; fi
 }

@@ -49,7 +49,11 @@ func (l Logging) Config(flagLevel string) saltlog.Config {
 // Start sets up logging (flagLevel, when not empty, overrides the
 // configuration's console level), logs the configuration's warnings and
 // returns a context cancelled by SIGTERM or SIGINT. stop releases both;
-// call it when the daemon ends.
+// call it when the daemon ends. GSALT_CPUPROFILE and GSALT_MEMPROFILE,
+// when set, name files that get a pprof CPU profile of the run and a heap
+// profile, written by stop; GSALT_PPROF_ADDR (a loopback host:port) serves
+// /debug/pprof/ meanwhile. Without GOMEMLIMIT, a cgroup memory limit sets
+// the runtime's soft limit to 90% of it.
 func Start(l Logging, flagLevel string) (ctx context.Context, logger *slog.Logger, stop func(), err error) {
 	logger, closeLog, err := saltlog.SetupConfig(os.Stderr, l.Config(flagLevel))
 	if err != nil {
@@ -60,6 +64,22 @@ func Start(l Logging, flagLevel string) (ctx context.Context, logger *slog.Logge
 			logger.Warn("config: " + w)
 		}
 	}
+	if lim := memLimitFromCgroup(cgroupLimitFiles); lim > 0 {
+		logger.Debug("Go memory limit set from the cgroup", "bytes", lim)
+	}
+	stopProfiles, err := startProfiles()
+	if err != nil {
+		closeLog()
+		return nil, nil, nil, err
+	}
+	stopPprof := func() {}
+	if addr := os.Getenv(EnvPprofAddr); addr != "" {
+		if stopPprof, err = servePprof(addr, logger); err != nil {
+			stopProfiles()
+			closeLog()
+			return nil, nil, nil, err
+		}
+	}
 	ctx, stopSignals := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	return ctx, logger, func() { stopSignals(); closeLog() }, nil
+	return ctx, logger, func() { stopSignals(); stopPprof(); stopProfiles(); closeLog() }, nil
 }

@@ -200,6 +200,10 @@ type AuthAccept struct {
 	Nonce    string
 	// PubSig is added as pub_sig when non-empty (master_sign_pubkey).
 	PubSig string
+	// KeySig, when not nil, is the X9.31 signature of
+	// SessionKeyDigest(SessionKey) made with MasterPriv (deterministic, so
+	// a master computes it once per session key); nil signs here.
+	KeySig []byte
 }
 
 // BuildAuthAccept builds the inner accept map in Salt's key order: enc,
@@ -223,9 +227,11 @@ func BuildAuthAccept(a AuthAccept) (*payload.Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	sig, err := crypt.X931Sign(a.MasterPriv, []byte(SessionKeyDigest(a.SessionKey)))
-	if err != nil {
-		return nil, err
+	sig := a.KeySig
+	if sig == nil {
+		if sig, err = crypt.X931Sign(a.MasterPriv, []byte(SessionKeyDigest(a.SessionKey))); err != nil {
+			return nil, err
+		}
 	}
 	m.Set("aes", aes).Set("sig", sig)
 	if a.Nonce != "" {

@@ -157,6 +157,16 @@ func EncodePublishWithIV(c *crypt.Crypticle, priv *rsa.PrivateKey, load *payload
 // "serial" removed, and the serial (0 when absent). Decryption failures wrap
 // ErrDecrypt: the minion re-authenticates and tries the same frame again.
 func OpenPublish(c *crypt.Crypticle, pub *rsa.PublicKey, frame []byte, lim payload.Limits) (*payload.Map, int64, error) {
+	if pub == nil {
+		return OpenPublishWith(c, nil, frame, lim)
+	}
+	return OpenPublishWith(c, func(blob, sig []byte) error { return crypt.Verify(pub, blob, sig) }, frame, lim)
+}
+
+// OpenPublishWith is OpenPublish with the signature check done by verify
+// (called with the encrypted load and the envelope's sig; nil skips the
+// check), for callers that share checks between identities.
+func OpenPublishWith(c *crypt.Crypticle, verify func(blob, sig []byte) error, frame []byte, lim payload.Limits) (*payload.Map, int64, error) {
 	v, err := payload.UnmarshalLimits(frame, lim)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", ErrUndecodable, err)
@@ -172,8 +182,8 @@ func OpenPublish(c *crypt.Crypticle, pub *rsa.PublicKey, frame []byte, lim paylo
 	if blob == nil {
 		return nil, 0, fmt.Errorf("%w: load", ErrMissingField)
 	}
-	if pub != nil {
-		if err := crypt.Verify(pub, blob, env.Bytes("sig")); err != nil {
+	if verify != nil {
+		if err := verify(blob, env.Bytes("sig")); err != nil {
 			return nil, 0, fmt.Errorf("%w: %w", ErrBadSignature, err)
 		}
 	}

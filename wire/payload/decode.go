@@ -75,6 +75,22 @@ func UnmarshalLimits(data []byte, lim Limits) (any, error) {
 	return v, nil
 }
 
+// UnmarshalPrefix decodes the first value of data with DefaultLimits and
+// returns it with the number of bytes it took; what follows is ignored
+// (a file rewritten in place may keep a stale tail after its value).
+func UnmarshalPrefix(data []byte) (any, int, error) {
+	r := bytes.NewReader(data)
+	d := &decoder{r: r, d: msgpack.NewDecoder(r), lim: DefaultLimits}
+	if d.lim.MaxSize > 0 && len(data) > d.lim.MaxSize {
+		return nil, 0, fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, len(data), d.lim.MaxSize)
+	}
+	v, err := d.value(0)
+	if err != nil {
+		return nil, 0, err
+	}
+	return v, len(data) - r.Len(), nil
+}
+
 type decoder struct {
 	r   *bytes.Reader
 	d   *msgpack.Decoder

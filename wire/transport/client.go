@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -148,5 +151,191 @@ func ctxErr(ctx context.Context, addr string, err error) error {
 		return fmt.Errorf("transport: request to %s: %w (%w)", addr, ctx.Err(), err)
 	default:
 		return fmt.Errorf("transport: request to %s: %w", addr, mapNetErr(err))
+	}
+}
+
+// DefaultPoolIdle is the default number of idle connections a ReqPool keeps.
+const DefaultPoolIdle = 1
+
+// DefaultPoolIdleTimeout is how long a ReqPool keeps a connection unused
+// before it closes it instead of reusing it.
+const DefaultPoolIdleTimeout = 5 * time.Minute
+
+// ReqPool sends requests like ReqClient but keeps the REQ connection open
+// between requests (up to MaxIdle idle ones), so a busy peer does not pay
+// a TCP connect and ZMTP handshake per request. The bytes of every request
+// and reply are the ones ReqClient sends; only the connection is reused. A
+// connection that fails or times out is closed and never reused; a request
+// that fails on a reused connection before any reply (the server closed it
+// while idle, e.g. a restarted master) is sent once more on a fresh
+// connection without counting as a try. It is safe for concurrent use:
+// concurrent requests use separate connections.
+type ReqPool struct {
+	// Addr is the server address, "host:port" or "tcp://host:port".
+	Addr string
+	// MaxIdle bounds the idle connections kept; 0 means DefaultPoolIdle.
+	MaxIdle int
+	// IdleTimeout is how long an idle connection may be reused; 0 means
+	// DefaultPoolIdleTimeout.
+	IdleTimeout time.Duration
+	// Limits bounds replies; zero fields take DefaultLimits values.
+	Limits Limits
+	// Logger receives retry logs; nil means slog.Default().
+	Logger *slog.Logger
+
+	mu     sync.Mutex
+	idle   []pooledConn
+	closed bool
+}
+
+type pooledConn struct {
+	c    *zconn
+	used time.Time
+}
+
+// Send performs the request with up to tries attempts (default
+// DefaultTries), each bounded by timeout (default DefaultRequestTimeout).
+func (p *ReqPool) Send(ctx context.Context, req []byte, tries int, timeout time.Duration) ([]byte, error) {
+	if len(req) == 0 {
+		return nil, fmt.Errorf("%w: empty request", ErrInvalid)
+	}
+	if tries <= 0 {
+		tries = DefaultTries
+	}
+	if timeout <= 0 {
+		timeout = DefaultRequestTimeout
+	}
+	a, err := normalizeAddr(p.Addr)
+	if err != nil {
+		return nil, err
+	}
+	lim := p.Limits.withDefaults()
+	for i := 1; i <= tries; i++ {
+		var reply []byte
+		reply, err = p.attempt(ctx, a, req, timeout, lim)
+		if err == nil {
+			return reply, nil
+		}
+		if ctx.Err() != nil || errors.Is(err, ErrInvalid) {
+			return nil, err
+		}
+		log := p.Logger
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Debug("transport: request failed", "addr", a, "try", i, "of", tries, "err", err)
+	}
+	return nil, err
+}
+
+// attempt is one try: on a reused connection first (redone once on a fresh
+// one if that connection turns out to be dead), else on a new one.
+func (p *ReqPool) attempt(ctx context.Context, a string, req []byte, timeout time.Duration, lim Limits) ([]byte, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	if c := p.take(); c != nil {
+		reply, err, sent := p.exchange(ctx, a, c, req)
+		if err == nil {
+			return reply, nil
+		}
+		if ctx.Err() != nil || sent {
+			return nil, err
+		}
+		// The idle connection was dead: a fresh one below.
+	}
+	raw, err := dialRetry(ctx, a)
+	if err != nil {
+		return nil, ctxErr(ctx, a, err)
+	}
+	c, err := openZMTP(ctx, raw, roleReq, nil, lim, nil)
+	if err != nil {
+		return nil, ctxErr(ctx, a, err)
+	}
+	reply, err, _ := p.exchange(ctx, a, c, req)
+	return reply, err
+}
+
+// exchange sends req on c and reads the reply. sent reports whether the
+// failure may have happened after the server got the request (anything but
+// a connection found closed or reset before a reply): a dead idle
+// connection fails with sent false.
+func (p *ReqPool) exchange(ctx context.Context, a string, c *zconn, req []byte) (reply []byte, err error, sent bool) {
+	stop := context.AfterFunc(ctx, c.close)
+	defer func() {
+		if !stop() || err != nil {
+			c.close()
+			return
+		}
+		p.put(c)
+	}()
+	if err := c.send([][]byte{{}, req}); err != nil {
+		return nil, ctxErr(ctx, a, err), !deadConn(err)
+	}
+	frames, err := c.recv()
+	if err != nil {
+		return nil, ctxErr(ctx, a, err), !deadConn(err)
+	}
+	if len(frames) != 2 || len(frames[0]) != 0 {
+		return nil, fmt.Errorf("%w: reply from %s has %d frames, want [\"\", body]", ErrProtocol, a, len(frames)), true
+	}
+	return frames[1], nil, true
+}
+
+// deadConn reports whether err means the connection was already closed by
+// the peer (EOF, reset, broken pipe) rather than a timeout or a bad reply.
+func deadConn(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}
+
+// take returns a reusable idle connection, or nil.
+func (p *ReqPool) take() *zconn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	maxAge := p.IdleTimeout
+	if maxAge <= 0 {
+		maxAge = DefaultPoolIdleTimeout
+	}
+	for len(p.idle) > 0 {
+		pc := p.idle[len(p.idle)-1]
+		p.idle[len(p.idle)-1] = pooledConn{}
+		p.idle = p.idle[:len(p.idle)-1]
+		if time.Since(pc.used) < maxAge {
+			return pc.c
+		}
+		pc.c.close()
+	}
+	return nil
+}
+
+// put keeps c for the next request, or closes it when the pool is full or
+// closed.
+func (p *ReqPool) put(c *zconn) {
+	maxIdle := p.MaxIdle
+	if maxIdle <= 0 {
+		maxIdle = DefaultPoolIdle
+	}
+	p.mu.Lock()
+	if p.closed || len(p.idle) >= maxIdle {
+		p.mu.Unlock()
+		c.close()
+		return
+	}
+	p.idle = append(p.idle, pooledConn{c: c, used: time.Now()})
+	p.mu.Unlock()
+}
+
+// Close closes the idle connections; requests still running close theirs
+// when they end. Send may still be used afterwards (without pooling).
+func (p *ReqPool) Close() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle, p.closed = nil, true
+	p.mu.Unlock()
+	for _, pc := range idle {
+		pc.c.close()
 	}
 }

@@ -139,7 +139,14 @@ func (c *zconn) send(frames [][]byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_ = c.raw.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	c.g.batching = true
 	err := protect(func() error { return c.zc.Load().SendMsg(zmq4.NewMsgFrom(frames...)) })
+	c.g.batching = false
+	if err == nil {
+		err = c.g.flush()
+	} else {
+		c.g.wbuf = c.g.wbuf[:0]
+	}
 	if err != nil {
 		c.close()
 		return mapNetErr(err)

@@ -48,7 +48,11 @@ type PubServer struct {
 // pubSub is one subscriber connection.
 type pubSub struct {
 	c *zconn
-	q chan [][]byte
+	// q holds the messages waiting for the writer (at most the HWM); it
+	// grows with use instead of a channel of HWM slots per subscriber.
+	qmu  sync.Mutex
+	q    [][][]byte
+	wake chan struct{} // capacity 1: the writer has work
 
 	mu     sync.RWMutex
 	topics map[string]int // subscription -> count (libzmq counts duplicates)
@@ -113,9 +117,7 @@ func (p *PubServer) Publish(frames ...[]byte) error {
 		if !s.matches(frames[0]) {
 			continue
 		}
-		select {
-		case s.q <- frames:
-		default:
+		if !s.push(frames, p.hwm) {
 			p.dropped.Add(1)
 		}
 	}
@@ -141,7 +143,7 @@ func (p *PubServer) handle(raw net.Conn) {
 		return
 	}
 	defer c.close()
-	s := &pubSub{c: c, q: make(chan [][]byte, p.hwm), topics: make(map[string]int)}
+	s := &pubSub{c: c, wake: make(chan struct{}, 1), topics: make(map[string]int)}
 	p.mu.Lock()
 	p.subs[s] = struct{}{}
 	p.mu.Unlock()
@@ -159,7 +161,13 @@ func (p *PubServer) handle(raw net.Conn) {
 			select {
 			case <-c.done:
 				return
-			case msg := <-s.q:
+			case <-s.wake:
+			}
+			for {
+				msg := s.next()
+				if msg == nil {
+					break
+				}
 				if err := c.send(msg); err != nil {
 					p.log.Info("transport: subscriber write failed", "peer", raw.RemoteAddr(), "err", err)
 					return
@@ -177,6 +185,38 @@ func (p *PubServer) handle(raw net.Conn) {
 	}
 	c.close()
 	wg.Wait()
+}
+
+// push queues msg for the writer; false when the queue is at hwm.
+func (s *pubSub) push(msg [][]byte, hwm int) bool {
+	s.qmu.Lock()
+	if len(s.q) >= hwm {
+		s.qmu.Unlock()
+		return false
+	}
+	s.q = append(s.q, msg)
+	s.qmu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// next takes the oldest queued message, or nil.
+func (s *pubSub) next() [][]byte {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	if len(s.q) == 0 {
+		return nil
+	}
+	msg := s.q[0]
+	s.q[0] = nil
+	s.q = s.q[1:]
+	if len(s.q) == 0 {
+		s.q = nil
+	}
+	return msg
 }
 
 // subscription applies a ZMTP 3.0 subscription message (0x01/0x00 + topic);

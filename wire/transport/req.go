@@ -65,6 +65,7 @@ type ReqServer struct {
 	stop    func() bool
 
 	waited    atomic.Uint64
+	shed      atomic.Uint64
 	malformed atomic.Uint64
 	lastWarn  atomic.Int64
 	lastBusy  atomic.Int64
@@ -143,6 +144,10 @@ func (s *ReqServer) QueueCap() int { return cap(s.jobs) }
 
 // Waited returns how many requests had to wait for room in a full queue.
 func (s *ReqServer) Waited() uint64 { return s.waited.Load() }
+
+// Shed returns how many queued requests were dropped unhandled because
+// their connection had closed before a worker took them.
+func (s *ReqServer) Shed() uint64 { return s.shed.Load() }
 
 // Malformed returns how many messages were ignored because they were not
 // [envelope..., "", body] with exactly one body frame.
@@ -269,6 +274,16 @@ func (s *ReqServer) worker() {
 func (s *ReqServer) run(j reqJob) {
 	defer func() { <-j.slots }()
 	defer j.c.releaseReserved(j.reserved)
+	select {
+	case <-j.c.done:
+		// The peer hung up while the request waited for a worker (a REQ
+		// peer that timed out sends it again on a new connection): no
+		// reply can reach it, so the request is shed instead of adding
+		// stale work to an overloaded master (an auth storm).
+		s.shed.Add(1)
+		return
+	default:
+	}
 	reply, ok := s.call(j)
 	if !ok {
 		return

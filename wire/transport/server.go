@@ -96,6 +96,13 @@ func (l *listener) track(c net.Conn) bool {
 	return true
 }
 
+// connCount returns the connections being served.
+func (l *listener) connCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.conns)
+}
+
 func (l *listener) untrack(c net.Conn) {
 	_ = c.Close()
 	l.mu.Lock()

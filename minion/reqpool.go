@@ -1,0 +1,49 @@
+package minion
+
+import (
+	"sync"
+
+	"github.com/gsalt/gsalt/wire/transport"
+)
+
+// maxReqPools bounds the masters a minion keeps request connections to.
+const maxReqPools = 8
+
+// reqPools keeps one transport.ReqPool per master address: the minion's
+// AES requests (returns, events, mine, file client) reuse their REQ
+// connection instead of connecting for every request. The messages are the
+// ones Salt sends; only the connection lives longer.
+type reqPools struct {
+	mu    sync.Mutex
+	pools map[string]*transport.ReqPool
+}
+
+// reqPool returns the pool for addr.
+func (m *Minion) reqPool(addr string) *transport.ReqPool {
+	r := &m.reqs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok := r.pools[addr]; ok {
+		return p
+	}
+	if r.pools == nil || len(r.pools) >= maxReqPools {
+		for _, p := range r.pools {
+			p.Close()
+		}
+		r.pools = map[string]*transport.ReqPool{}
+	}
+	p := &transport.ReqPool{Addr: addr, Logger: m.log}
+	r.pools[addr] = p
+	return p
+}
+
+// closeReqPools closes the idle request connections (the minion stops).
+func (m *Minion) closeReqPools() {
+	r := &m.reqs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range r.pools {
+		p.Close()
+	}
+	r.pools = nil
+}

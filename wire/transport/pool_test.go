@@ -1,0 +1,150 @@
+package transport
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestReqPoolReusesConnection checks that requests through a ReqPool share
+// one connection (one peer address seen by the server), that the replies
+// are the handler's, and that after the server restarts on the same
+// address the dead idle connection is replaced without failing the request.
+func TestReqPoolReusesConnection(t *testing.T) {
+	var mu sync.Mutex
+	peers := map[string]int{}
+	h := func(ctx context.Context, req []byte) ([]byte, bool) {
+		if a, ok := PeerAddr(ctx); ok {
+			mu.Lock()
+			peers[a.String()]++
+			mu.Unlock()
+		}
+		return echo(ctx, req)
+	}
+	srv := listenReq(t, "127.0.0.1:0", h, ReqOptions{})
+	addr := srv.Addr().String()
+	p := &ReqPool{Addr: addr, Logger: testLogger(t)}
+	defer p.Close()
+	ctx := context.Background()
+	for i := range 20 {
+		reply, err := p.Send(ctx, []byte("hello"), 1, 5*time.Second)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		if string(reply) != "re:hello" {
+			t.Fatalf("request %d: reply %q", i, reply)
+		}
+	}
+	mu.Lock()
+	if len(peers) != 1 {
+		t.Errorf("20 sequential requests came over %d connections, want 1: %v", len(peers), peers)
+	}
+	mu.Unlock()
+
+	// Restart the server: the pooled connection is now dead.
+	srv.Close()
+	srv2 := listenReq(t, addr, h, ReqOptions{})
+	defer srv2.Close()
+	reply, err := p.Send(ctx, []byte("again"), 1, 5*time.Second)
+	if err != nil {
+		t.Fatalf("request after a server restart (one try): %v", err)
+	}
+	if string(reply) != "re:again" {
+		t.Fatalf("reply after restart %q", reply)
+	}
+}
+
+// TestReqPoolConcurrent checks that concurrent requests each get their own
+// reply (a REQ connection carries one request at a time).
+func TestReqPoolConcurrent(t *testing.T) {
+	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		time.Sleep(time.Millisecond)
+		return echo(ctx, req)
+	}, ReqOptions{})
+	p := &ReqPool{Addr: srv.Addr().String(), MaxIdle: 2, Logger: testLogger(t)}
+	defer p.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for i := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			msg := []byte{byte('a' + i%26), byte(i)}
+			reply, err := p.Send(context.Background(), msg, 2, 10*time.Second)
+			if err == nil && string(reply) != "re:"+string(msg) {
+				t.Errorf("request %d: reply %q", i, reply)
+			}
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestReqServerShedsClosedConnections checks that a request whose
+// connection closed while it waited for a worker is not handled.
+func TestReqServerShedsClosedConnections(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var handled []string
+	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		mu.Lock()
+		handled = append(handled, string(req))
+		mu.Unlock()
+		if string(req) == "block" {
+			<-release
+		}
+		return echo(ctx, req)
+	}, ReqOptions{Workers: 1})
+	addr := srv.Addr().String()
+	blocked := make(chan error, 1)
+	go func() {
+		_, err := Request(context.Background(), addr, []byte("block"), 10*time.Second)
+		blocked <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(handled)
+		mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the blocking request never reached the handler")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// This one waits behind "block", then its client gives up.
+	if _, err := Request(context.Background(), addr, []byte("stale"), 200*time.Millisecond); err == nil {
+		t.Fatal("the stale request got a reply while the only worker was busy")
+	}
+	// Let the server's reader see the hang-up before the worker is free.
+	for srv.l.connCount() > 1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	if err := <-blocked; err != nil {
+		t.Fatalf("blocking request: %v", err)
+	}
+	reply, err := Request(context.Background(), addr, []byte("fresh"), 5*time.Second)
+	if err != nil || string(reply) != "re:fresh" {
+		t.Fatalf("fresh request: %q, %v", reply, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, h := range handled {
+		if h == "stale" {
+			t.Errorf("the request of a closed connection was handled: %v", handled)
+		}
+	}
+	if srv.Shed() != 1 {
+		t.Errorf("Shed() = %d, want 1", srv.Shed())
+	}
+}
