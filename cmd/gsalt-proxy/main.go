@@ -5,7 +5,8 @@
 // a separate minion to the master, with its own key pair under
 // pki_dir/<id>/. An id whose configuration sets metaproxy: deltaproxy is a
 // control proxy that also serves the ids of its proxy configuration. It
-// runs in the foreground and stops on SIGTERM or SIGINT.
+// runs in the foreground and stops on SIGTERM or SIGINT. GSALT_PPROF=ADDR
+// (loopback) serves Go's pprof profiles there.
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/internal/pidfile"
+	"github.com/gsalt/gsalt/internal/pprofenv"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/proxy"
 )
@@ -71,6 +73,11 @@ func main() {
 				return err
 			}
 			defer stop()
+			_, stopPprof, err := pprofenv.Start(logger)
+			if err != nil {
+				return err
+			}
+			defer stopPprof()
 			if err := daemon.SwitchUser(df.User); err != nil {
 				return err
 			}
