@@ -94,6 +94,11 @@ type Options struct {
 	// are then recomputed with GrainsFunc when set and sent to the master
 	// with a pillar refresh. An error stops Run, which returns it.
 	Prepare func(ctx context.Context, m *Minion) (*modules.Registry, error)
+	// SubQueue bounds the publishes received but not yet handled (the SUB
+	// socket's high-water mark); 0 means transport.DefaultSubQueue (1000,
+	// libzmq's default). A process serving thousands of identities (a
+	// proxy) sets less: the queue's slots are allocated for each identity.
+	SubQueue int
 
 	// baseOpts and matcher are shared by the identities of a swarm.
 	baseOpts *payload.Map
@@ -120,6 +125,7 @@ type Minion struct {
 	grainsFunc    func(context.Context) (*payload.Map, error)
 	grainsFile    string
 	prepare       func(context.Context, *Minion) (*modules.Registry, error)
+	subQueue      int
 
 	masterAddr string // ret port, host:port
 	masterHost string
@@ -185,6 +191,7 @@ func New(o Options) (*Minion, error) {
 		grainsFunc:    o.GrainsFunc,
 		grainsFile:    o.GrainsFile,
 		prepare:       o.Prepare,
+		subQueue:      o.SubQueue,
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),
 	}

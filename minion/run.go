@@ -171,6 +171,7 @@ func (m *Minion) subOptions() transport.SubOptions {
 		Identity:     []byte(m.id),
 		ReconnectMin: time.Duration(m.optInt("recon_default", 1000)) * time.Millisecond,
 		ReconnectMax: time.Duration(m.optInt("recon_max", 10000)) * time.Millisecond,
+		QueueSize:    m.subQueue,
 		Logger:       m.log,
 	}
 	if o.ReconnectMax < o.ReconnectMin {

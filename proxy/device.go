@@ -261,8 +261,14 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		GrainsFunc:    d.grains,
 		GrainsFile:    d.grainsFile(cfg),
 		Prepare:       d.prepare,
+		SubQueue:      deviceSubQueue,
 	}
 }
+
+// deviceSubQueue bounds the publishes waiting for one device's minion
+// (a minion's default, 1000 slots, costs ~24 KiB per device; each device
+// handles a publish as soon as it arrives, jobs run aside).
+const deviceSubQueue = 100
 
 // grainsFile is proxy.d/<id>/grains beside the configuration file, where
 // Salt keeps a proxy's static grains.

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gsalt/gsalt/internal/pprofenv"
+	"github.com/gsalt/gsalt/internal/rlimit"
 	"github.com/gsalt/gsalt/proxy/devsim"
 )
 
@@ -34,6 +35,10 @@ func main() {
 				return fmt.Errorf("--log-level: %w", err)
 			}
 			o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+			// A listener and a connection per device, and some to spare.
+			if _, err := rlimit.RaiseNoFile(uint64(2*max(o.Devices, 0) + 256)); err != nil {
+				o.Logger.Warn("gsalt-devsim: not enough open files for every device", "err", err)
+			}
 			fm, err := devsim.ParseFaults(faults)
 			if err != nil {
 				return err

@@ -20,6 +20,7 @@ import (
 	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/internal/pidfile"
 	"github.com/gsalt/gsalt/internal/pprofenv"
+	"github.com/gsalt/gsalt/internal/rlimit"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/proxy"
 )
@@ -78,6 +79,11 @@ func main() {
 				return err
 			}
 			defer stopPprof()
+			// Per device: a device connection, the master subscription and
+			// short-lived requests to the master.
+			if _, err := rlimit.RaiseNoFile(uint64(3*len(all) + 1024)); err != nil {
+				logger.Warn("not enough open files for every device", "devices", len(all), "err", err)
+			}
 			if err := daemon.SwitchUser(df.User); err != nil {
 				return err
 			}
