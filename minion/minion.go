@@ -26,6 +26,7 @@ import (
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
+	"github.com/gsalt/gsalt/wire/transport"
 )
 
 // Sentinel errors Run returns for conditions the caller (gsalt-minion)
@@ -99,6 +100,11 @@ type Options struct {
 	// libzmq's default). A process serving thousands of identities (a
 	// proxy) sets less: the queue's slots are allocated for each identity.
 	SubQueue int
+	// Subscribe, when set, opens the minion's subscription to the master's
+	// publisher instead of transport.DialSub (a process serving many
+	// identities of one master shares one publisher connection). o is what
+	// the minion would dial with (identity, topics, reconnect pauses).
+	Subscribe func(ctx context.Context, addr string, o transport.SubOptions) (Subscription, error)
 
 	// baseOpts and matcher are shared by the identities of a swarm.
 	baseOpts *payload.Map
@@ -126,6 +132,7 @@ type Minion struct {
 	grainsFile    string
 	prepare       func(context.Context, *Minion) (*modules.Registry, error)
 	subQueue      int
+	subscribeFn   func(context.Context, string, transport.SubOptions) (Subscription, error)
 
 	masterAddr string // ret port, host:port
 	masterHost string
@@ -192,6 +199,7 @@ func New(o Options) (*Minion, error) {
 		grainsFile:    o.GrainsFile,
 		prepare:       o.Prepare,
 		subQueue:      o.SubQueue,
+		subscribeFn:   o.Subscribe,
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),
 	}

@@ -64,7 +64,7 @@ func (m *Minion) Run(ctx context.Context) error {
 	started := false
 	for rctx.Err() == nil {
 		loopCtx, loopCancel := context.WithCancel(rctx)
-		sub, err := transport.DialSub(loopCtx, addr, m.subOptions())
+		sub, err := m.subscribe(loopCtx, addr, m.subOptions())
 		if err != nil {
 			loopCancel()
 			return err
@@ -90,6 +90,28 @@ func (m *Minion) Run(ctx context.Context) error {
 		}
 	}
 	return st.result(ctx)
+}
+
+// Subscription is a minion's view of the master's publisher:
+// *transport.Subscriber, or what Options.Subscribe returns.
+type Subscription interface {
+	// Recv returns the next published message (its frames, which the
+	// minion only reads) until ctx ends or the subscription is closed.
+	Recv(ctx context.Context) ([][]byte, error)
+	// Connected is closed once the publisher connection is up.
+	Connected() <-chan struct{}
+	// Reconnected receives a value after each re-connection.
+	Reconnected() <-chan struct{}
+	// Close ends the subscription.
+	Close() error
+}
+
+// subscribe opens the minion's subscription to the publisher at addr.
+func (m *Minion) subscribe(ctx context.Context, addr string, o transport.SubOptions) (Subscription, error) {
+	if m.subscribeFn != nil {
+		return m.subscribeFn(ctx, addr, o)
+	}
+	return transport.DialSub(ctx, addr, o)
 }
 
 // runPrepare runs Options.Prepare and installs what it returns: a new
@@ -184,7 +206,7 @@ func (m *Minion) subOptions() transport.SubOptions {
 }
 
 // recvLoop hands every published message to handleFrames until ctx ends.
-func (m *Minion) recvLoop(ctx context.Context, sub *transport.Subscriber) {
+func (m *Minion) recvLoop(ctx context.Context, sub Subscription) {
 	for {
 		frames, err := sub.Recv(ctx)
 		if err != nil {
@@ -196,7 +218,7 @@ func (m *Minion) recvLoop(ctx context.Context, sub *transport.Subscriber) {
 
 // watchReconnects re-authenticates after the publisher connection was
 // re-established: the master may have restarted with a new session key.
-func (m *Minion) watchReconnects(ctx context.Context, sub *transport.Subscriber) {
+func (m *Minion) watchReconnects(ctx context.Context, sub Subscription) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -226,7 +248,7 @@ func (m *Minion) checkPublishPort(s *session) {
 
 // afterConnect fires the start events once the subscription is up, then
 // keeps the mine and the master ping going.
-func (m *Minion) afterConnect(ctx context.Context, sub *transport.Subscriber) {
+func (m *Minion) afterConnect(ctx context.Context, sub Subscription) {
 	select {
 	case <-sub.Connected():
 	case <-time.After(10 * time.Second):

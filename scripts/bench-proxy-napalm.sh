@@ -87,6 +87,9 @@ log_level_logfile: warning
 master: 127.0.0.1
 master_port: $ret
 acceptance_wait_time: 2
+# Back off (2 s doubling to 32 s) when the master is too busy to answer an
+# _auth: thousands of devices authenticate at once.
+acceptance_wait_time_max: 30
 CONF
 for i in $(seq 1 "$n"); do echo "sw$i"; done >"$tmp/ids"
 
