@@ -26,6 +26,7 @@ import (
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
+	"github.com/gsalt/gsalt/wire/transport"
 )
 
 // Sentinel errors Run returns for conditions the caller (gsalt-minion)
@@ -103,6 +104,16 @@ type Options struct {
 	// are then recomputed with GrainsFunc when set and sent to the master
 	// with a pillar refresh. An error stops Run, which returns it.
 	Prepare func(ctx context.Context, m *Minion) (*modules.Registry, error)
+	// SubQueue bounds the publishes received but not yet handled (the SUB
+	// socket's high-water mark); 0 means transport.DefaultSubQueue (1000,
+	// libzmq's default). A process serving thousands of identities (a
+	// proxy) sets less: the queue's slots are allocated for each identity.
+	SubQueue int
+	// Subscribe, when set, opens the minion's subscription to the master's
+	// publisher instead of transport.DialSub (a process serving many
+	// identities of one master shares one publisher connection). o is what
+	// the minion would dial with (identity, topics, reconnect pauses).
+	Subscribe func(ctx context.Context, addr string, o transport.SubOptions) (Subscription, error)
 
 	// baseOpts and matcher are shared by the identities of a swarm.
 	baseOpts *payload.Map
@@ -131,6 +142,8 @@ type Minion struct {
 	grainsFunc    func(context.Context) (*payload.Map, error)
 	grainsFile    string
 	prepare       func(context.Context, *Minion) (*modules.Registry, error)
+	subQueue      int
+	subscribeFn   func(context.Context, string, transport.SubOptions) (Subscription, error)
 
 	// The masters (multimaster.go): links in connection order, the
 	// configured order (master_list) for failback, the current master in
@@ -204,6 +217,8 @@ func New(o Options) (*Minion, error) {
 		grainsFile:    o.GrainsFile,
 		prepare:       o.Prepare,
 		onLocalEvent:  o.OnLocalEvent,
+		subQueue:      o.SubQueue,
+		subscribeFn:   o.Subscribe,
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),
 	}

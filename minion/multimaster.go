@@ -71,7 +71,7 @@ type link struct {
 
 	authMu sync.Mutex // serialises authentications with this master
 
-	sub atomic.Pointer[transport.Subscriber] // the publisher connection
+	sub atomic.Pointer[subBox] // the publisher connection
 
 	// Guarded by Minion.mu.
 	sess        *session

@@ -74,7 +74,7 @@ func (m *Minion) serveLink(ctx context.Context, l *link, s *session) {
 	started := false
 	for ctx.Err() == nil {
 		loopCtx, loopCancel := context.WithCancel(ctx)
-		sub, err := transport.DialSub(loopCtx, addr, m.subOptions())
+		sub, err := m.subscribe(loopCtx, addr, m.subOptions())
 		if err != nil {
 			loopCancel()
 			m.fatal(err)
@@ -84,7 +84,8 @@ func (m *Minion) serveLink(ctx context.Context, l *link, s *session) {
 		l.subPort = port
 		l.resubFn = loopCancel
 		m.mu.Unlock()
-		l.sub.Store(sub)
+		box := &subBox{sub}
+		l.sub.Store(box)
 		go m.watchReconnects(loopCtx, l, sub)
 		if !started {
 			started = true
@@ -96,12 +97,42 @@ func (m *Minion) serveLink(ctx context.Context, l *link, s *session) {
 		}
 		m.recvLoop(loopCtx, jobCtx, sub)
 		sub.Close()
-		l.sub.CompareAndSwap(sub, nil)
+		l.sub.CompareAndSwap(box, nil)
 		loopCancel()
 		if s := m.linkSession(l); s != nil {
 			addr, port = m.publishAddr(l, s)
 		}
 	}
+}
+
+// Subscription is a minion's view of the master's publisher:
+// *transport.Subscriber, or what Options.Subscribe returns.
+type Subscription interface {
+	// Recv returns the next published message (its frames, which the
+	// minion only reads) until ctx ends or the subscription is closed.
+	Recv(ctx context.Context) ([][]byte, error)
+	// Connected is closed once the publisher connection is up.
+	Connected() <-chan struct{}
+	// Reconnected receives a value after each re-connection.
+	Reconnected() <-chan struct{}
+	// Close ends the subscription.
+	Close() error
+	// Up reports whether the publisher connection is up now.
+	Up() bool
+	// Dropped counts publishes dropped because the queue was full.
+	Dropped() uint64
+}
+
+// subBox holds a link's current subscription (atomic.Pointer needs one
+// concrete type).
+type subBox struct{ Subscription }
+
+// subscribe opens the minion's subscription to the publisher at addr.
+func (m *Minion) subscribe(ctx context.Context, addr string, o transport.SubOptions) (Subscription, error) {
+	if m.subscribeFn != nil {
+		return m.subscribeFn(ctx, addr, o)
+	}
+	return transport.DialSub(ctx, addr, o)
 }
 
 // runPrepare runs Options.Prepare and installs what it returns: a new
@@ -183,6 +214,7 @@ func (m *Minion) subOptions() transport.SubOptions {
 		Identity:     []byte(m.id),
 		ReconnectMin: time.Duration(m.optInt("recon_default", 1000)) * time.Millisecond,
 		ReconnectMax: time.Duration(m.optInt("recon_max", 10000)) * time.Millisecond,
+		QueueSize:    m.subQueue,
 		Logger:       m.log,
 	}
 	if o.ReconnectMax < o.ReconnectMin {
@@ -196,7 +228,7 @@ func (m *Minion) subOptions() transport.SubOptions {
 
 // recvLoop hands every published message to handleFrames (with jobCtx,
 // the context of the jobs it starts) until ctx ends.
-func (m *Minion) recvLoop(ctx, jobCtx context.Context, sub *transport.Subscriber) {
+func (m *Minion) recvLoop(ctx, jobCtx context.Context, sub Subscription) {
 	for {
 		frames, err := sub.Recv(ctx)
 		if err != nil {
@@ -208,7 +240,7 @@ func (m *Minion) recvLoop(ctx, jobCtx context.Context, sub *transport.Subscriber
 
 // watchReconnects re-authenticates after the publisher connection was
 // re-established: the master may have restarted with a new session key.
-func (m *Minion) watchReconnects(ctx context.Context, l *link, sub *transport.Subscriber) {
+func (m *Minion) watchReconnects(ctx context.Context, l *link, sub Subscription) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -240,7 +272,7 @@ func (m *Minion) checkPublishPort(l *link, s *session) {
 // is up (each master gets them, as each of Salt's per-master minions sends
 // them, and a failover sends them to the new master), then starts the
 // minion's own services after the first master.
-func (m *Minion) linkStarted(ctx context.Context, l *link, sub *transport.Subscriber) {
+func (m *Minion) linkStarted(ctx context.Context, l *link, sub Subscription) {
 	t := time.NewTimer(10 * time.Second)
 	defer t.Stop()
 	select {

@@ -261,8 +261,16 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		GrainsFunc:    d.grains,
 		GrainsFile:    d.grainsFile(cfg),
 		Prepare:       d.prepare,
+		SubQueue:      deviceSubQueue,
+		Subscribe:     d.f.hub.subscribe,
 	}
 }
+
+// deviceSubQueue bounds the publishes waiting for one device's minion
+// (a minion's default, 1000 slots, costs ~24 KiB per device; each device
+// handles a publish as soon as it arrives, jobs run aside). Devices read
+// the fleet's shared publisher connection (pubHub).
+const deviceSubQueue = 100
 
 // grainsFile is proxy.d/<id>/grains beside the configuration file, where
 // Salt keeps a proxy's static grains.

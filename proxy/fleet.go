@@ -111,6 +111,7 @@ type Fleet struct {
 	// set by Run before any device starts
 	base       *modules.Registry
 	hostGrains *payload.Map
+	hub        *pubHub // one publisher connection per master for all devices
 
 	mu      sync.Mutex
 	runCtx  context.Context
@@ -256,6 +257,7 @@ func (f *Fleet) Run(ctx context.Context) error {
 		return errors.New("proxy: Fleet.Run called twice")
 	}
 	f.runCtx = ctx
+	f.hub = newPubHub(ctx, f.log, deviceSubQueue)
 	f.mu.Unlock()
 	f.log.Info("gsalt-proxy starting", "devices", len(f.o.IDs), "max_conns", cap(f.conns), "queue_depth", f.queueDepth)
 	for _, id := range f.o.IDs {

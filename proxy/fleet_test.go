@@ -103,7 +103,7 @@ func probeType(st *probeState) proxymod.Type {
 
 // testMaster starts an in-process gsalt-master with auto_accept and the
 // given pillar function.
-func testMaster(t *testing.T, dir string, pillar master.PillarFunc) *masterd.Daemon {
+func testMaster(t testing.TB, dir string, pillar master.PillarFunc) *masterd.Daemon {
 	t.Helper()
 	etc := filepath.Join(dir, "metc")
 	writeFile(t, filepath.Join(etc, "master"), fmt.Sprintf("interface: 127.0.0.1\npublish_port: 0\nret_port: 0\nroot_dir: %[1]s\n"+
@@ -122,7 +122,7 @@ func testMaster(t *testing.T, dir string, pillar master.PillarFunc) *masterd.Dae
 
 // proxyConf writes DIR/etc/proxy pointing at the daemon and returns the
 // configuration directory.
-func proxyConf(t *testing.T, dir string, d *masterd.Daemon, extra string) string {
+func proxyConf(t testing.TB, dir string, d *masterd.Daemon, extra string) string {
 	t.Helper()
 	etc := filepath.Join(dir, "etc")
 	port := strings.TrimPrefix(d.ReqAddr().String(), "127.0.0.1:")
@@ -132,7 +132,7 @@ func proxyConf(t *testing.T, dir string, d *masterd.Daemon, extra string) string
 	return etc
 }
 
-func runJob(t *testing.T, d *masterd.Daemon, tgt any, tgtType, fun string, arg ...any) map[string]any {
+func runJob(t testing.TB, d *masterd.Daemon, tgt any, tgtType, fun string, arg ...any) map[string]any {
 	t.Helper()
 	if arg == nil {
 		arg = []any{}

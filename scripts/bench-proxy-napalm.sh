@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench-proxy-napalm.sh [N]: one gsalt-master, one gsalt-devsim simulating N
-# IOS-XE switches (SSH on 127.0.0.1, ports P..P+N-1) and one gsalt-proxy
+# IOS-XE (PLATFORM=ios, the default) or Arista EOS (PLATFORM=eos) switches
+# (SSH on 127.0.0.1, ports P..P+N-1) and one gsalt-proxy
 # serving them all as proxy minions sw1..swN through the napalm proxytype
 # (selected by pillar). Reports the time until all N answer test.ping after
 # the proxy started, the fan-out time of test.ping and of net.load_config
@@ -8,10 +9,28 @@
 # processes. Numbers go in the notes, never into tests.
 # BIN overrides the binary directory (default bin/); PROXY_ARGS adds flags to
 # gsalt-proxy (e.g. --max-conns 512), DEVSIM_ARGS to gsalt-devsim.
+# PROFILE_DIR=DIR saves gsalt-proxy's heap and goroutine profiles there
+# (GSALT_PPROF) once every device answered, and again after the fan-outs.
+# The issue 17 rows (RSS per device, and for N >= 10000 the whole fleet)
+# go through bench_row.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000}
+platform=${PLATFORM:-ios}
+case $platform in
+  ios) vendor=Cisco ;;
+  eos) vendor=Arista ;;
+  *) echo "PLATFORM must be ios or eos" >&2; exit 2 ;;
+esac
 bin=${BIN:-$PWD/bin}
+. "$(dirname "$0")/bench-lib.sh"
+# Each device costs a listener and a connection in gsalt-devsim and an SSH
+# connection plus its master connections in gsalt-proxy and gsalt-master.
+need=$((4 * n + 4096))
+if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$need" ]; then
+  ulimit -Hn "$need" 2>/dev/null || echo "cannot raise the open files hard limit to $need (not root?); large N may fail"
+fi
+[ "$(ulimit -Sn)" != unlimited ] && [ "$(ulimit -Sn)" -lt "$need" ] && ulimit -Sn "$(ulimit -Hn)"
 tmp=$(mktemp -d /tmp/gsalt-napalm.XXXXXX)
 pids=()
 cleanup() {
@@ -51,7 +70,7 @@ printf "base:\n  'sw*':\n    - sw\n" >"$tmp/srv/pillar/top.sls"
 cat >"$tmp/srv/pillar/sw.sls" <<SLS
 proxy:
   proxytype: napalm
-  driver: ios
+  driver: $platform
   host: 127.0.0.1
   username: admin
   password: admin
@@ -68,6 +87,9 @@ log_level_logfile: warning
 master: 127.0.0.1
 master_port: $ret
 acceptance_wait_time: 2
+# Back off (2 s doubling to 32 s) when the master is too busy to answer an
+# _auth: thousands of devices authenticate at once.
+acceptance_wait_time_max: 30
 CONF
 for i in $(seq 1 "$n"); do echo "sw$i"; done >"$tmp/ids"
 
@@ -93,8 +115,17 @@ PY
 }
 
 echo "N=$n devices on 127.0.0.1:$dev-$((dev + n - 1)), master ret port $ret, tmp $tmp"
-"$bin/gsalt-devsim" --base-port "$dev" --devices "$n" --platform ios --user admin --password admin \
-  --log-level error ${DEVSIM_ARGS:-} 2>"$tmp/devsim.err" & dp=$!; pids+=($dp)
+# One gsalt-devsim per 5000 devices: each device takes a listener and a
+# connection, and the open files hard limit may be 20000.
+per=${DEVSIM_PER:-5000}; dps=()
+for ((first = 0; first < n; first += per)); do
+  cnt=$((n - first < per ? n - first : per))
+  "$bin/gsalt-devsim" --base-port "$((dev + first))" --devices "$cnt" --platform "$platform" --user admin --password admin \
+    --hostname-prefix "sw" --log-level error ${DEVSIM_ARGS:-} 2>>"$tmp/devsim.err" & dps+=($!); pids+=($!)
+done
+dp=${dps[0]}
+devsim_rss() { local t=0 p; for p in "${dps[@]}"; do t=$((t + $(rss "$p"))); done; echo "$t"; }
+devsim_cpu() { local p; for p in "${dps[@]}"; do proc_cpu "$p"; echo; done | awk '{s += $1} END {printf "%.3f", s}'; }
 "$bin/gsalt-master" -c "$tmp/etc/master" -l error 2>"$tmp/master.err" & mp=$!; pids+=($mp)
 # Wait until the last device port listens.
 for _ in $(seq 300); do
@@ -102,8 +133,20 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 sleep 1
+pprof=()
+if [ -n "${PROFILE_DIR:-}" ]; then
+  mkdir -p "$PROFILE_DIR"
+  pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  pprof=(env GSALT_PPROF=127.0.0.1:$pport)
+fi
+profile() { # profile NAME: heap and goroutine profiles of gsalt-proxy
+  [ -n "${PROFILE_DIR:-}" ] || return 0
+  curl -s -o "$PROFILE_DIR/heap-$1.pb.gz" "http://127.0.0.1:$pport/debug/pprof/heap?gc=1"
+  curl -s -o "$PROFILE_DIR/goroutine-$1.txt" "http://127.0.0.1:$pport/debug/pprof/goroutine?debug=1"
+  echo "profiles saved: $PROFILE_DIR/heap-$1.pb.gz $PROFILE_DIR/goroutine-$1.txt"
+}
 start=$(now); startiso=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
-"$bin/gsalt-proxy" -c "$tmp/etc/proxy" --proxyids-file "$tmp/ids" -l info ${PROXY_ARGS:-} 2>"$tmp/proxy.err" & pp=$!; pids+=($pp)
+"${pprof[@]}" "$bin/gsalt-proxy" -c "$tmp/etc/proxy" --proxyids-file "$tmp/ids" -l info ${PROXY_ARGS:-} 2>"$tmp/proxy.err" & pp=$!; pids+=($pp)
 until [ "$(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l)" -ge "$n" ]; do
   kill -0 $pp 2>/dev/null || { echo "gsalt-proxy exited"; tail -20 "$tmp/proxy.err"; exit 1; }
   sleep 0.5
@@ -138,13 +181,18 @@ t0=$(now)
 salt -t 120 'sw*' test.ping --out json --static >"$tmp/ping.json" 2>"$tmp/ping.err" || true
 el=$(since "$t0"); read -r got tot < <(count_true "$tmp/ping.json")
 echo "gsalt -t 120 'sw*' test.ping: $got True of $tot returned, $el s (whole CLI run)"
+pr=$(rss $pp); dr=$(devsim_rss)
+idle_kib=$(echo "scale=1; $pr / $n" | bc)
+echo "RSS with every session open: gsalt-proxy $((pr / 1024)) MiB = $idle_kib KiB per device, gsalt-devsim $((dr / 1024)) MiB"
+profile idle
 
 for mode in test=True commit=True; do
   t0=$(now)
-  salt -t 300 -C 'G@vendor:Cisco and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' "$mode" --out json --static \
+  salt -t 300 -C 'G@vendor:$vendor and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' "$mode" --out json --static \
     >"$tmp/load.json" 2>"$tmp/load.err" || true
   el=$(since "$t0"); read -r got tot < <(count_true "$tmp/load.json" result)
-  echo "gsalt -t 300 -C 'G@vendor:Cisco and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' $mode: $got result True of $tot returned, $el s"
+  echo "gsalt -t 300 -C 'G@vendor:$vendor and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' $mode: $got result True of $tot returned, $el s"
+  [ "$mode" = test=True ] && { fan_got=$got; fan_s=$el; }
   if [ "$got" -lt "$n" ]; then
     /usr/bin/python3 - "$tmp/load.json" <<'PY' || head -c 600 "$tmp/load.err"
 import json, sys, collections
@@ -156,8 +204,16 @@ PY
   fi
 done
 
-mr=$(rss $mp); pr=$(rss $pp); dr=$(rss $dp)
-echo "RSS: gsalt-proxy $((pr / 1024)) MiB = $(echo "scale=1; $pr / $n" | bc) KiB per device, gsalt-devsim $((dr / 1024)) MiB, gsalt-master $((mr / 1024)) MiB"
+mr=$(rss $mp); pr=$(rss $pp); dr=$(devsim_rss)
+echo "RSS after the fan-outs: gsalt-proxy $((pr / 1024)) MiB = $(echo "scale=1; $pr / $n" | bc) KiB per device, gsalt-devsim $((dr / 1024)) MiB, gsalt-master $((mr / 1024)) MiB"
+profile after
+echo "gsalt-proxy CPU $(proc_cpu $pp) s, gsalt-devsim CPU $(devsim_cpu) s, gsalt-master CPU $(proc_cpu $mp) s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_row "gsalt-proxy RSS per device with an open SSH session ($n $platform devices)" \
+  "$(echo "scale=2; $idle_kib / 1024" | bc) MB" - "<= 0.4 MB"
+if [ "$n" -ge 10000 ]; then
+  bench_row "$n $platform devices in one gsalt-proxy (devsim $((dr / 1024)) MiB): RSS, net.load_config test=True fan-out" \
+    "$((pr / 1024)) MiB, $fan_s s ($fan_got/$n)" - "< 4 GB, < 60 s"
+fi
 # When did the last device finish its napalm init (from the proxy's log)?
 /usr/bin/python3 - "$tmp/proxy.err" "$startiso" "$n" <<'PY'
 import re, sys, collections

@@ -1,7 +1,8 @@
 // Command gsalt-devsim serves a fleet of simulated Cisco IOS-XE, Arista EOS, Cisco NX-OS or
 // Cisco IOS XR devices (--platform) over SSH
 // for gsalt proxy tests and benchmarks: device i listens on 127.0.0.1:BASE+i. It runs in the
-// foreground and stops cleanly on SIGTERM or SIGINT.
+// foreground and stops cleanly on SIGTERM or SIGINT. GSALT_PPROF=ADDR (loopback) serves Go's
+// pprof profiles there.
 package main
 
 import (
@@ -14,6 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gsalt/gsalt/internal/pprofenv"
+	"github.com/gsalt/gsalt/internal/rlimit"
 	"github.com/gsalt/gsalt/proxy/devsim"
 )
 
@@ -32,11 +35,20 @@ func main() {
 				return fmt.Errorf("--log-level: %w", err)
 			}
 			o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+			// A listener and a connection per device, and some to spare.
+			if _, err := rlimit.RaiseNoFile(uint64(2*max(o.Devices, 0) + 256)); err != nil {
+				o.Logger.Warn("gsalt-devsim: not enough open files for every device", "err", err)
+			}
 			fm, err := devsim.ParseFaults(faults)
 			if err != nil {
 				return err
 			}
 			o.Faults = fm
+			_, stopPprof, err := pprofenv.Start(o.Logger)
+			if err != nil {
+				return err
+			}
+			defer stopPprof()
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			fleet, err := devsim.Start(ctx, o)

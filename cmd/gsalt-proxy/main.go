@@ -11,7 +11,8 @@
 // (a file of ids, a YAML list or a directory) and of deltaproxy control
 // proxies (their pillar's proxy:ids) that rendezvous hashing gives shard
 // I; --pki-seed-dir copies pre-generated key pairs in. It runs in the
-// foreground and stops on SIGTERM or SIGINT.
+// foreground and stops on SIGTERM or SIGINT. GSALT_PPROF=ADDR (loopback)
+// serves Go's pprof profiles there.
 package main
 
 import (
@@ -24,6 +25,8 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/internal/pidfile"
+	"github.com/gsalt/gsalt/internal/pprofenv"
+	"github.com/gsalt/gsalt/internal/rlimit"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/proxy"
 )
@@ -96,6 +99,16 @@ func main() {
 				return err
 			}
 			defer stop()
+			_, stopPprof, err := pprofenv.Start(logger)
+			if err != nil {
+				return err
+			}
+			defer stopPprof()
+			// Per device: a device connection, the master subscription and
+			// short-lived requests to the master.
+			if _, err := rlimit.RaiseNoFile(uint64(3*len(all) + 1024)); err != nil {
+				logger.Warn("not enough open files for every device", "devices", len(all), "err", err)
+			}
 			if err := daemon.SwitchUser(df.User); err != nil {
 				return err
 			}

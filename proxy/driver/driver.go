@@ -114,6 +114,9 @@ type Options struct {
 	// transport; for ios dest_file_system (default "flash:"),
 	// candidate_cfg, merge_cfg, rollback_cfg, auto_rollback_on_error.
 	OptionalArgs map[string]any
+	// Prompts, when set, shares compiled prompt patterns with the other
+	// connections using the same cache (a process serving many devices).
+	Prompts *PromptCache
 }
 
 // Capabilities describe what a driver supports beyond the common API.

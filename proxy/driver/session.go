@@ -164,6 +164,7 @@ func (s *session) open(ctx context.Context) error {
 	if err != nil {
 		return s.errf(ErrInvalidArgument, "open", err)
 	}
+	s.o.Prompts.share(d)
 	platformOnOpen := d.OnOpen
 	d.OnOpen = func(nd *network.Driver) error {
 		if err := s.enable(nd); err != nil {

@@ -35,7 +35,14 @@ var napalmForbiddenOptArgs = map[string]bool{"secret": true, "enable_password": 
 // functions (net.*, napalm.*, ntp.*, bgp.*) live in package proxy/netmod,
 // which imports this one; they are attached where both are visible.
 func NapalmType() Type {
-	return Type{Name: NapalmTypeName, New: func() Module { return NewNapalm(nil) }}
+	// The devices of a proxytype share compiled prompt patterns.
+	prompts := driver.NewPromptCache()
+	drivers := driver.Default()
+	return Type{Name: NapalmTypeName, New: func() Module {
+		n := NewNapalm(drivers)
+		n.prompts = prompts
+		return n
+	}}
 }
 
 // Napalm is one napalm device. With always_alive (the default) the driver
@@ -43,6 +50,7 @@ func NapalmType() Type {
 // it, and each execution function opens its own (Connect).
 type Napalm struct {
 	drivers *driver.Registry
+	prompts *driver.PromptCache
 	log     *slog.Logger
 
 	id          string
@@ -143,6 +151,7 @@ func (n *Napalm) Init(ctx context.Context, cfg *Config) error {
 	n.dopts = driver.Options{
 		Host: n.host, Username: n.username, Password: password,
 		Timeout: timeout, Keepalive: keepalive, Logger: n.log, OptionalArgs: oa,
+		Prompts: n.prompts,
 	}
 	if _, err := n.drivers.New(n.driverName, n.dopts); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrNapalmConfig, n.id, err)

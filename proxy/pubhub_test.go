@@ -1,0 +1,71 @@
+package proxy_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gsalt/gsalt/master"
+	"github.com/gsalt/gsalt/proxy"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// connsTo counts this process's established TCP connections whose remote
+// port is port (the client ends of connections to a local server).
+func connsTo(t *testing.T, port int) int {
+	t.Helper()
+	n := 0
+	for _, file := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
+		fh, err := os.Open(file)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(fh)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			// sl local_address rem_address st ...; st 01 is ESTABLISHED.
+			if len(f) > 3 && f[3] == "01" && strings.HasSuffix(f[2], fmt.Sprintf(":%04X", port)) {
+				n++
+			}
+		}
+		fh.Close()
+	}
+	return n
+}
+
+// TestFleetSharesPublisherConnection: the devices of a fleet read the
+// master's publisher through one connection, and every one of them still
+// gets each job and answers it.
+func TestFleetSharesPublisherConnection(t *testing.T) {
+	dir := shortDir(t)
+	d := testMaster(t, dir, func(context.Context, master.PillarRequest) (*payload.Map, error) {
+		return payload.NewMap("proxy", payload.NewMap("proxytype", "dummy")), nil
+	})
+	etc := proxyConf(t, dir, d, "")
+	ids := []string{"h1", "h2", "h3", "h4", "h5"}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: ids, Logger: testLogger()})
+	waitFor(t, "all devices", func() bool { return len(f.Devices()) == len(ids) })
+	for _, dev := range f.Devices() {
+		waitReady(t, dev)
+	}
+	pubPort := d.PubAddr().(interface{ String() string }).String()
+	port := 0
+	if _, err := fmt.Sscanf(pubPort[strings.LastIndexByte(pubPort, ':')+1:], "%d", &port); err != nil {
+		t.Fatal(err)
+	}
+	if n := connsTo(t, port); n != 1 {
+		t.Errorf("%d connections to the publisher for %d devices, want 1", n, len(ids))
+	}
+	for range 2 {
+		got := runJob(t, d, "h*", "glob", "test.ping")
+		for _, id := range ids {
+			if got[id] != true {
+				t.Errorf("test.ping: %s returned %v", id, got[id])
+			}
+		}
+	}
+}
