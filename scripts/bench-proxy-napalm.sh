@@ -84,6 +84,9 @@ cachedir: $tmp/proxy/cache
 sock_dir: $tmp/proxy/sock
 log_file: $tmp/proxy/log
 log_level_logfile: warning
+# Timestamps on the console, for the init timing read back below.
+log_fmt_console: '%(asctime)s.%(msecs)03d000Z %(levelname)s %(message)s'
+log_datefmt: '%Y-%m-%dT%H:%M:%S'
 master: 127.0.0.1
 master_port: $ret
 acceptance_wait_time: 2
@@ -221,10 +224,10 @@ from datetime import datetime
 ts = lambda x: datetime.strptime(x, "%Y-%m-%dT%H:%M:%S.%fZ")
 start, inits, other = ts(sys.argv[2]), [], collections.Counter()
 for line in open(sys.argv[1], errors="replace"):
-    m = re.match(r'time=(\S+) level=(\w+) msg="([^"]*)"', line)
+    m = re.match(r'(\d{4}-\d\d-\d\dT\S+Z) (\w+) (.*)$', line)
     if not m: continue
-    if m[3] == "proxy module initialized": inits.append(ts(m[1]))
-    elif m[2] in ("WARN", "ERROR"): other[f"{m[2]} {m[3]}"[:150]] += 1
+    if m[3].startswith("proxy module initialized"): inits.append(ts(m[1]))
+    elif m[2] in ("WARNING", "ERROR", "CRITICAL"): other[f"{m[2]} {m[3]}"[:150]] += 1
 if inits:
     print(f"napalm proxy module initialized on {len(inits)}/{sys.argv[3]} devices, the last {(max(inits) - start).total_seconds():.2f} s after gsalt-proxy start")
 print("gsalt-proxy WARN/ERROR log lines by message:" + ("" if other else " none"))
