@@ -21,7 +21,6 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/masterd"
 	gminion "github.com/gsalt/gsalt/minion"
-	"github.com/gsalt/gsalt/netapi"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -76,29 +75,7 @@ type apiEnv struct {
 
 // startAPI runs a gsalt master, an in-process gsalt minion m1 and
 // gsalt-api in front of the master, all on loopback sockets.
-func startAPI(t *testing.T) *apiEnv {
-	cfg, _, _ := startMasterMinion(t)
-	o, err := netapi.OptionsFrom(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- netapi.New(cfg, o, quiet(), quiet()).Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("gsalt-api did not stop")
-		}
-	})
-	return &apiEnv{t: t, base: "http://" + ln.Addr().String(), hc: &http.Client{Timeout: 60 * time.Second}}
-}
+func startAPI(t *testing.T) *apiEnv { return startAPIWith(t, nil) }
 
 // startMasterMinion runs a gsalt master with apiConf and an in-process
 // gsalt minion m1; cfg's ret_port is the daemon's real one.

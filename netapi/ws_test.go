@@ -17,13 +17,16 @@ import (
 	"github.com/gsalt/gsalt/netapi"
 )
 
-// startAPIWith is startAPI with rest_cherrypy options changed by edit
-// before gsalt-api reads them.
+// startAPIWith runs a gsalt master, an in-process gsalt minion m1 and
+// gsalt-api in front of the master, all on loopback sockets, with the
+// rest_cherrypy options changed by edit (when not nil) before gsalt-api
+// reads them.
 func startAPIWith(t *testing.T, edit func(rc map[string]any)) *apiEnv {
 	cfg, _, _ := startMasterMinion(t)
-	raw, _ := cfg.Opts.Get("rest_cherrypy")
-	rc := raw.(map[string]any)
-	edit(rc)
+	if edit != nil {
+		raw, _ := cfg.Opts.Get("rest_cherrypy")
+		edit(raw.(map[string]any))
+	}
 	o, err := netapi.OptionsFrom(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -15,7 +16,8 @@ import (
 const maxJSONDepth = 256
 
 // JSON is Salt's json renderer: objects become ordered maps, integers int64
-// (floats when they have a fraction or exponent).
+// (uint64 above int64, floats when they have a fraction or exponent or do
+// not fit).
 type JSON struct{}
 
 // Render decodes input.
@@ -99,6 +101,9 @@ func jsonValue(dec *json.Decoder, depth int) (any, error) {
 	case json.Number:
 		if n, err := t.Int64(); err == nil {
 			return n, nil
+		}
+		if u, err := strconv.ParseUint(t.String(), 10, 64); err == nil {
+			return u, nil
 		}
 		f, err := t.Float64()
 		if err != nil {

@@ -1021,51 +1021,9 @@ func fileAppendState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	}
 	name = fileExpandUser(name)
 	ret.Name = name
-	pairs, err := fileSourcePairs(a.Get("source"), a.Get("source_hash"), a.Get("sources"), a.Get("source_hashes"))
-	if err != nil {
-		return fileError(ret, err.Error())
-	}
-	makedirs := a.Get("makedirs") == true
-	if makedirs {
-		dir := filePyDirname(name)
-		if r.test {
-			ret.Comment = fmt.Sprintf("Directory %s is set to be updated", dir)
-			ret.Result = states.None
-		} else if !fileIsDir(dir) {
-			if err := r.makedirs(name, nil, nil, ""); err != nil {
-				return states.Ret{}, err
-			}
-			if res, msg, ch := r.checkDirectory(dir, nil, nil, nil, "", "", false, nil, nil, -1, false); res == states.False {
-				ret.Changes = ch
-				return fileError(ret, msg)
-			}
-		}
-	}
-	if ok, msg := fileCheckFile(name); !ok {
-		tc := *c
-		tc.Args = modules.NewArgs(modules.Spec{}, map[string]any{"name": name, "makedirs": makedirs})
-		touchRet, err := fileTouchState(ctx, &tc)
-		if err != nil {
-			return states.Ret{}, err
-		}
-		if r.test {
-			return touchRet, nil
-		}
-		if ok2, _ := fileCheckFile(name); !ok2 {
-			return fileError(ret, msg)
-		}
-	}
-	text := a.Get("text")
-	if len(pairs) > 0 {
-		texts, fail := r.templateTexts(pairs, a.Str("template"), a.Get("defaults"), a.Get("context"))
-		if fail != nil {
-			return *fail, nil
-		}
-		list := make([]any, len(texts))
-		for i, t := range texts {
-			list[i] = t
-		}
-		text = list
+	text, early, err := r.textPrologue(ctx, c, ret, name)
+	if early != nil || err != nil {
+		return derefRet(early), err
 	}
 	chunks := fileStrList(text)
 	raw, err := os.ReadFile(name)
@@ -1176,4 +1134,71 @@ func fileDiffOutcome(ret *states.Ret, changes any, test bool, would string) stat
 		ret.Result, ret.Comment = states.True, "Changes were made"
 	}
 	return *ret
+}
+
+// textPrologue is what file.append and file.prepend do before they read
+// the file: the sources validated, makedirs, the file created when
+// missing (in test mode, touch's answer is the state's), and the text
+// (rendered sources replace text). early is the state's return when it
+// ends there.
+func (r *fileRun) textPrologue(ctx context.Context, c *states.Call, ret *states.Ret, name string) (any, *states.Ret, error) {
+	a := c.Args
+	pairs, err := fileSourcePairs(a.Get("source"), a.Get("source_hash"), a.Get("sources"), a.Get("source_hashes"))
+	if err != nil {
+		out, _ := fileError(ret, err.Error())
+		return nil, &out, nil
+	}
+	makedirs := a.Get("makedirs") == true
+	if makedirs {
+		dir := filePyDirname(name)
+		if r.test {
+			ret.Comment = fmt.Sprintf("Directory %s is set to be updated", dir)
+			ret.Result = states.None
+		} else if !fileIsDir(dir) {
+			if err := r.makedirs(name, nil, nil, ""); err != nil {
+				return nil, nil, err
+			}
+			if res, msg, ch := r.checkDirectory(dir, nil, nil, nil, "", "", false, nil, nil, -1, false); res == states.False {
+				ret.Changes = ch
+				out, _ := fileError(ret, msg)
+				return nil, &out, nil
+			}
+		}
+	}
+	if ok, msg := fileCheckFile(name); !ok {
+		tc := *c
+		tc.Args = modules.NewArgs(modules.Spec{}, map[string]any{"name": name, "makedirs": makedirs})
+		touchRet, err := fileTouchState(ctx, &tc)
+		if err != nil {
+			return nil, nil, err
+		}
+		if r.test {
+			return nil, &touchRet, nil
+		}
+		if ok2, _ := fileCheckFile(name); !ok2 {
+			out, _ := fileError(ret, msg)
+			return nil, &out, nil
+		}
+	}
+	text := a.Get("text")
+	if len(pairs) > 0 {
+		texts, fail := r.templateTexts(pairs, a.Str("template"), a.Get("defaults"), a.Get("context"))
+		if fail != nil {
+			return nil, fail, nil
+		}
+		list := make([]any, len(texts))
+		for i, t := range texts {
+			list[i] = t
+		}
+		text = list
+	}
+	return text, nil, nil
+}
+
+// derefRet is *r, or the zero Ret for nil.
+func derefRet(r *states.Ret) states.Ret {
+	if r == nil {
+		return states.Ret{}
+	}
+	return *r
 }

@@ -36,51 +36,9 @@ func filePrependState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	if name == "" {
 		return fileError(ret, "Must provide name to file.prepend")
 	}
-	pairs, err := fileSourcePairs(a.Get("source"), a.Get("source_hash"), a.Get("sources"), a.Get("source_hashes"))
-	if err != nil {
-		return fileError(ret, err.Error())
-	}
-	makedirs := a.Get("makedirs") == true
-	if makedirs {
-		dir := filePyDirname(name)
-		if r.test {
-			ret.Comment = fmt.Sprintf("Directory %s is set to be updated", dir)
-			ret.Result = states.None
-		} else if !fileIsDir(dir) {
-			if err := r.makedirs(name, nil, nil, ""); err != nil {
-				return states.Ret{}, err
-			}
-			if res, msg, ch := r.checkDirectory(dir, nil, nil, nil, "", "", false, nil, nil, -1, false); res == states.False {
-				ret.Changes = ch
-				return fileError(ret, msg)
-			}
-		}
-	}
-	if ok, msg := fileCheckFile(name); !ok {
-		tc := *c
-		tc.Args = modules.NewArgs(modules.Spec{}, map[string]any{"name": name, "makedirs": makedirs})
-		touchRet, err := fileTouchState(ctx, &tc)
-		if err != nil {
-			return states.Ret{}, err
-		}
-		if r.test {
-			return touchRet, nil
-		}
-		if ok2, _ := fileCheckFile(name); !ok2 {
-			return fileError(ret, msg)
-		}
-	}
-	text := a.Get("text")
-	if len(pairs) > 0 {
-		texts, fail := r.templateTexts(pairs, a.Str("template"), a.Get("defaults"), a.Get("context"))
-		if fail != nil {
-			return *fail, nil
-		}
-		list := make([]any, len(texts))
-		for i, t := range texts {
-			list[i] = t
-		}
-		text = list
+	text, early, err := r.textPrologue(ctx, c, ret, name)
+	if early != nil || err != nil {
+		return derefRet(early), err
 	}
 	chunks := fileStrList(text)
 	raw, err := os.ReadFile(name)
