@@ -244,16 +244,6 @@ func TestMsgpackEncoding(t *testing.T) {
 	}
 }
 
-// freePort returns a TCP port nothing listens on.
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // TestOutageNeverBlocks: with NATS down, a flood of bus events is
 // published without waiting (the bridge drops what its bounded outage
 // buffer cannot hold and counts it); once the server comes up the bridge

@@ -84,5 +84,3 @@ next:
 	}
 	return -1
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
