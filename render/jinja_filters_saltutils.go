@@ -527,21 +527,18 @@ func dictUpdate(p *payload.Map, k string, v any) error {
 	return nil
 }
 
-func dictAppend(p *payload.Map, k string, v any) error {
-	cur, ok := p.Get(k)
-	if !ok || cur == nil {
-		cur = jinja.NewList()
-		p.Set(k, cur)
-	}
-	l, ok := cur.(*jinja.List)
-	if !ok {
-		return pyErr("SaltInvocationError", "The last key contains a %s, which cannot append.", pyClass(cur))
-	}
-	l.Items = append(l.Items, v)
-	return nil
-}
+func dictAppend(p *payload.Map, k string, v any) error { return dictAddToList(p, k, v, false) }
 
-func dictExtend(p *payload.Map, k string, v any) error {
+func dictExtend(p *payload.Map, k string, v any) error { return dictAddToList(p, k, v, true) }
+
+// dictAddToList is append_dict_key_value (extend false) and
+// extend_dict_key_value (extend true): the list at k, created when
+// missing or None, gets v (or v's items).
+func dictAddToList(p *payload.Map, k string, v any, extend bool) error {
+	verb := "append"
+	if extend {
+		verb = "extend"
+	}
 	cur, ok := p.Get(k)
 	if !ok || cur == nil {
 		cur = jinja.NewList()
@@ -549,7 +546,11 @@ func dictExtend(p *payload.Map, k string, v any) error {
 	}
 	l, ok := cur.(*jinja.List)
 	if !ok {
-		return pyErr("SaltInvocationError", "The last key contains a %s, which cannot extend.", pyClass(cur))
+		return pyErr("SaltInvocationError", "The last key contains a %s, which cannot %s.", pyClass(cur), verb)
+	}
+	if !extend {
+		l.Items = append(l.Items, v)
+		return nil
 	}
 	items, err := jinja.Iterate(v)
 	if err != nil {
