@@ -17,7 +17,7 @@ pings=${PINGS:-5}
 bin=$PWD/bin
 tmp=$(mktemp -d /tmp/salt-swarm.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
+cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; for f in "$tmp"/*.err; do [ -s "$f" ] && { echo "bench: last lines of the swarm's errors ($(basename "$f")):"; tail -3 "$f" | cut -c1-200; }; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 export PYTHONPATH=$src:$shim
 . "$(dirname "$0")/bench-lib.sh"
@@ -34,7 +34,7 @@ names=(swarm swarm2)
 start=$(now); gen=0
 for k in "${!sizes[@]}"; do
   miss=$(swarm_keys_in "$tmp" "${names[$k]}" "${sizes[$k]}"); gen=$((gen + miss))
-  "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" -l quiet 2>/dev/null & sp=$!; pids+=($sp)
+  "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" -l error 2>>"$tmp/${names[$k]}.err" & sp=$!; pids+=($sp)
 done
 until [ "$(ls "$tmp/master/pki/minions" 2>/dev/null | wc -l)" -ge "$n" ]; do sleep 1; done
 echo "salt-master, swarm N=$n: all keys accepted (auto_accept) after $(echo "$(now) - $start" | bc) s ($gen key pairs generated)"

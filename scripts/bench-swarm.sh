@@ -21,7 +21,7 @@ pings=${PINGS:-5}
 bin=$PWD/bin
 tmp=$(mktemp -d /tmp/gsalt-swarm.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; for f in "$tmp"/*.err; do [ -s "$f" ] && { echo "bench: last lines of the swarm's errors ($(basename "$f")):"; tail -3 "$f" | cut -c1-200; }; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/swarm-lib.sh"
@@ -57,7 +57,7 @@ for k in "${!sizes[@]}"; do
   miss=$(swarm_keys_in "$tmp" "${names[$k]}" "${sizes[$k]}"); gen=$((gen + miss))
   env=()
   [ -n "$prof" ] && { sports[$k]=$(freeport); env=(GSALT_PPROF_ADDR=127.0.0.1:${sports[$k]}); }
-  env "${env[@]}" "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" -l quiet 2>/dev/null & sps[$k]=$!; pids+=(${sps[$k]})
+  env "${env[@]}" "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" -l error 2>>"$tmp/${names[$k]}.err" & sps[$k]=$!; pids+=(${sps[$k]})
 done
 until [ "$(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l)" -ge "$n" ]; do sleep 0.5; done
 echo "swarm N=$n (${#sizes[@]} process(es)): all keys pending after $(echo "$(now) - $t0" | bc) s ($gen of $n RSA-2048 key pairs generated, the rest from $(swarm_keycache))"
