@@ -16,7 +16,6 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/internal/health"
-	"github.com/gsalt/gsalt/internal/pidfile"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/virt"
 )
@@ -61,23 +60,11 @@ func main() {
 			if err := daemon.SwitchUser(df.User); err != nil {
 				return err
 			}
-			// The pidfile is written when asked for (--pid-file) or when
-			// detached (-d: the pidfile option), as a service needs it.
-			pidPath := df.PidFile
-			if pidPath == "" && df.Daemon {
-				pidPath = cfg.Opts.Str("pidfile")
+			release, err := df.LockPidfile(cfg.Opts.Str("pidfile"), "gsalt-minion", logger)
+			if err != nil {
+				return err
 			}
-			if pidPath != "" {
-				pf, err := pidfile.Lock(pidPath, "gsalt-minion")
-				switch {
-				case errors.Is(err, pidfile.ErrRunning):
-					return err
-				case err != nil:
-					logger.Warn("cannot write the pidfile", "pidfile", pidPath, "err", err)
-				default:
-					defer pf.Release()
-				}
-			}
+			defer release()
 			_ = daemon.Notify("READY=1")
 			daemon.Watchdog(ctx)
 			defer daemon.Notify("STOPPING=1")

@@ -24,7 +24,6 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
-	"github.com/gsalt/gsalt/internal/pidfile"
 	"github.com/gsalt/gsalt/internal/pprofenv"
 	"github.com/gsalt/gsalt/internal/rlimit"
 	"github.com/gsalt/gsalt/minion"
@@ -112,21 +111,11 @@ func main() {
 			if err := daemon.SwitchUser(df.User); err != nil {
 				return err
 			}
-			pidPath := df.PidFile
-			if pidPath == "" && df.Daemon {
-				pidPath = cfg.Opts.Str("pidfile")
+			release, err := df.LockPidfile(cfg.Opts.Str("pidfile"), "gsalt-proxy", logger)
+			if err != nil {
+				return err
 			}
-			if pidPath != "" {
-				pf, err := pidfile.Lock(pidPath, "gsalt-proxy")
-				switch {
-				case errors.Is(err, pidfile.ErrRunning):
-					return err
-				case err != nil:
-					logger.Warn("cannot write the pidfile", "pidfile", pidPath, "err", err)
-				default:
-					defer pf.Release()
-				}
-			}
+			defer release()
 			_ = daemon.Notify("READY=1")
 			daemon.Watchdog(ctx)
 			defer daemon.Notify("STOPPING=1")
