@@ -43,6 +43,8 @@ type loader struct {
 	home string
 	// unknown are the options Salt does not know, with near misses.
 	unknown []UnknownOption
+	// sources are the files read (or looked for), in order.
+	sources []Source
 }
 
 func newLoader(role string) *loader {
@@ -94,10 +96,10 @@ func readConfFile(path string) (map[string]any, error) {
 // loadConfig reads the main configuration file; a missing file gives {}.
 func (l *loader) loadConfig(path string) (map[string]any, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		l.log.Debug("config: missing configuration file, using defaults", "path", path)
+		l.sources = append(l.sources, Source{Path: path, Kind: SourceMissing})
 		return map[string]any{}, nil
 	}
-	l.log.Debug("config: reading configuration", "path", path)
+	l.sources = append(l.sources, Source{Path: path, Kind: SourceMain})
 	m, err := readConfFile(path)
 	if err != nil {
 		return nil, err
@@ -150,7 +152,7 @@ func (l *loader) includeConfig(include any, origPath string, verbose bool, depth
 		matches = pythonGlobFilter(pat, matches)
 		sort.Strings(matches)
 		for _, fn := range matches {
-			l.log.Debug("config: including configuration", "path", fn)
+			l.sources = append(l.sources, Source{Path: fn, Kind: SourceInclude})
 			opts, err := readConfFile(fn)
 			if err != nil {
 				return nil, err
@@ -331,7 +333,69 @@ func LoadMaster(dir string) (*Master, error) {
 	}
 	o := NewOpts(RoleMaster, opts)
 	o.unknown = l.unknown
+	o.sources = l.sources
 	return newMaster(o)
+}
+
+// EnvClientConfig names the environment variable that points the CLIs to
+// another client configuration file than ~/.saltrc (Salt's
+// SALT_CLIENT_CONFIG).
+const EnvClientConfig = "SALT_CLIENT_CONFIG"
+
+// LoadClient reads the configuration of the master-side command-line
+// tools (gsalt, gsalt-run, gsalt-key) like Salt's client_config: the
+// master configuration (LoadMaster), then the user's client file
+// $XDG_CONFIG_HOME/salt/saltrc when that directory exists, else ~/.saltrc
+// ($SALT_CLIENT_CONFIG instead when it names an existing file), whose
+// top-level options replace the master's.
+func LoadClient(dir string) (*Master, error) {
+	if dir == "" {
+		dir = DefaultConfigDir
+	}
+	l := newLoader(RoleMaster)
+	defaults := masterDefaults(currentUser(), l.home)
+	overrides, err := l.readLayers(filepath.Join(dir, "master"), defaults)
+	if err != nil {
+		return nil, err
+	}
+	l.logUnknown(overrides, defaults)
+	opts, err := l.applyMaster(overrides, defaults)
+	if err != nil {
+		return nil, err
+	}
+	rc := clientConfigPath(l.home, os.LookupEnv)
+	if env := os.Getenv(EnvClientConfig); env != "" {
+		if st, err := os.Stat(env); err == nil && st.Mode().IsRegular() {
+			rc = env
+		}
+	}
+	rcOpts, err := l.loadConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range rcOpts {
+		opts[k] = v
+	}
+	o := NewOpts(RoleMaster, opts)
+	o.unknown = l.unknown
+	o.sources = l.sources
+	return newMaster(o)
+}
+
+// clientConfigPath is Salt's default client file: saltrc in
+// $XDG_CONFIG_HOME/salt (default ~/.config/salt) when that directory
+// exists, else ~/.saltrc. As in Python, a variable set to "" counts as
+// set (a relative "salt" directory).
+func clientConfigPath(home string, lookup func(string) (string, bool)) string {
+	xdg, ok := lookup("XDG_CONFIG_HOME")
+	if !ok {
+		xdg = filepath.Join(home, ".config")
+	}
+	dir := filepath.Join(xdg, "salt")
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return filepath.Join(dir, "saltrc")
+	}
+	return filepath.Join(home, ".saltrc")
 }
 
 // LoadMinion reads the minion configuration the way salt-minion 3006 (and
@@ -358,6 +422,7 @@ func LoadMinion(dir string) (*Minion, error) {
 	}
 	o := NewOpts(RoleMinion, opts)
 	o.unknown = l.unknown
+	o.sources = l.sources
 	return newMinion(o, "")
 }
 
@@ -401,5 +466,6 @@ func LoadProxy(dir string, proxyID string) (*Minion, error) {
 	}
 	o := NewOpts(RoleProxy, opts)
 	o.unknown = l.unknown
+	o.sources = l.sources
 	return newMinion(o, proxyID)
 }

@@ -148,6 +148,8 @@ type Opts struct {
 	m    map[string]any
 	// unknown are the options of the files that Salt does not know.
 	unknown []UnknownOption
+	// sources are the files read, in order.
+	sources []Source
 }
 
 // NewOpts wraps m (taken over, not copied) as the options of role

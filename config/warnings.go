@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"sort"
 	"strings"
@@ -107,4 +108,48 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// SourceKind says how a configuration file was used.
+type SourceKind int
+
+// The ways a configuration file is used.
+const (
+	// SourceMain is the main file (DIR/master, DIR/minion, DIR/proxy).
+	SourceMain SourceKind = iota
+	// SourceMissing is a main file that does not exist (defaults used).
+	SourceMissing
+	// SourceInclude is a file matched by default_include or include.
+	SourceInclude
+)
+
+// Source is one configuration file read (or looked for) by a Load
+// function.
+type Source struct {
+	Path string
+	Kind SourceKind
+}
+
+// Sources returns the files the configuration was read from, in order.
+func (o *Opts) Sources() []Source { return append([]Source(nil), o.sources...) }
+
+// LogSources logs the files the configuration was read from at debug
+// level, with Salt's texts ("Reading configuration from ...", "Including
+// configuration from '...'", "Missing configuration file: ..."), as Salt's
+// tools print them with -l debug.
+func (o *Opts) LogSources(log *slog.Logger) {
+	if log == nil {
+		return
+	}
+	for _, s := range o.sources {
+		switch s.Kind {
+		case SourceMain:
+			log.Debug("Reading configuration from " + s.Path)
+		case SourceMissing:
+			log.Debug("Missing configuration file: " + s.Path)
+		case SourceInclude:
+			log.Debug(fmt.Sprintf("Including configuration from '%s'", s.Path))
+			log.Debug("Reading configuration from " + s.Path)
+		}
+	}
 }

@@ -89,6 +89,7 @@ func Call(ctx context.Context, o CallOptions) (*CallResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.Opts.LogSources(log)
 	cfg.Opts.Set("__cli", "salt-call")
 	if o.Local {
 		cfg.Opts.Set("local", true)

@@ -80,7 +80,7 @@ func Run(o Options) (int, error) {
 		}
 		return 0, nil
 	}
-	cfg, err := config.LoadMaster(o.ConfigDir)
+	cfg, err := config.LoadClient(o.ConfigDir)
 	if err != nil {
 		return 1, err
 	}

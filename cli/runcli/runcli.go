@@ -76,11 +76,12 @@ func Run(ctx context.Context, o Options) int {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	cfg, err := config.LoadMaster(o.ConfigDir)
+	cfg, err := config.LoadClient(o.ConfigDir)
 	if err != nil {
 		fmt.Fprintln(o.Stderr, "ERROR:", err)
 		return 1
 	}
+	cfg.Opts.LogSources(o.Logger)
 	r := &runner{o: o, cfg: cfg}
 	r.setupOutput()
 	if o.OutFile != "" && !o.OutFileAppend {

@@ -1,11 +1,14 @@
 package saltcli
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/gsalt/gsalt/internal/saltlog"
 )
 
 // CLIFlags are the command-line options gsalt and gsalt-run share:
@@ -98,21 +101,13 @@ func (c *CLIFlags) NoParse() []string {
 }
 
 // Logger logs to stderr at the --log-level, one of Salt's console level
-// names. Unlike saltlog.SaltLevel, profile means debug here and an unknown
-// name means warning, as gsalt and gsalt-run have always done.
-func (c *CLIFlags) Logger() *slog.Logger {
-	var l slog.Level
-	switch strings.ToLower(c.logLevel) {
-	case "all", "garbage", "trace", "debug", "profile":
-		l = slog.LevelDebug
-	case "info":
-		l = slog.LevelInfo
-	case "error", "critical":
-		l = slog.LevelError
-	case "quiet":
-		l = slog.LevelError + 100
-	default:
-		l = slog.LevelWarn
+// names, in Salt's console format ("[DEBUG   ] message"). An unknown
+// level name is an error, as Salt's option parser refuses it.
+func (c *CLIFlags) Logger() (*slog.Logger, error) {
+	lv := c.logLevel
+	if _, ok := saltlog.SaltLevel(lv); !ok {
+		return nil, fmt.Errorf("option -l/--log-level: invalid choice: '%s' (choose from 'all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet')", lv)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+	l, _, err := saltlog.Setup(os.Stderr, lv, "", "")
+	return l, err
 }

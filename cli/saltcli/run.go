@@ -127,11 +127,12 @@ func Run(ctx context.Context, o Options) int {
 		fmt.Fprintf(o.Stderr, "\n%s.\n\n", salty(err))
 		return ExitUsage
 	}
-	cfg, err := config.LoadMaster(o.ConfigDir)
+	cfg, err := config.LoadClient(o.ConfigDir)
 	if err != nil {
 		fmt.Fprintln(o.Stderr, "ERROR:", err)
 		return ExitGeneric
 	}
+	cfg.Opts.LogSources(o.Logger)
 	r := &runner{o: o, cfg: cfg, client: NewClient(cfg, o.Logger)}
 	if r.eauthKw, err = r.client.EauthKwargs(ctx, o.Eauth, o.Stderr); err != nil {
 		fmt.Fprintln(o.Stderr, err)

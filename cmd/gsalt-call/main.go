@@ -15,6 +15,7 @@ import (
 
 	"github.com/gsalt/gsalt/cli/callcli"
 	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/saltfile"
 	"github.com/gsalt/gsalt/internal/saltlog"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/virt"
@@ -34,11 +35,16 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			sf, err := saltfile.Load(cmd.Flags(), "gsalt-call", "salt-call")
+			if err != nil {
+				return err
+			}
 			logger, closeLog, err := saltlog.Setup(os.Stderr, logLevel, "", "")
 			if err != nil {
 				return err
 			}
 			defer closeLog()
+			sf.Log(logger)
 			o.Logger = logger
 			o.Fun, o.Args = args[0], args[1:]
 			o.Color = forceColor || (!noColor && term.IsTerminal(int(os.Stdout.Fd())))
@@ -52,6 +58,7 @@ func main() {
 		},
 	}
 	f := cmd.Flags()
+	saltfile.AddFlag(f)
 	f.StringVarP(&o.ConfigDir, "config-dir", "c", config.DefaultConfigDir, "directory holding the minion configuration file")
 	f.BoolVar(&o.Local, "local", false, "run without a master (file_client: local)")
 	f.StringVar(&o.ID, "id", "", "minion id to use instead of the configured one")

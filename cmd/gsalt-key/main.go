@@ -9,6 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gsalt/gsalt/cli/keycli"
+	"github.com/gsalt/gsalt/internal/saltfile"
 )
 
 func main() {
@@ -21,6 +22,9 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := saltfile.Load(cmd.Flags(), "gsalt-key", "salt-key"); err != nil {
+				return err
+			}
 			o.ListAll = o.ListAll || o.ListState == ""
 			o.Color = forceColor || (!noColor && term.IsTerminal(int(os.Stdout.Fd())))
 			code, err := keycli.Run(o)
@@ -32,6 +36,7 @@ func main() {
 		},
 	}
 	f := cmd.Flags()
+	saltfile.AddFlag(f)
 	f.StringVarP(&o.ConfigDir, "config-dir", "c", "/etc/salt", "directory holding the master config file")
 	f.BoolVarP(&o.ListAll, "list-all", "L", false, "list all public keys")
 	f.StringVarP(&o.ListState, "list", "l", "", "list keys in a state: pre|un|unaccepted, acc|accepted, rej|rejected, den|denied, all")

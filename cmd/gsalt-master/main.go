@@ -14,6 +14,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
+	"github.com/gsalt/gsalt/internal/saltfile"
 	"github.com/gsalt/gsalt/master/runners"
 	"github.com/gsalt/gsalt/masterd"
 	virtrunner "github.com/gsalt/gsalt/virt/runner"
@@ -32,6 +33,10 @@ func main() {
 			if df.Version {
 				fmt.Print(daemon.VersionReport("gsalt-master"))
 				return nil
+			}
+			sf, err := saltfile.Load(cmd.Flags(), "gsalt-master", "salt-master")
+			if err != nil {
+				return err
 			}
 			if cmd.Flags().Changed("config-dir") {
 				if err := daemon.CheckConfigDir(confDir); err != nil {
@@ -55,6 +60,7 @@ func main() {
 				return err
 			}
 			defer stop()
+			sf.Log(logger)
 			if err := daemon.SwitchUser(df.User); err != nil {
 				return err
 			}
@@ -81,6 +87,7 @@ func main() {
 		},
 	}
 	f := cmd.Flags()
+	saltfile.AddFlag(f)
 	f.StringVarP(&confDir, "config-dir", "c", config.DefaultConfigDir, "directory holding the master configuration file")
 	df.Register(f)
 	f.StringVarP(&logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet (default: log_level from the configuration)")

@@ -26,6 +26,7 @@ import (
 	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/internal/pprofenv"
 	"github.com/gsalt/gsalt/internal/rlimit"
+	"github.com/gsalt/gsalt/internal/saltfile"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/proxy"
 )
@@ -49,6 +50,10 @@ func main() {
 			if df.Version {
 				fmt.Print(daemon.VersionReport("gsalt-proxy"))
 				return nil
+			}
+			sf, err := saltfile.Load(cmd.Flags(), "gsalt-proxy", "salt-proxy")
+			if err != nil {
+				return err
 			}
 			shard, err := proxy.ShardFromEnv(os.Getenv)
 			if shardFlag != "" {
@@ -98,6 +103,7 @@ func main() {
 				return err
 			}
 			defer stop()
+			sf.Log(logger)
 			_, stopPprof, err := pprofenv.Start(logger)
 			if err != nil {
 				return err
@@ -151,6 +157,7 @@ func main() {
 		},
 	}
 	f := cmd.Flags()
+	saltfile.AddFlag(f)
 	f.StringVarP(&confDir, "config-dir", "c", config.DefaultConfigDir, "directory holding the proxy configuration file")
 	df.Register(f)
 	f.StringArrayVar(&ids, "proxyid", nil, "id of a device to serve (repeatable)")

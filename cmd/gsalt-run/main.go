@@ -14,6 +14,7 @@ import (
 
 	"github.com/gsalt/gsalt/cli/runcli"
 	"github.com/gsalt/gsalt/cli/saltcli"
+	"github.com/gsalt/gsalt/internal/saltfile"
 )
 
 func main() {
@@ -26,6 +27,10 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			sf, err := saltfile.Load(cmd.Flags(), "gsalt-run", "salt-run")
+			if err != nil {
+				return err
+			}
 			o.Words = args
 			o.Out, o.OutFile, o.OutFileAppend, o.OutIndent, o.StateOpts = cf.Out, cf.OutFile, cf.OutFileAppend, cf.OutIndent(), cf.StateOpts()
 			o.NoColor, o.ForceColor, o.NoParse = cf.NoColor, cf.ForceColor, cf.NoParse()
@@ -33,7 +38,10 @@ func main() {
 				o.Timeout = time.Duration(timeout) * time.Second
 			}
 			o.IsTerminal = term.IsTerminal(int(os.Stdout.Fd()))
-			o.Logger = cf.Logger()
+			if o.Logger, err = cf.Logger(); err != nil {
+				return err
+			}
+			sf.Log(o.Logger)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := runcli.Run(ctx, o)
 			stop()
@@ -42,6 +50,7 @@ func main() {
 		},
 	}
 	f := cmd.Flags()
+	saltfile.AddFlag(f)
 	f.SetInterspersed(true)
 	f.StringVarP(&o.ConfigDir, "config-dir", "c", "/etc/salt", "directory holding the master config file")
 	f.IntVarP(&timeout, "timeout", "t", 0, "seconds to wait for the runner's return (default: the master's rest_timeout, 300)")

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gsalt/gsalt/cli/saltcli"
+	"github.com/gsalt/gsalt/internal/saltfile"
 )
 
 // targetFlags maps Salt's target options to their tgt_type.
@@ -42,6 +43,10 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			sf, err := saltfile.Load(cmd.Flags(), "gsalt", "salt")
+			if err != nil {
+				return err
+			}
 			var chosen []string
 			for i, t := range targetFlags {
 				if selected[i] {
@@ -60,7 +65,10 @@ func main() {
 			o.Out, o.OutFile, o.OutFileAppend, o.OutIndent, o.StateOpts = cf.Out, cf.OutFile, cf.OutFileAppend, cf.OutIndent(), cf.StateOpts()
 			o.NoColor, o.ForceColor, o.NoParse = cf.NoColor, cf.ForceColor, cf.NoParse()
 			o.IsTerminal = term.IsTerminal(int(os.Stdout.Fd()))
-			o.Logger = cf.Logger()
+			if o.Logger, err = cf.Logger(); err != nil {
+				return err
+			}
+			sf.Log(o.Logger)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := saltcli.Run(ctx, o)
 			stop()
@@ -69,6 +77,7 @@ func main() {
 		},
 	}
 	f := cmd.Flags()
+	saltfile.AddFlag(f)
 	f.SetInterspersed(true)
 	f.StringVarP(&o.ConfigDir, "config-dir", "c", "/etc/salt", "directory holding the master config file")
 	f.IntVarP(&o.Timeout, "timeout", "t", 0, "seconds to wait for the minions before asking whether they still run the job (default: the master's timeout, 5)")

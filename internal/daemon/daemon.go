@@ -60,6 +60,7 @@ func Start(l Logging, flagLevel string) (ctx context.Context, logger *slog.Logge
 		return nil, nil, nil, err
 	}
 	if l.Opts != nil {
+		l.Opts.LogSources(logger)
 		for _, w := range l.Opts.Warnings() {
 			logger.Warn("config: " + w)
 		}
