@@ -125,8 +125,9 @@ func (m *Minion) signIn(ctx context.Context, l *link, failFast bool) (*message.A
 	if err != nil {
 		return nil, fmt.Errorf("minion: _auth: %w", err)
 	}
-	res, err := message.OpenAuthReply(reply, si, m.priv, cached, wireLimits)
+	res, err := message.OpenAuthReplySigned(reply, si, m.priv, cached, wireLimits, m.masterKeySign())
 	if err != nil {
+		m.logMasterKeySign(err, l.master)
 		return nil, err
 	}
 	if res.Status != message.AuthAccepted {
@@ -142,13 +143,62 @@ func (m *Minion) signIn(ctx context.Context, l *link, failFast bool) (*message.A
 			return nil, fmt.Errorf("%w: got %s, want %s", ErrMasterFinger, got, want)
 		}
 	}
-	if res.FirstContact {
+	if res.CacheKey {
 		if err := os.WriteFile(m.masterPubPath(), res.MasterPubPEM, 0o644); err != nil {
 			return nil, fmt.Errorf("minion: caching the master key: %w", err)
 		}
-		m.log.Info("trusting the master's key on first contact", "path", m.masterPubPath())
+		if m.cfg.VerifyMasterPubkeySign {
+			m.log.Info(fmt.Sprintf("Received signed and verified master pubkey from master %s", l.master), "path", m.masterPubPath())
+		} else {
+			m.log.Info("trusting the master's key on first contact", "path", m.masterPubPath())
+		}
 	}
 	return res, nil
+}
+
+// masterSignPubPath is <pki_dir>/<master_sign_key_name>.pub, the key that
+// signs the master's public key (verify_master_pubkey_sign).
+func (m *Minion) masterSignPubPath() string {
+	name := m.cfg.MasterSignKeyName
+	if name == "" {
+		name = "master_sign"
+	}
+	return filepath.Join(m.pkiDir, name+".pub")
+}
+
+// masterKeySign reads the signed-master-key options and master_sign.pub
+// (read at every sign-in, as Salt does, so a key copied in later counts).
+func (m *Minion) masterKeySign() message.MasterKeySign {
+	ks := message.MasterKeySign{Verify: m.cfg.VerifyMasterPubkeySign, Always: m.cfg.AlwaysVerifySignature}
+	if !ks.Verify && !ks.Always {
+		return ks
+	}
+	data, err := os.ReadFile(m.masterSignPubPath())
+	if err != nil {
+		return ks
+	}
+	if ks.SignPub, err = crypt.ParsePublicKeyPEM(data); err != nil {
+		m.log.Error("cannot read the master signing key", "path", m.masterSignPubPath(), "err", err)
+	}
+	return ks
+}
+
+// logMasterKeySign logs a signed-master-key failure with Salt's texts.
+func (m *Minion) logMasterKeySign(err error, master string) {
+	switch {
+	case errors.Is(err, message.ErrAuthDeps) && m.cfg.VerifyMasterPubkeySign:
+		m.log.Error("The master did not send its public-key signature, but signature verification is enabled on the minion. " +
+			"Either disable signature verification on the minion or enable signing the public on the master!")
+	case errors.Is(err, message.ErrAuthDeps):
+		m.log.Error("The masters sent its public-key signature, but signature verification is not enabled on the minion. " +
+			"Either enable signature verification on the minion or disable signing the public key on the master!")
+	case errors.Is(err, message.ErrMasterKeySig):
+		if _, statErr := os.Stat(m.masterSignPubPath()); statErr != nil {
+			m.log.Error(fmt.Sprintf("Verification public key %s does not exist. You need to copy it from the master to the minions pki directory",
+				filepath.Base(m.masterSignPubPath())))
+		}
+		m.log.Error(fmt.Sprintf("Received signed public-key from master %s but signature verification failed!", master), "err", err)
+	}
 }
 
 // authenticate signs in until the master accepts the key. It waits

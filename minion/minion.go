@@ -263,9 +263,6 @@ func New(o Options) (*Minion, error) {
 		m.confDir = filepath.Dir(cf)
 	}
 	m.opts = optionsMap(cfg, o.baseOpts, m.id, m.pkiDir, m.cacheDir)
-	if cfg.VerifyMasterPubkeySign {
-		m.log.Warn("verify_master_pubkey_sign is not supported by gsalt; the master key is trusted on first use and pinned")
-	}
 	if err := m.setupMasters(); err != nil && !errors.Is(err, ErrNoMaster) {
 		return nil, err
 	}

@@ -25,8 +25,9 @@ type saltMaster struct {
 }
 
 // startSaltMaster writes the configuration of a real salt-master under
-// base/name with pki_dir pki and starts it.
-func startSaltMaster(t *testing.T, src, base, name, pki string) *saltMaster {
+// base/name with pki_dir pki (plus the extra configuration lines) and
+// starts it.
+func startSaltMaster(t *testing.T, src, base, name, pki string, extra ...string) *saltMaster {
 	t.Helper()
 	ports := freePorts(t, 2)
 	sm := &saltMaster{src: src, dir: filepath.Join(base, name), pki: pki, pub: ports[0], ret: ports[1]}
@@ -47,7 +48,7 @@ ret_port: %[4]d
 worker_threads: 2
 file_roots: {base: [%[6]s/srv/salt]}
 pillar_roots: {base: [%[6]s/srv/pillar]}
-`, sm.dir, pki, sm.pub, sm.ret, name, base))
+%[7]s`, sm.dir, pki, sm.pub, sm.ret, name, base, strings.Join(extra, "")))
 	p := start(t, "salt-master "+name, saltpeer.Command(context.Background(), src, "salt-master", "-c", sm.conf, "-l", "warning"),
 		filepath.Join(sm.dir, "stdout"))
 	testutil.Eventually(t, testutil.Scale(180*time.Second), func() bool {

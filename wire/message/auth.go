@@ -3,6 +3,7 @@ package message
 import (
 	"crypto/rsa"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -98,20 +99,92 @@ type AuthResult struct {
 	// FirstContact is true when no master key was cached: the caller must
 	// write MasterPubPEM to minion_master.pub (trust on first use).
 	FirstContact bool
+	// CacheKey is true when the caller must write MasterPubPEM to
+	// minion_master.pub: on first contact, or when a changed master key
+	// was verified against master_sign.pub.
+	CacheKey bool
 }
+
+// MasterKeySign is the minion's side of Salt's signed master keys
+// (master_sign_pubkey on the master): verify_master_pubkey_sign,
+// always_verify_signature and the master_sign.pub the minion was given.
+type MasterKeySign struct {
+	// Verify is verify_master_pubkey_sign: the master must send pub_sig,
+	// and a master key that verifies against SignPub is trusted even when
+	// it differs from the cached one.
+	Verify bool
+	// Always is always_verify_signature: pub_sig is verified even when the
+	// master key equals the cached one.
+	Always bool
+	// SignPub is the key of master_sign.pub (nil when the file is missing:
+	// every verification fails).
+	SignPub *rsa.PublicKey
+}
+
+// Errors of signed master keys.
+var (
+	// ErrAuthDeps: the master sends pub_sig and the minion does not verify
+	// it, or the other way round (Salt's check_auth_deps).
+	ErrAuthDeps = errors.New("message: master_sign_pubkey on the master and verify_master_pubkey_sign on the minion disagree")
+	// ErrMasterKeySig: pub_sig does not verify against master_sign.pub.
+	ErrMasterKeySig = errors.New("message: the master's public key signature does not verify against master_sign.pub")
+)
 
 // OpenAuthReply checks an _auth reply the way a 3006 minion does (SALT-WIRE
 // §4.4). cachedMasterPEM is the content of minion_master.pub, or nil.
 func OpenAuthReply(frame []byte, s *SignIn, minionPriv *rsa.PrivateKey, cachedMasterPEM []byte, lim payload.Limits) (*AuthResult, error) {
+	return OpenAuthReplySigned(frame, s, minionPriv, cachedMasterPEM, lim, MasterKeySign{})
+}
+
+// OpenAuthReplySigned is OpenAuthReply for a minion with the signed master
+// key options of ks (Salt's verify_master): a reply's pub_sig must be sent
+// exactly when ks.Verify is set; with ks.Verify a master key that differs
+// from the cached one (or the first one) is accepted when pub_sig verifies
+// against ks.SignPub, and the caller must then write it to
+// minion_master.pub (CacheKey).
+func OpenAuthReplySigned(frame []byte, s *SignIn, minionPriv *rsa.PrivateKey, cachedMasterPEM []byte, lim payload.Limits, ks MasterKeySign) (*AuthResult, error) {
 	inner, load, err := OpenSignedClear(frame, nil, lim)
 	if err != nil {
 		return nil, err
 	}
 	res := &AuthResult{FirstContact: cachedMasterPEM == nil}
 	masterPEM := cachedMasterPEM
+	checkToken := true
 	if pk := inner.Bytes("pub_key"); pk != nil {
-		if cachedMasterPEM != nil && stripNL(string(pk)) != stripNL(string(cachedMasterPEM)) {
+		_, hasSig := inner.Get("pub_sig")
+		if hasSig != ks.Verify {
+			return nil, ErrAuthDeps
+		}
+		verifySig := func() error {
+			if ks.SignPub == nil {
+				return fmt.Errorf("%w: no master_sign.pub", ErrMasterKeySig)
+			}
+			sig, err := base64.StdEncoding.DecodeString(strings.TrimSpace(inner.Str("pub_sig")))
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrMasterKeySig, err)
+			}
+			if err := crypt.Verify(ks.SignPub, pk, sig); err != nil {
+				return fmt.Errorf("%w: %w", ErrMasterKeySig, err)
+			}
+			return nil
+		}
+		switch changed := cachedMasterPEM != nil && stripNL(string(pk)) != stripNL(string(cachedMasterPEM)); {
+		case changed && !ks.Verify:
 			return nil, ErrMasterKeyChanged
+		case changed || (cachedMasterPEM == nil && ks.Verify):
+			if err := verifySig(); err != nil {
+				return nil, err
+			}
+			// The token was encrypted with the old key (or there was
+			// none): Salt's extract_aes(master_pub=False).
+			checkToken = false
+			res.CacheKey = true
+		case cachedMasterPEM == nil:
+			res.CacheKey = true
+		case ks.Always:
+			if err := verifySig(); err != nil {
+				return nil, err
+			}
 		}
 		masterPEM = pk
 		res.MasterPubPEM = pk
@@ -163,7 +236,7 @@ func OpenAuthReply(frame []byte, s *SignIn, minionPriv *rsa.PrivateKey, cachedMa
 	if string(digest) != SessionKeyDigest(string(key)) {
 		return nil, fmt.Errorf("%w: session key signature does not match", ErrAuthReply)
 	}
-	if s.Token != "" {
+	if s.Token != "" && checkToken {
 		tok, err := crypt.DecryptOAEP(minionPriv, inner.Bytes("token"))
 		if err != nil || string(tok) != s.Token {
 			return nil, fmt.Errorf("%w: token does not match", ErrAuthReply)
