@@ -270,6 +270,9 @@ func checkUpdateValue(what string, v any, allowed ...string) error {
 		for _, k := range []string{"maximum", "current", "boot", "max"} {
 			if x, ok := mm.Get(k); ok && x != nil {
 				if n, isInt := payload.AsInt(x); isInt && n <= 0 {
+					if what == "mem" {
+						return fmt.Errorf("%w: invalid number or unit", modules.ErrInvocation)
+					}
 					return fmt.Errorf("%w: %s.%s must be a positive number, got %d", modules.ErrInvocation, what, k, n)
 				}
 			}
@@ -277,10 +280,13 @@ func checkUpdateValue(what string, v any, allowed ...string) error {
 		return nil
 	}
 	if n, ok := payload.AsInt(v); ok && n < 0 {
+		if what == "mem" {
+			return fmt.Errorf("%w: invalid number or unit", modules.ErrInvocation)
+		}
 		return fmt.Errorf("%w: %s must be a positive number, got %d", modules.ErrInvocation, what, n)
 	}
 	if s, ok := v.(string); ok && s != "" && humanToBytes(s, "m") <= 0 {
-		return fmt.Errorf("%w: invalid %s value: %s", modules.ErrInvocation, what, s)
+		return fmt.Errorf("%w: invalid number or unit", modules.ErrInvocation)
 	}
 	return nil
 }
