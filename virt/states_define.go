@@ -57,7 +57,7 @@ func domainStateSpec(withLive bool) modules.Spec {
 }
 
 func netStateSpec() modules.Spec {
-	ps := []modules.Param{req("name"), opt("bridge", nil), opt("forward", nil), opt("vport", nil), opt("tag", nil), opt("ipv4_config", nil),
+	ps := []modules.Param{req("name"), req("bridge"), req("forward"), opt("vport", nil), opt("tag", nil), opt("ipv4_config", nil),
 		opt("ipv6_config", nil), opt("autostart", true)}
 	ps = append(ps, connParams()...)
 	ps = append(ps, opt("mtu", nil), opt("domain", nil), opt("nat", nil), opt("interfaces", nil), opt("addresses", nil),
