@@ -97,6 +97,12 @@ func newRet(c *states.Call, name string) states.Ret {
 }
 
 func defined(ctx context.Context, c *states.Call) (states.Ret, error) {
+	return defineDomain(ctx, c, c.Args.Get("live"))
+}
+
+// defineDomain is virt.defined with its live argument (virt.running has
+// none and calls it with the default, True).
+func defineDomain(ctx context.Context, c *states.Call, live any) (states.Ret, error) {
 	a := c.Args
 	name := a.Str("name")
 	ret := newRet(c, name)
@@ -109,10 +115,11 @@ func defined(ctx context.Context, c *states.Call) (states.Ret, error) {
 	}
 	if slices.Contains(asList(doms), any(name)) {
 		kw := connKW(a)
-		for _, k := range []string{"cpu", "mem", "disk_profile", "disks", "nic_profile", "interfaces", "graphics", "live", "boot", "numatune",
+		for _, k := range []string{"cpu", "mem", "disk_profile", "disks", "nic_profile", "interfaces", "graphics", "boot", "numatune",
 			"serials", "consoles", "boot_dev", "hypervisor_features", "clock", "stop_on_reboot", "host_devices", "autostart"} {
 			kw.Set(k, a.Get(k))
 		}
+		kw.Set("live", live)
 		kw.Set("test", c.Test)
 		st, err := c.Exec(ctx, "virt.update", []any{name}, kw)
 		if msg, ok, fatal := lvErr(st, err); fatal != nil {
@@ -159,7 +166,7 @@ func defined(ctx context.Context, c *states.Call) (states.Ret, error) {
 func running(ctx context.Context, c *states.Call) (states.Ret, error) {
 	a := c.Args
 	name := a.Str("name")
-	ret, err := defined(ctx, c)
+	ret, err := defineDomain(ctx, c, true)
 	if err != nil || ret.Result == states.False {
 		return ret, err
 	}
