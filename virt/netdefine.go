@@ -219,6 +219,7 @@ func networkDefine(_ context.Context, c *modules.Call, conn Conn) (any, error) {
 		return nil, err
 	}
 	c.Log().Debug("network definition", "xml", x)
+	_, existed := conn.NetworkByName(c.Args.Str("name"))
 	if _, err := conn.DefineNetwork(x); err != nil {
 		return nil, err
 	}
@@ -234,6 +235,13 @@ func networkDefine(_ context.Context, c *modules.Call, conn Conn) (any, error) {
 		}
 		if !active {
 			if err := n.Create(); err != nil {
+				// A network this call defined does not stay behind
+				// half-made (gsalt; Salt leaves it defined).
+				if existed != nil {
+					if uerr := n.Undefine(); uerr != nil {
+						c.Log().Warn("virt.network_define: cannot undefine after a failed start", "err", uerr)
+					}
+				}
 				return nil, err
 			}
 		}
