@@ -99,6 +99,14 @@ func (f *initFixture) removeAll(t *testing.T) {
 			t.Errorf("undefine %s: %v", n, err)
 		}
 	}
+	for _, kind := range [][2]string{{"net-list", "net-undefine"}, {"pool-list", "pool-undefine"}} {
+		out, _ := f.d.Virsh(kind[0], "--all", "--name")
+		for _, n := range strings.Fields(out) {
+			_, _ = f.d.Virsh(strings.Replace(kind[1], "undefine", "destroy", 1), n)
+			_, _ = f.d.Virsh(kind[1], n)
+		}
+	}
+	_ = os.RemoveAll("/tmp/gsalt-golden-qp1")
 	entries, _ := os.ReadDir(f.images)
 	for _, e := range entries {
 		_ = os.RemoveAll(filepath.Join(f.images, e.Name()))

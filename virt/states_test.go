@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -180,8 +181,24 @@ func TestDomainStatesGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return canonAll(normalize(x))
+		return sortDeletedVolumes(canonAll(normalize(x)))
 	}
 	runStateSteps(t, statesQemuStepsFile, statesQemuGoldenFile, env, norm)
 	f.removeAll(t)
+}
+
+// sortDeletedVolumes orders pool_deleted's deleted_volumes, which follow
+// the order libvirt lists a pool's volumes in (its directory's).
+func sortDeletedVolumes(v any) any {
+	m, _ := v.(*payload.Map)
+	ret, _ := m.Get("ret")
+	rm, _ := ret.(*payload.Map)
+	ch, _ := rm.Get("changes")
+	cm, _ := ch.(*payload.Map)
+	if l, ok := cm.Get("deleted_volumes"); ok {
+		if list, ok := l.([]any); ok {
+			sort.Slice(list, func(i, j int) bool { return payload.Text(list[i]) < payload.Text(list[j]) })
+		}
+	}
+	return v
 }
