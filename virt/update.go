@@ -189,7 +189,7 @@ func (m *Module) update(ctx context.Context, c *modules.Call, conn Conn) (any, e
 		"console":   a.Get("consoles") == nil,
 		"hostdev":   true,
 	}
-	devices := desc.child("devices")
+	devices := findPath(desc, "devices", true)
 	changes := deviceChanges(desc, newDesc, skip)
 	for _, typ := range deviceTypes {
 		ch := changes[typ]
