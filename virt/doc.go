@@ -43,6 +43,15 @@
 // hypervisor choose kvm/qemu, takes config= for the seeded minion, does not
 // delete whole image directories on purge, and fires
 // salt/cloud/<name>/creating|created|failed|destroying|destroyed events.
-// Not yet: virt.update (so virt.defined/running), capabilities parsing,
-// network_define/update, pool auth secrets, volumes from images in pools.
+// virt.update (update.go) changes cpu, memory (the keys virt.init takes),
+// boot, boot_dev, clock, stop_on_reboot, disks, interfaces, graphics,
+// serials and consoles, live where libvirt can; with test=True it creates
+// no disk image (Salt does) and it removes the disks it made when libvirt
+// refuses the new definition. network_define honours vport= and tag=
+// (Salt drops them) and undefines a network it defined when the start
+// fails. The states (states.go, states_define.go) are Salt's, on these
+// functions.
+// Not yet: cpu/mem model, topology, numa, tuning and hugepages, numatune,
+// host_devices and clock timers in virt.update (refused with a clear
+// error), pool auth secrets, volumes from images in pools.
 package virt

@@ -330,9 +330,27 @@ func TestGoldenTestDriver(t *testing.T) {
 		want := sortLists(st.Fun, normalize(golden[i]))
 		gj, _ := json.Marshal(got)
 		wj, _ := json.Marshal(want)
-		if !bytes.Equal(gj, wj) {
+		if !bytes.Equal(gj, wj) && !cleanErrorForCrash(t, i, got, want) {
 			t.Errorf("step %d %s %v:\n got  %s\n want %s", i, st.Fun, st.Args, gj, wj)
 		}
 	}
 	fmt.Fprintf(io.Discard, "%d steps\n", len(steps))
+}
+
+// cleanErrorForCrash accepts a clear gsalt error where Salt crashes with a
+// Python exception (not a libvirt error): {"error": "EXCEPTION ValueError:
+// ..."} in the golden file, {"error": "ERROR..."} from gsalt.
+func cleanErrorForCrash(t *testing.T, i int, got, want any) bool {
+	t.Helper()
+	w, _ := want.(*payload.Map)
+	g, _ := got.(*payload.Map)
+	if w == nil || g == nil {
+		return false
+	}
+	ws, gs := w.Str("error"), g.Str("error")
+	if !strings.HasPrefix(ws, "EXCEPTION ") || strings.HasPrefix(ws, "EXCEPTION libvirtError") || !strings.HasPrefix(gs, "ERROR") {
+		return false
+	}
+	t.Logf("step %d: Salt crashes (%s); gsalt: %s", i, ws, gs)
+	return true
 }

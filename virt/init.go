@@ -185,20 +185,7 @@ func (m *Module) init(ctx context.Context, c *modules.Call) (ret any, err error)
 	if graphics == nil && payload.Truthy(c.Args.Get("enable_vnc")) {
 		graphics = payload.NewMap("type", "vnc")
 	}
-	if graphics != nil {
-		graphics = graphics.Clone()
-		listen := asMap(val(graphics, "listen"))
-		if listen == nil {
-			graphics.Set("listen", payload.NewMap("type", "address", "address", "0.0.0.0"))
-		} else if !listen.Has("address") && listen.Str("type") == "address" {
-			listen = listen.Clone()
-			listen.Set("address", "0.0.0.0")
-			graphics.Set("listen", listen)
-		}
-		if t, ok := graphics.Get("type"); !ok || t == "none" {
-			graphics = nil
-		}
-	}
+	graphics = prepGraphics(graphics)
 	spec := &domainSpec{name: name, hypervisor: hv, osType: osType, arch: arch, cpu: a.Get("cpu"), mem: a.Get("mem"),
 		nics: nicp, graphics: graphics, boot: boot, bootDev: a.Get("boot_dev"), stopOnReboot: a.Bool("stop_on_reboot"),
 		hypervisorFeatures: asMap(a.Get("hypervisor_features")), clock: asMap(a.Get("clock")),

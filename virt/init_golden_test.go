@@ -85,6 +85,34 @@ func (f *initFixture) normalize(s string, keepMACs []string) string {
 	return s
 }
 
+// removeAll destroys and undefines every domain of the daemon and empties
+// the images directory.
+func (f *initFixture) removeAll(t *testing.T) {
+	t.Helper()
+	out, err := f.d.Virsh("list", "--all", "--name")
+	if err != nil {
+		t.Fatalf("virsh list: %v", err)
+	}
+	for _, n := range strings.Fields(out) {
+		_, _ = f.d.Virsh("destroy", n)
+		if _, err := f.d.Virsh("undefine", "--nvram", n); err != nil {
+			t.Errorf("undefine %s: %v", n, err)
+		}
+	}
+	for _, kind := range [][2]string{{"net-list", "net-undefine"}, {"pool-list", "pool-undefine"}} {
+		out, _ := f.d.Virsh(kind[0], "--all", "--name")
+		for _, n := range strings.Fields(out) {
+			_, _ = f.d.Virsh(strings.Replace(kind[1], "undefine", "destroy", 1), n)
+			_, _ = f.d.Virsh(kind[1], n)
+		}
+	}
+	_ = os.RemoveAll("/tmp/gsalt-golden-qp1")
+	entries, _ := os.ReadDir(f.images)
+	for _, e := range entries {
+		_ = os.RemoveAll(filepath.Join(f.images, e.Name()))
+	}
+}
+
 var fixedMACs = []string{"52:54:00:aa:bb:cc"}
 
 // TestInitXMLGolden: virt.init defines the same domain as Salt 3006's

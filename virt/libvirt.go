@@ -142,6 +142,14 @@ type Domain interface {
 	// VIR_DOMAIN_VCPU_*).
 	SetMemory(kib uint64, flags uint32) error
 	SetVcpus(n uint, flags uint32) error
+	// OSType is virDomainGetOSType.
+	OSType() (string, error)
+	// AttachDevice, DetachDevice and UpdateDevice change a device of the
+	// domain (virDomainAttachDevice, virDomainDetachDevice,
+	// virDomainUpdateDeviceFlags with VIR_DOMAIN_AFFECT_* flags).
+	AttachDevice(xml string) error
+	DetachDevice(xml string) error
+	UpdateDevice(xml string, flags uint32) error
 	Autostart() (bool, error)
 	SetAutostart(on bool) error
 	InterfaceStats(dev string) (InterfaceStats, error)

@@ -260,6 +260,12 @@ func (d *lvDomain) SetMemory(kib uint64, flags uint32) error {
 func (d *lvDomain) SetVcpus(n uint, flags uint32) error {
 	return convErr(d.d.SetVcpusFlags(n, lv.DomainVcpuFlags(flags)))
 }
+func (d *lvDomain) OSType() (string, error)       { s, err := d.d.GetOSType(); return s, convErr(err) }
+func (d *lvDomain) AttachDevice(xml string) error { return convErr(d.d.AttachDevice(xml)) }
+func (d *lvDomain) DetachDevice(xml string) error { return convErr(d.d.DetachDevice(xml)) }
+func (d *lvDomain) UpdateDevice(xml string, flags uint32) error {
+	return convErr(d.d.UpdateDeviceFlags(xml, lv.DomainDeviceModifyFlags(flags)))
+}
 func (d *lvDomain) Autostart() (bool, error)   { b, err := d.d.GetAutostart(); return b, convErr(err) }
 func (d *lvDomain) SetAutostart(on bool) error { return convErr(d.d.SetAutostart(on)) }
 func (d *lvDomain) InterfaceStats(dev string) (InterfaceStats, error) {

@@ -61,8 +61,11 @@ func TestNoLibvirtClearError(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := &modules.Env{ID: "m", Registry: reg, Opts: payload.NewMap(), Grains: payload.NewMap()}
-	for _, fun := range []string{"virt.list_domains", "virt.node_info", "virt.vm_info", "virt.list_pools", "virt.freemem"} {
-		res := reg.Execute(context.Background(), modules.Binder{}, env, fun, nil, nil)
+	calls := map[string][]any{"virt.list_domains": nil, "virt.node_info": nil, "virt.vm_info": nil, "virt.list_pools": nil, "virt.freemem": nil,
+		"virt.capabilities": nil, "virt.domain_capabilities": nil, "virt.all_capabilities": nil, "virt.update": {"vm1"},
+		"virt.network_define": {"n1", "virbr1", "nat"}, "virt.network_update": {"n1", "virbr1", "nat"}, "virt.pool_update": {"p1"}}
+	for fun, args := range calls {
+		res := reg.Execute(context.Background(), modules.Binder{}, env, fun, args, nil)
 		if res.Return != "ERROR: "+want || res.Retcode == 0 {
 			t.Errorf("%s: %#v retcode %d, want %q", fun, res.Return, res.Retcode, "ERROR: "+want)
 		}

@@ -10,7 +10,7 @@ import (
 
 // Functions returns every virt.* execution function of the module.
 func (m *Module) Functions() []modules.Function {
-	return slices.Concat(m.domainFunctions(), m.hostFunctions(), m.networkFunctions(), m.poolFunctions(), m.initFunctions(), m.defineFunctions())
+	return slices.Concat(m.domainFunctions(), m.hostFunctions(), m.networkFunctions(), m.poolFunctions(), m.initFunctions(), m.defineFunctions(), m.capsFunctions(), m.netDefineFunctions(), m.updateFunctions())
 }
 
 // Extension registers the virt.* execution functions on the real libvirt

@@ -13,13 +13,14 @@ import (
 )
 
 // StateFunctions returns the virt.* state functions (salt/states/virt.py):
-// stopped, powered_off, rebooted, unpowered, snapshot, saved, reverted.
+// stopped, powered_off, rebooted, unpowered, snapshot, saved, reverted,
+// and the defining states (DefineStateFunctions).
 func StateFunctions() []states.Function {
 	conn := []modules.Param{opt("connection", nil), opt("username", nil), opt("password", nil)}
 	spec := func(ps ...modules.Param) modules.Spec {
 		return modules.Spec{Params: append(append([]modules.Param{req("name")}, ps...), conn...)}
 	}
-	return []states.Function{
+	return append([]states.Function{
 		{Name: "virt.stopped", Spec: spec(), Fn: virtCall("shutdown", "stopped", "Machine has been shut down", "shutdown", true)},
 		{Name: "virt.powered_off", Spec: spec(), Fn: virtCall("stop", "unpowered", "Machine has been powered off", "shutdown", true)},
 		{Name: "virt.rebooted", Spec: spec(), Fn: virtCall("reboot", "rebooted", "Machine has been rebooted", "", true)},
@@ -27,7 +28,7 @@ func StateFunctions() []states.Function {
 		{Name: "virt.snapshot", Spec: spec(opt("suffix", nil)), Fn: virtCall("snapshot", "saved", "Snapshot has been taken", "", true)},
 		{Name: "virt.saved", Spec: modules.Spec{Params: []modules.Param{req("name"), opt("suffix", nil)}}, Fn: virtCall("snapshot", "saved", "Snapshots has been taken", "", false)},
 		{Name: "virt.reverted", Spec: modules.Spec{Params: []modules.Param{req("name"), opt("snapshot", nil), opt("cleanup", false)}}, Fn: reverted},
-	}
+	}, DefineStateFunctions()...)
 }
 
 // isLibvirtFailure tells whether an exec failure is a libvirt error (Salt

@@ -16,6 +16,9 @@ type node struct {
 	Attrs    []xml.Attr
 	Children []*node
 	Text     string
+	// HasText tells a leaf's empty text ("<a>\n</a>" then stripped) from
+	// no text at all ("<a/>"), as ElementTree's None does.
+	HasText bool
 }
 
 // maxXML bounds the XML documents gsalt parses.
@@ -57,6 +60,7 @@ func parseXML(s string) (*node, error) {
 		case xml.CharData:
 			if len(stack) > 0 {
 				stack[len(stack)-1].Text += string(t)
+				stack[len(stack)-1].HasText = true
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 # Runs the steps of states_steps.json (argv[1]) through Salt 3006's virt
 # state module on libvirt's test:///default driver and prints each state
-# return. Used by virt/states_test.go -update; not part of gsalt.
+# return. With argv[2..5] (libvirt URI, virt:images, file_roots, cachedir)
+# it runs against that libvirt instead (the domain states on a private
+# QEMU libvirtd). Used by virt/states_test.go -update; not part of gsalt.
 import json
 import sys
 
@@ -11,11 +13,16 @@ import salt.loader
 steps = json.load(open(sys.argv[1]))
 opts = salt.config.minion_config(None)
 opts["file_client"] = "local"
-opts["virt"] = {"connection": {"uri": "test:///default"}}
+uri = sys.argv[2] if len(sys.argv) > 2 else "test:///default"
+opts["virt"] = {"connection": {"uri": uri}}
+if len(sys.argv) > 5:
+    opts["virt"]["images"] = sys.argv[3]
+    opts["file_roots"] = {"base": [sys.argv[4]]}
+    opts["cachedir"] = sys.argv[5]
 opts["grains"] = {"fqdn": "golden.example"}
 utils = salt.loader.utils(opts)
 mods = salt.loader.minion_mods(opts, utils=utils)
-keep = libvirt.open("test:///default")
+keep = libvirt.open(uri)
 out = []
 for st in steps:
     sts = salt.loader.states(dict(opts, test=st.get("test", False)), mods, utils, {})
