@@ -155,6 +155,13 @@ var napalmGetters = map[string]func(ctx context.Context, d Driver) (any, error){
 		}
 		return g.GetIPv6NeighborsTable(ctx)
 	},
+	"test_get_network_instances": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(NetworkInstancesGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_network_instances")
+		}
+		return g.GetNetworkInstances(ctx, "")
+	},
 	"test_ping": func(ctx context.Context, d Driver) (any, error) {
 		return d.Ping(ctx, PingOptions{Destination: "8.8.8.8"})
 	},
