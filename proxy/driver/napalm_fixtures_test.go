@@ -162,6 +162,20 @@ var napalmGetters = map[string]func(ctx context.Context, d Driver) (any, error){
 		}
 		return g.GetNetworkInstances(ctx, "")
 	},
+	"test_get_route_to": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(RouteGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_route_to")
+		}
+		return g.GetRouteTo(ctx, RouteOptions{Destination: "1.0.4.0/24", Protocol: "bgp"})
+	},
+	"test_get_route_to_longer": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(RouteGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_route_to")
+		}
+		return g.GetRouteTo(ctx, RouteOptions{Destination: "1.0.4.0/24", Protocol: "bgp", Longer: true})
+	},
 	"test_ping": func(ctx context.Context, d Driver) (any, error) {
 		return d.Ping(ctx, PingOptions{Destination: "8.8.8.8"})
 	},
