@@ -176,6 +176,13 @@ var napalmGetters = map[string]func(ctx context.Context, d Driver) (any, error){
 		}
 		return g.GetRouteTo(ctx, RouteOptions{Destination: "1.0.4.0/24", Protocol: "bgp", Longer: true})
 	},
+	"test_get_bgp_config": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(BGPConfigGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_bgp_config")
+		}
+		return g.GetBGPConfig(ctx, "", "")
+	},
 	"test_ping": func(ctx context.Context, d Driver) (any, error) {
 		return d.Ping(ctx, PingOptions{Destination: "8.8.8.8"})
 	},
