@@ -183,6 +183,13 @@ var napalmGetters = map[string]func(ctx context.Context, d Driver) (any, error){
 		}
 		return g.GetBGPConfig(ctx, "", "")
 	},
+	"test_get_bgp_neighbors_detail": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(BGPNeighborsDetailGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_bgp_neighbors_detail")
+		}
+		return g.GetBGPNeighborsDetail(ctx, "")
+	},
 	"test_ping": func(ctx context.Context, d Driver) (any, error) {
 		return d.Ping(ctx, PingOptions{Destination: "8.8.8.8"})
 	},
