@@ -188,7 +188,7 @@ func (d *iosDriver) GetBGPNeighborsDetail(ctx context.Context, address string) (
 				"messages_queued_out": num(n.outQ), "connection_state": s["bgp_state"],
 				"previous_connection_state": "", "last_event": "",
 				"suppress_4byte_as": s["four_byte_as"] != "" && s["four_byte_as"] != "advertised and received",
-				"local_as_prepend": false, "holdtime": num(s["holdtime"]), "configured_holdtime": 0,
+				"local_as_prepend":  false, "holdtime": num(s["holdtime"]), "configured_holdtime": 0,
 				"keepalive": num(s["keepalive"]), "configured_keepalive": 0,
 				"active_prefix_count": 0, "received_prefix_count": 0, "accepted_prefix_count": 0,
 				"suppressed_prefix_count": 0, "advertised_prefix_count": 0, "flap_count": 0,
@@ -230,4 +230,3 @@ func (d *iosDriver) GetBGPNeighborsDetail(ctx context.Context, address string) (
 	}
 	return res, nil
 }
-

@@ -190,6 +190,20 @@ var napalmGetters = map[string]func(ctx context.Context, d Driver) (any, error){
 		}
 		return g.GetBGPNeighborsDetail(ctx, "")
 	},
+	"test_get_probes_config": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(ProbesConfigGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_probes_config")
+		}
+		return g.GetProbesConfig(ctx)
+	},
+	"test_get_probes_results": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(ProbesResultsGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_probes_results")
+		}
+		return g.GetProbesResults(ctx)
+	},
 	"test_ping": func(ctx context.Context, d Driver) (any, error) {
 		return d.Ping(ctx, PingOptions{Destination: "8.8.8.8"})
 	},
