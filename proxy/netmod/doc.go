@@ -46,6 +46,9 @@ func Functions() []modules.Function {
 	out = append(out, napalmFunctions()...)
 	out = append(out, ntpFunctions()...)
 	out = append(out, bgpFunctions()...)
+	out = append(out, routeFunctions()...)
+	out = append(out, probesFunctions()...)
+	out = append(out, netmikoFunctions()...)
 	out = append(out, snmpFunctions()...)
 	out = append(out, usersFunctions()...)
 	return out
