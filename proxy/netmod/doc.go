@@ -51,6 +51,7 @@ func Functions() []modules.Function {
 	out = append(out, usersChangeFunctions()...)
 	out = append(out, configControlFunctions()...)
 	out = append(out, probesFunctions()...)
+	out = append(out, probesChangeFunctions()...)
 	out = append(out, netmikoFunctions()...)
 	out = append(out, snmpFunctions()...)
 	out = append(out, usersFunctions()...)
