@@ -2,6 +2,7 @@ package netmod
 
 import (
 	"context"
+	"errors"
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/proxy/driver"
@@ -43,11 +44,15 @@ func bgpConfig(ctx context.Context, d driver.Driver, group, neighbor string) (an
 }
 
 // bgpNeighborsDetail is NAPALM get_bgp_neighbors_detail: the driver's own
-// where it has one (ios, eos), else the peers of get_bgp_neighbors shaped
-// the same way with the keys the summary provides.
+// where it has one (ios, eos), else, or when the device rejects its
+// commands (a gsalt addition), the peers of get_bgp_neighbors shaped the
+// same way with the keys the summary provides.
 func bgpNeighborsDetail(ctx context.Context, d driver.Driver, neighbor string) (any, error) {
 	if g, ok := d.(driver.BGPNeighborsDetailGetter); ok {
-		return g.GetBGPNeighborsDetail(ctx, neighbor)
+		res, err := g.GetBGPNeighborsDetail(ctx, neighbor)
+		if err == nil || !errors.Is(err, driver.ErrCommand) {
+			return res, err
+		}
 	}
 	vrfs, err := d.GetBGPNeighbors(ctx)
 	if err != nil {

@@ -82,9 +82,14 @@ func usersChange(ctx context.Context, c *modules.Call, remove bool) (any, error)
 			if lvl > 0 {
 				line += fmt.Sprintf(" privilege %d", lvl)
 			}
-			if pw != "" {
+			switch {
+			case pw != "" && plat != "eos" && strings.HasPrefix(pw, "$1$"):
+				line += " secret 5 " + pw // an MD5 hash as get_users returns it
+			case pw != "" && plat != "eos" && (strings.HasPrefix(pw, "$8$") || strings.HasPrefix(pw, "$9$")):
+				line += " secret " + pw[1:2] + " " + pw
+			case pw != "":
 				line += " secret " + pw
-			} else {
+			default:
 				line += " nopassword"
 			}
 			b.WriteString(line + "\n")
