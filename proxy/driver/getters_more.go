@@ -323,6 +323,17 @@ func (d *nxosDriver) GetUsers(ctx context.Context) (map[string]User, error) {
 // Optics is one interface of NAPALM get_optics.
 type Optics struct {
 	PhysicalChannels OpticsChannels `json:"physical_channels"`
+	// State is the transceiver's inventory data (NAPALM nxos_ssh only).
+	State *OpticsInventory `json:"state,omitempty"`
+}
+
+// OpticsInventory is the "state" of an nxos_ssh optic.
+type OpticsInventory struct {
+	Vendor        string `json:"vendor"`
+	VendorPart    string `json:"vendor_part"`
+	VendorRev     string `json:"vendor_rev"`
+	SerialNo      string `json:"serial_no"`
+	ConnectorType string `json:"connector_type"`
 }
 
 // OpticsChannels lists an interface's optical channels.

@@ -155,6 +155,55 @@ var napalmGetters = map[string]func(ctx context.Context, d Driver) (any, error){
 		}
 		return g.GetIPv6NeighborsTable(ctx)
 	},
+	"test_get_network_instances": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(NetworkInstancesGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_network_instances")
+		}
+		return g.GetNetworkInstances(ctx, "")
+	},
+	"test_get_route_to": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(RouteGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_route_to")
+		}
+		return g.GetRouteTo(ctx, RouteOptions{Destination: "1.0.4.0/24", Protocol: "bgp"})
+	},
+	"test_get_route_to_longer": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(RouteGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_route_to")
+		}
+		return g.GetRouteTo(ctx, RouteOptions{Destination: "1.0.4.0/24", Protocol: "bgp", Longer: true})
+	},
+	"test_get_bgp_config": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(BGPConfigGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_bgp_config")
+		}
+		return g.GetBGPConfig(ctx, "", "")
+	},
+	"test_get_bgp_neighbors_detail": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(BGPNeighborsDetailGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_bgp_neighbors_detail")
+		}
+		return g.GetBGPNeighborsDetail(ctx, "")
+	},
+	"test_get_probes_config": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(ProbesConfigGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_probes_config")
+		}
+		return g.GetProbesConfig(ctx)
+	},
+	"test_get_probes_results": func(ctx context.Context, d Driver) (any, error) {
+		g, ok := d.(ProbesResultsGetter)
+		if !ok {
+			return nil, NotSupported(d, "get_probes_results")
+		}
+		return g.GetProbesResults(ctx)
+	},
 	"test_ping": func(ctx context.Context, d Driver) (any, error) {
 		return d.Ping(ctx, PingOptions{Destination: "8.8.8.8"})
 	},

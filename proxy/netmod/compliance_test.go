@@ -22,8 +22,8 @@ func TestComplianceReport(t *testing.T) {
     _mode: strict
     list:
       - ip: 192.0.2.123
-- get_probes_config:
-    probe1: {}
+- get_firewall_policies:
+    policy1: {}
 `
 	check := func(r *payload.Map) {
 		t.Helper()
@@ -49,7 +49,7 @@ func TestComplianceReport(t *testing.T) {
 			t.Errorf("arp: %v", arp)
 		}
 		sk := rep.List("skipped")
-		if len(sk) != 1 || sk[0] != "get_probes_config" || !rep.Map("get_probes_config").Bool("skipped") || rep.Map("get_probes_config").Str("reason") != "NotImplemented" {
+		if len(sk) != 1 || sk[0] != "get_firewall_policies" || !rep.Map("get_firewall_policies").Bool("skipped") || rep.Map("get_firewall_policies").Str("reason") != "NotImplemented" {
 			t.Errorf("skipped: %v", rep)
 		}
 	}

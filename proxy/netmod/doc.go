@@ -1,7 +1,10 @@
 // Package netmod holds the execution modules of napalm proxy minions, Go
-// versions of Salt's napalm_network (net.*), napalm_mod (napalm.*),
-// napalm_ntp (ntp.*), napalm_bgp (bgp.*), napalm_snmp (snmp.*) and
-// napalm_users (users.*): one file per Salt module.
+// versions of Salt's napalm_network (net.*), napalm_mod (napalm.*, with
+// the napalm.netmiko_* functions over the proxy's own SSH session),
+// napalm_ntp (ntp.*), napalm_bgp (bgp.*), napalm_route (route.*),
+// napalm_probes (probes.*), napalm_snmp (snmp.*) and napalm_users
+// (users.*): one file per Salt module (net.config_changed/config_control,
+// which the network state modules call, in config_control.go).
 //
 // Every function runs against the job's device through
 // proxymod.With[*proxymod.Napalm] (the proxy framework serialises calls per
@@ -46,6 +49,13 @@ func Functions() []modules.Function {
 	out = append(out, napalmFunctions()...)
 	out = append(out, ntpFunctions()...)
 	out = append(out, bgpFunctions()...)
+	out = append(out, routeFunctions()...)
+	out = append(out, snmpChangeFunctions()...)
+	out = append(out, usersChangeFunctions()...)
+	out = append(out, configControlFunctions()...)
+	out = append(out, probesFunctions()...)
+	out = append(out, probesChangeFunctions()...)
+	out = append(out, netmikoFunctions()...)
 	out = append(out, snmpFunctions()...)
 	out = append(out, usersFunctions()...)
 	return out

@@ -16,9 +16,6 @@ import (
 // napalmNotImplemented are NAPALM base methods gsalt's drivers lack; calling
 // them gives NAPALM's NotImplementedError comment.
 var napalmNotImplemented = map[string]bool{
-	"get_bgp_config": true, "get_bgp_neighbors_detail": true, "get_route_to": true,
-	"get_probes_config": true, "get_probes_results": true,
-	"get_network_instances": true,
 	"get_firewall_policies": true, "confirm_commit": true, "has_pending_commit": true,
 	"get_config_sections": true, "load_template": true, "traceroute_vrf": true,
 }
@@ -213,6 +210,19 @@ func callMethod(ctx context.Context, n *proxymod.Napalm, d driver.Driver, method
 			return nil, driver.NotSupported(d, method)
 		}
 		return g.GetVLANs(ctx)
+	case "get_bgp_config":
+		return bgpConfig(ctx, d, str(a.get(0, "group")), str(a.get(1, "neighbor")))
+	case "get_bgp_neighbors_detail":
+		return bgpNeighborsDetail(ctx, d, str(a.get(0, "neighbor_address")))
+	case "get_route_to":
+		return routeTo(ctx, d, driver.RouteOptions{Destination: str(a.get(0, "destination")),
+			Protocol: str(a.get(1, "protocol")), Longer: payload.Truthy(a.get(2, "longer"))})
+	case "get_probes_config":
+		return probesConfig(ctx, d)
+	case "get_probes_results":
+		return probesResults(ctx, d)
+	case "get_network_instances":
+		return networkInstances(ctx, d, str(a.get(0, "name")))
 	case "compare_config":
 		return d.CompareConfig(ctx)
 	case "discard_config":

@@ -329,7 +329,7 @@ func TestGrainsAndGetters(t *testing.T) {
 				})},
 				{"call facts", "napalm.call", []any{"get_facts"}, okOut(hasKeys("model"))},
 				{"call cli", "napalm.call", []any{"cli", kw("commands", []any{"show version"})}, okOut(hasKeys("show version"))},
-				{"call not implemented", "napalm.call", []any{"get_probes_config"}, failed("get_probes_config is not implemented for the NAPALM " + plat + " driver!")},
+				{"call not implemented", "napalm.call", []any{"get_firewall_policies"}, failed("get_firewall_policies is not implemented for the NAPALM " + plat + " driver!")},
 				{"optics", "net.optics", nil, okOut(func(out any) error {
 					m, _ := out.(*payload.Map)
 					if plat == "ios" { // a CSR1000V has no transceivers

@@ -295,6 +295,10 @@ func (n *Napalm) KeepaliveInterval() time.Duration {
 // AlwaysAlive reports the always_alive setting.
 func (n *Napalm) AlwaysAlive() bool { return n.alwaysAlive }
 
+// ConnOptions returns the connection options the driver was built with
+// and the proxy's optional_args (Salt's napalm.netmiko_args reads them).
+func (n *Napalm) ConnOptions() (driver.Options, *payload.Map) { return n.dopts, n.optArgs }
+
 // DriverName is the NAPALM driver name (the os grain).
 func (n *Napalm) DriverName() string { return n.driverName }
 
