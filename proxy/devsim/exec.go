@@ -211,6 +211,9 @@ func cmdShowRunning(s *shell, args []string) string {
 		name, ok := s.p.d.canonIf(strings.Join(args[1:], ""))
 		blk, found := st.running.block("interface " + name)
 		if !ok || !found {
+			// The prompt in the error takes d.mu: release it first (it deadlocked before).
+			s.dev.mu.Unlock()
+			defer s.dev.mu.Lock()
 			return s.invalidLast()
 		}
 		var b strings.Builder
@@ -222,6 +225,8 @@ func cmdShowRunning(s *shell, args []string) string {
 		}
 		return b.String()
 	}
+	s.dev.mu.Unlock() // the prompt in the error takes d.mu
+	defer s.dev.mu.Lock()
 	return s.invalidArg(args[0])
 }
 
