@@ -2,6 +2,7 @@ package devsim
 
 import (
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,6 +58,12 @@ type platformDef struct {
 		Types       []ifTypeDef `yaml:"types"`
 	} `yaml:"interfaces"`
 	Filesystems []string `yaml:"filesystems"`
+	// VRF says which configuration lines define VRFs and make interfaces members of one.
+	VRF struct {
+		Blocks  []string `yaml:"blocks"`  // "vrf definition": a block "vrf definition NAME" is a VRF
+		Members []string `yaml:"members"` // "vrf forwarding": an interface line "vrf forwarding NAME"
+		Skip    string   `yaml:"skip"`    // a VRF block name shown apart ("management" on NX-OS)
+	} `yaml:"vrf"`
 	// Identity is how devices of the platform number their hardware.
 	Identity struct {
 		MACPrefix  string `yaml:"mac_prefix"`  // the first 7 characters of a Cisco-dotted MAC ("5254.00")
@@ -87,7 +94,8 @@ type commandDef struct {
 	Cmd      string `yaml:"cmd"`
 	Handler  string `yaml:"handler"`
 	Template string `yaml:"template"`
-	JSON     string `yaml:"json"`
+	JSON     string `yaml:"json"`          // Go handler of the "| json" form
+	JSONTmpl string `yaml:"json_template"` // template of the "| json" form
 	Priv     bool   `yaml:"priv"`
 	Show     bool   `yaml:"show"` // show-style: subject to the hang/drop faults
 }
@@ -230,6 +238,13 @@ func loadPlatform(fsys fs.FS, name string) (*platform, error) {
 			run = xrStamped(run)
 		}
 		spec := &cmdSpec{words: strings.Fields(c.Cmd), priv: c.Priv, fault: c.Show, run: run}
+		if c.JSONTmpl != "" {
+			if p.tmpl.Lookup(c.JSONTmpl) == nil {
+				return nil, fmt.Errorf("%w: %s: command %q: no template %q", ErrPlatform, name, c.Cmd, c.JSONTmpl)
+			}
+			tname := c.JSONTmpl
+			spec.json = func(s *shell, args []string) string { return s.render(tname, args) }
+		}
 		if c.JSON != "" {
 			if spec.json = hs[c.JSON]; spec.json == nil {
 				return nil, fmt.Errorf("%w: %s: command %q: unknown json handler %q", ErrPlatform, name, c.Cmd, c.JSON)
@@ -286,8 +301,13 @@ func templateFuncs() template.FuncMap {
 		"uptimeWords": func(d time.Duration) string {
 			return uptimeWords(d, ", ", "")
 		},
-		"since":   uptimeSince,
-		"hms":     hms,
+		"since": uptimeSince,
+		"hms":   hms,
+		"join":  strings.Join,
+		"json": func(v any) (string, error) {
+			b, err := json.Marshal(v)
+			return string(b), err
+		},
 		"minutes": func(m int) time.Duration { return time.Duration(m) * time.Minute },
 	}
 }

@@ -2,6 +2,7 @@ package devsim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -619,12 +620,21 @@ func iosShowBGP(s *shell, all bool) string {
 // iosShowBGPNeighbors renders "show bgp ipv4 unicast neighbors" in IOS-XE's
 // layout (the lines NAPALM ios reads: neighbour, description, remote router
 // id, state, per-family prefix counters).
-func iosShowBGPNeighbors(s *shell, _ []string) string {
+func iosShowBGPNeighbors(s *shell, args []string) string {
 	s.dev.mu.Lock()
 	asn, _, peers, ok := s.bgpState()
 	s.dev.mu.Unlock()
 	if !ok {
 		return "% BGP not active\n"
+	}
+	if len(args) > 0 { // "... neighbors ADDRESS": that neighbor only
+		if ipv4(args[0]) == nil || len(args) > 1 {
+			return s.invalidArg(args[len(args)-1])
+		}
+		peers = slices.DeleteFunc(peers, func(p bgpPeer) bool { return p.addr != args[0] })
+		if len(peers) == 0 {
+			return "% No such neighbor or address family"
+		}
 	}
 	up := uptimeSince(s.dev.fleet.opts.Now().Sub(s.dev.fleet.bootTime(s.dev.index)))
 	var b strings.Builder

@@ -187,9 +187,6 @@ func (v *showView) NTP() []ntpView {
 	return out
 }
 
-// routeView is one static route.
-type routeView struct{ Prefix, Plen, NextHop string }
-
 // StaticRoutes lists the static routes of the global table.
 func (v *showView) StaticRoutes() []routeView {
 	v.s.dev.mu.Lock()
