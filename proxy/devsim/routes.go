@@ -1,6 +1,7 @@
 package devsim
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"time"
@@ -15,60 +16,113 @@ type routeView struct {
 	Prefix, Plen, NextHop string
 	Mask                  string
 	Proto                 string // "connected", "local", "static" or "bgp"
-	Iface                 string // outgoing interface ("" for a static route)
+	Iface, Short          string // outgoing interface ("" for a static route), abbreviated
+	Addr                  string // the interface's own address (connected and local routes)
 	Distance              int
 	ASN                   string // the remote AS of a BGP route
 	LocalASN              string
 	Age                   time.Duration
 }
 
-// routes returns the global IPv4 routing table: static, connected (and local /32s when
-// withLocal) and the BGP routes to established neighbors' loopbacks.
-func (v *showView) routes(withLocal bool) []routeView {
+// RoutesIn returns the IPv4 routing table of a VRF: static routes (global "ip route" lines for
+// the default VRF, "ip route" lines of the VRF block otherwise), connected and local routes of
+// the VRF's interfaces, and, in the default VRF, BGP routes to established neighbors' loopbacks.
+func (v *showView) RoutesIn(vrf string) []routeView {
 	var out []routeView
-	for _, r := range v.StaticRoutes() {
-		r.Proto, r.Distance = "static", 1
-		out = append(out, r)
+	member := map[string]string{}
+	vrfs := v.VRFs()
+	for _, x := range vrfs {
+		for _, n := range x.Interfaces {
+			member[n] = x.Name
+		}
+	}
+	up := v.Uptime()
+	if vrf == "default" {
+		for _, r := range v.StaticRoutes() {
+			r.Proto, r.Distance = "static", 1
+			out = append(out, r)
+		}
+	} else {
+		for _, x := range vrfs {
+			if x.Name == vrf {
+				for _, r := range x.Statics {
+					r.Proto, r.Distance = "static", 1
+					out = append(out, r)
+				}
+			}
+		}
 	}
 	for _, in := range v.Interfaces() {
-		if !in.Admin || !in.Up || in.Addr == "" {
+		if !in.Admin || !in.Up || in.Addr == "" || cmp.Or(member[in.Name], "default") != vrf {
 			continue
 		}
-		out = append(out, routeView{Prefix: in.Net, Plen: strconv.Itoa(in.Plen), Proto: "connected", Iface: in.Name})
-		if withLocal && in.Plen < 32 {
-			out = append(out, routeView{Prefix: in.Addr, Plen: "32", Proto: "local", Iface: in.Name})
+		out = append(out, routeView{Prefix: in.Net, Plen: strconv.Itoa(in.Plen), Proto: "connected", Iface: in.Name,
+			Short: in.Short, Addr: in.Addr})
+		if in.Plen < 32 {
+			out = append(out, routeView{Prefix: in.Addr, Plen: "32", Proto: "local", Iface: in.Name, Short: in.Short, Addr: in.Addr})
 		}
 	}
-	bgp := v.BGP()
-	for _, p := range bgp.Peers {
-		if p.Established && p.LocalPort != "" {
-			out = append(out, routeView{Prefix: p.RemoteLoopback, Plen: "32", NextHop: p.Addr, Proto: "bgp",
-				Iface: p.LocalPort, Distance: 20, ASN: p.ASN, LocalASN: bgp.ASN, Age: v.Uptime()})
+	if vrf == "default" {
+		bgp := v.BGP()
+		for _, p := range bgp.Peers {
+			if p.Established && p.LocalPort != "" {
+				out = append(out, routeView{Prefix: p.RemoteLoopback, Plen: "32", NextHop: p.Addr, Proto: "bgp",
+					Iface: p.LocalPort, Short: v.s.p.d.shortIf(p.LocalPort), Distance: 20, ASN: p.ASN, LocalASN: bgp.ASN})
+			}
 		}
 	}
 	for i := range out {
 		n, _ := strconv.Atoi(out[i].Plen)
 		out[i].Mask = maskOf(n)
+		out[i].Age = up
 	}
 	return out
 }
 
-// Lookup finds the route show templates asked for: Args are "[vrf NAME] ADDRESS [MASK]" or
-// "[vrf NAME] PREFIX/LEN". Without a mask the longest matching prefix wins; with one the prefix
-// must match exactly. It returns nil when no route matches (or the VRF has no such route).
-func (v *showView) Lookup() *routeView {
-	args := v.Args
-	if len(args) >= 2 && strings.EqualFold(args[0], "vrf") {
-		if !strings.EqualFold(args[1], "default") {
-			return nil // no routes are simulated in other VRFs
-		}
-		args = args[2:]
+// VRFNames is "default" and the configured VRFs.
+func (v *showView) VRFNames() []string {
+	out := []string{"default"}
+	for _, x := range v.VRFs() {
+		out = append(out, x.Name)
 	}
-	if len(args) >= 2 && strings.EqualFold(args[len(args)-2], "vrf") { // NX-OS: ADDRESS vrf NAME
-		if !strings.EqualFold(args[len(args)-1], "default") {
-			return nil
+	return out
+}
+
+// ArgVRF is the VRF the arguments name ("vrf NAME" anywhere), "default" without one.
+func (v *showView) ArgVRF() string {
+	for i := 0; i+1 < len(v.Args); i++ {
+		if strings.EqualFold(v.Args[i], "vrf") {
+			return v.Args[i+1]
 		}
-		args = args[:len(args)-2]
+	}
+	return "default"
+}
+
+// VRFTable is the default VRF (with every interface that is in no VRF) followed by the
+// configured VRFs.
+func (v *showView) VRFTable() []vrfView {
+	def := vrfView{Name: "default", RD: "<not set>", Interfaces: []string{}, Short: []string{}}
+	for _, n := range v.DefaultVRFInterfaces() {
+		def.Interfaces = append(def.Interfaces, n)
+		def.Short = append(def.Short, v.s.p.d.shortIf(n))
+	}
+	return append([]vrfView{def}, v.VRFs()...)
+}
+
+// Lookup finds the route show templates asked for in the VRF the arguments name: Args are
+// "[vrf NAME] ADDRESS [MASK] [vrf NAME]" or with PREFIX/LEN. It returns nil when none matches.
+func (v *showView) Lookup() *routeView { return v.LookupIn(v.ArgVRF()) }
+
+// LookupIn is Lookup in the given VRF. Without a mask the longest matching prefix wins; with
+// one the prefix must match exactly.
+func (v *showView) LookupIn(vrf string) *routeView {
+	var args []string
+	for i := 0; i < len(v.Args); i++ {
+		if strings.EqualFold(v.Args[i], "vrf") {
+			i++
+			continue
+		}
+		args = append(args, v.Args[i])
 	}
 	if len(args) == 0 {
 		return nil
@@ -88,7 +142,7 @@ func (v *showView) Lookup() *routeView {
 		return nil
 	}
 	var best *routeView
-	for _, r := range v.routes(true) {
+	for _, r := range v.RoutesIn(vrf) {
 		n, _ := strconv.Atoi(r.Plen)
 		if exact {
 			if n == plen && networkOf(addr, n) == r.Prefix {
@@ -115,8 +169,10 @@ func maskOf(plen int) string {
 // vrfView is one VRF of the running configuration.
 type vrfView struct {
 	Name, RD   string
-	Interfaces []string // canonical names, configuration order
-	Short      []string // the same, abbreviated
+	Interfaces []string    // canonical names, configuration order
+	Short      []string    // the same, abbreviated
+	Statics    []routeView // "ip route" lines of the VRF block
+	ID         int         // 1 is the default VRF
 }
 
 // VRFs lists the VRFs the running configuration defines (platform.yaml's vrf_blocks), with the
@@ -135,10 +191,18 @@ func (v *showView) VRFs() []vrfView {
 			if !ok || strings.Contains(name, " ") || def.Skip == name {
 				continue
 			}
-			vv := vrfView{Name: name, RD: "<not set>"}
+			vv := vrfView{Name: name, RD: "<not set>", Interfaces: []string{}, Short: []string{}, ID: len(out) + 2}
 			for _, ch := range st.children {
 				if rd, ok := strings.CutPrefix(ch.line, "rd "); ok {
 					vv.RD = rd
+				}
+				if f := strings.Fields(ch.line); len(f) >= 4 && f[0] == "ip" && f[1] == "route" {
+					if a, l, ok := strings.Cut(f[2], "/"); ok {
+						vv.Statics = append(vv.Statics, routeView{Prefix: a, Plen: l, NextHop: f[3]})
+					} else if len(f) >= 5 {
+						_, n := parseAddr(f[2:4])
+						vv.Statics = append(vv.Statics, routeView{Prefix: f[2], Plen: strconv.Itoa(n), NextHop: f[4]})
+					}
 				}
 			}
 			idx[name] = len(out)

@@ -192,9 +192,10 @@ func (v *showView) StaticRoutes() []routeView {
 	v.s.dev.mu.Lock()
 	st := v.s.staticRoutes()
 	v.s.dev.mu.Unlock()
+	up := v.Uptime()
 	out := make([]routeView, len(st))
 	for i, r := range st {
-		out[i] = routeView{Prefix: r[0], Plen: r[1], NextHop: r[2]}
+		out[i] = routeView{Prefix: r[0], Plen: r[1], NextHop: r[2], Age: up}
 	}
 	return out
 }

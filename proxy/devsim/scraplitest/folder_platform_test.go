@@ -152,9 +152,11 @@ func TestFolderPlatformErrors(t *testing.T) {
 	for name, edit := range map[string]func(map[string]string){
 		"unknown handler":  func(m map[string]string) { m["platform.yaml"] += "  - {cmd: foo, handler: nope}\n" },
 		"missing template": func(m map[string]string) { delete(m, "version.tmpl") },
-		"unknown grammar":  func(m map[string]string) { m["platform.yaml"] = strings.Replace(m["platform.yaml"], "grammar: ios", "grammar: junos", 1) },
-		"bad template":     func(m map[string]string) { m["neighbors.tmpl"] = "{{range}}" },
-		"unknown feature":  func(m map[string]string) { m["platform.yaml"] += "features: {teleport: true}\n" },
+		"unknown grammar": func(m map[string]string) {
+			m["platform.yaml"] = strings.Replace(m["platform.yaml"], "grammar: ios", "grammar: junos", 1)
+		},
+		"bad template":    func(m map[string]string) { m["neighbors.tmpl"] = "{{range}}" },
+		"unknown feature": func(m map[string]string) { m["platform.yaml"] += "features: {teleport: true}\n" },
 	} {
 		t.Run(name, func(t *testing.T) {
 			files := map[string]string{}
