@@ -723,7 +723,17 @@ func (s *shell) bgpState() (asn, rid string, peers []bgpPeer, ok bool) {
 		switch {
 		case len(w) == 3 && (w[0] == "router-id" || (w[0] == "bgp" && w[1] == "router-id")):
 			rid = w[len(w)-1]
-		case len(w) == 4 && w[0] == "neighbor" && w[2] == "remote-as":
+		case (len(w) == 4 && w[0] == "neighbor" && w[2] == "remote-as") || (len(w) == 2 && w[0] == "neighbor"):
+			if len(w) == 2 { // NX-OS and IOS XR: a "neighbor ADDR" block with "remote-as N" inside
+				for _, c := range ch.children {
+					if f := strings.Fields(c.line); len(f) == 2 && f[0] == "remote-as" {
+						w = append(w, "remote-as", f[1])
+					}
+				}
+				if len(w) != 4 {
+					continue
+				}
+			}
 			p := bgpPeer{addr: w[1], asn: w[3]}
 			for _, n := range f.neighbors(s.dev.index) {
 				if n.remoteIP == p.addr && up[n.localPort] && asnOf(n.index) == p.asn {
