@@ -227,6 +227,7 @@ type bgpPeerView struct {
 	Rcvd, Sent                       int
 	Internal                         bool
 	LocalPort, RemoteLoopback        string
+	LocalAddr                        string // the address of LocalPort
 	RemoteIndex                      int
 }
 
@@ -238,6 +239,10 @@ func (v *showView) BGP() bgpView {
 	asn, rid, peers, ok := s.bgpState()
 	s.dev.mu.Unlock()
 	out := bgpView{Active: ok, ASN: asn, RouterID: rid}
+	addrs := map[string]string{}
+	for _, in := range v.Interfaces() {
+		addrs[in.Name] = in.Addr
+	}
 	for _, p := range peers {
 		pv := bgpPeerView{Addr: p.addr, ASN: p.asn, Description: p.descr, RemoteID: p.remoteID,
 			Established: p.established, Rcvd: p.rcvd, Sent: p.sent, Internal: p.asn == asn, RemoteIndex: -1}
@@ -246,6 +251,7 @@ func (v *showView) BGP() bgpView {
 			for _, n := range f.neighbors(s.dev.index) {
 				if n.remoteIP == p.addr {
 					pv.LocalPort, pv.RemoteLoopback, pv.RemoteIndex = n.localPort, loopbackIP(n.index), n.index
+					pv.LocalAddr = addrs[n.localPort]
 				}
 			}
 		}
