@@ -256,3 +256,15 @@ func (v *showView) Peer() *bgpPeerView {
 	}
 	return nil
 }
+
+// ProtoOK reports whether a route of protocol proto passes the protocol word of the arguments
+// (bgp, static, connected); true when they name none.
+func (v *showView) ProtoOK(proto string) bool {
+	for _, a := range v.Args {
+		switch w := strings.ToLower(a); w {
+		case "bgp", "static", "connected":
+			return w == proto || (w == "connected" && proto == "local")
+		}
+	}
+	return true
+}
