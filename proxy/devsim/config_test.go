@@ -101,7 +101,7 @@ func TestApplyLines(t *testing.T) {
 }
 
 func TestCanonIf(t *testing.T) {
-	ios, eos := iosDialect(), eosDialect()
+	ios, eos := mustPlatform(t, PlatformIOS).d, mustPlatform(t, PlatformEOS).d
 	cases := []struct {
 		d        *dialect
 		in, want string

@@ -1,6 +1,7 @@
 package devsim
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -133,15 +134,16 @@ func loadPlatform(fsys fs.FS, name string) (*platform, error) {
 		return nil, fmt.Errorf("%w: %s: unknown grammar %q", ErrPlatform, name, def.Grammar)
 	}
 	d := g.dialect()
-	if len(def.Interfaces.Types) > 0 {
-		d.ifTypes = nil
-		for _, t := range def.Interfaces.Types {
-			d.ifTypes = append(d.ifTypes, ifType{long: t.Long, short: t.Short, creatable: t.Creatable, mac: t.MAC})
+	if len(def.Interfaces.Types) == 0 {
+		return nil, fmt.Errorf("%w: %s: no interfaces.types", ErrPlatform, name)
+	}
+	for _, t := range def.Interfaces.Types {
+		if t.Long == "" || t.Short == "" {
+			return nil, fmt.Errorf("%w: %s: interface type needs long and short names", ErrPlatform, name)
 		}
+		d.ifTypes = append(d.ifTypes, ifType{long: t.Long, short: t.Short, creatable: t.Creatable, mac: t.MAC})
 	}
-	if def.Interfaces.LoopbackMTU > 0 {
-		d.loopbackMTU = def.Interfaces.LoopbackMTU
-	}
+	d.loopbackMTU = cmp.Or(def.Interfaces.LoopbackMTU, 1500)
 	p := &platform{
 		name:           name,
 		d:              d,

@@ -49,16 +49,6 @@ func eosDialect() *dialect {
 			"interface": {{text: "switchport"}},
 			"mgmt":      {{text: "shutdown", positiveShown: true}},
 		},
-		ifTypes: []ifType{
-			{long: "Ethernet", short: "Et", mac: true},
-			{long: "Loopback", short: "Lo", creatable: true},
-			{long: "Management", short: "Ma", mac: true},
-			{long: "Port-Channel", short: "Po", creatable: true, mac: true},
-			{long: "Tunnel", short: "Tu", creatable: true},
-			{long: "Vlan", short: "Vl", creatable: true, mac: true},
-			{long: "Vxlan", short: "Vx", creatable: true},
-		},
-		loopbackMTU: 65535,
 		switchports: true,
 		opener:      eosOpener,
 	}

@@ -55,18 +55,7 @@ func iosDialect() *dialect {
 				{"privilege", "level"}},
 			"vlan": {{"name"}},
 		},
-		ifTypes: []ifType{
-			{long: "GigabitEthernet", short: "Gi", mac: true},
-			{long: "TenGigabitEthernet", short: "Te", mac: true},
-			{long: "FastEthernet", short: "Fa", mac: true},
-			{long: "Loopback", short: "Lo", creatable: true},
-			{long: "Port-channel", short: "Po", creatable: true, mac: true},
-			{long: "Tunnel", short: "Tu", creatable: true},
-			{long: "Vlan", short: "Vl", creatable: true, mac: true},
-			{long: "BDI", short: "BD", creatable: true, mac: true},
-		},
-		loopbackMTU: 1514,
-		opener:      iosOpener,
+		opener: iosOpener,
 	}
 }
 

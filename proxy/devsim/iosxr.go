@@ -51,19 +51,8 @@ func xrDialect() *dialect {
 			"vrf":      {{"description"}},
 			"username": {{"secret"}, {"password"}},
 		},
-		ifTypes: []ifType{
-			{long: "Loopback", short: "Lo", creatable: true},
-			{long: "MgmtEth", short: "Mg", mac: true},
-			{long: "GigabitEthernet", short: "Gi", mac: true},
-			{long: "TenGigE", short: "Te", mac: true},
-			{long: "HundredGigE", short: "Hu", mac: true},
-			{long: "Bundle-Ether", short: "BE", creatable: true, mac: true},
-			{long: "BVI", short: "BV", creatable: true, mac: true},
-			{long: "tunnel-ip", short: "ti", creatable: true},
-		},
-		loopbackMTU: 1500,
-		opener:      xrOpener,
-		ifNumber:    xrRPNumber,
+		opener:   xrOpener,
+		ifNumber: xrRPNumber,
 	}
 }
 

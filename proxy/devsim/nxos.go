@@ -87,16 +87,6 @@ func nxosDialect() *dialect {
 		negLines: map[string][]negLine{
 			"interface": {{text: "switchport"}, {text: "shutdown", positiveShown: true}},
 		},
-		ifTypes: []ifType{
-			{long: "mgmt", short: "mgmt", mac: true},
-			{long: "Ethernet", short: "Eth", mac: true},
-			{long: "port-channel", short: "Po", creatable: true, mac: true},
-			{long: "loopback", short: "Lo", creatable: true},
-			{long: "Vlan", short: "Vlan", creatable: true, mac: true},
-			{long: "nve", short: "nve", creatable: true},
-			{long: "Tunnel", short: "Tunnel", creatable: true},
-		},
-		loopbackMTU: 1500,
 		switchports: true,
 		opener:      nxosOpener,
 	}
