@@ -101,15 +101,17 @@ type commandDef struct {
 	Show     bool   `yaml:"show"` // show-style: subject to the hang/drop faults
 }
 
-// features a platform.yaml may switch on; each selects Go behaviour.
-var knownFeatures = []string{
-	"config_preamble",   // IOS "Building configuration..."/"Using N out of" around configuration text
-	"sanitized_running", // "show running-config sanitized"
-	"clean_config",      // "clean-config" as a copy/replace source
-	"file_prompts",      // copy/delete ask for file names and confirmation
-	"config_sessions",   // EOS configuration sessions (commit, abort, rollback clean-config)
-	"two_stage_commit",  // IOS XR target configuration, commit, show timestamps
-	"scp_server",        // NX-OS "scp -t" on SSH exec channels
+// knownFeatures lists the features a platform.yaml may switch on; each selects Go behaviour.
+func knownFeatures() []string {
+	return []string{
+		"config_preamble",   // IOS "Building configuration..."/"Using N out of" around configuration text
+		"sanitized_running", // "show running-config sanitized"
+		"clean_config",      // "clean-config" as a copy/replace source
+		"file_prompts",      // copy/delete ask for file names and confirmation
+		"config_sessions",   // EOS configuration sessions (commit, abort, rollback clean-config)
+		"two_stage_commit",  // IOS XR target configuration, commit, show timestamps
+		"scp_server",        // NX-OS "scp -t" on SSH exec channels
+	}
 }
 
 // loadPlatform reads platforms/<name>/platform.yaml from fsys, parses its templates and builds
@@ -125,7 +127,7 @@ func loadPlatform(fsys fs.FS, name string) (*platform, error) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrPlatform, name, err)
 	}
 	for f := range def.Features {
-		if !slices.Contains(knownFeatures, f) {
+		if !slices.Contains(knownFeatures(), f) {
 			return nil, fmt.Errorf("%w: %s: unknown feature %q", ErrPlatform, name, f)
 		}
 	}
