@@ -43,7 +43,8 @@ func TestNapalmShowsPerDevice(t *testing.T) {
 		{PlatformIOS, "show ip bgp all summary", "show ip route 10.255.0.3", nil},
 		{PlatformIOS, "show ip bgp ipv4 unicast neighbors", "show ip route 10.255.0.3 255.255.255.255", nil},
 		{PlatformEOS, "show ip bgp neighbors vrf all", "show ip route vrf default 10.255.0.3 detail | json",
-			[]string{"show ip route vrf default 10.255.0.3 detail | json", "show vrf | json", "show ip bgp 10.255.0.3/32 vrf default | json"}},
+			[]string{"show ip route vrf default 10.255.0.3 detail | json", "show vrf | json", "show ip bgp 10.255.0.3/32 vrf default | json",
+				"show ip bgp summary vrf all | json", "show ip bgp neighbors vrf all | json", "show ipv6 bgp summary vrf all | json"}},
 		{PlatformNXOS, "show bgp all summary vrf all", "show ip route vrf all 10.255.0.3",
 			[]string{"show vrf detail | json", "show vrf interface | json"}},
 	}
