@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -22,7 +23,7 @@ import (
 
 func main() {
 	var o devsim.Options
-	var faults, logLevel string
+	var faults, logLevel, platformDir string
 	cmd := &cobra.Command{
 		Use:           "gsalt-devsim",
 		Short:         "Simulate network devices (IOS-XE, EOS, NX-OS, IOS XR) over SSH",
@@ -44,6 +45,9 @@ func main() {
 				return err
 			}
 			o.Faults = fm
+			if platformDir != "" {
+				o.Platforms = os.DirFS(platformDir)
+			}
 			_, stopPprof, err := pprofenv.Start(o.Logger)
 			if err != nil {
 				return err
@@ -64,7 +68,8 @@ func main() {
 	f := cmd.Flags()
 	f.IntVar(&o.BasePort, "base-port", 10022, "port of the first device; device i listens on base-port+i (0: free ports)")
 	f.IntVar(&o.Devices, "devices", 1, "number of devices")
-	f.StringVar(&o.Platform, "platform", devsim.PlatformIOS, "device platform: ios, eos, iosxr or nxos")
+	f.StringVar(&o.Platform, "platform", devsim.PlatformIOS, "device platform: "+strings.Join(devsim.PlatformNames(nil), ", ")+" or one of --platforms")
+	f.StringVar(&platformDir, "platforms", "", "directory with more platform definitions (platforms/<name>/platform.yaml and templates)")
 	f.StringVar(&o.Host, "host", "127.0.0.1", "listen address")
 	f.StringVar(&o.User, "user", "admin", "accepted login name")
 	f.StringVar(&o.Password, "password", "admin", "accepted password")

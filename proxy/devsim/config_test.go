@@ -22,7 +22,7 @@ func TestTemplatesRoundTrip(t *testing.T) {
 	for _, plat := range []string{PlatformIOS, PlatformEOS} {
 		f := testFleet(t, plat, 5)
 		for _, i := range []int{0, 2, 4} {
-			c, errs := f.plat.d.parseConfig(f.plat.template(f, i), nil)
+			c, errs := f.plat.d.parseConfig(f.plat.startupText(f, i), nil)
 			if len(errs) > 0 {
 				t.Errorf("%s template %d rejected %q", plat, i, errs)
 			}
@@ -72,7 +72,7 @@ func TestApplyLines(t *testing.T) {
 	}
 	for i, tc := range cases {
 		f := testFleet(t, tc.plat, 2)
-		c, _ := f.plat.d.parseConfig(f.plat.template(f, 0), nil)
+		c, _ := f.plat.d.parseConfig(f.plat.startupText(f, 0), nil)
 		var path []string
 		errs := 0
 		for _, l := range tc.lines {
@@ -101,7 +101,7 @@ func TestApplyLines(t *testing.T) {
 }
 
 func TestCanonIf(t *testing.T) {
-	ios, eos := iosDialect(), eosDialect()
+	ios, eos := mustPlatform(t, PlatformIOS).d, mustPlatform(t, PlatformEOS).d
 	cases := []struct {
 		d        *dialect
 		in, want string
@@ -134,7 +134,7 @@ func TestCanonIf(t *testing.T) {
 }
 
 func TestMatchCommand(t *testing.T) {
-	specs := newIOS().exec
+	specs := mustPlatform(t, PlatformIOS).exec
 	cases := []struct {
 		line  string
 		priv  bool
@@ -171,7 +171,7 @@ func TestMatchCommand(t *testing.T) {
 }
 
 func TestFilters(t *testing.T) {
-	p := newEOS()
+	p := mustPlatform(t, PlatformEOS)
 	text := "hostname a\ninterface X\n   description d\ninterface Y\n   shutdown\nend\n"
 	cases := []struct{ filters, want string }{
 		{" include host|desc", "hostname a\n   description d\n"},
@@ -199,7 +199,7 @@ func TestFilters(t *testing.T) {
 	if _, ok, json := parseFilters(p, " json"); !ok || !json {
 		t.Error("json filter")
 	}
-	if _, ok, _ := parseFilters(newIOS(), " json"); ok {
+	if _, ok, _ := parseFilters(mustPlatform(t, PlatformIOS), " json"); ok {
 		t.Error("IOS accepted | json")
 	}
 }
@@ -220,4 +220,14 @@ func TestDiffs(t *testing.T) {
 	if got := d.incrementalDiff(a, "ntp server 1.1.1.1\n"); !strings.Contains(got, "!No changes were found") {
 		t.Errorf("empty incremental diff:\n%s", got)
 	}
+}
+
+// mustPlatform loads a built-in platform definition.
+func mustPlatform(t *testing.T, name string) *platform {
+	t.Helper()
+	p, err := loadPlatform(builtinPlatforms, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

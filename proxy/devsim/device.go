@@ -52,7 +52,7 @@ func (d *Device) state() *devState {
 		return d.st
 	}
 	p := d.fleet.plat
-	run, errs := p.d.parseConfig(p.template(d.fleet, d.index), nil)
+	run, errs := p.d.parseConfig(p.startupText(d.fleet, d.index), nil)
 	if len(errs) > 0 {
 		// The templates are part of this package; a rejected line is a bug worth logging.
 		d.fleet.opts.Logger.Error("devsim: template line rejected", "platform", p.name, "lines", errs)

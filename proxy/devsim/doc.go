@@ -33,6 +33,17 @@
 // files (dir, delete, show file ... md5sum) and, once "feature scp-server" is configured, SCP
 // uploads to bootflash: ("scp -t TARGET" on an SSH exec channel).
 //
+// Each platform is a folder, platforms/<name>/ (embedded): platform.yaml holds its prompts,
+// error texts and messages, terminal limits, interface naming and types, hardware identity
+// (MAC prefix, serial format, SSH version), file systems, VRF lines, feature switches and the
+// command table (each command a Go handler named in registry.go or a text/template file of the
+// folder), and the folder's *.tmpl files render show outputs, the configuration file header and
+// each device's startup configuration. Feature switches select what is behaviour and stays Go:
+// EOS configuration sessions, the IOS XR two-stage commit, NX-OS SCP, IOS file prompts. The
+// "grammar" key picks the Go configuration grammar (ios, eos, nxos, iosxr). Options.Platforms
+// adds platforms from any fs.FS with the same layout, so a new platform needs no Go code.
+// Definitions are parsed once per fleet and shared read-only by its devices.
+//
 // Device state (configuration trees, files, sessions) is allocated on the first connection, so
 // thousands of idle devices cost little more than their listeners. Faults can be injected per
 // device: hang (stop in the middle of show output), drop (close the connection in the middle of

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
 )
@@ -50,16 +49,6 @@ func eosDialect() *dialect {
 			"interface": {{text: "switchport"}},
 			"mgmt":      {{text: "shutdown", positiveShown: true}},
 		},
-		ifTypes: []ifType{
-			{long: "Ethernet", short: "Et", mac: true},
-			{long: "Loopback", short: "Lo", creatable: true},
-			{long: "Management", short: "Ma", mac: true},
-			{long: "Port-Channel", short: "Po", creatable: true, mac: true},
-			{long: "Tunnel", short: "Tu", creatable: true},
-			{long: "Vlan", short: "Vl", creatable: true, mac: true},
-			{long: "Vxlan", short: "Vx", creatable: true},
-		},
-		loopbackMTU: 65535,
 		switchports: true,
 		opener:      eosOpener,
 	}
@@ -122,107 +111,6 @@ func eosOpener(kind string, b []string) string {
 		}
 	}
 	return ""
-}
-
-func newEOS() *platform {
-	p := &platform{
-		name:           PlatformEOS,
-		d:              eosDialect(),
-		filters:        []string{"include", "exclude", "begin", "section", "count", "json", "no-more"},
-		banner:         "Last login: Mon Jan  1 00:00:00 2024 from 127.0.0.1\n",
-		defaultTermLen: 0,
-		maxTermWidth:   32767,
-		minTermWidth:   10,
-		noHostname:     "localhost",
-		mgmtPort:       "Management1",
-		nextPort:       "Ethernet2",
-		prevPort:       "Ethernet3",
-		sparePort:      "Ethernet4",
-		template:       eosTemplate,
-		errIncomplete:  "% Incomplete command",
-		errUnconverted: "% This is an unconverted command",
-		badSecret:      "% Access denied",
-	}
-	p.configFileHeader = func(d *Device, _ time.Time) string {
-		return "! Command: show running-config\n! device: " + d.hostname() + " (" + eosModel + ", EOS-" + eosVersion +
-			")\n!\n! boot system flash:/EOS-" + eosVersion + ".swi\n!\n"
-	}
-	p.configPrompt = eosConfigPrompt
-	p.configSpecial = eosConfigSpecial
-	p.execInConfig = func(w string) bool {
-		_, ok := expandWord(w, []string{"show", "copy", "write", "dir", "more", "configure", "terminal", "delete"})
-		return ok && len(w) >= 2
-	}
-	p.exec = append(commonCommands(),
-		cmd("configure", true, cmdConfigureTerminal),
-		cmd("configure session <args?>", true, eosConfigureSession),
-		cmd("configure replace <args>", true, eosConfigureReplace),
-		showCmd("show hostname", false, eosShowHostname).withJSON(eosHostnameJSON),
-		showCmd("show arp <args?>", false, showIPARP).withJSON(eosARPJSON),
-		showCmd("show session-config <args?>", true, eosShowSessionConfig),
-		showCmd("show configuration sessions <args?>", true, eosShowSessions),
-		showCmd("show mac address-table <args?>", false, eosShowMAC),
-		showCmd("show snmp v2-mib <args>", false, eosShowSNMPv2MIB).withJSON(eosSNMPv2MIBJSON),
-		showCmd("show users accounts", false, eosShowUsersAccounts).withJSON(eosUsersAccountsJSON),
-		showCmd("show interfaces transceiver", false, eosShowTransceivers).withJSON(eosTransceiversJSON),
-	)
-	return p
-}
-
-func eosTemplate(f *Fleet, i int) string {
-	var b strings.Builder
-	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
-	w("hostname %s", f.hostnameOf(i))
-	w("dns domain %s", domainName)
-	w("!")
-	w("ntp server %s", mgmtGateway)
-	w("!")
-	w("spanning-tree mode mstp")
-	w("!")
-	w("vlan 10")
-	w("   name hosts")
-	w("!")
-	w("interface Ethernet1")
-	w("   description hosts")
-	w("   switchport access vlan 10")
-	nbrs := map[string]neighbor{}
-	for _, n := range f.neighbors(i) {
-		nbrs[n.localPort] = n
-	}
-	for _, port := range []string{"Ethernet2", "Ethernet3"} {
-		w("!")
-		w("interface %s", port)
-		if n, ok := nbrs[port]; ok {
-			w("   description to %s %s", f.hostnameOf(n.index), n.remotePort)
-			w("   no switchport")
-			w("   ip address %s/31", n.localIP)
-		}
-	}
-	w("!")
-	w("interface Ethernet4")
-	w("   shutdown")
-	w("!")
-	w("interface Loopback0")
-	w("   ip address %s/32", loopbackIP(i))
-	w("!")
-	w("interface Management1")
-	w("   ip address %s/16", mgmtIP(i))
-	w("!")
-	w("ip routing")
-	w("!")
-	w("ip route 0.0.0.0/0 %s", mgmtGateway)
-	w("!")
-	w("router bgp %s", asnOf(i))
-	w("   router-id %s", loopbackIP(i))
-	for _, n := range f.neighbors(i) {
-		w("   neighbor %s remote-as %s", n.remoteIP, asnOf(n.index))
-	}
-	w("!")
-	w("management api http-commands")
-	w("   no shutdown")
-	w("!")
-	w("end")
-	return b.String()
 }
 
 func eosConfigPrompt(s *shell) string {
@@ -879,4 +767,20 @@ func eosBGPJSON(s *shell, _ []string) string {
 			"inMsgQueue": 0, "outMsgQueue": 0, "version": 4, "underMaintenance": false}
 	}
 	return toJSON(map[string]any{"vrfs": map[string]any{"default": map[string]any{"routerId": rid, "asn": asn, "vrf": "default", "peers": pm}}})
+}
+
+// eosLLDP renders EOS's "show lldp neighbors [detail]".
+func eosLLDP(s *shell, sel []lldpEntry, detail bool) string {
+	if detail {
+		return eosLLDPDetail(s, sel)
+	}
+	return eosLLDPBrief(s, sel)
+}
+
+// eosShowInterfaces is "show interfaces [status|IFACE...]".
+func eosShowInterfaces(s *shell, a []string) string {
+	if len(a) > 0 && strings.EqualFold(a[0], "status") {
+		return eosShowIfStatus(s)
+	}
+	return showInterfacesDetail(s, a, eosInterfaceDetail)
 }

@@ -7,14 +7,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/template"
 	"time"
 )
 
-// platform bundles a dialect with the exec commands and texts of one device family. It is
-// built once per fleet and shared read-only.
+// platform bundles a dialect with the exec commands and texts of one device family, as
+// platforms/<name>/platform.yaml defines it. It is built once per fleet and shared read-only.
 type platform struct {
 	name           string
 	d              *dialect
+	def            *platformDef
+	tmpl           *template.Template // the platform folder's *.tmpl files
 	exec           []*cmdSpec
 	filters        []string
 	banner         string
@@ -26,42 +29,30 @@ type platform struct {
 	nextPort       string
 	prevPort       string
 	sparePort      string
-	template       func(f *Fleet, i int) string
 	errIncomplete  string
 	errUnconverted string
 	badSecret      string
-	// configFileHeader renders the comment header of a configuration file.
-	configFileHeader func(d *Device, t time.Time) string
 	// configPrompt names the configuration mode in the prompt ("config-if", ...).
 	configPrompt func(s *shell) string
 	// configSpecial handles configuration-mode commands that are not configuration lines.
 	configSpecial func(s *shell, toks []tok) (string, bool)
 	// execInConfig reports whether an exec command may be typed in configuration mode.
 	execInConfig func(word string) bool
-	// prompt, when set, renders the whole prompt (IOS-XR's "RP/0/RP0/CPU0:host#").
-	prompt func(s *shell) string
 	// renderBody, when set, renders a configuration tree instead of dialect.renderBody.
 	renderBody func(c *config) string
 	// loginMode is the mode a login lands in (NX-OS: privileged exec).
 	loginMode mode
-	// invalidAt, when set, renders the invalid-input error (NX-OS's "% Invalid command").
-	invalidAt func(s *shell, line string, off int) string
-	// ambiguous, when set, is the ambiguous-command error.
-	ambiguous string
 	// rawExec, when set, handles SSH exec requests that are not CLI commands (NX-OS scp).
 	rawExec rawExecFunc
 }
 
 // errInvalidAt renders the platform's invalid-input error for the word at byte offset off.
 func (p *platform) errInvalidAt(s *shell, line string, off int) string {
-	if p.invalidAt != nil {
-		return p.invalidAt(s, line, off)
-	}
-	if p.name == PlatformEOS {
-		return "% Invalid input"
+	if !p.def.InvalidCaret {
+		return p.errText("invalid")
 	}
 	col := len(s.prompt()) + min(max(off, 0), len(line))
-	return strings.Repeat(" ", col) + "^\n% Invalid input detected at '^' marker.\n\n"
+	return strings.Repeat(" ", col) + "^\n" + p.errText("invalid")
 }
 
 // errInvalid renders the invalid-input error for token index tokIdx of line.
@@ -77,13 +68,7 @@ func (p *platform) errInvalid(s *shell, line string, tokIdx int) string {
 }
 
 func (p *platform) errAmbiguous(line string) string {
-	if p.ambiguous != "" {
-		return p.ambiguous
-	}
-	if p.name == PlatformEOS {
-		return "% Ambiguous command"
-	}
-	return "% Ambiguous command:  \"" + strings.TrimSpace(line) + "\""
+	return p.errText("ambiguous", "line", strings.TrimSpace(line))
 }
 
 // configFile renders a configuration tree as the device writes it to a file.
@@ -133,7 +118,7 @@ func cmdEnable(s *shell, _ []string) string {
 			return ""
 		}
 		tries++
-		if tries >= 3 || s.p.name == PlatformEOS {
+		if tries >= s.p.def.Terminal.EnableTries {
 			return s.p.badSecret
 		}
 		s.pending, s.noEcho = ask, true
@@ -177,10 +162,7 @@ func cmdConfigureTerminal(s *shell, _ []string) string {
 	s.mode = modeConfig
 	s.path = nil
 	s.sess = ""
-	if s.p.name == PlatformIOS {
-		return "Enter configuration commands, one per line.  End with CNTL/Z."
-	}
-	return ""
+	return s.p.msg("configure_terminal")
 }
 
 func cmdWriteMemory(s *shell, _ []string) string {
@@ -189,17 +171,14 @@ func cmdWriteMemory(s *shell, _ []string) string {
 	st.startup = st.running.clone()
 	st.startupTime = s.dev.fleet.opts.Now()
 	s.dev.mu.Unlock()
-	if s.p.name == PlatformEOS {
-		return "Copy completed successfully."
-	}
-	return "Building configuration...\n[OK]"
+	return s.p.msg("write_memory")
 }
 
 func cmdShowRunning(s *shell, args []string) string {
 	s.dev.mu.Lock()
 	defer s.dev.mu.Unlock()
 	st := s.dev.state()
-	if s.p.name == PlatformEOS && len(args) > 0 && strings.EqualFold(args[len(args)-1], "sanitized") {
+	if s.p.feature("sanitized_running") && len(args) > 0 && strings.EqualFold(args[len(args)-1], "sanitized") {
 		if rest := args[:len(args)-1]; len(rest) == 0 || (len(rest) == 1 && strings.EqualFold(rest[0], "all")) {
 			return eosSanitized(s.p.showRunning(s.dev, st))
 		}
@@ -211,17 +190,22 @@ func cmdShowRunning(s *shell, args []string) string {
 		name, ok := s.p.d.canonIf(strings.Join(args[1:], ""))
 		blk, found := st.running.block("interface " + name)
 		if !ok || !found {
+			// The prompt in the error takes d.mu: release it first (it deadlocked before).
+			s.dev.mu.Unlock()
+			defer s.dev.mu.Lock()
 			return s.invalidLast()
 		}
 		var b strings.Builder
 		b.WriteString(blk.line + "\n")
 		s.p.d.renderChildren(&b, blk.children, 1)
-		if s.p.name == PlatformIOS {
+		if s.p.feature("config_preamble") {
 			body := "!\n" + b.String() + "end\n"
 			return "Building configuration...\n\nCurrent configuration : " + strconv.Itoa(len(body)) + " bytes\n" + body
 		}
 		return b.String()
 	}
+	s.dev.mu.Unlock() // the prompt in the error takes d.mu
+	defer s.dev.mu.Lock()
 	return s.invalidArg(args[0])
 }
 
@@ -240,7 +224,7 @@ func eosSanitized(text string) string {
 // showRunning renders "show running-config". d.mu must be held.
 func (p *platform) showRunning(d *Device, st *devState) string {
 	file := p.configFile(d, st.running, st.lastChange)
-	if p.name == PlatformEOS {
+	if !p.feature("config_preamble") {
 		return file
 	}
 	return "Building configuration...\n\nCurrent configuration : " + strconv.Itoa(len(file)) + " bytes\n" + file
@@ -251,7 +235,7 @@ func cmdShowStartup(s *shell, _ []string) string {
 	defer s.dev.mu.Unlock()
 	st := s.dev.state()
 	file := s.p.configFile(s.dev, st.startup, st.startupTime)
-	if s.p.name == PlatformEOS {
+	if !s.p.feature("config_preamble") {
 		return file
 	}
 	return "Using " + strconv.Itoa(len(file)) + " out of 33554432 bytes\n" + file
@@ -281,7 +265,7 @@ func (p *platform) parseLoc(arg string) (locKind, string) {
 	case "null:":
 		return locNull, ""
 	}
-	if p.name == PlatformEOS && a == "clean-config" {
+	if p.feature("clean_config") && a == "clean-config" {
 		return locClean, ""
 	}
 	if w, ok := expandWord(a, []string{"running-config", "startup-config"}); ok && len(a) >= 3 {
@@ -303,7 +287,7 @@ func (p *platform) flashName(arg string) (string, bool) {
 		return "", false
 	}
 	fs = strings.ToLower(fs)
-	if fs != "flash" && !(p.name == PlatformIOS && fs == "bootflash") {
+	if !slices.Contains(p.def.Filesystems, fs) {
 		return "", false
 	}
 	name = strings.TrimPrefix(name, "/")
@@ -331,10 +315,7 @@ func (s *shell) locText(k locKind, name string) (string, bool) {
 }
 
 func (p *platform) errNoFile(path string) string {
-	if p.name == PlatformEOS {
-		return "% Error: could not open " + path + " (No such file or directory)"
-	}
-	return "%Error opening " + path + " (No such file or directory)"
+	return p.errText("no_file", "path", path)
 }
 
 // writeFile stores a flash file; display is the path to show in errors ("" for flash:NAME).
@@ -346,10 +327,7 @@ func (s *shell) writeFile(name, data, display string) string {
 	defer s.dev.mu.Unlock()
 	st := s.dev.state()
 	if _, exists := st.files[name]; (!exists && len(st.files) >= maxFiles) || len(data) > maxFileSize {
-		if s.p.name == PlatformEOS {
-			return "% Error copying to " + display + " (No space left on device)"
-		}
-		return "%Error opening " + display + " (No space left on device)"
+		return s.p.errText("no_space", "path", display)
 	}
 	st.files[name] = flashFile{data: data, mtime: s.dev.fleet.opts.Now()}
 	return ""
@@ -385,15 +363,11 @@ func (s *shell) doCopy(sk locKind, sn string, dk locKind, dn string) string {
 		s.dev.mu.Unlock()
 		var b strings.Builder
 		for _, e := range errs {
-			if s.p.name == PlatformEOS {
-				b.WriteString("% Invalid input (at line: " + e + ")\n")
-			} else {
-				b.WriteString(e + "\n ^\n% Invalid input detected at '^' marker.\n\n")
-			}
+			b.WriteString(s.p.errText("copy_line", "line", e))
 		}
-		if s.p.name == PlatformEOS {
+		if done := s.p.msg("copy_done"); done != "" {
 			if len(errs) == 0 {
-				b.WriteString("Copy completed successfully.")
+				b.WriteString(done)
 			}
 			return b.String()
 		}
@@ -406,8 +380,8 @@ func (s *shell) doCopy(sk locKind, sn string, dk locKind, dn string) string {
 		}
 		st.startupTime = s.dev.fleet.opts.Now()
 		s.dev.mu.Unlock()
-		if s.p.name == PlatformEOS {
-			return "Copy completed successfully."
+		if done := s.p.msg("copy_done"); done != "" {
+			return done
 		}
 		if sk == locRunning {
 			return "Building configuration...\n[OK]"
@@ -418,8 +392,8 @@ func (s *shell) doCopy(sk locKind, sn string, dk locKind, dn string) string {
 		if msg := s.writeFile(dn, text, ""); msg != "" {
 			return msg
 		}
-		if s.p.name == PlatformEOS {
-			return "Copy completed successfully."
+		if done := s.p.msg("copy_done"); done != "" {
+			return done
 		}
 		return bytesCopied(len(text))
 	case locNull:
@@ -446,7 +420,7 @@ func cmdCopy(s *shell, args []string) string {
 	if !exists {
 		return s.p.errNoFile(args[0])
 	}
-	if s.p.name == PlatformEOS || mode == "quiet" {
+	if !s.p.feature("file_prompts") || mode == "quiet" {
 		return s.doCopy(sk, sn, dk, dn)
 	}
 	dstName := dn
@@ -492,15 +466,12 @@ func cmdDelete(s *shell, args []string) string {
 		defer s.dev.mu.Unlock()
 		st := s.dev.state()
 		if _, ok := st.files[name]; !ok {
-			if s.p.name == PlatformEOS {
-				return "% Error deleting " + path + " (No such file or directory)"
-			}
-			return "%Error deleting flash:/" + name + " (No such file or directory)"
+			return s.p.errText("delete_missing", "path", path, "name", name)
 		}
 		delete(st.files, name)
 		return ""
 	}
-	if s.p.name == PlatformEOS || force {
+	if !s.p.feature("file_prompts") || force {
 		return del()
 	}
 	s.dev.mu.Lock()
@@ -541,12 +512,25 @@ const (
 	flashUsed  = 1610866688
 )
 
+// dirView is the data of a platform's dir.tmpl.
+type dirView struct {
+	Only        string
+	Files       []fileView
+	Total, Free int
+}
+
+// fileView is one flash file.
+type fileView struct {
+	Name  string
+	Size  int
+	MTime time.Time
+}
+
 func cmdDir(s *shell, args []string) string {
 	only := ""
 	if len(args) > 0 {
 		a := args[0]
-		if strings.EqualFold(strings.TrimSuffix(strings.TrimSuffix(a, "/"), ":"), "flash") ||
-			(s.p.name == PlatformIOS && strings.EqualFold(strings.TrimSuffix(strings.TrimSuffix(a, "/"), ":"), "bootflash")) {
+		if slices.Contains(s.p.def.Filesystems, strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(a, "/"), ":"))) {
 			only = ""
 		} else if name, ok := s.p.flashName(a); ok {
 			only = name
@@ -566,36 +550,16 @@ func cmdDir(s *shell, args []string) string {
 	if only != "" {
 		if _, ok := st.files[only]; !ok {
 			s.dev.mu.Unlock()
-			if s.p.name == PlatformEOS {
-				return "% Error listing directory flash:/" + only + " (No such file or directory)"
-			}
-			return "%Error opening flash:/" + only + " (No such file or directory)"
+			return s.p.errText("dir_missing", "name", only)
 		}
 		names = []string{only}
 	}
-	var b strings.Builder
-	free := flashTotal - flashUsed - used
-	if s.p.name == PlatformEOS {
-		b.WriteString("Directory of flash:/" + only + "\n\n")
-		b.WriteString("       -rwx   1034485760           Jan 1 00:00  EOS-4.27.3F.swi\n")
-		for _, n := range names {
-			f := st.files[n]
-			fmt.Fprintf(&b, "       -rwx %12d %18s  %s\n", len(f.data), f.mtime.UTC().Format("Jan _2 15:04"), n)
-		}
-		fmt.Fprintf(&b, "\n%d bytes total (%d bytes free)\n", flashTotal, free)
-	} else {
-		b.WriteString("Directory of flash:/" + only + "\n\n")
-		for i, n := range names {
-			f := st.files[n]
-			fmt.Fprintf(&b, "%6d  -rw- %16d  %s  %s\n", 16+i, len(f.data), f.mtime.UTC().Format("Jan 2 2006 15:04:05 -07:00"), n)
-		}
-		if len(names) == 0 {
-			b.WriteString("No files in directory\n")
-		}
-		fmt.Fprintf(&b, "\n%d bytes total (%d bytes free)\n", flashTotal, free)
+	v := dirView{Only: only, Total: flashTotal, Free: flashTotal - flashUsed - used}
+	for _, n := range names {
+		v.Files = append(v.Files, fileView{Name: n, Size: len(st.files[n].data), MTime: st.files[n].mtime})
 	}
 	s.dev.mu.Unlock()
-	return b.String()
+	return s.renderData("dir.tmpl", args, v)
 }
 
 // ---- derived operational data ----
@@ -619,7 +583,7 @@ func (s *shell) operUp(name string) bool {
 			return true
 		}
 	}
-	return base == "Ethernet1" && p.name == PlatformEOS // host port
+	return base == p.def.Interfaces.HostPort // a host is cabled to it
 }
 
 // ifState returns (admin enabled, oper up) for an interface.
@@ -759,7 +723,17 @@ func (s *shell) bgpState() (asn, rid string, peers []bgpPeer, ok bool) {
 		switch {
 		case len(w) == 3 && (w[0] == "router-id" || (w[0] == "bgp" && w[1] == "router-id")):
 			rid = w[len(w)-1]
-		case len(w) == 4 && w[0] == "neighbor" && w[2] == "remote-as":
+		case (len(w) == 4 && w[0] == "neighbor" && w[2] == "remote-as") || (len(w) == 2 && w[0] == "neighbor"):
+			if len(w) == 2 { // NX-OS and IOS XR: a "neighbor ADDR" block with "remote-as N" inside
+				for _, c := range ch.children {
+					if f := strings.Fields(c.line); len(f) == 2 && f[0] == "remote-as" {
+						w = append(w, "remote-as", f[1])
+					}
+				}
+				if len(w) != 4 {
+					continue
+				}
+			}
 			p := bgpPeer{addr: w[1], asn: w[3]}
 			for _, n := range f.neighbors(s.dev.index) {
 				if n.remoteIP == p.addr && up[n.localPort] && asnOf(n.index) == p.asn {

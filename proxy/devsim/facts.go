@@ -53,10 +53,7 @@ func (f *Fleet) neighbors(i int) []neighbor {
 
 // macOf returns the hardware address of port number port on device i in Cisco dotted form.
 func (f *Fleet) macOf(i, port int) string {
-	if f.opts.Platform == PlatformEOS {
-		return fmt.Sprintf("001c.73%02x.%02x%02x", i>>8&255, i&255, port&255)
-	}
-	return fmt.Sprintf("5254.00%02x.%02x%02x", i>>8&255, i&255, port&255)
+	return fmt.Sprintf("%s%02x.%02x%02x", f.plat.def.Identity.MACPrefix, i>>8&255, i&255, port&255)
 }
 
 // portNumber maps an interface name to the number used in its MAC address.
@@ -73,10 +70,7 @@ func portNumber(name string) int {
 }
 
 func (f *Fleet) serialOf(i int) string {
-	if f.opts.Platform == PlatformEOS {
-		return fmt.Sprintf("JPE%08d", i+1)
-	}
-	return fmt.Sprintf("9ESG%07X", i+1)
+	return fmt.Sprintf(f.plat.def.Identity.Serial, i+1)
 }
 
 // bootTime is when device i pretends to have booted.

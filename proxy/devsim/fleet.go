@@ -44,15 +44,11 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 		}
 	}
 	f := &Fleet{opts: opts, start: opts.Now(), conns: map[net.Conn]struct{}{}}
-	if opts.Platform == PlatformNXOS {
-		f.plat = newNXOS()
-	} else if opts.Platform == PlatformIOSXR {
-		f.plat = newIOSXR()
-	} else if opts.Platform == PlatformEOS {
-		f.plat = newEOS()
-	} else {
-		f.plat = newIOS()
+	plat, err := loadPlatform(opts.platformFS(), opts.Platform)
+	if err != nil {
+		return nil, err
 	}
+	f.plat = plat
 	f.hostKey = opts.HostKey
 	if f.hostKey == nil {
 		_, priv, err := ed25519.GenerateKey(rand.Reader)

@@ -103,3 +103,44 @@ func firstDiff(want, got string) string {
 	}
 	return "(no line differs)"
 }
+
+// TestGoldenStartupConfigs pins the startup configuration every platform builds for each device
+// of a five-device fleet (hostnames, addresses, neighbors and AS numbers differ per device).
+func TestGoldenStartupConfigs(t *testing.T) {
+	for _, plat := range []string{PlatformIOS, PlatformEOS, PlatformNXOS, PlatformIOSXR} {
+		t.Run(plat, func(t *testing.T) {
+			f, err := Start(context.Background(), Options{Platform: plat, Devices: 5,
+				Now: func() time.Time { return goldenNow }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var b strings.Builder
+			for i := range f.Len() {
+				b.WriteString("==== device " + strconv.Itoa(i) + " running\n")
+				b.WriteString(f.Device(i).RunningConfig())
+				b.WriteString("==== device " + strconv.Itoa(i) + " startup\n")
+				b.WriteString(f.Device(i).StartupConfig())
+			}
+			checkGolden(t, "testdata/"+plat+"_configs.golden", b.String())
+		})
+	}
+}
+
+// checkGolden compares got with a golden file (rewritten with -update).
+func checkGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if testutil.Update() {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n%s", golden, firstDiff(string(want), got))
+	}
+}

@@ -2,6 +2,7 @@ package devsim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -54,18 +55,7 @@ func iosDialect() *dialect {
 				{"privilege", "level"}},
 			"vlan": {{"name"}},
 		},
-		ifTypes: []ifType{
-			{long: "GigabitEthernet", short: "Gi", mac: true},
-			{long: "TenGigabitEthernet", short: "Te", mac: true},
-			{long: "FastEthernet", short: "Fa", mac: true},
-			{long: "Loopback", short: "Lo", creatable: true},
-			{long: "Port-channel", short: "Po", creatable: true, mac: true},
-			{long: "Tunnel", short: "Tu", creatable: true},
-			{long: "Vlan", short: "Vl", creatable: true, mac: true},
-			{long: "BDI", short: "BD", creatable: true, mac: true},
-		},
-		loopbackMTU: 1514,
-		opener:      iosOpener,
+		opener: iosOpener,
 	}
 }
 
@@ -119,104 +109,6 @@ func iosOpener(kind string, b []string) string {
 	return ""
 }
 
-func newIOS() *platform {
-	p := &platform{
-		name:           PlatformIOS,
-		d:              iosDialect(),
-		filters:        []string{"include", "exclude", "begin", "section", "count"},
-		banner:         "\n",
-		defaultTermLen: 24,
-		maxTermWidth:   512,
-		minTermWidth:   0,
-		noHostname:     "Router",
-		mgmtPort:       "GigabitEthernet1",
-		nextPort:       "GigabitEthernet2",
-		prevPort:       "GigabitEthernet3",
-		sparePort:      "GigabitEthernet4",
-		template:       iosTemplate,
-		errIncomplete:  "% Incomplete command.\n",
-		errUnconverted: "% Invalid input detected at '^' marker.",
-		badSecret:      "% Bad secrets\n",
-	}
-	p.configFileHeader = func(d *Device, t time.Time) string {
-		by := ""
-		if d.st != nil && d.st.changedBy != "" {
-			by = " by " + d.st.changedBy
-		}
-		return "!\n! Last configuration change at " + t.UTC().Format("15:04:05 MST Mon Jan 2 2006") + by + "\n!\n"
-	}
-	p.configPrompt = iosConfigPrompt
-	p.configSpecial = func(*shell, []tok) (string, bool) { return "", false }
-	p.execInConfig = func(string) bool { return false }
-	p.exec = append(commonCommands(),
-		cmd("tclsh", true, func(s *shell, _ []string) string { s.mode = modeTcl; return "" }),
-		cmd("configure", true, iosConfigure),
-		cmd("configure replace <args>", true, iosConfigureReplace),
-		showCmd("show hosts <args?>", false, iosShowHosts),
-		showCmd("show ip interface <args?>", false, iosShowIPInterface),
-		showCmd("show ipv6 interface <args?>", false, func(*shell, []string) string { return "" }),
-		showCmd("show arp", false, iosShowARP),
-		showCmd("show bgp all summary", false, func(s *shell, _ []string) string { return iosShowBGP(s, true) }),
-		showCmd("show bgp ipv4 unicast summary", false, func(s *shell, _ []string) string { return iosShowBGP(s, false) }),
-		showCmd("show bgp ipv4 unicast neighbors", false, iosShowBGPNeighbors),
-		showCmd("show snmp chassis", false, iosShowSNMPChassis),
-		showCmd("show archive config differences <args>", true, iosArchiveDiff),
-		showCmd("show archive config incremental-diffs <args>", true, iosIncrementalDiff),
-		cmd("terminal no monitor", false, cmdNoop),
-	)
-	return p
-}
-
-// commonCommands are the exec commands both platforms accept; handlers switch on platform.
-func commonCommands() []*cmdSpec {
-	return []*cmdSpec{
-		cmd("enable <args?>", false, cmdEnable),
-		cmd("disable", true, cmdDisable),
-		cmd("exit", false, cmdExit),
-		cmd("logout", false, cmdExit),
-		cmd("quit", false, cmdExit),
-		cmd("terminal length <arg>", false, cmdTermLength),
-		cmd("terminal width <arg>", false, cmdTermWidth),
-		cmd("terminal monitor", false, cmdNoop),
-		cmd("configure terminal", true, cmdConfigureTerminal),
-		cmd("copy <arg> <arg>", true, cmdCopy),
-		cmd("delete <args>", true, cmdDelete),
-		showCmd("dir <args?>", true, cmdDir),
-		showCmd("more <arg>", true, cmdMore),
-		cmd("write", true, cmdWriteMemory),
-		cmd("write memory", true, cmdWriteMemory),
-		showCmd("write terminal", true, cmdShowRunning),
-		showCmd("show version", false, showVersion).withJSON(eosVersionJSON),
-		showCmd("show clock", false, showClock),
-		showCmd("show running-config <args?>", true, cmdShowRunning),
-		showCmd("show startup-config", true, cmdShowStartup),
-		showCmd("show interfaces <args?>", false, showInterfaces).withJSON(eosInterfacesJSON),
-		showCmd("show interfaces description", false, showIfDescription),
-		showCmd("show ip interface brief", false, showIPIntBrief),
-		showCmd("show lldp neighbors <args?>", false, showLLDP).withJSON(eosLLDPJSON),
-		showCmd("show ip arp <args?>", false, showIPARP).withJSON(eosARPJSON),
-		showCmd("show ntp associations <args?>", false, showNTP).withJSON(eosNTPJSON),
-		showCmd("show ip bgp summary", false, func(s *shell, _ []string) string { return showBGP(s) }).withJSON(eosBGPJSON),
-		showCmd("show ip route <args?>", false, showIPRoute),
-	}
-}
-
-func showVersion(s *shell, a []string) string {
-	if s.p.name == PlatformEOS {
-		return eosShowVersion(s, a)
-	}
-	return iosShowVersion(s, a)
-}
-
-func showInterfaces(s *shell, a []string) string {
-	if s.p.name == PlatformEOS {
-		if len(a) > 0 && strings.EqualFold(a[0], "status") {
-			return eosShowIfStatus(s)
-		}
-	}
-	return showInterfacesDetail(s, a)
-}
-
 func iosConfigPrompt(s *shell) string {
 	if len(s.path) == 0 {
 		return "config"
@@ -255,74 +147,6 @@ func iosConfigPrompt(s *shell) string {
 	default:
 		return "config-" + kind
 	}
-}
-
-func iosTemplate(f *Fleet, i int) string {
-	var b strings.Builder
-	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
-	w("version 17.3")
-	w("service timestamps debug datetime msec")
-	w("service timestamps log datetime msec")
-	w("!")
-	w("hostname %s", f.hostnameOf(i))
-	w("!")
-	w("boot-start-marker")
-	w("boot-end-marker")
-	w("!")
-	w("ip domain name %s", domainName)
-	w("!")
-	w("login on-success log")
-	w("!")
-	w("license udi pid %s sn %s", iosModel, f.serialOf(i))
-	w("!")
-	w("redundancy")
-	w("!")
-	w("interface Loopback0")
-	w(" ip address %s 255.255.255.255", loopbackIP(i))
-	w("!")
-	w("interface GigabitEthernet1")
-	w(" description management")
-	w(" ip address %s 255.255.0.0", mgmtIP(i))
-	w(" negotiation auto")
-	nbrs := map[string]neighbor{}
-	for _, n := range f.neighbors(i) {
-		nbrs[n.localPort] = n
-	}
-	for _, port := range []string{"GigabitEthernet2", "GigabitEthernet3"} {
-		w("!")
-		w("interface %s", port)
-		if n, ok := nbrs[port]; ok {
-			w(" description to %s %s", f.hostnameOf(n.index), n.remotePort)
-			w(" ip address %s 255.255.255.254", n.localIP)
-		}
-		w(" negotiation auto")
-	}
-	w("!")
-	w("interface GigabitEthernet4")
-	w(" shutdown")
-	w(" negotiation auto")
-	w("!")
-	w("router bgp %s", asnOf(i))
-	w(" bgp router-id %s", loopbackIP(i))
-	w(" bgp log-neighbor-changes")
-	for _, n := range f.neighbors(i) {
-		w(" neighbor %s remote-as %s", n.remoteIP, asnOf(n.index))
-	}
-	w("!")
-	w("ip forward-protocol nd")
-	w("ip route 0.0.0.0 0.0.0.0 %s", mgmtGateway)
-	w("ip ssh version 2")
-	w("!")
-	w("ntp server %s", mgmtGateway)
-	w("!")
-	w("line con 0")
-	w(" stopbits 1")
-	w("line vty 0 4")
-	w(" login local")
-	w(" transport input ssh")
-	w("!")
-	w("end")
-	return b.String()
 }
 
 func iosShowVersion(s *shell, _ []string) string {
@@ -371,14 +195,6 @@ func iosShowVersion(s *shell, _ []string) string {
 	w("")
 	w("Configuration register is 0x2102")
 	return b.String()
-}
-
-func showClock(s *shell, _ []string) string {
-	t := s.dev.fleet.opts.Now().UTC()
-	if s.p.name == PlatformEOS {
-		return t.Format("Mon Jan _2 15:04:05 2006") + "\nTimezone: UTC\nClock source: NTP server (" + mgmtGateway + ")"
-	}
-	return "*" + t.Format("15:04:05.000 MST Mon Jan 2 2006")
 }
 
 func iosShowHosts(s *shell, _ []string) string {
@@ -558,7 +374,7 @@ func iosStatus(admin, up bool) (string, string) {
 	return "up", "up"
 }
 
-func showInterfacesDetail(s *shell, args []string) string {
+func showInterfacesDetail(s *shell, args []string, detail func(s *shell, b *strings.Builder, in ifaceInfo)) string {
 	s.dev.mu.Lock()
 	ifs := s.p.d.interfaces(s.dev.state().running)
 	s.dev.mu.Unlock()
@@ -577,11 +393,7 @@ func showInterfacesDetail(s *shell, args []string) string {
 			continue
 		}
 		found = true
-		if s.p.name == PlatformEOS {
-			eosInterfaceDetail(s, &b, in)
-		} else {
-			iosInterfaceDetail(s, &b, in)
-		}
+		detail(s, &b, in)
 	}
 	if !found {
 		return s.invalidArg(args[0])
@@ -645,35 +457,7 @@ func iosInterfaceDetail(s *shell, b *strings.Builder, in ifaceInfo) {
 	w("     0 output buffer failures, 0 output buffers swapped out")
 }
 
-func showIfDescription(s *shell, _ []string) string {
-	s.dev.mu.Lock()
-	ifs := s.p.d.interfaces(s.dev.state().running)
-	s.dev.mu.Unlock()
-	var b strings.Builder
-	if s.p.name == PlatformEOS {
-		fmt.Fprintf(&b, "%-30s %-14s %-18s %s\n", "Interface", "Status", "Protocol", "Description")
-	} else {
-		fmt.Fprintf(&b, "%-30s %-14s %-8s %s\n", "Interface", "Status", "Protocol", "Description")
-	}
-	for _, in := range ifs {
-		admin, up := s.ifState(in)
-		st, proto := iosStatus(admin, up)
-		if !admin {
-			st = "admin down"
-		}
-		if s.p.name == PlatformEOS {
-			fmt.Fprintf(&b, "%-30s %-14s %-18s %s\n", s.p.d.shortIf(in.name), st, proto, in.description)
-		} else {
-			fmt.Fprintf(&b, "%-30s %-14s %-8s %s\n", s.p.d.shortIf(in.name), st, proto, in.description)
-		}
-	}
-	return b.String()
-}
-
-func showIPIntBrief(s *shell, _ []string) string {
-	if s.p.name == PlatformEOS {
-		return eosIPIntBrief(s)
-	}
+func iosIPIntBrief(s *shell, _ []string) string {
 	s.dev.mu.Lock()
 	ifs := s.p.d.interfaces(s.dev.state().running)
 	s.dev.mu.Unlock()
@@ -726,35 +510,8 @@ func iosShowIPInterface(s *shell, args []string) string {
 	return b.String()
 }
 
-func showIPARP(s *shell, _ []string) string {
-	s.dev.mu.Lock()
-	arp := s.arpTable()
-	s.dev.mu.Unlock()
-	var b strings.Builder
-	if s.p.name == PlatformEOS {
-		fmt.Fprintf(&b, "%-15s %9s  %-15s %s\n", "Address", "Age (sec)", "Hardware Addr", "Interface")
-		for _, e := range arp {
-			if e.own {
-				continue
-			}
-			fmt.Fprintf(&b, "%-15s %9s  %-15s %s\n", e.ip, fmt.Sprintf("%d:%02d:%02d", e.age/3600, e.age/60%60, e.age%60), e.mac, e.iface)
-		}
-		return b.String()
-	}
-	b.WriteString("Protocol  Address          Age (min)  Hardware Addr   Type   Interface\n")
-	for _, e := range arp {
-		age := "-"
-		if !e.own {
-			age = fmt.Sprint(e.age / 60)
-		}
-		fmt.Fprintf(&b, "Internet  %-15s %10s   %-14s  ARPA   %s\n", e.ip, age, e.mac, e.iface)
-	}
-	return b.String()
-}
-
-func iosShowARP(s *shell, a []string) string { return showIPARP(s, a) }
-
-func showLLDP(s *shell, args []string) string {
+// showLLDP parses "show lldp neighbors [IFACE] [detail]" and renders the selected neighbors.
+func showLLDP(s *shell, args []string, render func(s *shell, sel []lldpEntry, detail bool) string) string {
 	detail := false
 	only := ""
 	for _, a := range args {
@@ -777,12 +534,11 @@ func showLLDP(s *shell, args []string) string {
 			sel = append(sel, e)
 		}
 	}
-	if s.p.name == PlatformEOS {
-		if detail {
-			return eosLLDPDetail(s, sel)
-		}
-		return eosLLDPBrief(s, sel)
-	}
+	return render(s, sel, detail)
+}
+
+// iosLLDP renders IOS-XE's "show lldp neighbors [detail]".
+func iosLLDP(s *shell, sel []lldpEntry, detail bool) string {
 	var b strings.Builder
 	if !detail {
 		b.WriteString("Capability codes:\n    (R) Router, (B) Bridge, (T) Telephone, (C) DOCSIS Cable Device\n")
@@ -813,45 +569,6 @@ func showLLDP(s *shell, args []string) string {
 	}
 	fmt.Fprintf(&b, "\nTotal entries displayed: %d\n", len(sel))
 	return b.String()
-}
-
-func showNTP(s *shell, args []string) string {
-	if len(args) > 0 && !strings.EqualFold(args[0], "detail") {
-		return s.invalidArg(args[0])
-	}
-	s.dev.mu.Lock()
-	peers := s.ntpPeers()
-	s.dev.mu.Unlock()
-	var b strings.Builder
-	if s.p.name == PlatformEOS {
-		b.WriteString("     remote          refid      st t when  poll reach   delay   offset  jitter\n")
-		b.WriteString("==============================================================================\n")
-		for _, p := range peers {
-			if p.synced {
-				fmt.Fprintf(&b, "*%-15s %-15s %2d u %4d %5d %4d %8.3f %8.3f %7.3f\n", p.addr, ".GPS.", 1, 33, 64, 377, 0.512, -0.021, 1.938)
-			} else {
-				fmt.Fprintf(&b, " %-15s %-15s %2d u %4s %5d %4d %8.3f %8.3f %7.3f\n", p.addr, ".INIT.", 16, "-", 64, 0, 0.0, 0.0, 0.0)
-			}
-		}
-		return b.String()
-	}
-	b.WriteString("\n  address         ref clock       st   when   poll reach  delay  offset   disp\n")
-	for _, p := range peers {
-		if p.synced {
-			fmt.Fprintf(&b, "*~%-15s %-15s %2d %6d %6d %5d %6.3f %7.3f %6.3f\n", p.addr, ".GPS.", 1, 33, 64, 377, 0.512, -0.021, 1.938)
-		} else {
-			fmt.Fprintf(&b, " ~%-15s %-15s %2d %6s %6d %5d %6.3f %7.3f %6.3f\n", p.addr, ".INIT.", 16, "-", 64, 0, 0.0, 0.0, 15937.0)
-		}
-	}
-	b.WriteString(" * sys.peer, # selected, + candidate, - outlyer, x falseticker, ~ configured\n")
-	return b.String()
-}
-
-func showBGP(s *shell) string {
-	if s.p.name == PlatformEOS {
-		return eosShowBGP(s)
-	}
-	return iosShowBGP(s, false)
 }
 
 func iosShowBGP(s *shell, all bool) string {
@@ -892,12 +609,21 @@ func iosShowBGP(s *shell, all bool) string {
 // iosShowBGPNeighbors renders "show bgp ipv4 unicast neighbors" in IOS-XE's
 // layout (the lines NAPALM ios reads: neighbour, description, remote router
 // id, state, per-family prefix counters).
-func iosShowBGPNeighbors(s *shell, _ []string) string {
+func iosShowBGPNeighbors(s *shell, args []string) string {
 	s.dev.mu.Lock()
 	asn, _, peers, ok := s.bgpState()
 	s.dev.mu.Unlock()
 	if !ok {
 		return "% BGP not active\n"
+	}
+	if len(args) > 0 { // "... neighbors ADDRESS": that neighbor only
+		if ipv4(args[0]) == nil || len(args) > 1 {
+			return s.invalidArg(args[len(args)-1])
+		}
+		peers = slices.DeleteFunc(peers, func(p bgpPeer) bool { return p.addr != args[0] })
+		if len(peers) == 0 {
+			return "% No such neighbor or address family"
+		}
 	}
 	up := uptimeSince(s.dev.fleet.opts.Now().Sub(s.dev.fleet.bootTime(s.dev.index)))
 	var b strings.Builder
@@ -933,80 +659,6 @@ func iosShowBGPNeighbors(s *shell, _ []string) string {
 		b.WriteString("                                   Outbound    Inbound\n  Local Policy Denied Prefixes:    --------    -------\n")
 		b.WriteString("    Total:                                0          0\n")
 		b.WriteString("  Number of NLRIs in the update sent: max 1, min 0\n\n")
-	}
-	return b.String()
-}
-
-func showIPRoute(s *shell, _ []string) string {
-	s.dev.mu.Lock()
-	ifs := s.p.d.interfaces(s.dev.state().running)
-	statics := s.staticRoutes()
-	_, _, peers, _ := s.bgpState()
-	s.dev.mu.Unlock()
-	f := s.dev.fleet
-	var b strings.Builder
-	eos := s.p.name == PlatformEOS
-	if eos {
-		b.WriteString("\nVRF: default\nCodes: C - connected, S - static, K - kernel, \n       O - OSPF, IA - OSPF inter area, B - BGP, B I - iBGP, B E - eBGP\n\n")
-	} else {
-		b.WriteString("Codes: L - local, C - connected, S - static, R - RIP, M - mobile, B - BGP\n")
-		b.WriteString("       D - EIGRP, EX - EIGRP external, O - OSPF, IA - OSPF inter area \n\n")
-	}
-	gw := "not set"
-	for _, r := range statics {
-		if r[0] == "0.0.0.0" && r[1] == "0" {
-			gw = r[2]
-		}
-	}
-	if eos {
-		b.WriteString("Gateway of last resort:\n")
-	} else if gw != "not set" {
-		b.WriteString("Gateway of last resort is " + gw + " to network 0.0.0.0\n\n")
-	} else {
-		b.WriteString("Gateway of last resort is not set\n\n")
-	}
-	for _, r := range statics {
-		star := " "
-		if r[0] == "0.0.0.0" {
-			star = "*"
-		}
-		if eos {
-			fmt.Fprintf(&b, " S        %s/%s [1/0] via %s\n", r[0], r[1], r[2])
-		} else {
-			fmt.Fprintf(&b, "S%s    %s/%s [1/0] via %s\n", star, r[0], r[1], r[2])
-		}
-	}
-	if eos {
-		b.WriteString("\n")
-	}
-	for _, in := range ifs {
-		admin, up := s.ifState(in)
-		if !admin || !up || in.addr == "" {
-			continue
-		}
-		if eos {
-			fmt.Fprintf(&b, " C        %s/%d is directly connected, %s\n", networkOf(in.addr, in.plen), in.plen, in.name)
-			continue
-		}
-		fmt.Fprintf(&b, "C        %s/%d is directly connected, %s\n", networkOf(in.addr, in.plen), in.plen, in.name)
-		if in.plen < 32 {
-			fmt.Fprintf(&b, "L        %s/32 is directly connected, %s\n", in.addr, in.name)
-		}
-	}
-	for _, p := range peers {
-		if !p.established {
-			continue
-		}
-		for _, n := range f.neighbors(s.dev.index) {
-			if n.remoteIP == p.addr {
-				if eos {
-					fmt.Fprintf(&b, " B E      %s/32 [200/0] via %s, %s\n", loopbackIP(n.index), p.addr, n.localPort)
-				} else {
-					fmt.Fprintf(&b, "B        %s/32 [20/0] via %s, %s\n", loopbackIP(n.index), p.addr,
-						uptimeSince(f.opts.Now().Sub(f.bootTime(s.dev.index))))
-				}
-			}
-		}
 	}
 	return b.String()
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Cisco IOS XR (XRv 9000-like router) platform: the exec prompt
@@ -52,19 +51,8 @@ func xrDialect() *dialect {
 			"vrf":      {{"description"}},
 			"username": {{"secret"}, {"password"}},
 		},
-		ifTypes: []ifType{
-			{long: "Loopback", short: "Lo", creatable: true},
-			{long: "MgmtEth", short: "Mg", mac: true},
-			{long: "GigabitEthernet", short: "Gi", mac: true},
-			{long: "TenGigE", short: "Te", mac: true},
-			{long: "HundredGigE", short: "Hu", mac: true},
-			{long: "Bundle-Ether", short: "BE", creatable: true, mac: true},
-			{long: "BVI", short: "BV", creatable: true, mac: true},
-			{long: "tunnel-ip", short: "ti", creatable: true},
-		},
-		loopbackMTU: 1500,
-		opener:      xrOpener,
-		ifNumber:    xrRPNumber,
+		opener:   xrOpener,
+		ifNumber: xrRPNumber,
 	}
 }
 
@@ -194,71 +182,6 @@ func xrConfigPrompt(s *shell) string {
 	}
 }
 
-func newIOSXR() *platform {
-	p := &platform{
-		name:           PlatformIOSXR,
-		d:              xrDialect(),
-		filters:        []string{"include", "exclude", "begin", "count"},
-		banner:         "\n",
-		defaultTermLen: 24,
-		maxTermWidth:   512,
-		minTermWidth:   0,
-		noHostname:     "ios",
-		mgmtPort:       xrMgmtPort,
-		nextPort:       "GigabitEthernet0/0/0/0",
-		prevPort:       "GigabitEthernet0/0/0/1",
-		sparePort:      "GigabitEthernet0/0/0/2",
-		template:       xrTemplate,
-		errIncomplete:  "% Incomplete command.\n",
-		errUnconverted: "% Invalid input detected at '^' marker.",
-		badSecret:      "% Bad secrets\n",
-	}
-	p.configFileHeader = func(d *Device, t time.Time) string {
-		by := "system"
-		if d.st != nil && d.st.changedBy != "" {
-			by = d.st.changedBy
-		}
-		return "!! IOS XR Configuration " + xrVersion + "\n!! Last configuration change at " +
-			t.UTC().Format("Mon Jan _2 15:04:05 2006") + " by " + by + "\n!\n"
-	}
-	d := p.d
-	p.renderBody = func(c *config) string { return xrRender(d, c) }
-	p.prompt = xrPrompt
-	p.configPrompt = xrConfigPrompt
-	p.configSpecial = xrConfigLine
-	p.execInConfig = func(string) bool { return false }
-	// IOS XR has no user exec mode: every command is available at the "#" prompt the login
-	// lands on (modeUser), so none is marked privileged.
-	p.exec = []*cmdSpec{
-		cmd("exit", false, cmdExit),
-		cmd("logout", false, cmdExit),
-		cmd("terminal length <arg>", false, cmdTermLength),
-		cmd("terminal width <arg>", false, cmdTermWidth),
-		cmd("terminal monitor", false, cmdNoop),
-		cmd("terminal exec prompt timestamp", false, func(s *shell, _ []string) string { s.xrs().noStamp = false; return "" }),
-		cmd("terminal exec prompt no-timestamp", false, func(s *shell, _ []string) string { s.xrs().noStamp = true; return "" }),
-		cmd("configure", false, func(s *shell, _ []string) string { return xrConfigure(s, false) }),
-		cmd("configure terminal", false, func(s *shell, _ []string) string { return xrConfigure(s, false) }),
-		cmd("configure exclusive", false, func(s *shell, _ []string) string { return xrConfigure(s, true) }),
-		cmd("rollback configuration last <arg>", false, xrRollbackLast),
-		cmd("rollback configuration to <arg>", false, xrRollbackTo),
-		xrShow("show version", xrShowVersion),
-		xrShow("show clock", xrShowClock),
-		xrShow("show inventory <args?>", xrShowInventory),
-		xrShow("show running-config <args?>", xrShowRunning),
-		xrShow("show interfaces <args?>", xrShowInterfaces),
-		xrShow("show ipv4 interface <args?>", xrShowIPv4Interface),
-		xrShow("show lldp neighbors <args?>", xrShowLLDP),
-		xrShow("show arp <args?>", xrShowARP),
-		xrShow("show ntp associations <args?>", xrShowNTP),
-		xrShow("show bgp summary", xrShowBGP),
-		xrShow("show bgp ipv4 unicast summary", xrShowBGP),
-		xrShow("show configuration <args?>", xrShowConfiguration),
-		xrShow("show commit changes diff", xrShowCommitDiff),
-	}
-	return p
-}
-
 // xrShell is the IOS XR state of one CLI session.
 type xrShell struct {
 	noStamp bool      // "terminal exec prompt no-timestamp"
@@ -274,26 +197,16 @@ func (s *shell) xrs() *xrShell {
 	return s.xr
 }
 
-func xrPrompt(s *shell) string {
-	s.dev.mu.Lock()
-	h := s.dev.hostname()
-	s.dev.mu.Unlock()
-	if s.mode == modeConfig {
-		return xrPromptPrefix + h + "(" + s.p.configPrompt(s) + ")#"
-	}
-	return xrPromptPrefix + h + "#"
-}
-
-// xrShow builds a show command whose output starts with the session's timestamp line.
-func xrShow(pattern string, run func(s *shell, args []string) string) *cmdSpec {
-	return showCmd(pattern, false, func(s *shell, args []string) string {
+// xrStamped wraps a show command so that its output starts with the session's timestamp line.
+func xrStamped(run handler) handler {
+	return func(s *shell, args []string) string {
 		xrSync(s)
 		out := run(s, args)
 		if t := strings.TrimLeft(out, " "); strings.HasPrefix(t, "^") || out == s.p.errIncomplete {
 			return out // a parse error: IOS XR prints no timestamp
 		}
 		return xrStamp(s) + out
-	})
+	}
 }
 
 // xrStamp is the timestamp line IOS XR prints before show output.
@@ -302,69 +215,6 @@ func xrStamp(s *shell) string {
 		return ""
 	}
 	return s.dev.fleet.opts.Now().UTC().Format("Mon Jan _2 15:04:05.000 MST") + "\n"
-}
-
-func xrTemplate(f *Fleet, i int) string {
-	var b strings.Builder
-	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
-	w("hostname %s", f.hostnameOf(i))
-	w("domain name %s", domainName)
-	w("username admin")
-	w(" group root-lr")
-	w(" group cisco-support")
-	w("!")
-	w("line default")
-	w(" transport input ssh")
-	w("!")
-	w("interface Loopback0")
-	w(" ipv4 address %s 255.255.255.255", loopbackIP(i))
-	w("!")
-	w("interface %s", xrMgmtPort)
-	w(" description management")
-	w(" ipv4 address %s 255.255.0.0", mgmtIP(i))
-	w("!")
-	nbrs := map[string]neighbor{}
-	for _, n := range f.neighbors(i) {
-		nbrs[n.localPort] = n
-	}
-	for _, port := range []string{"GigabitEthernet0/0/0/0", "GigabitEthernet0/0/0/1"} {
-		w("interface %s", port)
-		if n, ok := nbrs[port]; ok {
-			w(" description to %s %s", f.hostnameOf(n.index), n.remotePort)
-			w(" ipv4 address %s 255.255.255.254", n.localIP)
-		} else {
-			w(" shutdown")
-		}
-		w("!")
-	}
-	w("interface GigabitEthernet0/0/0/2")
-	w(" shutdown")
-	w("!")
-	w("router static")
-	w(" address-family ipv4 unicast")
-	w("  0.0.0.0/0 %s", mgmtGateway)
-	w(" !")
-	w("!")
-	w("router bgp %s", asnOf(i))
-	w(" bgp router-id %s", loopbackIP(i))
-	w(" address-family ipv4 unicast")
-	w(" !")
-	for _, n := range f.neighbors(i) {
-		w(" neighbor %s", n.remoteIP)
-		w("  remote-as %s", asnOf(n.index))
-		w("  address-family ipv4 unicast")
-		w("  !")
-		w(" !")
-	}
-	w("!")
-	w("lldp")
-	w("!")
-	w("ntp")
-	w(" server %s", mgmtGateway)
-	w("!")
-	w("ssh server v2")
-	w("end")
-	return b.String()
 }
 
 // ---- interfaces ----

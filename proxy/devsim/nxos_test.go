@@ -46,7 +46,7 @@ func TestNXOSOptionsAndConfigRoundTrip(t *testing.T) {
 // TestNXOSRollbackPatch checks the commands "show diff rollback-patch" prints to turn one
 // configuration into another.
 func TestNXOSRollbackPatch(t *testing.T) {
-	d := nxosDialect()
+	d := mustPlatform(t, PlatformNXOS).d
 	cases := []struct {
 		name, a, b string
 		want       []string

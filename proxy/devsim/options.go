@@ -3,7 +3,10 @@ package devsim
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -161,6 +164,38 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives connection-level logs (default: discard).
 	Logger *slog.Logger
+	// Platforms, when set, holds extra platform definitions: platforms/<name>/platform.yaml and
+	// its templates, the layout of the built-in ones. A name found there wins over a built-in.
+	Platforms fs.FS
+}
+
+// platformFS is the file system the fleet's platform definition is read from.
+func (o *Options) platformFS() fs.FS {
+	if o.Platforms != nil {
+		if _, err := fs.Stat(o.Platforms, path.Join("platforms", o.Platform, "platform.yaml")); err == nil {
+			return o.Platforms
+		}
+	}
+	return builtinPlatforms
+}
+
+// PlatformNames lists the platforms devsim can simulate: the built-in ones and those of extra
+// (which may be nil), sorted.
+func PlatformNames(extra fs.FS) []string {
+	var names []string
+	for _, fsys := range []fs.FS{builtinPlatforms, extra} {
+		if fsys == nil {
+			continue
+		}
+		ents, _ := fs.ReadDir(fsys, "platforms")
+		for _, e := range ents {
+			if _, err := fs.Stat(fsys, path.Join("platforms", e.Name(), "platform.yaml")); err == nil && !slices.Contains(names, e.Name()) {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 func (o *Options) normalize() error {
@@ -168,8 +203,8 @@ func (o *Options) normalize() error {
 		o.Platform = PlatformIOS
 	}
 	o.Platform = strings.ToLower(o.Platform)
-	if o.Platform != PlatformIOS && o.Platform != PlatformEOS && o.Platform != PlatformIOSXR && o.Platform != PlatformNXOS {
-		return fmt.Errorf("%w: platform %q (want ios, eos, iosxr or nxos)", ErrOptions, o.Platform)
+	if _, err := fs.Stat(o.platformFS(), path.Join("platforms", o.Platform, "platform.yaml")); err != nil || !fs.ValidPath(o.Platform) || strings.Contains(o.Platform, "/") {
+		return fmt.Errorf("%w: platform %q (want one of %s)", ErrOptions, o.Platform, strings.Join(PlatformNames(o.Platforms), ", "))
 	}
 	if o.Devices < 1 || o.Devices > MaxDevices {
 		return fmt.Errorf("%w: devices %d (want 1..%d)", ErrOptions, o.Devices, MaxDevices)

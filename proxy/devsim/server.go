@@ -40,10 +40,7 @@ func (f *Fleet) serverConfig(accept bool) *ssh.ServerConfig {
 			}
 			return nil, errAuth
 		},
-		ServerVersion: "SSH-2.0-Cisco-1.25",
-	}
-	if f.opts.Platform == PlatformEOS {
-		cfg.ServerVersion = "SSH-2.0-OpenSSH_8.4"
+		ServerVersion: f.plat.def.Identity.SSHVersion,
 	}
 	cfg.AddHostKey(f.hostKey)
 	return cfg

@@ -258,15 +258,12 @@ func (s *shell) page(c byte) {
 
 // prompt returns the current prompt.
 func (s *shell) prompt() string {
-	if s.p.prompt != nil {
-		return s.p.prompt(s)
-	}
 	s.dev.mu.Lock()
-	h := s.dev.hostname()
+	h := s.p.def.Prompts.Prefix + s.dev.hostname()
 	s.dev.mu.Unlock()
 	switch s.mode {
 	case modeUser:
-		return h + ">"
+		return h + s.p.def.Prompts.User
 	case modeTcl:
 		if s.tcl != nil {
 			return "+>"
