@@ -42,6 +42,7 @@ func Register(r *modules.Registry) error {
 		r.Register(timezoneFunctions()...),
 		r.Register(localeFunctions()...),
 		r.Register(kmodFunctions()...),
+		r.Register(cronFunctions()...),
 		r.Register(mountFunctions()...),
 		r.Register(alternativesFunctions()...),
 		r.Register(dataFunctions()...),
