@@ -37,3 +37,17 @@ func FakeCrontab(t *testing.T) {
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
+
+// FakeCommands writes each script (name → shell script body, without the
+// #! line) into a directory put first on PATH for the test, for golden
+// tests that run Salt and gsalt against the same stand-ins of system tools.
+func FakeCommands(t *testing.T, scripts map[string]string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
