@@ -55,10 +55,10 @@ func kmodFunctions() []modules.Function {
 			}},
 		{Name: "kmod.load", Spec: modules.Spec{Params: []modules.Param{req("mod"), opt("persist", false)}},
 			Doc: "Load the specified kernel module (persist: also add it to the modules file)\n\nCLI Example:\n\n    salt '*' kmod.load kvm",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return kmodChange(ctx, c, true) }},
+			Fn:  func(ctx context.Context, c *modules.Call) (any, error) { return kmodChange(ctx, c, true) }},
 		{Name: "kmod.remove", Spec: modules.Spec{Params: []modules.Param{req("mod"), opt("persist", false), opt("comment", true)}},
 			Doc: "Remove the specified kernel module (persist: also from the modules file, commented out when comment is set)\n\nCLI Example:\n\n    salt '*' kmod.remove kvm",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return kmodChange(ctx, c, false) }},
+			Fn:  func(ctx context.Context, c *modules.Call) (any, error) { return kmodChange(ctx, c, false) }},
 	}
 }
 

@@ -44,10 +44,10 @@ func localeFunctions() []modules.Function {
 			}},
 		{Name: "locale.gen_locale", Spec: modules.Spec{Params: []modules.Param{req("locale")}, Kwargs: true},
 			Doc: "Generate a locale (Debian and Gentoo need the charmap, e.g. 'en_US.UTF-8 UTF-8').\n\nCLI Example:\n\n    salt '*' locale.gen_locale en_US.UTF-8",
-			Fn: localeGen},
+			Fn:  localeGen},
 		{Name: "locale.set_locale", Spec: modules.Spec{Params: []modules.Param{req("locale")}},
 			Doc: "Sets the current system locale\n\nCLI Example:\n\n    salt '*' locale.set_locale 'en_US.UTF-8'",
-			Fn: localeSet},
+			Fn:  localeSet},
 	}
 }
 

@@ -27,15 +27,15 @@ func timezoneFunctions() []modules.Function {
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return timezoneDate(ctx, "+%z") }},
 		{Name: "timezone.zone_compare", Spec: modules.Spec{Params: []modules.Param{req("timezone")}},
 			Doc: "Compares the given timezone name with the system timezone name by the contents of /etc/localtime and the zone file.\n\nCLI Example:\n\n    salt '*' timezone.zone_compare 'America/Denver'",
-			Fn: timezoneZoneCompare},
+			Fn:  timezoneZoneCompare},
 		{Name: "timezone.set_zone", Spec: modules.Spec{Params: []modules.Param{req("timezone")}},
 			Doc: "Unlinks, then symlinks /etc/localtime to the set timezone.\n\nCLI Example:\n\n    salt '*' timezone.set_zone 'America/Denver'",
-			Fn: timezoneSetZone},
+			Fn:  timezoneSetZone},
 		{Name: "timezone.get_hwclock", Doc: "Get current hardware clock setting (UTC or localtime)\n\nCLI Example:\n\n    salt '*' timezone.get_hwclock",
 			Fn: timezoneGetHwclock},
 		{Name: "timezone.set_hwclock", Spec: modules.Spec{Params: []modules.Param{req("clock")}},
 			Doc: "Sets the hardware clock to be either UTC or localtime\n\nCLI Example:\n\n    salt '*' timezone.set_hwclock UTC",
-			Fn: timezoneSetHwclock},
+			Fn:  timezoneSetHwclock},
 	}
 }
 
