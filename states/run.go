@@ -56,6 +56,8 @@ type stateRun struct {
 	// procs are the states running in parallel (parallel: True), by tag,
 	// until their result replaces the placeholder in running.
 	procs map[string]*parallelProc
+	// accum is the run's file.accumulated data.
+	accum Accumulators
 }
 
 // newStateRun returns a runner over env.
@@ -1059,7 +1061,7 @@ func (s *stateRun) call(low *payload.Map, chunks []*payload.Map, running *payloa
 					ID: getStr(low, "__id__"), Name: pyStr(lowName), State: state, Fun: fname,
 					Args: args, Low: low, Test: s.test || prereq, Saltenv: s.saltenvOf(low, args),
 					Env: s.env, Render: s.rd, Files: s.files, Watch: res.watch,
-					Running: running, Chunks: chunks,
+					Running: running, Chunks: chunks, Accum: &s.accum,
 				}
 				if sls, ok := low.Get("__sls__"); ok && sls != nil {
 					c.SLS = pyStr(sls)

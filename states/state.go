@@ -107,6 +107,8 @@ type Call struct {
 	Running *payload.Map
 	// Chunks are the run's low chunks (Salt's __lowstate__). Read-only.
 	Chunks []*payload.Map
+	// Accum is the run's file.accumulated data (nil outside a run).
+	Accum *Accumulators
 }
 
 // Exec runs an execution function through Env.Registry with positional
