@@ -43,6 +43,7 @@ func Register(r *modules.Registry) error {
 		r.Register(localeFunctions()...),
 		r.Register(kmodFunctions()...),
 		r.Register(cronFunctions()...),
+		r.Register(gitFunctions()...),
 		r.Register(mountFunctions()...),
 		r.Register(mountOpsFunctions()...),
 		r.Register(alternativesFunctions()...),
