@@ -59,10 +59,10 @@ func gitFunctions() []modules.Function {
 			Doc: "Alias of git.config_get_regexp\n\nCLI Example:\n\n    salt myminion git.config_get_regex user.name cwd=/path/to/repo", Fn: getRegexp},
 		{Name: "git.config_set", Spec: modules.Spec{Params: withCommon(req("key"), opt("value", nil), opt("multivar", nil), opt("cwd", nil)), Kwargs: true},
 			Doc: "Set a key in the git configuration file (value, or multivar for several values)\n\nCLI Example:\n\n    salt myminion git.config_set user.email me@example.com cwd=/path/to/repo",
-			Fn: gitConfigSet},
+			Fn:  gitConfigSet},
 		{Name: "git.config_unset", Spec: modules.Spec{Params: withCommon(req("key"), opt("value_regex", nil), opt("cwd", nil)), Kwargs: true},
 			Doc: "Unset a key in the git configuration file\n\nCLI Example:\n\n    salt myminion git.config_unset /path/to/repo foo.bar",
-			Fn: gitConfigUnset},
+			Fn:  gitConfigUnset},
 	}
 }
 
