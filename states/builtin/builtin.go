@@ -17,5 +17,6 @@ func Register(r *states.Registry) error {
 		return err
 	}
 	r.RegisterModInit("pkg", PkgModInit)
+	r.RegisterModAggregate("pkg", PkgModAggregate)
 	return nil
 }
