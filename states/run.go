@@ -56,6 +56,8 @@ type stateRun struct {
 	// procs are the states running in parallel (parallel: True), by tag,
 	// until their result replaces the placeholder in running.
 	procs map[string]*parallelProc
+	// accum is the run's file.accumulated data.
+	accum Accumulators
 }
 
 // newStateRun returns a runner over env.
@@ -495,6 +497,7 @@ var callChunkRequisites = []string{"require", "require_any", "watch", "watch_any
 
 // callChunk is State.call_chunk: run low's requisites, then low.
 func (s *stateRun) callChunk(low, running *payload.Map, chunks []*payload.Map, depth int) {
+	s.modAggregate(low, running, chunks)
 	s.modInit(low)
 	tag := genTag(low)
 	if !low.Bool("prerequired") {
@@ -1059,7 +1062,7 @@ func (s *stateRun) call(low *payload.Map, chunks []*payload.Map, running *payloa
 					ID: getStr(low, "__id__"), Name: pyStr(lowName), State: state, Fun: fname,
 					Args: args, Low: low, Test: s.test || prereq, Saltenv: s.saltenvOf(low, args),
 					Env: s.env, Render: s.rd, Files: s.files, Watch: res.watch,
-					Running: running, Chunks: chunks,
+					Running: running, Chunks: chunks, Accum: &s.accum,
 				}
 				if sls, ok := low.Get("__sls__"); ok && sls != nil {
 					c.SLS = pyStr(sls)
@@ -1770,6 +1773,69 @@ func (s *stateRun) callListen(chunks []*payload.Map, running *payload.Map) *payl
 		running.SetKey(it.Key, m)
 	}
 	return running
+}
+
+// modAggregate is Salt's _mod_aggregate: when aggregation is on for the
+// chunk's module (option state_aggregate, or the chunk's "aggregate":
+// True or a list of modules) and the module has a mod_aggregate, the
+// requisites of the chunks already aggregated are added to low and the
+// module folds other chunks into it.
+func (s *stateRun) modAggregate(low, running *payload.Map, chunks []*payload.Map) {
+	agg := s.optGet("state_aggregate")
+	if agg == nil && s.env != nil && s.env.Pillar != nil {
+		agg, _ = s.env.Pillar.Get("state_aggregate")
+	}
+	if v, ok := low.Get("aggregate"); ok {
+		agg = v
+	}
+	state := getStr(low, "state")
+	var mods []any
+	switch x := agg.(type) {
+	case bool:
+		if !x {
+			return
+		}
+		mods = []any{state}
+	case []any:
+		mods = x
+	default:
+		return
+	}
+	on := false
+	for _, m := range mods {
+		on = on || pyStr(m) == state
+	}
+	if !on || low.Bool("__agg__") {
+		return
+	}
+	fn := s.reg.ModAggregate(state)
+	if fn == nil {
+		return
+	}
+	low.Set("__agg__", true)
+	reqs := &payload.Map{}
+	for _, ch := range chunks {
+		if getStr(ch, "state") != state || !ch.Bool("__agg__") || pyStr(mapGet(low, "name")) == pyStr(mapGet(ch, "name")) {
+			continue
+		}
+		for _, k := range append(append([]string(nil), requisiteKeywords...), requisiteInKeywords...) {
+			v, ok := ch.Get(k)
+			if !ok {
+				continue
+			}
+			l, _ := v.([]any)
+			if old, ok := reqs.Get(k); ok {
+				ol, _ := old.([]any)
+				reqs.Set(k, append(ol, l...))
+			} else {
+				reqs.Set(k, append([]any(nil), l...))
+			}
+		}
+	}
+	for _, it := range reqs.Items() {
+		low.SetKey(it.Key, it.Value)
+	}
+	fn(low, chunks, running)
 }
 
 // modInit is Salt's _mod_init: the first time a chunk of a state module

@@ -107,6 +107,8 @@ type Call struct {
 	Running *payload.Map
 	// Chunks are the run's low chunks (Salt's __lowstate__). Read-only.
 	Chunks []*payload.Map
+	// Accum is the run's file.accumulated data (nil outside a run).
+	Accum *Accumulators
 }
 
 // Exec runs an execution function through Env.Registry with positional
@@ -173,6 +175,30 @@ type Registry struct {
 	t     fnreg.Table[Function]
 	mu    sync.RWMutex
 	inits map[string]ModInitFunc
+	aggs  map[string]ModAggregateFunc
+}
+
+// ModAggregateFunc is a state module's mod_aggregate: before low runs
+// (with aggregation on for its module), it may fold other not-yet-run
+// chunks into low, marking them "__agg__". chunks and running are the
+// run's low chunks and results so far.
+type ModAggregateFunc func(low *payload.Map, chunks []*payload.Map, running *payload.Map)
+
+// RegisterModAggregate sets the mod_aggregate of state module state.
+func (r *Registry) RegisterModAggregate(state string, fn ModAggregateFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.aggs == nil {
+		r.aggs = map[string]ModAggregateFunc{}
+	}
+	r.aggs[state] = fn
+}
+
+// ModAggregate returns the mod_aggregate of state module state, or nil.
+func (r *Registry) ModAggregate(state string) ModAggregateFunc {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.aggs[state]
 }
 
 // ModInitFunc is a state module's mod_init: called once per state run

@@ -42,7 +42,10 @@ func Register(r *modules.Registry) error {
 		r.Register(timezoneFunctions()...),
 		r.Register(localeFunctions()...),
 		r.Register(kmodFunctions()...),
+		r.Register(cronFunctions()...),
+		r.Register(gitFunctions()...),
 		r.Register(mountFunctions()...),
+		r.Register(mountOpsFunctions()...),
 		r.Register(alternativesFunctions()...),
 		r.Register(dataFunctions()...),
 	)

@@ -896,7 +896,7 @@ func fileBlockreplaceState(ctx context.Context, c *states.Call) (states.Ret, err
 	if ok, msg := fileCheckFile(name); !ok {
 		return fileError(ret, msg)
 	}
-	content := a.Str("content")
+	content := fileAccumContent(c, name, a.Str("content"))
 	if len(pairs) > 0 {
 		texts, fail := r.templateTexts(pairs, a.Str("template"), a.Get("defaults"), a.Get("context"))
 		if fail != nil {

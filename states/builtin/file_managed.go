@@ -84,6 +84,7 @@ func fileManagedState(ctx context.Context, c *states.Call) (states.Ret, error) {
 		encoding: a.Str("encoding"), allowEmpty: a.Bool("allow_empty"), follow: a.Bool("follow_symlinks"),
 		checkCmd: a.Get("check_cmd"), skipVerify: a.Bool("skip_verify"), kwargs: a.CleanKwargs(),
 	}
+	m.context = fileAccumContext(c, fileExpandUser(m.name), m.context)
 	ret, err := fileNewRun(ctx, c).managed(m)
 	if err != nil {
 		return states.Ret{}, err
