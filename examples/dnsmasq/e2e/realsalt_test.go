@@ -33,6 +33,8 @@ func TestReservationsStateOnRealSalt(t *testing.T) {
 		"/etc/dnsmasq.reservations.hosts", dns.addnHosts,
 		"/etc/dnsmasq.reservations.dhcp", dns.dhcpHosts,
 		"/run/dnsmasq/dnsmasq.pid", dns.pidFile,
+		"/etc/dnsmasq.cloud.hosts.d", filepath.Join(dir, "cloud.hosts.d"),
+		"/etc/dnsmasq.cloud.dhcp.d", filepath.Join(dir, "cloud.dhcp.d"),
 		"  network.ip_addrs: []\n", "  network.ip_addrs:\n    - mine_function: grains.get\n    - vm_addrs\n",
 	).Replace(string(snippet))
 	writeFile(t, filepath.Join(conf, "minion.d", "dnsmasq-host.conf"), hostConf, 0o644)
