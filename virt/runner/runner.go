@@ -1,23 +1,7 @@
 // Package runner is Salt's virt runner (salt/runners/virt.py) for
 // gsalt-master; it lives apart from package virt so that the minion side
 // does not link the master's runner registry and job cache.
-package runner
-
-import (
-	"context"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"time"
-
-	"github.com/gsalt/gsalt/master/runners"
-	"github.com/gsalt/gsalt/wire/crypt"
-	"github.com/gsalt/gsalt/wire/payload"
-)
-
+//
 // Runner functions (Salt's salt/runners/virt.py): hypervisors are the
 // minions with the grain virtual:physical; every action is a job on the
 // hypervisor that holds the guest.
@@ -46,6 +30,22 @@ import (
 //     can give the guest a DHCP/DNS reservation before it boots
 //     (examples/dnsmasq's reactor/cloud.sls). A failed init fires
 //     salt/cloud/<name>/failed with error.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/gsalt/gsalt/master/runners"
+	"github.com/gsalt/gsalt/wire/crypt"
+	"github.com/gsalt/gsalt/wire/payload"
+)
 
 // jobTimeout is the timeout Salt's runner gives virt.* jobs.
 const jobTimeout = 600 * time.Second
