@@ -62,6 +62,7 @@ interface: 127.0.0.1
 publish_port: %[2]d
 ret_port: %[3]d
 auto_accept: True
+timeout: 60
 file_roots: {base: [%[4]s]}
 `, base, s.pub, s.ret, roots))
 	writeFile(t, filepath.Join(s.minionConf, "minion"), fmt.Sprintf(`id: %[6]s
@@ -111,6 +112,11 @@ func (s *virtSide) start(t *testing.T) {
 		out, _ := s.cli(t, 60*time.Second, "salt", s.hv, "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, "true")
 	})
+	// Warm up: the first virt call loads the module (and python3-libvirt on
+	// a Salt minion), which on a loaded machine can outlast a runner's wait.
+	if out, err := s.cli(t, 5*time.Minute, "salt", s.hv, "virt.full_info", "--out", "json", "-t", "180"); err != nil || !strings.Contains(out, "node_info") {
+		t.Fatalf("%s: %s virt.full_info: %v\n%s", s.name, s.hv, err, out)
+	}
 }
 
 // cli runs salt/salt-run of the side's master kind (gsalt-* for gsalt).
@@ -257,6 +263,37 @@ func (s *virtSide) exercise(t *testing.T, d *virttest.Daemon) virtRun {
 	return r
 }
 
+// seededInit: Salt's runner generates the guest's key pair, pre-accepts
+// the public key on its master and hands both to the hypervisor's
+// virt.init (seed=True, the default); gsalt's seed.apply writes them and
+// the minion config into the guest's disk. Salt's purge deletes the key.
+func (s *virtSide) seededInit(t *testing.T) {
+	t.Helper()
+	if got := s.runner(t, "virt.init", "svm", "1", "128", "salt://images/seedable.qcow2", "hypervisor=qemu", "start=False"); got != "good" {
+		t.Fatalf("%s: seeded virt.init returned %v", s.name, got)
+	}
+	accepted, err := os.ReadFile(filepath.Join(s.base, "m", "pki", "minions", "svm"))
+	if err != nil {
+		t.Fatalf("%s: the runner did not pre-accept svm's key: %v", s.name, err)
+	}
+	disk := filepath.Join(s.images, "svm_system.qcow2")
+	if got := readImageFile(t, disk, "etc/salt/pki/minion/minion.pub"); strings.TrimSpace(got) != strings.TrimSpace(string(accepted)) {
+		t.Errorf("%s: the seeded minion.pub is not the key the master accepted:\n%s\n%s", s.name, got, accepted)
+	}
+	if got := readImageFile(t, disk, "etc/salt/pki/minion/minion.pem"); !strings.Contains(got, "PRIVATE KEY") {
+		t.Errorf("%s: no private key seeded: %q", s.name, got)
+	}
+	if got := readImageFile(t, disk, "etc/salt/minion"); !strings.Contains(got, "id: svm") {
+		t.Errorf("%s: seeded minion config %q has no id: svm", s.name, got)
+	}
+	if got := s.runner(t, "virt.purge", "svm"); got != "good" {
+		t.Fatalf("%s: virt.purge svm returned %v", s.name, got)
+	}
+	if _, err := os.Stat(filepath.Join(s.base, "m", "pki", "minions", "svm")); !os.IsNotExist(err) {
+		t.Errorf("%s: svm's key is still accepted after virt.purge: %v", s.name, err)
+	}
+}
+
 func asObj(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
@@ -286,7 +323,8 @@ func keysOf(m map[string]any) []string {
 
 // TestInteropVirtRunnerBothWays: (a) a real Salt 3006 salt-master's
 // salt-run virt.host_info / init start=False / list / query / purge drive
-// a gsalt-minion hypervisor; (b) gsalt-master's gsalt-run does the same to
+// a gsalt-minion hypervisor, and a seeded virt.init carries the key pair
+// Salt's runner made into the guest's disk; (b) gsalt-master's gsalt-run does the same to
 // a real salt-minion hypervisor running Salt's virt module
 // (python3-libvirt). Both hypervisors use one private libvirtd. The two
 // directions must see the same host data and the same guest.
@@ -309,10 +347,17 @@ func TestInteropVirtRunnerBothWays(t *testing.T) {
 	if out, err := exec.Command("qemu-img", "create", "-q", "-f", "qcow2", filepath.Join(roots, "images", "disk.qcow2"), "64M").CombinedOutput(); err != nil {
 		t.Fatalf("qemu-img: %v %s", err, out)
 	}
+	// A seedable image: one ext2 partition holding a (stand-in) minion.
+	imgRoot := t.TempDir()
+	writeFile(t, filepath.Join(imgRoot, "usr", "bin", "gsalt-minion"), "#!/bin/sh\n")
+	seedRaw := filepath.Join(t.TempDir(), "seed.raw")
+	virttest.BuildRaw(t, seedRaw, virttest.Image{Root: imgRoot, SizeMB: 16})
+	virttestRun(t, "qemu-img", "convert", "-O", "qcow2", seedRaw, filepath.Join(roots, "images", "seedable.qcow2"))
 
 	a := newVirtSide(t, "salt-master", src, bin, roots, d, true, false)
 	a.start(t)
 	ra := a.exercise(t, d)
+	a.seededInit(t)
 
 	b := newVirtSide(t, "gsalt-master", src, bin, roots, d, false, true)
 	b.start(t)
