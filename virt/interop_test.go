@@ -32,7 +32,6 @@ type virtSide struct {
 	pub, ret        int
 	saltMaster      bool
 	saltMinion      bool
-	run             func(t *testing.T, args ...string) (string, error)
 	src, bin, roots string
 }
 
@@ -96,7 +95,7 @@ func (s *virtSide) start(t *testing.T) {
 	} else {
 		startCmd(t, exec.Command(filepath.Join(s.bin, "gsalt-master"), "-c", s.masterConf, "-l", "warning"), filepath.Join(s.base, "master.out"))
 	}
-	waitUntil(t, s.name+": master listening", 90*time.Second, func() bool {
+	waitUntil(t, s.name+": master listening", 240*time.Second, func() bool {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.ret))
 		if err == nil {
 			_ = c.Close()
@@ -108,7 +107,7 @@ func (s *virtSide) start(t *testing.T) {
 	} else {
 		startCmd(t, exec.Command(filepath.Join(s.bin, "gsalt-minion"), "-c", s.minionConf, "-l", "warning"), filepath.Join(s.base, "minion.out"))
 	}
-	waitUntil(t, s.name+": hypervisor minion answers test.ping", 150*time.Second, func() bool {
+	waitUntil(t, s.name+": hypervisor minion answers test.ping", 360*time.Second, func() bool {
 		out, _ := s.cli(t, 60*time.Second, "salt", s.hv, "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, "true")
 	})
