@@ -1,23 +1,7 @@
 // Package runner is Salt's virt runner (salt/runners/virt.py) for
 // gsalt-master; it lives apart from package virt so that the minion side
 // does not link the master's runner registry and job cache.
-package runner
-
-import (
-	"context"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"time"
-
-	"github.com/gsalt/gsalt/master/runners"
-	"github.com/gsalt/gsalt/wire/crypt"
-	"github.com/gsalt/gsalt/wire/payload"
-)
-
+//
 // Runner functions (Salt's salt/runners/virt.py): hypervisors are the
 // minions with the grain virtual:physical; every action is a job on the
 // hypervisor that holds the guest.
@@ -38,8 +22,30 @@ import (
 //   - the host with the most free memory is chosen in minion id order when
 //     tied (Salt: in the order the answers arrive);
 //   - init and purge fire salt/cloud/<name>/creating|created and
-//     destroying|destroyed events (salt-cloud's tags; Salt's virt runner
-//     fires none).
+//     destroying|destroyed events (salt-cloud's tags; Salt 3006's virt
+//     runner fires none). Their data: name, host (the hypervisor), event
+//     (salt-cloud's text), and on created, destroying and destroyed macs,
+//     the guest's MAC addresses (virt.get_macs on the hypervisor after
+//     init; the NICs virt.full_info listed before purge), so a reactor
+//     can give the guest a DHCP/DNS reservation before it boots
+//     (examples/dnsmasq's reactor/cloud.sls). A failed init fires
+//     salt/cloud/<name>/failed with error.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/gsalt/gsalt/master/runners"
+	"github.com/gsalt/gsalt/wire/crypt"
+	"github.com/gsalt/gsalt/wire/payload"
+)
 
 // jobTimeout is the timeout Salt's runner gives virt.* jobs.
 const jobTimeout = 600 * time.Second
@@ -327,8 +333,31 @@ func runInit(ctx context.Context, c *runners.Call) (any, error) {
 		return failed(fmt.Sprint(payload.Text(ret)))
 	}
 	progress(c, "message", fmt.Sprintf("VM %s initialized on host %s", name, host))
-	fire(c, "salt/cloud/"+name+"/created", payload.NewMap("name", name, "host", host, "event", "created instance"))
+	fire(c, "salt/cloud/"+name+"/created", payload.NewMap("name", name, "host", host, "event", "created instance",
+		"macs", guestMACs(ctx, c, host, name)))
 	return "good", nil
+}
+
+// guestMACs is the hypervisor's virt.get_macs for the guest (an empty
+// list when it gives none).
+func guestMACs(ctx context.Context, c *runners.Call, host, name string) []any {
+	macs := []any{}
+	res, err := c.Env.RunJob(ctx, runners.Job{Tgt: host, Fun: "virt.get_macs", Arg: []any{name}, Timeout: jobTimeout})
+	if err != nil {
+		c.Log.Warn("virt.init: cannot read the guest's MAC addresses", "name", name, "err", err)
+		return macs
+	}
+	if r, ok := res.Returns[host]; ok {
+		v, _ := r.Get("return")
+		if l, ok := v.([]any); ok {
+			for _, m := range l {
+				if s, ok := m.(string); ok {
+					macs = append(macs, s)
+				}
+			}
+		}
+	}
+	return macs
 }
 
 // vmAction runs fun on the VM's hypervisor like reset/start/force_off/
@@ -394,12 +423,18 @@ func runPurge(ctx context.Context, c *runners.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	host, _ := findVM(name, data, ids)
+	host, info := findVM(name, data, ids)
 	if host == "" {
 		progress(c, "error", fmt.Sprintf("Failed to find VM %s to purge", name))
 		return "fail", nil
 	}
-	fire(c, "salt/cloud/"+name+"/destroying", payload.NewMap("name", name, "host", host, "event", "destroying instance"))
+	macs := []any{}
+	if nics := asMap(val(info, "nics")); nics != nil {
+		for _, it := range nics.Items() {
+			macs = append(macs, it.Key)
+		}
+	}
+	fire(c, "salt/cloud/"+name+"/destroying", payload.NewMap("name", name, "host", host, "event", "destroying instance", "macs", macs))
 	res, err := c.Env.RunJob(ctx, runners.Job{Tgt: host, Fun: "virt.purge", Arg: []any{name}, Timeout: jobTimeout})
 	if err != nil {
 		return fmt.Sprintf("Virtual machine %s could not be purged: %v", name, err), nil
@@ -416,7 +451,7 @@ func runPurge(ctx context.Context, c *runners.Call) (any, error) {
 		}
 	}
 	progress(c, "message", fmt.Sprintf("Purged VM %s", name))
-	fire(c, "salt/cloud/"+name+"/destroyed", payload.NewMap("name", name, "host", host, "event", "destroyed instance"))
+	fire(c, "salt/cloud/"+name+"/destroyed", payload.NewMap("name", name, "host", host, "event", "destroyed instance", "macs", macs))
 	return "good", nil
 }
 

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,7 @@ type fakeMaster struct {
 	initRet  any
 	jobs     []runners.Job
 	events   []string
+	data     []*payload.Map
 	deleted  []string
 	progress []string
 }
@@ -32,10 +34,11 @@ func (f *fakeMaster) Accepted() ([]string, error)           { return nil, nil }
 func (f *fakeMaster) Connected() (map[string]string, error) { return nil, nil }
 func (f *fakeMaster) Jobs() runners.JobCache                { return nil }
 func (f *fakeMaster) Opt(key string) (any, bool)            { return f.pki, key == "pki_dir" }
-func (f *fakeMaster) FireEvent(tag string, _ *payload.Map) error {
+func (f *fakeMaster) FireEvent(tag string, data *payload.Map) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.events = append(f.events, tag)
+	f.data = append(f.data, data)
 	return nil
 }
 func (f *fakeMaster) DeleteKey(id string) error {
@@ -58,6 +61,8 @@ func (f *fakeMaster) RunJob(_ context.Context, job runners.Job) (*runners.JobRes
 			}
 			res.Returns[id] = payload.NewMap("return", v, "retcode", int64(0))
 		}
+	case job.Fun == "virt.get_macs":
+		res.Returns[payload.Text(job.Tgt)] = payload.NewMap("return", []any{"52:54:00:12:34:56"}, "retcode", int64(0))
 	case job.Fun == "virt.init":
 		res.Returns[payload.Text(job.Tgt)] = payload.NewMap("return", f.initRet, "retcode", int64(0))
 	default:
@@ -69,7 +74,8 @@ func (f *fakeMaster) RunJob(_ context.Context, job runners.Job) (*runners.JobRes
 func hostInfo(freemem any, vms ...string) *payload.Map {
 	vi := payload.NewMap()
 	for _, v := range vms {
-		vi.Set(v, payload.NewMap("state", "running", "disks", payload.NewMap()))
+		vi.Set(v, payload.NewMap("state", "running", "disks", payload.NewMap(),
+			"nics", payload.NewMap("52:54:00:00:00:01", payload.NewMap("type", "bridge"))))
 	}
 	return payload.NewMap("freecpu", int64(4), "freemem", freemem, "node_info", payload.NewMap(), "vm_info", vi)
 }
@@ -110,7 +116,10 @@ func TestRunnerInitPicksHostAndPreAcceptsKey(t *testing.T) {
 	if got := runRunner(t, f, "virt.init", "vm1", int64(1), int64(256), "salt://images/tiny.qcow2"); got != "good" {
 		t.Fatalf("init: %v (progress %v)", got, f.progress)
 	}
-	initJob := f.jobs[len(f.jobs)-1]
+	initJob := f.jobs[len(f.jobs)-2]
+	if last := f.jobs[len(f.jobs)-1]; last.Fun != "virt.get_macs" || last.Tgt != "hv-b" {
+		t.Errorf("after virt.init: %+v, want virt.get_macs on hv-b", last)
+	}
 	if initJob.Fun != "virt.init" || initJob.Tgt != "hv-b" {
 		t.Fatalf("virt.init job %+v", initJob)
 	}
@@ -133,7 +142,10 @@ func TestRunnerInitPicksHostAndPreAcceptsKey(t *testing.T) {
 		t.Errorf("virt.init kwargs %v", kw)
 	}
 	if strings.Join(f.events, ",") != "salt/cloud/vm1/creating,salt/cloud/vm1/created" {
-		t.Errorf("events %v", f.events)
+		t.Fatalf("events %v", f.events)
+	}
+	if d := f.data[1]; d.Str("name") != "vm1" || d.Str("host") != "hv-b" || fmt.Sprint(d.List("macs")) != "[52:54:00:12:34:56]" {
+		t.Errorf("created event data %v", d)
 	}
 	if !strings.Contains(strings.Join(f.progress, "|"), "VM vm1 initialized on host hv-b") {
 		t.Errorf("progress %v", f.progress)
@@ -200,7 +212,10 @@ func TestRunnerPurgeAndActions(t *testing.T) {
 		t.Errorf("key not deleted: %v", err)
 	}
 	if strings.Join(f.events, ",") != "salt/cloud/old/destroying,salt/cloud/old/destroyed" {
-		t.Errorf("events %v", f.events)
+		t.Fatalf("events %v", f.events)
+	}
+	if d := f.data[1]; d.Str("name") != "old" || d.Str("host") != "hv-a" || fmt.Sprint(d.List("macs")) != "[52:54:00:00:00:01]" {
+		t.Errorf("destroyed event data %v", d)
 	}
 	l := runRunner(t, f, "virt.list").(*payload.Map)
 	if l.Map("hv-a") == nil || payload.Text(l.Map("hv-a").List("running")[0]) != "old" {

@@ -149,6 +149,9 @@ type dnsmasq struct {
 	pidFile   string
 	addnHosts string
 	dhcpHosts string
+	// hostsDir and dhcpHostsDir are the --hostsdir and --dhcp-hostsdir of
+	// the virt guests' reservations (dnsmasq.cloud).
+	hostsDir, dhcpHostsDir string
 	// dhcp tells whether DHCP is on (root only: it needs CAP_NET_ADMIN),
 	// so that dnsmasq reads the dhcp-hostsfile.
 	dhcp bool
@@ -160,16 +163,23 @@ type dnsmasq struct {
 func startDnsmasq(t testing.TB, dir string) *dnsmasq {
 	t.Helper()
 	d := &dnsmasq{
-		port:      freeDNSPort(t),
-		pidFile:   filepath.Join(dir, "dnsmasq.pid"),
-		addnHosts: filepath.Join(dir, "reservations.hosts"),
-		dhcpHosts: filepath.Join(dir, "reservations.dhcp"),
-		dhcp:      os.Geteuid() == 0,
-		log:       &syncBuffer{},
+		port:         freeDNSPort(t),
+		pidFile:      filepath.Join(dir, "dnsmasq.pid"),
+		addnHosts:    filepath.Join(dir, "reservations.hosts"),
+		dhcpHosts:    filepath.Join(dir, "reservations.dhcp"),
+		hostsDir:     filepath.Join(dir, "cloud.hosts.d"),
+		dhcpHostsDir: filepath.Join(dir, "cloud.dhcp.d"),
+		dhcp:         os.Geteuid() == 0,
+		log:          &syncBuffer{},
 	}
 	writeFile(t, d.addnHosts, "", 0o644)
 	writeFile(t, d.dhcpHosts, "", 0o644)
-	args := []string{"--keep-in-foreground", "--conf-file=/dev/null", "--listen-address=127.0.0.2", "--bind-interfaces",
+	for _, dir := range []string{d.hostsDir, d.dhcpHostsDir} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"--hostsdir=" + d.hostsDir, "--dhcp-hostsdir=" + d.dhcpHostsDir, "--keep-in-foreground", "--conf-file=/dev/null", "--listen-address=127.0.0.2", "--bind-interfaces",
 		"--port=" + strconv.Itoa(d.port), "--pid-file=" + d.pidFile, "--addn-hosts=" + d.addnHosts,
 		"--dhcp-hostsfile=" + d.dhcpHosts, "--no-resolv", "--no-hosts", "--log-facility=-"}
 	if d.dhcp {

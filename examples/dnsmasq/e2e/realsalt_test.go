@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,8 @@ func TestReservationsStateOnRealSalt(t *testing.T) {
 		"/etc/dnsmasq.reservations.hosts", dns.addnHosts,
 		"/etc/dnsmasq.reservations.dhcp", dns.dhcpHosts,
 		"/run/dnsmasq/dnsmasq.pid", dns.pidFile,
+		"/etc/dnsmasq.cloud.hosts.d", filepath.Join(dir, "cloud.hosts.d"),
+		"/etc/dnsmasq.cloud.dhcp.d", filepath.Join(dir, "cloud.dhcp.d"),
 		"  network.ip_addrs: []\n", "  network.ip_addrs:\n    - mine_function: grains.get\n    - vm_addrs\n",
 	).Replace(string(snippet))
 	writeFile(t, filepath.Join(conf, "minion.d", "dnsmasq-host.conf"), hostConf, 0o644)
@@ -77,4 +80,43 @@ func TestReservationsStateOnRealSalt(t *testing.T) {
 	applied(`pillar={"dnsmasq_exclude": ["golden"]}`)
 	dns.waitDig(t, "golden", "", 10*time.Second)
 	checkFile(t, dns.addnHosts, []string{})
+
+	// dnsmasq.cloud (reactor/cloud.sls on salt/cloud/<name>/created and
+	// destroyed): a guest's fixed address from its MAC, kept on re-runs,
+	// the next free one for the next guest, removed on destroy.
+	cloud := func(pillar string, wantChanges bool) {
+		t.Helper()
+		ret := call("state.apply", "dnsmasq.cloud", "pillar="+pillar)
+		states, ok := ret["local"].(map[string]any)
+		if !ok || len(states) != 3 {
+			t.Fatalf("state.apply dnsmasq.cloud %s: %v", pillar, ret)
+		}
+		changed := false
+		for id, v := range states {
+			st := v.(map[string]any)
+			if r, _ := st["result"].(bool); !r {
+				t.Fatalf("state %s failed: %v", id, v)
+			}
+			if ch, _ := st["changes"].(map[string]any); len(ch) > 0 {
+				changed = true
+			}
+		}
+		if changed != wantChanges {
+			t.Errorf("dnsmasq.cloud %s: changes %v, want %v: %v", pillar, changed, wantChanges, states)
+		}
+	}
+	cloud(`{"dnsmasq_cloud": {"name": "vm1", "mac": "52:54:00:00:00:01", "action": "add"}}`, true)
+	dns.waitDig(t, "vm1", "10.20.1.10", 10*time.Second)
+	cloud(`{"dnsmasq_cloud": {"name": "vm2", "mac": "52:54:00:00:00:02", "action": "add"}}`, true)
+	dns.waitDig(t, "vm2", "10.20.1.11", 10*time.Second)
+	cloud(`{"dnsmasq_cloud": {"name": "vm1", "mac": "52:54:00:00:00:01", "action": "add"}}`, false)
+	if got := readLines(t, filepath.Join(dns.dhcpHostsDir, "vm1")); !slices.Equal(got, []string{"52:54:00:00:00:01,10.20.1.10,vm1"}) {
+		t.Errorf("vm1's dhcp-hostsdir file: %q", got)
+	}
+	cloud(`{"dnsmasq_cloud": {"name": "vm1", "action": "remove"}}`, true)
+	dns.waitDig(t, "vm1", "", 10*time.Second)
+	dns.waitDig(t, "vm2", "10.20.1.11", 10*time.Second)
+	if strings.Contains(dns.log.String(), "bad ") {
+		t.Errorf("dnsmasq complained:\n%s", dns.log.String())
+	}
 }

@@ -154,6 +154,8 @@ func TestReservations(t *testing.T) {
 		"/etc/dnsmasq.reservations.hosts", dns.addnHosts,
 		"/etc/dnsmasq.reservations.dhcp", dns.dhcpHosts,
 		"/run/dnsmasq/dnsmasq.pid", dns.pidFile,
+		"/etc/dnsmasq.cloud.hosts.d", filepath.Join(dir, "cloud.hosts.d"),
+		"/etc/dnsmasq.cloud.dhcp.d", filepath.Join(dir, "cloud.dhcp.d"),
 	).Replace(string(snippet))
 	if strings.Contains(hostConf, "/etc/") || strings.Contains(hostConf, "/run/") {
 		t.Fatalf("a path of the minion.d file was not redirected:\n%s", hostConf)

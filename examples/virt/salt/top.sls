@@ -1,0 +1,4 @@
+base:
+  'virtual:physical':
+    - match: grain
+    - hypervisor
