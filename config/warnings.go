@@ -60,6 +60,8 @@ func isGsaltOption(k string) bool {
 	case "metrics_port", "metrics_host", "metrics_ready_share", "metrics_heartbeat_timeout", "nats",
 		"returner_spool_max_records", "returner_spool_max_bytes", "job_cache_recover", "gomemlimit":
 		return true
+	case "virt": // Salt's virt module reads virt:connection:uri etc. through config.get
+		return true
 	}
 	return strings.Contains(k, ".")
 }
