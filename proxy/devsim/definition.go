@@ -305,9 +305,10 @@ func templateFuncs() template.FuncMap {
 		"uptimeWords": func(d time.Duration) string {
 			return uptimeWords(d, ", ", "")
 		},
-		"since": uptimeSince,
-		"hms":   hms,
-		"join":  strings.Join,
+		"since":     uptimeSince,
+		"hms":       hms,
+		"join":      strings.Join,
+		"hasPrefix": func(prefix, s string) bool { return strings.HasPrefix(s, prefix) },
 		"json": func(v any) (string, error) {
 			b, err := json.Marshal(v)
 			return string(b), err
