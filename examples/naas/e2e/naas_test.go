@@ -328,6 +328,23 @@ func TestNetworkAsAService(t *testing.T) {
 		t.Errorf("/jobs/%s lacks sw3's state return: %.2000s", jid, s)
 	}
 
+	// The failed device's job: the replace failed, net.rollback ran.
+	jid = rep[badDevice].data["jid"].(string)
+	var bad struct {
+		Return []map[string]any `json:"return"`
+	}
+	if code := a.do(t, http.MethodGet, "/jobs/"+jid, nil, &bad); code != 200 || len(bad.Return) != 1 {
+		t.Fatalf("/jobs/%s: %d %v", jid, code, bad)
+	}
+	states, _ := bad.Return[0][badDevice].(map[string]any)
+	state := func(k string) map[string]any { m, _ := states[k].(map[string]any); return m }
+	if r := state("netconfig_|-naas_replace_|-r1_|-managed"); r["result"] != false {
+		t.Errorf("%s's replace: %v", badDevice, r)
+	}
+	if r := state("module_|-naas_rollback_|-naas_rollback_|-run"); r["result"] != true || r["__state_ran__"] != nil {
+		t.Errorf("%s's rollback: %v", badDevice, r)
+	}
+
 	// 3. The same intended configurations again for some devices: nothing
 	// to commit, and no other device is touched.
 	var again []string
