@@ -56,11 +56,14 @@ external_auth:
       - '@wheel'
     joe:
       - test.*
+    ann:
+      - test.*
+      - sys.list_functions
   sharedsecret:
     fred:
       - .*
 sharedsecret: s3cret
-netapi_enable_clients: [local, local_async, runner, runner_async, wheel]
+netapi_enable_clients: [local, local_async, local_subset, runner, runner_async, wheel]
 rest_cherrypy:
   port: 0
   disable_ssl: True

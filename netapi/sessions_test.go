@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/gsalt/gsalt/config"
 )
 
 // TestEnableSessions: rest_cherrypy:enable_sessions. On (the default),
@@ -78,11 +76,7 @@ func TestEnableSessions(t *testing.T) {
 // has it: {}. The listing runs with the caller's rights, so a user whose
 // ACL lacks sys.list_functions is refused.
 func TestLocalSubset(t *testing.T) {
-	e := startAPICfg(t, func(cfg *config.Master) {
-		cfg.Opts.Set("netapi_enable_clients", []any{"local", "local_subset"})
-		ea := cfg.Opts.Map("external_auth")
-		ea["auto"].(map[string]any)["ann"] = []any{map[string]any{"m1": []any{"test.*", "sys.list_functions"}}}
-	})
+	e := startAPI(t)
 	ann := e.login("ann", "auto", "x")
 	joe := e.login("joe", "auto", "x")
 	for _, tc := range []struct {
