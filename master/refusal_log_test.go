@@ -80,6 +80,15 @@ func TestRefusalsLogged(t *testing.T) {
 			t.Errorf("%s: not a warning:\n%s", tc.name, got)
 		}
 	}
+	// A refused publish that carries a jid is announced as Salt's
+	// salt/job/<jid>/error, without the credentials.
+	const jid = "20261127000000000001"
+	e.clear(e.publishReq("m1", "cmd.run", []any{"id"}, nil).Set("jid", jid).Set("kwargs", creds("fred", "pw-secret-3", "auto")))
+	ev := e.waitEvent("salt/job/" + jid + "/error")
+	if ev.Data.Map("error").Str("name") != "AuthorizationError" || ev.Data.Str("fun") != "cmd.run" ||
+		ev.Data.Map("kwargs").Str("username") != "fred" || ev.Data.Map("kwargs").Has("password") {
+		t.Errorf("salt/job/%s/error: %v", jid, ev.Data)
+	}
 	if s := buf.String(); strings.Contains(s, "pw-secret") {
 		t.Errorf("a password reached the log:\n%s", s)
 	}
