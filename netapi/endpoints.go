@@ -170,6 +170,7 @@ func (s *Server) logout(r *http.Request) (any, error) {
 	if _, err := s.authenticate(r); err != nil {
 		return nil, err
 	}
+	s.tokens.drop(s.sessionToken(r))
 	return &logoutAnswer{body: payload.NewMap("return", "Your token has been cleared")}, nil
 }
 

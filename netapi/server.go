@@ -38,6 +38,7 @@ type Server struct {
 	start  time.Time
 
 	requests atomic.Int64
+	tokens   *tokenCache
 	// reqs counts requests for /metrics (RegisterHealth).
 	reqs atomic.Pointer[prometheus.CounterVec]
 }
@@ -54,7 +55,7 @@ func New(cfg *config.Master, opts Options, log, access *slog.Logger) *Server {
 	// Requests carry tokens or eauth credentials, never the root key.
 	c.Key = ""
 	c.User = "salt-api"
-	return &Server{opts: opts, cfg: cfg, client: c, log: log, access: access, start: time.Now()}
+	return &Server{opts: opts, cfg: cfg, client: c, log: log, access: access, start: time.Now(), tokens: newTokenCache(nil)}
 }
 
 // httpError is an HTTP status with a message, rendered like CherryPy's
@@ -477,6 +478,9 @@ func (s *Server) authenticate(r *http.Request) (*payload.Map, error) {
 	if _, err := hex.DecodeString(tok); err != nil {
 		return nil, herr(http.StatusUnauthorized, "Invalid token")
 	}
+	if td := s.tokens.get(tok); td != nil {
+		return td, nil
+	}
 	td, err := s.getToken(r.Context(), tok)
 	if err != nil {
 		return nil, err
@@ -484,6 +488,7 @@ func (s *Server) authenticate(r *http.Request) (*payload.Map, error) {
 	if td == nil || td.Str("token") == "" {
 		return nil, herr(http.StatusUnauthorized, "")
 	}
+	s.tokens.put(tok, td)
 	return td, nil
 }
 
