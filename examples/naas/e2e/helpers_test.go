@@ -12,15 +12,12 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
-
-	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // vectorsDir holds the repository's test keys.
@@ -248,26 +245,6 @@ func tail(s string, n int) string {
 }
 
 var devsimLine = regexp.MustCompile(`devices on 127\.0\.0\.1:(\d+) \.\. 127\.0\.0\.1:(\d+)`)
-
-// devsimPorts waits for gsalt-devsim's banner and returns the first and
-// last device's ports.
-func devsimPorts(t *testing.T, p *proc) (int, int) {
-	t.Helper()
-	var a, b int
-	testutil.Eventually(t, 30*time.Second, func() bool {
-		if p.exited() {
-			t.Fatalf("gsalt-devsim exited:\n%s", readFile(t, p.log))
-		}
-		m := devsimLine.FindStringSubmatch(readFile(t, p.log))
-		if m == nil {
-			return false
-		}
-		a, _ = strconv.Atoi(m[1])
-		b, _ = strconv.Atoi(m[2])
-		return true
-	}, "gsalt-devsim's banner")
-	return a, b
-}
 
 // runningConfig reads a simulated device's running configuration over
 // SSH ("show running-config" on an exec channel), without IOS's

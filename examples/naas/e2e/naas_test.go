@@ -111,13 +111,7 @@ func TestNetworkAsAService(t *testing.T) {
 	dir := shortDir(t)
 	bin := buildTools(t, dir)
 
-	base := freeRange(t, n)
-	sim := startProc(t, dir, "gsalt-devsim", filepath.Join(bin, "gsalt-devsim"), "--devices", strconv.Itoa(n),
-		"--base-port", strconv.Itoa(base), "--platform", "ios", "--user", "admin", "--password", "admin")
-	first, last := devsimPorts(t, sim)
-	if first != base || last-first != n-1 {
-		t.Fatalf("gsalt-devsim ports %d..%d for %d devices from %d", first, last, n, base)
-	}
+	first := startDevsim(t, dir, bin, n)
 
 	// The master: the example's master.d file with its paths, eauth
 	// backend and port moved onto the test's; its pillar with the test's
@@ -369,6 +363,33 @@ func TestNetworkAsAService(t *testing.T) {
 			t.Errorf("r2: %s %s %v", id, e.outcome, e.data)
 		}
 	}
+}
+
+// startDevsim starts gsalt-devsim with n IOS devices on consecutive
+// ports and returns the first; a port taken between the check and the
+// start makes it exit, and it is tried again on another range.
+func startDevsim(t *testing.T, dir, bin string, n int) int {
+	t.Helper()
+	for attempt := range 3 {
+		base := freeRange(t, n)
+		sim := startProc(t, dir, fmt.Sprintf("gsalt-devsim-%d", attempt), filepath.Join(bin, "gsalt-devsim"), "--devices", strconv.Itoa(n),
+			"--base-port", strconv.Itoa(base), "--platform", "ios", "--user", "admin", "--password", "admin")
+		var m []string
+		testutil.Eventually(t, 60*time.Second, func() bool {
+			m = devsimLine.FindStringSubmatch(readFile(t, sim.log))
+			return m != nil || sim.exited()
+		}, "gsalt-devsim's banner")
+		if m == nil {
+			t.Logf("gsalt-devsim exited (attempt %d): %s", attempt+1, tail(readFile(t, sim.log), 500))
+			continue
+		}
+		if m[1] != strconv.Itoa(base) || m[2] != strconv.Itoa(base+n-1) {
+			t.Fatalf("gsalt-devsim ports %s..%s for %d devices from %d", m[1], m[2], n, base)
+		}
+		return base
+	}
+	t.Fatal("gsalt-devsim did not start")
+	return 0
 }
 
 type report struct {
