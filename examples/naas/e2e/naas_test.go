@@ -196,14 +196,14 @@ func TestNetworkAsAService(t *testing.T) {
 		t.Fatalf("hook: %d %+v", code, hook)
 	}
 	answered := time.Now()
-	evs := events.wait(t, "request r1's end", testutil.Scale(5*time.Minute), func(evs []sseEvent) bool {
+	events.wait(t, "request r1's end", testutil.Scale(5*time.Minute), func(evs []sseEvent) bool {
 		return slices.ContainsFunc(evs, func(e sseEvent) bool {
 			return e.Tag == "naas/request/r1/done" || e.Tag == "naas/request/r1/failed"
 		})
 	})
 	// The per-device reports come from the reactor after the state
 	// results: wait for all of them.
-	evs = events.wait(t, "a report for every device", testutil.Scale(time.Minute), func(evs []sseEvent) bool {
+	evs := events.wait(t, "a report for every device", testutil.Scale(time.Minute), func(evs []sseEvent) bool {
 		return len(reports(evs, "r1")) == n
 	})
 	var end sseEvent
