@@ -53,6 +53,7 @@ bench: build
 	./scripts/bench-cp.sh $${CP_MIB:-1024}
 	./scripts/bench-fleet.sh $${FLEET:-3000}
 	./scripts/bench-virt.sh
+	./scripts/bench-api.sh $${API_SWARM:-1000}
 	./scripts/bench-table.sh
 
 # Production faults against real processes (issue 13): master SIGKILL during

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"time"
 
@@ -117,6 +118,74 @@ func (s *Server) local(ctx context.Context, chunk *payload.Map, client string) (
 	}
 	timeout := chunkInt(chunk, "timeout", s.cfg.Timeout)
 	p := saltcli.PubArgs{Tgt: tgt, Fun: fun, Arg: arg, TgtType: tgtType, Ret: chunk.Str("ret"), Timeout: timeout, Kwargs: kwargs}
+	if client == "local_subset" {
+		var err error
+		if p, err = s.subset(ctx, chunk, p); err != nil {
+			return nil, err
+		}
+		if l, _ := p.Tgt.([]any); len(l) == 0 {
+			return payload.NewMap(), nil
+		}
+	}
+	return s.publish(ctx, chunk, client, p, timeout)
+}
+
+// subset is LocalClient.cmd_subset's choice of minions: sys.list_functions
+// on the target (with the caller's credentials, so the ACL must allow it),
+// the answering minions shuffled, the first "subset" (or legacy "sub",
+// default 3) of them that have the function; p is returned aimed at them
+// as a list (empty when none has it).
+func (s *Server) subset(ctx context.Context, chunk *payload.Map, p saltcli.PubArgs) (saltcli.PubArgs, error) {
+	n := 3
+	kw := p.Kwargs.Clone()
+	for _, k := range []string{"subset", "sub"} {
+		if v, ok := kw.Get(k); ok {
+			i, ok := payload.AsInt(v)
+			if !ok {
+				return p, herr(http.StatusBadRequest, fmt.Sprintf("%s must be an integer", k))
+			}
+			n = int(i)
+			kw.Delete(k)
+		}
+	}
+	list := p
+	list.Fun, list.Arg, list.Kwargs = "sys.list_functions", nil, kw
+	plain := chunk.Clone()
+	plain.Delete("full_return")
+	rets, err := s.publish(ctx, plain, "local", list, p.Timeout)
+	if err != nil {
+		return p, err
+	}
+	rm, _ := rets.(*payload.Map)
+	var ids []string
+	if rm != nil {
+		for _, it := range rm.Items() {
+			ids = append(ids, payload.KeyString(it.Key))
+		}
+	}
+	rand.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	fun := payload.Text(p.Fun)
+	chosen := []any{}
+	for _, id := range ids {
+		if len(chosen) >= n {
+			break
+		}
+		fl, _ := rm.Get(id)
+		l, _ := fl.([]any)
+		for _, f := range l {
+			if payload.Text(f) == fun {
+				chosen = append(chosen, id)
+				break
+			}
+		}
+	}
+	p.Tgt, p.TgtType, p.Kwargs = chosen, "list", kw
+	return p, nil
+}
+
+// publish runs one publication: local_async and local_batch answer with
+// the jid and the expected minions, the others wait for the returns.
+func (s *Server) publish(ctx context.Context, chunk *payload.Map, client string, p saltcli.PubArgs, timeout int) (any, error) {
 	if client == "local_async" || client == "local_batch" {
 		pd, err := s.client.Publish(ctx, p, discard{})
 		if err != nil {

@@ -170,6 +170,7 @@ func (s *Server) logout(r *http.Request) (any, error) {
 	if _, err := s.authenticate(r); err != nil {
 		return nil, err
 	}
+	s.tokens.drop(s.sessionToken(r))
 	return &logoutAnswer{body: payload.NewMap("return", "Your token has been cleared")}, nil
 }
 
@@ -266,13 +267,16 @@ func (s *Server) jobs(r *http.Request) (any, error) {
 	if jid == "" {
 		return payload.NewMap("return", []any{ret}), nil
 	}
+	// As rest_cherrypy: info is the whole job (Result included), return
+	// each minion's bare return.
 	job, _ := ret.(*payload.Map)
-	var rets any = payload.NewMap()
+	rets := payload.NewMap()
 	if job != nil {
-		if v, ok := job.Get("Result"); ok {
-			rets = v
-			job = job.Clone()
-			job.Delete("Result")
+		if res := job.Map("Result"); res != nil {
+			for _, it := range res.Items() {
+				m, _ := it.Value.(*payload.Map)
+				rets.SetKey(it.Key, mustGet(m, "return"))
+			}
 		}
 	}
 	return payload.NewMap("info", []any{job}, "return", []any{rets}), nil

@@ -56,11 +56,14 @@ external_auth:
       - '@wheel'
     joe:
       - test.*
+    ann:
+      - test.*
+      - sys.list_functions
   sharedsecret:
     fred:
       - .*
 sharedsecret: s3cret
-netapi_enable_clients: [local, local_async, runner, runner_async, wheel]
+netapi_enable_clients: [local, local_async, local_subset, runner, runner_async, wheel]
 rest_cherrypy:
   port: 0
   disable_ssl: True
@@ -263,9 +266,25 @@ func TestAPIEndToEnd(t *testing.T) {
 	if code != 200 || !strings.Contains(string(b), `"kernel":"Linux"`) {
 		t.Fatalf("GET /minions/m1: %d %s", code, b)
 	}
-	code, _, b = e.do("GET", "/jobs/"+jid, tok, "", nil)
-	if code != 200 || !strings.Contains(string(b), `"info":[`) {
-		t.Fatalf("GET /jobs/jid: %d %s", code, b)
+	// rest_cherrypy's /jobs/<jid>: info keeps the job's Result, return
+	// has each minion's bare return (polled until m1's return is stored).
+	var jr struct {
+		Info []struct {
+			Result map[string]map[string]any `json:"Result"`
+		} `json:"info"`
+		Return []map[string]any `json:"return"`
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		code, _, b = e.do("GET", "/jobs/"+jid, tok, "", nil)
+		if code != 200 || json.Unmarshal(b, &jr) != nil || len(jr.Info) != 1 || len(jr.Return) != 1 {
+			t.Fatalf("GET /jobs/jid: %d %s", code, b)
+		}
+		if jr.Info[0].Result["m1"] != nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if jr.Info[0].Result["m1"]["return"] != true || jr.Return[0]["m1"] != true {
+		t.Fatalf("GET /jobs/jid: %s", b)
 	}
 	code, _, b = e.do("POST", "/", tok, "", []any{map[string]any{"client": "wheel_async", "fun": "key.list_all"}})
 	if code != 400 || !strings.Contains(string(b), "Client disabled: &#39;wheel_async&#39;") && !strings.Contains(string(b), "Client disabled") {

@@ -40,12 +40,17 @@ type Options struct {
 	App, AppPath string
 	// Static is rest_cherrypy:static, a directory served at StaticPath.
 	Static, StaticPath string
+	// EnableSessions is rest_cherrypy:enable_sessions (default true). When
+	// false, as in salt-api, /login, /logout, /minions and /jobs do not
+	// exist (404) and no session cookie is set or read: tokens travel in
+	// the X-Auth-Token header (from /token) or in the lowstate (/run).
+	EnableSessions bool
 }
 
 // OptionsFrom reads rest_cherrypy and netapi_enable_clients from cfg.
 func OptionsFrom(cfg *config.Master) (Options, error) {
 	o := Options{Host: "0.0.0.0", Port: 8000, RootPrefix: "/", WebhookURL: "/hook", AppPath: "/app", StaticPath: "/static",
-		MaxRequestBody: 1 << 20, ExpireResponses: true, ReadTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
+		MaxRequestBody: 1 << 20, ExpireResponses: true, EnableSessions: true, ReadTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	raw, _ := cfg.Opts.Get("rest_cherrypy")
 	rc, _ := raw.(map[string]any)
 	if raw != nil && rc == nil {
@@ -93,6 +98,7 @@ func OptionsFrom(cfg *config.Master) (Options, error) {
 	boolean("webhook_disable_auth", &o.WebhookDisableAuth)
 	boolean("stats_disable_auth", &o.StatsDisableAuth)
 	boolean("expire_responses", &o.ExpireResponses)
+	boolean("enable_sessions", &o.EnableSessions)
 	if n, ok, err := num("port"); err != nil {
 		return o, err
 	} else if ok {

@@ -177,7 +177,7 @@ func TestGoldenAgainstSaltAPI(t *testing.T) {
 
 	toks := map[*apiEnv]map[string]string{}
 	for _, e := range []*apiEnv{salt, g} {
-		toks[e] = map[string]string{"fred": e.login("fred", "auto", "x"), "joe": e.login("joe", "auto", "x")}
+		toks[e] = map[string]string{"fred": e.login("fred", "auto", "x"), "joe": e.login("joe", "auto", "x"), "ann": e.login("ann", "auto", "x")}
 	}
 	type req struct {
 		name, method, path, user, ctype string
@@ -195,6 +195,10 @@ func TestGoldenAgainstSaltAPI(t *testing.T) {
 		{"local test.arg kwarg", "POST", "/", "fred", "", low(map[string]any{"client": "local", "tgt": "m1", "fun": "test.arg", "arg": []any{"a", 1}, "kwarg": map[string]any{"k": "v"}}), true},
 		{"local no minions", "POST", "/", "fred", "", low(map[string]any{"client": "local", "tgt": "nobody", "fun": "test.ping"}), true},
 		{"local_async", "POST", "/", "fred", "", low(map[string]any{"client": "local_async", "tgt": "m1", "fun": "test.ping"}), true},
+		{"local_subset", "POST", "/", "ann", "", low(map[string]any{"client": "local_subset", "tgt": "*", "fun": "test.ping", "subset": 1}), true},
+		{"local_subset legacy sub", "POST", "/", "ann", "", low(map[string]any{"client": "local_subset", "tgt": "m1", "fun": "test.echo", "arg": "s", "sub": 2}), true},
+		{"local_subset nobody has it", "POST", "/", "ann", "", low(map[string]any{"client": "local_subset", "tgt": "*", "fun": "test.nosuch"}), true},
+		{"local_subset without sys.list_functions", "POST", "/", "fred", "", low(map[string]any{"client": "local_subset", "tgt": "m1", "fun": "test.ping"}), false},
 		{"two chunks", "POST", "/", "fred", "", []any{map[string]any{"client": "local", "tgt": "m1", "fun": "test.ping"}, map[string]any{"client": "local", "tgt": "m1", "fun": "test.echo", "arg": "x"}}, true},
 		{"wheel key.list_all", "POST", "/", "fred", "", low(map[string]any{"client": "wheel", "fun": "key.list_all"}), true},
 		{"runner async", "POST", "/", "fred", "", low(map[string]any{"client": "runner_async", "fun": "manage.present"}), true},

@@ -38,6 +38,7 @@ type Server struct {
 	start  time.Time
 
 	requests atomic.Int64
+	tokens   *tokenCache
 	// reqs counts requests for /metrics (RegisterHealth).
 	reqs atomic.Pointer[prometheus.CounterVec]
 }
@@ -54,7 +55,7 @@ func New(cfg *config.Master, opts Options, log, access *slog.Logger) *Server {
 	// Requests carry tokens or eauth credentials, never the root key.
 	c.Key = ""
 	c.User = "salt-api"
-	return &Server{opts: opts, cfg: cfg, client: c, log: log, access: access, start: time.Now()}
+	return &Server{opts: opts, cfg: cfg, client: c, log: log, access: access, start: time.Now(), tokens: newTokenCache(nil)}
 }
 
 // httpError is an HTTP status with a message, rendered like CherryPy's
@@ -73,13 +74,17 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	p := strings.TrimRight(s.opts.RootPrefix, "/")
 	mux.HandleFunc(p+"/", s.wrap(s.root))
-	mux.HandleFunc(p+"/login", s.wrap(s.login))
-	mux.HandleFunc(p+"/logout", s.wrap(s.logout))
+	// Without sessions salt-api leaves out the endpoints built on them
+	// (their paths fall through to the root handler's 404).
+	if s.opts.EnableSessions {
+		mux.HandleFunc(p+"/login", s.wrap(s.login))
+		mux.HandleFunc(p+"/logout", s.wrap(s.logout))
+		mux.HandleFunc(p+"/minions", s.wrap(s.minions))
+		mux.HandleFunc(p+"/minions/", s.wrap(s.minions))
+		mux.HandleFunc(p+"/jobs", s.wrap(s.jobs))
+		mux.HandleFunc(p+"/jobs/", s.wrap(s.jobs))
+	}
 	mux.HandleFunc(p+"/token", s.wrap(s.tokenEP))
-	mux.HandleFunc(p+"/minions", s.wrap(s.minions))
-	mux.HandleFunc(p+"/minions/", s.wrap(s.minions))
-	mux.HandleFunc(p+"/jobs", s.wrap(s.jobs))
-	mux.HandleFunc(p+"/jobs/", s.wrap(s.jobs))
 	mux.HandleFunc(p+"/run", s.wrap(s.run))
 	mux.HandleFunc(p+"/events", s.events)
 	mux.HandleFunc(p+"/keys", s.keys)
@@ -448,11 +453,14 @@ func lowstate(v any) ([]*payload.Map, error) {
 	return out, nil
 }
 
-// sessionToken returns the token of the request (X-Auth-Token header or
-// session_id cookie).
-func sessionToken(r *http.Request) string {
+// sessionToken returns the token of the request (X-Auth-Token header or,
+// with sessions, the session_id cookie).
+func (s *Server) sessionToken(r *http.Request) string {
 	if t := r.Header.Get("X-Auth-Token"); t != "" {
 		return t
+	}
+	if !s.opts.EnableSessions {
+		return ""
 	}
 	if c, err := r.Cookie("session_id"); err == nil {
 		return c.Value
@@ -463,12 +471,15 @@ func sessionToken(r *http.Request) string {
 // authenticate checks the request's token with the master (get_token);
 // it returns the token data or a 401.
 func (s *Server) authenticate(r *http.Request) (*payload.Map, error) {
-	tok := sessionToken(r)
+	tok := s.sessionToken(r)
 	if tok == "" {
 		return nil, herr(http.StatusUnauthorized, "")
 	}
 	if _, err := hex.DecodeString(tok); err != nil {
 		return nil, herr(http.StatusUnauthorized, "Invalid token")
+	}
+	if td := s.tokens.get(tok); td != nil {
+		return td, nil
 	}
 	td, err := s.getToken(r.Context(), tok)
 	if err != nil {
@@ -477,6 +488,7 @@ func (s *Server) authenticate(r *http.Request) (*payload.Map, error) {
 	if td == nil || td.Str("token") == "" {
 		return nil, herr(http.StatusUnauthorized, "")
 	}
+	s.tokens.put(tok, td)
 	return td, nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/netapi"
 )
 
@@ -22,10 +23,20 @@ import (
 // rest_cherrypy options changed by edit (when not nil) before gsalt-api
 // reads them.
 func startAPIWith(t *testing.T, edit func(rc map[string]any)) *apiEnv {
+	return startAPICfg(t, func(cfg *config.Master) {
+		if edit != nil {
+			raw, _ := cfg.Opts.Get("rest_cherrypy")
+			edit(raw.(map[string]any))
+		}
+	})
+}
+
+// startAPICfg is startAPIWith with the whole master configuration to
+// change (edit may be nil).
+func startAPICfg(t *testing.T, edit func(cfg *config.Master)) *apiEnv {
 	cfg, _, _ := startMasterMinion(t)
 	if edit != nil {
-		raw, _ := cfg.Opts.Get("rest_cherrypy")
-		edit(raw.(map[string]any))
+		edit(cfg)
 	}
 	o, err := netapi.OptionsFrom(cfg)
 	if err != nil {

@@ -102,10 +102,46 @@ func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOpti
 	if o.Notice == nil {
 		o.Notice = io.Discard
 	}
-	minions := newSet(pd.Minions...)
+	minions := newSet()
 	found := newSet()
 	missing := newSet()
 	minionTimeouts := map[string]time.Time{}
+	// pending counts the expected minions that have not returned, kept up
+	// to date as the sets change (recounting per event was quadratic in
+	// the number of minions); a minion's timeout starts when it becomes
+	// pending.
+	pending := 0
+	addMinion := func(id string) {
+		if minions.has[id] {
+			return
+		}
+		minions.add(id)
+		if !found.has[id] {
+			pending++
+			if _, ok := minionTimeouts[id]; !ok {
+				minionTimeouts[id] = time.Now().Add(o.Timeout)
+			}
+		}
+	}
+	removeMinion := func(id string) {
+		if minions.has[id] {
+			minions.remove(id)
+			if !found.has[id] {
+				pending--
+			}
+		}
+	}
+	addFound := func(id string) {
+		if !found.has[id] {
+			found.add(id)
+			if minions.has[id] {
+				pending--
+			}
+		}
+	}
+	for _, id := range pd.Minions {
+		addMinion(id)
+	}
 	timeoutAt := time.Now().Add(o.Timeout)
 	running := true
 	jinfoJID := ""
@@ -125,7 +161,7 @@ func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOpti
 			}
 			if l, ok := d.Get("minions"); ok {
 				for _, id := range stringList(asList(l)) {
-					minions.add(id)
+					addMinion(id)
 				}
 				if ms, ok := d.Get("missing"); ok {
 					for _, id := range stringList(asList(ms)) {
@@ -139,7 +175,7 @@ func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOpti
 				return nil
 			}
 			id := d.Str("id")
-			found.add(id)
+			addFound(id)
 			data := payload.NewMap("ret", ret)
 			for _, k := range []string{"out", "retcode", "jid"} {
 				if v, ok := d.Get(k); ok {
@@ -151,12 +187,12 @@ func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOpti
 			id := d.Str("id")
 			if rc, ok := d.Int("retcode"); ok && rc > 0 {
 				c.Logger.Error("saltutil returning errors on minion " + id)
-				minions.remove(id)
+				removeMinion(id)
 				return nil
 			}
 			if l, ok := d.Get("minions"); ok {
 				for _, m := range stringList(asList(l)) {
-					minions.add(m)
+					addMinion(m)
 				}
 				return nil
 			}
@@ -178,22 +214,17 @@ func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOpti
 				c.Logger.Error("unexpected return from minion", "id", id)
 				return nil
 			}
-			minions.add(id)
+			addMinion(id)
 			minionTimeouts[id] = time.Now().Add(o.Timeout)
 			running = true
 		}
 		return nil
 	}
 	for {
-		if len(minions.minus(found)) == 0 {
+		if pending == 0 {
 			break
 		}
 		now := time.Now()
-		for _, id := range minions.minus(found) {
-			if _, ok := minionTimeouts[id]; !ok {
-				minionTimeouts[id] = now.Add(o.Timeout)
-			}
-		}
 		if now.After(timeoutAt) && running {
 			outstanding := minions.minus(found)
 			tgt := make([]any, len(outstanding))

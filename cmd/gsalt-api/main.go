@@ -1,6 +1,7 @@
 // Command gsalt-api serves Salt's rest_cherrypy HTTP API (salt-api) in
 // front of the master, configured by the rest_cherrypy section of the
-// master config file.
+// master config file. GSALT_PPROF=ADDR (loopback) serves Go's pprof
+// profiles there.
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/health"
+	"github.com/gsalt/gsalt/internal/pprofenv"
 	"github.com/gsalt/gsalt/netapi"
 )
 
@@ -45,6 +47,11 @@ func main() {
 				lvl = slog.LevelWarn
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+			_, stopPprof, err := pprofenv.Start(log)
+			if err != nil {
+				return err
+			}
+			defer stopPprof()
 			access := log
 			if o.AccessLog != "" {
 				f, err := os.OpenFile(o.AccessLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)

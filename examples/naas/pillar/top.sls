@@ -1,0 +1,4 @@
+base:
+  '*':
+    - naas.site
+    - naas.device
