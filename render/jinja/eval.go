@@ -167,10 +167,11 @@ func (r *Runtime) importGlobal(v any) any {
 
 func (r *Runtime) newRootFrame(t *Template, vars *payload.Map) *frame {
 	g := r.globalsFrame(t, vars)
-	ctx := &frame{vars: map[string]any{}, parent: g}
+	ctx := &frame{vars: map[string]any{}, parent: g, rt: r}
 	if vars != nil {
+		ctx.lazy = make(map[string]any, vars.Len())
 		for _, it := range vars.Items() {
-			ctx.vars[payload.KeyString(it.Key)] = r.importGlobal(it.Value)
+			ctx.lazy[payload.KeyString(it.Key)] = it.Value
 		}
 	}
 	root := &frame{vars: map[string]any{}, parent: ctx, root: true, tmpl: t}
