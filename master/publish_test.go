@@ -319,7 +319,7 @@ func TestConcurrentPublishSerialOrder(t *testing.T) {
 	if len(msgs) != n-1 {
 		t.Fatalf("published %d messages, want %d", len(msgs), n-1)
 	}
-	var last int64
+	last := int64(n) // the old key's serials go on from the first part
 	seenNew := false
 	for i, msg := range msgs {
 		_, s, err := message.OpenPublish(old, nil, msg[len(msg)-1], payload.DefaultLimits)
