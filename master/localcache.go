@@ -36,7 +36,12 @@ func (m *Master) jobDir(jid string) string {
 // mirrorLoad writes the local_cache files of a published job.
 func (m *Master) mirrorLoad(jid string, load *payload.Map, minions []string) error {
 	dir := m.jobDir(jid)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// One mkdir for a new jid; the parents only when they are missing.
+	if err := os.Mkdir(dir, 0o755); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	} else if err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "jid"), []byte(jid), 0o644); err != nil {

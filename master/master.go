@@ -152,9 +152,14 @@ type Master struct {
 	publishPort int
 	clientKeys  map[string]string
 
-	sess   atomic.Pointer[session]
-	pubMu  sync.Mutex // serialises serial allocation, encryption and sending
-	serial message.Counter
+	sess atomic.Pointer[session]
+	// pubMu serialises serial allocation and the order of publishes:
+	// each publish takes a serial and a place in line (pubTail) under it,
+	// encrypts and signs outside it (several publishes sign at once on
+	// their own goroutines) and sends when the publish before it has.
+	pubMu   sync.Mutex
+	pubTail chan struct{} // closed when the last publish in line is sent
+	serial  message.Counter
 
 	matcher  *target.Matcher
 	data     *dataCache
@@ -286,6 +291,10 @@ func (m *Master) newSession() error {
 // minion so that they do so at once.
 func (m *Master) Rotate() error {
 	m.pubMu.Lock()
+	// Publishes already in line go out with the old key first.
+	if m.pubTail != nil {
+		<-m.pubTail
+	}
 	err := m.newSession()
 	if err == nil {
 		m.serial.Reset()

@@ -10,9 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/wire/crypt"
+	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -253,5 +256,87 @@ func TestLocalCacheMirror(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatal("old job kept")
+	}
+}
+
+// TestConcurrentPublishSerialOrder: publishes from many goroutines sign
+// in parallel but leave in serial order (1, 2, 3, ...), every one signed;
+// a rotation in the middle lets the publishes already in line go out
+// with the old key first, and later ones carry the new key from serial 1.
+func TestConcurrentPublishSerialOrder(t *testing.T) {
+	e := newEnv(t, "")
+	tm := e.login("minion1", "m1")
+	e.drain()
+	e.pub.reset()
+	const n = 40
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m1", Fun: "test.ping"}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	msgs := e.pub.all()
+	if len(msgs) != n {
+		t.Fatalf("published %d messages, want %d", len(msgs), n)
+	}
+	for i, msg := range msgs {
+		if _, s := e.openPublish(tm.sess, msg); s != int64(i+1) {
+			t.Fatalf("message %d has serial %d", i, s)
+		}
+	}
+
+	// Rotation racing with publishes: each message decrypts with exactly
+	// one of the two keys, old-key messages all come first, and serials
+	// increase within each key.
+	old := tm.sess
+	e.pub.reset()
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if i == n/2 {
+				if err := e.m.Rotate(); err != nil {
+					t.Error(err)
+				}
+				return
+			}
+			if _, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m1", Fun: "test.ping"}); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	newSess, err := crypt.NewCrypticle(e.m.SessionKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs = e.pub.all()
+	if len(msgs) != n-1 {
+		t.Fatalf("published %d messages, want %d", len(msgs), n-1)
+	}
+	last := int64(n) // the old key's serials go on from the first part
+	seenNew := false
+	for i, msg := range msgs {
+		_, s, err := message.OpenPublish(old, nil, msg[len(msg)-1], payload.DefaultLimits)
+		if err != nil {
+			_, s, err = message.OpenPublish(newSess, nil, msg[len(msg)-1], payload.DefaultLimits)
+			if err != nil {
+				t.Fatalf("message %d opens with neither key: %v", i, err)
+			}
+			if !seenNew {
+				seenNew, last = true, 0
+			}
+		} else if seenNew {
+			t.Fatalf("message %d uses the old key after a new-key message", i)
+		}
+		if s != last+1 {
+			t.Fatalf("message %d has serial %d after %d", i, s, last)
+		}
+		last = s
 	}
 }

@@ -104,7 +104,7 @@ func (m *Minion) requestLink(ctx context.Context, l *link, load *payload.Map, tr
 		if err != nil {
 			return nil, fmt.Errorf("minion: %s request: %w", load.Str("cmd"), err)
 		}
-		ret, err := message.OpenSendReply(s.crypticle, reply, nonce, wireLimits)
+		ret, err := message.OpenSendReplyInPlace(s.crypticle, reply, nonce, wireLimits)
 		if errors.Is(err, message.ErrDecrypt) && attempt < maxReauthPerRequest {
 			// A master restarted (again) between our re-auth and this
 			// request answers "bad load" once more: re-auth and send again,

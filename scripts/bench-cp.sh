@@ -9,6 +9,9 @@
 # file_buffer_size chunks, 1 MiB by default, one request each). Also
 # prints the CPU seconds master and minion spent per run.
 # PROFILE_DIR=DIR records both gsalt daemons with perf during the last run.
+# PPROF_DIR=DIR saves Go CPU profiles of both gsalt daemons over the first
+# PPROF_SECONDS (default 15) of the last run: DIR/cp-master.pprof and
+# DIR/cp-minion.pprof.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -96,10 +99,20 @@ measure() {
       perf record -F 499 -g -o "$PROFILE_DIR/cp-master.perf" -p "$mp" 2>/dev/null & pm=$!
       perf record -F 499 -g -o "$PROFILE_DIR/cp-minion.perf" -p "$np" 2>/dev/null & pn=$!
     fi
+    if [ -n "${PPROF_DIR:-}" ] && [ "$r" = "$runs" ] && [ "$name" = gsalt ]; then
+      mkdir -p "$PPROF_DIR"
+      curl -s -o "$PPROF_DIR/cp-master.pprof" "http://$pp_master/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cm=$!
+      curl -s -o "$PPROF_DIR/cp-minion.pprof" "http://$pp_minion/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cn=$!
+      if [ -n "${PPROF_TRACE:-}" ]; then
+        (sleep 2; curl -s -o "$PPROF_DIR/cp-minion.trace" "http://$pp_minion/debug/pprof/trace?seconds=2") &
+        (sleep 2; curl -s -o "$PPROF_DIR/cp-master.trace" "http://$pp_master/debug/pprof/trace?seconds=2") &
+      fi
+    fi
     t0=$(date +%s.%N)
     out=$("$@" cp1 cp.cache_file salt://big.bin --out json -t 600 2>&1 || true)
     t1=$(date +%s.%N)
     if [ -n "${pm:-}" ]; then kill -INT "$pm" "$pn"; wait "$pm" "$pn" 2>/dev/null || true; pm=; fi
+    if [ -n "${cm:-}" ]; then wait "$cm" "$cn" 2>/dev/null || true; cm=; fi
     local got; got=$(stat -c %s "$d/n/cache/files/base/big.bin" 2>/dev/null || echo 0)
     if [ "$got" != "$((mib << 20))" ]; then
       echo "bench-cp: $name: cached copy has $got bytes, not $((mib << 20)): $out" >&2
@@ -121,9 +134,11 @@ cpu_of() {
 }
 
 setup gsalt; d=$tmp/gsalt
-setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$d/daemons.log" 2>&1 & mp=$!; pids+=($mp)
+pp_master= pp_minion=
+if [ -n "${PPROF_DIR:-}" ]; then pp_master=127.0.0.1:$((20000 + RANDOM % 20000)); pp_minion=127.0.0.1:$((40000 + RANDOM % 20000)); fi
+GSALT_PPROF=$pp_master setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$d/daemons.log" 2>&1 & mp=$!; pids+=($mp)
 sleep 0.5
-setsid "$bin/gsalt-minion" -c "$d/etc/minion" -l error >>"$d/daemons.log" 2>&1 & np=$!; pids+=($np)
+GSALT_PPROF=$pp_minion setsid "$bin/gsalt-minion" -c "$d/etc/minion" -l error >>"$d/daemons.log" 2>&1 & np=$!; pids+=($np)
 wait_ping "$bin/gsalt" -c "$d/etc/master"
 measure gsalt "$mp" "$np" "$bin/gsalt" -c "$d/etc/master"
 g=$best

@@ -9,7 +9,9 @@
 # gsalt-master and, when GSALT_SALT_SRC is set, a real Salt 3006 master
 # (SALT_EVENTS events, default 1000: Salt's reactor is slow).
 # PROFILE_DIR=DIR records the gsalt-master with perf during the run
-# (perf report -i DIR/reactor-master.perf). NO_SALT=1 skips Salt.
+# (perf report -i DIR/reactor-master.perf). PPROF_DIR=DIR saves a Go CPU
+# profile of the gsalt-master (PPROF_SECONDS, default 15, from the first
+# event) as DIR/reactor-master.pprof. NO_SALT=1 skips Salt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -69,7 +71,9 @@ run() {
 field() { printf '%s\n' "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1==k {print $2}'; }
 
 d=$tmp/gsalt; setup "$d"
-setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$tmp/gsalt.log" 2>&1 & mp=$!; pids+=($mp)
+pp_addr=
+[ -n "${PPROF_DIR:-}" ] && pp_addr=127.0.0.1:$((20000 + RANDOM % 20000))
+GSALT_PPROF=$pp_addr setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$tmp/gsalt.log" 2>&1 & mp=$!; pids+=($mp)
 sleep 1
 setsid "$bin/gsalt-minion" -c "$d/etc/swarm" --swarm "$n" -l quiet >>"$tmp/gsalt.log" 2>&1 & sp=$!; pids+=($sp)
 wait_all "$bin/gsalt" -c "$d/etc/master"
@@ -78,9 +82,14 @@ if [ -n "${PROFILE_DIR:-}" ]; then
   mkdir -p "$PROFILE_DIR"
   perf record -F 499 -g -o "$PROFILE_DIR/reactor-master.perf" -p "$mp" 2>/dev/null & pp=$!
 fi
+if [ -n "$pp_addr" ]; then
+  mkdir -p "$PPROF_DIR"
+  curl -s -o "$PPROF_DIR/reactor-master.pprof" "http://$pp_addr/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cp_pid=$!
+fi
 g=$(run "gsalt-master reactor, $n swarm identities" "$d" "$events" "$mp")
 s1=$(proc_cpu "$sp")
 [ -n "${pp:-}" ] && kill -INT "$pp" && wait "$pp" 2>/dev/null || true
+[ -n "${cp_pid:-}" ] && wait "$cp_pid" 2>/dev/null || true
 gj=$(field "$g" jobs_per_s); gr=$(field "$g" returned); gc=$(field "$g" master_cpu)
 echo "gsalt: master CPU per reactor job $(echo "scale=3; 1000 * $gc / ($gr + 0.0001)" | bc) ms, swarm CPU $(echo "$s1 - $s0" | bc) s, master RSS $(proc_rss_mib "$mp") MiB"
 kill -- "-$sp" "-$mp" 2>/dev/null || true

@@ -5,7 +5,10 @@
 # gsalt-minion, and when GSALT_SALT_SRC is set the same SLS through a real
 # Salt 3006 master + minion on the same machine in the same run.
 # Also prints the minion's CPU seconds for the second run; PROFILE_DIR=DIR
-# records the gsalt-minion with perf during it; NO_SALT=1 skips Salt.
+# records the gsalt-minion with perf during it; PPROF_DIR=DIR saves Go CPU
+# profiles of gsalt-minion and gsalt-master over the second runs'
+# first PPROF_SECONDS (default 10; raise STATES_RUNS to fill them) as
+# DIR/states-minion.pprof and DIR/states-master.pprof; NO_SALT=1 skips Salt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -89,6 +92,12 @@ measure() {
   local ok1; ok1=$(printf '%s' "$out" | grep -c '"result": true' || true)
   local first; first=$(elapsed "$t0" "$t1")
   second=
+  local cm= cn=
+  if [ -n "${PPROF_DIR:-}" ] && [ "$label" = gsalt ]; then
+    mkdir -p "$PPROF_DIR"
+    curl -s -o "$PPROF_DIR/states-minion.pprof" "http://$pp_minion/debug/pprof/profile?seconds=${PPROF_SECONDS:-10}" & cn=$!
+    curl -s -o "$PPROF_DIR/states-master.pprof" "http://$pp_master/debug/pprof/profile?seconds=${PPROF_SECONDS:-10}" & cm=$!
+  fi
   for r in $(seq "${STATES_RUNS:-3}"); do
     if [ -n "${PROFILE_DIR:-}" ] && [ "$r" = 1 ] && [ "$label" = gsalt ]; then
       mkdir -p "$PROFILE_DIR"; perf record -F 999 -g -o "$PROFILE_DIR/states-minion.perf" -p "$np" 2>/dev/null & pp=$!
@@ -102,6 +111,7 @@ measure() {
     echo "$label: $n file.managed: first run $first s ($ok1 true), second run $el s ($ok2 true, no changes), minion CPU $(echo "$c2 - $c1" | bc) s, master CPU $(echo "$m2 - $m1" | bc) s"
     if [ "$ok2" = "$n" ] && { [ -z "$second" ] || [ "$(echo "$el < $second" | bc)" = 1 ]; }; then second=$el; fi
   done
+  if [ -n "$cn" ]; then wait "$cn" "$cm" 2>/dev/null || true; fi
 }
 
 wait_ping() {
@@ -114,9 +124,11 @@ wait_ping() {
 
 # gsalt-master + gsalt-minion.
 setup gsalt; d=$tmp/gsalt
-setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
+pp_master= pp_minion=
+if [ -n "${PPROF_DIR:-}" ]; then pp_master=127.0.0.1:$((20000 + RANDOM % 20000)); pp_minion=127.0.0.1:$((40000 + RANDOM % 20000)); fi
+GSALT_PPROF=$pp_master setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
 sleep 0.5
-setsid "$bin/gsalt-minion" -c "$d/etc/minion" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
+GSALT_PPROF=$pp_minion setsid "$bin/gsalt-minion" -c "$d/etc/minion" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
 for _ in $(seq 100); do "$bin/gsalt-key" -c "$d/etc/master" -A -y >/dev/null 2>&1; "$bin/gsalt-key" -c "$d/etc/master" -l acc | grep -q bench1 && break; sleep 0.2; done
 wait_ping "$bin/gsalt" -c "$d/etc/master"
 measure gsalt "${pids[0]}" "${pids[1]}" "$bin/gsalt" -c "$d/etc/master"

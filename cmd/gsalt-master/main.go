@@ -14,6 +14,7 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
+	"github.com/gsalt/gsalt/internal/pprofenv"
 	"github.com/gsalt/gsalt/internal/saltfile"
 	"github.com/gsalt/gsalt/master/runners"
 	"github.com/gsalt/gsalt/masterd"
@@ -61,6 +62,11 @@ func main() {
 			}
 			defer stop()
 			sf.Log(logger)
+			_, stopPprof, err := pprofenv.Start(logger)
+			if err != nil {
+				return err
+			}
+			defer stopPprof()
 			if err := daemon.SwitchUser(df.User); err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/internal/health"
+	"github.com/gsalt/gsalt/internal/pprofenv"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/virt"
 )
@@ -57,6 +58,11 @@ func main() {
 				return err
 			}
 			defer stop()
+			_, stopPprof, err := pprofenv.Start(logger)
+			if err != nil {
+				return err
+			}
+			defer stopPprof()
 			if err := daemon.SwitchUser(df.User); err != nil {
 				return err
 			}

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/gsalt/gsalt/fileserver"
 	"github.com/gsalt/gsalt/modules"
@@ -133,7 +134,15 @@ func serveReply(ret any) ([]byte, string, bool, error) {
 	if !m.Has("data") || !m.Has("dest") {
 		return nil, "", false, fmt.Errorf("cp: _serve_file reply lacks data/dest")
 	}
-	data := m.Bytes("data")
+	// The chunk is only read (written to the file or gunzipped): a text
+	// chunk, decoded as a string, is used without a copy.
+	var data []byte
+	switch d, _ := m.Get("data"); x := d.(type) {
+	case []byte:
+		data = x
+	case string:
+		data = unsafe.Slice(unsafe.StringData(x), len(x))
+	}
 	gzipped := false
 	if g, ok := m.Get("gzip"); ok && payload.Truthy(g) {
 		gzipped = true

@@ -37,6 +37,11 @@ type frame struct {
 	root     bool
 	exported []string
 	ctx      *tmplCtx
+	// lazy holds globals not imported yet: lookup imports a name (with
+	// rt.importGlobal) into vars on its first use, so a render pays only
+	// for the globals it reads.
+	lazy map[string]any
+	rt   *Runtime
 }
 
 // tmplCtx is the state of one template render: its blocks (for
@@ -52,6 +57,12 @@ type tmplCtx struct {
 func (f *frame) lookup(name string) (any, bool) {
 	for c := f; c != nil; c = c.parent {
 		if v, ok := c.vars[name]; ok {
+			return v, true
+		}
+		if raw, ok := c.lazy[name]; ok {
+			v := c.rt.importGlobal(raw)
+			c.vars[name] = v
+			delete(c.lazy, name)
 			return v, true
 		}
 	}
@@ -125,12 +136,12 @@ func (r *Runtime) step() error {
 
 // globalsFrame is the frame holding the environment's and template's globals.
 func (r *Runtime) globalsFrame(t *Template, vars *payload.Map) *frame {
-	g := &frame{vars: map[string]any{}}
+	g := &frame{vars: map[string]any{}, rt: r, lazy: make(map[string]any, len(r.env.Globals)+len(t.Globals))}
 	for k, v := range r.env.Globals {
-		g.vars[k] = r.importGlobal(v)
+		g.lazy[k] = v
 	}
 	for k, v := range t.Globals {
-		g.vars[k] = r.importGlobal(v)
+		g.lazy[k] = v
 	}
 	return g
 }
@@ -156,10 +167,11 @@ func (r *Runtime) importGlobal(v any) any {
 
 func (r *Runtime) newRootFrame(t *Template, vars *payload.Map) *frame {
 	g := r.globalsFrame(t, vars)
-	ctx := &frame{vars: map[string]any{}, parent: g}
+	ctx := &frame{vars: map[string]any{}, parent: g, rt: r}
 	if vars != nil {
+		ctx.lazy = make(map[string]any, vars.Len())
 		for _, it := range vars.Items() {
-			ctx.vars[payload.KeyString(it.Key)] = r.importGlobal(it.Value)
+			ctx.lazy[payload.KeyString(it.Key)] = it.Value
 		}
 	}
 	root := &frame{vars: map[string]any{}, parent: ctx, root: true, tmpl: t}

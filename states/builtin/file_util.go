@@ -47,13 +47,13 @@ var errFilePathNotFound = errors.New("Path not found")
 func fileStatPath(p string, follow bool) (*fileStatInfo, error) {
 	var fi fs.FileInfo
 	var err error
-	if _, e := os.Stat(p); e != nil {
+	if sfi, e := os.Stat(p); e != nil {
 		fi, err = os.Lstat(p)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s", errFilePathNotFound, p)
 		}
 	} else if follow {
-		fi, err = os.Stat(p)
+		fi = sfi
 	} else {
 		fi, err = os.Lstat(p)
 	}

@@ -129,7 +129,10 @@ func (c *Crypticle) EncryptWithIV(plaintext, iv []byte) ([]byte, error) {
 // the same value) and returns ErrBadPadding otherwise. Because the HMAC is
 // verified first, only a holder of the key can produce such a blob, and no
 // padding oracle is exposed; the padding check need not be constant-time.
-func (c *Crypticle) Decrypt(blob []byte) ([]byte, error) {
+func (c *Crypticle) Decrypt(blob []byte) ([]byte, error) { return c.decrypt(blob, false) }
+
+// decrypt is Decrypt; inPlace decrypts into blob's own memory.
+func (c *Crypticle) decrypt(blob []byte, inPlace bool) ([]byte, error) {
 	if len(blob) < MinBlobSize {
 		return nil, fmt.Errorf("%w: %d bytes, need at least %d", ErrMalformed, len(blob), MinBlobSize)
 	}
@@ -141,7 +144,10 @@ func (c *Crypticle) Decrypt(blob []byte) ([]byte, error) {
 	if len(ct)%aes.BlockSize != 0 {
 		return nil, fmt.Errorf("%w: ciphertext of %d bytes is not block aligned", ErrMalformed, len(ct))
 	}
-	pt := make([]byte, len(ct))
+	pt := ct
+	if !inPlace {
+		pt = make([]byte, len(ct))
+	}
 	cipher.NewCBCDecrypter(c.block, iv).CryptBlocks(pt, ct)
 	pad := int(pt[len(pt)-1])
 	if pad < 1 || pad > aes.BlockSize {
@@ -187,6 +193,49 @@ func (c *Crypticle) SealWithIV(msgpackPayload []byte, nonce string, iv []byte) (
 	return c.EncryptWithIV(pt, iv)
 }
 
+// SealHeadroom is how many bytes SealInPlace needs in front of the
+// payload: the IV, "pickle::" and the nonce.
+func SealHeadroom(nonce string) int { return IVSize + len(PicklePrefix) + len(nonce) }
+
+// SealInPlace is Seal without copying the payload: buf holds
+// SealHeadroom(nonce) bytes of room followed by the msgpack payload. It
+// writes the IV (random when iv is nil), "pickle::" and the nonce into
+// the room, pads and encrypts in place and appends the HMAC, and returns
+// the blob (buf's array when its capacity holds the padding and the MAC:
+// SealOverhead bytes past the payload). The blob is byte for byte what
+// Seal returns for the same IV.
+func (c *Crypticle) SealInPlace(buf []byte, nonce string, iv []byte) ([]byte, error) {
+	if nonce != "" && len(nonce) != NonceLen {
+		return nil, fmt.Errorf("%w: got %d", ErrBadNonce, len(nonce))
+	}
+	head := SealHeadroom(nonce)
+	if len(buf) < head {
+		return nil, fmt.Errorf("%w: %d bytes of room, need %d", ErrMalformed, len(buf), head)
+	}
+	if iv == nil {
+		if _, err := rand.Read(buf[:IVSize]); err != nil {
+			return nil, fmt.Errorf("crypt: crypticle IV: %w", err)
+		}
+	} else {
+		if len(iv) != IVSize {
+			return nil, fmt.Errorf("%w: got %d", ErrBadIV, len(iv))
+		}
+		copy(buf, iv)
+	}
+	copy(buf[IVSize:], PicklePrefix)
+	copy(buf[IVSize+len(PicklePrefix):], nonce)
+	pad := aes.BlockSize - (len(buf)-IVSize)%aes.BlockSize
+	for range pad {
+		buf = append(buf, byte(pad))
+	}
+	cipher.NewCBCEncrypter(c.block, buf[:IVSize]).CryptBlocks(buf[IVSize:], buf[IVSize:])
+	return append(buf, c.mac(buf)...), nil
+}
+
+// SealOverhead is the most SealInPlace appends to a buffer: a block of
+// padding and the MAC.
+const SealOverhead = aes.BlockSize + MACSize
+
 // Open decrypts blob (Crypticle.loads up to, not including, msgpack
 // decoding) and returns the payload bytes after "pickle::" and, when nonce
 // is not "", after the 32-character nonce, which must equal nonce
@@ -195,10 +244,22 @@ func (c *Crypticle) SealWithIV(msgpackPayload []byte, nonce string, iv []byte) (
 // silently yields {} there, the caller decides. Decrypt errors are passed
 // through.
 func (c *Crypticle) Open(blob []byte, nonce string) ([]byte, error) {
+	return c.open(blob, nonce, false)
+}
+
+// OpenInPlace is Open decrypting into blob's memory: the payload it
+// returns is part of blob, whose bytes are overwritten (once the MAC has
+// verified; a blob with a bad MAC is left as it was). For callers that
+// own the received frame and drop it afterwards.
+func (c *Crypticle) OpenInPlace(blob []byte, nonce string) ([]byte, error) {
+	return c.open(blob, nonce, true)
+}
+
+func (c *Crypticle) open(blob []byte, nonce string, inPlace bool) ([]byte, error) {
 	if nonce != "" && len(nonce) != NonceLen {
 		return nil, fmt.Errorf("%w: got %d", ErrBadNonce, len(nonce))
 	}
-	pt, err := c.Decrypt(blob)
+	pt, err := c.decrypt(blob, inPlace)
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,11 @@
 package message
 
 import (
+	"bytes"
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/gsalt/gsalt/wire/crypt"
@@ -195,16 +197,64 @@ func EncodeSendReply(c *crypt.Crypticle, ret any, nonce string) ([]byte, error) 
 }
 
 // EncodeSendReplyWithIV is EncodeSendReply with a fixed IV (nil: random).
+// It encodes ret once, into a buffer with room in front for the raw
+// string header and the Crypticle head, and encrypts it there: a file
+// chunk is copied once instead of four times.
 func EncodeSendReplyWithIV(c *crypt.Crypticle, ret any, nonce string, iv []byte) ([]byte, error) {
-	plain, err := payload.Marshal(ret)
+	const maxRawHeader = 5
+	pre := maxRawHeader + crypt.SealHeadroom(nonce)
+	buf := bytes.NewBuffer(make([]byte, pre, pre+sizeHint(ret, 0)+crypt.SealOverhead))
+	if err := payload.NewEncoder(buf, payload.Wire).Encode(ret); err != nil {
+		return nil, err
+	}
+	blob, err := c.SealInPlace(buf.Bytes()[maxRawHeader:], nonce, iv)
 	if err != nil {
 		return nil, err
 	}
-	blob, err := seal(c, plain, nonce, iv)
-	if err != nil {
-		return nil, err
+	var hdr []byte
+	switch n := len(blob); {
+	case n < 32:
+		hdr = []byte{0xa0 | byte(n)}
+	case n <= math.MaxUint16:
+		hdr = []byte{0xda, byte(n >> 8), byte(n)}
+	case uint64(n) <= math.MaxUint32:
+		hdr = []byte{0xdb, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
+	default:
+		return nil, fmt.Errorf("%w: reply of %d bytes", payload.ErrUnsupportedType, n)
 	}
-	return payload.Marshal(blob)
+	if start := maxRawHeader - len(hdr); &buf.Bytes()[maxRawHeader] == &blob[0] {
+		out := buf.Bytes()[start : maxRawHeader+len(blob)]
+		copy(out, hdr)
+		return out, nil
+	}
+	return append(hdr, blob...), nil
+}
+
+// sizeHint guesses the msgpack size of v from its strings and bytes (a
+// file chunk's data), so the reply buffer is allocated once.
+func sizeHint(v any, depth int) int {
+	if depth > 4 {
+		return 64
+	}
+	switch x := v.(type) {
+	case string:
+		return len(x) + 5
+	case []byte:
+		return len(x) + 5
+	case *payload.Map:
+		n := 5
+		for _, it := range x.Items() {
+			n += sizeHint(it.Key, depth+1) + sizeHint(it.Value, depth+1)
+		}
+		return n
+	case []any:
+		n := 5
+		for _, e := range x {
+			n += sizeHint(e, depth+1)
+		}
+		return n
+	}
+	return 16
 }
 
 // OpenSendReply decodes a `send` reply on the client side. A reply that is
@@ -227,7 +277,48 @@ func OpenSendReply(c *crypt.Crypticle, frame []byte, nonce string, lim payload.L
 	default:
 		return nil, fmt.Errorf("%w: reply is %s", ErrDecrypt, payload.TypeName(v))
 	}
-	plain, err := c.Open(blob, nonce)
+	return openReplyBlob(c.Open, blob, nonce, lim)
+}
+
+// OpenSendReplyInPlace is OpenSendReply for a caller that owns frame and
+// drops it afterwards: the encrypted string is used where it lies in
+// frame and decrypted there (frame's bytes are overwritten), so a file
+// chunk is not copied twice before it is decoded.
+func OpenSendReplyInPlace(c *crypt.Crypticle, frame []byte, nonce string, lim payload.Limits) (any, error) {
+	blob, ok := rawValue(frame)
+	if !ok || (lim.MaxSize > 0 && len(frame) > lim.MaxSize) {
+		return OpenSendReply(c, frame, nonce, lim)
+	}
+	return openReplyBlob(c.OpenInPlace, blob, nonce, lim)
+}
+
+// rawValue returns the body of frame when frame is exactly one msgpack
+// str or bin value.
+func rawValue(frame []byte) ([]byte, bool) {
+	if len(frame) == 0 {
+		return nil, false
+	}
+	var hdr, n int
+	switch b := frame[0]; {
+	case b >= 0xa0 && b <= 0xbf:
+		hdr, n = 1, int(b&0x1f)
+	case (b == 0xd9 || b == 0xc4) && len(frame) >= 2:
+		hdr, n = 2, int(frame[1])
+	case (b == 0xda || b == 0xc5) && len(frame) >= 3:
+		hdr, n = 3, int(frame[1])<<8|int(frame[2])
+	case (b == 0xdb || b == 0xc6) && len(frame) >= 5:
+		hdr, n = 5, int(frame[1])<<24|int(frame[2])<<16|int(frame[3])<<8|int(frame[4])
+	default:
+		return nil, false
+	}
+	if len(frame)-hdr != n {
+		return nil, false
+	}
+	return frame[hdr:], true
+}
+
+func openReplyBlob(open func([]byte, string) ([]byte, error), blob []byte, nonce string, lim payload.Limits) (any, error) {
+	plain, err := open(blob, nonce)
 	switch {
 	case errors.Is(err, crypt.ErrNoPickle):
 		return payload.NewMap(), nil

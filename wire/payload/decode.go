@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -193,12 +194,17 @@ func (d *decoder) raw() (any, error) {
 	if err := d.need(n); err != nil {
 		return nil, err
 	}
+	if n == 0 {
+		return "", nil
+	}
 	b := make([]byte, n)
 	if err := d.d.ReadFull(b); err != nil {
 		return nil, d.fail(err)
 	}
 	if utf8.Valid(b) {
-		return string(b), nil
+		// b is ours alone and never written again: the string shares
+		// its memory instead of copying it (a text file chunk is MiBs).
+		return unsafe.String(&b[0], n), nil
 	}
 	return b, nil
 }

@@ -34,7 +34,10 @@ type Item struct {
 // bools, floats or bytes as keys and they are kept as decoded.
 type Map struct {
 	items []Item
-	index map[string]int // lazily built for large maps, keyed by keyID
+	// index is built for large maps: string and []byte keys by their
+	// text, other keys in other by keyID.
+	index map[string]int
+	other map[string]int
 }
 
 const indexThreshold = 16
@@ -86,25 +89,71 @@ func (m *Map) find(k any) int {
 	if m == nil {
 		return -1
 	}
+	if ks, ok := textKey(k); ok {
+		if m.index != nil {
+			if i, ok := m.index[ks]; ok {
+				return i
+			}
+			return -1
+		}
+		for i := range m.items {
+			switch x := m.items[i].Key.(type) {
+			case string:
+				if x == ks {
+					return i
+				}
+			case []byte:
+				if string(x) == ks {
+					return i
+				}
+			}
+		}
+		return -1
+	}
 	id := keyID(k)
 	if m.index != nil {
-		if i, ok := m.index[id]; ok {
+		if i, ok := m.other[id]; ok {
 			return i
 		}
 		return -1
 	}
 	for i := range m.items {
-		if keyID(m.items[i].Key) == id {
+		if _, text := textKey(m.items[i].Key); !text && keyID(m.items[i].Key) == id {
 			return i
 		}
 	}
 	return -1
 }
 
+// textKey returns a string or []byte key as a string (Python's str and
+// bytes keys compare equal here, as keyID has them).
+func textKey(k any) (string, bool) {
+	switch v := k.(type) {
+	case string:
+		return v, true
+	case []byte:
+		return string(v), true
+	}
+	return "", false
+}
+
+// addIndex records item i in the index.
+func (m *Map) addIndex(key any, i int) {
+	if ks, ok := textKey(key); ok {
+		m.index[ks] = i
+		return
+	}
+	if m.other == nil {
+		m.other = map[string]int{}
+	}
+	m.other[keyID(key)] = i
+}
+
 func (m *Map) buildIndex() {
 	m.index = make(map[string]int, len(m.items))
+	m.other = nil
 	for i, it := range m.items {
-		m.index[keyID(it.Key)] = i
+		m.addIndex(it.Key, i)
 	}
 }
 
@@ -196,7 +245,7 @@ func (m *Map) SetKey(key, v any) *Map {
 	m.items = append(m.items, Item{Key: key, Value: v})
 	switch {
 	case m.index != nil:
-		m.index[keyID(key)] = len(m.items) - 1
+		m.addIndex(key, len(m.items)-1)
 	case len(m.items) > indexThreshold:
 		m.buildIndex()
 	}
@@ -211,7 +260,7 @@ func (m *Map) Delete(key string) (any, bool) {
 	}
 	v := m.items[i].Value
 	m.items = append(m.items[:i], m.items[i+1:]...)
-	m.index = nil
+	m.index, m.other = nil, nil
 	if len(m.items) > indexThreshold {
 		m.buildIndex()
 	}
