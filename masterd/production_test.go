@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/wire/crypt"
@@ -35,7 +36,7 @@ type prodMaster struct {
 	conf    string // -c folder
 	retPort int
 	pubPort int
-	proc    *bgProc
+	proc    *proc.Proc
 	n       int // starts so far
 }
 
@@ -44,7 +45,7 @@ type prodMaster struct {
 func newProdMaster(t *testing.T, ctx context.Context, extra string) *prodMaster {
 	t.Helper()
 	dir := shortDir(t)
-	ports := freePorts(t, 2)
+	ports := proc.FreePorts(t, 2)
 	pm := &prodMaster{dir: dir, conf: filepath.Join(dir, "etc"), pubPort: ports[0], retPort: ports[1]}
 	pm.c = &checklist{t: t, ctx: ctx, bin: prodBin(t), conf: pm.conf}
 	writeFile(t, filepath.Join(pm.conf, "master"), fmt.Sprintf(
@@ -60,7 +61,7 @@ func (pm *prodMaster) jobCachePath() string {
 
 // start runs gsalt-master and waits until it serves the request port and
 // the event bus.
-func (pm *prodMaster) start() *bgProc {
+func (pm *prodMaster) start() *proc.Proc {
 	t := pm.c.t
 	t.Helper()
 	pm.n++
@@ -68,9 +69,9 @@ func (pm *prodMaster) start() *bgProc {
 		filepath.Join(pm.dir, fmt.Sprintf("gsalt-master.%d.out", pm.n)))
 	pm.proc = p
 	pm.c.poll("gsalt-master listening", 60*time.Second, func() (bool, string) {
-		if p.exited() {
-			b, _ := os.ReadFile(p.errPath)
-			t.Fatalf("gsalt-master exited (%v): %s", p.cmd.ProcessState, b)
+		if p.Exited() {
+			b, _ := os.ReadFile(p.ErrLog)
+			t.Fatalf("gsalt-master exited (%v): %s", p.Err(), b)
 		}
 		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", pm.retPort), time.Second)
 		if err != nil {
@@ -86,7 +87,7 @@ func (pm *prodMaster) start() *bgProc {
 }
 
 func (pm *prodMaster) stderr() string {
-	b, _ := os.ReadFile(pm.proc.errPath)
+	b, _ := os.ReadFile(pm.proc.ErrLog)
 	return string(b)
 }
 
@@ -169,14 +170,14 @@ func TestProdDamagedJobCache(t *testing.T) {
 				}
 			}
 			deadline := time.Now().Add(4 * time.Second)
-			for time.Now().Before(deadline) && !p.exited() {
+			for time.Now().Before(deadline) && !p.Exited() {
 				select {
-				case <-p.done:
+				case <-p.Done():
 				case <-time.After(200 * time.Millisecond):
 				}
 			}
-			if p.exited() {
-				t.Fatalf("gsalt-master died after start: %v\n%s", p.cmd.ProcessState, pm.stderr())
+			if p.Exited() {
+				t.Fatalf("gsalt-master died after start: %v\n%s", p.Err(), pm.stderr())
 			}
 			if runtimePanic.MatchString(pm.stderr()) {
 				t.Fatalf("a panic reached the process:\n%s", pm.stderr())
@@ -204,7 +205,7 @@ func TestProdSecondMaster(t *testing.T) {
 	if r.code == 0 {
 		t.Fatalf("second master exited 0:\n%s", r)
 	}
-	want := fmt.Sprintf("another gsalt-master is running (pid %d", first.cmd.Process.Pid)
+	want := fmt.Sprintf("another gsalt-master is running (pid %d", first.Pid())
 	if !strings.Contains(r.stderr, want) {
 		t.Fatalf("second master's message does not say %q:\n%s", want, r)
 	}
@@ -222,7 +223,7 @@ func TestProdSecondMaster(t *testing.T) {
 	if !strings.Contains(out.stdout, "still-here") {
 		t.Fatalf("the running master does not answer the CLI:\n%s", out)
 	}
-	if first.exited() {
+	if first.Exited() {
 		t.Fatal("the running master stopped")
 	}
 }
@@ -555,7 +556,7 @@ func TestProdMinionUnreachableMasterLogged(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := shortDir(t)
-	port := freePorts(t, 1)[0]
+	port := proc.FreePort(t)
 	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
 	writeFile(t, filepath.Join(dir, "etc", "minion"), fmt.Sprintf(
 		"id: lonely\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
@@ -564,7 +565,7 @@ func TestProdMinionUnreachableMasterLogged(t *testing.T) {
 		filepath.Join(dir, "minion.out"))
 	start := time.Now()
 	c.poll("a warning naming the refused connection", 20*time.Second, func() (bool, string) {
-		b, _ := os.ReadFile(p.errPath)
+		b, _ := os.ReadFile(p.ErrLog)
 		s := string(b)
 		return strings.Contains(s, "cannot reach the master") && strings.Contains(s, "connection refused"), s
 	})
@@ -597,7 +598,7 @@ func TestProdConfigWarningsAndLogFormat(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := shortDir(t)
-	port := freePorts(t, 1)[0]
+	port := proc.FreePort(t)
 	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
 	writeFile(t, filepath.Join(dir, "etc", "minion"), fmt.Sprintf(
 		"id: typo\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
@@ -606,12 +607,12 @@ func TestProdConfigWarningsAndLogFormat(t *testing.T) {
 	p := startBg(t, "gsalt-minion", exec.Command(filepath.Join(c.bin, "gsalt-minion"), "-c", filepath.Join(dir, "etc"), "-l", "warning"),
 		filepath.Join(dir, "minion.out"))
 	c.poll("config warnings in the configured format", 30*time.Second, func() (bool, string) {
-		b, _ := os.ReadFile(p.errPath)
+		b, _ := os.ReadFile(p.ErrLog)
 		s := string(b)
 		return strings.Contains(s, `GS WARNING gsalt: config: unknown option "master_alive_intervall" in the minion configuration (did you mean "master_alive_interval"?)`) &&
 			strings.Contains(s, "GS WARNING gsalt: config: file_roots: directory "+dir+`/nosuch of saltenv "base" does not exist`), s
 	})
-	stopBg(p)
+	p.Stop()
 	q := startBg(t, "gsalt-minion", exec.Command(filepath.Join(c.bin, "gsalt-minion"), "-c", filepath.Join(dir, "etc"), "-l", "critical"),
 		filepath.Join(dir, "minion2.out"))
 	// The file log (log_level_logfile defaults to log_level) shows the
@@ -620,21 +621,8 @@ func TestProdConfigWarningsAndLogFormat(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, "log"))
 		return strings.Contains(string(b), "cannot reach the master"), string(b)
 	})
-	stopBg(q)
-	if b, _ := os.ReadFile(q.errPath); len(bytes.TrimSpace(b)) != 0 {
+	q.Stop()
+	if b, _ := os.ReadFile(q.ErrLog); len(bytes.TrimSpace(b)) != 0 {
 		t.Fatalf("-l critical wrote to the console:\n%s", b)
-	}
-}
-
-// stopBg ends a background daemon with SIGTERM (SIGKILL after a grace
-// period) and waits for it.
-func stopBg(p *bgProc) {
-	pgid := p.cmd.Process.Pid
-	syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		<-p.done
 	}
 }
