@@ -13,12 +13,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testlab"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/proxy/devsim"
 )
@@ -26,27 +26,7 @@ import (
 // startGroup starts cmd in its own process group, stopped with the test.
 func startGroup(t *testing.T, cmd *exec.Cmd, logPath string) {
 	t.Helper()
-	logf, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-		logf.Close()
-	})
+	proc.Start(t, filepath.Base(logPath), cmd, proc.Options{Log: logPath, Grace: 5 * time.Second})
 }
 
 // realMaster is a Salt 3006 salt-master run from source.
