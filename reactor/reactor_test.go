@@ -111,6 +111,8 @@ func quiet(t testing.TB, r *reactor.Reactor) reactor.Stats {
 	t.Helper()
 	prev := r.Stats()
 	for range 1000 {
+		// Settling means no change over an interval, so this waits one
+		// interval between two looks.
 		time.Sleep(30 * time.Millisecond)
 		cur := r.Stats()
 		if cur == prev && cur.QueueLen == 0 {
