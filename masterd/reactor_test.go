@@ -259,7 +259,7 @@ func BenchmarkReactorLocalJobs(b *testing.B) {
 		// Distinct tags (the loop protection limits one tag to 10/s),
 		// paced so the bus subscription never overflows.
 		for r.Stats().Received-uint64(jobs.Load()) > 4096 {
-			time.Sleep(50 * time.Microsecond)
+			time.Sleep(50 * time.Microsecond) // pace the benchmark producer (backpressure)
 		}
 		d.Bus().Publish(event.Event{Tag: fmt.Sprintf("bench/%d", i), Data: payload.NewMap("id", "bm1", "n", int64(i))})
 	}
@@ -267,7 +267,7 @@ func BenchmarkReactorLocalJobs(b *testing.B) {
 		if st := r.Stats(); st.Dropped+st.BusDropped+st.Failed+st.Suppressed > 0 {
 			b.Fatalf("lost events: %+v", st)
 		}
-		time.Sleep(100 * time.Microsecond)
+		time.Sleep(100 * time.Microsecond) // drain poll interval of the benchmark
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "jobs/s")
 }

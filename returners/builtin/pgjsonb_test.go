@@ -186,18 +186,11 @@ func TestQueueSpoolFull(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		q.Put(returners.Op{Kind: returners.OpEvents, Events: []returners.Event{{Tag: "e", Data: int64(i)}}})
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		s := q.Stats()
-		if s.Spooled+s.Pending+int(s.Dropped) == 12 && s.Spooled == 5 {
-			if s.Dropped < 5 {
-				t.Fatalf("stats: %+v", s)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stats: %+v", s)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var s returners.QueueStats
+	if !testutil.Poll(30*time.Second, func() bool {
+		s = q.Stats()
+		return s.Spooled+s.Pending+int(s.Dropped) == 12 && s.Spooled == 5
+	}) || s.Dropped < 5 {
+		t.Fatalf("stats: %+v", s)
 	}
 }
