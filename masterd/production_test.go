@@ -97,6 +97,7 @@ func (pm *prodMaster) stderr() string {
 // runners name the lost jobs. Before the fix the master panicked at start
 // (exit 2) or a few seconds later in the prune loop.
 func TestProdDamagedJobCache(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		damage func(t *testing.T, path string)
@@ -192,6 +193,7 @@ func TestProdDamagedJobCache(t *testing.T) {
 // CLI keeps working. Before the fix the second master deleted the sockets
 // before failing on the job cache lock ("timeout").
 func TestProdSecondMaster(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "")
@@ -234,6 +236,7 @@ func TestProdSecondMaster(t *testing.T) {
 // return for it). It must still print the runner's return, found in the
 // job cache, instead of hanging until its timeout.
 func TestProdRunnerReturnEventMissed(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "")
@@ -342,6 +345,7 @@ func TestProdRunnerReturnEventMissed(t *testing.T) {
 // minion of that id is accepted afterwards (before, the first bad key was
 // stored as the accepted key and the real minion was denied).
 func TestProdMalformedKeysUnderAutoAccept(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "auto_accept: True\n")
@@ -423,6 +427,7 @@ func TestProdMalformedKeysUnderAutoAccept(t *testing.T) {
 // cache; a later unsigned return changes nothing. Before, the genuine
 // return was dropped as a duplicate.
 func TestProdSignedReturnWins(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "auto_accept: True\n")
@@ -484,6 +489,7 @@ func TestProdSignedReturnWins(t *testing.T) {
 // $NOTIFY_SOCKET, and on SIGTERM says STOPPING=1 and removes the pidfile;
 // --version names gsalt's and Salt's versions and Go.
 func TestProdDaemonFlags(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "")
@@ -553,6 +559,7 @@ func TestProdDaemonFlags(t *testing.T) {
 // (before: 35 s of silence, then "i/o timeout"). Name resolution failures
 // take the same path; they are not tested here to keep DNS off the wire.
 func TestProdMinionUnreachableMasterLogged(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := shortDir(t)
@@ -578,6 +585,7 @@ func TestProdMinionUnreachableMasterLogged(t *testing.T) {
 // refuses to start (before, it started with Salt's defaults and wrote to
 // /etc/salt, /var/cache/salt and /run/salt).
 func TestProdMissingConfigDir(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
@@ -595,6 +603,7 @@ func TestProdMissingConfigDir(t *testing.T) {
 // logging is up, in the log_fmt_console format of its config; -l critical
 // keeps even errors and warnings off the console.
 func TestProdConfigWarningsAndLogFormat(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := shortDir(t)
