@@ -34,6 +34,7 @@ var jidRE = regexp.MustCompile(`\b\d{20}\b`)
 // 20 times. Before the fix returns were lost: the request queue dropped
 // them and minions that got "bad load" after re-auth did not send again.
 func TestProdRestartStorm(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("real-process restart storm skipped in -short mode")
 	}
