@@ -261,7 +261,7 @@ func TestStatesBothSidesReal(t *testing.T) {
 			t.Parallel()
 			a := newSetup(t, "a")
 			daemon(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-master"), "-c", a.masterConf, "-l", "warning"), filepath.Join(a.dir, "master.out"))
-			waitFor(t, "gsalt-master listening", 60*time.Second, func() bool {
+			waitFor(t, "gsalt-master listening", 180*time.Second, func() bool {
 				c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", a.ret))
 				if err == nil {
 					c.Close()
@@ -272,12 +272,12 @@ func TestStatesBothSidesReal(t *testing.T) {
 			gsalt := func(args ...string) *exec.Cmd {
 				return exec.CommandContext(ctx, filepath.Join(bin, "gsalt"), append([]string{"-c", a.masterConf}, args...)...)
 			}
-			waitFor(t, "salt-minion key pending on gsalt-master", 60*time.Second, func() bool {
+			waitFor(t, "salt-minion key pending on gsalt-master", 180*time.Second, func() bool {
 				out := run(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-key"), "-c", a.masterConf, "-l", "un", "--out", "json"), true)
 				return bytes.Contains(out, []byte(`"st1"`))
 			})
 			run(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-key"), "-c", a.masterConf, "-A", "-y"), false)
-			waitFor(t, "salt-minion answering gsalt", 60*time.Second, func() bool {
+			waitFor(t, "salt-minion answering gsalt", 180*time.Second, func() bool {
 				return bytes.Contains(run(t, gsalt("st1", "test.ping", "--out", "json", "-t", "5"), true), []byte("true"))
 			})
 			resA = applyTwice(t, a, gsalt)
@@ -288,7 +288,7 @@ func TestStatesBothSidesReal(t *testing.T) {
 			t.Parallel()
 			b := newSetup(t, "b")
 			daemon(t, saltpeer.Command(ctx, src, "salt-master", "-c", b.masterConf, "-l", "warning"), filepath.Join(b.dir, "master.out"))
-			waitFor(t, "salt-master socket", 60*time.Second, func() bool {
+			waitFor(t, "salt-master socket", 180*time.Second, func() bool {
 				c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", b.ret))
 				if err == nil {
 					c.Close()
@@ -299,11 +299,11 @@ func TestStatesBothSidesReal(t *testing.T) {
 			salt := func(args ...string) *exec.Cmd {
 				return saltpeer.Command(ctx, src, "salt", append([]string{"-c", b.masterConf}, args...)...)
 			}
-			waitFor(t, "gsalt-minion key pending on salt-master", 60*time.Second, func() bool {
+			waitFor(t, "gsalt-minion key pending on salt-master", 180*time.Second, func() bool {
 				return bytes.Contains(run(t, saltpeer.Command(ctx, src, "salt-key", "-c", b.masterConf, "-l", "un", "--out", "json"), true), []byte(`"st1"`))
 			})
 			run(t, saltpeer.Command(ctx, src, "salt-key", "-c", b.masterConf, "-A", "-y"), false)
-			waitFor(t, "gsalt-minion answering salt", 60*time.Second, func() bool {
+			waitFor(t, "gsalt-minion answering salt", 180*time.Second, func() bool {
 				return bytes.Contains(run(t, salt("st1", "test.ping", "--out", "json", "-t", "5"), true), []byte("true"))
 			})
 			resB = applyTwice(t, b, salt)
