@@ -305,7 +305,7 @@ func (e *env) drain() {
 // noEvent checks that no queued event has the prefix.
 func (e *env) noEvent(prefix string) {
 	e.t.Helper()
-	time.Sleep(20 * time.Millisecond)
+	time.Sleep(20 * time.Millisecond) // a negative check: give a wrong event a moment to arrive
 	for {
 		select {
 		case ev := <-e.events.C():

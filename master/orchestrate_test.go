@@ -140,7 +140,7 @@ func TestOrchestrateRunnerCommand(t *testing.T) {
 			select {
 			case ev := <-sub.C():
 				if strings.HasSuffix(ev.Tag, "/ret") && ev.Data.Str("fun") == "runner.test.arg" {
-					time.Sleep(100 * time.Millisecond)
+					time.Sleep(100 * time.Millisecond) // the event comes late, while the orchestration already waits for it
 					e.bus.Publish(event.Event{Tag: "orch/ready/m1", Data: payload.NewMap("id", "m1")})
 					return
 				}

@@ -107,7 +107,7 @@ func TestChaosMemory(t *testing.T) {
 	defer cancel()
 	pm := newProdMaster(t, ctx, "")
 	p := pm.start()
-	pid := p.cmd.Process.Pid
+	pid := p.Pid()
 	addr := fmt.Sprintf("127.0.0.1:%d", pm.retPort)
 	const frame = 90 << 20
 	chunk := make([]byte, 1<<20)
@@ -165,7 +165,7 @@ func TestChaosMemory(t *testing.T) {
 	// 3. What stays once the floods are over.
 	time.Sleep(3 * time.Second) // let the master return its heap (no condition to poll: RSS only)
 	report["after"] = float64(rssKiB(pid)) / 1024
-	if p.exited() {
+	if p.Exited() {
 		t.Fatalf("gsalt-master died: %s", pm.stderr())
 	}
 	t.Logf("CHAOS memory: peak RSS stalled 200x90MiB %.0f MiB, 10 complete 90 MB requests %.0f MiB (%d refused/closed), after %.0f MiB",

@@ -12,7 +12,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"reflect"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // This file runs issue 3's interop checklist item 1 end to end with real
@@ -47,126 +47,12 @@ func (r toolResult) String() string {
 	return fmt.Sprintf("exit %d after %s\nstdout:\n%s\nstderr:\n%s", r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr)
 }
 
-// raceBuild reports whether this test binary was built with -race, so the
-// tools are built the same way and a race in them fails the test.
-func raceBuild() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" && s.Value == "true" {
-			return true
-		}
-	}
-	return false
-}
-
-// buildTools builds every command of the repository into dir/bin once.
-func buildTools(t *testing.T, dir string) string {
+// startBg starts a long-running process in its own process group, its
+// stdout in outPath and stderr in outPath.err; it is stopped (SIGTERM to
+// the group, then SIGKILL) when the test ends.
+func startBg(t *testing.T, name string, cmd *exec.Cmd, outPath string) *proc.Proc {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go tool is needed to build gsalt's commands: %v", err)
-	}
-	bin := filepath.Join(dir, "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"build"}
-	if raceBuild() {
-		args = append(args, "-race")
-	}
-	args = append(args, "-o", bin+string(filepath.Separator), "./cmd/...")
-	cmd := exec.Command(goTool, args...)
-	cmd.Dir = ".." // the repository root, seen from masterd/
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return bin
-}
-
-// freePorts returns n distinct free TCP ports on 127.0.0.1.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ls []net.Listener
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
-		l.Close()
-	}
-	return ports
-}
-
-// bgProc is a long-running process in its own process group; it is
-// stopped (SIGTERM to the group, then SIGKILL) when the test ends.
-type bgProc struct {
-	name    string
-	cmd     *exec.Cmd
-	done    chan struct{}
-	outPath string // stdout
-	errPath string // stderr
-}
-
-func startBg(t *testing.T, name string, cmd *exec.Cmd, outPath string) *bgProc {
-	t.Helper()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := os.Create(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	errf, err := os.Create(outPath + ".err")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = out, errf
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	p := &bgProc{name: name, cmd: cmd, done: make(chan struct{}), outPath: outPath, errPath: outPath + ".err"}
-	go func() {
-		cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		pgid := cmd.Process.Pid
-		syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(5 * time.Second):
-			syscall.Kill(-pgid, syscall.SIGKILL)
-			<-p.done
-		}
-		// Anything left in the group (none expected) goes too.
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		out.Close()
-		errf.Close()
-		stderr, _ := os.ReadFile(p.errPath)
-		if bytes.Contains(stderr, []byte("WARNING: DATA RACE")) {
-			t.Errorf("%s reported a data race:\n%s", name, tail(stderr, 8000))
-		} else if t.Failed() {
-			stdout, _ := os.ReadFile(p.outPath)
-			t.Logf("%s stdout:\n%s\n%s stderr:\n%s", name, tail(stdout, 3000), name, tail(stderr, 3000))
-		}
-	})
-	return p
-}
-
-// exited reports whether the process has ended.
-func (p *bgProc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
+	return proc.Start(t, name, cmd, proc.Options{Log: outPath, Stderr: outPath + ".err", Grace: 5 * time.Second, Tail: 3000})
 }
 
 // run runs one command to completion in its own process group (killed as a
@@ -293,7 +179,7 @@ func TestInteropChecklistItem1(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	dir := shortDir(t)
-	c := &checklist{t: t, ctx: ctx, src: src, bin: buildTools(t, dir), conf: filepath.Join(dir, "etc")}
+	c := &checklist{t: t, ctx: ctx, src: src, bin: prodBin(t), conf: filepath.Join(dir, "etc")}
 	const id = "m1"
 	me := "root"
 	if u, err := user.Current(); err == nil {
@@ -301,7 +187,7 @@ func TestInteropChecklistItem1(t *testing.T) {
 	}
 
 	// 1. gsalt-master on free loopback ports, then a real salt-minion.
-	ports := freePorts(t, 2)
+	ports := proc.FreePorts(t, 2)
 	pubPort, retPort := ports[0], ports[1]
 	mroot := filepath.Join(dir, "master")
 	sockDir := filepath.Join(mroot, "sock")
@@ -312,8 +198,8 @@ func TestInteropChecklistItem1(t *testing.T) {
 	master := startBg(t, "gsalt-master",
 		exec.Command(filepath.Join(c.bin, "gsalt-master"), "-c", c.conf, "-l", "warning"), filepath.Join(dir, "gsalt-master.out"))
 	c.poll("gsalt-master listening", 60*time.Second, func() (bool, string) {
-		if master.exited() {
-			b, _ := os.ReadFile(master.errPath)
+		if master.Exited() {
+			b, _ := os.ReadFile(master.ErrLog)
 			t.Fatalf("gsalt-master exited: %s", b)
 		}
 		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", retPort), time.Second)
@@ -401,7 +287,7 @@ func TestInteropChecklistItem1(t *testing.T) {
 		"-c", c.conf, "state.event", "count=1", "tagmatch=my/tag"), filepath.Join(dir, "state-event.out"))
 	sends := 0
 	c.poll("gsalt-run state.event prints my/tag", 90*time.Second, func() (bool, string) {
-		if watch.exited() {
+		if watch.Exited() {
 			return true, ""
 		}
 		sends++
@@ -411,16 +297,16 @@ func TestInteropChecklistItem1(t *testing.T) {
 			t.Fatalf("salt-call event.send: %s", sr)
 		}
 		select {
-		case <-watch.done:
+		case <-watch.Done():
 			return true, ""
 		case <-time.After(5 * time.Second):
 			return false, fmt.Sprintf("salt-call event.send sent %d time(s); last salt-call: %s", sends, sr)
 		}
 	})
-	if code := watch.cmd.ProcessState.ExitCode(); code != 0 {
+	if code := watch.Cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("gsalt-run state.event exited %d", code)
 	}
-	evOut, err := os.ReadFile(watch.outPath)
+	evOut, err := os.ReadFile(watch.Log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/health"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/wire/message"
@@ -45,7 +46,7 @@ func TestHealthAuthOutcomesAndClose(t *testing.T) {
 	if hc.Enabled() || hc.Host != "127.0.0.1" {
 		t.Fatalf("HealthConfig without metrics_port: %+v (want off, host = interface)", hc)
 	}
-	hc.Port = freePorts(t, 1)[0]
+	hc.Port = proc.FreePort(t)
 	hc.HeartbeatTimeout = 3 * time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -129,7 +130,7 @@ func TestHealthReactorMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc.Port = freePorts(t, 1)[0]
+	hc.Port = proc.FreePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	hs := health.New(hc, logger())

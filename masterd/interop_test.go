@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -17,51 +16,21 @@ import (
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-// peer is a real Salt process started for the test; it is stopped (its
-// whole process group) when the test ends, whatever happens.
-type peer struct {
-	name string
-	cmd  *exec.Cmd
-	log  string
-}
-
-func startPeer(t *testing.T, ctx context.Context, src, name, logPath string, args ...string) *peer {
+// startPeer starts a real Salt process for the test, its output in
+// logPath; it is stopped (its whole process group) when the test ends,
+// whatever happens.
+func startPeer(t *testing.T, ctx context.Context, src, name, logPath string, args ...string) *proc.Proc {
 	t.Helper()
 	cmd := saltpeer.Command(ctx, src, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	out, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	p := &peer{name: name, cmd: cmd, log: logPath}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-		out.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			t.Logf("%s output:\n%s", name, tail(b, 4000))
-		}
-	})
-	return p
+	return proc.Start(t, name, cmd, proc.Options{Log: logPath, Grace: 5 * time.Second})
 }
 
 func tail(b []byte, n int) []byte {
@@ -71,7 +40,6 @@ func tail(b []byte, n int) []byte {
 	return b
 }
 
-// writeFile writes a config file, creating its directory.
 func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -92,9 +60,9 @@ func minionConf(dir, id string, retPort int, extra string) string {
 }
 
 // waitPending polls the key store until id is pending.
-func waitPending(t *testing.T, d *masterd.Daemon, id string, p *peer) {
+func waitPending(t *testing.T, d *masterd.Daemon, id string, p *proc.Proc) {
 	t.Helper()
-	testutil.Eventually(t, 120*time.Second, func() bool {
+	p.WaitFor(t, 120*time.Second, id+" pending", func() bool {
 		ids, err := d.Keys().ListState(keys.StatePending)
 		if err != nil {
 			t.Fatal(err)
@@ -104,11 +72,8 @@ func waitPending(t *testing.T, d *masterd.Daemon, id string, p *peer) {
 				return true
 			}
 		}
-		if p.cmd.ProcessState != nil {
-			t.Fatalf("%s exited", p.name)
-		}
 		return false
-	}, id+" pending")
+	})
 }
 
 func runJob(t *testing.T, d *masterd.Daemon, tgt any, tgtType, fun string, arg ...any) map[string]*payload.Map {

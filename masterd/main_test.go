@@ -1,41 +1,16 @@
 package masterd_test
 
 import (
-	"os"
-	"sync"
 	"testing"
-)
 
-// sharedBin is the folder of gsalt's commands built once for the tests of
-// this package that run real processes (see prodBin); removed by TestMain.
-var (
-	sharedBinOnce sync.Once
-	sharedBinDir  string
-	sharedBinPath string
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // prodBin builds every command once per test binary and returns the
-// folder holding them.
+// folder holding them (removed by TestMain).
 func prodBin(t *testing.T) string {
 	t.Helper()
-	sharedBinOnce.Do(func() {
-		d, err := os.MkdirTemp("", "gsb")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sharedBinDir = d
-		sharedBinPath = buildTools(t, d)
-	})
-	if sharedBinPath == "" {
-		t.Fatal("building the commands failed earlier")
-	}
-	return sharedBinPath
+	return proc.Build(t)
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if sharedBinDir != "" {
-		os.RemoveAll(sharedBinDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { proc.Main(m) }

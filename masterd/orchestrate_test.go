@@ -19,6 +19,7 @@ import (
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -335,7 +336,7 @@ func TestInteropOrchestrateRealMinion(t *testing.T) {
 	// The same through Salt's own master.
 	sdir := shortDir(t)
 	writeOrchFiles(t, sdir)
-	ports := freePorts(t, 2)
+	ports := proc.FreePorts(t, 2)
 	etc := filepath.Join(sdir, "etc")
 	writeFile(t, filepath.Join(etc, "master"), fmt.Sprintf("interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\n"+
 		"root_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\n"+

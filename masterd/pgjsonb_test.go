@@ -190,13 +190,9 @@ func startGsaltMinionConf(t *testing.T, d *masterd.Daemon, dir, id, extra string
 
 func pollPsql(t *testing.T, c *pgtest.Cluster, db, sql, want string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(testutil.Scale(within))
 	got := ""
-	for time.Now().Before(deadline) {
-		if got = c.Psql(db, sql); got == want {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if testutil.Poll(within, func() bool { got = c.Psql(db, sql); return got == want }) {
+		return
 	}
 	t.Fatalf("%s:\n got %q\nwant %q", sql, got, want)
 }

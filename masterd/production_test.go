@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/master/jobcache"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/wire/crypt"
@@ -35,7 +36,7 @@ type prodMaster struct {
 	conf    string // -c folder
 	retPort int
 	pubPort int
-	proc    *bgProc
+	proc    *proc.Proc
 	n       int // starts so far
 }
 
@@ -44,7 +45,7 @@ type prodMaster struct {
 func newProdMaster(t *testing.T, ctx context.Context, extra string) *prodMaster {
 	t.Helper()
 	dir := shortDir(t)
-	ports := freePorts(t, 2)
+	ports := proc.FreePorts(t, 2)
 	pm := &prodMaster{dir: dir, conf: filepath.Join(dir, "etc"), pubPort: ports[0], retPort: ports[1]}
 	pm.c = &checklist{t: t, ctx: ctx, bin: prodBin(t), conf: pm.conf}
 	writeFile(t, filepath.Join(pm.conf, "master"), fmt.Sprintf(
@@ -60,7 +61,7 @@ func (pm *prodMaster) jobCachePath() string {
 
 // start runs gsalt-master and waits until it serves the request port and
 // the event bus.
-func (pm *prodMaster) start() *bgProc {
+func (pm *prodMaster) start() *proc.Proc {
 	t := pm.c.t
 	t.Helper()
 	pm.n++
@@ -68,9 +69,9 @@ func (pm *prodMaster) start() *bgProc {
 		filepath.Join(pm.dir, fmt.Sprintf("gsalt-master.%d.out", pm.n)))
 	pm.proc = p
 	pm.c.poll("gsalt-master listening", 60*time.Second, func() (bool, string) {
-		if p.exited() {
-			b, _ := os.ReadFile(p.errPath)
-			t.Fatalf("gsalt-master exited (%v): %s", p.cmd.ProcessState, b)
+		if p.Exited() {
+			b, _ := os.ReadFile(p.ErrLog)
+			t.Fatalf("gsalt-master exited (%v): %s", p.Err(), b)
 		}
 		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", pm.retPort), time.Second)
 		if err != nil {
@@ -86,7 +87,7 @@ func (pm *prodMaster) start() *bgProc {
 }
 
 func (pm *prodMaster) stderr() string {
-	b, _ := os.ReadFile(pm.proc.errPath)
+	b, _ := os.ReadFile(pm.proc.ErrLog)
 	return string(b)
 }
 
@@ -96,6 +97,7 @@ func (pm *prodMaster) stderr() string {
 // runners name the lost jobs. Before the fix the master panicked at start
 // (exit 2) or a few seconds later in the prune loop.
 func TestProdDamagedJobCache(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		damage func(t *testing.T, path string)
@@ -169,14 +171,14 @@ func TestProdDamagedJobCache(t *testing.T) {
 				}
 			}
 			deadline := time.Now().Add(4 * time.Second)
-			for time.Now().Before(deadline) && !p.exited() {
+			for time.Now().Before(deadline) && !p.Exited() {
 				select {
-				case <-p.done:
+				case <-p.Done():
 				case <-time.After(200 * time.Millisecond):
 				}
 			}
-			if p.exited() {
-				t.Fatalf("gsalt-master died after start: %v\n%s", p.cmd.ProcessState, pm.stderr())
+			if p.Exited() {
+				t.Fatalf("gsalt-master died after start: %v\n%s", p.Err(), pm.stderr())
 			}
 			if runtimePanic.MatchString(pm.stderr()) {
 				t.Fatalf("a panic reached the process:\n%s", pm.stderr())
@@ -191,6 +193,7 @@ func TestProdDamagedJobCache(t *testing.T) {
 // CLI keeps working. Before the fix the second master deleted the sockets
 // before failing on the job cache lock ("timeout").
 func TestProdSecondMaster(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "")
@@ -204,7 +207,7 @@ func TestProdSecondMaster(t *testing.T) {
 	if r.code == 0 {
 		t.Fatalf("second master exited 0:\n%s", r)
 	}
-	want := fmt.Sprintf("another gsalt-master is running (pid %d", first.cmd.Process.Pid)
+	want := fmt.Sprintf("another gsalt-master is running (pid %d", first.Pid())
 	if !strings.Contains(r.stderr, want) {
 		t.Fatalf("second master's message does not say %q:\n%s", want, r)
 	}
@@ -222,7 +225,7 @@ func TestProdSecondMaster(t *testing.T) {
 	if !strings.Contains(out.stdout, "still-here") {
 		t.Fatalf("the running master does not answer the CLI:\n%s", out)
 	}
-	if first.exited() {
+	if first.Exited() {
 		t.Fatal("the running master stopped")
 	}
 }
@@ -233,6 +236,7 @@ func TestProdSecondMaster(t *testing.T) {
 // return for it). It must still print the runner's return, found in the
 // job cache, instead of hanging until its timeout.
 func TestProdRunnerReturnEventMissed(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "")
@@ -341,6 +345,7 @@ func TestProdRunnerReturnEventMissed(t *testing.T) {
 // minion of that id is accepted afterwards (before, the first bad key was
 // stored as the accepted key and the real minion was denied).
 func TestProdMalformedKeysUnderAutoAccept(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "auto_accept: True\n")
@@ -422,6 +427,7 @@ func TestProdMalformedKeysUnderAutoAccept(t *testing.T) {
 // cache; a later unsigned return changes nothing. Before, the genuine
 // return was dropped as a duplicate.
 func TestProdSignedReturnWins(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "auto_accept: True\n")
@@ -483,6 +489,7 @@ func TestProdSignedReturnWins(t *testing.T) {
 // $NOTIFY_SOCKET, and on SIGTERM says STOPPING=1 and removes the pidfile;
 // --version names gsalt's and Salt's versions and Go.
 func TestProdDaemonFlags(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "")
@@ -552,10 +559,11 @@ func TestProdDaemonFlags(t *testing.T) {
 // (before: 35 s of silence, then "i/o timeout"). Name resolution failures
 // take the same path; they are not tested here to keep DNS off the wire.
 func TestProdMinionUnreachableMasterLogged(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := shortDir(t)
-	port := freePorts(t, 1)[0]
+	port := proc.FreePort(t)
 	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
 	writeFile(t, filepath.Join(dir, "etc", "minion"), fmt.Sprintf(
 		"id: lonely\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
@@ -564,7 +572,7 @@ func TestProdMinionUnreachableMasterLogged(t *testing.T) {
 		filepath.Join(dir, "minion.out"))
 	start := time.Now()
 	c.poll("a warning naming the refused connection", 20*time.Second, func() (bool, string) {
-		b, _ := os.ReadFile(p.errPath)
+		b, _ := os.ReadFile(p.ErrLog)
 		s := string(b)
 		return strings.Contains(s, "cannot reach the master") && strings.Contains(s, "connection refused"), s
 	})
@@ -577,6 +585,7 @@ func TestProdMinionUnreachableMasterLogged(t *testing.T) {
 // refuses to start (before, it started with Salt's defaults and wrote to
 // /etc/salt, /var/cache/salt and /run/salt).
 func TestProdMissingConfigDir(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
@@ -594,10 +603,11 @@ func TestProdMissingConfigDir(t *testing.T) {
 // logging is up, in the log_fmt_console format of its config; -l critical
 // keeps even errors and warnings off the console.
 func TestProdConfigWarningsAndLogFormat(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := shortDir(t)
-	port := freePorts(t, 1)[0]
+	port := proc.FreePort(t)
 	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
 	writeFile(t, filepath.Join(dir, "etc", "minion"), fmt.Sprintf(
 		"id: typo\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
@@ -606,12 +616,12 @@ func TestProdConfigWarningsAndLogFormat(t *testing.T) {
 	p := startBg(t, "gsalt-minion", exec.Command(filepath.Join(c.bin, "gsalt-minion"), "-c", filepath.Join(dir, "etc"), "-l", "warning"),
 		filepath.Join(dir, "minion.out"))
 	c.poll("config warnings in the configured format", 30*time.Second, func() (bool, string) {
-		b, _ := os.ReadFile(p.errPath)
+		b, _ := os.ReadFile(p.ErrLog)
 		s := string(b)
 		return strings.Contains(s, `GS WARNING gsalt: config: unknown option "master_alive_intervall" in the minion configuration (did you mean "master_alive_interval"?)`) &&
 			strings.Contains(s, "GS WARNING gsalt: config: file_roots: directory "+dir+`/nosuch of saltenv "base" does not exist`), s
 	})
-	stopBg(p)
+	p.Stop()
 	q := startBg(t, "gsalt-minion", exec.Command(filepath.Join(c.bin, "gsalt-minion"), "-c", filepath.Join(dir, "etc"), "-l", "critical"),
 		filepath.Join(dir, "minion2.out"))
 	// The file log (log_level_logfile defaults to log_level) shows the
@@ -620,21 +630,8 @@ func TestProdConfigWarningsAndLogFormat(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, "log"))
 		return strings.Contains(string(b), "cannot reach the master"), string(b)
 	})
-	stopBg(q)
-	if b, _ := os.ReadFile(q.errPath); len(bytes.TrimSpace(b)) != 0 {
+	q.Stop()
+	if b, _ := os.ReadFile(q.ErrLog); len(bytes.TrimSpace(b)) != 0 {
 		t.Fatalf("-l critical wrote to the console:\n%s", b)
-	}
-}
-
-// stopBg ends a background daemon with SIGTERM (SIGKILL after a grace
-// period) and waits for it.
-func stopBg(p *bgProc) {
-	pgid := p.cmd.Process.Pid
-	syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		<-p.done
 	}
 }

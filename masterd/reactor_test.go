@@ -147,17 +147,10 @@ func TestReactorEndToEnd(t *testing.T) {
 	if fa := runNew.Data.List("fun_args"); len(fa) != 1 || fa[0].(*payload.Map).Len() != 8 {
 		t.Errorf("runner fun_args %v", fa)
 	}
-	waitFile := time.Now().Add(30 * time.Second)
-	for {
+	testutil.Eventually(t, 30*time.Second, func() bool {
 		b, err := os.ReadFile(target)
-		if err == nil && strings.TrimSpace(string(b)) == "my/tag" {
-			break
-		}
-		if time.Now().After(waitFile) {
-			t.Fatalf("the minion did not write %s: %q %v", target, b, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && strings.TrimSpace(string(b)) == "my/tag"
+	}, "the minion writing my/tag to ", target)
 
 	// The loop: event.send → loop/tag → local.event.send loop/tag → ...
 	sendEvent(t, d, "m1", "loop/tag", payload.NewMap())
@@ -177,7 +170,7 @@ func TestReactorEndToEnd(t *testing.T) {
 	}
 	t.Logf("reactor stats after the loop: %+v", st)
 	local := st.Local
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // a negative check: no reaction follows once the loop is cut
 	if st := r.Stats(); st.Local != local {
 		t.Errorf("reactions went on after the loop was cut: %d then %d", local, st.Local)
 	}
@@ -266,7 +259,7 @@ func BenchmarkReactorLocalJobs(b *testing.B) {
 		// Distinct tags (the loop protection limits one tag to 10/s),
 		// paced so the bus subscription never overflows.
 		for r.Stats().Received-uint64(jobs.Load()) > 4096 {
-			time.Sleep(50 * time.Microsecond)
+			time.Sleep(50 * time.Microsecond) // pace the benchmark producer (backpressure)
 		}
 		d.Bus().Publish(event.Event{Tag: fmt.Sprintf("bench/%d", i), Data: payload.NewMap("id", "bm1", "n", int64(i))})
 	}
@@ -274,7 +267,7 @@ func BenchmarkReactorLocalJobs(b *testing.B) {
 		if st := r.Stats(); st.Dropped+st.BusDropped+st.Failed+st.Suppressed > 0 {
 			b.Fatalf("lost events: %+v", st)
 		}
-		time.Sleep(100 * time.Microsecond)
+		time.Sleep(100 * time.Microsecond) // drain poll interval of the benchmark
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "jobs/s")
 }

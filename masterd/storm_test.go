@@ -34,6 +34,7 @@ var jidRE = regexp.MustCompile(`\b\d{20}\b`)
 // 20 times. Before the fix returns were lost: the request queue dropped
 // them and minions that got "bad load" after re-auth did not send again.
 func TestProdRestartStorm(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("real-process restart storm skipped in -short mode")
 	}
@@ -87,12 +88,12 @@ func TestProdRestartStorm(t *testing.T) {
 		}
 		wcancel()
 		rd.Close()
-		pid := pm.proc.cmd.Process.Pid
+		pid := pm.proc.Pid()
 		var hit time.Time
 		switch mode {
 		case "kill":
 			syscall.Kill(pid, syscall.SIGKILL)
-			<-pm.proc.done
+			<-pm.proc.Done()
 			hit = time.Now()
 			pm.start()
 		case "stop":
@@ -128,7 +129,7 @@ func TestProdRestartStorm(t *testing.T) {
 	if os.Getenv("GSALT_CHAOS") != "" {
 		burst(1, "stop", 10*time.Second)
 	}
-	if b, _ := os.ReadFile(pm.proc.errPath); strings.Contains(string(b), "dropping requests") {
+	if b, _ := os.ReadFile(pm.proc.ErrLog); strings.Contains(string(b), "dropping requests") {
 		t.Errorf("the request queue dropped requests:\n%s", b)
 	}
 }

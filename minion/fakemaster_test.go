@@ -84,25 +84,18 @@ func (fm *fakeMaster) start(retPort, pubPort int) {
 	t := fm.t
 	ctx := context.Background()
 	var err error
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	// A restarted master binds the ports its predecessor just closed:
+	// retry until they are free again.
+	if !testutil.Poll(5*time.Second, func() bool {
 		fm.req, err = transport.ListenReq(ctx, "127.0.0.1:"+strconv.Itoa(retPort), fm.handle, transport.ReqOptions{})
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err != nil {
+		return err == nil
+	}) {
 		t.Fatal(err)
 	}
-	for {
+	if !testutil.Poll(5*time.Second, func() bool {
 		fm.pub, err = transport.ListenPub(ctx, "127.0.0.1:"+strconv.Itoa(pubPort), transport.PubOptions{})
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err != nil {
+		return err == nil
+	}) {
 		t.Fatal(err)
 	}
 }
@@ -405,6 +398,15 @@ func installKey(t *testing.T, cfg *config.Minion, from string) {
 // and returns Run's error.
 func startMinion(t *testing.T, cfg *config.Minion, o Options) (*Minion, func() error) {
 	t.Helper()
+	m, stop, _ := startMinionRun(t, cfg, o)
+	return m, stop
+}
+
+// startMinionRun is startMinion that also returns a channel closed when
+// Run has returned on its own (a fatal auth answer), after which stop
+// returns Run's error.
+func startMinionRun(t *testing.T, cfg *config.Minion, o Options) (*Minion, func() error, <-chan struct{}) {
+	t.Helper()
 	o.Config = cfg
 	if o.Logger == nil {
 		o.Logger = testLogger(t)
@@ -417,23 +419,20 @@ func startMinion(t *testing.T, cfg *config.Minion, o Options) (*Minion, func() e
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	var once sync.Once
+	finished := make(chan struct{})
 	var runErr error
+	go func() { runErr = m.Run(ctx); close(finished) }()
 	stop := func() error {
-		once.Do(func() {
-			cancel()
-			select {
-			case runErr = <-done:
-			case <-time.After(10 * time.Second):
-				runErr = fmt.Errorf("minion did not stop")
-			}
-		})
-		return runErr
+		cancel()
+		select {
+		case <-finished:
+			return runErr
+		case <-time.After(10 * time.Second):
+			return fmt.Errorf("minion did not stop")
+		}
 	}
 	t.Cleanup(func() { stop() })
-	return m, stop
+	return m, stop, finished
 }
 
 func waitReady(t *testing.T, m *Minion, d time.Duration) {

@@ -23,6 +23,7 @@ import (
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testlab"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // saltMaster is a real Salt 3006 salt-master run from the source tree.
@@ -35,28 +36,7 @@ type saltMaster struct {
 // group when the test ends.
 func startProcess(t *testing.T, cmd *exec.Cmd, logPath string) {
 	t.Helper()
-	logf, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pgid := cmd.Process.Pid
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-		}
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
-		logf.Close()
-	})
+	proc.Start(t, filepath.Base(logPath), cmd, proc.Options{Log: logPath, Grace: 5 * time.Second})
 }
 
 func startSaltMaster(t *testing.T, src string) *saltMaster {

@@ -38,13 +38,7 @@ func TestPendingThenAccepted(t *testing.T) {
 	cfg := minionConfig(t, "m1", fm, "")
 	m, stop := startMinion(t, cfg, Options{})
 
-	deadline := time.Now().Add(wait)
-	for fm.authCount("m1") < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("the minion did not retry its pending auth")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, wait, func() bool { return fm.authCount("m1") >= 2 }, "the minion to retry its pending auth")
 	select {
 	case <-m.Ready():
 		t.Fatal("ready while pending")
@@ -304,23 +298,13 @@ func TestMasterRestart(t *testing.T) {
 	fm, m := acceptedMinion(t, "")
 	ret, pub := fm.retPort(), fm.pubPort()
 	fm.stop()
-	time.Sleep(200 * time.Millisecond)
+	// newFakeMaster retries binding until the ports are reusable.
 	fm2 := newFakeMaster(t, filepath.Join(vectorsPKI, "master/master.pem"), ret, pub)
 	fm2.set("m1", "accept")
-	deadline := time.Now().Add(wait)
-	for fm2.authCount("m1") == 0 || fm2.pub.Subscribers() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the minion did not reconnect (auths %d, subscribers %d)", fm2.authCount("m1"), fm2.pub.Subscribers())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, wait, func() bool { return fm2.authCount("m1") > 0 && fm2.pub.Subscribers() > 0 },
+		"the minion to reconnect (auth and subscribe)")
 	// Wait until the re-auth completed with the new key.
-	for m.current() == nil || m.current().key != fm2.key {
-		if time.Now().After(deadline) {
-			t.Fatal("no new session after the restart")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, wait, func() bool { return m.current() != nil && m.current().key == fm2.key }, "a new session after the restart")
 	warmup(t, fm2)
 	fm2.publish(jobLoad("20260101000000000401", "test.ping", []any{}))
 	fm2.waitReq(t, wait, isReturn("20260101000000000401"))
@@ -330,26 +314,12 @@ func TestFindJobAndKillJob(t *testing.T) {
 	fm, m := acceptedMinion(t, "")
 	sleeper := "20260101000000000501"
 	fm.publish(jobLoad(sleeper, "test.sleep", []any{int64(30)}))
-	deadline := time.Now().Add(wait)
-	for m.jobs.count() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the job did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, wait, func() bool { return m.jobs.count() > 0 }, "the job to start")
 	// The proc file appears once the job has run for procDelay.
 	proc := filepath.Join(m.cacheDir, "proc", sleeper)
 	var b []byte
 	var err error
-	for {
-		if b, err = os.ReadFile(proc); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("proc file: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, wait, func() bool { b, err = os.ReadFile(proc); return err == nil }, "the proc file ", proc)
 	pm, err := payload.UnmarshalMap(b)
 	if err != nil || keysOf(pm)[0] != "pid" || pm.Str("fun") != "test.sleep" || pm.Has("serial") {
 		t.Fatalf("proc file %s %v", mustJSON(pm), err)
@@ -453,12 +423,12 @@ func TestAuthRefusals(t *testing.T) {
 		fm.set("m1", "reject")
 		cfg := minionConfig(t, "m1", fm, "")
 		installKey(t, cfg, "minion1")
-		_, stop := startMinion(t, cfg, Options{})
-		deadline := time.Now().Add(wait)
-		for fm.authCount("m1") == 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+		_, stop, finished := startMinionRun(t, cfg, Options{})
+		select {
+		case <-finished: // Run ends by itself on the rejection
+		case <-time.After(wait):
+			t.Fatal("Run did not end on the rejection")
 		}
-		time.Sleep(200 * time.Millisecond)
 		if err := stop(); !errors.Is(err, ErrRejected) {
 			t.Fatalf("Run: %v, want ErrRejected", err)
 		}
@@ -473,13 +443,8 @@ func TestAuthRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		m, _ := startMinion(t, cfg, Options{})
-		deadline := time.Now().Add(wait)
-		for !errors.Is(m.LastAuthError(), message.ErrMasterKeyChanged) {
-			if time.Now().After(deadline) {
-				t.Fatalf("last auth error %v", m.LastAuthError())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		testutil.Eventually(t, wait, func() bool { return errors.Is(m.LastAuthError(), message.ErrMasterKeyChanged) },
+			"the master key change to be the last auth error")
 		select {
 		case <-m.Ready():
 			t.Fatal("connected to a master with a changed key")
@@ -494,12 +459,12 @@ func TestAuthRefusals(t *testing.T) {
 		fm.set("m1", "accept")
 		cfg := minionConfig(t, "m1", fm, "master_finger: 'ab:cd'\n")
 		installKey(t, cfg, "minion1")
-		_, stop := startMinion(t, cfg, Options{})
-		deadline := time.Now().Add(wait)
-		for fm.authCount("m1") == 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+		_, stop, finished := startMinionRun(t, cfg, Options{})
+		select {
+		case <-finished: // Run ends by itself on the fingerprint mismatch
+		case <-time.After(wait):
+			t.Fatal("Run did not end on the master_finger mismatch")
 		}
-		time.Sleep(100 * time.Millisecond)
 		if err := stop(); !errors.Is(err, ErrMasterFinger) {
 			t.Fatalf("Run: %v, want ErrMasterFinger", err)
 		}
@@ -746,24 +711,13 @@ func TestProcFileOnlyForLongerJobs(t *testing.T) {
 	}
 	long := "20260101000000000602"
 	fm.publish(jobLoad(long, "test.sleep", []any{int64(1)}))
-	deadline := time.Now().Add(wait)
-	for {
-		if _, err := os.Stat(filepath.Join(procDir, long)); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no proc file for a running test.sleep")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, wait, func() bool {
+		_, err := os.Stat(filepath.Join(procDir, long))
+		return err == nil
+	}, "a proc file for a running test.sleep")
 	fm.waitReq(t, wait, isReturn(long))
-	for {
-		if _, err := os.Stat(filepath.Join(procDir, long)); errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the proc file outlived its job")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, wait, func() bool {
+		_, err := os.Stat(filepath.Join(procDir, long))
+		return errors.Is(err, os.ErrNotExist)
+	}, "the proc file to go with its job")
 }

@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -66,21 +68,14 @@ func (e *localEvents) add(tag string, data any) {
 
 func (e *localEvents) wait(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
+	var got []string
+	if !testutil.Poll(wait, func() bool {
 		e.mu.Lock()
-		for _, ev := range e.evs {
-			if ev == want {
-				e.mu.Unlock()
-				return
-			}
-		}
-		got := append([]string(nil), e.evs...)
-		e.mu.Unlock()
-		if time.Now().After(deadline) {
-			t.Fatalf("local event %q not fired; got %q", want, got)
-		}
-		time.Sleep(20 * time.Millisecond)
+		defer e.mu.Unlock()
+		got = append(got[:0], e.evs...)
+		return slices.Contains(got, want)
+	}) {
+		t.Fatalf("local event %q not fired; got %q", want, got)
 	}
 }
 
@@ -141,7 +136,7 @@ func TestHotMultiMaster(t *testing.T) {
 	evs.wait(t, TagMasterDisconnected+" "+m2name)
 	fm1.publish(jobLoad("20260301000000000005", "test.ping", []any{}))
 	fm1.waitReq(t, wait, isReturn("20260301000000000005"))
-	time.Sleep(100 * time.Millisecond) // let the ports be reusable
+	// newFakeMaster retries binding until the ports are reusable.
 	fm3 := newFakeMaster(t, masterKeyFile(), ret, pub)
 	fm3.set("m1", "accept")
 	evs.wait(t, TagMasterConnected+" "+m2name)
@@ -180,7 +175,6 @@ func TestFailoverMultiMaster(t *testing.T) {
 
 	// master_failback_interval defaults to master_alive_interval: the
 	// first master answers again, the minion goes back to it.
-	time.Sleep(100 * time.Millisecond)
 	fm3 := newFakeMaster(t, masterKeyFile(), ret1, pub1)
 	fm3.set("m1", "accept")
 	evs.wait(t, TagMasterFailback+" "+m1name)

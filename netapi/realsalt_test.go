@@ -11,29 +11,19 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/netapi"
 )
-
-// freePort returns a loopback port free at the time of the call.
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // startSaltAPI runs Salt 3006's salt-api with the master config of cfg
 // (real ret port) on a free port.
 func startSaltAPI(t *testing.T, src string, cfg *config.Master, dir string) *apiEnv {
-	port := freePort(t)
+	port := proc.FreePort(t)
 	apiEtc := filepath.Join(dir, "api-etc")
 	os.MkdirAll(apiEtc, 0o755)
 	conf, err := os.ReadFile(cfg.ConfFile)
@@ -46,41 +36,19 @@ func startSaltAPI(t *testing.T, src string, cfg *config.Master, dir string) *api
 	if err := os.WriteFile(filepath.Join(apiEtc, "master"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := saltpeer.Command(ctx, src, "salt-api", "-c", apiEtc, "-l", "error")
-	logf, err := os.Create(filepath.Join(dir, "salt-api.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
-	cmd.Stdout, cmd.Stderr = logf, logf
-	// salt-api forks its netapi process: run it in its own process group
-	// and stop the whole group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = 10 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	})
+	// salt-api forks its netapi process: proc runs it in its own process
+	// group and stops the whole group.
+	p := proc.Start(t, "salt-api", saltpeer.Command(context.Background(), src, "salt-api", "-c", apiEtc, "-l", "error"),
+		proc.Options{Log: filepath.Join(dir, "salt-api.out")})
 	e := &apiEnv{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port), hc: &http.Client{Timeout: 60 * time.Second}}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	p.WaitFor(t, 60*time.Second, "salt-api answering", func() bool {
 		resp, err := e.hc.Get(e.base + "/")
-		if err == nil {
-			resp.Body.Close()
-			break
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			out, _ := os.ReadFile(filepath.Join(dir, "salt-api.out"))
-			t.Fatalf("salt-api did not come up: %v\n%s", err, out)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return true
+	})
 	return e
 }
 
@@ -266,46 +234,21 @@ func TestGsaltAPIWithRealSaltMaster(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	etc := filepath.Join(dir, "etc")
 	os.MkdirAll(etc, 0o755)
-	ret, pub := freePort(t), freePort(t)
+	ret, pub := proc.FreePort(t), proc.FreePort(t)
 	conf := fmt.Sprintf("interface: 127.0.0.1\nipv6: False\npublish_port: %[2]d\nret_port: %[3]d\nroot_dir: %[1]s\npki_dir: %[1]s/pki\n"+
 		"cachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\nuser: root\n"+
 		"file_roots: {base: [%[1]s/srv/salt]}\nlog_level_logfile: info\n", dir, pub, ret) + apiConf
 	if err := os.WriteFile(filepath.Join(etc, "master"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	logf, err := os.Create(filepath.Join(dir, "salt-master.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := saltpeer.Command(ctx, src, "salt-master", "-c", etc, "-l", "warning")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = 15 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	p := proc.Start(t, "salt-master", saltpeer.Command(context.Background(), src, "salt-master", "-c", etc, "-l", "warning"),
+		proc.Options{Log: filepath.Join(dir, "salt-master.out"), Grace: 15 * time.Second})
+	p.WaitFor(t, 90*time.Second, "listening", func() bool {
+		if _, err := os.Stat(filepath.Join(dir, "sock", "master_event_pub.ipc")); err != nil {
+			return false
+		}
+		return proc.Dials(fmt.Sprintf("127.0.0.1:%d", ret))
 	})
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "sock", "master_event_pub.ipc")); err == nil {
-			if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", ret)); err == nil {
-				c.Close()
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			out, _ := os.ReadFile(filepath.Join(dir, "master.log"))
-			t.Fatalf("salt-master did not start:\n%s", out)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			out, _ := os.ReadFile(filepath.Join(dir, "master.log"))

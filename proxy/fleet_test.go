@@ -370,7 +370,7 @@ func TestFleetAgainstGsaltMaster(t *testing.T) {
 					if n := cur.Add(1); n > peak.Load() {
 						peak.Store(n)
 					}
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // hold the session a moment so callers overlap
 					cur.Add(-1)
 					return nil
 				})

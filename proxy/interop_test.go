@@ -5,48 +5,29 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testlab"
+	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/proxy/devsim"
 )
 
 // startGroup starts cmd in its own process group, stopped with the test.
-func startGroup(t *testing.T, cmd *exec.Cmd, logPath string) {
+func startGroup(t *testing.T, cmd *exec.Cmd, logPath string) *proc.Proc {
 	t.Helper()
-	logf, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-		logf.Close()
-	})
+	return proc.Start(t, filepath.Base(logPath), cmd, proc.Options{Log: logPath, Grace: 5 * time.Second})
 }
 
 // realMaster is a Salt 3006 salt-master run from source.
@@ -89,21 +70,10 @@ func (sm *realMaster) keys(t *testing.T) map[string][]string {
 // acceptWhenPending accepts ids as soon as they are pending.
 func (sm *realMaster) acceptWhenPending(t *testing.T, ids ...string) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
 	for _, id := range ids {
-		for {
-			found := false
-			for _, k := range sm.keys(t)["minions_pre"] {
-				found = found || k == id
-			}
-			if found {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s never pending: %v", id, sm.keys(t))
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
+		testutil.Eventually(t, 90*time.Second, func() bool {
+			return slices.Contains(sm.keys(t)["minions_pre"], id)
+		}, id+" pending")
 		sm.run(t, "salt-key", "-a", id, "-y")
 	}
 }
@@ -118,21 +88,14 @@ func startRealMaster(t *testing.T, src, dir string, files map[string]string) *re
 	for p, c := range files {
 		writeFile(t, filepath.Join(dir, p), c)
 	}
-	startGroup(t, saltpeer.Command(context.Background(), src, "salt-master", "-c", sm.conf, "-l", "warning"), filepath.Join(dir, "master.out"))
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "sock", "master_event_pub.ipc")); err == nil {
-			if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(sm.ret)); err == nil {
-				c.Close()
-				return sm
-			}
+	p := startGroup(t, saltpeer.Command(context.Background(), src, "salt-master", "-c", sm.conf, "-l", "warning"), filepath.Join(dir, "master.out"))
+	p.WaitFor(t, 60*time.Second, "listening", func() bool {
+		if _, err := os.Stat(filepath.Join(dir, "sock", "master_event_pub.ipc")); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(dir, "master.out"))
-			t.Fatalf("salt-master did not start:\n%s", b)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return proc.Dials("127.0.0.1:" + strconv.Itoa(sm.ret))
+	})
+	return sm
 }
 
 // pythonOnlyGrains are grains a Salt salt-proxy reports that describe its
@@ -185,16 +148,11 @@ func TestInteropRealSaltMaster(t *testing.T) {
 	for _, id := range all {
 		want[id] = true
 	}
-	deadline := time.Now().Add(90 * time.Second)
 	var got map[string]any
-	for {
+	if !testutil.Poll(90*time.Second, func() bool {
 		got = sm.salt(t, "*", "test.ping")
-		if reflect.DeepEqual(got, want) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(time.Second)
-	}
-	if !reflect.DeepEqual(got, want) {
+		return reflect.DeepEqual(got, want)
+	}) {
 		t.Fatalf("salt '*' test.ping: %v", got)
 	}
 	if got := sm.salt(t, "-G", "os_family:proxy", "test.ping"); len(got) != len(all) {
@@ -288,16 +246,7 @@ func TestInteropRealSaltMasterNapalm(t *testing.T) {
 		"ipv6: False\nenable_fqdns_grains: False\nacceptance_wait_time: 0.5\n", gdir, sm.ret))
 	runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: []string{"sw1"}, Logger: testLogger()})
 	sm.acceptWhenPending(t, "sw1")
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		if got := sm.salt(t, "sw1", "test.ping"); got["sw1"] == true {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("sw1 never answered test.ping")
-		}
-		time.Sleep(time.Second)
-	}
+	testutil.Eventually(t, 90*time.Second, func() bool { return sm.salt(t, "sw1", "test.ping")["sw1"] == true }, "sw1 answering test.ping")
 	if got := sm.salt(t, "sw1", "grains.get", "model"); got["sw1"] != "CSR1000V" {
 		t.Fatalf("grains.get model: %v", got)
 	}
@@ -326,23 +275,15 @@ func TestInteropRealSaltMasterNapalm(t *testing.T) {
 	if lc["result"] != true || lc["commit_id"] == nil || strings.Contains(fleet.Device(0).RunningConfig(), "10.0.0.2") {
 		t.Fatalf("net.load_config commit_in: %v", lc)
 	}
-	deadline = time.Now().Add(30 * time.Second)
-	for !strings.Contains(fleet.Device(0).RunningConfig(), "ntp server 10.0.0.2") {
-		if time.Now().After(deadline) {
-			t.Fatal("the scheduled commit never reached the device")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	deadline = time.Now().Add(30 * time.Second)
-	for {
-		out := sm.run(t, "salt-run", "jobs.list_jobs", "search_function=net.load_config", "--out", "json")
-		if strings.Contains(out, jid) && strings.Contains(out, "commit_jid") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the real master has no scheduled return for commit %s:\n%s", jid, out)
-		}
-		time.Sleep(time.Second)
+	testutil.Eventually(t, 30*time.Second, func() bool {
+		return strings.Contains(fleet.Device(0).RunningConfig(), "ntp server 10.0.0.2")
+	}, "the scheduled commit to reach the device")
+	var jobs string
+	if !testutil.Poll(30*time.Second, func() bool {
+		jobs = sm.run(t, "salt-run", "jobs.list_jobs", "search_function=net.load_config", "--out", "json")
+		return strings.Contains(jobs, jid) && strings.Contains(jobs, "commit_jid")
+	}) {
+		t.Fatalf("the real master has no scheduled return for commit %s:\n%s", jid, jobs)
 	}
 	if got := sm.salt(t, "sw1", "schedule.list", "show_all=True", "return_yaml=False"); fmt.Sprint(got["sw1"]) != "map[]" {
 		t.Errorf("schedule after the commit ran: %v", got)

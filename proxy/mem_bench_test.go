@@ -108,7 +108,7 @@ func fleetMemory(b *testing.B, plat string, n int) {
 		if time.Now().After(deadline) {
 			b.Fatalf("%d of %d devices initialized", inited, n)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // poll interval of the benchmark setup
 	}
 	for _, dev := range f.Devices() {
 		select {

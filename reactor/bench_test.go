@@ -26,7 +26,7 @@ func BenchmarkEventsToLocalJobs(b *testing.B) {
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		for r.Stats().Received-uint64(local.n.Load()) > 4096 {
-			time.Sleep(20 * time.Microsecond)
+			time.Sleep(20 * time.Microsecond) // pace the benchmark producer (backpressure)
 		}
 		bus.Publish(event.Event{Tag: fmt.Sprintf("bench/%d", i), Data: payload.NewMap("id", "m1", "n", int64(i))})
 	}
@@ -34,7 +34,7 @@ func BenchmarkEventsToLocalJobs(b *testing.B) {
 		if st := r.Stats(); st.Dropped+st.BusDropped+st.Failed+st.Suppressed > 0 {
 			b.Fatalf("lost events: %+v", st)
 		}
-		time.Sleep(50 * time.Microsecond)
+		time.Sleep(50 * time.Microsecond) // drain poll interval of the benchmark
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "jobs/s")
 }

@@ -111,7 +111,9 @@ func quiet(t testing.TB, r *reactor.Reactor) reactor.Stats {
 	t.Helper()
 	prev := r.Stats()
 	for range 1000 {
-		time.Sleep(30 * time.Millisecond)
+		// Settling means no change over an interval, so this waits one
+		// interval between two looks.
+		time.Sleep(30 * time.Millisecond) // settling is "no change over an interval"
 		cur := r.Stats()
 		if cur == prev && cur.QueueLen == 0 {
 			return cur

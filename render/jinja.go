@@ -411,12 +411,6 @@ func (st *renderState) fail(err error) error {
 	return err
 }
 
-// stateOf returns the render state of a runtime.
-func stateOf(r *jinja.Runtime) *renderState {
-	st, _ := r.Data.(*renderState)
-	return st
-}
-
 // joinSaltPath joins a relative template name to a directory the way
 // Salt's loader does (os.path.normpath), reporting escapes above the root.
 func joinSaltPath(dir, name string) (string, bool) {

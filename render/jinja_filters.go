@@ -564,10 +564,6 @@ func orEmptyList(l []any) []any {
 	return l
 }
 
-// iterItems returns what Python's iter() yields: list members, dict keys
-// or the characters of a string.
-func iterItems(v *value) ([]any, error) { return jinja.Iterate(v.Interface()) }
-
 // listSetFilter adapts the set filters (union, intersect, ...).
 func listSetFilter(fn func(a, b []any) []any) filterFunc {
 	return simple(func(in any, va *varArgs) (any, error) {

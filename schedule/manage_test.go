@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -196,10 +197,7 @@ func TestRunLoop(t *testing.T) {
 		payload.NewMap("soon", payload.NewMap("function", "test.ping", "once", once)))); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for count("soon") == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Poll(5*time.Second, func() bool { return count("soon") > 0 })
 	if count("soon") != 1 {
 		t.Errorf("once job ran %d times", count("soon"))
 	}
@@ -209,6 +207,7 @@ func TestRunLoop(t *testing.T) {
 	if count("later") != 1 {
 		t.Errorf("run_job: later ran %d times", count("later"))
 	}
+	// A negative check: no job runs again within many loop intervals.
 	time.Sleep(200 * time.Millisecond)
 	if count("soon") != 1 || count("later") != 1 {
 		t.Errorf("extra runs: %v", ran)
@@ -231,7 +230,7 @@ func TestLoopOnlyWithJobs(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m.Start(ctx)
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(50 * time.Millisecond) // a negative check: no loop starts within a few intervals
 	if m.looping.Load() {
 		t.Fatal("a loop runs for an empty schedule")
 	}
@@ -240,11 +239,5 @@ func TestLoopOnlyWithJobs(t *testing.T) {
 		t.Fatal("no loop after a job was added")
 	}
 	m.ManageSchedule(ctx, req("func", "delete", "persist", false, "name", "j"))
-	deadline := time.Now().Add(5 * time.Second)
-	for m.looping.Load() {
-		if time.Now().After(deadline) {
-			t.Fatal("the loop still runs with no job")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool { return !m.looping.Load() }, "the loop to end with no job left")
 }

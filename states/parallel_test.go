@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -57,16 +58,12 @@ func TestParallelStates(t *testing.T) {
 	// Release the gates once both are running: if the states ran one after
 	// the other this would never happen and the calls would time out.
 	go func() {
-		deadline := time.Now().Add(20 * time.Second)
-		for time.Now().Before(deadline) {
+		if testutil.Poll(20*time.Second, func() bool {
 			g.mu.Lock()
-			both := len(g.running) == 2
-			g.mu.Unlock()
-			if both {
-				close(g.release)
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
+			defer g.mu.Unlock()
+			return len(g.running) == 2
+		}) {
+			close(g.release)
 		}
 	}()
 	res := h.run(t, "state.sls", []any{"t"}, payload.NewMap())

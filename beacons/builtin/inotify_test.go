@@ -55,7 +55,7 @@ func collect(t *testing.T, b beacons.Beacon, cfg any, want int) []any {
 	t.Helper()
 	var got []any
 	if want == 0 {
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a negative check: give a wrong event time to arrive
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -67,7 +67,8 @@ func collect(t *testing.T, b beacons.Beacon, cfg any, want int) []any {
 			got = append(got, m)
 		}
 		if len(got) >= want || time.Now().After(deadline) {
-			// One more short read catches unexpected extra events.
+			// One more short read, a moment later, catches unexpected
+			// extra events (a negative check).
 			time.Sleep(20 * time.Millisecond)
 			out, _ = b.Beacon(context.Background(), &beacons.Request{Config: payload.DeepClone(cfg), Now: time.Now()})
 			for _, m := range out {
@@ -75,7 +76,7 @@ func collect(t *testing.T, b beacons.Beacon, cfg any, want int) []any {
 			}
 			return got
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // poll interval; the deadline above bounds the loop
 	}
 }
 

@@ -634,7 +634,7 @@ func BenchmarkMirror(b *testing.B) {
 		}
 		if i%10000 == 9999 && i > 50000 { // stay within the bridge's queue
 			for br.Stats().Published < uint64(i-50000) {
-				time.Sleep(time.Millisecond)
+				time.Sleep(time.Millisecond) // pace the producer so the bridge queue is not outrun
 			}
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,35 +18,14 @@ import (
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testlab"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // daemon starts a real Salt daemon in its own process group and stops the
 // whole group when the test ends.
 func daemon(t *testing.T, src, script string, args ...string) {
 	t.Helper()
-	cmd := saltpeer.Command(context.Background(), src, script, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	logf, err := os.Create(filepath.Join(t.TempDir(), script+".out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		pgid := cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-		}
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
-		logf.Close()
-	})
+	proc.Start(t, script, saltpeer.Command(context.Background(), src, script, args...), proc.Options{})
 }
 
 type peer struct {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/fleetlab"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/wire/crypt"
 )
@@ -44,7 +45,7 @@ func TestShardedFleet(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	bin := fleetlab.Build(t, filepath.Join(dir, "bin"))
+	bin := fleetlab.Build(t)
 	ids := fleetlab.IDs(n)
 
 	// The simulated switches.
@@ -230,3 +231,5 @@ func genKeys(t *testing.T, dir string, ids []string) {
 		t.Fatal(err)
 	}
 }
+
+func TestMain(m *testing.M) { proc.Main(m) }

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -27,6 +26,7 @@ import (
 	k8syaml "sigs.k8s.io/yaml"
 
 	"github.com/gsalt/gsalt/internal/fleetlab"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/proxy"
 )
 
@@ -196,49 +196,13 @@ func TestManifestFilesStrict(t *testing.T) {
 	}
 }
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  string
-)
-
 // bins builds the gsalt commands once for the package's tests.
 func bins(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "gsalt-k8s-bin-")
-		if err != nil {
-			buildErr = err.Error()
-			return
-		}
-		binDir = dir
-		ft := &captureT{TB: t}
-		fleetlab.Build(ft, dir)
-		buildErr = ft.msg
-	})
-	if buildErr != "" {
-		t.Fatal(buildErr)
-	}
-	return binDir
+	return fleetlab.Build(t)
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
-// captureT turns a Fatal during the shared build into a message.
-type captureT struct {
-	testing.TB
-	msg string
-}
-
-func (c *captureT) Fatalf(format string, args ...any) { c.msg = fmt.Sprintf(format, args...) }
-func (c *captureT) Fatal(args ...any)                 { c.msg = fmt.Sprint(args...) }
-func (c *captureT) Helper()                           {}
+func TestMain(m *testing.M) { proc.Main(m) }
 
 // checkFlags parses a container's command line with the real command: the
 // binary is run with the same arguments plus --help, which cobra parses

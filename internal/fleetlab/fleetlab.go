@@ -15,49 +15,36 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // Binaries are the commands a lab builds.
 var Binaries = []string{"gsalt-master", "gsalt-proxy", "gsalt-devsim", "gsalt", "gsalt-key", "gsalt-api"}
 
 // RepoRoot is the module's root directory.
-func RepoRoot(t testing.TB) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
-}
+func RepoRoot(testing.TB) string { return proc.RepoRoot() }
 
-// Build builds Binaries into dir and returns dir.
-func Build(t testing.TB, dir string) string {
+// Build builds Binaries (once per test binary, see proc.Build) and
+// returns their folder.
+func Build(t testing.TB) string {
 	t.Helper()
-	args := []string{"build", "-o", dir + "/"}
-	for _, b := range Binaries {
-		args = append(args, "./cmd/"+b)
+	pkgs := make([]string, len(Binaries))
+	for i, b := range Binaries {
+		pkgs[i] = "./cmd/" + b
 	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = RepoRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return dir
+	return proc.Build(t, pkgs...)
 }
 
 // FreePort returns a loopback TCP port that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return proc.FreePort(t)
 }
 
 // FreeRange returns the first of n consecutive loopback ports that were
@@ -89,68 +76,25 @@ func FreeRange(t testing.TB, n int) int {
 
 // Proc is a process started by a lab; it is stopped when the test ends.
 type Proc struct {
-	Name string
-	Cmd  *exec.Cmd
-	Log  string
-	done chan struct{}
-	err  error
+	*proc.Proc
 }
 
 // Start starts bin with args and extra environment, output to
-// dir/<name>.log, and stops it (SIGTERM, then SIGKILL) when the test ends.
+// dir/<name>.log, and stops it (SIGTERM, then SIGKILL after 60 s) when the
+// test ends.
 func Start(t testing.TB, dir, name, bin string, args, env []string) *Proc {
 	t.Helper()
-	logPath := filepath.Join(dir, name+".log")
-	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = lf, lf
-	if err := cmd.Start(); err != nil {
-		lf.Close()
-		t.Fatalf("start %s: %v", name, err)
-	}
-	p := &Proc{Name: name, Cmd: cmd, Log: logPath, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		lf.Close()
-		close(p.done)
-	}()
-	t.Cleanup(p.Stop)
-	return p
-}
-
-// Stop sends SIGTERM and waits up to 60 s, then kills the process.
-func (p *Proc) Stop() {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(60 * time.Second):
-		_ = p.Cmd.Process.Kill()
-		<-p.done
-	}
+	return &Proc{proc.Start(t, name, cmd, proc.Options{Log: filepath.Join(dir, name+".log"), Grace: 60 * time.Second, Tail: 1500})}
 }
 
 // Exited reports whether the process ended, and its error.
-func (p *Proc) Exited() (bool, error) {
-	select {
-	case <-p.done:
-		return true, p.err
-	default:
-		return false, nil
-	}
-}
+func (p *Proc) Exited() (bool, error) { return p.Proc.Exited(), p.Err() }
 
 // RSSKiB returns the process's resident set size in KiB (0 when gone).
 func (p *Proc) RSSKiB() int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Cmd.Process.Pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid()))
 	if err != nil {
 		return 0
 	}
@@ -162,15 +106,6 @@ func (p *Proc) RSSKiB() int {
 		}
 	}
 	return 0
-}
-
-// Tail returns the last n bytes of the process's log.
-func (p *Proc) Tail(n int) string {
-	b, _ := os.ReadFile(p.Log)
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
 }
 
 // Master is a running gsalt-master and the paths of its configuration.

@@ -11,33 +11,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"go.etcd.io/bbolt"
 )
 
 // The tests below run gsalt's daemons as real processes, built from this
 // tree, with metrics_port on free 127.0.0.1 ports.
 
-// built holds the commands the tests run, built once per test binary.
-var built struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { proc.Main(m) }
 
 // buildDaemons builds the commands the tests run (once) and returns their
 // folder.
@@ -46,98 +34,18 @@ func buildDaemons(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds and runs gsalt's daemons; skipped with -short")
 	}
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "gsalt-health-bin")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.dir = dir
-		args := []string{"build"}
-		if raceEnabled {
-			args = append(args, "-race")
-		}
-		args = append(args, "-o", dir+string(filepath.Separator))
-		for _, c := range []string{"gsalt", "gsalt-master", "gsalt-minion", "gsalt-proxy", "gsalt-api", "gsalt-devsim"} {
-			args = append(args, "./cmd/"+c)
-		}
-		cmd := exec.Command("go", args...)
-		cmd.Dir = "../.."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
+	var pkgs []string
+	for _, c := range []string{"gsalt", "gsalt-master", "gsalt-minion", "gsalt-proxy", "gsalt-api", "gsalt-devsim"} {
+		pkgs = append(pkgs, "./cmd/"+c)
 	}
-	return built.dir
+	return proc.Build(t, pkgs...)
 }
 
-// proc is a daemon in its own process group, stopped when the test ends.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	done chan struct{}
-	errf string
-}
-
-func start(t *testing.T, dir, name string, args ...string) *proc {
+// start starts args as name, its output in dir/name.err; it is stopped
+// when the test ends.
+func start(t *testing.T, dir, name string, args ...string) *proc.Proc {
 	t.Helper()
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	errPath := filepath.Join(dir, name+".err")
-	f, err := os.Create(errPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), errf: errPath}
-	go func() {
-		_ = cmd.Wait()
-		f.Close()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.stop()
-		b, _ := os.ReadFile(errPath)
-		if bytes.Contains(b, []byte("WARNING: DATA RACE")) {
-			t.Errorf("%s reported a data race:\n%s", name, b)
-		} else if t.Failed() {
-			t.Logf("%s output:\n%s", name, tail(b, 3000))
-		}
-	})
-	return p
-}
-
-// stop ends the process group: SIGTERM, then SIGKILL after 10 s.
-func (p *proc) stop() {
-	pg := p.cmd.Process.Pid
-	_ = syscall.Kill(-pg, syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-pg, syscall.SIGKILL)
-		<-p.done
-	}
-}
-
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
+	return proc.Start(t, name, exec.Command(args[0], args[1:]...), proc.Options{Log: filepath.Join(dir, name+".err"), Tail: 3000})
 }
 
 // probe returns the status and body of a probe, or 0 and the error.
@@ -156,20 +64,19 @@ func probe(url string) (int, string) {
 
 // waitProbe polls url until ok(code, body) or the deadline; it fails the
 // test with the last answer otherwise, or when p exits.
-func waitProbe(t *testing.T, p *proc, what, url string, d time.Duration, ok func(int, string) bool) (int, string) {
+func waitProbe(t *testing.T, p *proc.Proc, what, url string, d time.Duration, ok func(int, string) bool) (int, string) {
 	t.Helper()
 	var code int
 	var body string
-	if !pollFor(d, func() bool {
-		if p != nil && p.exited() {
+	if !testutil.Poll(d, func() bool {
+		if p != nil && p.Exited() {
 			return true
 		}
 		code, body = probe(url)
 		return ok(code, body)
-	}) || (p != nil && p.exited()) {
-		if p != nil && p.exited() {
-			b, _ := os.ReadFile(p.errf)
-			t.Fatalf("%s: %s exited: %s", what, p.name, tail(b, 3000))
+	}) || (p != nil && p.Exited()) {
+		if p != nil && p.Exited() {
+			t.Fatalf("%s: %s exited: %s", what, p.Name, p.Tail(3000))
 		}
 		t.Fatalf("%s: last answer from %s: %d %q", what, url, code, body)
 	}
@@ -253,14 +160,15 @@ func (l *lab) gsalt(args ...string) (map[string]any, string) {
 // condition holds, every scrape parses strictly, and the counters move
 // with the work done.
 func TestDaemonsHealthAndMetrics(t *testing.T) {
+	t.Parallel()
 	bin := buildDaemons(t)
 	dir, err := os.MkdirTemp("", "gsh")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	l := &lab{t: t, bin: bin, dir: dir, pub: freePort(t), ret: freePort(t)}
-	mport, aport, apiPort := freePort(t), freePort(t), freePort(t)
+	l := &lab{t: t, bin: bin, dir: dir, pub: proc.FreePort(t), ret: proc.FreePort(t)}
+	mport, aport, apiPort := proc.FreePort(t), proc.FreePort(t), proc.FreePort(t)
 	writeFile(t, filepath.Join(l.masterConf(), "master"), fmt.Sprintf(`interface: 127.0.0.1
 publish_port: %[2]d
 ret_port: %[3]d
@@ -332,7 +240,7 @@ rest_cherrypy:
 	}
 
 	// A minion with metrics: ready once authenticated and subscribed.
-	minPort := freePort(t)
+	minPort := proc.FreePort(t)
 	mdir := filepath.Join(dir, "m1")
 	writeFile(t, filepath.Join(mdir, "etc", "minion"), fmt.Sprintf(
 		"id: m1\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
@@ -355,7 +263,7 @@ rest_cherrypy:
 	if ret["m1"] != true {
 		t.Fatalf("test.ping: %s", out)
 	}
-	if !pollFor(30*time.Second, func() bool {
+	if !testutil.Poll(30*time.Second, func() bool {
 		fams = scrape(t, mbase)
 		return value(t, fams, "gsalt_master_returns_received_total", nil) >= 1
 	}) {
@@ -406,7 +314,7 @@ rest_cherrypy:
 	t.Run("proxy readiness follows the devices", func(t *testing.T) { proxyShare(t, l) })
 
 	// Without the master the API is not ready (but alive).
-	master.stop()
+	master.Stop()
 	waitProbe(t, api, "api not ready without the master", apiBase+"/readyz", 60*time.Second,
 		func(code int, body string) bool { return code == 503 && strings.Contains(body, "unreachable") })
 	if code, body := probe(apiBase + "/healthz"); code != 200 {
@@ -418,27 +326,17 @@ rest_cherrypy:
 
 // devsim starts a gsalt-devsim of one ios device on a free port and
 // returns the process and the port.
-func devsim(t *testing.T, l *lab, name string) (*proc, int) {
+func devsim(t *testing.T, l *lab, name string) (*proc.Proc, int) {
 	t.Helper()
 	p := start(t, l.dir, name, filepath.Join(l.bin, "gsalt-devsim"), "--base-port", "0", "--devices", "1",
 		"--platform", "ios", "--user", "admin", "--password", "admin", "--log-level", "error")
-	var port int
-	if !pollFor(60*time.Second, func() bool {
-		b, _ := os.ReadFile(p.errf)
-		// "gsalt-devsim: 1 ios devices on 127.0.0.1:PORT .. 127.0.0.1:PORT"
-		_, rest, ok := strings.Cut(string(b), " devices on 127.0.0.1:")
-		if !ok {
-			return p.exited()
-		}
-		n, err := strconv.Atoi(strings.Fields(rest)[0])
-		port = n
-		return err == nil
-	}) || port == 0 {
-		b, _ := os.ReadFile(p.errf)
-		t.Fatalf("%s did not start: %s", name, b)
-	}
+	// "gsalt-devsim: 1 ios devices on 127.0.0.1:PORT .. 127.0.0.1:PORT"
+	m := p.WaitLog(t, 60*time.Second, devsimLine)
+	port, _ := strconv.Atoi(m[1])
 	return p, port
 }
+
+var devsimLine = regexp.MustCompile(` devices on 127\.0\.0\.1:(\d+) `)
 
 // proxyShare: gsalt-proxy serves 4 napalm devices, each simulated by its
 // own gsalt-devsim, with metrics_ready_share 0.7 and --metrics-port: ready
@@ -446,7 +344,7 @@ func devsim(t *testing.T, l *lab, name string) (*proc, int) {
 // counters move.
 func proxyShare(t *testing.T, l *lab) {
 	pdir := filepath.Join(l.dir, "px")
-	var sims []*proc
+	var sims []*proc.Proc
 	var top strings.Builder
 	top.WriteString("base:\n")
 	var ids []string
@@ -465,7 +363,7 @@ func proxyShare(t *testing.T, l *lab) {
 		"root_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
 			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\nmetrics_ready_share: 0.7\n", pdir, l.ret))
 	writeFile(t, filepath.Join(pdir, "ids"), strings.Join(ids, "\n")+"\n")
-	pport := freePort(t)
+	pport := proc.FreePort(t)
 	px := start(t, l.dir, "gsalt-proxy", filepath.Join(l.bin, "gsalt-proxy"), "-c", filepath.Join(pdir, "etc"),
 		"--proxyids-file", filepath.Join(pdir, "ids"), "--metrics-port", strconv.Itoa(pport), "-l", "info")
 	base := fmt.Sprintf("http://127.0.0.1:%d", pport)
@@ -498,7 +396,7 @@ func proxyShare(t *testing.T, l *lab) {
 		{3, 200, "ok devices: 3/4 devices connected (75.0%, ready at 70.0%)"},
 		{2, 503, "fail devices: 2/4 devices connected (50.0%, ready at 70.0%)"},
 	} {
-		sims[step.stop].stop()
+		sims[step.stop].Stop()
 		waitProbe(t, px, "proxy readiness after a simulator stopped", base+"/readyz", 120*time.Second, func(code int, body string) bool {
 			return code == step.code && strings.Contains(body, step.share)
 		})
@@ -521,13 +419,14 @@ func proxyShare(t *testing.T, l *lab) {
 // TestMetricsOffByDefault: a daemon without metrics_port opens no
 // listener at all.
 func TestMetricsOffByDefault(t *testing.T) {
+	t.Parallel()
 	bin := buildDaemons(t)
 	dir, err := os.MkdirTemp("", "gsh")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	l := &lab{t: t, bin: bin, dir: dir, pub: freePort(t), ret: freePort(t)}
+	l := &lab{t: t, bin: bin, dir: dir, pub: proc.FreePort(t), ret: proc.FreePort(t)}
 	writeFile(t, filepath.Join(l.masterConf(), "master"), fmt.Sprintf(
 		"interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\n"+
 			"sock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\nuser: root\nauto_accept: True\n", dir, l.pub, l.ret))
@@ -537,14 +436,14 @@ func TestMetricsOffByDefault(t *testing.T) {
 		"id: m1\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
 			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\n", mdir, l.ret))
 	minion := start(t, dir, "gsalt-minion", filepath.Join(bin, "gsalt-minion"), "-c", filepath.Join(mdir, "etc"), "-l", "info")
-	if !pollFor(90*time.Second, func() bool { r, _ := l.gsalt("m1", "test.ping", "-t", "10"); return r["m1"] == true }) {
+	if !testutil.Poll(90*time.Second, func() bool { r, _ := l.gsalt("m1", "test.ping", "-t", "10"); return r["m1"] == true }) {
 		_, out := l.gsalt("m1", "test.ping", "-t", "10")
 		t.Fatalf("the minion does not answer: %s", out)
 	}
-	if ports := listening(t, minion.cmd.Process.Pid); len(ports) != 0 {
+	if ports := listening(t, minion.Pid()); len(ports) != 0 {
 		t.Errorf("gsalt-minion without metrics_port listens on %v", ports)
 	}
-	ports := listening(t, master.cmd.Process.Pid)
+	ports := listening(t, master.Pid())
 	want := map[int]bool{l.pub: true, l.ret: true}
 	if len(ports) != 2 || !want[ports[0]] || !want[ports[1]] {
 		t.Errorf("gsalt-master without metrics_port listens on %v, want only %d and %d", ports, l.pub, l.ret)
@@ -556,7 +455,7 @@ func TestMetricsOffByDefault(t *testing.T) {
 	writeFile(t, filepath.Join(sdir, "etc", "minion"), fmt.Sprintf(
 		"id: sw\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
 			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\nmetrics_ready_share: 1\n", sdir, l.ret))
-	sport := freePort(t)
+	sport := proc.FreePort(t)
 	swarm := start(t, dir, "gsalt-minion-swarm", filepath.Join(bin, "gsalt-minion"), "-c", filepath.Join(sdir, "etc"),
 		"--swarm", "3", "--metrics-port", strconv.Itoa(sport), "-l", "info")
 	sbase := fmt.Sprintf("http://127.0.0.1:%d", sport)
@@ -567,7 +466,7 @@ func TestMetricsOffByDefault(t *testing.T) {
 	if v := value(t, fams, "gsalt_minion_swarm_connected", nil); v != 3 {
 		t.Errorf("gsalt_minion_swarm_connected = %v, want 3", v)
 	}
-	if got := listening(t, swarm.cmd.Process.Pid); len(got) != 1 || got[0] != sport {
+	if got := listening(t, swarm.Pid()); len(got) != 1 || got[0] != sport {
 		t.Errorf("the swarm listens on %v, want only %d", got, sport)
 	}
 }

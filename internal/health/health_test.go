@@ -15,6 +15,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gsalt/gsalt/internal/health"
+	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 func TestConfigFrom(t *testing.T) {
@@ -98,7 +100,7 @@ func get(t *testing.T, url string) (int, string) {
 func TestServerProbesAndMetrics(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := health.New(health.Config{Port: freePort(t), Host: "127.0.0.1", ReadyShare: 0.5, HeartbeatTimeout: time.Hour}, nil)
+	s := health.New(health.Config{Port: proc.FreePort(t), Host: "127.0.0.1", ReadyShare: 0.5, HeartbeatTimeout: time.Hour}, nil)
 	if err := s.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +171,7 @@ func TestServerProbesAndMetrics(t *testing.T) {
 	}
 	// The listener stops with the context.
 	cancel()
-	if !pollFor(5*time.Second, func() bool { _, err := http.Get(base + health.PathHealthz); return err != nil }) {
+	if !testutil.Poll(5*time.Second, func() bool { _, err := http.Get(base + health.PathHealthz); return err != nil }) {
 		t.Fatal("the listener still answers after the context ended")
 	}
 }
@@ -179,7 +181,7 @@ func TestServerProbesAndMetrics(t *testing.T) {
 func TestPortInUse(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	a := health.New(health.Config{Port: freePort(t), Host: "127.0.0.1"}, nil)
+	a := health.New(health.Config{Port: proc.FreePort(t), Host: "127.0.0.1"}, nil)
 	if err := a.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -214,15 +216,15 @@ func TestHeartbeat(t *testing.T) {
 			<-block
 		}
 	})
-	if !pollFor(5*time.Second, func() bool { ok, _ := w.Check(time.Second)(); return ok }) {
+	if !testutil.Poll(5*time.Second, func() bool { ok, _ := w.Check(time.Second)(); return ok }) {
 		t.Fatal("Watch never beat")
 	}
 	blocked.Store(true)
-	if !pollFor(10*time.Second, func() bool { ok, _ := w.Check(200 * time.Millisecond)(); return !ok }) {
+	if !testutil.Poll(10*time.Second, func() bool { ok, _ := w.Check(200 * time.Millisecond)(); return !ok }) {
 		t.Fatal("a blocked probe kept the heartbeat fresh")
 	}
 	close(block)
-	if !pollFor(5*time.Second, func() bool { ok, _ := w.Check(200 * time.Millisecond)(); return ok }) {
+	if !testutil.Poll(5*time.Second, func() bool { ok, _ := w.Check(200 * time.Millisecond)(); return ok }) {
 		t.Fatal("the heartbeat did not resume")
 	}
 }

@@ -3,29 +3,13 @@ package health_test
 import (
 	"bytes"
 	"io"
-	"net"
 	"net/http"
 	"testing"
-	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-
-	"github.com/gsalt/gsalt/internal/testutil"
 )
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func pollFor(d time.Duration, cond func() bool) bool { return testutil.Poll(d, cond) }
 
 // scrape fetches base/metrics as the Prometheus text format, checks it
 // strictly (scrapeStrict) and returns the parsed families.

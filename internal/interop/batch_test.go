@@ -18,6 +18,7 @@ import (
 // with batch:, against a gsalt-minion swarm of four; every return lands
 // under the one batch jid.
 func TestMasterSideBatch(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("real-process test skipped in -short mode")
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/gsalt/gsalt/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 )
@@ -199,12 +201,7 @@ func TestFormulas(t *testing.T) {
 	}
 	src := saltpeer.Require(t)
 	formulas, header := readFormulas(t)
-	bin := filepath.Join(t.TempDir(), "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/gsalt-call")
-	build.Dir = repoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := proc.Build(t, "./cmd/gsalt-call")
 
 	type row struct{ name, sls, pillar, result, detail string }
 	var rows []row

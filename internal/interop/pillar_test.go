@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // freshTree is a master (or masterless minion) tree whose pillar value
@@ -31,7 +32,7 @@ func newFreshTree(t *testing.T, name string) *freshTree {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
-	p := freePorts(t, 2)
+	p := proc.FreePorts(t, 2)
 	ft := &freshTree{dir: base, conf: filepath.Join(base, "etc"), pub: p[0], ret: p[1],
 		pillarFile: filepath.Join(base, "srv", "pillar", "data.sls")}
 	write := func(p, c string) {
@@ -151,6 +152,7 @@ func acceptAndPing(t *testing.T, ctx context.Context, bin string, ft *freshTree,
 // TestFreshPillarGsaltMinion: gsalt-master + gsalt-minion, a changed
 // pillar reaches the next state run with no refresh (issue 11).
 func TestFreshPillarGsaltMinion(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("real-process test skipped in -short mode")
 	}
@@ -167,6 +169,7 @@ func TestFreshPillarGsaltMinion(t *testing.T) {
 // TestFreshPillarRealMinion: gsalt-master + a real salt-minion (gated on
 // GSALT_SALT_SRC): gsalt-master answers every state run's _pillar afresh.
 func TestFreshPillarRealMinion(t *testing.T) {
+	t.Parallel()
 	src := saltpeer.Require(t)
 	if testing.Short() {
 		t.Skip("interop with real Salt skipped in -short mode")
@@ -185,6 +188,7 @@ func TestFreshPillarRealMinion(t *testing.T) {
 // local pillar_roots (salt-call --local), for pillar.items and state runs;
 // with GSALT_SALT_SRC the same calls through salt-call --local agree.
 func TestLocalCallPillar(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("real-process test skipped in -short mode")
 	}

@@ -13,80 +13,30 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
-// repoRoot is the module root, two levels up from this package.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	abs, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return abs
-}
+func TestMain(m *testing.M) { proc.Main(m) }
 
-// buildCommands builds gsalt's commands into a temporary bin directory.
+// repoRoot is the module root.
+func repoRoot(*testing.T) string { return proc.RepoRoot() }
+
+// buildCommands builds gsalt's commands (once per test binary).
 func buildCommands(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bin")
-	cmd := exec.Command("go", "build", "-o", bin+"/", "./cmd/...")
-	cmd.Dir = repoRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ls []net.Listener
-	var out []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
-		l.Close()
-	}
-	return out
+	return proc.Build(t)
 }
 
 // daemon starts cmd in its own process group, logging to logPath, and
 // stops the group when the test ends.
 func daemon(t *testing.T, cmd *exec.Cmd, logPath string) {
 	t.Helper()
-	logf, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pgid := cmd.Process.Pid
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-done
-		}
-		logf.Close()
-	})
+	proc.Start(t, filepath.Base(logPath), cmd, proc.Options{Log: logPath, Grace: 5 * time.Second})
 }
 
 // run runs a CLI and returns its stdout; a non-zero exit is tolerated
@@ -145,7 +95,7 @@ func newSetup(t *testing.T, name string) *setup {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
-	p := freePorts(t, 2)
+	p := proc.FreePorts(t, 2)
 	s := &setup{dir: base, root: filepath.Join(base, "target"), pub: p[0], ret: p[1], srv: filepath.Join(base, "srv")}
 	copyTree(t, filepath.Join(repoRoot(t), "testdata", "interop", "states"), s.srv, s.root)
 	os.MkdirAll(s.root, 0o755)
@@ -292,6 +242,7 @@ func diffResults(t *testing.T, label string, a, b map[string]any) {
 // Salt 3006 salt-master + gsalt-minion, twice each, and requires the same
 // files on disk and the same state results (timings aside).
 func TestStatesBothSidesReal(t *testing.T) {
+	t.Parallel()
 	src := saltpeer.Require(t)
 	if testing.Short() {
 		t.Skip("interop with real Salt skipped in -short mode")
@@ -300,54 +251,69 @@ func TestStatesBothSidesReal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	// (a) gsalt-master + real salt-minion.
-	a := newSetup(t, "a")
-	daemon(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-master"), "-c", a.masterConf, "-l", "warning"), filepath.Join(a.dir, "master.out"))
-	waitFor(t, "gsalt-master listening", 60*time.Second, func() bool {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", a.ret))
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
+	// The two setups are independent: (a) gsalt-master + real salt-minion
+	// and (b) real salt-master + gsalt-minion run side by side.
+	var resA, resB [2]map[string]any
+	var extraA, extraB map[string]any
+	var snapA, snapB map[string]string
+	t.Run("setups", func(t *testing.T) {
+		t.Run("gsalt-master+salt-minion", func(t *testing.T) {
+			t.Parallel()
+			a := newSetup(t, "a")
+			daemon(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-master"), "-c", a.masterConf, "-l", "warning"), filepath.Join(a.dir, "master.out"))
+			waitFor(t, "gsalt-master listening", 180*time.Second, func() bool {
+				c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", a.ret))
+				if err == nil {
+					c.Close()
+				}
+				return err == nil
+			})
+			daemon(t, saltpeer.Command(ctx, src, "salt-minion", "-c", a.minionConf, "-l", "warning"), filepath.Join(a.dir, "minion.out"))
+			gsalt := func(args ...string) *exec.Cmd {
+				return exec.CommandContext(ctx, filepath.Join(bin, "gsalt"), append([]string{"-c", a.masterConf}, args...)...)
+			}
+			waitFor(t, "salt-minion key pending on gsalt-master", 180*time.Second, func() bool {
+				out := run(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-key"), "-c", a.masterConf, "-l", "un", "--out", "json"), true)
+				return bytes.Contains(out, []byte(`"st1"`))
+			})
+			run(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-key"), "-c", a.masterConf, "-A", "-y"), false)
+			waitFor(t, "salt-minion answering gsalt", 180*time.Second, func() bool {
+				return bytes.Contains(run(t, gsalt("st1", "test.ping", "--out", "json", "-t", "5"), true), []byte("true"))
+			})
+			resA = applyTwice(t, a, gsalt)
+			extraA = extras(t, a, gsalt)
+			snapA = snapshot(t, a.root) // before the setup's folder goes with the subtest
+		})
+		t.Run("salt-master+gsalt-minion", func(t *testing.T) {
+			t.Parallel()
+			b := newSetup(t, "b")
+			daemon(t, saltpeer.Command(ctx, src, "salt-master", "-c", b.masterConf, "-l", "warning"), filepath.Join(b.dir, "master.out"))
+			waitFor(t, "salt-master socket", 180*time.Second, func() bool {
+				c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", b.ret))
+				if err == nil {
+					c.Close()
+				}
+				return err == nil
+			})
+			daemon(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-minion"), "-c", b.minionConf, "-l", "warning"), filepath.Join(b.dir, "minion.out"))
+			salt := func(args ...string) *exec.Cmd {
+				return saltpeer.Command(ctx, src, "salt", append([]string{"-c", b.masterConf}, args...)...)
+			}
+			waitFor(t, "gsalt-minion key pending on salt-master", 180*time.Second, func() bool {
+				return bytes.Contains(run(t, saltpeer.Command(ctx, src, "salt-key", "-c", b.masterConf, "-l", "un", "--out", "json"), true), []byte(`"st1"`))
+			})
+			run(t, saltpeer.Command(ctx, src, "salt-key", "-c", b.masterConf, "-A", "-y"), false)
+			waitFor(t, "gsalt-minion answering salt", 180*time.Second, func() bool {
+				return bytes.Contains(run(t, salt("st1", "test.ping", "--out", "json", "-t", "5"), true), []byte("true"))
+			})
+			resB = applyTwice(t, b, salt)
+			extraB = extras(t, b, salt)
+			snapB = snapshot(t, b.root)
+		})
 	})
-	daemon(t, saltpeer.Command(ctx, src, "salt-minion", "-c", a.minionConf, "-l", "warning"), filepath.Join(a.dir, "minion.out"))
-	gsalt := func(args ...string) *exec.Cmd {
-		return exec.CommandContext(ctx, filepath.Join(bin, "gsalt"), append([]string{"-c", a.masterConf}, args...)...)
+	if t.Failed() {
+		return
 	}
-	waitFor(t, "salt-minion key pending on gsalt-master", 60*time.Second, func() bool {
-		out := run(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-key"), "-c", a.masterConf, "-l", "un", "--out", "json"), true)
-		return bytes.Contains(out, []byte(`"st1"`))
-	})
-	run(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-key"), "-c", a.masterConf, "-A", "-y"), false)
-	waitFor(t, "salt-minion answering gsalt", 60*time.Second, func() bool {
-		return bytes.Contains(run(t, gsalt("st1", "test.ping", "--out", "json", "-t", "5"), true), []byte("true"))
-	})
-	resA := applyTwice(t, a, gsalt)
-	extraA := extras(t, a, gsalt)
-
-	// (b) real salt-master + gsalt-minion.
-	b := newSetup(t, "b")
-	daemon(t, saltpeer.Command(ctx, src, "salt-master", "-c", b.masterConf, "-l", "warning"), filepath.Join(b.dir, "master.out"))
-	waitFor(t, "salt-master socket", 60*time.Second, func() bool {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", b.ret))
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
-	daemon(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-minion"), "-c", b.minionConf, "-l", "warning"), filepath.Join(b.dir, "minion.out"))
-	salt := func(args ...string) *exec.Cmd {
-		return saltpeer.Command(ctx, src, "salt", append([]string{"-c", b.masterConf}, args...)...)
-	}
-	waitFor(t, "gsalt-minion key pending on salt-master", 60*time.Second, func() bool {
-		return bytes.Contains(run(t, saltpeer.Command(ctx, src, "salt-key", "-c", b.masterConf, "-l", "un", "--out", "json"), true), []byte(`"st1"`))
-	})
-	run(t, saltpeer.Command(ctx, src, "salt-key", "-c", b.masterConf, "-A", "-y"), false)
-	waitFor(t, "gsalt-minion answering salt", 60*time.Second, func() bool {
-		return bytes.Contains(run(t, salt("st1", "test.ping", "--out", "json", "-t", "5"), true), []byte("true"))
-	})
-	resB := applyTwice(t, b, salt)
-	extraB := extras(t, b, salt)
 	for _, k := range []string{"pillar.items", "cp.list_master", "cp.get_file"} {
 		if !reflect.DeepEqual(extraA[k], extraB[k]) {
 			t.Errorf("%s differs\nreal Salt minion + gsalt-master: %v\ngsalt-minion + real salt-master: %v", k, extraA[k], extraB[k])
@@ -378,9 +344,9 @@ func TestStatesBothSidesReal(t *testing.T) {
 		}
 		diffResults(t, fmt.Sprintf("run %d", i+1), resA[i], resB[i])
 	}
-	if sa, sb := snapshot(t, a.root), snapshot(t, b.root); !reflect.DeepEqual(sa, sb) {
-		ja, _ := json.MarshalIndent(sa, "", " ")
-		jb, _ := json.MarshalIndent(sb, "", " ")
+	if !reflect.DeepEqual(snapA, snapB) {
+		ja, _ := json.MarshalIndent(snapA, "", " ")
+		jb, _ := json.MarshalIndent(snapB, "", " ")
 		t.Errorf("files differ\nreal Salt minion: %s\ngsalt-minion:     %s", ja, jb)
 	}
 }

@@ -5,34 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
-var (
-	binOnce sync.Once
-	binDir  string
-	binErr  error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(filepath.Dir(binDir))
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { proc.Main(m) }
 
 // commands builds gsalt's commands once for the package's tests.
 func commands(t *testing.T) string {
@@ -40,48 +26,7 @@ func commands(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("real-process multi-master test skipped in -short mode")
 	}
-	binOnce.Do(func() {
-		d, err := os.MkdirTemp("", "gmmbin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		root, err := filepath.Abs("../..")
-		if err != nil {
-			binErr = err
-			return
-		}
-		bin := filepath.Join(d, "bin")
-		cmd := exec.Command("go", "build", "-o", bin+"/", "./cmd/...")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		binDir = bin
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binDir
-}
-
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ls []net.Listener
-	var out []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
-		l.Close()
-	}
-	return out
+	return proc.Build(t)
 }
 
 func write(t *testing.T, path, text string) {
@@ -94,62 +39,10 @@ func write(t *testing.T, path, text string) {
 	}
 }
 
-// proc is a daemon in its own process group.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	done chan struct{}
-	log  string
-	once sync.Once
-}
-
 // start starts cmd, logging to logPath; it is stopped when the test ends.
-func start(t *testing.T, name string, cmd *exec.Cmd, logPath string) *proc {
+func start(t *testing.T, name string, cmd *exec.Cmd, logPath string) *proc.Proc {
 	t.Helper()
-	f, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), log: logPath}
-	go func() { _ = cmd.Wait(); f.Close(); close(p.done) }()
-	t.Cleanup(func() {
-		p.stop()
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			if len(b) > 6000 {
-				b = b[len(b)-6000:]
-			}
-			t.Logf("%s log:\n%s", name, b)
-		}
-	})
-	return p
-}
-
-// stop ends the process group: SIGTERM, then SIGKILL after 10 s.
-func (p *proc) stop() {
-	p.once.Do(func() {
-		pgid := p.cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-p.done
-		}
-	})
-}
-
-// kill ends the process group at once (a master that dies).
-func (p *proc) kill() {
-	p.once.Do(func() {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
-	})
+	return proc.Start(t, name, cmd, proc.Options{Log: logPath, Tail: 6000})
 }
 
 // gmaster is one gsalt-master process of a test.
@@ -157,7 +50,7 @@ type gmaster struct {
 	name, dir, conf, pki string
 	ret, pub             int
 	bin                  string
-	p                    *proc
+	p                    *proc.Proc
 }
 
 // newMaster writes the configuration of master name under base; pki is
@@ -165,7 +58,7 @@ type gmaster struct {
 // file and pillar roots.
 func newMaster(t *testing.T, bin, base, name, pki string) *gmaster {
 	t.Helper()
-	ports := freePorts(t, 2)
+	ports := proc.FreePorts(t, 2)
 	g := &gmaster{name: name, dir: filepath.Join(base, name), pki: pki, pub: ports[0], ret: ports[1], bin: bin}
 	g.conf = filepath.Join(g.dir, "etc")
 	// root_dir is the shared base: Salt prefixes paths outside it.
@@ -193,21 +86,13 @@ func (g *gmaster) start(t *testing.T) {
 	t.Helper()
 	g.p = start(t, "gsalt-master "+g.name, exec.Command(filepath.Join(g.bin, "gsalt-master"), "-c", g.conf, "-l", "info"),
 		filepath.Join(g.dir, "stdout-"+strconv.FormatInt(time.Now().UnixNano(), 36)))
-	p := g.p
-	testutil.Eventually(t, testutil.Scale(90*time.Second), func() bool {
-		select {
-		case <-p.done:
-			t.Fatalf("%s exited", g.name)
-		default:
-		}
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(g.ret))
-		if err != nil {
+	g.p.WaitFor(t, 90*time.Second, "listening", func() bool {
+		if !proc.Dials("127.0.0.1:" + strconv.Itoa(g.ret)) {
 			return false
 		}
-		c.Close()
-		_, err = os.Stat(filepath.Join(g.pki, "master.pem"))
+		_, err := os.Stat(filepath.Join(g.pki, "master.pem"))
 		return err == nil
-	}, g.name+" listening")
+	})
 }
 
 // run runs one of gsalt's CLIs against the master and returns its stdout.
@@ -414,6 +299,7 @@ func checkHot(t *testing.T, a, b *gmaster, id string) {
 // which m2 sees, and answers jobs from both, each return going to the
 // publishing master's job cache.
 func TestHotMultiMasterSharedPKI(t *testing.T) {
+	t.Parallel()
 	bin := commands(t)
 	base := tempBase(t)
 	setupTree(t, base)
@@ -437,7 +323,7 @@ func TestHotMultiMasterSharedPKI(t *testing.T) {
 	}
 	// Losing one master does not stop the other: stop m1, m2 still gets
 	// answers.
-	m1.p.kill()
+	m1.p.Kill()
 	testutil.Eventually(t, testutil.Scale(60*time.Second), func() bool { return m2.answers(t, "hot1") }, "hot1 answering m2 with m1 down")
 	// m1 comes back (new session key): the minion re-authenticates and
 	// answers it again.
@@ -462,7 +348,7 @@ func checkFailover(t *testing.T, m1, m2 *gmaster, id string) {
 	if m2.answers(t, id) {
 		t.Errorf("%s answers m2 while connected to m1 (failover serves one master)", id)
 	}
-	m1.p.kill()
+	m1.p.Kill()
 	killed := time.Now()
 	testutil.Eventually(t, testutil.Scale(60*time.Second), func() bool { return m2.answers(t, id) }, id+" failing over to m2")
 	t.Logf("%s moved to m2 %s after m1 died (master_alive_interval 2 s)", id, time.Since(killed).Round(time.Second))
@@ -482,6 +368,7 @@ func checkFailover(t *testing.T, m1, m2 *gmaster, id string) {
 // master key pair (copied, as the tutorial does) and the minion accepted
 // on each.
 func TestFailoverMinion(t *testing.T) {
+	t.Parallel()
 	bin := commands(t)
 	base := tempBase(t)
 	setupTree(t, base)
@@ -500,6 +387,7 @@ func TestFailoverMinion(t *testing.T) {
 // TestFailoverProxy: gsalt-proxy's master connection follows the same
 // options (a dummy proxy device).
 func TestFailoverProxy(t *testing.T) {
+	t.Parallel()
 	bin := commands(t)
 	base := tempBase(t)
 	setupTree(t, base)
@@ -518,6 +406,7 @@ func TestFailoverProxy(t *testing.T) {
 // TestHotMultiMasterProxy: a gsalt-proxy device with master: [m1, m2]
 // answers both masters, returns going to the publishing master.
 func TestHotMultiMasterProxy(t *testing.T) {
+	t.Parallel()
 	bin := commands(t)
 	base := tempBase(t)
 	setupTree(t, base)

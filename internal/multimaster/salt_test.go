@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // saltMaster is a real Salt 3006 salt-master from the source tree.
@@ -29,7 +29,7 @@ type saltMaster struct {
 // starts it.
 func startSaltMaster(t *testing.T, src, base, name, pki string, extra ...string) *saltMaster {
 	t.Helper()
-	ports := freePorts(t, 2)
+	ports := proc.FreePorts(t, 2)
 	sm := &saltMaster{src: src, dir: filepath.Join(base, name), pki: pki, pub: ports[0], ret: ports[1]}
 	sm.conf = filepath.Join(sm.dir, "etc")
 	write(t, filepath.Join(sm.conf, "master"), fmt.Sprintf(`id: %[5]s
@@ -51,22 +51,12 @@ pillar_roots: {base: [%[6]s/srv/pillar]}
 %[7]s`, sm.dir, pki, sm.pub, sm.ret, name, base, strings.Join(extra, "")))
 	p := start(t, "salt-master "+name, saltpeer.Command(context.Background(), src, "salt-master", "-c", sm.conf, "-l", "warning"),
 		filepath.Join(sm.dir, "stdout"))
-	testutil.Eventually(t, testutil.Scale(180*time.Second), func() bool {
-		select {
-		case <-p.done:
-			t.Fatalf("salt-master %s exited", name)
-		default:
-		}
+	p.WaitFor(t, 180*time.Second, "listening", func() bool {
 		if _, err := os.Stat(filepath.Join(sm.dir, "sock", "master_event_pub.ipc")); err != nil {
 			return false
 		}
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(sm.ret))
-		if err != nil {
-			return false
-		}
-		c.Close()
-		return true
-	}, "salt-master "+name+" listening")
+		return proc.Dials("127.0.0.1:" + strconv.Itoa(sm.ret))
+	})
 	return sm
 }
 
@@ -99,6 +89,7 @@ func pingAll(t *testing.T, publish func(args ...string) []byte, ids []string) ma
 // master: [gsalt-master, salt-master], answer jobs from both masters, and
 // a job's returns land in the publishing master's job cache only.
 func TestSaltAndGsaltMastersServeBothMinions(t *testing.T) {
+	t.Parallel()
 	src := saltpeer.Require(t)
 	bin := commands(t)
 	base := tempBase(t)

@@ -7,16 +7,14 @@ package natstest
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // Binary returns the path of nats-server ($GSALT_NATS_SERVER, PATH, then
@@ -63,8 +61,7 @@ type Server struct {
 	dir  string
 	port int
 	opts Options
-	cmd  *exec.Cmd
-	done chan struct{}
+	p    *proc.Proc
 }
 
 // Start runs nats-server on a free 127.0.0.1 port and waits until it
@@ -72,12 +69,7 @@ type Server struct {
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
 	s := &Server{t: t, bin: Require(t), dir: t.TempDir(), opts: o}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.port = l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	s.port = proc.FreePort(t)
 	s.Restart()
 	t.Cleanup(s.Stop)
 	return s
@@ -95,7 +87,7 @@ func (s *Server) Dir() string { return s.dir }
 // Restart starts the server again after Stop (same port, same store).
 func (s *Server) Restart() {
 	s.t.Helper()
-	if s.cmd != nil {
+	if s.p != nil {
 		s.t.Fatal("natstest: Restart while running")
 	}
 	conf := fmt.Sprintf("listen: \"127.0.0.1:%d\"\n", s.port)
@@ -107,58 +99,18 @@ func (s *Server) Restart() {
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		s.t.Fatal(err)
 	}
-	logf, err := os.OpenFile(filepath.Join(s.dir, "nats.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer logf.Close()
-	cmd := exec.Command(s.bin, "-c", path)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		s.t.Fatalf("nats-server: %v", err)
-	}
-	s.cmd, s.done = cmd, make(chan struct{})
-	go func(done chan struct{}) { _ = cmd.Wait(); close(done) }(s.done)
-	ok := testutil.Poll(20*time.Second, func() bool {
-		select {
-		case <-s.done:
-			return true
-		default:
-		}
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), time.Second)
-		if err != nil {
-			return false
-		}
-		c.Close()
-		return true
-	})
-	select {
-	case <-s.done:
-		s.cmd = nil
-		s.t.Fatalf("nats-server exited:\n%s", s.Log())
-	default:
-	}
-	if !ok {
-		s.Stop()
-		s.t.Fatalf("nats-server did not listen on %d:\n%s", s.port, s.Log())
-	}
+	s.p = proc.Start(s.t, "nats-server", exec.Command(s.bin, "-c", path), proc.Options{Log: filepath.Join(s.dir, "nats.log"), Tail: 8000})
+	s.p.WaitPort(s.t, 20*time.Second, fmt.Sprintf("127.0.0.1:%d", s.port))
 }
 
 // Stop ends the server (SIGTERM, then SIGKILL after 10 s) and waits for
 // it. It is idempotent.
 func (s *Server) Stop() {
-	if s.cmd == nil {
+	if s.p == nil {
 		return
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
-	s.cmd = nil
+	s.p.Stop()
+	s.p = nil
 }
 
 // Log returns the server's log so far (for failure messages).

@@ -9,7 +9,6 @@ package pgtest
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -19,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // PgjsonbSchema is the schema Salt's pgjsonb returner documents (the
@@ -119,7 +120,7 @@ func Start(t testing.TB) *Cluster {
 	if out, err := c.cmd("initdb", "-D", c.DataDir, "-A", "trust", "-U", c.User, "--no-sync", "-E", "UTF8", "--locale", "C").CombinedOutput(); err != nil {
 		t.Fatalf("pgtest: initdb: %v\n%s", err, out)
 	}
-	c.Port = freePort(t)
+	c.Port = proc.FreePort(t)
 	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = '%s'\nfsync = off\nsynchronous_commit = off\nfull_page_writes = off\nmax_connections = 50\nshared_buffers = 16MB\n", c.Port, dir)
 	f, err := os.OpenFile(filepath.Join(c.DataDir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -211,13 +212,4 @@ func (c *Cluster) Options(db string) map[string]any {
 		"returner.pgjsonb.pass": "unused",
 		"returner.pgjsonb.db":   db,
 	}
-}
-
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

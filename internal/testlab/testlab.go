@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -57,26 +59,17 @@ func LookupIDs(t testing.TB, u, g string) (int, int) {
 	return uid, gid
 }
 
-// WaitFor polls ok for up to 10 s and fails the test if it never holds.
+// WaitFor polls ok for up to 10 s (scaled by GSALT_TEST_SLOWDOWN) and
+// fails the test if it never holds.
 func WaitFor(t testing.TB, what string, ok func() bool) {
 	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	t.Fatalf("testlab: %s did not come up", what)
+	testutil.Eventually(t, 10*time.Second, ok, "testlab: "+what+" to come up")
 }
 
 // FreePort returns a loopback TCP port that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return proc.FreePort(t)
 }
 
 // User is a local user the test created.

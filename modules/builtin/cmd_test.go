@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -186,10 +187,7 @@ func TestCmdTimeoutKillsGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 100 && cfnProcessAlive(pid); i++ {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if cfnProcessAlive(pid) {
+	if !testutil.Poll(5*time.Second, func() bool { return !cfnProcessAlive(pid) }) {
 		t.Fatalf("grandchild %d survived the timeout", pid)
 	}
 }
@@ -215,7 +213,7 @@ func TestCmdCancel(t *testing.T) {
 	go func() {
 		done <- r.Execute(ctx, modules.Binder{}, &modules.Env{Registry: r, Log: slog.New(slog.DiscardHandler)}, "cmd.run", []any{"sleep 60"}, nil)
 	}()
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // cancel a command that has been running a while, not one still starting
 	cancel()
 	res := <-done
 	if s, _ := res.Return.(string); !strings.Contains(s, "context canceled") || res.Retcode != 1 {
@@ -333,13 +331,10 @@ func TestCmdRunBg(t *testing.T) {
 	if pid, _ := m.Int("pid"); pid <= 0 {
 		t.Fatalf("pid %v", m)
 	}
-	for i := 0; i < 100; i++ {
-		if b, err := os.ReadFile(flag); err == nil && string(b) == "ok\n" {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal("background command did not run")
+	testutil.Eventually(t, 5*time.Second, func() bool {
+		b, err := os.ReadFile(flag)
+		return err == nil && string(b) == "ok\n"
+	}, "the background command to run")
 }
 
 func TestCmdBlacklist(t *testing.T) {

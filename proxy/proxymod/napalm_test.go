@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/proxy/devsim"
 	"github.com/gsalt/gsalt/proxy/driver"
 	"github.com/gsalt/gsalt/proxy/proxymod"
@@ -28,13 +29,9 @@ func napalmProxy(plat string, port int, kv ...any) *proxymod.Config {
 // waitSessions waits (bounded) until the device has n SSH sessions.
 func waitSessions(t *testing.T, d *devsim.Device, n int) {
 	t.Helper()
-	for range 200 {
-		if d.ActiveSessions() == n {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testutil.Poll(5*time.Second, func() bool { return d.ActiveSessions() == n }) {
+		t.Fatalf("device has %d sessions, want %d", d.ActiveSessions(), n)
 	}
-	t.Fatalf("device has %d sessions, want %d", d.ActiveSessions(), n)
 }
 
 func TestNapalmType(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/pgtest"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/returners"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -141,10 +142,7 @@ func TestPgjsonbQueueSpool(t *testing.T) {
 	for i := 1; i <= 20; i++ {
 		q.Put(returners.Op{Kind: returners.OpEvents, Events: []returners.Event{{Tag: "e" + strconv.Itoa(i), Data: int64(i)}}})
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for (q.Stats().Spooled < 20 || !q.Stats().Down) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Poll(30*time.Second, func() bool { s := q.Stats(); return s.Spooled >= 20 && s.Down })
 	if s := q.Stats(); s.Spooled < 20 || !s.Down {
 		t.Fatalf("while the database is down: %+v", s)
 	}
@@ -188,18 +186,11 @@ func TestQueueSpoolFull(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		q.Put(returners.Op{Kind: returners.OpEvents, Events: []returners.Event{{Tag: "e", Data: int64(i)}}})
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		s := q.Stats()
-		if s.Spooled+s.Pending+int(s.Dropped) == 12 && s.Spooled == 5 {
-			if s.Dropped < 5 {
-				t.Fatalf("stats: %+v", s)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stats: %+v", s)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var s returners.QueueStats
+	if !testutil.Poll(30*time.Second, func() bool {
+		s = q.Stats()
+		return s.Spooled+s.Pending+int(s.Dropped) == 12 && s.Spooled == 5
+	}) || s.Dropped < 5 {
+		t.Fatalf("stats: %+v", s)
 	}
 }

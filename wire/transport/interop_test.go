@@ -262,7 +262,7 @@ func TestInteropLibzmqAnswersHeartbeat(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("not connected")
 	}
-	time.Sleep(600 * time.Millisecond)
+	time.Sleep(600 * time.Millisecond) // the behaviour under test: 12 heartbeat intervals without data
 	if n := sub.Reconnects(); n != 0 {
 		t.Fatalf("Reconnects() = %d: libzmq did not answer PING", n)
 	}

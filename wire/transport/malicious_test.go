@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // stillServes fails unless a normal request to srv succeeds quickly.
@@ -78,7 +80,9 @@ func TestAnnouncedLengthIsNotAllocated(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(300 * time.Millisecond) // let the server read and buffer the headers
+	// The server has read every header once it refused the frames over
+	// the budget.
+	testutil.Poll(10*time.Second, func() bool { return srv.Refused() >= clients-1 })
 	runtime.ReadMemStats(&after)
 	if grown := after.TotalAlloc - before.TotalAlloc; grown > (64+32)<<20 {
 		t.Fatalf("server allocated %d MiB for %d announced 64 MiB frames with a 64 MiB budget", grown>>20, clients)

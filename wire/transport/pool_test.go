@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // TestReqPoolReusesConnection checks that requests through a ReqPool share
@@ -59,7 +61,7 @@ func TestReqPoolReusesConnection(t *testing.T) {
 // reply (a REQ connection carries one request at a time).
 func TestReqPoolConcurrent(t *testing.T) {
 	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // each request keeps a worker busy a moment, so the pool's workers overlap
 		return echo(ctx, req)
 	}, ReqOptions{})
 	p := &ReqPool{Addr: srv.Addr().String(), MaxIdle: 2, Logger: testLogger(t)}
@@ -108,27 +110,17 @@ func TestReqServerShedsClosedConnections(t *testing.T) {
 		_, err := Request(context.Background(), addr, []byte("block"), 10*time.Second)
 		blocked <- err
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testutil.Eventually(t, 10*time.Second, func() bool {
 		mu.Lock()
-		n := len(handled)
-		mu.Unlock()
-		if n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the blocking request never reached the handler")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(handled) == 1
+	}, "the blocking request to reach the handler")
 	// This one waits behind "block", then its client gives up.
 	if _, err := Request(context.Background(), addr, []byte("stale"), 200*time.Millisecond); err == nil {
 		t.Fatal("the stale request got a reply while the only worker was busy")
 	}
 	// Let the server's reader see the hang-up before the worker is free.
-	for srv.l.connCount() > 1 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Poll(10*time.Second, func() bool { return srv.l.connCount() <= 1 })
 	close(release)
 	if err := <-blocked; err != nil {
 		t.Fatalf("blocking request: %v", err)

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 func listenReq(t testing.TB, addr string, h Handler, opts ReqOptions) *ReqServer {
@@ -213,7 +215,12 @@ func TestReqClientRetries(t *testing.T) {
 }
 
 func TestReqServerClose(t *testing.T) {
+	entered := make(chan struct{}, 1)
 	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
 		<-ctx.Done() // Close cancels handlers
 		return nil, false
 	}, ReqOptions{})
@@ -223,7 +230,11 @@ func TestReqServerClose(t *testing.T) {
 		_, err := Request(context.Background(), addr, []byte("x"), 5*time.Second)
 		done <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-entered: // the request is in the handler when the server closes
+	case <-time.After(testutil.Scale(5 * time.Second)):
+		t.Fatal("the request never reached the handler")
+	}
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func TestZmq4UpstreamSubGivesUpAfterOutage(t *testing.T) {
 				if ctx.Err() != nil || err == context.Canceled {
 					return
 				}
-				time.Sleep(10 * time.Millisecond)
+				time.Sleep(10 * time.Millisecond) // back off before the next Recv while the publisher is away
 				continue
 			}
 			got <- string(m.Frames[0])

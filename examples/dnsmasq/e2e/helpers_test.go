@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // exampleDir is the example's root, one level up from this package.
@@ -209,23 +211,22 @@ func startDnsmasq(t testing.TB, dir string) *dnsmasq {
 			<-done
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !testutil.Poll(10*time.Second, func() bool {
 		select {
 		case <-done:
 			t.Fatalf("dnsmasq exited: %s", d.log.String())
 		default:
 		}
-		if b, err := os.ReadFile(d.pidFile); err == nil && strings.TrimSpace(string(b)) != "" {
-			if _, err := d.dig("localhost.invalid"); err == nil {
-				return d
-			}
+		b, err := os.ReadFile(d.pidFile)
+		if err != nil || strings.TrimSpace(string(b)) == "" {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("dnsmasq did not come up: %s", d.log.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+		_, err = d.dig("localhost.invalid")
+		return err == nil
+	}) {
+		t.Fatalf("dnsmasq did not come up: %s", d.log.String())
 	}
+	return d
 }
 
 // dig asks dnsmasq for name's A records (dig +short), sorted as dig
@@ -243,14 +244,10 @@ func (d *dnsmasq) dig(name string) (string, error) {
 // waitDig polls dig until name resolves to want ("" for no answer).
 func (d *dnsmasq) waitDig(t testing.TB, name, want string, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
 	var got string
 	var err error
-	for time.Now().Before(deadline) {
-		if got, err = d.dig(name); err == nil && got == want {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if testutil.Poll(timeout, func() bool { got, err = d.dig(name); return err == nil && got == want }) {
+		return
 	}
 	hosts, _ := os.ReadFile(d.addnHosts)
 	t.Fatalf("dig %s: got %q (%v), want %q\naddn-hosts:\n%s\ndnsmasq log:\n%s", name, got, err, want, hosts, d.log.String())

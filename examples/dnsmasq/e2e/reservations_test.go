@@ -14,7 +14,9 @@ import (
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
+	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/masterd"
 	gminion "github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/modules/builtin"
@@ -268,22 +270,19 @@ func checkFile(t *testing.T, path string, want []string) {
 // waitNoKey waits until id has no key in any state.
 func waitNoKey(t *testing.T, d *masterd.Daemon, id string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		all, err := d.Keys().List()
-		if err != nil {
+	var all map[keys.State][]string
+	if !testutil.Poll(10*time.Second, func() bool {
+		var err error
+		if all, err = d.Keys().List(); err != nil {
 			t.Fatal(err)
 		}
-		found := false
 		for _, ids := range all {
-			found = found || slices.Contains(ids, id)
+			if slices.Contains(ids, id) {
+				return false
+			}
 		}
-		if !found {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the key of %s is still there: %v", id, all)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return true
+	}) {
+		t.Fatalf("the key of %s is still there: %v", id, all)
 	}
 }

@@ -4,33 +4,21 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"golang.org/x/crypto/ssh"
-
-	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // vectorsDir holds the repository's test keys.
 const vectorsDir = "../../../testdata/vectors"
-
-// repoRoot is the module's root directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
-}
 
 // exampleDir is the example's root, one level up from this package.
 func exampleDir(t *testing.T) string {
@@ -102,141 +90,31 @@ func redirect(t *testing.T, text, from, to string) string {
 	return strings.ReplaceAll(text, from, to)
 }
 
-// raceBuild reports whether this test binary was built with -race: the
-// commands are then built with it too and their output is checked for
-// race reports.
-func raceBuild() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" && s.Value == "true" {
-			return true
-		}
-	}
-	return false
-}
+func TestMain(m *testing.M) { proc.Main(m) }
 
-// buildTools builds the commands the test runs into dir.
-func buildTools(t *testing.T, dir string) string {
+// buildTools builds the commands the test runs (once per test binary,
+// with -race when the test has it).
+func buildTools(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(dir, "bin")
-	args := []string{"build"}
-	if raceBuild() {
-		args = append(args, "-race")
-	}
-	args = append(args, "-o", bin+string(filepath.Separator),
-		"./cmd/gsalt-master", "./cmd/gsalt-proxy", "./cmd/gsalt-devsim", "./examples/nats-intended-configs/publisher")
-	cmd := exec.Command("go", args...)
-	cmd.Dir = repoRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return bin
+	return proc.Build(t, "./cmd/gsalt-master", "./cmd/gsalt-proxy", "./cmd/gsalt-devsim", "./examples/nats-intended-configs/publisher")
 }
 
-// freePorts returns n distinct free TCP ports on 127.0.0.1.
-func freePorts(t *testing.T, n int) []int {
+// startProc starts args as name, its output in dir/name.out; it is
+// stopped (SIGTERM, then SIGKILL after 15 s) when the test ends.
+func startProc(t *testing.T, dir, name string, args ...string) *proc.Proc {
 	t.Helper()
-	var ls []net.Listener
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
-		l.Close()
-	}
-	return ports
-}
-
-// proc is a daemon process in its own process group, stopped (SIGTERM,
-// then SIGKILL) by stop or when the test ends.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	done chan struct{}
-	log  string
-}
-
-func startProc(t *testing.T, dir, name string, args ...string) *proc {
-	t.Helper()
-	log := filepath.Join(dir, name+".out")
-	f, err := os.OpenFile(log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), log: log}
-	go func() { _ = cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		p.stop()
-		if out := readFile(t, log); strings.Contains(out, "WARNING: DATA RACE") {
-			t.Errorf("%s reported a data race:\n%s", name, tail(out, 8000))
-		} else if t.Failed() {
-			t.Logf("%s output:\n%s", name, tail(readFile(t, log), 4000))
-		}
-	})
-	return p
-}
-
-func (p *proc) stop() {
-	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-p.done
-	}
-}
-
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
+	return proc.Start(t, name, exec.Command(args[0], args[1:]...), proc.Options{Log: filepath.Join(dir, name+".out"), Grace: 15 * time.Second})
 }
 
 var devsimLine = regexp.MustCompile(`devices on 127\.0\.0\.1:(\d+) \.\. 127\.0\.0\.1:(\d+)`)
 
 // devsimPorts waits for gsalt-devsim's banner and returns the first and
 // last device's ports.
-func devsimPorts(t *testing.T, p *proc) (int, int) {
+func devsimPorts(t *testing.T, p *proc.Proc) (int, int) {
 	t.Helper()
-	var a, b int
-	testutil.Eventually(t, 30*time.Second, func() bool {
-		if p.exited() {
-			t.Fatalf("gsalt-devsim exited:\n%s", readFile(t, p.log))
-		}
-		m := devsimLine.FindStringSubmatch(readFile(t, p.log))
-		if m == nil {
-			return false
-		}
-		a, _ = strconv.Atoi(m[1])
-		b, _ = strconv.Atoi(m[2])
-		return true
-	}, "gsalt-devsim's banner")
+	m := p.WaitLog(t, 30*time.Second, devsimLine)
+	a, _ := strconv.Atoi(m[1])
+	b, _ := strconv.Atoi(m[2])
 	return a, b
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gsalt/gsalt/internal/natstest"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // TestNATSIntendedConfigs: the example as shipped (master.d file, reactor
@@ -34,7 +35,7 @@ func TestNATSIntendedConfigs(t *testing.T) {
 		t.Skip("real-process end-to-end test skipped in -short mode")
 	}
 	dir := shortDir(t)
-	bin := buildTools(t, dir)
+	bin := buildTools(t)
 	srv := natstest.Start(t, natstest.Options{JetStream: true})
 
 	sim := startProc(t, dir, "gsalt-devsim", filepath.Join(bin, "gsalt-devsim"), "--devices", "2", "--base-port", "0",
@@ -46,7 +47,7 @@ func TestNATSIntendedConfigs(t *testing.T) {
 	ex := exampleDir(t)
 	roots := filepath.Join(dir, "srv", "salt")
 	copyTree(t, filepath.Join(ex, "salt"), roots)
-	ports := freePorts(t, 2)
+	ports := proc.FreePorts(t, 2)
 	etc := filepath.Join(dir, "etc")
 	writeFile(t, filepath.Join(etc, "master"), fmt.Sprintf("interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\n"+
 		"root_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\n"+
@@ -157,7 +158,7 @@ func TestNATSIntendedConfigs(t *testing.T) {
 
 	// 3. gsalt-master is down while the next configuration is published:
 	// JetStream keeps it, the restarted master fires it.
-	master.stop()
+	master.Stop()
 	want2 := withLine(t, got1, "ntp server ", ntp2)
 	writeFile(t, filepath.Join(intended, "sw1.cfg"), want2, 0o644)
 	pub = exec.Command(filepath.Join(bin, "publisher"), "-s", srv.URL(), "-js", filepath.Join(intended, "sw1.cfg"))
