@@ -9,7 +9,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
+
+func TestMain(m *testing.M) { proc.Main(m) }
 
 // TestSaltfileAndDebugLog runs the real gsalt-call binary in a directory
 // holding a Saltfile written for salt-call: its config_dir, local and out
@@ -20,13 +24,9 @@ func TestSaltfileAndDebugLog(t *testing.T) {
 		t.Skip("builds gsalt-call")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "gsalt-call")
+	bin := filepath.Join(proc.Build(t, "./cmd/gsalt-call"), "gsalt-call")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-tags", "libvirt_dlopen", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	conf := filepath.Join(dir, "conf")
 	write := func(p, s string) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
