@@ -417,7 +417,8 @@ func cronWrite(ctx context.Context, c *modules.Call, user any, t *cronTab) (stri
 		return "", false, fmt.Errorf("%w: %v", modules.ErrExecution, err)
 	}
 	defer os.Remove(f.Name())
-	if err := f.Chmod(0o600); err == nil {
+	err = f.Chmod(0o600)
+	if err == nil {
 		_, err = f.WriteString(cronRender(t))
 	}
 	if cerr := f.Close(); err == nil {

@@ -215,21 +215,3 @@ func applyFilters(chain []filter, out string) string {
 	}
 	return out
 }
-
-// cmd builds a cmdSpec from a space-separated pattern.
-func cmd(pattern string, priv bool, run func(s *shell, args []string) string) *cmdSpec {
-	return &cmdSpec{words: strings.Fields(pattern), priv: priv, run: run}
-}
-
-// showCmd builds a show-style command subject to the hang/drop faults.
-func showCmd(pattern string, priv bool, run func(s *shell, args []string) string) *cmdSpec {
-	c := cmd(pattern, priv, run)
-	c.fault = true
-	return c
-}
-
-// withJSON attaches an EOS "| json" renderer.
-func (c *cmdSpec) withJSON(j func(s *shell, args []string) string) *cmdSpec {
-	c.json = j
-	return c
-}

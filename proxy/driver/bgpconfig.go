@@ -180,7 +180,6 @@ var (
 	iosBGPAsnRe       = regexp.MustCompile(`router bgp (\d+)`)
 	ipv4InLineRe      = regexp.MustCompile(ipAddrRe)
 	ipv6InLineRe      = regexp.MustCompile(`(?:[0-9a-fA-F]{1,4}:){1,7}(?::|[0-9a-fA-F]{1,4})(?::[0-9a-fA-F]{0,4})*`)
-	iosNeighborWordRe = regexp.MustCompile(` neighbor [^\s]+`)
 	iosAFIParentRe    = regexp.MustCompile(`\s+address-family.*`)
 	iosBGPPeerGroupRe = regexp.MustCompile(` peer-group ([^']+)`)
 	iosBGPDescrRe     = regexp.MustCompile(` description ([^']+)'`)

@@ -89,7 +89,7 @@ var nsExecNames = []string{"ntp.peers", "ntp.servers", "ntp.set_peers", "ntp.set
 
 // nsRun runs gsalt's state for one scenario: its return (or error) and the
 // execution calls it made, each [fun, args, kwargs].
-func nsRun(t *testing.T, sc nsScenario) (states.Ret, error, []any) {
+func nsRun(t *testing.T, sc nsScenario) (states.Ret, []any, error) {
 	t.Helper()
 	var calls []any
 	reg := modules.NewRegistry()
@@ -125,7 +125,7 @@ func nsRun(t *testing.T, sc nsScenario) (states.Ret, error, []any) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ret, err := fn.Fn(ctx, c)
-	return ret, err, calls
+	return ret, calls, err
 }
 
 func TestNetStatesGolden(t *testing.T) {
@@ -161,7 +161,7 @@ func TestNetStatesGolden(t *testing.T) {
 			if !ok {
 				t.Fatalf("no golden entry (run with -update and GSALT_SALT_SRC)")
 			}
-			ret, err, calls := nsRun(t, sc)
+			ret, calls, err := nsRun(t, sc)
 			switch {
 			case g.Exception != "":
 				if err == nil || err.Error() != g.Exception {
