@@ -317,6 +317,12 @@ func knownExtra(k string) bool {
 // prefixing, id guessing with "_master" appended, ...). An empty dir means
 // DefaultConfigDir. A missing DIR/master is not an error.
 func LoadMaster(dir string) (*Master, error) {
+	return loadMaster(dir, false)
+}
+
+// loadMaster is LoadMaster, plus the user's client file when client is
+// set (LoadClient).
+func loadMaster(dir string, client bool) (*Master, error) {
 	if dir == "" {
 		dir = DefaultConfigDir
 	}
@@ -330,6 +336,21 @@ func LoadMaster(dir string) (*Master, error) {
 	opts, err := l.applyMaster(overrides, defaults)
 	if err != nil {
 		return nil, err
+	}
+	if client {
+		rc := clientConfigPath(l.home, os.LookupEnv)
+		if env := os.Getenv(EnvClientConfig); env != "" {
+			if st, err := os.Stat(env); err == nil && st.Mode().IsRegular() {
+				rc = env
+			}
+		}
+		rcOpts, err := l.loadConfig(rc)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range rcOpts {
+			opts[k] = v
+		}
 	}
 	o := NewOpts(RoleMaster, opts)
 	o.unknown = l.unknown
@@ -349,37 +370,7 @@ const EnvClientConfig = "SALT_CLIENT_CONFIG"
 // ($SALT_CLIENT_CONFIG instead when it names an existing file), whose
 // top-level options replace the master's.
 func LoadClient(dir string) (*Master, error) {
-	if dir == "" {
-		dir = DefaultConfigDir
-	}
-	l := newLoader(RoleMaster)
-	defaults := masterDefaults(currentUser(), l.home)
-	overrides, err := l.readLayers(filepath.Join(dir, "master"), defaults)
-	if err != nil {
-		return nil, err
-	}
-	l.logUnknown(overrides, defaults)
-	opts, err := l.applyMaster(overrides, defaults)
-	if err != nil {
-		return nil, err
-	}
-	rc := clientConfigPath(l.home, os.LookupEnv)
-	if env := os.Getenv(EnvClientConfig); env != "" {
-		if st, err := os.Stat(env); err == nil && st.Mode().IsRegular() {
-			rc = env
-		}
-	}
-	rcOpts, err := l.loadConfig(rc)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range rcOpts {
-		opts[k] = v
-	}
-	o := NewOpts(RoleMaster, opts)
-	o.unknown = l.unknown
-	o.sources = l.sources
-	return newMaster(o)
+	return loadMaster(dir, true)
 }
 
 // clientConfigPath is Salt's default client file: saltrc in

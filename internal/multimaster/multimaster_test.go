@@ -189,10 +189,21 @@ func tempBase(t *testing.T) string {
 // configuration naming masters and returns its directory.
 func minionConf(t *testing.T, base, name, file, id string, masters []*gmaster, extra string) string {
 	t.Helper()
+	ports := make([]int, len(masters))
+	for i, g := range masters {
+		ports[i] = g.ret
+	}
+	return minionConfPorts(t, base, name, file, id, ports, extra)
+}
+
+// minionConfPorts is minionConf for masters given by their ret ports
+// (real salt-masters among them).
+func minionConfPorts(t *testing.T, base, name, file, id string, ports []int, extra string) string {
+	t.Helper()
 	dir := filepath.Join(base, name)
 	var ml strings.Builder
-	for _, g := range masters {
-		fmt.Fprintf(&ml, "  - 127.0.0.1:%d\n", g.ret)
+	for _, p := range ports {
+		fmt.Fprintf(&ml, "  - 127.0.0.1:%d\n", p)
 	}
 	idLine := ""
 	if id != "" {

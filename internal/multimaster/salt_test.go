@@ -99,22 +99,9 @@ func TestSaltAndGsaltMastersServeBothMinions(t *testing.T) {
 	g.start(t) // generates the shared master key
 	sm := startSaltMaster(t, src, base, "sm", pki)
 
-	masters := fmt.Sprintf("\n  - 127.0.0.1:%d\n  - 127.0.0.1:%d\n", g.ret, sm.ret)
 	for _, mn := range []struct{ name, id string }{{"gminion", "mm-gsalt"}, {"sminion", "mm-salt"}} {
 		dir := filepath.Join(base, mn.name)
-		write(t, filepath.Join(dir, "etc", "minion"), fmt.Sprintf(`id: %[2]s
-root_dir: %[1]s
-pki_dir: %[1]s/pki
-cachedir: %[1]s/cache
-sock_dir: %[1]s/sock
-log_file: %[1]s/log
-pidfile: %[1]s/minion.pid
-log_level_logfile: info
-user: root
-ipv6: False
-enable_fqdns_grains: False
-acceptance_wait_time: 1
-master:%[3]s`, dir, mn.id, masters))
+		minionConfPorts(t, base, mn.name, "minion", mn.id, []int{g.ret, sm.ret}, "")
 		var cmd *exec.Cmd
 		if mn.name == "gminion" {
 			cmd = exec.Command(filepath.Join(bin, "gsalt-minion"), "-c", filepath.Join(dir, "etc"), "-l", "info")

@@ -2,7 +2,6 @@ package multimaster
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,24 +142,10 @@ func TestSignedMasterKeyWithSalt(t *testing.T) {
 	if readFile(t, filepath.Join(gpki, "master.pub")) == readFile(t, filepath.Join(spki, "master.pub")) {
 		t.Fatal("the two masters share a master key; the test needs different ones")
 	}
-	masters := fmt.Sprintf("\n  - 127.0.0.1:%d\n  - 127.0.0.1:%d\n", g.ret, sm.ret)
 	ids := []string{"sig-gsalt", "sig-salt"}
 	for i, name := range []string{"gminion", "sminion"} {
 		dir := filepath.Join(base, name)
-		write(t, filepath.Join(dir, "etc", "minion"), fmt.Sprintf(`id: %[2]s
-root_dir: %[1]s
-pki_dir: %[1]s/pki
-cachedir: %[1]s/cache
-sock_dir: %[1]s/sock
-log_file: %[1]s/log
-pidfile: %[1]s/minion.pid
-log_level_logfile: info
-user: root
-ipv6: False
-enable_fqdns_grains: False
-acceptance_wait_time: 1
-verify_master_pubkey_sign: True
-%[4]smaster:%[3]s`, dir, ids[i], masters, failoverExtra))
+		minionConfPorts(t, base, name, "minion", ids[i], []int{g.ret, sm.ret}, failoverExtra+"verify_master_pubkey_sign: True\n")
 		copyFile(t, filepath.Join(signDir, "master_sign.pub"), filepath.Join(dir, "pki", "master_sign.pub"), 0o644)
 		var cmd *exec.Cmd
 		if name == "gminion" {
