@@ -36,6 +36,8 @@ func outputCases() []struct {
 	yamlWords := []any{"yes", "No", "on", "OFF", "y", "123", "1.5", "1e3", "1.5e+3", "~", "null", "Null", "", " lead", "trail ", "a: b", "a:b", "- x", "-x", "#c", "x #c", "x#c", "@at", "`bt", "0755", "0x1F", "0b101", "1_000", "1:30", "2020-01-01", "2020-01-01 10:00:00", "=", "<<", "---", "...", "--", "é", "a\tb", "?x", "? x", ":x", "[x", "x]", "{x", "x,y", "'q'", "\"dq\"", "!tag", "&a", "*a", "|", ">", "%p", ".inf", "-.Inf", ".NaN", "+1", "-1", "0", "00", "09", "3.", ".5", "true\n"}
 	return []c{
 		{"true", m("m1", true)},
+		{"virt_query_runner", m("hv1", m("freecpu", int64(2), "freemem", int64(1024), "node_info", m("cpus", int64(2)), "vm_info", m("vm1", m("cpu", int64(1), "mem", int64(262144), "state", "running"))))},
+		{"virt_query_data", virtQueryData()},
 		{"two_minions", m("m2", false, "m1", nil)},
 		{"multiline", m("m1", "line1\nline2\r\nline3\n\nend\n")},
 		{"splitlines_breaks", m("m1", "a\vb\fc\x1cd\u0085e\u2028f\rg")},
@@ -90,6 +92,17 @@ type variant struct {
 
 func ip(i int) *int { return &i }
 
+// virtQueryData has both places Salt's virt_query outputter reads: the
+// guests under data["data"][hyper]["vm_info"] and their details under
+// data[hyper]["vm_info"].
+func virtQueryData() *payload.Map {
+	vm := m("cpu", int64(2), "mem", int64(524288), "state", "shutdown",
+		"graphics", m("type", "vnc", "port", "5900"),
+		"disks", m("vda", m("disk size", int64(1073741824), "file", "/srv/vm1.qcow2", "file format", "qcow2")),
+		"nics", m("52:54:00:aa:bb:cc", m("type", "bridge", "source", m("bridge", "br0"))))
+	return m("data", m("hv1", m("vm_info", m("vm1", m()))), "hv1", m("vm_info", m("vm1", vm)))
+}
+
 func variants() []variant {
 	return []variant{
 		{id: "nested", out: "nested"},
@@ -109,6 +122,7 @@ func variants() []variant {
 		{id: "pprint_i4", out: "pprint", indent: ip(4)},
 		{id: "newline_values_only", out: "newline_values_only"},
 		{id: "no_return_color", out: "no_return", color: true},
+		{id: "virt_query", out: "virt_query"},
 	}
 }
 

@@ -53,7 +53,7 @@ type Options struct {
 }
 
 // Names lists the outputters this package implements.
-var Names = []string{"nested", "json", "yaml", "txt", "raw", "pprint", "newline_values_only", "no_return", "quiet", "highstate"}
+var Names = []string{"nested", "json", "yaml", "txt", "raw", "pprint", "newline_values_only", "no_return", "quiet", "highstate", "virt_query"}
 
 // Known reports whether name is an outputter of this package (after Salt's
 // "text" → "txt" alias).
@@ -114,6 +114,9 @@ func render(name string, data any, o Options) (text string, present bool, err er
 		return s, err == nil, err
 	case "quiet":
 		return "", false, nil
+	case "virt_query":
+		s, err := VirtQuery(data)
+		return s, err == nil, err
 	}
 	return "", false, fmt.Errorf("%w: unknown outputter %q", ErrFallback, name)
 }
