@@ -51,35 +51,13 @@ func requireTools(t testing.TB) {
 	}
 }
 
-// shortDir returns a short temporary directory (unix socket paths are
-// limited to 108 bytes) that dnsmasq, running as another user, can read.
-func shortDir(t testing.TB) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "gdq")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-
-func writeFile(t testing.TB, path, text string, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func copyFile(t testing.TB, src, dst string, mode os.FileMode) {
 	t.Helper()
 	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dst, string(b), mode)
+	testutil.WriteFile(t, dst, string(b), mode)
 }
 
 // freeDNSPort returns a port free for both TCP and UDP on 127.0.0.2
@@ -174,8 +152,8 @@ func startDnsmasq(t testing.TB, dir string) *dnsmasq {
 		dhcp:         os.Geteuid() == 0,
 		log:          &syncBuffer{},
 	}
-	writeFile(t, d.addnHosts, "", 0o644)
-	writeFile(t, d.dhcpHosts, "", 0o644)
+	testutil.WriteFile(t, d.addnHosts, "", 0o644)
+	testutil.WriteFile(t, d.dhcpHosts, "", 0o644)
 	for _, dir := range []string{d.hostsDir, d.dhcpHostsDir} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // TestReservationsStateOnRealSalt applies the example's
@@ -21,7 +22,7 @@ import (
 func TestReservationsStateOnRealSalt(t *testing.T) {
 	requireTools(t)
 	src := saltpeer.Require(t)
-	dir := shortDir(t)
+	dir := testutil.ShortDir(t, "gdq")
 	dns := startDnsmasq(t, dir)
 	conf := filepath.Join(dir, "salt")
 	snippet, err := os.ReadFile(filepath.Join(exampleDir(t), "minion.d", "dnsmasq-host.conf"))
@@ -38,12 +39,12 @@ func TestReservationsStateOnRealSalt(t *testing.T) {
 		"/etc/dnsmasq.cloud.dhcp.d", filepath.Join(dir, "cloud.dhcp.d"),
 		"  network.ip_addrs: []\n", "  network.ip_addrs:\n    - mine_function: grains.get\n    - vm_addrs\n",
 	).Replace(string(snippet))
-	writeFile(t, filepath.Join(conf, "minion.d", "dnsmasq-host.conf"), hostConf, 0o644)
-	writeFile(t, filepath.Join(conf, "minion"), "id: golden\nfile_client: local\nroot_dir: "+dir+"/saltroot\n"+
+	testutil.WriteFile(t, filepath.Join(conf, "minion.d", "dnsmasq-host.conf"), hostConf, 0o644)
+	testutil.WriteFile(t, filepath.Join(conf, "minion"), "id: golden\nfile_client: local\nroot_dir: "+dir+"/saltroot\n"+
 		"file_roots: {base: ["+filepath.Join(exampleDir(t), "salt")+"]}\nenable_fqdns_grains: False\nipv6: False\nlog_level: error\n", 0o644)
 	// minion.d files are merged key by key in name order: this one's
 	// grains (the alias's address, and the role) replace the example's.
-	writeFile(t, filepath.Join(conf, "minion.d", "vm.conf"), "grains:\n  roles: [dnsmasq]\n  vm_addrs: [198.51.100.21]\n", 0o644)
+	testutil.WriteFile(t, filepath.Join(conf, "minion.d", "vm.conf"), "grains:\n  roles: [dnsmasq]\n  vm_addrs: [198.51.100.21]\n", 0o644)
 
 	call := func(args ...string) map[string]any {
 		t.Helper()

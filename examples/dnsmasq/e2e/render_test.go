@@ -87,7 +87,7 @@ print(json.dumps(out))
 func generateGolden(t *testing.T, src, reactorDir string) {
 	base := t.TempDir()
 	conf := filepath.Join(base, "minion")
-	writeFile(t, conf, "id: golden\nfile_client: local\nroot_dir: "+base+"/root\nenable_fqdns_grains: False\nipv6: False\nlog_level: error\n", 0o644)
+	testutil.WriteFile(t, conf, "id: golden\nfile_client: local\nroot_dir: "+base+"/root\nenable_fqdns_grains: False\nipv6: False\nlog_level: error\n", 0o644)
 	var calls []string
 	for _, c := range renderCases() {
 		p, _ := json.Marshal(filepath.Join(reactorDir, c.file))
@@ -125,7 +125,7 @@ func generateGolden(t *testing.T, src, reactorDir string) {
 		t.Fatal(err)
 	}
 	pretty.WriteByte('\n')
-	writeFile(t, goldenPath, pretty.String(), 0o644)
+	testutil.WriteFile(t, goldenPath, pretty.String(), 0o644)
 }
 
 // TestReactorFilesRender renders every reactor file of the example for

@@ -33,7 +33,7 @@ func startMaster(t *testing.T, dir string) *masterd.Daemon {
 	text := fmt.Sprintf("interface: 127.0.0.1\npublish_port: 0\nret_port: 0\nroot_dir: %[1]s\npki_dir: %[1]s/pki\n"+
 		"cachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\nuser: root\n"+
 		"file_roots: {base: [%[2]s/salt]}\nauto_accept: True\n", dir, ex)
-	writeFile(t, filepath.Join(etc, "master"), text, 0o644)
+	testutil.WriteFile(t, filepath.Join(etc, "master"), text, 0o644)
 	copyFile(t, filepath.Join(ex, "master.d", "dnsmasq-reservations.conf"), filepath.Join(etc, "master.d", "dnsmasq-reservations.conf"), 0o644)
 	copyFile(t, filepath.Join(vectorsDir, "pki/master/master.pem"), filepath.Join(dir, "pki", "master.pem"), 0o400)
 	copyFile(t, filepath.Join(vectorsDir, "pki/master/master.pub"), filepath.Join(dir, "pki", "master.pub"), 0o644)
@@ -69,9 +69,9 @@ func startMinion(t *testing.T, d *masterd.Daemon, dir, id, extra string, dropins
 	conf := fmt.Sprintf("id: %s\nroot_dir: %s\npki_dir: %[2]s/pki\ncachedir: %[2]s/cache\nsock_dir: %[2]s/sock\n"+
 		"master: 127.0.0.1\nmaster_port: %d\nacceptance_wait_time: 0.2\nenable_fqdns_grains: False\n",
 		id, mdir, d.ReqAddr().(*net.TCPAddr).Port) + extra
-	writeFile(t, filepath.Join(mdir, "minion"), conf, 0o644)
+	testutil.WriteFile(t, filepath.Join(mdir, "minion"), conf, 0o644)
 	for name, text := range dropins {
-		writeFile(t, filepath.Join(mdir, "minion.d", name), text, 0o644)
+		testutil.WriteFile(t, filepath.Join(mdir, "minion.d", name), text, 0o644)
 	}
 	cfg, err := config.LoadMinion(mdir)
 	if err != nil {
@@ -140,7 +140,7 @@ func webMinion(addr string) string {
 // salt/cloud/<id>/destroyed event and a deleted key take it out again.
 func TestReservations(t *testing.T) {
 	requireTools(t)
-	dir := shortDir(t)
+	dir := testutil.ShortDir(t, "gdq")
 	dns := startDnsmasq(t, dir)
 	d := startMaster(t, dir)
 	bus := d.Bus().Subscribe(event.All(), 1<<14)

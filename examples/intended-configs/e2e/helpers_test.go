@@ -41,73 +41,12 @@ func logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// shortDir returns a short temporary directory (unix socket paths are
-// limited to 108 bytes).
-func shortDir(t testing.TB) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "gic")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-
-func writeFile(t testing.TB, path, text string, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t testing.TB, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// copyTree copies the regular files under src to dst.
-func copyTree(t testing.TB, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		writeFile(t, filepath.Join(dst, rel), readFile(t, p), 0o644)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// redirect replaces the shipped path from with to in text and fails when
-// one was left behind.
-func redirect(t testing.TB, text string, from, to string) string {
-	t.Helper()
-	out := strings.ReplaceAll(text, from, to)
-	if strings.Contains(out, from) {
-		t.Fatalf("a path was not redirected:\n%s", out)
-	}
-	return out
-}
-
 // atomicWrite writes text to dir/name through a temporary file in dir and
 // a rename, as the README recommends.
 func atomicWrite(t testing.TB, dir, name, text string) {
 	t.Helper()
 	tmp := filepath.Join(dir, "."+name+".tmp")
-	writeFile(t, tmp, text, 0o644)
+	testutil.WriteFile(t, tmp, text, 0o644)
 	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +58,9 @@ func startMaster(t *testing.T, dir, etc string, pillar master.PillarFunc) *maste
 	t.Helper()
 	text := fmt.Sprintf("interface: 127.0.0.1\npublish_port: 0\nret_port: 0\nroot_dir: %[1]s\npki_dir: %[1]s/pki\n"+
 		"cachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\nuser: root\nauto_accept: True\n", dir)
-	writeFile(t, filepath.Join(etc, "master"), text, 0o644)
-	writeFile(t, filepath.Join(dir, "pki", "master.pem"), readFile(t, filepath.Join(vectorsDir, "pki/master/master.pem")), 0o400)
-	writeFile(t, filepath.Join(dir, "pki", "master.pub"), readFile(t, filepath.Join(vectorsDir, "pki/master/master.pub")), 0o644)
+	testutil.WriteFile(t, filepath.Join(etc, "master"), text, 0o644)
+	testutil.WriteFile(t, filepath.Join(dir, "pki", "master.pem"), testutil.ReadFile(t, filepath.Join(vectorsDir, "pki/master/master.pem")), 0o400)
+	testutil.WriteFile(t, filepath.Join(dir, "pki", "master.pub"), testutil.ReadFile(t, filepath.Join(vectorsDir, "pki/master/master.pub")), 0o644)
 	cfg, err := config.LoadMaster(etc)
 	if err != nil {
 		t.Fatal(err)
@@ -142,14 +81,14 @@ func startMaster(t *testing.T, dir, etc string, pillar master.PillarFunc) *maste
 func startMinion(t *testing.T, d *masterd.Daemon, dir, id string, dropins map[string]string) *gminion.Minion {
 	t.Helper()
 	mdir := filepath.Join(dir, id)
-	writeFile(t, filepath.Join(mdir, "pki", "minion.pem"), readFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pem")), 0o400)
-	writeFile(t, filepath.Join(mdir, "pki", "minion.pub"), readFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pub")), 0o644)
+	testutil.WriteFile(t, filepath.Join(mdir, "pki", "minion.pem"), testutil.ReadFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pem")), 0o400)
+	testutil.WriteFile(t, filepath.Join(mdir, "pki", "minion.pub"), testutil.ReadFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pub")), 0o644)
 	conf := fmt.Sprintf("id: %s\nroot_dir: %s\npki_dir: %[2]s/pki\ncachedir: %[2]s/cache\nsock_dir: %[2]s/sock\n"+
 		"master: 127.0.0.1\nmaster_port: %d\nacceptance_wait_time: 0.2\nenable_fqdns_grains: False\n",
 		id, mdir, d.ReqAddr().(*net.TCPAddr).Port)
-	writeFile(t, filepath.Join(mdir, "minion"), conf, 0o644)
+	testutil.WriteFile(t, filepath.Join(mdir, "minion"), conf, 0o644)
 	for name, text := range dropins {
-		writeFile(t, filepath.Join(mdir, "minion.d", name), text, 0o644)
+		testutil.WriteFile(t, filepath.Join(mdir, "minion.d", name), text, 0o644)
 	}
 	cfg, err := config.LoadMinion(mdir)
 	if err != nil {
@@ -184,7 +123,7 @@ func startProxies(t *testing.T, d *masterd.Daemon, dir string, ids []string) *pr
 	t.Helper()
 	etc := filepath.Join(dir, "petc")
 	port := d.ReqAddr().(*net.TCPAddr).Port
-	writeFile(t, filepath.Join(etc, "proxy"), fmt.Sprintf("master: 127.0.0.1\nmaster_port: %[2]d\nroot_dir: %[1]s/p\n"+
+	testutil.WriteFile(t, filepath.Join(etc, "proxy"), fmt.Sprintf("master: 127.0.0.1\nmaster_port: %[2]d\nroot_dir: %[1]s/p\n"+
 		"pki_dir: %[1]s/p/pki\ncachedir: %[1]s/p/cache\nsock_dir: %[1]s/p/sock\nlog_file: %[1]s/p/log\n"+
 		"enable_fqdns_grains: False\nacceptance_wait_time: 0.2\n", dir, port), 0o644)
 	f, err := proxy.New(proxy.Options{ConfigDir: etc, IDs: ids, Logger: logger(),

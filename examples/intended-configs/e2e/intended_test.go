@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy/devsim"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -55,7 +56,7 @@ func TestIntendedConfigs(t *testing.T) {
 			"optional_args", payload.NewMap("port", int64(p)))), nil
 	}
 
-	dir := shortDir(t)
+	dir := testutil.ShortDir(t, "gic")
 	ex := exampleDir(t)
 	roots := filepath.Join(dir, "srv")
 	intended := filepath.Join(roots, "intended")
@@ -63,17 +64,17 @@ func TestIntendedConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The formula as shipped, in the test's file_roots directory.
-	copyTree(t, filepath.Join(ex, "salt"), roots)
+	testutil.CopyTree(t, filepath.Join(ex, "salt"), roots)
 	etc := filepath.Join(dir, "etc")
-	conf := readFile(t, filepath.Join(ex, "master.d", "intended-configs.conf"))
-	writeFile(t, filepath.Join(etc, "master.d", "intended-configs.conf"), redirect(t, conf, "/srv/salt", roots), 0o644)
+	conf := testutil.ReadFile(t, filepath.Join(ex, "master.d", "intended-configs.conf"))
+	testutil.WriteFile(t, filepath.Join(etc, "master.d", "intended-configs.conf"), testutil.Redirect(t, conf, "/srv/salt", roots), 0o644)
 	d := startMaster(t, dir, etc, pillar)
 	bus := d.Bus().Subscribe(event.All(), 1<<14)
 	defer bus.Close()
 	seen := map[string]int{}
 
-	beacons := readFile(t, filepath.Join(ex, "minion.d", "beacons.conf"))
-	startMinion(t, d, dir, "salthost", map[string]string{"beacons.conf": redirect(t, beacons, "/srv/salt", roots)})
+	beacons := testutil.ReadFile(t, filepath.Join(ex, "minion.d", "beacons.conf"))
+	startMinion(t, d, dir, "salthost", map[string]string{"beacons.conf": testutil.Redirect(t, beacons, "/srv/salt", roots)})
 	startProxies(t, d, dir, []string{"sw1", "sw2"})
 
 	sw1, sw2 := sim.Device(0), sim.Device(1)
@@ -88,7 +89,7 @@ func TestIntendedConfigs(t *testing.T) {
 	// writing a file the reactor ignores until its event comes.
 	stats0 := d.Reactor().Stats()
 	waitFor(t, "the beacon to report notes.txt", func() bool {
-		writeFile(t, filepath.Join(intended, "notes.txt"), "not a device\n", 0o644)
+		testutil.WriteFile(t, filepath.Join(intended, "notes.txt"), "not a device\n", 0o644)
 		for {
 			select {
 			case ev := <-bus.C():

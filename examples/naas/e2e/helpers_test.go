@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -38,66 +39,6 @@ func exampleDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return abs
-}
-
-// shortDir returns a short temporary directory (unix socket paths are
-// limited to 108 bytes).
-func shortDir(t *testing.T) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "gnaas")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-
-func writeFile(t *testing.T, path, text string, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// copyTree copies the regular files under src to dst.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		writeFile(t, filepath.Join(dst, rel), readFile(t, p), 0o644)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// redirect replaces from with to in text and fails when from is absent
-// before or present after.
-func redirect(t *testing.T, text, from, to string) string {
-	t.Helper()
-	if !strings.Contains(text, from) {
-		t.Fatalf("%q is not in:\n%s", from, text)
-	}
-	return strings.ReplaceAll(text, from, to)
 }
 
 // raceBuild reports whether this test binary was built with -race: the
@@ -208,10 +149,10 @@ func startProc(t *testing.T, dir, name string, args ...string) *proc {
 	go func() { _ = cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
 		p.stop()
-		if out := readFile(t, log); strings.Contains(out, "WARNING: DATA RACE") {
+		if out := testutil.ReadFile(t, log); strings.Contains(out, "WARNING: DATA RACE") {
 			t.Errorf("%s reported a data race:\n%s", name, tail(out, 8000))
 		} else if t.Failed() {
-			t.Logf("%s output:\n%s", name, tail(readFile(t, log), 4000))
+			t.Logf("%s output:\n%s", name, tail(testutil.ReadFile(t, log), 4000))
 		}
 	})
 	return p

@@ -108,7 +108,7 @@ func TestNetworkAsAService(t *testing.T) {
 		t.Skip("real-process end-to-end test skipped in -short mode")
 	}
 	n := deviceCount(t)
-	dir := shortDir(t)
+	dir := testutil.ShortDir(t, "gnaas")
 	bin := buildTools(t, dir)
 
 	first := startDevsim(t, dir, bin, n)
@@ -118,24 +118,24 @@ func TestNetworkAsAService(t *testing.T) {
 	// inventory.
 	ex := exampleDir(t)
 	roots, pillarDir := filepath.Join(dir, "srv", "salt"), filepath.Join(dir, "srv", "pillar")
-	copyTree(t, filepath.Join(ex, "salt"), roots)
-	copyTree(t, filepath.Join(ex, "pillar"), pillarDir)
-	writeFile(t, filepath.Join(pillarDir, "naas", "inventory.yaml"), inventory(n, first), 0o644)
+	testutil.CopyTree(t, filepath.Join(ex, "salt"), roots)
+	testutil.CopyTree(t, filepath.Join(ex, "pillar"), pillarDir)
+	testutil.WriteFile(t, filepath.Join(pillarDir, "naas", "inventory.yaml"), inventory(n, first), 0o644)
 	ports := freePorts(t, 3)
 	etc := filepath.Join(dir, "etc")
-	writeFile(t, filepath.Join(etc, "master"), fmt.Sprintf("interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\n"+
+	testutil.WriteFile(t, filepath.Join(etc, "master"), fmt.Sprintf("interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\n"+
 		"root_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\n"+
 		"log_level_logfile: info\nuser: root\nauto_accept: True\n", dir, ports[0], ports[1]), 0o644)
-	conf := readFile(t, filepath.Join(ex, "master.d", "naas.conf"))
-	conf = redirect(t, conf, "/srv/salt", roots)
-	conf = redirect(t, conf, "/srv/pillar", pillarDir)
+	conf := testutil.ReadFile(t, filepath.Join(ex, "master.d", "naas.conf"))
+	conf = testutil.Redirect(t, conf, "/srv/salt", roots)
+	conf = testutil.Redirect(t, conf, "/srv/pillar", pillarDir)
 	// eauth auto (any password) for a user instead of PAM for a group.
-	conf = redirect(t, conf, "  pam:\n    netops%:", "  auto:\n    naas:")
-	conf = redirect(t, conf, "  port: 8000\n  ssl_crt: /etc/pki/tls/certs/localhost.crt\n  ssl_key: /etc/pki/tls/certs/localhost.key\n",
+	conf = testutil.Redirect(t, conf, "  pam:\n    netops%:", "  auto:\n    naas:")
+	conf = testutil.Redirect(t, conf, "  port: 8000\n  ssl_crt: /etc/pki/tls/certs/localhost.crt\n  ssl_key: /etc/pki/tls/certs/localhost.key\n",
 		fmt.Sprintf("  port: %d\n  host: 127.0.0.1\n  disable_ssl: True\n", ports[2]))
-	writeFile(t, filepath.Join(etc, "master.d", "naas.conf"), conf, 0o644)
-	writeFile(t, filepath.Join(dir, "pki", "master.pem"), readFile(t, filepath.Join(vectorsDir, "pki/master/master.pem")), 0o400)
-	writeFile(t, filepath.Join(dir, "pki", "master.pub"), readFile(t, filepath.Join(vectorsDir, "pki/master/master.pub")), 0o644)
+	testutil.WriteFile(t, filepath.Join(etc, "master.d", "naas.conf"), conf, 0o644)
+	testutil.WriteFile(t, filepath.Join(dir, "pki", "master.pem"), testutil.ReadFile(t, filepath.Join(vectorsDir, "pki/master/master.pem")), 0o400)
+	testutil.WriteFile(t, filepath.Join(dir, "pki", "master.pub"), testutil.ReadFile(t, filepath.Join(vectorsDir, "pki/master/master.pub")), 0o644)
 	startProc(t, dir, "gsalt-master", filepath.Join(bin, "gsalt-master"), "-c", etc, "-l", "info")
 	startProc(t, dir, "gsalt-api", filepath.Join(bin, "gsalt-api"), "-c", etc, "-l", "info")
 
@@ -148,9 +148,9 @@ func TestNetworkAsAService(t *testing.T) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("sw%d", i+1)
 	}
-	writeFile(t, filepath.Join(dir, "devices.txt"), strings.Join(ids, "\n")+"\n", 0o644)
+	testutil.WriteFile(t, filepath.Join(dir, "devices.txt"), strings.Join(ids, "\n")+"\n", 0o644)
 	petc := filepath.Join(dir, "petc")
-	writeFile(t, filepath.Join(petc, "proxy"), fmt.Sprintf("master: 127.0.0.1\nmaster_port: %[2]d\nroot_dir: %[1]s/p\n"+
+	testutil.WriteFile(t, filepath.Join(petc, "proxy"), fmt.Sprintf("master: 127.0.0.1\nmaster_port: %[2]d\nroot_dir: %[1]s/p\n"+
 		"pki_dir: %[1]s/p/pki\ncachedir: %[1]s/p/cache\nsock_dir: %[1]s/p/sock\nlog_file: %[1]s/p/log\n"+
 		"enable_fqdns_grains: False\nacceptance_wait_time: 0.2\nacceptance_wait_time_max: 1\n", dir, ports[1]), 0o644)
 	startProc(t, dir, "gsalt-proxy", filepath.Join(bin, "gsalt-proxy"), "-c", petc, "--proxyids-file", filepath.Join(dir, "devices.txt"), "-l", "info")
@@ -376,11 +376,11 @@ func startDevsim(t *testing.T, dir, bin string, n int) int {
 			"--base-port", strconv.Itoa(base), "--platform", "ios", "--user", "admin", "--password", "admin")
 		var m []string
 		testutil.Eventually(t, 60*time.Second, func() bool {
-			m = devsimLine.FindStringSubmatch(readFile(t, sim.log))
+			m = devsimLine.FindStringSubmatch(testutil.ReadFile(t, sim.log))
 			return m != nil || sim.exited()
 		}, "gsalt-devsim's banner")
 		if m == nil {
-			t.Logf("gsalt-devsim exited (attempt %d): %s", attempt+1, tail(readFile(t, sim.log), 500))
+			t.Logf("gsalt-devsim exited (attempt %d): %s", attempt+1, tail(testutil.ReadFile(t, sim.log), 500))
 			continue
 		}
 		if m[1] != strconv.Itoa(base) || m[2] != strconv.Itoa(base+n-1) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -28,66 +27,6 @@ func exampleDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return abs
-}
-
-// shortDir returns a short temporary directory (unix socket paths are
-// limited to 108 bytes).
-func shortDir(t *testing.T) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "gni")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-
-func writeFile(t *testing.T, path, text string, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// copyTree copies the regular files under src to dst.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		writeFile(t, filepath.Join(dst, rel), readFile(t, p), 0o644)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// redirect replaces from with to in text and fails when from is absent
-// before or present after.
-func redirect(t *testing.T, text, from, to string) string {
-	t.Helper()
-	if !strings.Contains(text, from) {
-		t.Fatalf("%q is not in:\n%s", from, text)
-	}
-	return strings.ReplaceAll(text, from, to)
 }
 
 func TestMain(m *testing.M) { proc.Main(m) }

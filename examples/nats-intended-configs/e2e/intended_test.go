@@ -34,7 +34,7 @@ func TestNATSIntendedConfigs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-process end-to-end test skipped in -short mode")
 	}
-	dir := shortDir(t)
+	dir := testutil.ShortDir(t, "gni")
 	bin := buildTools(t)
 	srv := natstest.Start(t, natstest.Options{JetStream: true})
 
@@ -46,24 +46,24 @@ func TestNATSIntendedConfigs(t *testing.T) {
 	// moved onto the test's, the proxies' pillar pointing at the devices.
 	ex := exampleDir(t)
 	roots := filepath.Join(dir, "srv", "salt")
-	copyTree(t, filepath.Join(ex, "salt"), roots)
+	testutil.CopyTree(t, filepath.Join(ex, "salt"), roots)
 	ports := proc.FreePorts(t, 2)
 	etc := filepath.Join(dir, "etc")
-	writeFile(t, filepath.Join(etc, "master"), fmt.Sprintf("interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\n"+
+	testutil.WriteFile(t, filepath.Join(etc, "master"), fmt.Sprintf("interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\n"+
 		"root_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\n"+
 		"log_level_logfile: debug\nuser: root\nauto_accept: True\npillar_roots: {base: [%[1]s/pillar]}\n",
 		dir, ports[0], ports[1]), 0o644)
-	conf := readFile(t, filepath.Join(ex, "master.d", "nats-intended-configs.conf"))
-	conf = redirect(t, conf, "/srv/salt", roots)
-	conf = redirect(t, conf, "nats://127.0.0.1:4222", srv.URL())
+	conf := testutil.ReadFile(t, filepath.Join(ex, "master.d", "nats-intended-configs.conf"))
+	conf = testutil.Redirect(t, conf, "/srv/salt", roots)
+	conf = testutil.Redirect(t, conf, "nats://127.0.0.1:4222", srv.URL())
 	// The proxies reconnect within a second or two here (30 s in the
 	// shipped file is for real fleets).
-	conf = redirect(t, conf, "start_delay: 30", fmt.Sprintf("start_delay: %g", testutil.Scale(4*time.Second).Seconds()))
-	writeFile(t, filepath.Join(etc, "master.d", "nats-intended-configs.conf"), conf, 0o644)
-	writeFile(t, filepath.Join(dir, "pki", "master.pem"), readFile(t, filepath.Join(vectorsDir, "pki/master/master.pem")), 0o400)
-	writeFile(t, filepath.Join(dir, "pki", "master.pub"), readFile(t, filepath.Join(vectorsDir, "pki/master/master.pub")), 0o644)
-	writeFile(t, filepath.Join(dir, "pillar", "top.sls"), "base:\n  'sw*':\n    - devices\n", 0o644)
-	writeFile(t, filepath.Join(dir, "pillar", "devices.sls"), fmt.Sprintf(
+	conf = testutil.Redirect(t, conf, "start_delay: 30", fmt.Sprintf("start_delay: %g", testutil.Scale(4*time.Second).Seconds()))
+	testutil.WriteFile(t, filepath.Join(etc, "master.d", "nats-intended-configs.conf"), conf, 0o644)
+	testutil.WriteFile(t, filepath.Join(dir, "pki", "master.pem"), testutil.ReadFile(t, filepath.Join(vectorsDir, "pki/master/master.pem")), 0o400)
+	testutil.WriteFile(t, filepath.Join(dir, "pki", "master.pub"), testutil.ReadFile(t, filepath.Join(vectorsDir, "pki/master/master.pub")), 0o644)
+	testutil.WriteFile(t, filepath.Join(dir, "pillar", "top.sls"), "base:\n  'sw*':\n    - devices\n", 0o644)
+	testutil.WriteFile(t, filepath.Join(dir, "pillar", "devices.sls"), fmt.Sprintf(
 		"{%% set ports = {'sw1': %d, 'sw2': %d} %%}\nproxy:\n  proxytype: napalm\n  driver: ios\n  host: 127.0.0.1\n"+
 			"  username: admin\n  password: admin\n  timeout: 10\n  optional_args:\n    port: {{ ports[grains['id']] }}\n",
 		port1, port2), 0o644)
@@ -98,7 +98,7 @@ func TestNATSIntendedConfigs(t *testing.T) {
 	}
 
 	petc := filepath.Join(dir, "petc")
-	writeFile(t, filepath.Join(petc, "proxy"), fmt.Sprintf("master: 127.0.0.1\nmaster_port: %[2]d\nroot_dir: %[1]s/p\n"+
+	testutil.WriteFile(t, filepath.Join(petc, "proxy"), fmt.Sprintf("master: 127.0.0.1\nmaster_port: %[2]d\nroot_dir: %[1]s/p\n"+
 		"pki_dir: %[1]s/p/pki\ncachedir: %[1]s/p/cache\nsock_dir: %[1]s/p/sock\nlog_file: %[1]s/p/log\n"+
 		"enable_fqdns_grains: False\nacceptance_wait_time: 0.2\nacceptance_wait_time_max: 1\n", dir, ports[1]), 0o644)
 	startProc(t, dir, "gsalt-proxy", filepath.Join(bin, "gsalt-proxy"), "-c", petc, "--proxyid", "sw1", "--proxyid", "sw2", "-l", "info")
@@ -111,7 +111,7 @@ func TestNATSIntendedConfigs(t *testing.T) {
 	}
 	intended := filepath.Join(dir, "intended")
 	want1 := withLine(t, initial1, "ntp server ", ntp)
-	writeFile(t, filepath.Join(intended, "sw1.cfg"), want1, 0o644)
+	testutil.WriteFile(t, filepath.Join(intended, "sw1.cfg"), want1, 0o644)
 
 	// The bridge creates the stream once connected.
 	testutil.Eventually(t, 30*time.Second, func() bool {
@@ -143,7 +143,7 @@ func TestNATSIntendedConfigs(t *testing.T) {
 	// 2. A configuration the device rejects: the publisher reports the
 	// failed replace with the device's error, sw1 stays as it was.
 	bad := withLine(t, withLine(t, got1, "ntp server ", "ntp server 192.0.2.200"), "ntp server ", "frobnicate widgets now")
-	writeFile(t, filepath.Join(intended, "sw1.cfg"), bad, 0o644)
+	testutil.WriteFile(t, filepath.Join(intended, "sw1.cfg"), bad, 0o644)
 	pub = exec.Command(filepath.Join(bin, "publisher"), "-s", srv.URL(), "-js", "-wait", testutil.Scale(90*time.Second).String(),
 		filepath.Join(intended, "sw1.cfg"))
 	out.Reset()
@@ -160,7 +160,7 @@ func TestNATSIntendedConfigs(t *testing.T) {
 	// JetStream keeps it, the restarted master fires it.
 	master.Stop()
 	want2 := withLine(t, got1, "ntp server ", ntp2)
-	writeFile(t, filepath.Join(intended, "sw1.cfg"), want2, 0o644)
+	testutil.WriteFile(t, filepath.Join(intended, "sw1.cfg"), want2, 0o644)
 	pub = exec.Command(filepath.Join(bin, "publisher"), "-s", srv.URL(), "-js", filepath.Join(intended, "sw1.cfg"))
 	if b, err := pub.CombinedOutput(); err != nil {
 		t.Fatalf("publisher while the master is down: %v\n%s", err, b)
