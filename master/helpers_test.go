@@ -189,7 +189,16 @@ func (e *env) auth(tm *tminion) *message.AuthResult {
 	if !ok {
 		e.t.Fatal("no reply to _auth")
 	}
-	res, err := message.OpenAuthReply(reply, si, tm.priv, tm.master, payload.DefaultLimits)
+	// A master with master_sign_pubkey needs a minion that verifies
+	// (verify_master_pubkey_sign with the master's master_sign.pub).
+	var ks message.MasterKeySign
+	if e.cfg.MasterSignPubkey {
+		ks.Verify = true
+		if ks.SignPub, err = crypt.LoadPublicKey(filepath.Join(e.cfg.PKIDir, "master_sign.pub")); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	res, err := message.OpenAuthReplySigned(reply, si, tm.priv, tm.master, payload.DefaultLimits, ks)
 	if err != nil {
 		e.t.Fatalf("auth reply: %v", err)
 	}

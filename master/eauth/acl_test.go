@@ -3,17 +3,16 @@ package eauth
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"github.com/gsalt/gsalt/internal/py"
 	"os"
 	"os/exec"
 	"reflect"
 	"testing"
 
+	"github.com/gsalt/gsalt/internal/py"
+	"github.com/gsalt/gsalt/internal/testutil"
+
 	"github.com/gsalt/gsalt/internal/saltpeer"
 )
-
-var update = flag.Bool("update", false, "regenerate testdata/acl_golden.json with real Salt 3006 (needs GSALT_SALT_SRC)")
 
 type aclCases struct {
 	Universe []string `json:"universe"`
@@ -93,7 +92,7 @@ func jsonNumbers(v any) any {
 // answers of Salt 3006's CkMinions for the cases of the Salt eauth and
 // ACL documentation (and corner cases).
 func TestACLGolden(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		src := saltpeer.Require(t)
 		cmd := exec.Command(saltpeer.Python(), "testdata/gen_golden.py", "testdata/acl_cases.json", "testdata/acl_golden.json")
 		cmd.Env = saltpeer.Env(src)
