@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -505,7 +506,7 @@ func loadCorpusGolden(t testing.TB) map[string]corpusResult {
 }
 
 func TestCorpus(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		if src := saltpeer.Src(); src != "" {
 			updateCorpusGolden(t, src)
 		} else {
@@ -584,7 +585,7 @@ func TestCorpus(t *testing.T) {
 		sort.Strings(fixed)
 		t.Logf("%d cases on %s now agree with Salt (shrink the list with -update): %s", len(fixed), knownDiffFile, strings.Join(fixed, " "))
 	}
-	if *update {
+	if testutil.Update() {
 		writeKnown(t, diffs)
 		t.Logf("%s rewritten: %d cases", knownDiffFile, len(diffs))
 		return

@@ -3,7 +3,6 @@ package render_test
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,13 +13,13 @@ import (
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // update regenerates testdata/golden/*.golden.json through real Salt
 // (testdata/golden/gen.py); it needs GSALT_SALT_SRC.
-var update = flag.Bool("update", false, "regenerate testdata/golden/*.golden.json with real Salt 3006 (needs GSALT_SALT_SRC)")
 
 const goldenDir = "testdata/golden"
 
@@ -48,7 +47,7 @@ var goldenDiffers = map[string]string{
 }
 
 func TestGolden(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		src := saltpeer.Require(t)
 		cmd := exec.Command(saltpeer.Python(), filepath.Join(goldenDir, "gen.py"), goldenDir)
 		cmd.Env = saltpeer.Env(src)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/virt"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -46,7 +47,7 @@ func (d capsDialer) Open(string, *virt.Auth) (virt.Conn, error) { return d.c, ni
 // capabilities (captured in testdata) the way Salt 3006's
 // virt.capabilities, domain_capabilities and all_capabilities do.
 func TestCapabilitiesGolden(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		src := saltpeer.Require(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/virt"
@@ -28,7 +28,6 @@ import (
 // update regenerates testdata/golden.json with real Salt:
 //
 //	GSALT_SALT_SRC=/work/salt-src go test -tags libvirt_dlopen ./virt -run TestGoldenTestDriver -update
-var update = flag.Bool("update", false, "regenerate the golden files with real Salt (needs GSALT_SALT_SRC)")
 
 const (
 	stepsFile  = "testdata/golden_steps.json"
@@ -303,7 +302,7 @@ func readSteps(t *testing.T) []step {
 // testdata/golden.py ran through Salt 3006's, on libvirt's test:///default
 // driver, and compares every return.
 func TestGoldenTestDriver(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		src := saltpeer.Require(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()

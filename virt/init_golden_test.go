@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/virt"
@@ -120,7 +121,7 @@ var fixedMACs = []string{"52:54:00:aa:bb:cc"}
 // virt.get_xml), and virt.get_disks agrees, on a private libvirtd.
 func TestInitXMLGolden(t *testing.T) {
 	f := newInitFixture(t)
-	if *update {
+	if testutil.Update() {
 		src := saltpeer.Require(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/virt"
@@ -44,7 +45,7 @@ func stateRetMap(r states.Ret) *payload.Map {
 // TestStatesGolden runs virt states on test:///default and compares their
 // returns (test=True included) with Salt 3006's virt state module.
 func TestStatesGolden(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		src := saltpeer.Require(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -157,7 +158,7 @@ const (
 // same steps.
 func TestDomainStatesGolden(t *testing.T) {
 	f := newInitFixture(t)
-	if *update {
+	if testutil.Update() {
 		src := saltpeer.Require(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -80,7 +81,7 @@ func canonAll(v any) any {
 // steps (testdata/update_golden.py).
 func TestUpdateGolden(t *testing.T) {
 	f := newInitFixture(t)
-	if *update {
+	if testutil.Update() {
 		src := saltpeer.Require(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()

@@ -3,14 +3,13 @@ package pyre
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 	"reflect"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "regenerate testdata/golden.json with Python's re")
+	"github.com/gsalt/gsalt/internal/testutil"
+)
 
 type reCase struct {
 	Op    string   `json:"op"`
@@ -30,7 +29,7 @@ type reResult struct {
 // TestGolden runs every case of testdata/cases.json and compares with
 // what Python 3's re module returned (testdata/golden.json).
 func TestGolden(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		if out, err := exec.Command("/usr/bin/python3", "testdata/gen.py").CombinedOutput(); err != nil {
 			t.Fatalf("gen.py: %v\n%s", err, out)
 		}

@@ -3,16 +3,14 @@ package jinja
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-var update = flag.Bool("update", false, "regenerate testdata/golden.json with Python's jinja2")
 
 type goldenCase struct {
 	name string
@@ -93,7 +91,7 @@ func (m mapLoader) Load(r *Runtime, name, parent string) (string, string, error)
 // TestGolden renders every case of testdata/cases.txt and compares with
 // what Python's jinja2 3.1 produced (testdata/golden.json).
 func TestGolden(t *testing.T) {
-	if *update {
+	if testutil.Update() {
 		cmd := exec.Command("/usr/bin/python3", "testdata/gen.py")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("gen.py: %v\n%s", err, out)
