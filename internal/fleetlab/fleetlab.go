@@ -7,6 +7,8 @@
 package fleetlab
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/testutil/proc"
+	"golang.org/x/crypto/ssh"
 )
 
 // Binaries are the commands a lab builds.
@@ -342,4 +345,49 @@ func Run(t testing.TB, bin string, args ...string) string {
 		t.Fatalf("%s %v: %v\n%s", filepath.Base(bin), args, err, out)
 	}
 	return string(out)
+}
+
+// RunningConfig reads a simulated device's running configuration over
+// SSH ("show running-config" on an exec channel), without IOS's
+// "Building configuration" preamble.
+func RunningConfig(t testing.TB, port int) string {
+	t.Helper()
+	cc := &ssh.ClientConfig{User: "admin", Auth: []ssh.AuthMethod{ssh.Password("admin")},
+		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second} //nolint:gosec // test device
+	c, err := ssh.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), cc)
+	if err != nil {
+		t.Fatalf("ssh to the device: %v", err)
+	}
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out, err := s.Output("show running-config")
+	if err != nil {
+		t.Fatalf("show running-config: %v", err)
+	}
+	var b strings.Builder
+	sc := bufio.NewScanner(bytes.NewReader(bytes.ReplaceAll(out, []byte("\r\n"), []byte("\n"))))
+	preamble := true
+	for sc.Scan() {
+		l := sc.Text()
+		if preamble && (l == "" || strings.HasPrefix(l, "Building configuration") || strings.HasPrefix(l, "Current configuration")) {
+			continue
+		}
+		preamble = false
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+// HasLine reports whether cfg has line as a whole (trimmed) line.
+func HasLine(cfg, line string) bool {
+	for _, l := range strings.Split(cfg, "\n") {
+		if strings.TrimSpace(l) == line {
+			return true
+		}
+	}
+	return false
 }

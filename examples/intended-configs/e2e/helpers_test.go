@@ -189,13 +189,3 @@ func waitEvent(t *testing.T, sub *event.Subscription, seen map[string]int, tags 
 		}
 	}
 }
-
-// hasLine reports whether cfg has line as a whole (trimmed) line.
-func hasLine(cfg, line string) bool {
-	for _, l := range strings.Split(cfg, "\n") {
-		if strings.TrimSpace(l) == line {
-			return true
-		}
-	}
-	return false
-}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/fleetlab"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy/devsim"
@@ -80,7 +81,7 @@ func TestIntendedConfigs(t *testing.T) {
 	sw1, sw2 := sim.Device(0), sim.Device(1)
 	initial1, initial2 := sw1.RunningConfig(), sw2.RunningConfig()
 	const ntp = "ntp server 192.0.2.123"
-	if hasLine(initial1, ntp) {
+	if fleetlab.HasLine(initial1, ntp) {
 		t.Fatalf("sw1 starts with %q", ntp)
 	}
 	want := withLine(t, initial1, "ntp server ", ntp)
@@ -117,7 +118,7 @@ func TestIntendedConfigs(t *testing.T) {
 		t.Errorf("applied event data %v", ev.Data)
 	}
 	applied := sw1.RunningConfig()
-	if !hasLine(applied, ntp) {
+	if !fleetlab.HasLine(applied, ntp) {
 		t.Fatalf("sw1 running config lacks %q:\n%s", ntp, applied)
 	}
 	if got := sw2.RunningConfig(); got != initial2 {
@@ -157,7 +158,7 @@ func TestIntendedConfigs(t *testing.T) {
 	if rb == nil || rb.Bool("result") != true || rb.Has("__state_ran__") {
 		t.Errorf("the rollback state: %v", rb)
 	}
-	if got := sw1.RunningConfig(); !hasLine(got, ntp) || hasLine(got, ntp2) || strings.Contains(got, "frobnicate") {
+	if got := sw1.RunningConfig(); !fleetlab.HasLine(got, ntp) || fleetlab.HasLine(got, ntp2) || strings.Contains(got, "frobnicate") {
 		t.Errorf("sw1 after the rejected replace:\n%s", got)
 	}
 

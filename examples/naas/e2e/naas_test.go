@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/fleetlab"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // devices is the number of simulated devices (GSALT_NAAS_DEVICES, default
@@ -109,7 +111,7 @@ func TestNetworkAsAService(t *testing.T) {
 	}
 	n := deviceCount(t)
 	dir := testutil.ShortDir(t, "gnaas")
-	bin := buildTools(t, dir)
+	bin := buildTools(t)
 
 	first := startDevsim(t, dir, bin, n)
 
@@ -121,7 +123,7 @@ func TestNetworkAsAService(t *testing.T) {
 	testutil.CopyTree(t, filepath.Join(ex, "salt"), roots)
 	testutil.CopyTree(t, filepath.Join(ex, "pillar"), pillarDir)
 	testutil.WriteFile(t, filepath.Join(pillarDir, "naas", "inventory.yaml"), inventory(n, first), 0o644)
-	ports := freePorts(t, 3)
+	ports := proc.FreePorts(t, 3)
 	etc := filepath.Join(dir, "etc")
 	testutil.WriteFile(t, filepath.Join(etc, "master"), fmt.Sprintf("interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\n"+
 		"root_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\n"+
@@ -166,8 +168,8 @@ func TestNetworkAsAService(t *testing.T) {
 
 	initial := make([]string, n)
 	for i := range n {
-		initial[i] = runningConfig(t, first+i)
-		if hasLine(initial[i], "ntp server 192.0.2.1") {
+		initial[i] = fleetlab.RunningConfig(t, first+i)
+		if fleetlab.HasLine(initial[i], "ntp server 192.0.2.1") {
 			t.Fatalf("sw%d starts with the intended NTP server", i+1)
 		}
 	}
@@ -278,7 +280,7 @@ func TestNetworkAsAService(t *testing.T) {
 	// Every device through SSH: the intended configuration, except the
 	// one that rejected a line, which is as it was.
 	for i := 1; i <= n; i++ {
-		cfg := runningConfig(t, first+i-1)
+		cfg := fleetlab.RunningConfig(t, first+i-1)
 		id := fmt.Sprintf("sw%d", i)
 		if id == badDevice {
 			if withoutStamp(cfg) != withoutStamp(initial[i-1]) {
@@ -287,11 +289,11 @@ func TestNetworkAsAService(t *testing.T) {
 			continue
 		}
 		for _, l := range intendedLines(i) {
-			if !hasLine(cfg, l) {
+			if !fleetlab.HasLine(cfg, l) {
 				t.Errorf("%s lacks %q:\n%s", id, l, cfg)
 			}
 		}
-		if hasLine(cfg, "ntp server 172.16.255.254") {
+		if fleetlab.HasLine(cfg, "ntp server 172.16.255.254") {
 			t.Errorf("%s kept the old NTP server (not a replace):\n%s", id, cfg)
 		}
 	}
@@ -371,16 +373,16 @@ func TestNetworkAsAService(t *testing.T) {
 func startDevsim(t *testing.T, dir, bin string, n int) int {
 	t.Helper()
 	for attempt := range 3 {
-		base := freeRange(t, n)
+		base := fleetlab.FreeRange(t, n)
 		sim := startProc(t, dir, fmt.Sprintf("gsalt-devsim-%d", attempt), filepath.Join(bin, "gsalt-devsim"), "--devices", strconv.Itoa(n),
 			"--base-port", strconv.Itoa(base), "--platform", "ios", "--user", "admin", "--password", "admin")
 		var m []string
 		testutil.Eventually(t, 60*time.Second, func() bool {
-			m = devsimLine.FindStringSubmatch(testutil.ReadFile(t, sim.log))
-			return m != nil || sim.exited()
+			m = devsimLine.FindStringSubmatch(testutil.ReadFile(t, sim.Log))
+			return m != nil || sim.Exited()
 		}, "gsalt-devsim's banner")
 		if m == nil {
-			t.Logf("gsalt-devsim exited (attempt %d): %s", attempt+1, tail(testutil.ReadFile(t, sim.log), 500))
+			t.Logf("gsalt-devsim exited (attempt %d): %s", attempt+1, sim.Tail(500))
 			continue
 		}
 		if m[1] != strconv.Itoa(base) || m[2] != strconv.Itoa(base+n-1) {

@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -13,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/testutil/proc"
-	"golang.org/x/crypto/ssh"
 )
 
 // vectorsDir holds the repository's test keys.
@@ -55,51 +51,6 @@ func devsimPorts(t *testing.T, p *proc.Proc) (int, int) {
 	a, _ := strconv.Atoi(m[1])
 	b, _ := strconv.Atoi(m[2])
 	return a, b
-}
-
-// runningConfig reads a simulated device's running configuration over
-// SSH ("show running-config" on an exec channel), without IOS's
-// "Building configuration" preamble.
-func runningConfig(t *testing.T, port int) string {
-	t.Helper()
-	cc := &ssh.ClientConfig{User: "admin", Auth: []ssh.AuthMethod{ssh.Password("admin")},
-		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second} //nolint:gosec // test device
-	c, err := ssh.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), cc)
-	if err != nil {
-		t.Fatalf("ssh to the device: %v", err)
-	}
-	defer c.Close()
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	out, err := s.Output("show running-config")
-	if err != nil {
-		t.Fatalf("show running-config: %v", err)
-	}
-	var b strings.Builder
-	sc := bufio.NewScanner(bytes.NewReader(bytes.ReplaceAll(out, []byte("\r\n"), []byte("\n"))))
-	preamble := true
-	for sc.Scan() {
-		l := sc.Text()
-		if preamble && (l == "" || strings.HasPrefix(l, "Building configuration") || strings.HasPrefix(l, "Current configuration")) {
-			continue
-		}
-		preamble = false
-		b.WriteString(l + "\n")
-	}
-	return b.String()
-}
-
-// hasLine reports whether cfg has line as a whole (trimmed) line.
-func hasLine(cfg, line string) bool {
-	for _, l := range strings.Split(cfg, "\n") {
-		if strings.TrimSpace(l) == line {
-			return true
-		}
-	}
-	return false
 }
 
 // withLine returns cfg with line inserted after the first line starting

@@ -13,6 +13,7 @@ import (
 
 	natsgo "github.com/nats-io/nats.go"
 
+	"github.com/gsalt/gsalt/internal/fleetlab"
 	"github.com/gsalt/gsalt/internal/natstest"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/testutil/proc"
@@ -104,9 +105,9 @@ func TestNATSIntendedConfigs(t *testing.T) {
 	startProc(t, dir, "gsalt-proxy", filepath.Join(bin, "gsalt-proxy"), "-c", petc, "--proxyid", "sw1", "--proxyid", "sw2", "-l", "info")
 	waitStarts("first start")
 
-	initial1, initial2 := runningConfig(t, port1), runningConfig(t, port2)
+	initial1, initial2 := fleetlab.RunningConfig(t, port1), fleetlab.RunningConfig(t, port2)
 	const ntp, ntp2 = "ntp server 192.0.2.123", "ntp server 192.0.2.124"
-	if hasLine(initial1, ntp) || hasLine(initial1, ntp2) {
+	if fleetlab.HasLine(initial1, ntp) || fleetlab.HasLine(initial1, ntp2) {
 		t.Fatalf("sw1 starts with the test's servers:\n%s", initial1)
 	}
 	intended := filepath.Join(dir, "intended")
@@ -132,11 +133,11 @@ func TestNATSIntendedConfigs(t *testing.T) {
 		t.Errorf("publisher output:\n%s", out.String())
 	}
 	t.Logf("publisher:\n%s", out.String())
-	got1 := runningConfig(t, port1)
-	if !hasLine(got1, ntp) {
+	got1 := fleetlab.RunningConfig(t, port1)
+	if !fleetlab.HasLine(got1, ntp) {
 		t.Fatalf("sw1's running configuration lacks %q:\n%s", ntp, got1)
 	}
-	if got := runningConfig(t, port2); got != initial2 {
+	if got := fleetlab.RunningConfig(t, port2); got != initial2 {
 		t.Errorf("sw2 changed:\n%s", got)
 	}
 
@@ -152,7 +153,7 @@ func TestNATSIntendedConfigs(t *testing.T) {
 		!strings.Contains(out.String(), "Invalid input") || !strings.Contains(out.String(), "the replace failed") {
 		t.Errorf("publisher of a rejected configuration: %v\n%s", err, out.String())
 	}
-	if got := runningConfig(t, port1); got != got1 {
+	if got := fleetlab.RunningConfig(t, port1); got != got1 {
 		t.Errorf("sw1 changed by a rejected configuration:\n%s", got)
 	}
 
@@ -200,10 +201,10 @@ func TestNATSIntendedConfigs(t *testing.T) {
 			break
 		}
 	}
-	if got := runningConfig(t, port1); !hasLine(got, ntp) || !hasLine(got, ntp2) {
+	if got := fleetlab.RunningConfig(t, port1); !fleetlab.HasLine(got, ntp) || !fleetlab.HasLine(got, ntp2) {
 		t.Fatalf("sw1 after the restart lacks %q or %q:\n%s", ntp, ntp2, got)
 	}
-	if got := runningConfig(t, port2); got != initial2 {
+	if got := fleetlab.RunningConfig(t, port2); got != initial2 {
 		t.Errorf("sw2 changed:\n%s", got)
 	}
 	// Nothing is left unacknowledged in the stream.
