@@ -44,6 +44,7 @@ func Register(r *modules.Registry) error {
 		r.Register(kmodFunctions()...),
 		r.Register(cronFunctions()...),
 		r.Register(gitFunctions()...),
+		r.Register(archiveFunctions()...),
 		r.Register(mountFunctions()...),
 		r.Register(mountOpsFunctions()...),
 		r.Register(alternativesFunctions()...),
