@@ -1,202 +1,28 @@
 package builtin_test
 
 import (
-	"archive/tar"
-	"archive/zip"
-	"bytes"
-	"compress/gzip"
 	"io/fs"
 	"log/slog"
-	"slices"
-	"sort"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"testing"
-	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/modules/salttest"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-// archiveEntry is one member of a test archive.
-type archiveEntry struct {
-	name, body, link string
-	mode             int64
-	dir              bool
-}
-
-var archiveTime = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
-
-// appEntries is an archive with a single top-level directory.
-var appEntries = []archiveEntry{
-	{name: "app/", dir: true, mode: 0o755},
-	{name: "app/a.txt", body: "alpha\n", mode: 0o644},
-	{name: "app/run.sh", body: "#!/bin/sh\necho hi\n", mode: 0o755},
-	{name: "app/sub/", dir: true, mode: 0o750},
-	{name: "app/sub/b.txt", body: "beta\n", mode: 0o600},
-	{name: "app/link", link: "a.txt", mode: 0o777},
-}
-
-// flatEntries has files at the top level.
-var flatEntries = []archiveEntry{
-	{name: "x.txt", body: "x\n", mode: 0o644},
-	{name: "y/", dir: true, mode: 0o755},
-	{name: "y/z.txt", body: "z\n", mode: 0o644},
-}
-
-// makeTar builds a tar archive (deterministic bytes).
-func makeTar(t *testing.T, entries []archiveEntry) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	tw := tar.NewWriter(&b)
-	for _, e := range entries {
-		h := &tar.Header{Name: e.name, Mode: e.mode, ModTime: archiveTime, Uname: "root", Gname: "root", Format: tar.FormatGNU}
-		switch {
-		case e.dir:
-			h.Typeflag = tar.TypeDir
-		case e.link != "":
-			h.Typeflag, h.Linkname = tar.TypeSymlink, e.link
-		default:
-			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.body))
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(e.body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func gzipBytes(t *testing.T, in []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-	zw.ModTime = archiveTime
-	if _, err := zw.Write(in); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// pipeBytes runs a compressor binary over in.
-func pipeBytes(t *testing.T, in []byte, argv ...string) []byte {
-	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin = bytes.NewReader(in)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%v: %v", argv, err)
-	}
-	return out
-}
-
-// makeZip builds a zip archive with Unix modes; skipDirs leaves out the
-// directory entries below the top level (as zip tools on Windows do).
-func makeZip(t *testing.T, entries []archiveEntry, skipDirs bool) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for _, e := range entries {
-		if skipDirs && e.dir && filepath.Dir(filepath.Clean(e.name)) != "." {
-			continue
-		}
-		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate, Modified: archiveTime}
-		h.CreatorVersion = 3 << 8
-		mode := uint32(e.mode)
-		switch {
-		case e.dir:
-			mode |= 0o040000
-			h.Method = zip.Store
-		case e.link != "":
-			mode |= 0o120000
-		default:
-			mode |= 0o100000
-		}
-		h.ExternalAttrs = mode << 16
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body := e.body
-		if e.link != "" {
-			body = e.link
-		}
-		if _, err := w.Write([]byte(body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// encryptedZip makes a PKWARE-encrypted zip with the zip binary.
-func encryptedZip(t *testing.T) []byte {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "sec"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "sec", "s.txt"), []byte("secret text\n"), 0o640); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("zip", "-q", "-r", "-P", "pw123", "enc.zip", "sec")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("zip: %v %s", err, out)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "enc.zip"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// archiveSrv is the file_roots tree of the archive suites.
-func archiveSrv(t *testing.T) map[string]string {
-	t.Helper()
-	for _, b := range []string{"zip", "xz", "bzip2"} {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("needs %s", b)
-		}
-	}
-	appTar := makeTar(t, appEntries)
-	return map[string]string{
-		"app.tar":      string(appTar),
-		"app.tar.gz":   string(gzipBytes(t, appTar)),
-		"app.tar.bz2":  string(pipeBytes(t, appTar, "bzip2", "-c")),
-		"app.tar.xz":   string(pipeBytes(t, appTar, "xz", "-c")),
-		"flat.tgz":     string(gzipBytes(t, makeTar(t, flatEntries))),
-		"app.zip":      string(makeZip(t, appEntries, false)),
-		"nodirs.zip":   string(makeZip(t, appEntries, true)),
-		"flat.zip":     string(makeZip(t, flatEntries, false)),
-		"enc.zip":      string(encryptedZip(t)),
-		"garbage.tgz":  "this is not an archive\n",
-		"garbage.zip":  "this is not an archive\n",
-		"app.bin":      string(appTar),
-		"plain.txt":    "plain text\n",
-		"sub/deep.txt": "deep\n",
-	}
-}
-
 // TestArchiveGolden compares the archive module with Salt 3006
 // (testdata/golden/archive.json): listing every tar compression and zip,
 // is_encrypted, zip/unzip (passwords, excludes, trim_output), the tar,
 // gzip, gunzip and unzip binaries, and the error texts.
 func TestArchiveGolden(t *testing.T) {
-	srv := archiveSrv(t)
+	srv := testutil.ArchiveSrv(t)
 	src := map[string]string{"src/one.txt": "one\n", "src/two/three.txt": "three\n", "plain.txt": "plain text\n"}
 	calls := []salttest.Call{
 		{Name: "list tar", Fun: "archive.list", Args: []any{"{srv}/app.tar"}},
@@ -314,7 +140,9 @@ func testEnv(r *modules.Registry) *modules.Env {
 }
 
 // kwargs is a keyword-argument map for Execute.
-func kwargs(kv ...any) *payload.Map { return payload.NewMap(append([]any{"__kwarg__", true}, kv...)...) }
+func kwargs(kv ...any) *payload.Map {
+	return payload.NewMap(append([]any{"__kwarg__", true}, kv...)...)
+}
 
 func sortedStrings(v any) []string {
 	l, _ := v.([]any)
