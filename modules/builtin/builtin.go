@@ -45,6 +45,7 @@ func Register(r *modules.Registry) error {
 		r.Register(cronFunctions()...),
 		r.Register(gitFunctions()...),
 		r.Register(archiveFunctions()...),
+		r.Register(gitOpsFunctions()...),
 		r.Register(mountFunctions()...),
 		r.Register(mountOpsFunctions()...),
 		r.Register(alternativesFunctions()...),
