@@ -46,6 +46,7 @@ func Register(r *modules.Registry) error {
 		r.Register(gitFunctions()...),
 		r.Register(archiveFunctions()...),
 		r.Register(gitOpsFunctions()...),
+		r.Register(aptRepoFunctions()...),
 		r.Register(mountFunctions()...),
 		r.Register(mountOpsFunctions()...),
 		r.Register(alternativesFunctions()...),
