@@ -60,10 +60,16 @@ func TestGitOpsGolden(t *testing.T) {
 	repo := map[string]string{}
 	read := func(dir, prefix string, into map[string]string) {
 		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
+			if err != nil {
 				return err
 			}
 			rel, _ := filepath.Rel(dir, p)
+			if d.IsDir() {
+				if rel != "." {
+					into[prefix+rel+"/"] = ""
+				}
+				return nil
+			}
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err
