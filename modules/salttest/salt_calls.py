@@ -79,6 +79,11 @@ def main():
             opts.update(copts)
             for k, v in copts.items():
                 mopts[k] = v
+            if "aptpkg.etc_dir" in opts:
+                # gsalt's aptpkg.etc_dir is apt's Dir::Etc.
+                import apt_pkg  # pylint: disable=import-outside-toplevel
+
+                apt_pkg.config.set("Dir::Etc", opts["aptpkg.etc_dir"])
             try:
                 if fun not in funcs:
                     raise KeyError(fun)
