@@ -145,10 +145,14 @@ func (b *batchRun) run(ctx context.Context, up, down []string) int {
 	defer cancelSubs()
 	pending := map[int]map[string]bool{} // sub-job -> minions without a result
 	running := 0
+	var ready []batchResult // results of sub-jobs that ended without a watch
 	done := map[string]bool{}
 	maxRC := 0
 	subN := 0
 	for len(done) < total {
+		if err := ctx.Err(); err != nil {
+			return r.fail(err)
+		}
 		now := time.Now()
 		for len(wait) > 0 && !wait[0].After(now) {
 			wait = wait[1:]
@@ -185,24 +189,32 @@ func (b *batchRun) run(ctx context.Context, up, down []string) int {
 				}
 				fmt.Fprintf(r.o.Stdout, "\nExecuting run on %s\n\n", pyfmt.Repr(l))
 			}
-			go b.startSub(subCtx, subN, next)
+			if ok, err := b.startSub(subCtx, subN, next); !ok {
+				// Nothing to watch: the sub-job ends now (a failed
+				// publish is reported; Salt's batch would stop with a
+				// traceback).
+				ready = append(ready, batchResult{sub: subN, subDone: true, err: err})
+			}
 		}
 		// Wait for a result, or for a batch_wait slot to free up; then
 		// take every result that is already waiting too, so the freed
 		// slots are refilled by one sub-job rather than one per return
-		// (each sub-job is a publish every minion receives).
+		// (each sub-job is a publish every minion receives and decrypts).
 		var timer <-chan time.Time
 		if len(wait) > 0 && len(toRun) > 0 {
 			timer = time.After(time.Until(wait[0]))
 		}
-		var batchRes []batchResult
-		select {
-		case res := <-b.results:
-			batchRes = append(batchRes, res)
-		case <-timer:
-			continue
-		case <-ctx.Done():
-			return r.fail(ctx.Err())
+		batchRes := ready
+		ready = nil
+		if len(batchRes) == 0 {
+			select {
+			case res := <-b.results:
+				batchRes = append(batchRes, res)
+			case <-timer:
+				continue
+			case <-ctx.Done():
+				return r.fail(ctx.Err())
+			}
 		}
 	drain:
 		for {
@@ -265,17 +277,15 @@ func (b *batchRun) run(ctx context.Context, up, down []string) int {
 	return maxRC
 }
 
-// startSub publishes the command to ids (a list target) and feeds the
-// returns to b.results, then a subDone marker.
-func (b *batchRun) startSub(ctx context.Context, sub int, ids []string) {
+// startSub publishes the command to ids (a list target) and, once the
+// master accepted it, watches the sub-job in a goroutine that feeds the
+// returns to b.results, then a subDone marker. The publish itself is
+// synchronous, as in Salt's batch loop: while the master handles it the
+// returns that free further slots queue up, and the next sub-job takes
+// all of them instead of one publish per return. ok is false when no
+// watch was started (the caller ends the sub-job itself).
+func (b *batchRun) startSub(ctx context.Context, sub int, ids []string) (ok bool, err error) {
 	r := b.r
-	send := func(res batchResult) {
-		select {
-		case b.results <- res:
-		case <-ctx.Done():
-		}
-	}
-	defer send(batchResult{sub: sub, subDone: true})
 	gjt := r.gatherJobTimeout()
 	kw := payload.NewMap("raw", false, "gather_job_timeout", int64(gjt))
 	tl := make([]any, len(ids))
@@ -283,17 +293,10 @@ func (b *batchRun) startSub(ctx context.Context, sub int, ids []string) {
 		tl[i] = id
 	}
 	pd, err := r.client.Publish(ctx, PubArgs{Tgt: tl, Fun: b.cmd.Fun, Arg: b.cmd.Arg, TgtType: "list", Ret: r.o.Return, Timeout: r.timeout(), Kwargs: kw}, r.o.Stdout)
-	if err != nil {
-		// Salt's batch would stop with a traceback; say why these
-		// minions get no return.
-		send(batchResult{sub: sub, err: err})
-		return
-	}
-	if pd == nil {
-		return
+	if err != nil || pd == nil {
+		return false, err
 	}
 	rt := b.mux.route()
-	defer b.mux.unfollow(rt)
 	b.mux.follow(rt, pd.JID)
 	if r.o.Verbose && !b.quiet {
 		msg := "Executing job with jid " + pd.JID
@@ -308,10 +311,21 @@ func (b *batchRun) startSub(ctx context.Context, sub int, ids []string) {
 		Notice:           r.o.Stdout,
 		Follow:           func(jid string) { b.mux.follow(rt, jid) },
 	}
-	_ = r.client.WatchEvents(ctx, rt.ch, pd, wo, func(mr MinionReturn) error {
-		send(batchResult{id: mr.ID, data: mr.Data, failed: mr.Failed, sub: sub})
-		return nil
-	})
+	send := func(res batchResult) {
+		select {
+		case b.results <- res:
+		case <-ctx.Done():
+		}
+	}
+	go func() {
+		defer send(batchResult{sub: sub, subDone: true})
+		defer b.mux.unfollow(rt)
+		_ = r.client.WatchEvents(ctx, rt.ch, pd, wo, func(mr MinionReturn) error {
+			send(batchResult{id: mr.ID, data: mr.Data, failed: mr.Failed, sub: sub})
+			return nil
+		})
+	}()
+	return true, nil
 }
 
 // report prints (or collects) one minion's result and says whether
