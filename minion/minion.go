@@ -119,6 +119,7 @@ type Options struct {
 	baseOpts *payload.Map
 	matcher  *target.Matcher
 	verified *verifiedPubs
+	opened   *openedPubs
 }
 
 // Minion is one minion identity connected to one master. Create it with
@@ -134,6 +135,7 @@ type Minion struct {
 	binder   modules.Binder
 	matcher  *target.Matcher
 	verified *verifiedPubs // shared publish signature checks (swarm)
+	opened   *openedPubs   // shared opened publishes (swarm); their loads are read-only
 	opts     *payload.Map
 	caller   bool
 	rejDelay time.Duration
@@ -256,6 +258,7 @@ func New(o Options) (*Minion, error) {
 	m.binder = modules.Binder{Yamlify: YamlifyArg}
 	m.matcher = o.matcher
 	m.verified = o.verified
+	m.opened = o.opened
 	if m.matcher == nil {
 		m.matcher = target.New(target.Options{Logger: m.log})
 	}

@@ -3,10 +3,12 @@ package minion
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/gsalt/gsalt/wire/crypt"
+	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // TestVerifiedPubs checks the swarm's shared publish signature checks: a
@@ -61,5 +63,71 @@ func TestVerifiedPubs(t *testing.T) {
 	}
 	if len(v.seen) != maxVerified || len(v.ring) != maxVerified {
 		t.Errorf("remembered %d/%d signatures, want the bound %d", len(v.seen), len(v.ring), maxVerified)
+	}
+}
+
+// TestOpenedPubs checks the swarm's shared opened publishes: the same
+// frame under the same session key and master key is opened once, any
+// difference (frame, session key, master key, signature setting) opens
+// again, failures are not remembered, and the memory stays bounded.
+func TestOpenedPubs(t *testing.T) {
+	k1, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := newOpenedPubs()
+	opens := 0
+	fail := errors.New("bad hmac")
+	tests := []struct {
+		name      string
+		key       string
+		pub       *rsa.PublicKey
+		body      string
+		err       error
+		wantOpens int // opens after this call
+		wantErr   bool
+	}{
+		{"first", "s1", &k1.PublicKey, "frame A", nil, 1, false},
+		{"same frame from memory", "s1", &k1.PublicKey, "frame A", nil, 1, false},
+		{"equal master key, another pointer", "s1", &rsa.PublicKey{N: k1.N, E: k1.E}, "frame A", nil, 1, false},
+		{"other frame", "s1", &k1.PublicKey, "frame B", nil, 2, false},
+		{"other session key", "s2", &k1.PublicKey, "frame A", nil, 3, false},
+		{"other master key", "s1", &k2.PublicKey, "frame A", nil, 4, false},
+		{"unsigned", "s1", nil, "frame A", nil, 5, false},
+		{"failure", "s1", &k1.PublicKey, "frame C", fail, 6, true},
+		{"failure again", "s1", &k1.PublicKey, "frame C", fail, 7, true},
+	}
+	for _, tc := range tests {
+		load, serial, err := o.open(tc.key, tc.pub, []byte(tc.body), func() (*payload.Map, int64, error) {
+			opens++
+			if tc.err != nil {
+				return nil, 0, tc.err
+			}
+			return payload.NewMap("body", tc.body, "key", tc.key), int64(opens), nil
+		})
+		if (err != nil) != tc.wantErr || opens != tc.wantOpens {
+			t.Errorf("%s: err %v, %d opens; want error %v, %d opens", tc.name, err, opens, tc.wantErr, tc.wantOpens)
+			continue
+		}
+		if err == nil && (load.Str("body") != tc.body || load.Str("key") != tc.key || serial == 0) {
+			t.Errorf("%s: got the load %v (serial %d) of another publish", tc.name, load, serial)
+		}
+	}
+	for i := range maxOpened + 10 {
+		body := []byte(fmt.Sprintf("publish %d", i))
+		if _, _, err := o.open("s1", nil, body, func() (*payload.Map, int64, error) { return payload.NewMap(), 1, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for _, l := range o.m {
+		n += len(l)
+	}
+	if n != maxOpened || len(o.ring) != maxOpened {
+		t.Errorf("remembered %d/%d publishes, want the bound %d", n, len(o.ring), maxOpened)
 	}
 }
