@@ -120,6 +120,7 @@ type Options struct {
 	matcher  *target.Matcher
 	verified *verifiedPubs
 	opened   *openedPubs
+	clock    *beaconClock
 }
 
 // Minion is one minion identity connected to one master. Create it with
@@ -136,9 +137,12 @@ type Minion struct {
 	matcher  *target.Matcher
 	verified *verifiedPubs // shared publish signature checks (swarm)
 	opened   *openedPubs   // shared opened publishes (swarm); their loads are read-only
-	opts     *payload.Map
-	caller   bool
-	rejDelay time.Duration
+	// beaconClock ticks the beacons of a swarm's identities (nil: the
+	// minion's own timer).
+	beaconClock *beaconClock
+	opts        *payload.Map
+	caller      bool
+	rejDelay    time.Duration
 
 	extraServices map[string]any
 	grainsFunc    func(context.Context) (*payload.Map, error)
@@ -259,6 +263,7 @@ func New(o Options) (*Minion, error) {
 	m.matcher = o.matcher
 	m.verified = o.verified
 	m.opened = o.opened
+	m.beaconClock = o.clock
 	if m.matcher == nil {
 		m.matcher = target.New(target.Options{Logger: m.log})
 	}

@@ -13,7 +13,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/gsalt/gsalt/beacons"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/target"
@@ -72,7 +75,9 @@ func RunSwarm(ctx context.Context, o SwarmOptions) error {
 		return err
 	}
 	freeze(g)
-	shared := swarmShared{opts: baseOptions(o.Config), matcher: target.New(target.Options{Logger: log}), verified: newVerifiedPubs(), opened: newOpenedPubs()}
+	shared := swarmShared{opts: baseOptions(o.Config), matcher: target.New(target.Options{Logger: log}), verified: newVerifiedPubs(), opened: newOpenedPubs(),
+		clock: newBeaconClock(beacons.New(beacons.Options{Opts: o.Config.Opts, Logger: log}).LoopInterval())}
+	go shared.clock.run(ctx)
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -122,6 +127,7 @@ type swarmShared struct {
 	matcher  *target.Matcher
 	verified *verifiedPubs
 	opened   *openedPubs
+	clock    *beaconClock
 }
 
 func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *payload.Map, log *slog.Logger, id string) (*Minion, error) {
@@ -130,6 +136,7 @@ func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *pa
 		matcher:  sh.matcher,
 		verified: sh.verified,
 		opened:   sh.opened,
+		clock:    sh.clock,
 		Config:   o.Config,
 		ID:       id,
 		PKIDir:   filepath.Join(o.Config.PKIDir, id),
@@ -268,4 +275,82 @@ func (o *openedPubs) open(key string, pub *rsa.PublicKey, body []byte, fn func()
 	o.ring = append(o.ring, h)
 	o.mu.Unlock()
 	return load, serial, nil
+}
+
+// beaconClock is the one beacon timer of a swarm: every loop interval it
+// ticks the beacons of each identity that has any (beacons.Manager.Idle
+// is a few lookups), instead of a timer and a goroutine wake-up per
+// identity per second, which was most of an idle swarm's CPU. A tick
+// runs in its own goroutine, one at a time per identity.
+type beaconClock struct {
+	every time.Duration
+	mu    sync.Mutex
+	ms    map[*Minion]*clockMember
+}
+
+// clockMember is one identity on the clock with the beacon manager it
+// runs (as runBeacons captures it) and whether a tick of it is running.
+type clockMember struct {
+	mgr  *beacons.Manager
+	fire func(context.Context, []beacons.Event)
+	busy atomic.Bool
+}
+
+func newBeaconClock(every time.Duration) *beaconClock {
+	if every <= 0 {
+		every = time.Second
+	}
+	return &beaconClock{every: every, ms: map[*Minion]*clockMember{}}
+}
+
+// join puts identity m's beacon manager on the clock; fire sends its
+// events.
+func (c *beaconClock) join(m *Minion, mgr *beacons.Manager, fire func(context.Context, []beacons.Event)) {
+	c.mu.Lock()
+	c.ms[m] = &clockMember{mgr: mgr, fire: fire}
+	c.mu.Unlock()
+}
+
+func (c *beaconClock) leave(m *Minion) {
+	c.mu.Lock()
+	delete(c.ms, m)
+	c.mu.Unlock()
+}
+
+// run ticks the joined identities until ctx ends.
+func (c *beaconClock) run(ctx context.Context) {
+	t := time.NewTicker(c.every)
+	defer t.Stop()
+	var list []*clockMember
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			list = c.tick(ctx, now, list[:0])
+		}
+	}
+}
+
+// tick starts the beacon loop of every joined identity that has beacons
+// and no loop running yet; it returns the members it started (in buf).
+func (c *beaconClock) tick(ctx context.Context, now time.Time, buf []*clockMember) []*clockMember {
+	c.mu.Lock()
+	all := make([]*clockMember, 0, len(c.ms))
+	for _, e := range c.ms {
+		all = append(all, e)
+	}
+	c.mu.Unlock()
+	started := buf
+	for _, e := range all {
+		if e.mgr.Idle() || !e.busy.CompareAndSwap(false, true) {
+			continue
+		}
+		started = append(started, e)
+		go func() {
+			defer e.busy.Store(false)
+			e.mgr.Tick(ctx, now, e.fire)
+		}()
+	}
+	return started
 }

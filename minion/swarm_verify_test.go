@@ -1,12 +1,17 @@
 package minion
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
+	"time"
 
+	"github.com/gsalt/gsalt/beacons"
+	bbuiltin "github.com/gsalt/gsalt/beacons/builtin"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -129,5 +134,60 @@ func TestOpenedPubs(t *testing.T) {
 	}
 	if n != maxOpened || len(o.ring) != maxOpened {
 		t.Errorf("remembered %d/%d publishes, want the bound %d", n, len(o.ring), maxOpened)
+	}
+}
+
+// TestBeaconClock: the swarm's one beacon clock ticks every identity
+// that has a beacon configured, none that has none, never starts a
+// second loop of an identity whose loop still runs, and leaves an
+// identity that left alone.
+func TestBeaconClock(t *testing.T) {
+	c := newBeaconClock(time.Hour) // ticked by hand below
+	ctx := context.Background()
+	quiet := slog.New(slog.DiscardHandler)
+	fired := make(chan string, 16)
+	release := make(chan struct{})
+	ids := map[string]*Minion{}
+	for _, tc := range []struct {
+		id   string
+		opts *payload.Map
+	}{
+		// The status beacon needs nothing from the host.
+		{"busy", payload.NewMap("id", "busy", "beacons", payload.NewMap("status", []any{}))},
+		{"idle", payload.NewMap("id", "idle")},
+	} {
+		mgr := beacons.New(beacons.Options{Opts: tc.opts, Modules: bbuiltin.All(bbuiltin.Options{}), Logger: quiet})
+		ids[tc.id] = &Minion{id: tc.id}
+		c.join(ids[tc.id], mgr, func(_ context.Context, evs []beacons.Event) {
+			fired <- tc.id
+			<-release // the loop runs until the test lets it end
+		})
+	}
+	started := c.tick(ctx, time.Now(), nil)
+	if len(started) != 1 {
+		t.Fatalf("one tick started %d loops, want 1 (the identity with a beacon)", len(started))
+	}
+	select {
+	case id := <-fired:
+		if id != "busy" {
+			t.Fatalf("%s fired", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the started loop never fired")
+	}
+	if n := len(c.tick(ctx, time.Now(), nil)); n != 0 {
+		t.Errorf("a tick started %d loops while the identity's loop still runs", n)
+	}
+	close(release)
+	deadline := time.Now().Add(10 * time.Second)
+	for started[0].busy.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the loop did not end")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.leave(ids["busy"])
+	if n := len(c.tick(ctx, time.Now(), nil)); n != 0 {
+		t.Errorf("a tick started %d loops after the identity left", n)
 	}
 }
