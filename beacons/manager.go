@@ -139,12 +139,46 @@ func (m *Manager) Run(ctx context.Context, fire func(ctx context.Context, events
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			running := m.stateRunning != nil && m.stateRunning()
-			if evs := m.Process(ctx, now, running); len(evs) > 0 && fire != nil {
-				fire(ctx, evs)
-			}
+			m.Tick(ctx, now, fire)
 		}
 	}
+}
+
+// Tick is one turn of Run's loop: Process (skipped when Idle, which
+// would find nothing to do) and fire with the events, if any. Processes
+// that tick many Managers from one timer (a swarm) call it themselves.
+func (m *Manager) Tick(ctx context.Context, now time.Time, fire func(ctx context.Context, events []Event)) {
+	if m.Idle() {
+		return
+	}
+	running := m.stateRunning != nil && m.stateRunning()
+	if evs := m.Process(ctx, now, running); len(evs) > 0 && fire != nil {
+		fire(ctx, evs)
+	}
+}
+
+// Idle reports whether a beacon loop now would do nothing: no beacon in
+// the minion's options or the pillar (beacons, master:beacons) and none
+// running. Checking it is a few lookups; Process copies the merged
+// configuration every loop.
+func (m *Manager) Idle() bool {
+	m.mu.Lock()
+	own := m.opts.Len()
+	m.mu.Unlock()
+	if own > 0 {
+		return false
+	}
+	m.procMu.Lock()
+	running := len(m.instances)
+	m.procMu.Unlock()
+	if running > 0 {
+		return false
+	}
+	p := m.currentPillar()
+	if master := p.Map("master"); master != nil && master.Has("beacons") {
+		return false
+	}
+	return !p.Has("beacons")
 }
 
 // Close closes every beacon instance. The Manager stays usable: later

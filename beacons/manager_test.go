@@ -355,3 +355,56 @@ func TestRegistryCaller(t *testing.T) {
 		t.Errorf("missing argument: %v", err)
 	}
 }
+
+// TestIdle: a Manager is idle (Tick skips Process) only when no beacon is
+// configured in the options or the pillar and none is running; a beacon
+// removed from the pillar keeps it busy until the next loop closes it.
+func TestIdle(t *testing.T) {
+	count := payload.NewMap("count", []any{})
+	tests := []struct {
+		name   string
+		opts   *payload.Map
+		pillar *payload.Map
+		want   bool
+	}{
+		{"nothing", payload.NewMap("id", "m1"), nil, true},
+		{"empty pillar", payload.NewMap("id", "m1"), payload.NewMap("foo", 1), true},
+		{"own beacons", payload.NewMap("id", "m1", "beacons", count), nil, false},
+		{"pillar beacons", payload.NewMap("id", "m1"), payload.NewMap("beacons", count), false},
+		{"pillar master:beacons", payload.NewMap("id", "m1"), payload.NewMap("master", payload.NewMap("beacons", count)), false},
+	}
+	for _, tc := range tests {
+		b := &countBeacon{}
+		mgr := beacons.New(beacons.Options{Opts: tc.opts, Pillar: func() *payload.Map { return tc.pillar },
+			Modules: []beacons.Module{countModule(b)}, Logger: quiet})
+		if got := mgr.Idle(); got != tc.want {
+			t.Errorf("%s: Idle() = %v, want %v", tc.name, got, tc.want)
+		}
+		fired := 0
+		mgr.Tick(context.Background(), time.Now(), func(context.Context, []beacons.Event) { fired++ })
+		if (fired == 0) != tc.want {
+			t.Errorf("%s: Tick fired %d times (idle %v)", tc.name, fired, tc.want)
+		}
+	}
+	var mu sync.Mutex
+	pillar := payload.NewMap("beacons", count)
+	b := &countBeacon{}
+	mgr := beacons.New(beacons.Options{Opts: payload.NewMap("id", "m1"), Modules: []beacons.Module{countModule(b)}, Logger: quiet,
+		Pillar: func() *payload.Map { mu.Lock(); defer mu.Unlock(); return pillar }})
+	mgr.Tick(context.Background(), time.Now(), nil)
+	mu.Lock()
+	pillar = payload.NewMap()
+	mu.Unlock()
+	if mgr.Idle() {
+		t.Error("idle while a beacon removed from the pillar still runs")
+	}
+	mgr.Tick(context.Background(), time.Now(), nil)
+	if !mgr.Idle() {
+		t.Error("not idle after the removed beacon was closed")
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closes != 1 {
+		t.Errorf("the removed beacon was closed %d times", b.closes)
+	}
+}

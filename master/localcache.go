@@ -81,9 +81,13 @@ func writeMirrorFile(path string, v any) error {
 	return err
 }
 
+// mirrorGrace is how old a local_cache job directory without a jid file
+// must be before pruneMirror removes it.
+const mirrorGrace = time.Minute
+
 // pruneMirror removes local_cache job directories older than
 // keep_jobs_seconds (by the jid file's mtime), and directories without a
-// jid file, like Salt's clean_old_jobs.
+// jid file older than mirrorGrace, like Salt's clean_old_jobs.
 func (m *Master) pruneMirror(now time.Time) error {
 	keep := time.Duration(m.cfg.KeepJobsSeconds) * time.Second
 	if keep <= 0 {
@@ -112,6 +116,15 @@ func (m *Master) pruneMirror(now time.Time) error {
 			fi, err := os.Stat(filepath.Join(dir, "jid"))
 			if err == nil && now.Sub(fi.ModTime()) < keep {
 				continue
+			}
+			if err != nil {
+				// No jid file: a job being written right now (mirrorLoad
+				// makes the directory first) is left alone; Salt removes
+				// it at once, and the publish then failed to write its
+				// load under load.
+				if di, derr := s.Info(); derr == nil && now.Sub(di.ModTime()) < mirrorGrace {
+					continue
+				}
 			}
 			if err := os.RemoveAll(dir); err != nil {
 				errs = append(errs, err)

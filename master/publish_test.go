@@ -239,10 +239,17 @@ func TestLocalCacheMirror(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, ".minions.p")); !bytes.Equal(b, []byte("\x91\xa2m1")) {
 		t.Fatalf(".minions.p %x", b)
 	}
-	// Pruning keeps young jobs and removes old ones and jid-less dirs.
+	// Pruning keeps young jobs and removes old ones and jid-less dirs,
+	// but not a jid-less dir just made (a job being written).
 	stray := filepath.Join(e.cfg.CacheDir, "jobs", "zz", "stray")
 	os.MkdirAll(stray, 0o755)
 	if err := e.m.pruneMirror(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stray); err != nil {
+		t.Fatal("a job directory being written (no jid file yet) was pruned")
+	}
+	if err := e.m.pruneMirror(time.Now().Add(2 * mirrorGrace)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(dir); err != nil {

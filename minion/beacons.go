@@ -33,18 +33,30 @@ func (m *Minion) newBeacons() *beacons.Manager {
 
 // runBeacons runs the beacon loop until ctx ends, sending each loop's
 // events to the master in one _minion_event (dropped while not connected,
-// like Salt).
+// like Salt). A swarm identity joins the swarm's shared beacon clock
+// instead of running a timer of its own.
 func (m *Minion) runBeacons(ctx context.Context) {
-	if m.beacons == nil {
+	b := m.beacons
+	if b == nil {
 		return
 	}
-	m.beacons.Run(ctx, func(ctx context.Context, evs []beacons.Event) {
-		load := beacons.EventsLoad(m.id, evs)
-		if load == nil || m.current() == nil {
-			return
-		}
-		if _, err := m.request(ctx, load, defaultRequestTries, defaultRequestTimeout); err != nil {
-			m.log.Info("sending beacon events failed", "err", err)
-		}
-	})
+	if m.beaconClock != nil {
+		m.beaconClock.join(m, b, m.sendBeaconEvents)
+		<-ctx.Done()
+		m.beaconClock.leave(m)
+		b.Close()
+		return
+	}
+	b.Run(ctx, m.sendBeaconEvents)
+}
+
+// sendBeaconEvents sends one loop's beacon events to the master.
+func (m *Minion) sendBeaconEvents(ctx context.Context, evs []beacons.Event) {
+	load := beacons.EventsLoad(m.id, evs)
+	if load == nil || m.current() == nil {
+		return
+	}
+	if _, err := m.request(ctx, load, defaultRequestTries, defaultRequestTimeout); err != nil {
+		m.log.Info("sending beacon events failed", "err", err)
+	}
 }

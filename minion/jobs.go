@@ -2,6 +2,7 @@ package minion
 
 import (
 	"context"
+	"crypto/rsa"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -165,6 +166,10 @@ func (m *Minion) handleFrames(ctx context.Context, frames [][]byte) {
 		return
 	}
 	m.saveReplayGuard(s.key, serial)
+	if m.opened != nil {
+		// Shared between the swarm's identities: the job gets its own.
+		load = payload.DeepClone(load).(*payload.Map)
+	}
 	m.startJob(ctx, load)
 }
 
@@ -175,6 +180,17 @@ func (m *Minion) openPublish(s *session, body []byte) (*payload.Map, int64, erro
 	if !m.cfg.SignPubMessages {
 		pub = nil
 	}
+	if m.opened != nil {
+		// A swarm opens each publish once for all identities.
+		return m.opened.open(s.key, pub, body, func() (*payload.Map, int64, error) {
+			return m.openPublishOwn(s, pub, body)
+		})
+	}
+	return m.openPublishOwn(s, pub, body)
+}
+
+// openPublishOwn is openPublish without the swarm's shared cache.
+func (m *Minion) openPublishOwn(s *session, pub *rsa.PublicKey, body []byte) (*payload.Map, int64, error) {
 	if pub != nil && m.verified != nil {
 		// A swarm checks each publish signature once for all identities.
 		return message.OpenPublishWith(s.crypticle, func(blob, sig []byte) error {

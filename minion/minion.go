@@ -119,6 +119,8 @@ type Options struct {
 	baseOpts *payload.Map
 	matcher  *target.Matcher
 	verified *verifiedPubs
+	opened   *openedPubs
+	clock    *beaconClock
 }
 
 // Minion is one minion identity connected to one master. Create it with
@@ -134,9 +136,13 @@ type Minion struct {
 	binder   modules.Binder
 	matcher  *target.Matcher
 	verified *verifiedPubs // shared publish signature checks (swarm)
-	opts     *payload.Map
-	caller   bool
-	rejDelay time.Duration
+	opened   *openedPubs   // shared opened publishes (swarm); their loads are read-only
+	// beaconClock ticks the beacons of a swarm's identities (nil: the
+	// minion's own timer).
+	beaconClock *beaconClock
+	opts        *payload.Map
+	caller      bool
+	rejDelay    time.Duration
 
 	extraServices map[string]any
 	grainsFunc    func(context.Context) (*payload.Map, error)
@@ -256,6 +262,8 @@ func New(o Options) (*Minion, error) {
 	m.binder = modules.Binder{Yamlify: YamlifyArg}
 	m.matcher = o.matcher
 	m.verified = o.verified
+	m.opened = o.opened
+	m.beaconClock = o.clock
 	if m.matcher == nil {
 		m.matcher = target.New(target.Options{Logger: m.log})
 	}

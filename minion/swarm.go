@@ -1,17 +1,22 @@
 package minion
 
 import (
+	"bytes"
 	"context"
 	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/gsalt/gsalt/beacons"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/target"
@@ -70,7 +75,9 @@ func RunSwarm(ctx context.Context, o SwarmOptions) error {
 		return err
 	}
 	freeze(g)
-	shared := swarmShared{opts: baseOptions(o.Config), matcher: target.New(target.Options{Logger: log}), verified: newVerifiedPubs()}
+	shared := swarmShared{opts: baseOptions(o.Config), matcher: target.New(target.Options{Logger: log}), verified: newVerifiedPubs(), opened: newOpenedPubs(),
+		clock: newBeaconClock(beacons.New(beacons.Options{Opts: o.Config.Opts, Logger: log}).LoopInterval())}
+	go shared.clock.run(ctx)
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -119,6 +126,8 @@ type swarmShared struct {
 	opts     *payload.Map
 	matcher  *target.Matcher
 	verified *verifiedPubs
+	opened   *openedPubs
+	clock    *beaconClock
 }
 
 func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *payload.Map, log *slog.Logger, id string) (*Minion, error) {
@@ -126,6 +135,8 @@ func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *pa
 		baseOpts: sh.opts,
 		matcher:  sh.matcher,
 		verified: sh.verified,
+		opened:   sh.opened,
+		clock:    sh.clock,
 		Config:   o.Config,
 		ID:       id,
 		PKIDir:   filepath.Join(o.Config.PKIDir, id),
@@ -193,4 +204,153 @@ func (v *verifiedPubs) verify(pub *rsa.PublicKey, blob, sig []byte) error {
 	}
 	v.mu.Unlock()
 	return nil
+}
+
+// maxOpened bounds the opened publishes a swarm remembers.
+const maxOpened = 64
+
+// openedPubs remembers the publishes the identities of a swarm opened:
+// they all receive the same frame, encrypted with the same session key,
+// so it is decoded, checked and decrypted once per publish instead of
+// once per identity (with a thousand identities that was most of the
+// swarm's work for a job that targets a few). A hit needs the same
+// session key, master key, signature setting and frame bytes; the load
+// handed out is shared and must not be modified (a targeted identity
+// clones it). Failures are not remembered: each identity meets them
+// itself (and re-authenticates on a bad HMAC).
+type openedPubs struct {
+	seed maphash.Seed
+	mu   sync.Mutex
+	m    map[uint64][]*openedPub
+	ring []uint64
+}
+
+type openedPub struct {
+	key    string
+	pub    *rsa.PublicKey // nil: not signed-checked
+	body   []byte
+	load   *payload.Map
+	serial int64
+}
+
+func newOpenedPubs() *openedPubs {
+	return &openedPubs{seed: maphash.MakeSeed(), m: map[uint64][]*openedPub{}}
+}
+
+func samePub(a, b *rsa.PublicKey) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a == b || a.Equal(b)
+}
+
+// open returns the opened publish of body under session key and master
+// key pub (nil when signatures are not checked), opening it with fn once.
+func (o *openedPubs) open(key string, pub *rsa.PublicKey, body []byte, fn func() (*payload.Map, int64, error)) (*payload.Map, int64, error) {
+	h := maphash.Bytes(o.seed, body)
+	o.mu.Lock()
+	for _, e := range o.m[h] {
+		if e.key == key && samePub(e.pub, pub) && bytes.Equal(e.body, body) {
+			o.mu.Unlock()
+			return e.load, e.serial, nil
+		}
+	}
+	o.mu.Unlock()
+	load, serial, err := fn()
+	if err != nil {
+		return nil, 0, err
+	}
+	e := &openedPub{key: key, pub: pub, body: bytes.Clone(body), load: load, serial: serial}
+	o.mu.Lock()
+	if len(o.ring) >= maxOpened {
+		old := o.ring[0]
+		o.ring = o.ring[1:]
+		if l := o.m[old]; len(l) > 1 {
+			o.m[old] = l[1:]
+		} else {
+			delete(o.m, old)
+		}
+	}
+	o.m[h] = append(o.m[h], e)
+	o.ring = append(o.ring, h)
+	o.mu.Unlock()
+	return load, serial, nil
+}
+
+// beaconClock is the one beacon timer of a swarm: every loop interval it
+// ticks the beacons of each identity that has any (beacons.Manager.Idle
+// is a few lookups), instead of a timer and a goroutine wake-up per
+// identity per second, which was most of an idle swarm's CPU. A tick
+// runs in its own goroutine, one at a time per identity.
+type beaconClock struct {
+	every time.Duration
+	mu    sync.Mutex
+	ms    map[*Minion]*clockMember
+}
+
+// clockMember is one identity on the clock with the beacon manager it
+// runs (as runBeacons captures it) and whether a tick of it is running.
+type clockMember struct {
+	mgr  *beacons.Manager
+	fire func(context.Context, []beacons.Event)
+	busy atomic.Bool
+}
+
+func newBeaconClock(every time.Duration) *beaconClock {
+	if every <= 0 {
+		every = time.Second
+	}
+	return &beaconClock{every: every, ms: map[*Minion]*clockMember{}}
+}
+
+// join puts identity m's beacon manager on the clock; fire sends its
+// events.
+func (c *beaconClock) join(m *Minion, mgr *beacons.Manager, fire func(context.Context, []beacons.Event)) {
+	c.mu.Lock()
+	c.ms[m] = &clockMember{mgr: mgr, fire: fire}
+	c.mu.Unlock()
+}
+
+func (c *beaconClock) leave(m *Minion) {
+	c.mu.Lock()
+	delete(c.ms, m)
+	c.mu.Unlock()
+}
+
+// run ticks the joined identities until ctx ends.
+func (c *beaconClock) run(ctx context.Context) {
+	t := time.NewTicker(c.every)
+	defer t.Stop()
+	var list []*clockMember
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			list = c.tick(ctx, now, list[:0])
+		}
+	}
+}
+
+// tick starts the beacon loop of every joined identity that has beacons
+// and no loop running yet; it returns the members it started (in buf).
+func (c *beaconClock) tick(ctx context.Context, now time.Time, buf []*clockMember) []*clockMember {
+	c.mu.Lock()
+	all := make([]*clockMember, 0, len(c.ms))
+	for _, e := range c.ms {
+		all = append(all, e)
+	}
+	c.mu.Unlock()
+	started := buf
+	for _, e := range all {
+		if e.mgr.Idle() || !e.busy.CompareAndSwap(false, true) {
+			continue
+		}
+		started = append(started, e)
+		go func() {
+			defer e.busy.Store(false)
+			e.mgr.Tick(ctx, now, e.fire)
+		}()
+	}
+	return started
 }

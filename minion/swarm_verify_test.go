@@ -1,12 +1,19 @@
 package minion
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
+	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
+	"time"
 
+	"github.com/gsalt/gsalt/beacons"
+	bbuiltin "github.com/gsalt/gsalt/beacons/builtin"
 	"github.com/gsalt/gsalt/wire/crypt"
+	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // TestVerifiedPubs checks the swarm's shared publish signature checks: a
@@ -61,5 +68,126 @@ func TestVerifiedPubs(t *testing.T) {
 	}
 	if len(v.seen) != maxVerified || len(v.ring) != maxVerified {
 		t.Errorf("remembered %d/%d signatures, want the bound %d", len(v.seen), len(v.ring), maxVerified)
+	}
+}
+
+// TestOpenedPubs checks the swarm's shared opened publishes: the same
+// frame under the same session key and master key is opened once, any
+// difference (frame, session key, master key, signature setting) opens
+// again, failures are not remembered, and the memory stays bounded.
+func TestOpenedPubs(t *testing.T) {
+	k1, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := newOpenedPubs()
+	opens := 0
+	fail := errors.New("bad hmac")
+	tests := []struct {
+		name      string
+		key       string
+		pub       *rsa.PublicKey
+		body      string
+		err       error
+		wantOpens int // opens after this call
+		wantErr   bool
+	}{
+		{"first", "s1", &k1.PublicKey, "frame A", nil, 1, false},
+		{"same frame from memory", "s1", &k1.PublicKey, "frame A", nil, 1, false},
+		{"equal master key, another pointer", "s1", &rsa.PublicKey{N: k1.N, E: k1.E}, "frame A", nil, 1, false},
+		{"other frame", "s1", &k1.PublicKey, "frame B", nil, 2, false},
+		{"other session key", "s2", &k1.PublicKey, "frame A", nil, 3, false},
+		{"other master key", "s1", &k2.PublicKey, "frame A", nil, 4, false},
+		{"unsigned", "s1", nil, "frame A", nil, 5, false},
+		{"failure", "s1", &k1.PublicKey, "frame C", fail, 6, true},
+		{"failure again", "s1", &k1.PublicKey, "frame C", fail, 7, true},
+	}
+	for _, tc := range tests {
+		load, serial, err := o.open(tc.key, tc.pub, []byte(tc.body), func() (*payload.Map, int64, error) {
+			opens++
+			if tc.err != nil {
+				return nil, 0, tc.err
+			}
+			return payload.NewMap("body", tc.body, "key", tc.key), int64(opens), nil
+		})
+		if (err != nil) != tc.wantErr || opens != tc.wantOpens {
+			t.Errorf("%s: err %v, %d opens; want error %v, %d opens", tc.name, err, opens, tc.wantErr, tc.wantOpens)
+			continue
+		}
+		if err == nil && (load.Str("body") != tc.body || load.Str("key") != tc.key || serial == 0) {
+			t.Errorf("%s: got the load %v (serial %d) of another publish", tc.name, load, serial)
+		}
+	}
+	for i := range maxOpened + 10 {
+		body := []byte(fmt.Sprintf("publish %d", i))
+		if _, _, err := o.open("s1", nil, body, func() (*payload.Map, int64, error) { return payload.NewMap(), 1, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for _, l := range o.m {
+		n += len(l)
+	}
+	if n != maxOpened || len(o.ring) != maxOpened {
+		t.Errorf("remembered %d/%d publishes, want the bound %d", n, len(o.ring), maxOpened)
+	}
+}
+
+// TestBeaconClock: the swarm's one beacon clock ticks every identity
+// that has a beacon configured, none that has none, never starts a
+// second loop of an identity whose loop still runs, and leaves an
+// identity that left alone.
+func TestBeaconClock(t *testing.T) {
+	c := newBeaconClock(time.Hour) // ticked by hand below
+	ctx := context.Background()
+	quiet := slog.New(slog.DiscardHandler)
+	fired := make(chan string, 16)
+	release := make(chan struct{})
+	ids := map[string]*Minion{}
+	for _, tc := range []struct {
+		id   string
+		opts *payload.Map
+	}{
+		// The status beacon needs nothing from the host.
+		{"busy", payload.NewMap("id", "busy", "beacons", payload.NewMap("status", []any{}))},
+		{"idle", payload.NewMap("id", "idle")},
+	} {
+		mgr := beacons.New(beacons.Options{Opts: tc.opts, Modules: bbuiltin.All(bbuiltin.Options{}), Logger: quiet})
+		ids[tc.id] = &Minion{id: tc.id}
+		c.join(ids[tc.id], mgr, func(_ context.Context, evs []beacons.Event) {
+			fired <- tc.id
+			<-release // the loop runs until the test lets it end
+		})
+	}
+	started := c.tick(ctx, time.Now(), nil)
+	if len(started) != 1 {
+		t.Fatalf("one tick started %d loops, want 1 (the identity with a beacon)", len(started))
+	}
+	select {
+	case id := <-fired:
+		if id != "busy" {
+			t.Fatalf("%s fired", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the started loop never fired")
+	}
+	if n := len(c.tick(ctx, time.Now(), nil)); n != 0 {
+		t.Errorf("a tick started %d loops while the identity's loop still runs", n)
+	}
+	close(release)
+	deadline := time.Now().Add(10 * time.Second)
+	for started[0].busy.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the loop did not end")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.leave(ids["busy"])
+	if n := len(c.tick(ctx, time.Now(), nil)); n != 0 {
+		t.Errorf("a tick started %d loops after the identity left", n)
 	}
 }

@@ -29,6 +29,8 @@ type batchRun struct {
 	size    string
 	quiet   bool
 	results chan batchResult
+	// mux shares the run's one event subscription between its jobs.
+	mux *jobMux
 	// collected is the static output (quiet mode).
 	collected *payload.Map
 }
@@ -38,29 +40,28 @@ type batchRun struct {
 // expected is the master's list of targeted minions.
 func (b *batchRun) gatherMinions(ctx context.Context, tgt any, tgtType string) (up, down, expected []string, err error) {
 	r := b.r
-	ev, err := r.client.Subscribe(ctx, func(tag string) bool { return strings.HasPrefix(tag, "salt/job/") }, 0)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer ev.Close()
 	gjt := r.gatherJobTimeout()
 	pingKw := payload.NewMap("gather_job_timeout", int64(gjt), "yield_pub_data", true)
 	pd, err := r.client.Publish(ctx, PubArgs{Tgt: tgt, Fun: "test.ping", Arg: []any{}, TgtType: tgtType, Timeout: r.timeout(), Kwargs: pingKw}, r.o.Stdout)
 	if err != nil || pd == nil {
 		return nil, nil, nil, err
 	}
+	rt := b.mux.route()
+	defer b.mux.unfollow(rt)
+	b.mux.follow(rt, pd.JID)
 	wo := WatchOptions{
 		Timeout:          time.Duration(r.timeout()) * time.Second,
 		GatherJobTimeout: time.Duration(gjt) * time.Second,
 		FindJobKwargs:    pingKw,
 		Notice:           r.o.Stdout,
+		Follow:           func(jid string) { b.mux.follow(rt, jid) },
 	}
 	seen := map[string]bool{}
 	// Every minion the ping iterator yields counts, as in Salt: besides the
 	// answers that includes the "missing" minions of a list target (yielded
 	// as failed), whose batch then finds no minion and prints an empty
 	// return for them.
-	err = r.client.Watch(ctx, ev, pd, wo, func(mr MinionReturn) error {
+	err = r.client.WatchEvents(ctx, rt.ch, pd, wo, func(mr MinionReturn) error {
 		if !seen[mr.ID] {
 			seen[mr.ID] = true
 			up = append(up, mr.ID)
@@ -83,12 +84,29 @@ func (b *batchRun) gatherMinions(ctx context.Context, tgt any, tgtType string) (
 // highest retcode. With quiet (--static) nothing is printed on the way and
 // the returns are shown together at the end.
 func (r *runner) runBatch(ctx context.Context, cmd *Command, tgt any, tgtType, size string, quiet bool) int {
-	b := &batchRun{r: r, cmd: cmd, size: size, quiet: quiet, collected: payload.NewMap()}
+	b, stop, err := r.newBatch(ctx, cmd, size, quiet)
+	if err != nil {
+		return r.fail(err)
+	}
+	defer stop()
 	up, down, _, err := b.gatherMinions(ctx, tgt, tgtType)
 	if err != nil {
 		return r.fail(err)
 	}
 	return b.run(ctx, up, down)
+}
+
+// newBatch prepares a batch run with its one event subscription, shared
+// by the presence ping and every sub-job and made before the first
+// publish so no return is missed; stop ends it.
+func (r *runner) newBatch(ctx context.Context, cmd *Command, size string, quiet bool) (b *batchRun, stop func(), err error) {
+	ev, err := r.client.Subscribe(ctx, func(tag string) bool { return strings.HasPrefix(tag, "salt/job/") }, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	mctx, stopMux := context.WithCancel(ctx)
+	b = &batchRun{r: r, cmd: cmd, size: size, quiet: quiet, collected: payload.NewMap(), mux: newJobMux(mctx, ev)}
+	return b, func() { stopMux(); _ = ev.Close() }, nil
 }
 
 func (b *batchRun) run(ctx context.Context, up, down []string) int {
@@ -127,10 +145,14 @@ func (b *batchRun) run(ctx context.Context, up, down []string) int {
 	defer cancelSubs()
 	pending := map[int]map[string]bool{} // sub-job -> minions without a result
 	running := 0
+	var ready []batchResult // results of sub-jobs that ended without a watch
 	done := map[string]bool{}
 	maxRC := 0
 	subN := 0
 	for len(done) < total {
+		if err := ctx.Err(); err != nil {
+			return r.fail(err)
+		}
 		now := time.Now()
 		for len(wait) > 0 && !wait[0].After(now) {
 			wait = wait[1:]
@@ -167,61 +189,85 @@ func (b *batchRun) run(ctx context.Context, up, down []string) int {
 				}
 				fmt.Fprintf(r.o.Stdout, "\nExecuting run on %s\n\n", pyfmt.Repr(l))
 			}
-			go b.startSub(subCtx, subN, next)
+			if ok, err := b.startSub(subCtx, subN, next); !ok {
+				// Nothing to watch: the sub-job ends now (a failed
+				// publish is reported; Salt's batch would stop with a
+				// traceback).
+				ready = append(ready, batchResult{sub: subN, subDone: true, err: err})
+			}
 		}
-		// Wait for a result, or for a batch_wait slot to free up.
-		var res batchResult
+		// Wait for a result, or for a batch_wait slot to free up; then
+		// take every result that is already waiting too, so the freed
+		// slots are refilled by one sub-job rather than one per return
+		// (each sub-job is a publish every minion receives and decrypts).
 		var timer <-chan time.Time
 		if len(wait) > 0 && len(toRun) > 0 {
 			timer = time.After(time.Until(wait[0]))
 		}
-		select {
-		case res = <-b.results:
-		case <-timer:
-			continue
-		case <-ctx.Done():
-			return r.fail(ctx.Err())
-		}
-		if res.err != nil {
-			fmt.Fprintf(r.o.Stderr, "ERROR: %s\n", res.err)
-		}
-		var items []batchResult
-		if res.subDone {
-			running--
-			// Minions of a finished sub-job that never returned count as an
-			// empty return, as Salt's minion tracker does.
-			for id := range pending[res.sub] {
-				items = append(items, batchResult{id: id, data: payload.NewMap("ret", payload.NewMap()), sub: res.sub})
-			}
-			sort.Slice(items, func(i, j int) bool { return items[i].id < items[j].id })
-			delete(pending, res.sub)
-		} else {
-			if set := pending[res.sub]; set != nil {
-				delete(set, res.id)
-			}
-			items = []batchResult{res}
-		}
-		for _, it := range items {
-			if done[it.id] {
+		batchRes := ready
+		ready = nil
+		if len(batchRes) == 0 {
+			select {
+			case res := <-b.results:
+				batchRes = append(batchRes, res)
+			case <-timer:
 				continue
+			case <-ctx.Done():
+				return r.fail(ctx.Err())
 			}
-			done[it.id] = true
-			if active[it.id] {
-				delete(active, it.id)
-				if bwait > 0 {
-					wait = append(wait, time.Now().Add(bwait))
+		}
+	drain:
+		for {
+			select {
+			case res := <-b.results:
+				batchRes = append(batchRes, res)
+			default:
+				break drain
+			}
+		}
+		for _, res := range batchRes {
+			if res.err != nil {
+				fmt.Fprintf(r.o.Stderr, "ERROR: %s\n", res.err)
+			}
+			var items []batchResult
+			switch {
+			case res.subDone:
+				running--
+				// Minions of a finished sub-job that never returned count as
+				// an empty return, as Salt's minion tracker does.
+				for id := range pending[res.sub] {
+					items = append(items, batchResult{id: id, data: payload.NewMap("ret", payload.NewMap()), sub: res.sub})
 				}
-			}
-			stop, rc := b.report(it)
-			if rc > maxRC {
-				maxRC = rc
-			}
-			if stop {
-				r.o.Logger.Error(fmt.Sprintf("Minion %s returned with non-zero exit code. Batch run stopped due to failhard", it.id))
-				if b.quiet {
-					return b.finishQuiet()
+				sort.Slice(items, func(i, j int) bool { return items[i].id < items[j].id })
+				delete(pending, res.sub)
+			case res.id != "":
+				if set := pending[res.sub]; set != nil {
+					delete(set, res.id)
 				}
-				return maxRC
+				items = []batchResult{res}
+			}
+			for _, it := range items {
+				if done[it.id] {
+					continue
+				}
+				done[it.id] = true
+				if active[it.id] {
+					delete(active, it.id)
+					if bwait > 0 {
+						wait = append(wait, time.Now().Add(bwait))
+					}
+				}
+				stop, rc := b.report(it)
+				if rc > maxRC {
+					maxRC = rc
+				}
+				if stop {
+					r.o.Logger.Error(fmt.Sprintf("Minion %s returned with non-zero exit code. Batch run stopped due to failhard", it.id))
+					if b.quiet {
+						return b.finishQuiet()
+					}
+					return maxRC
+				}
 			}
 		}
 	}
@@ -231,23 +277,15 @@ func (b *batchRun) run(ctx context.Context, up, down []string) int {
 	return maxRC
 }
 
-// startSub publishes the command to ids (a list target) and feeds the
-// returns to b.results, then a subDone marker.
-func (b *batchRun) startSub(ctx context.Context, sub int, ids []string) {
+// startSub publishes the command to ids (a list target) and, once the
+// master accepted it, watches the sub-job in a goroutine that feeds the
+// returns to b.results, then a subDone marker. The publish itself is
+// synchronous, as in Salt's batch loop: while the master handles it the
+// returns that free further slots queue up, and the next sub-job takes
+// all of them instead of one publish per return. ok is false when no
+// watch was started (the caller ends the sub-job itself).
+func (b *batchRun) startSub(ctx context.Context, sub int, ids []string) (ok bool, err error) {
 	r := b.r
-	send := func(res batchResult) {
-		select {
-		case b.results <- res:
-		case <-ctx.Done():
-		}
-	}
-	defer send(batchResult{sub: sub, subDone: true})
-	ev, err := r.client.Subscribe(ctx, func(tag string) bool { return strings.HasPrefix(tag, "salt/job/") }, 0)
-	if err != nil {
-		send(batchResult{sub: sub, err: err, subDone: false, id: ""})
-		return
-	}
-	defer ev.Close()
 	gjt := r.gatherJobTimeout()
 	kw := payload.NewMap("raw", false, "gather_job_timeout", int64(gjt))
 	tl := make([]any, len(ids))
@@ -256,8 +294,10 @@ func (b *batchRun) startSub(ctx context.Context, sub int, ids []string) {
 	}
 	pd, err := r.client.Publish(ctx, PubArgs{Tgt: tl, Fun: b.cmd.Fun, Arg: b.cmd.Arg, TgtType: "list", Ret: r.o.Return, Timeout: r.timeout(), Kwargs: kw}, r.o.Stdout)
 	if err != nil || pd == nil {
-		return
+		return false, err
 	}
+	rt := b.mux.route()
+	b.mux.follow(rt, pd.JID)
 	if r.o.Verbose && !b.quiet {
 		msg := "Executing job with jid " + pd.JID
 		fmt.Fprintf(r.o.Stdout, "%s\n%s\n\n", msg, strings.Repeat("-", len(msg)))
@@ -269,11 +309,23 @@ func (b *batchRun) startSub(ctx context.Context, sub int, ids []string) {
 		GatherJobTimeout: time.Duration(gjt) * time.Second,
 		FindJobKwargs:    kw,
 		Notice:           r.o.Stdout,
+		Follow:           func(jid string) { b.mux.follow(rt, jid) },
 	}
-	_ = r.client.Watch(ctx, ev, pd, wo, func(mr MinionReturn) error {
-		send(batchResult{id: mr.ID, data: mr.Data, failed: mr.Failed, sub: sub})
-		return nil
-	})
+	send := func(res batchResult) {
+		select {
+		case b.results <- res:
+		case <-ctx.Done():
+		}
+	}
+	go func() {
+		defer send(batchResult{sub: sub, subDone: true})
+		defer b.mux.unfollow(rt)
+		_ = r.client.WatchEvents(ctx, rt.ch, pd, wo, func(mr MinionReturn) error {
+			send(batchResult{id: mr.ID, data: mr.Data, failed: mr.Failed, sub: sub})
+			return nil
+		})
+	}()
+	return true, nil
 }
 
 // report prints (or collects) one minion's result and says whether

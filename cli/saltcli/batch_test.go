@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/cli/saltcli/fakemaster"
+	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -160,4 +161,75 @@ func decodeJSONMap(s string) (*payload.Map, error) {
 		return nil, fmt.Errorf("not a map: %T", v)
 	}
 	return m, nil
+}
+
+// TestBatchFastMinionsNoTimeouts: when every minion of a batch returns,
+// the run neither asks anyone saltutil.find_job (no sub-job waits for
+// its timeout) nor opens more than one event-bus subscription, however
+// many sub-jobs it starts.
+func TestBatchFastMinionsNoTimeouts(t *testing.T) {
+	const n = 40
+	var order []string
+	ms := map[string]simMinion{}
+	for i := range n {
+		id := fmt.Sprintf("f%02d", i)
+		order = append(order, id)
+		ms[id] = simMinion{ret: "ok-" + id, delay: time.Duration(i%4) * time.Millisecond}
+	}
+	// A long timeout: a run that waited for one would hit the test's
+	// deadline, and a find_job round would show in the loads.
+	m := fakemaster.Start(t, newSim(order, ms).handle, "timeout: 120\ngather_job_timeout: 60\n")
+	probes := m.Bus.Subscribe(event.Prefix(ProbeTagPrefix), 1024)
+	defer probes.Close()
+	for _, o := range []Options{
+		{Words: []string{"*", "test.echo", "x"}, Batch: "10%"},
+		{Words: []string{"*", "test.echo", "x"}, Batch: "7", Static: true, Out: "json"},
+	} {
+		stdout, stderr, code := run(t, m, o)
+		if code != 0 {
+			t.Fatalf("batch %s: exit %d, stderr %q", o.Batch, code, stderr)
+		}
+		if o.Static {
+			v, err := decodeJSONMap(stdout)
+			if err != nil || v.Len() != n {
+				t.Errorf("static batch: %d returns (%v) in %q", v.Len(), err, stdout)
+			}
+		} else {
+			for _, id := range order {
+				if !strings.Contains(stdout, "\n"+id+":\n    ok-"+id+"\n") {
+					t.Errorf("batch %s: no return of %s in:\n%s", o.Batch, id, stdout)
+				}
+			}
+		}
+	}
+	seen := map[string]int{}
+	for _, l := range m.Loads() {
+		switch l.Str("fun") {
+		case "saltutil.find_job":
+			t.Errorf("a find_job round although every minion returned: %v", l.List("arg"))
+		case "test.echo":
+			tgt, _ := l.Get("tgt")
+			for _, id := range strs(tgt.([]any)) {
+				seen[id]++
+			}
+		}
+	}
+	for _, id := range order {
+		if seen[id] != 2 {
+			t.Errorf("%s ran %d times in two batch runs", id, seen[id])
+		}
+	}
+	tags := map[string]bool{}
+	for {
+		select {
+		case e := <-probes.C():
+			tags[e.Tag] = true
+			continue
+		default:
+		}
+		break
+	}
+	if len(tags) != 2 {
+		t.Errorf("two batch runs made %d event subscriptions, want one each", len(tags))
+	}
 }

@@ -27,6 +27,11 @@ type WatchOptions struct {
 	Notice io.Writer
 	// Poll bounds how long the loop sleeps between checks (default 50ms).
 	Poll time.Duration
+	// Follow, when set, is told the jid of every saltutil.find_job round
+	// the watch publishes, before it waits for that round's answers: a
+	// caller sharing one event subscription between jobs (a batch) routes
+	// that jid's events to the watch's channel.
+	Follow func(jid string)
 }
 
 // MinionReturn is one item LocalClient.get_iter_returns yields.
@@ -96,6 +101,16 @@ func tagIsJob(tag, jid string) bool {
 // waited for again; minions that never return are yielded as failed when
 // ExpectMinions is set, and so are the ids the master reported missing.
 func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOptions, yield func(MinionReturn) error) error {
+	var ch <-chan event.Event
+	if ev != nil {
+		ch = ev.C()
+	}
+	return c.WatchEvents(ctx, ch, pd, o, yield)
+}
+
+// WatchEvents is Watch reading the job's events from ch (closed or nil:
+// no more events) instead of a subscription of its own.
+func (c *Client) WatchEvents(ctx context.Context, ch <-chan event.Event, pd *PubData, o WatchOptions, yield func(MinionReturn) error) error {
 	if o.Poll <= 0 {
 		o.Poll = 50 * time.Millisecond
 	}
@@ -145,10 +160,6 @@ func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOpti
 	timeoutAt := time.Now().Add(o.Timeout)
 	running := true
 	jinfoJID := ""
-	var ch <-chan event.Event
-	if ev != nil {
-		ch = ev.C()
-	}
 	handle := func(e event.Event) error {
 		d := e.Data
 		if d == nil {
@@ -243,6 +254,9 @@ func (c *Client) Watch(ctx context.Context, ev *Events, pd *PubData, o WatchOpti
 			jinfoJID = ""
 			if jinfo != nil {
 				jinfoJID = jinfo.JID
+				if o.Follow != nil {
+					o.Follow(jinfoJID)
+				}
 			}
 			timeoutAt = time.Now().Add(o.GatherJobTimeout)
 		}

@@ -307,15 +307,21 @@ func (r *runner) run(ctx context.Context, cmd *Command) int {
 		// Salt previews the target with the master's CheckMinions; gsalt
 		// asks the master with the batch's presence ping, whose publish
 		// reply lists the targeted minions.
-		b := &batchRun{r: r, cmd: cmd, size: r.batchSafeSize(), quiet: r.o.Static, collected: payload.NewMap()}
-		up, down, expected, err := b.gatherMinions(ctx, tgt, tgtType)
+		b, stop, err := r.newBatch(ctx, cmd, r.batchSafeSize(), r.o.Static)
 		if err != nil {
 			return r.fail(err)
 		}
+		up, down, expected, err := b.gatherMinions(ctx, tgt, tgtType)
+		if err != nil {
+			stop()
+			return r.fail(err)
+		}
 		if len(expected) >= r.o.BatchSafeLimit {
+			defer stop()
 			fmt.Fprintln(r.o.Stdout, "\nNOTICE: Too many minions targeted, switching to batch execution.")
 			return b.run(ctx, up, down)
 		}
+		stop()
 	}
 	if r.o.Static {
 		return r.runStatic(ctx, cmd, tgt, tgtType)
