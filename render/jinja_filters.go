@@ -83,6 +83,9 @@ func (st *renderState) installFilters() {
 	for name, fn := range saltUtilsFilters() {
 		st.env.Filters[name] = fn
 	}
+	for name, fn := range randomFilters() {
+		st.env.Filters[name] = fn
+	}
 	st.env.Filters["str_to_num"] = st.env.Filters["to_num"]
 	for name, pyName := range map[string]string{"min": "lst_min", "max": "lst_max", "unique": "unique"} {
 		st.env.Filters[name] = oneArgFilter(pyName, st.env.Filters[name])

@@ -194,6 +194,67 @@ func short(v any) string {
 // order of formulas.txt's status column.
 var formulaChecks = []string{"show_sls", "show_lowstate", "apply"}
 
+// formulaSalt runs calls through testdata/formulas_salt.py (real Salt's
+// salt-call caller, one process) and returns each call's "local" value
+// with replace applied, or an error. With reuse, the results are read from
+// and written to cacheDir/<name>.json.
+func formulaSalt(ctx context.Context, t *testing.T, src, conf string, calls [][]string, names []string, replace map[string]string, cacheDir string, reuse bool) ([]any, []error) {
+	t.Helper()
+	out := make([]any, len(calls))
+	errs := make([]error, len(calls))
+	if reuse {
+		cached := 0
+		for i, n := range names {
+			if b, err := os.ReadFile(filepath.Join(cacheDir, n+".json")); err == nil && json.Unmarshal(b, &out[i]) == nil {
+				cached++
+			}
+		}
+		if cached == len(calls) {
+			return out, errs
+		}
+	}
+	cj, err := json.Marshal(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, saltpeer.Python(), filepath.Join(repoRoot(t), "internal", "interop", "testdata", "formulas_salt.py"), conf, string(cj))
+	cmd.Env = saltpeer.Env(src)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	for i := range calls {
+		if i >= len(lines) || lines[i] == "" {
+			msg := strings.TrimSpace(stderr.String())
+			if len(msg) > 300 {
+				msg = msg[len(msg)-300:]
+			}
+			errs[i] = fmt.Errorf("no JSON output (%v): %s", runErr, msg)
+			continue
+		}
+		text := lines[i]
+		for from, to := range replace {
+			text = strings.ReplaceAll(text, from, to)
+		}
+		var wrapped map[string]any
+		if err := json.Unmarshal([]byte(text), &wrapped); err != nil {
+			errs[i] = fmt.Errorf("bad JSON output: %w", err)
+			continue
+		}
+		if e, ok := wrapped["error"]; ok {
+			errs[i] = fmt.Errorf("salt: %v", e)
+			continue
+		}
+		out[i] = wrapped["local"]
+		if reuse {
+			if b, err := json.Marshal(out[i]); err == nil && os.MkdirAll(cacheDir, 0o755) == nil {
+				_ = os.WriteFile(filepath.Join(cacheDir, names[i]+".json"), b, 0o644)
+			}
+		}
+	}
+	return out, errs
+}
+
 // normalizeApply drops what differs between two runs of the same states
 // (start_time, duration) from a state.apply return.
 func normalizeApply(v any) any {
@@ -281,26 +342,17 @@ func TestFormulas(t *testing.T) {
 			replace := func(dir string) map[string]string {
 				return map[string]string{tree: "FORMULA", top: "TOP", dir: "ROOT"}
 			}
+			// Salt runs pillar.items and the three checks in one process
+			// (testdata/formulas_salt.py: salt-call's caller, started once).
 			cacheDir := filepath.Join(root, ".salt-out", name+"@"+f.commit)
-			salt := func(check string, args ...string) (any, error) {
-				cache := filepath.Join(cacheDir, check+".json")
-				if reuse {
-					if b, err := os.ReadFile(cache); err == nil {
-						var v any
-						if json.Unmarshal(b, &v) == nil {
-							return v, nil
-						}
-					}
-				}
-				cmd := saltpeer.Command(ctx, src, "salt-call", append([]string{"-c", saltConf, "--local", "--out", "json"}, args...)...)
-				v, err := showSLS(cmd, replace(saltDir))
-				if err == nil && reuse {
-					if b, jerr := json.Marshal(v); jerr == nil && os.MkdirAll(cacheDir, 0o755) == nil {
-						_ = os.WriteFile(cache, b, 0o644)
-					}
-				}
-				return v, err
+			names := append([]string{"pillar"}, formulaChecks...)
+			saltCalls := [][]string{
+				{"pillar.items"},
+				{"state.show_sls", f.sls, "pillar=@pillar.items"},
+				{"state.show_lowstate"},
+				{"state.apply", f.sls, "test=True", "pillar=@pillar.items"},
 			}
+			saltOut, saltErr := formulaSalt(ctx, t, src, saltConf, saltCalls, names, replace(saltDir), cacheDir, reuse)
 			gsalt := func(args ...string) (any, error) {
 				cmd := exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), append([]string{"-c", gsaltConf, "--local", "--out", "json"}, args...)...)
 				return showSLS(cmd, replace(gsaltDir))
@@ -310,7 +362,7 @@ func TestFormulas(t *testing.T) {
 			// comparison is about the states; whether gsalt compiles the
 			// same pillar itself is reported on its own.
 			var pillarArg []string
-			wantPillar, perr := salt("pillar", "pillar.items")
+			wantPillar, perr := saltOut[0], saltErr[0]
 			gotPillar, _ := gsalt("pillar.items")
 			if perr == nil {
 				if reflect.DeepEqual(wantPillar, gotPillar) {
@@ -332,7 +384,7 @@ func TestFormulas(t *testing.T) {
 				append([]string{"state.apply", f.sls, "test=True"}, pillarArg...),
 			}
 			for c, args := range calls {
-				want, werr := salt(formulaChecks[c], args...)
+				want, werr := saltOut[c+1], saltErr[c+1]
 				got, gerr := gsalt(args...)
 				if c == 2 {
 					want, got = normalizeApply(want), normalizeApply(got)
