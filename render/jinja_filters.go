@@ -462,16 +462,27 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return n == 1, nil
 		}),
-		"substring_in_list": simple(func(in any, va *varArgs) (any, error) {
-			l, _ := fromJinja(arg(va, 0, "list_", nil)).([]any)
-			s := payload.Text(in)
-			for _, x := range l {
-				if strings.Contains(payload.Text(x), s) {
-					return true, nil
+		// salt.utils.data.substr_in_list: any(x in s for s in list_), with
+		// Python's "in" (a str left operand needs a str right one)
+		"substring_in_list": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if in.IsError() {
+				return in
+			}
+			items, err := jinja.Iterate(arg(va, 0, "list_to_search", nil).Interface())
+			if err != nil {
+				return asValue(err)
+			}
+			for _, s := range items {
+				ok, err := jinja.Contains(s, in.Interface())
+				if err != nil {
+					return asValue(err)
+				}
+				if ok {
+					return asValue(true)
 				}
 			}
-			return false, nil
-		}),
+			return asValue(false)
+		},
 		"path_join": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			parts := []string{pyStr(in)}
 			for _, a := range va.Args {
@@ -500,29 +511,46 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return strings.Join(parts, ""), nil
 		}),
-		"compare_lists": simple(func(in any, va *varArgs) (any, error) {
-			old, _ := in.([]any)
-			nw, _ := fromJinja(arg(va, 0, "new", nil)).([]any)
-			ret := payload.NewMap()
-			var added, removed []any
-			for _, x := range nw {
-				if !containsPy(old, x) {
-					added = append(added, x)
-				}
+		// salt.utils.data.compare_lists with Python's "in" and iteration
+		"compare_lists": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if in.IsError() {
+				return in
 			}
-			for _, x := range old {
-				if !containsPy(nw, x) {
-					removed = append(removed, x)
+			old, nw := in.Interface(), arg(va, 0, "new", nil).Interface()
+			diff := func(from, other any) ([]any, error) {
+				items, err := jinja.Iterate(from)
+				if err != nil {
+					return nil, err
 				}
+				var out []any
+				for _, x := range items {
+					ok, err := jinja.Contains(other, x)
+					if err != nil {
+						return nil, err
+					}
+					if !ok {
+						out = append(out, x)
+					}
+				}
+				return out, nil
+			}
+			ret := payload.NewMap()
+			added, err := diff(nw, old)
+			if err != nil {
+				return asValue(err)
+			}
+			removed, err := diff(old, nw)
+			if err != nil {
+				return asValue(err)
 			}
 			if added != nil {
-				ret.Set("new", added)
+				ret.Set("new", newList(added))
 			}
 			if removed != nil {
-				ret.Set("old", removed)
+				ret.Set("old", newList(removed))
 			}
-			return ret, nil
-		}),
+			return asValue(ret)
+		},
 		"method_call": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			return filterErr("method_call is not supported by gsalt")
 		},
