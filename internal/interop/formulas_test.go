@@ -274,6 +274,12 @@ func normalizeApply(v any) any {
 				sort.Strings(lines)
 				rm["comment"] = cleanPrefix + strings.Join(lines, "\n") + "\n"
 			}
+			// so is the list of failed requisites
+			if c, ok := rm["comment"].(string); ok && strings.HasPrefix(c, failedPrefix) {
+				ids := strings.Split(strings.TrimPrefix(c, failedPrefix), ", ")
+				sort.Strings(ids)
+				rm["comment"] = failedPrefix + strings.Join(ids, ", ")
+			}
 		}
 	}
 	return v
@@ -281,6 +287,9 @@ func normalizeApply(v any) any {
 
 // cleanPrefix starts file.directory's comment listing what would change.
 const cleanPrefix = "The following files will be changed:\n"
+
+// failedPrefix starts the comment of a state whose requisites failed.
+const failedPrefix = "One or more requisite failed: "
 
 // TestFormulas runs the top SLS of each saltstack-formulas repository in
 // testdata/formulas.txt (exported by scripts/formulas.sh into
