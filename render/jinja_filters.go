@@ -255,14 +255,14 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return orEmptyList(out), nil
 		}),
-		"union": listSetFilter(func(a, b []any) []any {
+		"union": setFilter("union", func(a, b []any) []any {
 			var out []any
 			for _, x := range append(append([]any{}, a...), b...) {
 				out = appendUnique(out, x)
 			}
 			return out
 		}),
-		"intersect": listSetFilter(func(a, b []any) []any {
+		"intersect": setFilter("intersect", func(a, b []any) []any {
 			var out []any
 			for _, x := range a {
 				if containsPy(b, x) {
@@ -271,7 +271,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return out
 		}),
-		"difference": listSetFilter(func(a, b []any) []any {
+		"difference": setFilter("difference", func(a, b []any) []any {
 			var out []any
 			for _, x := range a {
 				if !containsPy(b, x) {
@@ -605,6 +605,64 @@ func listSetFilter(fn func(a, b []any) []any) filterFunc {
 		}
 		return orEmptyList(fn(a, b)), nil
 	})
+}
+
+// pyHashableType says whether Salt's isinstance(v, Hashable) holds: not
+// for lists and dicts.
+func pyHashableType(v any) bool {
+	switch v.(type) {
+	case *jinja.List, *payload.Map, []any:
+		return false
+	}
+	return true
+}
+
+// setFilter is Salt's union/intersect/difference: when either side is a
+// list or dict, unique() of the Python expression over both (op); two
+// hashable values (Python sets, unordered) keep the list behaviour.
+func setFilter(name string, listFn func(a, b []any) []any) filterFunc {
+	fallback := listSetFilter(listFn)
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if in.IsError() {
+			return in
+		}
+		a, b := in.Interface(), arg(va, 0, "lst2", nil).Interface()
+		_, aList := a.(*jinja.List)
+		_, bList := b.(*jinja.List)
+		if (aList && bList) || (pyHashableType(a) && pyHashableType(b)) {
+			return fallback(e, in, va)
+		}
+		var items []any
+		var err error
+		switch name {
+		case "union":
+			var sum any
+			if sum, err = jinja.BinOp("+", a, b); err == nil {
+				items, err = jinja.Iterate(sum)
+			}
+		default:
+			var all []any
+			if all, err = jinja.Iterate(a); err == nil {
+				for _, x := range all {
+					in, cerr := jinja.Contains(b, x)
+					if cerr != nil {
+						return asValue(cerr)
+					}
+					if in == (name == "intersect") {
+						items = append(items, x)
+					}
+				}
+			}
+		}
+		if err != nil {
+			return asValue(err)
+		}
+		var out []any
+		for _, x := range items {
+			out = appendUnique(out, x)
+		}
+		return asValue(newList(out))
+	}
 }
 
 func appendUnique(out []any, x any) []any {
