@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"net/netip"
 	"sort"
 	"strconv"
@@ -165,13 +166,16 @@ func (st *renderState) filters() map[string]filterFunc {
 		"python": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			return asValue(pyRepr(in))
 		},
-		"load_yaml": strFilter(func(s string, va *varArgs) (any, error) {
-			v, err := decodeYAMLText(s)
-			if err != nil {
-				return nil, fmt.Errorf("Encountered error loading yaml: %w", err)
+		"load_yaml": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			switch in.Interface().(type) {
+			case int64, *big.Int, float64, bool, *jinja.List, jinja.Tuple, *payload.Map:
+				// yaml.safe_load takes a string or a stream
+				if !in.IsError() {
+					return asValue(&jinja.Error{Kind: "TypeError", Msg: "a string or stream input is required"})
+				}
 			}
-			return v, nil
-		}),
+			return loadYAMLFilter(e, in, va)
+		},
 		"load_json": strFilter(func(s string, va *varArgs) (any, error) {
 			v, err := DecodeJSON([]byte(s))
 			if err != nil || strings.TrimSpace(s) == "" {
@@ -397,6 +401,20 @@ func (st *renderState) filters() map[string]filterFunc {
 		"to_num": simple(func(in any, va *varArgs) (any, error) {
 			s, ok := in.(string)
 			if !ok {
+				// int(value): numbers convert, containers and None fail
+				switch x := in.(type) {
+				case []any, *payload.Map, nil:
+					return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("int() argument must be a string, a bytes-like object or a real number, not '%s'", pyTypeName(in))}
+				case bool:
+					if x {
+						return int64(1), nil
+					}
+					return int64(0), nil
+				case float64:
+					if !math.IsInf(x, 0) && !math.IsNaN(x) && math.Abs(x) < 9e18 {
+						return int64(x), nil
+					}
+				}
 				return in, nil
 			}
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -443,7 +461,10 @@ func (st *renderState) filters() map[string]filterFunc {
 			return orEmptyList(flatten(l, levels, preserveNulls)), nil
 		}),
 		"exactly_n_true": simple(func(in any, va *varArgs) (any, error) {
-			l, _ := in.([]any)
+			l, err := jinja.Iterate(in)
+			if err != nil {
+				return nil, err
+			}
 			n := 0
 			for _, x := range l {
 				if payload.Truthy(x) {
@@ -453,7 +474,10 @@ func (st *renderState) filters() map[string]filterFunc {
 			return n == arg(va, 0, "n", 1).Integer(), nil
 		}),
 		"exactly_one_true": simple(func(in any, va *varArgs) (any, error) {
-			l, _ := in.([]any)
+			l, err := jinja.Iterate(in)
+			if err != nil {
+				return nil, err
+			}
 			n := 0
 			for _, x := range l {
 				if payload.Truthy(x) {
@@ -1200,4 +1224,15 @@ func reStrFilter(fn func(s string, va *varArgs) (any, error)) filterFunc {
 		}
 		return asValue(toJinja(out))
 	}
+}
+
+// loadYAMLFilter is load_yaml of str(input).
+func loadYAMLFilter(e *jinja.Runtime, in *value, va *varArgs) *value {
+	return strFilter(func(s string, va *varArgs) (any, error) {
+		v, err := decodeYAMLText(s)
+		if err != nil {
+			return nil, fmt.Errorf("Encountered error loading yaml: %w", err)
+		}
+		return v, nil
+	})(e, in, va)
 }
