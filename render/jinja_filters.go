@@ -251,6 +251,14 @@ func (st *renderState) filters() map[string]filterFunc {
 					}
 					return out, nil
 				}
+				if m, isMap := in.(*payload.Map); isMap {
+					// a dict is not hashable: its keys in order
+					var out []any
+					for _, it := range m.Items() {
+						out = appendUnique(out, it.Key)
+					}
+					return orEmptyList(out), nil
+				}
 				return nil, fmt.Errorf("unique needs a list, got %s", pyTypeName(in))
 			}
 			var out []any
@@ -298,6 +306,14 @@ func (st *renderState) filters() map[string]filterFunc {
 		"avg": simple(func(in any, va *varArgs) (any, error) {
 			l, ok := in.([]any)
 			if !ok {
+				// a hashable value: float(value)
+				if str, isStr := in.(string); isStr {
+					f, err := strconv.ParseFloat(strings.TrimSpace(str), 64)
+					if err != nil || strings.ContainsAny(strings.ToLower(str), "x") {
+						return nil, &jinja.Error{Kind: "ValueError", Msg: fmt.Sprintf("could not convert string to float: %s", pyRepr(str))}
+					}
+					return f, nil
+				}
 				f, ok := toFloat(in)
 				if !ok {
 					return nil, errors.New("avg needs numbers")
