@@ -357,8 +357,6 @@ func TestFormulas(t *testing.T) {
 			saltDir, gsaltDir := filepath.Join(work, "salt"), filepath.Join(work, "gsalt")
 			saltConf := formulaConfig(t, saltDir, roots, pillar)
 			gsaltConf := formulaConfig(t, gsaltDir, roots, pillar)
-			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-			defer cancel()
 			replace := func(dir string) map[string]string {
 				return map[string]string{tree: "FORMULA", top: "TOP", dir: "ROOT"}
 			}
@@ -372,8 +370,14 @@ func TestFormulas(t *testing.T) {
 				{"state.show_lowstate"},
 				{"state.apply", f.sls, "test=True", "pillar=@pillar.items"},
 			}
-			saltOut, saltErr := formulaSalt(ctx, t, src, saltConf, saltCalls, names, replace(saltDir), cacheDir, reuse)
+			// Salt's four calls get one generous deadline (a loaded
+			// machine makes Python slow); each gsalt call its own
+			saltCtx, saltCancel := context.WithTimeout(context.Background(), 20*time.Minute)
+			saltOut, saltErr := formulaSalt(saltCtx, t, src, saltConf, saltCalls, names, replace(saltDir), cacheDir, reuse)
+			saltCancel()
 			gsalt := func(args ...string) (any, error) {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				defer cancel()
 				cmd := exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), append([]string{"-c", gsaltConf, "--local", "--out", "json"}, args...)...)
 				return showSLS(cmd, replace(gsaltDir))
 			}
@@ -420,7 +424,7 @@ func TestFormulas(t *testing.T) {
 				default:
 					if d := firstDiff("", want, got); d != "" {
 						result, detail = "different", d
-						if l, ok := want.([]any); ok {
+						if l, ok := want.([]any); ok && c != 1 {
 							detail = "salt could not render it: " + short(l)
 						}
 					} else {
