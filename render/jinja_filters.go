@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"net/netip"
 	"sort"
 	"strconv"
@@ -81,6 +82,9 @@ func (st *renderState) installFilters() {
 		return tojson(r, v, args, kw)
 	}
 	for name, fn := range saltUtilsFilters() {
+		st.env.Filters[name] = fn
+	}
+	for name, fn := range randomFilters() {
 		st.env.Filters[name] = fn
 	}
 	st.env.Filters["str_to_num"] = st.env.Filters["to_num"]
@@ -162,13 +166,16 @@ func (st *renderState) filters() map[string]filterFunc {
 		"python": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			return asValue(pyRepr(in))
 		},
-		"load_yaml": strFilter(func(s string, va *varArgs) (any, error) {
-			v, err := decodeYAMLText(s)
-			if err != nil {
-				return nil, fmt.Errorf("Encountered error loading yaml: %w", err)
+		"load_yaml": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			switch in.Interface().(type) {
+			case int64, *big.Int, float64, bool, *jinja.List, jinja.Tuple, *payload.Map:
+				// yaml.safe_load takes a string or a stream
+				if !in.IsError() {
+					return asValue(&jinja.Error{Kind: "TypeError", Msg: "a string or stream input is required"})
+				}
 			}
-			return v, nil
-		}),
+			return loadYAMLFilter(e, in, va)
+		},
 		"load_json": strFilter(func(s string, va *varArgs) (any, error) {
 			v, err := DecodeJSON([]byte(s))
 			if err != nil || strings.TrimSpace(s) == "" {
@@ -244,6 +251,14 @@ func (st *renderState) filters() map[string]filterFunc {
 					}
 					return out, nil
 				}
+				if m, isMap := in.(*payload.Map); isMap {
+					// a dict is not hashable: its keys in order
+					var out []any
+					for _, it := range m.Items() {
+						out = appendUnique(out, it.Key)
+					}
+					return orEmptyList(out), nil
+				}
 				return nil, fmt.Errorf("unique needs a list, got %s", pyTypeName(in))
 			}
 			var out []any
@@ -252,14 +267,14 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return orEmptyList(out), nil
 		}),
-		"union": listSetFilter(func(a, b []any) []any {
+		"union": setFilter("union", func(a, b []any) []any {
 			var out []any
 			for _, x := range append(append([]any{}, a...), b...) {
 				out = appendUnique(out, x)
 			}
 			return out
 		}),
-		"intersect": listSetFilter(func(a, b []any) []any {
+		"intersect": setFilter("intersect", func(a, b []any) []any {
 			var out []any
 			for _, x := range a {
 				if containsPy(b, x) {
@@ -268,7 +283,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return out
 		}),
-		"difference": listSetFilter(func(a, b []any) []any {
+		"difference": setFilter("difference", func(a, b []any) []any {
 			var out []any
 			for _, x := range a {
 				if !containsPy(b, x) {
@@ -291,6 +306,14 @@ func (st *renderState) filters() map[string]filterFunc {
 		"avg": simple(func(in any, va *varArgs) (any, error) {
 			l, ok := in.([]any)
 			if !ok {
+				// a hashable value: float(value)
+				if str, isStr := in.(string); isStr {
+					f, err := strconv.ParseFloat(strings.TrimSpace(str), 64)
+					if err != nil || strings.ContainsAny(strings.ToLower(str), "x") {
+						return nil, &jinja.Error{Kind: "ValueError", Msg: fmt.Sprintf("could not convert string to float: %s", pyRepr(str))}
+					}
+					return f, nil
+				}
 				f, ok := toFloat(in)
 				if !ok {
 					return nil, errors.New("avg needs numbers")
@@ -394,6 +417,20 @@ func (st *renderState) filters() map[string]filterFunc {
 		"to_num": simple(func(in any, va *varArgs) (any, error) {
 			s, ok := in.(string)
 			if !ok {
+				// int(value): numbers convert, containers and None fail
+				switch x := in.(type) {
+				case []any, *payload.Map, nil:
+					return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("int() argument must be a string, a bytes-like object or a real number, not '%s'", pyTypeName(in))}
+				case bool:
+					if x {
+						return int64(1), nil
+					}
+					return int64(0), nil
+				case float64:
+					if !math.IsInf(x, 0) && !math.IsNaN(x) && math.Abs(x) < 9e18 {
+						return int64(x), nil
+					}
+				}
 				return in, nil
 			}
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -440,7 +477,10 @@ func (st *renderState) filters() map[string]filterFunc {
 			return orEmptyList(flatten(l, levels, preserveNulls)), nil
 		}),
 		"exactly_n_true": simple(func(in any, va *varArgs) (any, error) {
-			l, _ := in.([]any)
+			l, err := jinja.Iterate(in)
+			if err != nil {
+				return nil, err
+			}
 			n := 0
 			for _, x := range l {
 				if payload.Truthy(x) {
@@ -450,7 +490,10 @@ func (st *renderState) filters() map[string]filterFunc {
 			return n == arg(va, 0, "n", 1).Integer(), nil
 		}),
 		"exactly_one_true": simple(func(in any, va *varArgs) (any, error) {
-			l, _ := in.([]any)
+			l, err := jinja.Iterate(in)
+			if err != nil {
+				return nil, err
+			}
 			n := 0
 			for _, x := range l {
 				if payload.Truthy(x) {
@@ -459,16 +502,27 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return n == 1, nil
 		}),
-		"substring_in_list": simple(func(in any, va *varArgs) (any, error) {
-			l, _ := fromJinja(arg(va, 0, "list_", nil)).([]any)
-			s := payload.Text(in)
-			for _, x := range l {
-				if strings.Contains(payload.Text(x), s) {
-					return true, nil
+		// salt.utils.data.substr_in_list: any(x in s for s in list_), with
+		// Python's "in" (a str left operand needs a str right one)
+		"substring_in_list": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if in.IsError() {
+				return in
+			}
+			items, err := jinja.Iterate(arg(va, 0, "list_to_search", nil).Interface())
+			if err != nil {
+				return asValue(err)
+			}
+			for _, s := range items {
+				ok, err := jinja.Contains(s, in.Interface())
+				if err != nil {
+					return asValue(err)
+				}
+				if ok {
+					return asValue(true)
 				}
 			}
-			return false, nil
-		}),
+			return asValue(false)
+		},
 		"path_join": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			parts := []string{pyStr(in)}
 			for _, a := range va.Args {
@@ -497,29 +551,46 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return strings.Join(parts, ""), nil
 		}),
-		"compare_lists": simple(func(in any, va *varArgs) (any, error) {
-			old, _ := in.([]any)
-			nw, _ := fromJinja(arg(va, 0, "new", nil)).([]any)
-			ret := payload.NewMap()
-			var added, removed []any
-			for _, x := range nw {
-				if !containsPy(old, x) {
-					added = append(added, x)
-				}
+		// salt.utils.data.compare_lists with Python's "in" and iteration
+		"compare_lists": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if in.IsError() {
+				return in
 			}
-			for _, x := range old {
-				if !containsPy(nw, x) {
-					removed = append(removed, x)
+			old, nw := in.Interface(), arg(va, 0, "new", nil).Interface()
+			diff := func(from, other any) ([]any, error) {
+				items, err := jinja.Iterate(from)
+				if err != nil {
+					return nil, err
 				}
+				var out []any
+				for _, x := range items {
+					ok, err := jinja.Contains(other, x)
+					if err != nil {
+						return nil, err
+					}
+					if !ok {
+						out = append(out, x)
+					}
+				}
+				return out, nil
+			}
+			ret := payload.NewMap()
+			added, err := diff(nw, old)
+			if err != nil {
+				return asValue(err)
+			}
+			removed, err := diff(old, nw)
+			if err != nil {
+				return asValue(err)
 			}
 			if added != nil {
-				ret.Set("new", added)
+				ret.Set("new", newList(added))
 			}
 			if removed != nil {
-				ret.Set("old", removed)
+				ret.Set("old", newList(removed))
 			}
-			return ret, nil
-		}),
+			return asValue(ret)
+		},
 		"method_call": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			return filterErr("method_call is not supported by gsalt")
 		},
@@ -574,6 +645,64 @@ func listSetFilter(fn func(a, b []any) []any) filterFunc {
 		}
 		return orEmptyList(fn(a, b)), nil
 	})
+}
+
+// pyHashableType says whether Salt's isinstance(v, Hashable) holds: not
+// for lists and dicts.
+func pyHashableType(v any) bool {
+	switch v.(type) {
+	case *jinja.List, *payload.Map, []any:
+		return false
+	}
+	return true
+}
+
+// setFilter is Salt's union/intersect/difference: when either side is a
+// list or dict, unique() of the Python expression over both (op); two
+// hashable values (Python sets, unordered) keep the list behaviour.
+func setFilter(name string, listFn func(a, b []any) []any) filterFunc {
+	fallback := listSetFilter(listFn)
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if in.IsError() {
+			return in
+		}
+		a, b := in.Interface(), arg(va, 0, "lst2", nil).Interface()
+		_, aList := a.(*jinja.List)
+		_, bList := b.(*jinja.List)
+		if (aList && bList) || (pyHashableType(a) && pyHashableType(b)) {
+			return fallback(e, in, va)
+		}
+		var items []any
+		var err error
+		switch name {
+		case "union":
+			var sum any
+			if sum, err = jinja.BinOp("+", a, b); err == nil {
+				items, err = jinja.Iterate(sum)
+			}
+		default:
+			var all []any
+			if all, err = jinja.Iterate(a); err == nil {
+				for _, x := range all {
+					in, cerr := jinja.Contains(b, x)
+					if cerr != nil {
+						return asValue(cerr)
+					}
+					if in == (name == "intersect") {
+						items = append(items, x)
+					}
+				}
+			}
+		}
+		if err != nil {
+			return asValue(err)
+		}
+		var out []any
+		for _, x := range items {
+			out = appendUnique(out, x)
+		}
+		return asValue(newList(out))
+	}
 }
 
 func appendUnique(out []any, x any) []any {
@@ -1111,4 +1240,15 @@ func reStrFilter(fn func(s string, va *varArgs) (any, error)) filterFunc {
 		}
 		return asValue(toJinja(out))
 	}
+}
+
+// loadYAMLFilter is load_yaml of str(input).
+func loadYAMLFilter(e *jinja.Runtime, in *value, va *varArgs) *value {
+	return strFilter(func(s string, va *varArgs) (any, error) {
+		v, err := decodeYAMLText(s)
+		if err != nil {
+			return nil, fmt.Errorf("Encountered error loading yaml: %w", err)
+		}
+		return v, nil
+	})(e, in, va)
 }

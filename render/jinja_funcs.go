@@ -118,8 +118,83 @@ func (st *renderState) saltFunction(fun string) jinja.Func {
 			}
 			return nil, st.fail(fmt.Errorf("%w: Problem running salt function in Jinja template: %s: %w", ErrTemplate, fun, err))
 		}
+		if inPlaceFunctions[fun] {
+			for i, a := range args {
+				syncBack(a, pargs[i])
+			}
+			if kw != nil {
+				for _, it := range kw.Items() {
+					if v, ok := kwargs.GetKey(it.Key); ok {
+						syncBack(it.Value, v)
+					}
+				}
+			}
+		}
 		return jinja.Import(out), nil
 	}
+}
+
+// inPlaceFunctions are the execution functions that change a dict or
+// list argument in place in Salt (Python passes references), as formulas
+// rely on: {% do salt['defaults.merge'](defaults, osmap) %}.
+var inPlaceFunctions = map[string]bool{
+	"defaults.merge":  true,
+	"defaults.update": true,
+	"slsutil.update":  true,
+}
+
+// syncBack makes the template value orig (a dict or list passed to an
+// in-place function) equal to out, the exported copy the function
+// changed, keeping the identity of orig and of the dicts and lists
+// nested in it, as Python's in-place update does.
+func syncBack(orig, out any) {
+	switch o := orig.(type) {
+	case *payload.Map:
+		om, ok := out.(*payload.Map)
+		if !ok || o == nil || om == nil {
+			return
+		}
+		fresh := payload.NewMap()
+		for _, it := range om.Items() {
+			key := it.Key
+			if old, ok := o.GetKey(key); ok && sameContainer(old, it.Value) {
+				syncBack(old, it.Value)
+				fresh.SetKey(key, old)
+				continue
+			}
+			fresh.SetKey(key, jinja.Import(it.Value))
+		}
+		*o = *fresh
+	case *jinja.List:
+		ol, ok := out.([]any)
+		if !ok || o == nil {
+			return
+		}
+		items := make([]any, len(ol))
+		for i, v := range ol {
+			if i < len(o.Items) && sameContainer(o.Items[i], v) {
+				syncBack(o.Items[i], v)
+				items[i] = o.Items[i]
+				continue
+			}
+			items[i] = jinja.Import(v)
+		}
+		o.Items = items
+	}
+}
+
+// sameContainer says whether the template value old and the exported
+// value v are both dicts or both lists.
+func sameContainer(old, v any) bool {
+	switch old.(type) {
+	case *payload.Map:
+		_, ok := v.(*payload.Map)
+		return ok
+	case *jinja.List:
+		_, ok := v.([]any)
+		return ok
+	}
+	return false
 }
 
 // logLevel maps Salt's log execution functions to slog levels.

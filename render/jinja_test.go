@@ -489,3 +489,53 @@ func TestSaltTags(t *testing.T) {
 		t.Errorf("load_yaml without as: %v", err)
 	}
 }
+
+// mergeCaller merges its second argument into its first in place (as
+// Salt's defaults.merge does to the dict it is given) for every function.
+type mergeCaller struct{}
+
+func mergeInto(dst, src *payload.Map) {
+	for _, it := range src.Items() {
+		if sm, ok := it.Value.(*payload.Map); ok {
+			if dm := dst.Map(it.Key.(string)); dm != nil {
+				mergeInto(dm, sm)
+				continue
+			}
+		}
+		dst.SetKey(it.Key, it.Value)
+	}
+}
+
+func (mergeCaller) CallFunction(_ context.Context, fun string, args []any, _ *payload.Map) (any, error) {
+	dst, _ := args[0].(*payload.Map)
+	src, _ := args[1].(*payload.Map)
+	if dst == nil || src == nil {
+		return nil, errors.New("merge needs two dicts")
+	}
+	mergeInto(dst, src)
+	return dst, nil
+}
+
+// TestInPlaceFunctions: defaults.merge, defaults.update and slsutil.update
+// change the dict a template passes them, nested dicts keeping their
+// identity, as Python's references do; other functions leave it alone.
+func TestInPlaceFunctions(t *testing.T) {
+	for _, tc := range []struct{ fun, want string }{
+		{"defaults.merge", "{'a': {'x': 1, 'y': 2}, 'b': 3}|{'x': 1, 'y': 2}"},
+		{"defaults.update", "{'a': {'x': 1, 'y': 2}, 'b': 3}|{'x': 1, 'y': 2}"},
+		{"slsutil.update", "{'a': {'x': 1, 'y': 2}, 'b': 3}|{'x': 1, 'y': 2}"},
+		{"slsutil.merge", "{'a': {'x': 1}}|{'x': 1}"},
+	} {
+		t.Run(tc.fun, func(t *testing.T) {
+			src := "{% set d = {'a': {'x': 1}} %}{% set inner = d.a %}" +
+				"{% do salt['" + tc.fun + "'](d, {'a': {'y': 2}, 'b': 3}) %}{{ d }}|{{ inner }}"
+			got, err := jinja(t, src, &render.Context{Salt: mergeCaller{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"fmt"
+
 	"github.com/gsalt/gsalt/render/jinja"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -23,7 +25,19 @@ func (st *renderState) installTests() {
 		if err != nil {
 			return false, err
 		}
-		m, err := re.MatchStart(pyStr(v))
+		// re.match takes only str (and bytes)
+		text, ok := v.(string)
+		if !ok {
+			if b, isBytes := v.([]byte); isBytes {
+				text = string(b)
+			} else {
+				if _, undef := v.(*jinja.Undefined); !undef {
+					return false, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("expected string or bytes-like object, got '%s'", jinja.TypeName(v))}
+				}
+				text = pyStr(v)
+			}
+		}
+		m, err := re.MatchStart(text)
 		return m != nil, err
 	}
 }

@@ -52,7 +52,10 @@ const formulaGrains = `grains:
 
 // formula is one line of testdata/formulas.txt.
 type formula struct {
-	repo, commit, sls, status string
+	repo, commit, sls string
+	// statuses are show_sls, show_lowstate and apply's "equal" or
+	// "differs" (one comma-separated field in the file).
+	statuses [3]string
 }
 
 func readFormulas(t *testing.T) ([]formula, []string) {
@@ -74,7 +77,9 @@ func readFormulas(t *testing.T) ([]formula, []string) {
 		if len(f) != 4 {
 			t.Fatalf("testdata/formulas.txt: want 4 fields, got %q", line)
 		}
-		fs = append(fs, formula{f[0], f[1], f[2], f[3]})
+		var st [3]string
+		copy(st[:], strings.Split(f[3], ","))
+		fs = append(fs, formula{repo: f[0], commit: f[1], sls: f[2], statuses: st})
 	}
 	return fs, header
 }
@@ -185,15 +190,126 @@ func short(v any) string {
 	return s
 }
 
-// TestFormulas renders the top SLS of each saltstack-formulas repository
-// in testdata/formulas.txt (exported by scripts/formulas.sh into
-// GSALT_FORMULAS_DIR), with its pillar.example as pillar, through
-// `salt-call --local state.show_sls` of real Salt 3006 and through
-// `gsalt-call --local state.show_sls`, and prints formula × equal/different
-// with the first difference. Both state renders get the pillar Salt
-// compiled (as pillar=...); the pillar column says whether gsalt-call's own
-// pillar.items is the same. It fails when a formula whose status in
-// formulas.txt is "equal" differs now (-update rewrites the statuses).
+// formulaChecks are the three functions TestFormulas compares, in the
+// order of formulas.txt's status column.
+var formulaChecks = []string{"show_sls", "show_lowstate", "apply"}
+
+// formulaSalt runs calls through testdata/formulas_salt.py (real Salt's
+// salt-call caller, one process) and returns each call's "local" value
+// with replace applied, or an error. With reuse, the results are read from
+// and written to cacheDir/<name>.json.
+func formulaSalt(ctx context.Context, t *testing.T, src, conf string, calls [][]string, names []string, replace map[string]string, cacheDir string, reuse bool) ([]any, []error) {
+	t.Helper()
+	out := make([]any, len(calls))
+	errs := make([]error, len(calls))
+	if reuse {
+		cached := 0
+		for i, n := range names {
+			if b, err := os.ReadFile(filepath.Join(cacheDir, n+".json")); err == nil && json.Unmarshal(b, &out[i]) == nil {
+				cached++
+			}
+		}
+		if cached == len(calls) {
+			return out, errs
+		}
+	}
+	cj, err := json.Marshal(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, saltpeer.Python(), filepath.Join(repoRoot(t), "internal", "interop", "testdata", "formulas_salt.py"), conf, string(cj))
+	cmd.Env = saltpeer.Env(src)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	for i := range calls {
+		if i >= len(lines) || lines[i] == "" {
+			msg := strings.TrimSpace(stderr.String())
+			if len(msg) > 300 {
+				msg = msg[len(msg)-300:]
+			}
+			errs[i] = fmt.Errorf("no JSON output (%v): %s", runErr, msg)
+			continue
+		}
+		text := lines[i]
+		for from, to := range replace {
+			text = strings.ReplaceAll(text, from, to)
+		}
+		var wrapped map[string]any
+		if err := json.Unmarshal([]byte(text), &wrapped); err != nil {
+			errs[i] = fmt.Errorf("bad JSON output: %w", err)
+			continue
+		}
+		if e, ok := wrapped["error"]; ok {
+			errs[i] = fmt.Errorf("salt: %v", e)
+			continue
+		}
+		out[i] = wrapped["local"]
+		if reuse {
+			if b, err := json.Marshal(out[i]); err == nil && os.MkdirAll(cacheDir, 0o755) == nil {
+				_ = os.WriteFile(filepath.Join(cacheDir, names[i]+".json"), b, 0o644)
+			}
+		}
+	}
+	return out, errs
+}
+
+// normalizeApply drops what differs between two runs of the same states
+// (start_time, duration) from a state.apply return, and sorts what Salt
+// lists in a set's order.
+func normalizeApply(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	for _, r := range m {
+		if rm, ok := r.(map[string]any); ok {
+			delete(rm, "start_time")
+			delete(rm, "duration")
+			// file.directory's clean list comes from a Python set: its
+			// order changes from run to run in Salt
+			if c, ok := rm["comment"].(string); ok && strings.HasPrefix(c, cleanPrefix) {
+				lines := strings.Split(strings.TrimSuffix(strings.TrimPrefix(c, cleanPrefix), "\n"), "\n")
+				sort.Strings(lines)
+				rm["comment"] = cleanPrefix + strings.Join(lines, "\n") + "\n"
+			}
+			// so is the list of failed requisites
+			if c, ok := rm["comment"].(string); ok && strings.HasPrefix(c, failedPrefix) {
+				ids := strings.Split(strings.TrimPrefix(c, failedPrefix), ", ")
+				sort.Strings(ids)
+				rm["comment"] = failedPrefix + strings.Join(ids, ", ")
+			}
+		}
+	}
+	return v
+}
+
+// cleanPrefix starts file.directory's comment listing what would change.
+const cleanPrefix = "The following files will be changed:\n"
+
+// failedPrefix starts the comment of a state whose requisites failed.
+const failedPrefix = "One or more requisite failed: "
+
+// TestFormulas runs the top SLS of each saltstack-formulas repository in
+// testdata/formulas.txt (exported by scripts/formulas.sh into
+// GSALT_FORMULAS_DIR), with its pillar.example as pillar, through real
+// Salt 3006's `salt-call --local` and through `gsalt-call --local`:
+// state.show_sls SLS, state.show_lowstate (a top file assigning SLS) and
+// state.apply SLS test=True (start_time and duration ignored; package and
+// service states query this machine, the same for both sides; run it as
+// root so that both sides can read what they query). It prints formula ×
+// (show_sls, show_lowstate, apply) equal/different with the first
+// difference. show_sls and apply get the pillar Salt compiled (as
+// pillar=...), so that they compare the states; show_lowstate takes no
+// pillar argument and uses each side's own pillar, and the pillar column
+// says whether gsalt-call's pillar.items equals Salt's. It fails when a
+// check whose status in formulas.txt is "equal" differs now (-update
+// rewrites the statuses).
+//
+// With GSALT_FORMULAS_REUSE=1 Salt's outputs are kept in
+// $GSALT_FORMULAS_DIR/.salt-out and reused by the next run (for working
+// on gsalt's side; delete the folder when the machine's packages change).
 func TestFormulas(t *testing.T) {
 	root := os.Getenv("GSALT_FORMULAS_DIR")
 	if root == "" {
@@ -202,53 +318,76 @@ func TestFormulas(t *testing.T) {
 	src := saltpeer.Require(t)
 	formulas, header := readFormulas(t)
 	bin := proc.Build(t, "./cmd/gsalt-call")
+	reuse := os.Getenv("GSALT_FORMULAS_REUSE") == "1"
 
-	type row struct{ name, sls, pillar, result, detail string }
+	type row struct {
+		name, sls, pillar string
+		results           [3]string
+		detail            string
+	}
 	var rows []row
-	equal := 0
+	var equal [3]int
 	for i, f := range formulas {
 		name := f.repo[strings.IndexByte(f.repo, '/')+1:]
 		tree := filepath.Join(root, name)
 		r := row{name: name, sls: f.sls}
-		status := "differs"
+		status := [3]string{"differs", "differs", "differs"}
 		func() {
 			if _, err := os.Stat(filepath.Join(tree, "pillar.example")); err != nil {
-				r.result, r.detail = "not exported", "run scripts/formulas.sh"
+				r.results = [3]string{"not exported", "-", "-"}
+				r.detail = "run scripts/formulas.sh"
 				return
 			}
 			work := t.TempDir()
 			pillar := filepath.Join(work, "pillar")
-			if err := os.MkdirAll(pillar, 0o755); err != nil {
-				t.Fatal(err)
+			top := filepath.Join(work, "top")
+			for _, d := range []string{pillar, top} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
 			}
 			example, err := os.ReadFile(filepath.Join(tree, "pillar.example"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(pillar, "example.sls"), example, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(pillar, "top.sls"), []byte("base:\n  '*':\n    - example\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			testutil.WriteFile(t, filepath.Join(pillar, "example.sls"), string(example), 0o644)
+			testutil.WriteFile(t, filepath.Join(pillar, "top.sls"), "base:\n  '*':\n    - example\n", 0o644)
+			testutil.WriteFile(t, filepath.Join(top, "top.sls"), "base:\n  '*':\n    - "+f.sls+"\n", 0o644)
+			roots := tree + ", " + top
 			saltDir, gsaltDir := filepath.Join(work, "salt"), filepath.Join(work, "gsalt")
-			saltConf := formulaConfig(t, saltDir, tree, pillar)
-			gsaltConf := formulaConfig(t, gsaltDir, tree, pillar)
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			salt := func(args ...string) *exec.Cmd {
-				return saltpeer.Command(ctx, src, "salt-call", append([]string{"-c", saltConf, "--local", "--out", "json"}, args...)...)
+			saltConf := formulaConfig(t, saltDir, roots, pillar)
+			gsaltConf := formulaConfig(t, gsaltDir, roots, pillar)
+			replace := func(dir string) map[string]string {
+				return map[string]string{tree: "FORMULA", top: "TOP", dir: "ROOT"}
 			}
-			gsalt := func(args ...string) *exec.Cmd {
-				return exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), append([]string{"-c", gsaltConf, "--local", "--out", "json"}, args...)...)
+			// Salt runs pillar.items and the three checks in one process
+			// (testdata/formulas_salt.py: salt-call's caller, started once).
+			cacheDir := filepath.Join(root, ".salt-out", name+"@"+f.commit)
+			names := append([]string{"pillar"}, formulaChecks...)
+			saltCalls := [][]string{
+				{"pillar.items"},
+				{"state.show_sls", f.sls, "pillar=@pillar.items"},
+				{"state.show_lowstate"},
+				{"state.apply", f.sls, "test=True", "pillar=@pillar.items"},
 			}
-			// Both sides render the states with the pillar Salt compiled
-			// from pillar.example (pillar=...), so that the comparison is
-			// about the states; whether gsalt compiles the same pillar
-			// itself is reported on its own.
-			args := []string{"state.show_sls", f.sls}
-			wantPillar, perr := showSLS(salt("pillar.items"), nil)
-			gotPillar, _ := showSLS(gsalt("pillar.items"), nil)
+			// Salt's four calls get one generous deadline (a loaded
+			// machine makes Python slow); each gsalt call its own
+			saltCtx, saltCancel := context.WithTimeout(context.Background(), 20*time.Minute)
+			saltOut, saltErr := formulaSalt(saltCtx, t, src, saltConf, saltCalls, names, replace(saltDir), cacheDir, reuse)
+			saltCancel()
+			gsalt := func(args ...string) (any, error) {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), append([]string{"-c", gsaltConf, "--local", "--out", "json"}, args...)...)
+				return showSLS(cmd, replace(gsaltDir))
+			}
+			// show_sls and apply render the states with the pillar Salt
+			// compiled from pillar.example (pillar=...), so that the
+			// comparison is about the states; whether gsalt compiles the
+			// same pillar itself is reported on its own.
+			var pillarArg []string
+			wantPillar, perr := saltOut[0], saltErr[0]
+			gotPillar, _ := gsalt("pillar.items")
 			if perr == nil {
 				if reflect.DeepEqual(wantPillar, gotPillar) {
 					r.pillar = "equal"
@@ -259,47 +398,66 @@ func TestFormulas(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				args = append(args, "pillar="+string(pj))
+				pillarArg = []string{"pillar=" + string(pj)}
 			} else {
 				r.pillar = "salt failed"
 			}
-			want, werr := showSLS(salt(args...), map[string]string{tree: "FORMULA", saltDir: "ROOT"})
-			got, gerr := showSLS(gsalt(args...), map[string]string{tree: "FORMULA", gsaltDir: "ROOT"})
-			switch {
-			case werr != nil && gerr != nil:
-				r.result, r.detail = "both failed", "salt: "+werr.Error()+"; gsalt: "+gerr.Error()
-			case werr != nil:
-				r.result, r.detail = "salt failed", werr.Error()+"; gsalt returned "+short(got)
-			case gerr != nil:
-				r.result, r.detail = "gsalt failed", gerr.Error()
-			default:
-				if d := firstDiff("", want, got); d != "" {
-					r.result, r.detail = "different", d
-					if l, ok := want.([]any); ok {
-						r.detail = "salt could not render it: " + short(l)
+			calls := [][]string{
+				append([]string{"state.show_sls", f.sls}, pillarArg...),
+				{"state.show_lowstate"},
+				append([]string{"state.apply", f.sls, "test=True"}, pillarArg...),
+			}
+			for c, args := range calls {
+				want, werr := saltOut[c+1], saltErr[c+1]
+				got, gerr := gsalt(args...)
+				if c == 2 {
+					want, got = normalizeApply(want), normalizeApply(got)
+				}
+				var result, detail string
+				switch {
+				case werr != nil && gerr != nil:
+					result, detail = "both failed", "salt: "+werr.Error()+"; gsalt: "+gerr.Error()
+				case werr != nil:
+					result, detail = "salt failed", werr.Error()+"; gsalt returned "+short(got)
+				case gerr != nil:
+					result, detail = "gsalt failed", gerr.Error()
+				default:
+					if d := firstDiff("", want, got); d != "" {
+						result, detail = "different", d
+						if l, ok := want.([]any); ok && c != 1 {
+							detail = "salt could not render it: " + short(l)
+						}
+					} else {
+						result = "equal"
+						status[c] = "equal"
+						equal[c]++
 					}
-				} else {
-					r.result = "equal"
-					status = "equal"
-					equal++
+				}
+				r.results[c] = result
+				if detail != "" && r.detail == "" {
+					r.detail = formulaChecks[c] + ": " + detail
 				}
 			}
 		}()
-		if f.status == "equal" && status != "equal" {
-			t.Errorf("%s: was equal to Salt, now %s: %s", name, r.result, r.detail)
+		for c, check := range formulaChecks {
+			was := f.statuses[c]
+			switch {
+			case was == "equal" && status[c] != "equal":
+				t.Errorf("%s %s: was equal to Salt, now %s: %s", name, check, r.results[c], r.detail)
+			case was != "equal" && status[c] == "equal":
+				t.Logf("%s %s: now equal to Salt (run with -update to record it)", name, check)
+			}
 		}
-		if f.status != "equal" && status == "equal" {
-			t.Logf("%s: now equal to Salt (run with -update to record it)", name)
-		}
-		formulas[i].status = status
+		formulas[i].statuses = status
 		rows = append(rows, r)
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "state.show_sls, gsalt-call vs salt-call: %d/%d formulas equal\n", equal, len(formulas))
-	fmt.Fprintf(&b, "%-20s %-18s %-12s %-13s %s\n", "formula", "sls", "pillar", "show_sls", "first difference")
+	fmt.Fprintf(&b, "gsalt-call vs salt-call --local, %d formulas: show_sls %d equal, show_lowstate %d equal, apply test=True %d equal\n",
+		len(formulas), equal[0], equal[1], equal[2])
+	fmt.Fprintf(&b, "%-20s %-18s %-10s %-12s %-13s %-12s %s\n", "formula", "sls", "pillar", "show_sls", "show_lowstate", "apply test", "first difference")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%-20s %-18s %-12s %-13s %s\n", r.name, r.sls, r.pillar, r.result, strings.ReplaceAll(r.detail, "\n", `\n`))
+		fmt.Fprintf(&b, "%-20s %-18s %-10s %-12s %-13s %-12s %s\n", r.name, r.sls, r.pillar, r.results[0], r.results[1], r.results[2], strings.ReplaceAll(r.detail, "\n", `\n`))
 	}
 	t.Log("\n" + b.String())
 
@@ -309,7 +467,7 @@ func TestFormulas(t *testing.T) {
 			out.WriteString(h + "\n")
 		}
 		for _, f := range formulas {
-			fmt.Fprintf(&out, "%s %s %s %s\n", f.repo, f.commit, f.sls, f.status)
+			fmt.Fprintf(&out, "%s %s %s %s\n", f.repo, f.commit, f.sls, strings.Join(f.statuses[:], ","))
 		}
 		if err := os.WriteFile(filepath.Join(repoRoot(t), "testdata", "formulas.txt"), []byte(out.String()), 0o644); err != nil {
 			t.Fatal(err)

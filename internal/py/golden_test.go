@@ -297,3 +297,97 @@ func TestFillGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenRandom pins Random (seeded with Python's hash of the seed, as
+// Salt's random_sample filter does) and HashInt/HashFloat to CPython.
+func TestGoldenRandom(t *testing.T) {
+	var c struct {
+		Random      [][3]json.RawMessage `json:"random"`
+		GetRandBits [][2]json.RawMessage `json:"getrandbits"`
+		Hash        []json.RawMessage    `json:"hash"`
+	}
+	var r struct {
+		Random      []json.RawMessage `json:"random"`
+		GetRandBits [][3]string       `json:"getrandbits"`
+		Hash        []int64           `json:"hash"`
+	}
+	loadGolden(t) // regenerates with -update
+	for file, v := range map[string]any{"cases.json": &c, "golden.json": &r} {
+		raw, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+	if len(c.Random) != len(r.Random) || len(c.Hash) != len(r.Hash) || len(c.GetRandBits) != len(r.GetRandBits) {
+		t.Fatal("golden.json is out of date: run go test ./internal/py -update")
+	}
+	hash := func(raw json.RawMessage) int64 {
+		switch v := decode(t, raw).(type) {
+		case int64:
+			return py.HashInt(big.NewInt(v))
+		case *big.Int:
+			return py.HashInt(v)
+		case bool:
+			if v {
+				return 1
+			}
+			return 0
+		case float64:
+			h, ok := py.HashFloat(v)
+			if !ok {
+				t.Fatalf("hash of %v", v)
+			}
+			return h
+		default:
+			t.Fatalf("hash of %T", v)
+		}
+		return 0
+	}
+	for i, raw := range c.Hash {
+		if got := hash(raw); got != r.Hash[i] {
+			t.Errorf("hash(%s) = %d, Python %d", raw, got, r.Hash[i])
+		}
+	}
+	for i, cs := range c.Random {
+		var n, k int
+		if err := json.Unmarshal(cs[1], &n); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(cs[2], &k); err != nil {
+			t.Fatal(err)
+		}
+		got, err := py.NewRandomInt(hash(cs[0])).SampleIndexes(n, k)
+		var want []int
+		if json.Unmarshal(r.Random[i], &want) != nil {
+			var pe pyError
+			if jerr := json.Unmarshal(r.Random[i], &pe); jerr != nil {
+				t.Fatal(jerr)
+			}
+			if err == nil || err.Error() != pe.Msg {
+				t.Errorf("Random(hash(%s)).sample(range(%d), %d): %v %v, Python %s: %s", cs[0], n, k, got, err, pe.Error, pe.Msg)
+			}
+			continue
+		}
+		if want == nil {
+			want = []int{}
+		}
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Random(hash(%s)).sample(range(%d), %d) = %v %v, Python %v", cs[0], n, k, got, err, want)
+		}
+	}
+	for i, cs := range c.GetRandBits {
+		var k int
+		if err := json.Unmarshal(cs[1], &k); err != nil {
+			t.Fatal(err)
+		}
+		rnd := py.NewRandomInt(hash(cs[0]))
+		for j := 0; j < 3; j++ {
+			if got := rnd.GetRandBits(k).String(); got != r.GetRandBits[i][j] {
+				t.Errorf("Random(hash(%s)).getrandbits(%d) #%d = %s, Python %s", cs[0], k, j, got, r.GetRandBits[i][j])
+			}
+		}
+	}
+}

@@ -365,6 +365,12 @@ func (r *Runtime) GetAttr(obj any, name string) (any, error) {
 			return v, nil
 		}
 	case *payload.Map, *List, Tuple, string, []byte, int64, *big.Int, float64, bool:
+		if strings.HasPrefix(name, "_") && hasDunder(obj, name) {
+			// Salt's SandboxedEnvironment: a Python attribute starting
+			// with "_" is unsafe
+			return &Undefined{Name: name, Obj: obj, HasObj: true, Strict: !r.env.opts.Lenient, Kind: "SecurityError",
+				Hint: fmt.Sprintf("access to attribute '%s' of '%s' object is unsafe.", name, TypeName(obj))}, nil
+		}
 		if m := methodFor(obj, name); m != nil {
 			return m, nil
 		}
@@ -449,4 +455,48 @@ func (r *Runtime) GetItem(obj any, key any) (any, error) {
 		return &Undefined{Name: s, Obj: obj, HasObj: true, Strict: !r.env.opts.Lenient}, nil
 	}
 	return &Undefined{Key: key, IsKey: true, Obj: obj, HasObj: true, Strict: !r.env.opts.Lenient}, nil
+}
+
+// objectDunders are the special attributes every Python object has.
+var objectDunders = []string{"__class__", "__doc__", "__eq__", "__ne__", "__hash__", "__init__", "__new__",
+	"__repr__", "__str__", "__format__", "__dir__", "__sizeof__", "__reduce__", "__reduce_ex__",
+	"__getattribute__", "__setattr__", "__delattr__", "__subclasshook__", "__init_subclass__",
+	"__lt__", "__le__", "__gt__", "__ge__", "__getstate__"}
+
+// hasDunder says whether the Python value behind v has the special
+// attribute name (so that the sandbox refuses it rather than looking up an
+// item of that name).
+func hasDunder(v any, name string) bool {
+	for _, n := range objectDunders {
+		if n == name {
+			return true
+		}
+	}
+	var extra []string
+	switch v.(type) {
+	case *payload.Map:
+		extra = []string{"__len__", "__contains__", "__getitem__", "__iter__", "__setitem__", "__delitem__",
+			"__or__", "__ror__", "__ior__", "__reversed__", "__class_getitem__"}
+	case *List, Tuple, string, []byte:
+		extra = []string{"__len__", "__contains__", "__getitem__", "__iter__", "__add__", "__mul__", "__rmul__"}
+		switch v.(type) {
+		case *List:
+			extra = append(extra, "__setitem__", "__delitem__", "__iadd__", "__imul__", "__reversed__", "__class_getitem__")
+		case Tuple:
+			extra = append(extra, "__getnewargs__", "__class_getitem__")
+		case string, []byte:
+			extra = append(extra, "__mod__", "__rmod__", "__getnewargs__")
+		}
+	case int64, *big.Int, float64, bool:
+		extra = []string{"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+			"__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__divmod__", "__rdivmod__",
+			"__pow__", "__rpow__", "__neg__", "__pos__", "__abs__", "__bool__", "__int__", "__float__",
+			"__round__", "__trunc__", "__floor__", "__ceil__", "__getnewargs__"}
+	}
+	for _, n := range extra {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }

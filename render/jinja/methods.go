@@ -882,6 +882,29 @@ func init() {
 			}
 			return Arg(args, nil, 1, "", nil), nil
 		},
+		// dict.fromkeys(iterable, value=None): a new dict (a classmethod,
+		// callable on any dict)
+		"fromkeys": func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
+			if kw != nil && kw.Len() > 0 {
+				return nil, typeErr("dict.fromkeys() takes no keyword arguments")
+			}
+			if len(args) < 1 || len(args) > 2 {
+				return nil, typeErr("fromkeys expected at least 1 argument, got %d", len(args))
+			}
+			keys, err := Iterate(args[0])
+			if err != nil {
+				return nil, err
+			}
+			v := Arg(args, nil, 1, "", nil)
+			out := payload.NewMap()
+			for _, k := range keys {
+				if err := hashable(k); err != nil {
+					return nil, err
+				}
+				mapSet(out, k, v)
+			}
+			return out, nil
+		},
 		"setdefault": func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
 			if len(args) < 1 || len(args) > 2 {
 				return nil, typeErr("setdefault expected at most 2 arguments, got %d", len(args))

@@ -104,12 +104,20 @@ func builtinTests() map[string]TestFunc {
 			if err := strictCheck(v); err != nil {
 				return false, err
 			}
+			// "value in env.filters" hashes the value
+			if err := hashable(v); err != nil {
+				return false, err
+			}
 			s, _ := v.(string)
 			_, ok := r.env.Filters[s]
 			return ok, nil
 		},
 		"test": func(r *Runtime, v any, args []any, kw *payload.Map) (bool, error) {
 			if err := strictCheck(v); err != nil {
+				return false, err
+			}
+			// "value in env.tests" hashes the value
+			if err := hashable(v); err != nil {
 				return false, err
 			}
 			s, _ := v.(string)

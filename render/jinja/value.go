@@ -38,6 +38,9 @@ type Undefined struct {
 	IsKey  bool
 	Hint   string
 	Strict bool
+	// Kind is the exception using the value raises (UndefinedError when
+	// empty; SecurityError for the sandbox's unsafe attributes).
+	Kind string
 }
 
 // Message is Jinja2's text for the undefined value.
@@ -54,7 +57,13 @@ func (u *Undefined) Message() string {
 	return pyStrRepr(objectTypeRepr(u.Obj)) + " has no attribute " + pyStrRepr(u.Name)
 }
 
-func (u *Undefined) err() error { return &Error{Kind: "UndefinedError", Msg: u.Message()} }
+func (u *Undefined) err() error {
+	kind := u.Kind
+	if kind == "" {
+		kind = "UndefinedError"
+	}
+	return &Error{Kind: kind, Msg: u.Message()}
+}
 
 // objectTypeRepr is Jinja2's object_type_repr: builtins by name, other
 // classes with their module.

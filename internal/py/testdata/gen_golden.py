@@ -9,6 +9,7 @@ JSON with tags for what JSON lacks: {"$": "bytes", "v": hex},
 import datetime
 import fnmatch
 import json
+import random
 import sys
 import textwrap
 
@@ -83,6 +84,19 @@ def main(path_in, path_out):
         textwrap.fill(text, width, initial_indent=ini, subsequent_indent=sub)
         for text, width, ini, sub in cases["fill"]
     ]
+    res = []
+    for seed, n, k in cases["random"]:
+        try:
+            res.append(random.Random(hash(dec(seed))).sample(range(n), k))
+        except Exception as e:
+            res.append(exc(e))
+    out["random"] = res
+    res = []
+    for seed, k in cases["getrandbits"]:
+        r = random.Random(hash(dec(seed)))
+        res.append([str(r.getrandbits(k)) for _ in range(3)])
+    out["getrandbits"] = res
+    out["hash"] = [hash(dec(v)) for v in cases["hash"]]
     with open(path_out, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1, ensure_ascii=False)
         f.write("\n")

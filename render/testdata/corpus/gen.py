@@ -357,6 +357,25 @@ for e in ["pillar|yaml(False)", "grains.roles|json", "pillar.apache|json", "pill
           "'1'|yaml_encode", "None|yaml_encode", "True|yaml_encode", "1.5|yaml_encode",
           "[1, 'a']|yaml_encode"]:
     add("salt_filters", "{{ %s }}" % e)
+# Salt's random filters: seeded forms are Python's random.Random(hash(seed))
+# exactly; unseeded ones only by their shape
+for e in ["[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]|random_sample(4, seed='42')", "[1, 2, 3]|random_sample(3, 'a')",
+          "[1, 2, 3]|random_sample(0, 'x')", "'abcdefgh'|random_sample(3, seed='')", "('a', 'b', 'c', 'd')|random_sample(2, 'caf\u00e9')",
+          "range(1000)|random_sample(12, seed='seven')", "range(100)|random_sample(30, seed=grains.id)",
+          "range(50)|random_sample(50, seed='x' * 300)", "[1, 2, 3]|random_sample(2, 42)", "[1, 2, 3]|random_sample(2, True)",
+          "range(20)|random_sample(5, 1.5)", "range(20)|random_sample(5, [1])", "range(20)|random_sample(5, 'ab' ~ 3)",
+          "range(10)|random_sample(4, seed=pillar.apache.user|default('www'))", "[1, 2]|random_sample(3, 'a')", "[1, 2]|random_sample(-1, 'a')",
+          "{'a': 1}|random_sample(1, 'a')", "5|random_sample(1, 'a')", "[1, 2]|random_sample", "[1, 2]|random_sample('x', 'a')",
+          "[1, 2]|random_sample(1.5, 'a')", "[1, 2]|random_sample(1, 'a', 2)", "[1, 2]|random_sample(1, bad=2)",
+          "range(30)|random_shuffle(seed='5')", "'shuffle'|random_shuffle('11')", "[[1], [2], {'a': 3}]|random_shuffle('3')",
+          "[]|random_shuffle('1')", "range(300)|random_shuffle(seed='2')|sum", "range(200)|random_shuffle(seed='9')|first",
+          "{'a': 1}|random_shuffle('1')", "[3, 1, 2]|random_shuffle|sort", "range(1000)|random_sample(40, seed='31337')",
+          "[1, 2, 3]|random_shuffle(7)", "range(5)|random_shuffle(seed=grains.fqdn)", "5|random_hash|length", "5|random_hash('sha256')|length", "5|random_hash(hash_type='sha512')|length",
+          "5|random_hash('sha3_256')|length", "5|random_hash('blake2b')|length", "5|random_hash('nope')",
+          "-1|random_hash", "-2|random_hash", "0|random_hash", "1.5|random_hash", "2.0|random_hash|length",
+          "[1]|random_hash", "None|random_hash", "True|random_hash|length", "0|rand_str", "7|rand_str('sha1')|length",
+          "0|random_str", "5|random_str|length", "-1|random_str", "'a'|random_str", "1.0|random_str", "50|random_str|length"]:
+    add("salt_filters", "{{ %s }}" % e)
 for e in ["'abc' is match('a')", "'abc' is match('b')", "'abc' is match('B', True)",
           "'abc' is match('(a)(b)', multiline=True)", "1 is equalto(1)", "'a' is equalto('a')",
           "[1] is list", "(1,) is list", "'x' is list", "{} is list", "pillar.ports is list",
