@@ -45,12 +45,7 @@ func TestProdRestartStorm(t *testing.T) {
 	pm := newProdMaster(t, ctx, "auto_accept: True\nworker_threads: 2\n")
 	pm.start()
 
-	mdir := filepath.Join(pm.dir, "swarm")
-	writeFile(t, filepath.Join(mdir, "etc", "minion"), fmt.Sprintf(
-		"id: sw\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
-			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\n", mdir, pm.retPort))
-	startBg(t, "gsalt-minion --swarm", exec.Command(filepath.Join(pm.c.bin, "gsalt-minion"), "-c", filepath.Join(mdir, "etc"),
-		"--swarm", strconv.Itoa(n), "-l", "warning"), filepath.Join(pm.dir, "swarm.out"))
+	startSwarm(t, pm.c.bin, pm.dir, pm.retPort, n)
 
 	// Key generation and first authentication of n identities: allow a
 	// second each on a loaded machine.
