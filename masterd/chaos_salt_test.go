@@ -303,6 +303,7 @@ func TestChaosSaltRestartStorm(t *testing.T) {
 	src := saltChaos(t)
 	n := envInt("GSALT_STORM_MINIONS", 60)
 	runs := envInt("GSALT_STORM_SALT_RUNS", 1)
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(runs+1)*8*time.Minute+time.Duration(n)*time.Second+5*time.Minute)
 	defer cancel()
 	bin := prodBin(t)
@@ -378,6 +379,7 @@ func TestChaosSaltRestartStorm(t *testing.T) {
 // remaining memory are the PSS summed over the salt-master process group.
 func TestChaosSaltMemory(t *testing.T) {
 	src := saltChaos(t)
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	sm := newSaltMaster(t, ctx, src, "")

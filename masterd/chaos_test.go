@@ -131,6 +131,7 @@ func bigFrameHead(size uint64) []byte {
 // small request keeps being answered during the floods.
 func TestChaosMemory(t *testing.T) {
 	chaos(t)
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "")

@@ -40,6 +40,7 @@ func TestProdRestartStorm(t *testing.T) {
 	}
 	n := envInt("GSALT_STORM_MINIONS", 60)
 	runs := envInt("GSALT_STORM_RUNS", 1)
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(runs)*7*time.Minute+time.Duration(n)*time.Second+5*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "auto_accept: True\nworker_threads: 2\n")
