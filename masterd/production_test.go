@@ -123,6 +123,7 @@ func TestProdDamagedJobCache(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			prodBin(t) // the build is not part of the deadline
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			pm := newProdMaster(t, ctx, "loop_interval: 1\nkeep_jobs_seconds: 3600\n")
@@ -194,6 +195,7 @@ func TestProdDamagedJobCache(t *testing.T) {
 // before failing on the job cache lock ("timeout").
 func TestProdSecondMaster(t *testing.T) {
 	t.Parallel()
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "")
@@ -237,6 +239,7 @@ func TestProdSecondMaster(t *testing.T) {
 // job cache, instead of hanging until its timeout.
 func TestProdRunnerReturnEventMissed(t *testing.T) {
 	t.Parallel()
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "")
@@ -346,6 +349,7 @@ func TestProdRunnerReturnEventMissed(t *testing.T) {
 // stored as the accepted key and the real minion was denied).
 func TestProdMalformedKeysUnderAutoAccept(t *testing.T) {
 	t.Parallel()
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "auto_accept: True\n")
@@ -428,6 +432,7 @@ func TestProdMalformedKeysUnderAutoAccept(t *testing.T) {
 // return was dropped as a duplicate.
 func TestProdSignedReturnWins(t *testing.T) {
 	t.Parallel()
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "auto_accept: True\n")
@@ -486,10 +491,12 @@ func TestProdSignedReturnWins(t *testing.T) {
 
 // TestProdDaemonFlags: gsalt-master -d --pid-file detaches, writes the
 // pidfile with the daemon's pid, tells systemd READY=1 over
-// $NOTIFY_SOCKET, and on SIGTERM says STOPPING=1 and removes the pidfile;
-// --version names gsalt's and Salt's versions and Go.
+// $NOTIFY_SOCKET, then WATCHDOG=1 every half of $WATCHDOG_USEC, and on
+// SIGTERM says STOPPING=1 and removes the pidfile; --version names gsalt's
+// and Salt's versions and Go.
 func TestProdDaemonFlags(t *testing.T) {
 	t.Parallel()
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pm := newProdMaster(t, ctx, "")
@@ -518,23 +525,33 @@ func TestProdDaemonFlags(t *testing.T) {
 	}()
 	pidPath := filepath.Join(pm.dir, "run", "gsalt-master.pid")
 	cmd := exec.Command(filepath.Join(pm.c.bin, "gsalt-master"), "-c", pm.conf, "-d", "--pid-file", pidPath, "-l", "quiet")
-	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notify)
+	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notify, "WATCHDOG_USEC=400000")
 	r := pm.c.run(30*time.Second, cmd)
 	if r.code != 0 {
 		t.Fatalf("gsalt-master -d: %s", r)
 	}
+	// wait returns once want arrives, counting the WATCHDOG=1 pings
+	// before it; any other message fails the test.
+	watchdogs := 0
 	wait := func(want string) {
 		t.Helper()
-		select {
-		case m := <-msgs:
-			if m != want {
-				t.Fatalf("sd_notify %q, want %q", m, want)
+		for {
+			select {
+			case m := <-msgs:
+				if m == want {
+					return
+				}
+				if m != "WATCHDOG=1" || want == "READY=1" {
+					t.Fatalf("sd_notify %q, want %q", m, want)
+				}
+				watchdogs++
+			case <-time.After(60 * time.Second):
+				t.Fatalf("no %s from the daemon", want)
 			}
-		case <-time.After(60 * time.Second):
-			t.Fatalf("no %s from the daemon", want)
 		}
 	}
 	wait("READY=1")
+	wait("WATCHDOG=1")
 	b, err := os.ReadFile(pidPath)
 	if err != nil {
 		t.Fatal(err)
@@ -548,6 +565,7 @@ func TestProdDaemonFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait("STOPPING=1")
+	t.Logf("%d more WATCHDOG=1 between the first one and STOPPING=1", watchdogs)
 	pm.c.poll("pidfile removed", 30*time.Second, func() (bool, string) {
 		_, err := os.Stat(pidPath)
 		return os.IsNotExist(err), fmt.Sprint(err)
@@ -560,6 +578,7 @@ func TestProdDaemonFlags(t *testing.T) {
 // take the same path; they are not tested here to keep DNS off the wire.
 func TestProdMinionUnreachableMasterLogged(t *testing.T) {
 	t.Parallel()
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := shortDir(t)
@@ -586,6 +605,7 @@ func TestProdMinionUnreachableMasterLogged(t *testing.T) {
 // /etc/salt, /var/cache/salt and /run/salt).
 func TestProdMissingConfigDir(t *testing.T) {
 	t.Parallel()
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
@@ -604,6 +624,7 @@ func TestProdMissingConfigDir(t *testing.T) {
 // keeps even errors and warnings off the console.
 func TestProdConfigWarningsAndLogFormat(t *testing.T) {
 	t.Parallel()
+	prodBin(t) // the build is not part of the deadline
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := shortDir(t)
@@ -634,4 +655,65 @@ func TestProdConfigWarningsAndLogFormat(t *testing.T) {
 	if b, _ := os.ReadFile(q.ErrLog); len(bytes.TrimSpace(b)) != 0 {
 		t.Fatalf("-l critical wrote to the console:\n%s", b)
 	}
+}
+
+// TestProdMaxOpenFiles: max_open_files bounds the connections each port
+// of a gsalt-master process holds (40% of it, like Salt's
+// check_max_open_files leaves room for files): with max_open_files 200,
+// 120 idle connections to the request port are not all kept, the master
+// logs the drops, and once they are gone the CLI is answered again.
+func TestProdMaxOpenFiles(t *testing.T) {
+	t.Parallel()
+	prodBin(t) // the build is not part of the deadline
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	pm := newProdMaster(t, ctx, "max_open_files: 200\n")
+	p := pm.start()
+	addr := fmt.Sprintf("127.0.0.1:%d", pm.retPort)
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	refused := 0
+	for range 120 {
+		c, err := zmtpReq(addr)
+		if err != nil {
+			refused++
+			continue
+		}
+		conns = append(conns, c)
+	}
+	// A kept connection stays open; a dropped one reads EOF at once.
+	kept := 0
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				kept++
+				continue
+			}
+		}
+		refused++
+	}
+	t.Logf("max_open_files 200: %d of 120 connections kept, %d dropped", kept, refused)
+	if kept > 80 || refused < 40 {
+		t.Fatalf("max_open_files 200: %d connections kept, %d refused; want at most 80 kept", kept, refused)
+	}
+	if !strings.Contains(pm.stderr()+p.Output(), "too many connections") {
+		t.Logf("no 'too many connections' line on the console (level warning); log file checked instead")
+		b, _ := os.ReadFile(filepath.Join(pm.dir, "master.log"))
+		if !strings.Contains(string(b), "too many connections") {
+			t.Fatalf("the dropped connections are not logged:\n%s", b)
+		}
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	conns = nil
+	pm.c.poll("the CLI is answered once the idle connections are gone", 90*time.Second, func() (bool, string) {
+		r := pm.c.tool(60*time.Second, "gsalt-run", "test.arg", "alive", "--out", "json")
+		return strings.Contains(r.stdout, "alive"), r.String()
+	})
 }

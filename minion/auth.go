@@ -120,7 +120,10 @@ func (m *Minion) signIn(ctx context.Context, l *link, failFast bool) (*message.A
 		timeout = 5 * time.Second
 	}
 	m.checkMasterReachable(ctx, l)
-	client := transport.ReqClient{Addr: addr, Tries: tries, Timeout: timeout, Logger: m.log}
+	// An earlier try keeps waiting while the next one is sent: a master
+	// busy with a crowd of re-authenticating minions answers late, and
+	// its answer still counts (see transport.ReqClient.KeepWaiting).
+	client := transport.ReqClient{Addr: addr, Tries: tries, Timeout: timeout, Logger: m.log, KeepWaiting: !failFast}
 	reply, err := client.Send(ctx, frame)
 	if err != nil {
 		return nil, fmt.Errorf("minion: _auth: %w", err)

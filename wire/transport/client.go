@@ -45,6 +45,16 @@ type ReqClient struct {
 	Limits Limits
 	// Logger receives retry logs; nil means slog.Default().
 	Logger *slog.Logger
+	// KeepWaiting keeps an earlier try's connection open, still waiting
+	// for its reply, when its Timeout runs out and the next try starts:
+	// the first reply of any try is the answer. A loaded server that
+	// answers every request a little later than Timeout then still gets
+	// through (closing the connection would throw that work away and
+	// queue the same request again: a retry storm, as after a master
+	// restart with hundreds of minions re-authenticating). The bytes sent
+	// and the tries are those of the default; only the wait differs.
+	// The whole exchange is bounded by Tries*Timeout.
+	KeepWaiting bool
 }
 
 // Send performs the request, retrying up to Tries times. It returns the last
@@ -62,6 +72,9 @@ func (c *ReqClient) Send(ctx context.Context, req []byte) ([]byte, error) {
 		log = slog.Default()
 	}
 	lim := c.Limits.withDefaults()
+	if c.KeepWaiting && tries > 1 {
+		return c.sendKeepWaiting(ctx, req, tries, timeout, lim, log)
+	}
 	var err error
 	for i := 1; i <= tries; i++ {
 		var reply []byte
@@ -75,6 +88,61 @@ func (c *ReqClient) Send(ctx context.Context, req []byte) ([]byte, error) {
 		log.Debug("transport: request failed", "addr", c.Addr, "try", i, "of", tries, "err", err)
 	}
 	return nil, err
+}
+
+// sendKeepWaiting is Send with KeepWaiting: try i+1 starts when try i
+// failed or has waited timeout for its reply; tries still waiting go on
+// waiting until one of them answers or Tries*Timeout has passed. The other
+// connections are closed as soon as one reply is in (the server sheds a
+// queued request whose connection is gone).
+func (c *ReqClient) sendKeepWaiting(ctx context.Context, req []byte, tries int, timeout time.Duration, lim Limits, log *slog.Logger) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(tries)*timeout)
+	defer cancel()
+	type result struct {
+		reply []byte
+		err   error
+	}
+	results := make(chan result, tries)
+	started, running := 0, 0
+	start := func() {
+		started++
+		running++
+		go func() {
+			reply, err := request(ctx, c.Addr, req, 0, lim)
+			results <- result{reply, err}
+		}()
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	start()
+	var last error
+	for {
+		select {
+		case r := <-results:
+			running--
+			if r.err == nil {
+				return r.reply, nil
+			}
+			last = r.err
+			if errors.Is(r.err, ErrInvalid) {
+				return nil, r.err
+			}
+			log.Debug("transport: request failed", "addr", c.Addr, "try", started, "of", tries, "waiting", running, "err", r.err)
+			switch {
+			case ctx.Err() == nil && started < tries:
+				start()
+				timer.Reset(timeout)
+			case running == 0:
+				return nil, last
+			}
+		case <-timer.C:
+			if started < tries {
+				log.Debug("transport: no reply yet, sending again and still waiting", "addr", c.Addr, "try", started, "of", tries)
+				start()
+				timer.Reset(timeout)
+			}
+		}
+	}
 }
 
 func request(ctx context.Context, addr string, req []byte, timeout time.Duration, lim Limits) ([]byte, error) {

@@ -291,3 +291,53 @@ func TestReqQueueFullBackPressure(t *testing.T) {
 		t.Errorf("handler ran %d times, want %d", got, n)
 	}
 }
+
+// TestReqClientKeepWaiting: a server answers the first try of a request
+// only after the client has sent it twice more (a master busy with a
+// crowd of re-authenticating minions) and never answers the copies. With
+// KeepWaiting the late reply to the first try is the answer; without it
+// the first connection was closed at its timeout, its reply is lost and
+// every try fails.
+func TestReqClientKeepWaiting(t *testing.T) {
+	for _, tc := range []struct {
+		keep bool
+		want string // reply, or "" for ErrTimeout
+	}{
+		{true, "re:first"},
+		{false, ""},
+	} {
+		t.Run(fmt.Sprintf("keep_waiting=%v", tc.keep), func(t *testing.T) {
+			var calls atomic.Int32
+			release := make(chan struct{})
+			srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+				if calls.Add(1) == 1 {
+					select {
+					case <-release:
+						return []byte("re:first"), true
+					case <-ctx.Done():
+						return nil, false
+					}
+				}
+				return nil, false
+			}, ReqOptions{Workers: 8})
+			go func() {
+				deadline := time.Now().Add(testutil.Scale(30 * time.Second))
+				for calls.Load() < 3 && time.Now().Before(deadline) {
+					time.Sleep(10 * time.Millisecond)
+				}
+				close(release)
+			}()
+			c := &ReqClient{Addr: srv.Addr().String(), Tries: 4, Timeout: testutil.Scale(time.Second), Logger: testLogger(t), KeepWaiting: tc.keep}
+			got, err := c.Send(context.Background(), []byte("x"))
+			switch {
+			case tc.want != "" && (err != nil || string(got) != tc.want):
+				t.Fatalf("Send = %q, %v; want %q", got, err, tc.want)
+			case tc.want == "" && !errors.Is(err, ErrTimeout):
+				t.Fatalf("Send = %q, %v; want ErrTimeout", got, err)
+			}
+			if n := calls.Load(); n < 3 {
+				t.Errorf("the request was sent %d times, want at least 3 (the tries go on while the first waits)", n)
+			}
+		})
+	}
+}
