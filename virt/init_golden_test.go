@@ -114,7 +114,7 @@ func (f *initFixture) removeAll(t *testing.T) {
 	}
 }
 
-var fixedMACs = []string{"52:54:00:aa:bb:cc"}
+var fixedMACs = []string{"52:54:00:aa:bb:cc", "52:54:00:aa:bb:dd"}
 
 // TestInitXMLGolden: virt.init defines the same domain as Salt 3006's
 // virt.init for the same arguments (compared on what libvirt keeps:
