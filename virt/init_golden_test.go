@@ -83,6 +83,8 @@ func (f *initFixture) normalize(s string, keepMACs []string) string {
 		}
 		return "<mac address='GENERATED'/>"
 	})
+	// Tap devices are numbered per daemon and host.
+	s = regexp.MustCompile(`dev=(\\?["'])vnet[0-9]+`).ReplaceAllString(s, "dev=${1}vnetN")
 	return s
 }
 

@@ -17,9 +17,9 @@ import (
 )
 
 // virt.update: Salt 3006's update of an existing domain's definition
-// (cpu, memory, boot, boot_dev, clock, stop_on_reboot, disks, interfaces,
-// graphics, serials, consoles, autostart) and the live changes it can
-// make on a running domain.
+// (cpu, memory, numatune, boot, boot_dev, clock, stop_on_reboot, disks,
+// interfaces, graphics, serials, consoles, host_devices, autostart) and
+// the live changes it can make on a running domain.
 
 const updateDoc = `Update the definition of an existing domain.
 
@@ -27,10 +27,11 @@ CLI Example:
 
     salt '*' virt.update domain cpu=2 mem=1024
 
-gsalt: cpu and mem dictionaries take the keys virt.init takes (no model,
-topology, numa, tuning or hugepages yet); numatune, host_devices and clock
-timers are refused with a clear error. With test=True nothing is changed,
-disk images included (Salt 3006 creates new disk images even then), and
+gsalt: cpu (model, topology, features, numa, tuning, vcpus), mem
+(hugepages and memory backing), numatune, clock timers and host_devices
+change the definition as Salt 3006 does. With test=True nothing is
+changed, disk images included (Salt 3006 creates new disk images even
+then), and
 the autostart flag is set on the call's connection.`
 
 func updateSpec() modules.Spec {
@@ -273,15 +274,9 @@ func (m *Module) update(ctx context.Context, c *modules.Call, conn Conn) (any, e
 	return status, nil
 }
 
-// checkUpdateValue refuses the cpu/mem dictionary keys gsalt does not
-// handle yet, and out-of-range numbers.
-func checkUpdateValue(what string, v any, allowed ...string) error {
+// checkUpdateValue refuses out-of-range cpu and mem numbers.
+func checkUpdateValue(what string, v any) error {
 	if mm := asMap(v); mm != nil {
-		for _, k := range mm.Keys() {
-			if !slices.Contains(allowed, k) {
-				return fmt.Errorf("%w: %s.%s is not supported by gsalt's virt.update yet", modules.ErrInvocation, what, k)
-			}
-		}
 		for _, k := range []string{"maximum", "current", "boot", "max"} {
 			if x, ok := mm.Get(k); ok && x != nil {
 				if n, isInt := payload.AsInt(x); isInt && n <= 0 {
