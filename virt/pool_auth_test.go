@@ -88,18 +88,7 @@ func TestPoolAuthGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Salt leaves pools and secrets behind: start gsalt's run clean.
-		if names, err := f.d.Virsh("pool-list", "--all", "--name"); err == nil {
-			for _, n := range strings.Fields(names) {
-				_, _ = f.d.Virsh("pool-undefine", n)
-			}
-		}
-		if lines, err := f.d.Virsh("-q", "secret-list"); err == nil {
-			for _, l := range strings.Split(lines, "\n") {
-				if fs := strings.Fields(l); len(fs) > 0 {
-					_, _ = f.d.Virsh("secret-undefine", fs[0])
-				}
-			}
-		}
+		f.removePoolsAndSecrets()
 	}
 	data, err := os.ReadFile(poolAuthStepsFile)
 	if err != nil {
@@ -161,5 +150,23 @@ func TestPoolAuthGolden(t *testing.T) {
 	}
 	if out, _ := f.d.Virsh("-q", "secret-list"); strings.TrimSpace(out) != "" {
 		t.Errorf("secrets left behind: %s", out)
+	}
+}
+
+// removePoolsAndSecrets undefines every storage pool and secret of the
+// daemon (Salt 3006 leaves some behind, see pool_auth_steps.json).
+func (f *initFixture) removePoolsAndSecrets() {
+	if names, err := f.d.Virsh("pool-list", "--all", "--name"); err == nil {
+		for _, n := range strings.Fields(names) {
+			_, _ = f.d.Virsh("pool-destroy", n)
+			_, _ = f.d.Virsh("pool-undefine", n)
+		}
+	}
+	if lines, err := f.d.Virsh("-q", "secret-list"); err == nil {
+		for _, l := range strings.Split(lines, "\n") {
+			if fs := strings.Fields(l); len(fs) > 0 {
+				_, _ = f.d.Virsh("secret-undefine", fs[0])
+			}
+		}
 	}
 }
