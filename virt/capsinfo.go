@@ -202,14 +202,6 @@ func capsCell(cell *node) *payload.Map {
 	return res
 }
 
-// pyStr is Python's str() of a value that may be None.
-func pyStr(v any) string {
-	if v == nil {
-		return "None"
-	}
-	return payload.Text(v)
-}
-
 func capsBank(b *node) *payload.Map {
 	res := payload.NewMap("id", atoi(b.attr("id")), "level", atoi(b.attr("level")), "type", attrOrNil(b, "type"),
 		"size", fmt.Sprintf("%s %s", pyStr(attrOrNil(b, "size")), pyStr(attrOrNil(b, "unit"))), "cpus", attrOrNil(b, "cpus"))

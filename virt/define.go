@@ -24,8 +24,8 @@ func (m *Module) defineFunctions() []modules.Function {
 }
 
 // poolXML is the pool definition _gen_pool_xml renders for the pool types
-// gsalt supports (no secrets: iscsi/rbd auth is not supported yet).
-func poolXML(a *modules.Args) (string, error) {
+// gsalt supports; auth is the source_auth after poolSetSecret.
+func poolXML(a *modules.Args, auth *payload.Map) (string, error) {
 	var w xw
 	ptype := a.Str("ptype")
 	w.line("<pool type='%s'>", esc(ptype))
@@ -47,12 +47,12 @@ func poolXML(a *modules.Args) (string, error) {
 		}
 		w.line("  </target>")
 	}
-	if payload.Truthy(a.Get("source_auth")) || payload.Truthy(a.Get("source_adapter")) {
-		return "", fmt.Errorf("%w: source_auth and source_adapter are not supported by gsalt's virt.pool_define yet", modules.ErrInvocation)
+	if payload.Truthy(a.Get("source_adapter")) {
+		return "", fmt.Errorf("%w: source_adapter is not supported by gsalt's virt.pool_define yet", modules.ErrInvocation)
 	}
 	devices, dir, hosts := asList(a.Get("source_devices")), a.Get("source_dir"), asList(a.Get("source_hosts"))
 	name, format, initiator := a.Get("source_name"), a.Get("source_format"), a.Get("source_initiator")
-	if len(devices) > 0 || payload.Truthy(dir) || len(hosts) > 0 || payload.Truthy(name) || payload.Truthy(format) || payload.Truthy(initiator) {
+	if len(devices) > 0 || payload.Truthy(dir) || len(hosts) > 0 || payload.Truthy(name) || payload.Truthy(format) || payload.Truthy(initiator) || payload.Truthy(auth) {
 		in := func(list ...string) bool {
 			for _, l := range list {
 				if l == ptype {
@@ -90,6 +90,11 @@ func poolXML(a *modules.Args) (string, error) {
 				w.line("    <host name='%s'%s/>", esc(parts[0]), port)
 			}
 		}
+		if in("iscsi", "rbd", "iscsi-direct") && payload.Truthy(auth) {
+			if err := writePoolAuth(&w, auth); err != nil {
+				return "", err
+			}
+		}
 		if in("logical", "rbd", "sheepdog", "gluster") && payload.Truthy(name) {
 			w.line("    <name>%s</name>", esc(name))
 		}
@@ -106,15 +111,28 @@ func poolXML(a *modules.Args) (string, error) {
 }
 
 func poolDefine(_ context.Context, c *modules.Call, conn Conn) (any, error) {
-	x, err := poolXML(c.Args)
-	if err != nil {
-		return nil, err
-	}
 	if c.Args.Bool("transient") {
 		return nil, fmt.Errorf("%w: transient pools are not supported by gsalt yet", modules.ErrInvocation)
 	}
+	auth, created, err := poolSetSecret(conn, c.Args.Str("ptype"), c.Args.Str("name"), c.Args.Get("source_auth"), "", "", false)
+	if err != nil {
+		return nil, err
+	}
+	// A refused definition takes the secret it was given away again
+	// (Salt 3006 leaves it behind).
+	undo := func() {
+		if created != nil {
+			_ = created.Undefine()
+		}
+	}
+	x, err := poolXML(c.Args, auth)
+	if err != nil {
+		undo()
+		return nil, err
+	}
 	p, err := conn.DefinePool(x)
 	if err != nil {
+		undo()
 		return nil, err
 	}
 	if c.Args.Bool("start") {

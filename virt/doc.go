@@ -43,15 +43,21 @@
 // hypervisor choose kvm/qemu, takes config= for the seeded minion, does not
 // delete whole image directories on purge, and fires
 // salt/cloud/<name>/creating|created|failed|destroying|destroyed events.
-// virt.update (update.go) changes cpu, memory (the keys virt.init takes),
-// boot, boot_dev, clock, stop_on_reboot, disks, interfaces, graphics,
-// serials and consoles, live where libvirt can; with test=True it creates
-// no disk image (Salt does) and it removes the disks it made when libvirt
-// refuses the new definition. network_define honours vport= and tag=
-// (Salt drops them) and undefines a network it defined when the start
-// fails. The states (states.go, states_define.go) are Salt's, on these
-// functions.
-// Not yet: cpu/mem model, topology, numa, tuning and hugepages, numatune,
-// host_devices and clock timers in virt.update (refused with a clear
-// error), pool auth secrets, volumes from images in pools.
+// virt.update (update.go, changexml.go) changes cpu (model, topology,
+// features, numa, tuning, vcpus), memory (sizes, hugepages, memory
+// backing), numatune, boot, boot_dev, clock (timers included),
+// stop_on_reboot, disks, interfaces, graphics, serials, consoles and
+// host_devices like Salt's change_xml mapping, live where libvirt can;
+// with test=True it creates no disk image (Salt does) and it removes the
+// disks it made when libvirt refuses the new definition. network_define
+// honours vport= and tag= (Salt drops them) and undefines a network it
+// defined when the start fails. Pool authentication (poolauth.go): a
+// source_auth with username and password on rbd/iscsi pools makes or
+// updates a libvirt secret as Salt does; pool_define removes the secret
+// it made when libvirt refuses the pool (Salt leaves it) and
+// pool_undefine removes the pool_<name> secret of chap pools too (Salt
+// raises KeyError 'chap'). VM and disk names that would put a disk image
+// outside the images directory are refused. The states (states.go,
+// states_define.go) are Salt's, on these functions.
+// Not yet: init's numatune and host_devices, volumes from images in pools.
 package virt

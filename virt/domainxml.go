@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/gsalt/gsalt/modules"
@@ -24,6 +25,8 @@ type domainSpec struct {
 	stopOnReboot                   bool
 	hypervisorFeatures             *payload.Map
 	clock                          *payload.Map
+	// hostdevs are the passed-through host devices (hostdevContext).
+	hostdevs []*payload.Map
 }
 
 // xw writes XML with escaped attribute values.
@@ -285,6 +288,24 @@ func genDomainXML(s *domainSpec) (string, error) {
 		w.line("      <target type='virtio' name='org.qemu.guest_agent.0'/>")
 		w.line("    </channel>")
 	}
+	for _, h := range s.hostdevs {
+		managed := ""
+		if h.Str("type") == "pci" {
+			managed = " managed='yes'"
+		}
+		w.line("    <hostdev mode='subsystem' type='%s'%s>", esc(val(h, "type")), managed)
+		w.line("      <source>")
+		switch h.Str("type") {
+		case "usb":
+			w.line("        <vendor id='%s'/>", esc(val(h, "vendor")))
+			w.line("        <product id='%s'/>", esc(val(h, "product")))
+		case "pci":
+			w.line("        <address domain='%s' bus='%s' slot='%s' function='%s'/>", esc(val(h, "domain")), esc(val(h, "bus")),
+				esc(val(h, "slot")), esc(val(h, "function")))
+		}
+		w.line("      </source>")
+		w.line("    </hostdev>")
+	}
 	w.line("  </devices>")
 	w.line("  <features>")
 	w.line("    <acpi/>")
@@ -392,4 +413,76 @@ func val(m *payload.Map, key string) any {
 	}
 	v, _ := m.Get(key)
 	return v
+}
+
+// hostdevContext is _gen_xml's host devices part: the PCI addresses and
+// USB ids of the named node devices (other kinds are left out, as Salt
+// does).
+func hostdevContext(conn Conn, names any) ([]*payload.Map, error) {
+	var out []*payload.Map
+	for _, n := range asList(names) {
+		x, caps, err := conn.NodeDevice(payload.Text(n))
+		if err != nil {
+			return nil, fmt.Errorf("%w: Failed to get host devices: %s", modules.ErrExecution, err.Error())
+		}
+		doc, err := parseXML(x)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+		}
+		has := func(c string) bool {
+			for _, x := range caps {
+				if x == c {
+					return true
+				}
+			}
+			return false
+		}
+		switch {
+		case has("pci"):
+			var pci *node
+			for _, c := range doc.findAll("capability") {
+				if c.attr("type") == "pci" {
+					pci = c
+					break
+				}
+			}
+			num := func(tag string) int64 {
+				v, _ := strconv.ParseInt(strings.TrimSpace(pci.find(tag).text()), 10, 64)
+				return v
+			}
+			if pci == nil {
+				continue
+			}
+			out = append(out, payload.NewMap("type", "pci", "domain", fmt.Sprintf("0x%04x", num("domain")), "bus", fmt.Sprintf("0x%02x", num("bus")),
+				"slot", fmt.Sprintf("0x%02x", num("slot")), "function", "0x"+strings.TrimSpace(pci.find("function").text())))
+		case has("usb_device"):
+			v, p := doc.descendants("vendor"), doc.descendants("product")
+			if len(v) == 0 || len(p) == 0 {
+				continue
+			}
+			out = append(out, payload.NewMap("type", "usb", "vendor", v[0].attr("id"), "product", p[0].attr("id")))
+		}
+	}
+	return out, nil
+}
+
+// hostdevsEqual is _hostdevs_equal: the same PCI address or USB ids.
+func hostdevsEqual(a, b *node) bool {
+	key := func(d *node) string {
+		t := d.attr("type")
+		k := t
+		switch t {
+		case "pci":
+			ad := d.find("source/address")
+			for _, at := range []string{"domain", "bus", "slot", "function"} {
+				k += "|" + pyStr(attrOrNil(ad, at))
+			}
+		case "usb":
+			for _, at := range []string{"vendor", "product"} {
+				k += "|" + pyStr(attrOrNil(d.find("source/"+at), "id"))
+			}
+		}
+		return k
+	}
+	return key(a) == key(b)
 }

@@ -321,7 +321,9 @@ func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() boo
 // TestE2EVirtInitBootsSeededGuest: gsalt-run virt.init boots a guest from
 // salt://images/tiny.qcow2 on a real libvirtd + qemu (TCG); its seeded
 // gsalt-minion connects with the pre-accepted key and answers test.ping;
-// virt.query shows it; virt.purge removes it, its disk and its key.
+// virt.query shows it with its disk and NIC; virt.purge removes it, its
+// disk and its key. Then virt.init enable_qcow=True start=False defines
+// a guest on a qcow2 overlay of the cached image without starting it.
 func TestE2EVirtInitBootsSeededGuest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("virt: the guest boot test is skipped in -short mode")
@@ -381,6 +383,9 @@ func TestE2EVirtInitBootsSeededGuest(t *testing.T) {
 	if !strings.HasPrefix(disk, l.images) {
 		t.Fatalf("vm1's disk %q is not in the images dir", disk)
 	}
+	if nics, _ := vm["nics"].(map[string]any); len(nics) != 1 {
+		t.Fatalf("virt.query does not show vm1's NIC: %v", vm["nics"])
+	}
 	out, err = l.cli(t, 5*time.Minute, "gsalt-run", "virt.purge", "vm1")
 	if err != nil || !strings.Contains(out, "good") {
 		t.Fatalf("virt.purge: %v %s", err, out)
@@ -393,6 +398,32 @@ func TestE2EVirtInitBootsSeededGuest(t *testing.T) {
 	}
 	if out, _ := l.d.Virsh("list", "--all", "--name"); strings.Contains(out, "vm1") {
 		t.Errorf("vm1 is still defined: %s", out)
+	}
+
+	// enable_qcow=True start=False: a qcow2 overlay on the cached image,
+	// defined and not started.
+	out, err = l.cli(t, 10*time.Minute, "gsalt-run", "virt.init", "vm2", "1", "128", "salt://images/tiny.qcow2", "enable_qcow=True", "start=False", "seed=False")
+	if err != nil || !strings.Contains(out, "good") {
+		t.Fatalf("gsalt-run virt.init enable_qcow=True start=False: %v\n%s", err, out)
+	}
+	if st, _ := l.d.Virsh("domstate", "vm2"); strings.TrimSpace(st) != "shut off" {
+		t.Errorf("vm2 is %q, want shut off", strings.TrimSpace(st))
+	}
+	overlay := filepath.Join(l.images, "vm2_system.qcow2")
+	info, err := exec.Command("qemu-img", "info", "-U", "--output", "json", overlay).Output()
+	if err != nil {
+		t.Fatalf("qemu-img info %s: %v", overlay, err)
+	}
+	var qi map[string]any
+	if err := json.Unmarshal(info, &qi); err != nil || qi["format"] != "qcow2" || fmt.Sprint(qi["backing-filename"]) == "" || qi["backing-filename"] == nil {
+		t.Errorf("vm2's disk is not a qcow2 overlay: %s", info)
+	}
+	out, err = l.cli(t, 5*time.Minute, "gsalt-run", "virt.purge", "vm2")
+	if err != nil || !strings.Contains(out, "good") {
+		t.Fatalf("virt.purge vm2: %v %s", err, out)
+	}
+	if _, err := os.Stat(overlay); !os.IsNotExist(err) {
+		t.Errorf("vm2's overlay is still there after virt.purge: %v", err)
 	}
 }
 

@@ -526,6 +526,14 @@ func poolNames(conn Conn) ([]string, error) {
 
 // fillDiskFilename is _fill_disk_filename for path and dir-pool disks.
 func (m *Module) fillDiskFilename(ctx context.Context, c *modules.Call, conn Conn, vmName string, d *payload.Map, hv string, pools []string) error {
+	// The file goes in the images directory or pool: a VM or disk name
+	// that would put it elsewhere is refused before anything is made
+	// (gsalt's guard; Salt 3006 joins the names as they come).
+	for what, n := range map[string]string{"VM": vmName, "disk": payload.Text(val(d, "name"))} {
+		if strings.ContainsAny(n, "/\\") || n == ".." || strings.HasPrefix(n, "..") {
+			return fmt.Errorf("%w: the %s name %q would put the disk image outside the images directory", modules.ErrInvocation, what, n)
+		}
+	}
 	d.Set("filename", vmName+"_"+payload.Text(val(d, "name")))
 	base := ""
 	if v := val(d, "pool"); payload.Truthy(v) {

@@ -83,6 +83,8 @@ func (f *initFixture) normalize(s string, keepMACs []string) string {
 		}
 		return "<mac address='GENERATED'/>"
 	})
+	// Tap devices are numbered per daemon and host.
+	s = regexp.MustCompile(`dev=(\\?["'])vnet[0-9]+`).ReplaceAllString(s, "dev=${1}vnetN")
 	return s
 }
 
@@ -114,7 +116,7 @@ func (f *initFixture) removeAll(t *testing.T) {
 	}
 }
 
-var fixedMACs = []string{"52:54:00:aa:bb:cc"}
+var fixedMACs = []string{"52:54:00:aa:bb:cc", "52:54:00:aa:bb:dd"}
 
 // TestInitXMLGolden: virt.init defines the same domain as Salt 3006's
 // virt.init for the same arguments (compared on what libvirt keeps:

@@ -117,7 +117,29 @@ type Conn interface {
 	PoolByName(name string) (Pool, error)
 	DefinePool(xml string) (Pool, error)
 	VolumeByPath(path string) (Volume, error)
+	// NodeDevice is virNodeDeviceLookupByName: the device's XML
+	// description and its capability names (listCaps).
+	NodeDevice(name string) (xml string, caps []string, err error)
+	// SecretByUsage and SecretByUUID look a libvirt secret up;
+	// DefineSecret is virSecretDefineXML.
+	SecretByUsage(usageType int, usage string) (Secret, error)
+	SecretByUUID(uuid string) (Secret, error)
+	DefineSecret(xml string) (Secret, error)
 }
+
+// Secret is a libvirt secret (pool authentication).
+type Secret interface {
+	UUID() (string, error)
+	UsageID() (string, error)
+	SetValue(value []byte) error
+	Undefine() error
+}
+
+// Secret usage types (VIR_SECRET_USAGE_TYPE_*).
+const (
+	SecretUsageISCSI = 3
+	SecretUsageCeph  = 2
+)
 
 // Domain is a libvirt domain.
 type Domain interface {

@@ -183,6 +183,45 @@ func (c *lvConn) VolumeByPath(path string) (Volume, error) {
 	return c.vol(c.c.LookupStorageVolByPath(path))
 }
 
+func (c *lvConn) NodeDevice(name string) (string, []string, error) {
+	d, err := c.c.LookupDeviceByName(name)
+	if err != nil {
+		return "", nil, convErr(err)
+	}
+	defer func() { _ = d.Free() }()
+	x, err := d.GetXMLDesc(0)
+	if err != nil {
+		return "", nil, convErr(err)
+	}
+	caps, err := d.ListCaps()
+	return x, caps, convErr(err)
+}
+
+func (c *lvConn) secret(s *lv.Secret, err error) (Secret, error) {
+	if err != nil {
+		return nil, convErr(err)
+	}
+	c.track(func() { _ = s.Free() })
+	return &lvSecret{s: s}, nil
+}
+
+func (c *lvConn) SecretByUsage(usageType int, usage string) (Secret, error) {
+	return c.secret(c.c.LookupSecretByUsage(lv.SecretUsageType(usageType), usage))
+}
+func (c *lvConn) SecretByUUID(uuid string) (Secret, error) {
+	return c.secret(c.c.LookupSecretByUUIDString(uuid))
+}
+func (c *lvConn) DefineSecret(xml string) (Secret, error) {
+	return c.secret(c.c.SecretDefineXML(xml, 0))
+}
+
+type lvSecret struct{ s *lv.Secret }
+
+func (s *lvSecret) UUID() (string, error)    { u, err := s.s.GetUUIDString(); return u, convErr(err) }
+func (s *lvSecret) UsageID() (string, error) { u, err := s.s.GetUsageID(); return u, convErr(err) }
+func (s *lvSecret) SetValue(v []byte) error  { return convErr(s.s.SetValue(v, 0)) }
+func (s *lvSecret) Undefine() error          { return convErr(s.s.Undefine()) }
+
 func (c *lvConn) Networks() ([]Network, error) {
 	ns, err := c.c.ListAllNetworks(0)
 	if err != nil {

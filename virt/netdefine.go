@@ -358,8 +358,9 @@ func maskBits(mask string) int {
 	return n
 }
 
-// poolUpdate is virt.pool_update (no secrets: source_auth with a password
-// is refused like pool_define does).
+// poolUpdate is virt.pool_update: a source_auth with a password creates
+// or updates the pool's secret (even with test=True, the value is only
+// set without it), like Salt 3006.
 func poolUpdate(_ context.Context, c *modules.Call, conn Conn) (any, error) {
 	a := c.Args
 	p, err := conn.PoolByName(a.Str("name"))
@@ -374,7 +375,15 @@ func poolUpdate(_ context.Context, c *modules.Call, conn Conn) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 	}
-	nx, err := poolXML(a)
+	var usage, uuid string
+	if sn := old.find("source/auth/secret"); sn != nil {
+		usage, uuid = sn.attr("usage"), sn.attr("uuid")
+	}
+	auth, _, err := poolSetSecret(conn, a.Str("ptype"), a.Str("name"), a.Get("source_auth"), uuid, usage, a.Bool("test"))
+	if err != nil {
+		return nil, err
+	}
+	nx, err := poolXML(a, auth)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,20 @@ func (m *Module) poolFunctions() []modules.Function {
 		{Name: "virt.pool_start", Doc: "Start a defined libvirt storage pool.\n\nCLI Example:\n\n    salt '*' virt.pool_start default", Spec: name, Fn: act(Pool.Create)},
 		{Name: "virt.pool_build", Doc: "Build a defined libvirt storage pool.\n\nCLI Example:\n\n    salt '*' virt.pool_build default", Spec: name, Fn: act(Pool.Build)},
 		{Name: "virt.pool_stop", Doc: "Stop a defined libvirt storage pool.\n\nCLI Example:\n\n    salt '*' virt.pool_stop default", Spec: name, Fn: act(Pool.Destroy)},
-		{Name: "virt.pool_undefine", Doc: "Remove a defined libvirt storage pool. The pool needs to be stopped before calling.\n\nCLI Example:\n\n    salt '*' virt.undefine default", Spec: name, Fn: act(Pool.Undefine)},
+		{Name: "virt.pool_undefine", Doc: "Remove a defined libvirt storage pool. The pool needs to be stopped before calling.\n\nCLI Example:\n\n    salt '*' virt.undefine default", Spec: name,
+			Fn: m.withConn(func(_ context.Context, c *modules.Call, conn Conn) (any, error) {
+				p, err := conn.PoolByName(c.Args.Str("name"))
+				if err != nil {
+					return nil, err
+				}
+				if err := undefinePoolSecret(conn, p, c.Args.Str("name")); err != nil {
+					return nil, err
+				}
+				if err := p.Undefine(); err != nil {
+					return nil, err
+				}
+				return true, nil
+			})},
 		{Name: "virt.pool_delete", Doc: "Delete the resources of a defined libvirt storage pool.\n\nCLI Example:\n\n    salt '*' virt.pool_delete default", Spec: name, Fn: act(Pool.Delete)},
 		{Name: "virt.pool_refresh", Doc: "Refresh a defined libvirt storage pool.\n\nCLI Example:\n\n    salt '*' virt.pool_refresh default", Spec: name, Fn: act(Pool.Refresh)},
 		{Name: "virt.pool_set_autostart", Doc: "Set the autostart flag on a libvirt storage pool so that the storage pool\nwill start with the host system on reboot.\n\nCLI Example:\n\n    salt \"*\" virt.pool_set_autostart <pool> <on | off>", Spec: kwSpec(req("name"), opt("state", "on")),

@@ -171,6 +171,7 @@ func TestDomainStatesGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.removeAll(t)
+		f.removePoolsAndSecrets()
 	}
 	env := f.env(t)
 	norm := func(v any) any {

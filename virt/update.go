@@ -17,9 +17,9 @@ import (
 )
 
 // virt.update: Salt 3006's update of an existing domain's definition
-// (cpu, memory, boot, boot_dev, clock, stop_on_reboot, disks, interfaces,
-// graphics, serials, consoles, autostart) and the live changes it can
-// make on a running domain.
+// (cpu, memory, numatune, boot, boot_dev, clock, stop_on_reboot, disks,
+// interfaces, graphics, serials, consoles, host_devices, autostart) and
+// the live changes it can make on a running domain.
 
 const updateDoc = `Update the definition of an existing domain.
 
@@ -27,10 +27,11 @@ CLI Example:
 
     salt '*' virt.update domain cpu=2 mem=1024
 
-gsalt: cpu and mem dictionaries take the keys virt.init takes (no model,
-topology, numa, tuning or hugepages yet); numatune, host_devices and clock
-timers are refused with a clear error. With test=True nothing is changed,
-disk images included (Salt 3006 creates new disk images even then), and
+gsalt: cpu (model, topology, features, numa, tuning, vcpus), mem
+(hugepages and memory backing), numatune, clock timers and host_devices
+change the definition as Salt 3006 does. With test=True nothing is
+changed, disk images included (Salt 3006 creates new disk images even
+then), and
 the autostart flag is set on the call's connection.`
 
 func updateSpec() modules.Spec {
@@ -71,17 +72,11 @@ var deviceTypes = []string{"disk", "interface", "graphics", "serial", "console",
 func (m *Module) update(ctx context.Context, c *modules.Call, conn Conn) (any, error) {
 	a := c.Args
 	name := a.Str("name")
-	if payload.Truthy(a.Get("numatune")) || payload.Truthy(a.Get("host_devices")) {
-		return nil, fmt.Errorf("%w: numatune and host_devices are not supported by gsalt's virt.update yet", modules.ErrInvocation)
-	}
-	if err := checkUpdateValue("cpu", a.Get("cpu"), "maximum", "current", "placement", "cpuset", "match", "mode", "check", "iothreads"); err != nil {
+	if err := checkUpdateValue("cpu", a.Get("cpu")); err != nil {
 		return nil, err
 	}
-	if err := checkUpdateValue("mem", a.Get("mem"), "boot", "current", "max", "slots", "hard_limit", "soft_limit", "swap_hard_limit", "min_guarantee"); err != nil {
+	if err := checkUpdateValue("mem", a.Get("mem")); err != nil {
 		return nil, err
-	}
-	if clock := asMap(a.Get("clock")); clock != nil && clock.Has("timers") {
-		return nil, fmt.Errorf("%w: clock timers are not supported by gsalt's virt.update yet", modules.ErrInvocation)
 	}
 	dom, err := getDomain(conn, name)
 	if err != nil {
@@ -130,6 +125,9 @@ func (m *Module) update(ctx context.Context, c *modules.Call, conn Conn) (any, e
 	if spec.disks, err = diskContexts(conn, allDisks, hv); err != nil {
 		return nil, err
 	}
+	if spec.hostdevs, err = hostdevContext(conn, a.Get("host_devices")); err != nil {
+		return nil, err
+	}
 	gx, err := genDomainXML(spec)
 	if err != nil {
 		return nil, err
@@ -151,15 +149,19 @@ func (m *Module) update(ctx context.Context, c *modules.Call, conn Conn) (any, e
 	oldCPU, _ := strconv.ParseInt(strings.TrimSpace(desc.find("vcpu").text()), 10, 64)
 
 	data := payload.NewMap()
-	for _, k := range []string{"cpu", "mem", "boot", "clock", "hypervisor_features"} {
+	for _, k := range []string{"cpu", "mem", "boot", "numatune", "clock", "hypervisor_features"} {
 		if v := a.Get(k); payload.Truthy(v) {
-			if mm := asMap(v); mm != nil {
-				v = mm.Clone()
-			}
-			data.Set(k, v)
+			data.Set(k, payload.DeepClone(v))
 		}
 	}
 	data.Set("stop_on_reboot", a.Bool("stop_on_reboot"))
+	if bd := a.Get("boot_dev"); payload.Truthy(bd) {
+		var devs []any
+		for _, d := range strings.Fields(payload.Text(bd)) {
+			devs = append(devs, d)
+		}
+		data.Set("boot_dev", devs)
+	}
 	if clock := asMap(val(data, "clock")); clock != nil {
 		offset := "utc"
 		if v, ok := clock.Get("utc"); ok && !payload.Truthy(v) {
@@ -169,17 +171,31 @@ func (m *Module) update(ctx context.Context, c *modules.Call, conn Conn) (any, e
 			offset = "timezone"
 		}
 		clock.Set("offset", offset)
+		if timers := asMap(val(clock, "timers")); timers != nil && timers.Len() > 0 {
+			for _, it := range timers.Items() {
+				if tm := asMap(it.Value); tm != nil {
+					for _, at := range timerAttrs {
+						if !tm.Has(at) {
+							tm.Set(at, nil)
+						}
+					}
+				}
+			}
+			for _, t := range timerNames {
+				if !timers.Has(t) {
+					timers.Set(t, nil)
+				}
+			}
+		}
+	}
+	if err := normalizeCPUSets(desc, data); err != nil {
+		return nil, err
 	}
 	changed, err := changeXML(desc, data, updateMapping(hv))
 	if err != nil {
 		return nil, err
 	}
 	needUpdate = changed || needUpdate
-	if bd := a.Get("boot_dev"); payload.Truthy(bd) {
-		if setBootDevs(desc, strings.Fields(payload.Text(bd))) {
-			needUpdate = true
-		}
-	}
 
 	skip := map[string]bool{
 		"disk":      a.Get("disks") == nil && a.Get("disk_profile") == nil,
@@ -187,7 +203,7 @@ func (m *Module) update(ctx context.Context, c *modules.Call, conn Conn) (any, e
 		"graphics":  a.Get("graphics") == nil,
 		"serial":    a.Get("serials") == nil,
 		"console":   a.Get("consoles") == nil,
-		"hostdev":   true,
+		"hostdev":   a.Get("host_devices") == nil,
 	}
 	devices := findPath(desc, "devices", true)
 	changes := deviceChanges(desc, newDesc, skip)
@@ -258,15 +274,9 @@ func (m *Module) update(ctx context.Context, c *modules.Call, conn Conn) (any, e
 	return status, nil
 }
 
-// checkUpdateValue refuses the cpu/mem dictionary keys gsalt does not
-// handle yet, and out-of-range numbers.
-func checkUpdateValue(what string, v any, allowed ...string) error {
+// checkUpdateValue refuses out-of-range cpu and mem numbers.
+func checkUpdateValue(what string, v any) error {
 	if mm := asMap(v); mm != nil {
-		for _, k := range mm.Keys() {
-			if !slices.Contains(allowed, k) {
-				return fmt.Errorf("%w: %s.%s is not supported by gsalt's virt.update yet", modules.ErrInvocation, what, k)
-			}
-		}
 		for _, k := range []string{"maximum", "current", "boot", "max"} {
 			if x, ok := mm.Get(k); ok && x != nil {
 				if n, isInt := payload.AsInt(x); isInt && n <= 0 {
@@ -352,75 +362,144 @@ func almostEqual(cur *int64, n int64) bool {
 	return math.Abs(float64(*cur-n))/float64(*cur) < 1e-3
 }
 
-// xentry is one item of update's change_xml mapping.
-type xentry struct {
-	path  string // colon-separated path in the data
-	xpath string // slash-separated element path from the root
-	attr  string // the attribute holding the value; "" for the text
-	// kind: "" plain, "mem" byte sizes, "cpuset", "vcpu" (cpu as an int),
-	// "loader", "nvram", "onreboot", "onoff".
-	kind string
-	// ignored attributes when deciding whether an emptied element goes.
-	ignored []string
-}
-
-func updateMapping(hv string) []xentry {
-	ents := []xentry{
-		{path: "stop_on_reboot", xpath: "on_reboot", kind: "onreboot"},
+// updateMapping is update's params_mapping for a hypervisor.
+func updateMapping(hv string) []xmapEntry {
+	loader := func(n *node, v any) {
+		n.setText(pyStr(v))
+		n.set("readonly", "yes")
+		n.set("type", "pflash")
+	}
+	isPresent := func(n *node) any { return n != nil }
+	noop := func(n *node, v any) {}
+	intText := func(n *node) any {
+		s := strings.TrimSpace(n.text())
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i
+		}
+		return n.textOrNil()
+	}
+	m := []xmapEntry{
+		{path: "stop_on_reboot", xpath: "on_reboot", convert: func(v any) (any, error) {
+			if payload.Truthy(v) {
+				return "destroy", nil
+			}
+			return "restart", nil
+		}},
 		{path: "boot:kernel", xpath: "os/kernel"},
 		{path: "boot:initrd", xpath: "os/initrd"},
 		{path: "boot:cmdline", xpath: "os/cmdline"},
-		{path: "boot:loader", xpath: "os/loader", kind: "loader"},
-		{path: "boot:nvram", xpath: "os/nvram", kind: "nvram"},
-		{path: "mem", xpath: "memory", kind: "mem"},
-		{path: "mem", xpath: "currentMemory", kind: "mem"},
-		{path: "mem:max", xpath: "maxMemory", kind: "mem"},
-		{path: "mem:boot", xpath: "memory", kind: "mem"},
-		{path: "mem:current", xpath: "currentMemory", kind: "mem"},
-		{path: "mem:slots", xpath: "maxMemory", attr: "slots", ignored: []string{"unit"}},
-		{path: "mem:hard_limit", xpath: "memtune/hard_limit", kind: "mem"},
-		{path: "mem:soft_limit", xpath: "memtune/soft_limit", kind: "mem"},
-		{path: "mem:swap_hard_limit", xpath: "memtune/swap_hard_limit", kind: "mem"},
-		{path: "mem:min_guarantee", xpath: "memtune/min_guarantee", kind: "mem"},
-		{path: "cpu", xpath: "vcpu", kind: "vcpu"},
-		{path: "cpu:maximum", xpath: "vcpu", kind: "int"},
-		{path: "cpu:placement", xpath: "vcpu", attr: "placement"},
-		{path: "cpu:cpuset", xpath: "vcpu", attr: "cpuset", kind: "cpuset"},
-		{path: "cpu:current", xpath: "vcpu", attr: "current"},
-		{path: "cpu:match", xpath: "cpu", attr: "match"},
-		{path: "cpu:mode", xpath: "cpu", attr: "mode"},
-		{path: "cpu:check", xpath: "cpu", attr: "check"},
+		{path: "boot:loader", xpath: "os/loader", set: loader},
+		{path: "boot:nvram", xpath: "os/nvram", set: func(n *node, v any) { n.set("template", pyStr(v)) }},
+		memEntry("mem", "memory", ""),
+		memEntry("mem", "currentMemory", ""),
+		memEntry("mem:max", "maxMemory", ""),
+		memEntry("mem:boot", "memory", ""),
+		memEntry("mem:current", "currentMemory", ""),
+		attrEntry("mem:slots", "maxMemory", "slots", "unit"),
+		memEntry("mem:hard_limit", "memtune/hard_limit", ""),
+		memEntry("mem:soft_limit", "memtune/soft_limit", ""),
+		memEntry("mem:swap_hard_limit", "memtune/swap_hard_limit", ""),
+		memEntry("mem:min_guarantee", "memtune/min_guarantee", ""),
+		attrEntry("boot_dev:{dev}", "os/boot[$dev]", "dev"),
+		memEntry("mem:hugepages:{id}:size", "memoryBacking/hugepages/page[$id]", "size", "unit", "nodeset"),
+		cpusetEntry("mem:hugepages:{id}:nodeset", "memoryBacking/hugepages/page[$id]", "nodeset"),
+		{path: "mem:nosharepages", xpath: "memoryBacking/nosharepages", get: isPresent, set: noop},
+		{path: "mem:locked", xpath: "memoryBacking/locked", get: isPresent, set: noop},
+		attrEntry("mem:source", "memoryBacking/source", "type"),
+		attrEntry("mem:access", "memoryBacking/access", "mode"),
+		attrEntry("mem:allocation", "memoryBacking/allocation", "mode"),
+		{path: "mem:discard", xpath: "memoryBacking/discard"},
+		{path: "cpu", xpath: "vcpu", get: intText, set: func(n *node, v any) {
+			n.setText(pyStr(v))
+			n.set("current", pyStr(v))
+		}},
+		{path: "cpu:maximum", xpath: "vcpu", get: intText},
+		attrEntry("cpu:placement", "vcpu", "placement"),
+		cpusetEntry("cpu:cpuset", "vcpu", "cpuset"),
+		attrEntry("cpu:current", "vcpu", "current"),
+		attrEntry("cpu:match", "cpu", "match"),
+		attrEntry("cpu:mode", "cpu", "mode"),
+		attrEntry("cpu:check", "cpu", "check"),
+		{path: "cpu:model:name", xpath: "cpu/model"},
+		attrEntry("cpu:model:fallback", "cpu/model", "fallback"),
+		attrEntry("cpu:model:vendor_id", "cpu/model", "vendor_id"),
+		{path: "cpu:vendor", xpath: "cpu/vendor"},
+		attrEntry("cpu:topology:sockets", "cpu/topology", "sockets"),
+		attrEntry("cpu:topology:cores", "cpu/topology", "cores"),
+		attrEntry("cpu:topology:threads", "cpu/topology", "threads"),
+		attrEntry("cpu:cache:level", "cpu/cache", "level"),
+		attrEntry("cpu:cache:mode", "cpu/cache", "mode"),
+		attrEntry("cpu:features:{id}", "cpu/feature[@name='$id']", "policy", "name"),
+		yesNoEntry("cpu:vcpus:{id}:enabled", "vcpus/vcpu[@id='$id']", "enabled", "id"),
+		yesNoEntry("cpu:vcpus:{id}:hotpluggable", "vcpus/vcpu[@id='$id']", "hotpluggable", "id"),
+		intAttrEntry("cpu:vcpus:{id}:order", "vcpus/vcpu[@id='$id']", "order", "id"),
+		cpusetEntry("cpu:numa:{id}:cpus", "cpu/numa/cell[@id='$id']", "cpus", "id"),
+		memEntry("cpu:numa:{id}:memory", "cpu/numa/cell[@id='$id']", "memory", "id"),
+		yesNoEntry("cpu:numa:{id}:discard", "cpu/numa/cell[@id='$id']", "discard", "id"),
+		attrEntry("cpu:numa:{id}:memAccess", "cpu/numa/cell[@id='$id']", "memAccess", "id"),
+		attrEntry("cpu:numa:{id}:distances:{sid}", "cpu/numa/cell[@id='$id']/distances/sibling[@id='$sid']", "value", "id"),
 		{path: "cpu:iothreads", xpath: "iothreads"},
-		{path: "clock:offset", xpath: "clock", attr: "offset"},
-		{path: "clock:adjustment", xpath: "clock", attr: "adjustment"},
-		{path: "clock:timezone", xpath: "clock", attr: "timezone"},
+	}
+	for _, t := range []string{"shares", "period", "quota", "global_period", "global_quota", "emulator_period", "emulator_quota", "iothread_period", "iothread_quota"} {
+		m = append(m, xmapEntry{path: "cpu:tuning:" + t, xpath: "cputune/" + t})
+	}
+	m = append(m,
+		cpusetEntry("cpu:tuning:vcpupin:{id}", "cputune/vcpupin[@vcpu='$id']", "cpuset", "vcpu"),
+		cpusetEntry("cpu:tuning:emulatorpin", "cputune/emulatorpin", "cpuset"),
+		cpusetEntry("cpu:tuning:iothreadpin:{id}", "cputune/iothreadpin[@iothread='$id']", "cpuset", "iothread"),
+		attrEntry("cpu:tuning:vcpusched:{id}:scheduler", "cputune/vcpusched[$id]", "scheduler", "priority", "vcpus"),
+		attrEntry("cpu:tuning:vcpusched:{id}:priority", "cputune/vcpusched[$id]", "priority"),
+		cpusetEntry("cpu:tuning:vcpusched:{id}:vcpus", "cputune/vcpusched[$id]", "vcpus"),
+		attrEntry("cpu:tuning:iothreadsched:{id}:scheduler", "cputune/iothreadsched[$id]", "scheduler", "priority", "iothreads"),
+		attrEntry("cpu:tuning:iothreadsched:{id}:priority", "cputune/iothreadsched[$id]", "priority"),
+		cpusetEntry("cpu:tuning:iothreadsched:{id}:iothreads", "cputune/iothreadsched[$id]", "iothreads"),
+		attrEntry("cpu:tuning:emulatorsched:scheduler", "cputune/emulatorsched", "scheduler", "priority"),
+		attrEntry("cpu:tuning:emulatorsched:priority", "cputune/emulatorsched", "priority"),
+		attrEntry("cpu:tuning:cachetune:{id}:monitor:{sid}", "cputune/cachetune[@vcpus='$id']/monitor[@vcpus='$sid']", "level", "vcpus"),
+		attrEntry("cpu:tuning:memorytune:{id}:{sid}", "cputune/memorytune[@vcpus='$id']/node[@id='$sid']", "bandwidth", "id", "vcpus"),
+		attrEntry("clock:offset", "clock", "offset"),
+		attrEntry("clock:adjustment", "clock", "adjustment"),
+		attrEntry("clock:timezone", "clock", "timezone"),
+	)
+	for _, t := range timerNames {
+		x := "clock/timer[@name='" + t + "']"
+		p := "clock:timers:" + t + ":"
+		m = append(m,
+			attrEntry(p+"track", x, "track", "name"),
+			attrEntry(p+"tickpolicy", x, "tickpolicy", "name"),
+			intAttrEntry(p+"frequency", x, "frequency", "name"),
+			attrEntry(p+"mode", x, "mode", "name"),
+			yesNoEntry(p+"present", x, "present", "name"))
+		for _, at := range []string{"slew", "threshold", "limit"} {
+			m = append(m, intAttrEntry(p+at, x+"/catchup", at))
+		}
+	}
+	for _, at := range []string{"level", "type", "size"} {
+		m = append(m, attrEntry("cpu:tuning:cachetune:{id}:{sid}:"+at, "cputune/cachetune[@vcpus='$id']/cache[@id='$sid']", at, "id", "unit", "vcpus"))
 	}
 	if hv == "qemu" || hv == "kvm" {
-		ents = append(ents, xentry{path: "hypervisor_features:kvm-hint-dedicated", xpath: "features/kvm/hint-dedicated", attr: "state", kind: "onoff"})
+		kvmHint := attrEntry("hypervisor_features:kvm-hint-dedicated", "features/kvm/hint-dedicated", "state")
+		kvmHint.convert = func(v any) (any, error) {
+			if payload.Truthy(v) {
+				return "on", nil
+			}
+			return "off", nil
+		}
+		m = append(m,
+			attrEntry("numatune:memory:mode", "numatune/memory", "mode"),
+			cpusetEntry("numatune:memory:nodeset", "numatune/memory", "nodeset"),
+			attrEntry("numatune:memnodes:{id}:mode", "numatune/memnode[@cellid='$id']", "mode", "cellid"),
+			cpusetEntry("numatune:memnodes:{id}:nodeset", "numatune/memnode[@cellid='$id']", "nodeset", "cellid"),
+			kvmHint)
 	}
-	return ents
+	return m
 }
 
-// getValue is salt.utils.data.get_value for a path without placeholders:
-// found is false when the value is not in the data.
-func getValue(data any, path []string) (any, bool) {
-	obj := data
-	for _, k := range path {
-		m := asMap(obj)
-		if m == nil {
-			if obj == nil {
-				return nil, true
-			}
-			return nil, false
-		}
-		v, ok := m.Get(k)
-		if !ok {
-			return nil, false
-		}
-		obj = v
-	}
-	return obj, true
-}
+// timerNames are the clock timers update manages.
+var timerNames = []string{"platform", "hpet", "kvmclock", "pit", "rtc", "tsc", "hypervclock", "armvtimer"}
+
+// timerAttrs are the timer properties a timer not given leaves unset.
+var timerAttrs = []string{"track", "tickpolicy", "frequency", "mode", "present", "slew", "threshold", "limit"}
 
 // findPath returns the element at a slash path, creating the missing ones
 // when create is set.
@@ -526,167 +605,6 @@ func expandCPUSet(v any) (string, error) {
 	return strings.Join(parts, ","), nil
 }
 
-// changeXML is xmlutil.change_xml over update's mapping.
-func changeXML(doc *node, data *payload.Map, ents []xentry) (bool, error) {
-	need := false
-	for _, e := range ents {
-		v, found := getValue(data, strings.Split(e.path, ":"))
-		if !found {
-			continue
-		}
-		if _, isMap := v.(*payload.Map); isMap {
-			continue
-		}
-		if _, isList := v.([]any); isList {
-			continue
-		}
-		if v == nil {
-			n := findPath(doc, e.xpath, false)
-			if n == nil {
-				continue
-			}
-			if e.attr == "" {
-				if p := parentOf(doc, n); p != nil {
-					p.remove(n)
-					need = true
-				}
-				continue
-			}
-			if n.del(e.attr) {
-				cleanNode(doc, n, e.ignored)
-				need = true
-			}
-			continue
-		}
-		n := findPath(doc, e.xpath, true)
-		switch e.kind {
-		case "mem":
-			b, err := handleUnit(v)
-			if err != nil {
-				return false, err
-			}
-			if !almostEqual(memBytes(n), b) {
-				n.setText(strconv.FormatInt(b, 10))
-				n.set("unit", "bytes")
-				need = true
-			}
-			continue
-		case "vcpu":
-			s := payload.Text(v)
-			if strings.TrimSpace(n.text()) != s {
-				n.setText(s)
-				n.set("current", s)
-				need = true
-			}
-			continue
-		case "onreboot":
-			want := "restart"
-			if payload.Truthy(v) {
-				want = "destroy"
-			}
-			if n.text() != want {
-				n.setText(want)
-				need = true
-			}
-			continue
-		case "loader":
-			s := payload.Text(v)
-			if n.textOrNil() == nil || n.text() != s {
-				n.setText(s)
-				n.set("readonly", "yes")
-				n.set("type", "pflash")
-				need = true
-			}
-			continue
-		case "nvram":
-			// Salt compares the text with the new template path.
-			s := payload.Text(v)
-			if n.textOrNil() == nil || n.text() != s {
-				n.set("template", s)
-				need = true
-			}
-			continue
-		}
-		want := pyText(v)
-		switch e.kind {
-		case "cpuset":
-			s, err := expandCPUSet(v)
-			if err != nil {
-				return false, err
-			}
-			want = s
-		case "onoff":
-			want = "off"
-			if payload.Truthy(v) {
-				want = "on"
-			}
-		}
-		var cur any
-		if e.attr != "" {
-			cur = attrOrNil(n, e.attr)
-			if e.kind == "cpuset" && cur != nil {
-				s, err := expandCPUSet(cur)
-				if err != nil {
-					return false, err
-				}
-				cur = s
-			}
-		} else {
-			cur = n.textOrNil()
-			if e.kind == "int" && cur != nil {
-				cur = strings.TrimSpace(n.text())
-			}
-		}
-		if cur == nil || payload.Text(cur) != want {
-			if e.attr != "" {
-				n.set(e.attr, want)
-			} else {
-				n.setText(want)
-			}
-			need = true
-		}
-	}
-	return need, nil
-}
-
-// pyText is str(v) the way Salt writes a value into the XML.
-func pyText(v any) string {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	return payload.Text(v)
-}
-
-// setBootDevs applies boot_dev: one <boot dev=...> per device, in order.
-func setBootDevs(doc *node, devs []string) bool {
-	osNode := findPath(doc, "os", true)
-	old := osNode.findAll("boot")
-	need := false
-	for i, d := range devs {
-		if i < len(old) {
-			if old[i].attr("dev") != d {
-				old[i].set("dev", d)
-				need = true
-			}
-			continue
-		}
-		osNode.Children = append(osNode.Children, &node{Tag: "boot", Attrs: nil})
-		osNode.Children[len(osNode.Children)-1].set("dev", d)
-		need = true
-	}
-	for _, extra := range old[min(len(devs), len(old)):] {
-		osNode.remove(extra)
-		need = true
-	}
-	return need
-}
-
 // devDiff is _diff_lists' result.
 type devDiff struct {
 	unchanged, added, deleted, sorted []*node
@@ -736,6 +654,8 @@ func deviceChanges(oldDoc, newDoc *node, skip map[string]bool) map[string]*devDi
 			out[typ] = diffLists(old, neu, graphicsEqual)
 		case "serial", "console":
 			out[typ] = diffLists(old, neu, chardevEqual)
+		case "hostdev":
+			out[typ] = diffLists(old, neu, hostdevsEqual)
 		default:
 			out[typ] = diffLists(old, neu, func(a, b *node) bool { return false })
 		}

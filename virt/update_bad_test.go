@@ -15,7 +15,7 @@ import (
 )
 
 // TestUpdateBadInput: virt.update refuses an unknown VM, out-of-range or
-// unsupported cpu/memory values and a missing image with clear Salt-style
+// malformed cpu/memory values, an unknown host device and a missing image with clear Salt-style
 // errors, and a failed update leaves the definition as it was and no new
 // disk file behind.
 func TestUpdateBadInput(t *testing.T) {
@@ -43,7 +43,10 @@ func TestUpdateBadInput(t *testing.T) {
 		{"zero boot memory", []any{"b1", kw("mem", payload.NewMap("boot", int64(0)))}, "ERROR executing 'virt.update': invalid number or unit"},
 		{"negative cpu", []any{"b1", kw("cpu", int64(-1))}, "ERROR executing 'virt.update': cpu must be a positive number, got -1"},
 		{"zero cpu maximum", []any{"b1", kw("cpu", payload.NewMap("maximum", int64(0)))}, "ERROR executing 'virt.update': cpu.maximum must be a positive number, got 0"},
-		{"unsupported cpu key", []any{"b1", kw("cpu", payload.NewMap("topology", payload.NewMap("sockets", int64(1))))}, "ERROR executing 'virt.update': cpu.topology is not supported by gsalt's virt.update yet"},
+		{"incomplete cpu topology", []any{"b1", kw("cpu", payload.NewMap("topology", payload.NewMap("sockets", int64(1))))}, "EXCEPTION libvirtError: XML error: Missing required attribute 'cores'"},
+		{"bad hugepage size", []any{"b1", kw("mem", payload.NewMap("hugepages", []any{payload.NewMap("size", "2 parsecs")}))}, "ERROR executing 'virt.update': invalid number or unit"},
+		{"bad cpuset", []any{"b1", kw("cpu", payload.NewMap("cpuset", "a,b"))}, "ERROR executing 'virt.update': invalid cpuset"},
+		{"unknown host device", []any{"b1", kw("host_devices", []any{"pci_nosuch"})}, "ERROR: Failed to get host devices: Node device not found"},
 		{"bad boot", []any{"b1", kw("boot", payload.NewMap("kernel", "/k"))}, "ERROR executing 'virt.update': Invalid boot parameters"},
 		{"bad efi", []any{"b1", kw("boot", payload.NewMap("efi", "yes"))}, "ERROR executing 'virt.update': Invalid efi value"},
 		{"missing image", []any{"b1", kw("disks", []any{system, payload.NewMap("name", "data", "image", "/nonexistent/disk.qcow2")})},

@@ -2,8 +2,13 @@
 # execution module against the libvirt at argv[2], with virt:images argv[3],
 # file_roots argv[4] and cachedir argv[5], and prints one JSON return per
 # step: {"ret": ...} or {"error": ...}. Used by virt/update_golden_test.go
-# -update; not part of gsalt.
+# and virt/pool_auth_test.go -update; not part of gsalt.
+# Two pseudo steps: "__secrets__" lists the daemon's libvirt secrets (virsh
+# secret-dumpxml and the stored value), "__pool_xml__" renders the pool and
+# secret definitions Salt's pool_define would send libvirt.
 import json
+import os
+import subprocess
 import sys
 
 import salt.config
@@ -33,8 +38,39 @@ def plain(v):
     return v
 
 
+def secrets():
+    sock = sys.argv[2].split("socket=", 1)[1]
+    etc = os.path.join(os.path.dirname(os.path.dirname(sock)), "etc", "secrets")
+    virsh = ["virsh", "-q", "-c", sys.argv[2]]
+    res = []
+    for line in subprocess.run(virsh + ["secret-list"], capture_output=True, text=True, check=True).stdout.splitlines():
+        uuid = line.split()[0]
+        xml = subprocess.run(virsh + ["secret-dumpxml", uuid], capture_output=True, text=True, check=True).stdout
+        with open(os.path.join(etc, uuid + ".base64")) as f:
+            value = f.read().strip()
+        res.append({"xml": xml.replace(uuid, "UUID"), "value": value})
+    return sorted(res, key=lambda r: r["xml"])
+
+
+def pool_xml(name, ptype, **kw):
+    virt = mods["virt.pool_define"].__globals__
+    auth = dict(kw.pop("source_auth"))
+    auth["type"] = {"rbd": "ceph", "iscsi": "chap"}[ptype]
+    auth["secret"] = {"type": "usage", "value": "pool_" + name}
+    return {
+        "pool": virt["_gen_pool_xml"](name, ptype, source_auth=auth, **kw),
+        "secret": virt["_gen_secret_xml"](auth["type"], "pool_" + name, "Passphrase for {} pool created by Salt".format(name)),
+    }
+
+
 out = []
 for st in steps:
+    if st["fun"] == "__secrets__":
+        out.append({"ret": secrets()})
+        continue
+    if st["fun"] == "__pool_xml__":
+        out.append({"ret": pool_xml(*st["args"], **st.get("kwargs", {}))})
+        continue
     try:
         ret = mods[st["fun"]](*st.get("args", []), **st.get("kwargs", {}))
         out.append({"ret": plain(ret)})

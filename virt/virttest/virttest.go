@@ -25,6 +25,8 @@ type Daemon struct {
 	// Dir holds its configuration, socket and logs.
 	Dir string
 	cmd *exec.Cmd
+	// exited is closed when libvirtd has exited.
+	exited chan struct{}
 }
 
 const libvirtdConf = `unix_sock_dir = "%s"
@@ -109,17 +111,11 @@ func Start(t testing.TB) *Daemon {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start libvirtd: %v", err)
 	}
-	d := &Daemon{URI: "qemu:///system?socket=" + filepath.Join(dir, "sock", "libvirt-sock"), Dir: dir, cmd: cmd}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	d := &Daemon{URI: "qemu:///system?socket=" + filepath.Join(dir, "sock", "libvirt-sock"), Dir: dir, cmd: cmd, exited: make(chan struct{})}
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(d.exited) }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		d.Stop()
 		_ = out.Close()
 	})
 	sock := filepath.Join(dir, "sock", "libvirt-sock")
@@ -134,9 +130,9 @@ func Start(t testing.TB) *Daemon {
 			}
 		}
 		select {
-		case err := <-done:
+		case <-d.exited:
 			log, _ := os.ReadFile(filepath.Join(dir, "stdout.log"))
-			t.Fatalf("libvirtd exited: %v\n%s", err, log)
+			t.Fatalf("libvirtd exited: %v\n%s", waitErr, log)
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -144,6 +140,23 @@ func Start(t testing.TB) *Daemon {
 			t.Fatalf("libvirtd did not answer within 60s\n%s", tail(string(log), 3000))
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Stop stops libvirtd (SIGTERM, then SIGKILL after 20 s) and waits for it
+// to exit; the test's cleanup calls it too.
+func (d *Daemon) Stop() {
+	select {
+	case <-d.exited:
+		return
+	default:
+	}
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-d.exited:
+	case <-time.After(20 * time.Second):
+		_ = d.cmd.Process.Kill()
+		<-d.exited
 	}
 }
 
