@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -315,4 +316,229 @@ func sameReturn(a, b any, key string) bool {
 		return ok && av == bv
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// napalmWant is what one function returns on each driver: "PATH=VALUE"
+// (the JSON value at PATH, its keys separated by "/", printed with
+// fmt.Sprint), "PATH" (present), "#PATH=N" (N entries) or "!TEXT" (result
+// False with TEXT in the comment). "*" holds the wants of the drivers not
+// named.
+type napalmWant map[string][]string
+
+// napalmE2E is the end-to-end table: the functions of napalmCalls with
+// what the simulated device 2 (sw2: AS 65002, BGP peers sw1 10.0.0.0 in
+// AS 65001 and sw3 10.0.0.3 in AS 65003) makes them return.
+var napalmE2E = []struct {
+	call napalmCall
+	want napalmWant
+}{
+	{napalmCall{"net.lldp", nil}, napalmWant{
+		"ios":      {"out/GigabitEthernet2/0/remote_system_name=sw3", "out/GigabitEthernet3/0/remote_system_name=sw1", "#out=2"},
+		"eos":      {"out/Ethernet2/0/remote_system_name=sw3", "out/Ethernet2/0/remote_port=Ethernet3", "#out=2"},
+		"nxos_ssh": {"out/Ethernet1/2/0/remote_system_name=sw3", "#out=2"},
+		"iosxr":    {"out/GigabitEthernet0/0/0/0/0/remote_system_name=sw3", "#out=2"},
+	}},
+	{napalmCall{"net.lldp", []any{"interface=Ethernet2"}}, napalmWant{
+		"eos": {"out/Ethernet2/0/remote_system_name=sw3", "#out=1"},
+		"*":   {"#out=1", "out/Ethernet2=<nil>"}, // Salt keys the asked interface, None when it has no neighbour
+	}},
+	{napalmCall{"net.environment", nil}, napalmWant{
+		"ios":      {"out/cpu/0/%usage=0", "out/memory/used_ram=-1"},
+		"eos":      {"out/memory/available_ram=8099732", "#out/cpu=1"},
+		"nxos_ssh": {"out/temperature/CPU-1/temperature=37", "out/cpu/1/%usage=4.5"},
+		"iosxr":    {"!get_environment is not implemented for the NAPALM iosxr driver!"},
+	}},
+	{napalmCall{"net.optics", nil}, napalmWant{
+		"ios":      {"#out=0"},
+		"eos":      {"out/Ethernet2/physical_channels/channel/0/state/input_power/instant=-2.1", "#out=2"},
+		"nxos_ssh": {"out/Ethernet1/2/physical_channels/channel/0/state/output_power/instant=-1.03", "out/Ethernet1/1/state/vendor=CISCO-FINISAR"},
+		"iosxr":    {"!get_optics is not implemented for the NAPALM iosxr driver!"},
+	}},
+	{napalmCall{"bgp.config", nil}, napalmWant{
+		"ios":      {"out/_/local_as=65002", "out/_/neighbors/10.0.0.0/remote_as=65001", "out/_/neighbors/10.0.0.3/remote_as=65003"},
+		"eos":      {"out/_/local_as=65002", "out/_/neighbors/10.0.0.0/remote_as=65001", "out/_/neighbors/10.0.0.3/remote_as=65003"},
+		"nxos_ssh": {"!get_bgp_config is not implemented for the NAPALM nxos_ssh driver!"},
+		"iosxr":    {"!get_bgp_config is not implemented for the NAPALM iosxr driver!"},
+	}},
+	{napalmCall{"bgp.neighbors", nil}, napalmWant{
+		"eos": {"out/default/65001/0/remote_address=10.0.0.0", "out/default/65003/0/up=true", "out/default/65001/0/local_address=10.0.0.1"},
+		"*":   {"out/global/65001/0/remote_address=10.0.0.0", "out/global/65003/0/up=true", "out/global/65003/0/local_as=65002"},
+	}},
+	{napalmCall{"bgp.neighbors", []any{"10.0.0.3"}}, napalmWant{
+		"eos": {"#out/default=1", "out/default/65003/0/remote_address=10.0.0.3"},
+		"*":   {"#out/global=1", "out/global/65003/0/remote_address=10.0.0.3"},
+	}},
+	{napalmCall{"route.show", []any{"10.255.0.3/32"}}, napalmWant{
+		"eos":      {"out/10.255.0.3/32/0/next_hop=10.0.0.3", "out/10.255.0.3/32/0/protocol=eBGP", "out/10.255.0.3/32/0/protocol_attributes/remote_as=65003"},
+		"ios":      {"out/10.255.0.3/32/0/next_hop=10.0.0.3", "out/10.255.0.3/32/0/protocol=bgp", "out/10.255.0.3/32/0/outgoing_interface=GigabitEthernet2"},
+		"nxos_ssh": {"out/10.255.0.3/32/0/next_hop=10.0.0.3", "out/10.255.0.3/32/0/protocol=bgp"},
+		"iosxr":    {"!get_route_to is not implemented for the NAPALM iosxr driver!"},
+	}},
+	{napalmCall{"route.show", []any{"not-a-prefix"}}, napalmWant{
+		"iosxr": {"!get_route_to is not implemented for the NAPALM iosxr driver!"},
+		"*":     {"!Please specify a valid destination!"},
+	}},
+	{napalmCall{"snmp.config", nil}, napalmWant{
+		"ios":   {"out/chassis_id=9ESG0000002", "out/location=unknown"},
+		"iosxr": {"!get_snmp_information is not implemented for the NAPALM iosxr driver!"},
+		"*":     {"out/chassis_id=", "#out/community=0"},
+	}},
+	{napalmCall{"snmp.update_config", []any{"location=Lab", "test=True"}}, napalmWant{
+		"*": {"comment=Configuration discarded.", "already_configured=false", "diff"},
+	}},
+	{napalmCall{"users.config", nil}, napalmWant{
+		"nxos_ssh": {"out/admin/level=15", "#out/admin/sshkeys=0"},
+		"iosxr":    {"!get_users is not implemented for the NAPALM iosxr driver!"},
+		"*":        {"#out=0"},
+	}},
+	{napalmCall{"users.set_users", []any{map[string]any{"bob": map[string]any{"level": 15, "password": "x"}}, "test=True"}}, napalmWant{
+		"*": {"comment=Configuration discarded.", "already_configured=false"},
+	}},
+	{napalmCall{"probes.config", nil}, napalmWant{
+		"ios": {"#out=0"},
+		"*":   {"!get_probes_config is not implemented for the NAPALM"},
+	}},
+	{napalmCall{"probes.results", nil}, napalmWant{"*": {"!get_probes_results is not implemented for the NAPALM"}}},
+	{napalmCall{"ntp.stats", nil}, napalmWant{
+		"nxos_ssh": {"!get_ntp_stats is not implemented for the NAPALM nxos_ssh driver!"},
+		"*":        {"out/0/remote=172.16.255.254", "out/0/synchronized=true", "out/0/stratum=1"},
+	}},
+	{napalmCall{"napalm.compliance_report", []any{"VALIDATE"}}, napalmWant{
+		"nxos_ssh": {"out/complies=false", "out/get_users/complies=true", "out/get_ntp_servers/complies=true", "out/get_facts/present/os_version/complies=false"},
+		"iosxr":    {"out/complies=false", "out/skipped/0=get_users", "out/get_ntp_servers/complies=true"},
+		"*":        {"out/complies=false", "out/get_users/missing/0=admin", "out/get_ntp_servers/complies=true"},
+	}},
+	{napalmCall{"napalm.call", []any{"get_network_instances"}}, napalmWant{
+		"nxos_ssh": {"out/management/type=L3VRF", "out/default/interfaces/interface/Ethernet1/2", "#out=2"},
+		"iosxr":    {"!get_network_instances is not implemented for the NAPALM iosxr driver!"},
+		"*":        {"out/default/type=DEFAULT_INSTANCE", "#out=1"},
+	}},
+	{napalmCall{"napalm.call", []any{"get_interfaces_counters"}}, napalmWant{
+		"ios":   {"out/GigabitEthernet1/tx_octets=15371060", "out/GigabitEthernet2/rx_unicast_packets=100585"},
+		"eos":   {"out/Ethernet1/tx_octets=15371060", "out/Ethernet2/rx_unicast_packets=100585"},
+		"iosxr": {"!get_interfaces_counters is not implemented for the NAPALM iosxr driver!"},
+	}},
+	{napalmCall{"napalm.call", []any{"get_config", "sanitized=True"}}, napalmWant{
+		"*": {"out/running", "out/candidate="},
+	}},
+	{napalmCall{"napalm.netmiko_commands", []any{"show clock"}}, napalmWant{"*": {"#=1"}}},
+}
+
+// TestNapalmFunctionsThroughMaster: a gsalt master runs every function of
+// napalmE2E on simulated IOS, EOS, NX-OS and IOS XR devices
+// (gsalt-devsim) through gsalt-proxy's napalm proxytype and gets the
+// device's data, or NAPALM's "not implemented" comment where the NAPALM
+// driver has no such getter.
+func TestNapalmFunctionsThroughMaster(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := shortDir(t)
+	lab := startNapalmLab(t, ctx, dir)
+	d := testMaster(t, dir, lab.pillar)
+	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: proxyConf(t, dir, d, ""), IDs: lab.ids, Logger: testLogger()})
+	for _, id := range lab.ids {
+		waitFor(t, id+" in the fleet", func() bool { _, ok := f.Device(id); return ok })
+		dev, _ := f.Device(id)
+		waitReady(t, dev)
+		waitFor(t, id+" up", dev.Initialized)
+	}
+	for _, c := range napalmE2E {
+		t.Run(c.call.String(), func(t *testing.T) {
+			args := lab.argsFor(c.call)
+			for k, a := range args {
+				args[k] = payload.FromGo(a)
+			}
+			got := runJob(t, d, lab.ids, "list", c.call.fun, args...)
+			for _, p := range napalmLabPlatforms {
+				wants, ok := c.want[p.driver]
+				if !ok {
+					wants = c.want["*"]
+				}
+				ret := plainJSON(t, got[p.id])
+				for _, w := range wants {
+					if err := checkWant(ret, w); err != nil {
+						b, _ := json.MarshalIndent(ret, "", " ")
+						t.Errorf("%s: %v\n%s", p.driver, err, b)
+						break
+					}
+				}
+			}
+		})
+	}
+}
+
+// checkWant checks one napalmWant entry against a JSON return.
+func checkWant(ret any, w string) error {
+	if text, ok := strings.CutPrefix(w, "!"); ok {
+		m, _ := ret.(map[string]any)
+		if m == nil || m["result"] != false || !strings.Contains(fmt.Sprint(m["comment"]), text) {
+			return fmt.Errorf("want result False and a comment with %q", text)
+		}
+		return nil
+	}
+	if m, ok := ret.(map[string]any); ok && !strings.HasPrefix(w, "#=") {
+		if m["result"] != true {
+			return fmt.Errorf("result is not True (want %s)", w)
+		}
+	}
+	count := strings.HasPrefix(w, "#")
+	w = strings.TrimPrefix(w, "#")
+	path, want, hasWant := strings.Cut(w, "=")
+	v, ok := jsonAt(ret, path)
+	if !ok {
+		return fmt.Errorf("no %s", path)
+	}
+	switch {
+	case count:
+		n := -1
+		switch x := v.(type) {
+		case map[string]any:
+			n = len(x)
+		case []any:
+			n = len(x)
+		}
+		if fmt.Sprint(n) != want {
+			return fmt.Errorf("%s has %d entries, want %s", path, n, want)
+		}
+	case hasWant && jsonText(v) != want:
+		return fmt.Errorf("%s = %v, want %s", path, v, want)
+	}
+	return nil
+}
+
+// jsonText prints a JSON value as the wants write it (numbers in full).
+func jsonText(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// jsonAt finds the value at a "/"-separated path; a key may itself hold
+// "/" (interface names, prefixes): the longest key that matches wins.
+func jsonAt(v any, path string) (any, bool) {
+	if path == "" {
+		return v, true
+	}
+	parts := strings.Split(path, "/")
+	for n := len(parts); n >= 1; n-- {
+		key := strings.Join(parts[:n], "/")
+		rest := strings.Join(parts[n:], "/")
+		switch x := v.(type) {
+		case map[string]any:
+			if sub, ok := x[key]; ok {
+				if r, ok := jsonAt(sub, rest); ok {
+					return r, true
+				}
+			}
+		case []any:
+			var i int
+			if _, err := fmt.Sscanf(key, "%d", &i); err == nil && fmt.Sprint(i) == key && i < len(x) {
+				if r, ok := jsonAt(x[i], rest); ok {
+					return r, true
+				}
+			}
+		}
+	}
+	return nil, false
 }
