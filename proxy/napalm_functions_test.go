@@ -418,6 +418,12 @@ var napalmE2E = []struct {
 		"eos":   {"out/Ethernet1/tx_octets=15371060", "out/Ethernet2/rx_unicast_packets=100585"},
 		"iosxr": {"!get_interfaces_counters is not implemented for the NAPALM iosxr driver!"},
 	}},
+	{napalmCall{"napalm.call", []any{"get_vlans"}}, napalmWant{
+		"eos":      {"out/10/name=hosts", "out/10/interfaces/0=Ethernet1", "out/1/name=default", "#out=2"},
+		"nxos_ssh": {"out/10/name=hosts", "out/10/interfaces/0=Ethernet1/1", "out/1/name=default", "#out=2"},
+		"ios":      {"!show vlan brief: % Invalid input"}, // a CSR1000V router has no VLAN database
+		"iosxr":    {"!get_vlans is not implemented for the NAPALM iosxr driver!"},
+	}},
 	{napalmCall{"napalm.call", []any{"get_config", "sanitized=True"}}, napalmWant{
 		"*": {"out/running", "out/candidate="},
 	}},
