@@ -414,9 +414,10 @@ var napalmE2E = []struct {
 		"*":        {"out/default/type=DEFAULT_INSTANCE", "#out=1"},
 	}},
 	{napalmCall{"napalm.call", []any{"get_interfaces_counters"}}, napalmWant{
-		"ios":   {"out/GigabitEthernet1/tx_octets=15371060", "out/GigabitEthernet2/rx_unicast_packets=100585"},
-		"eos":   {"out/Ethernet1/tx_octets=15371060", "out/Ethernet2/rx_unicast_packets=100585"},
-		"iosxr": {"!get_interfaces_counters is not implemented for the NAPALM iosxr driver!"},
+		"ios":      {"out/GigabitEthernet1/tx_octets=15371060", "out/GigabitEthernet2/rx_unicast_packets=100585"},
+		"eos":      {"out/Ethernet1/tx_octets=15371060", "out/Ethernet2/rx_unicast_packets=100585"},
+		"nxos_ssh": {"out/Ethernet1/2/tx_octets=15384150", "out/mgmt0/rx_octets=21348540", "out/Ethernet1/4/tx_octets=0", "out/mgmt0/tx_errors=0"},
+		"iosxr":    {"!get_interfaces_counters is not implemented for the NAPALM iosxr driver!"},
 	}},
 	{napalmCall{"napalm.call", []any{"get_vlans"}}, napalmWant{
 		"eos":      {"out/10/name=hosts", "out/10/interfaces/0=Ethernet1", "out/1/name=default", "#out=2"},

@@ -46,7 +46,8 @@ func TestNapalmShowsPerDevice(t *testing.T) {
 			[]string{"show ip route vrf default 10.255.0.3 detail | json", "show vrf | json", "show ip bgp 10.255.0.3/32 vrf default | json",
 				"show ip bgp summary vrf all | json", "show ip bgp neighbors vrf all | json", "show ipv6 bgp summary vrf all | json", "show vlan | json"}},
 		{PlatformNXOS, "show bgp all summary vrf all", "show ip route vrf all 10.255.0.3",
-			[]string{"show vrf detail | json", "show vrf interface | json", "show vlan brief | json"}},
+			[]string{"show vrf detail | json", "show vrf interface | json", "show vlan brief | json",
+				"show interface | json", "show interface counters detailed | json"}},
 	}
 	for _, c := range cases {
 		t.Run(c.plat, func(t *testing.T) {
