@@ -261,6 +261,16 @@ func parseJunosInterfaces(reply *xnode) map[string]Interface {
 			MTU:         atoi(p.value("mtu"), 0),
 			Speed:       junosSpeed(p.value("speed")),
 		}
+		// NAPALM: str(None) without the element; "Auto" is the
+		// autonegotiated link-partner speed ("1000 Mbps").
+		if p.child("current-physical-address") == nil {
+			phys.MACAddress = "None"
+		}
+		if strings.EqualFold(strings.TrimSpace(p.value("speed")), "auto") {
+			if an := p.child("ethernet-autonegotiation"); an != nil {
+				phys.Speed = junosSpeed(strings.ReplaceAll(an.value("link-partner-speed"), " ", ""))
+			}
+		}
 		// NAPALM's "seconds or -1": "Never" flapped is junos:seconds="0".
 		if s, err := strconv.ParseFloat(p.child("interface-flapped").attr("seconds"), 64); err == nil && s != 0 {
 			phys.LastFlapped = s
