@@ -601,9 +601,11 @@ func parseJunosLLDP(reply *xnode) map[string][]LLDPNeighbor {
 		if local == "" {
 			continue
 		}
-		port := n.value("lldp-remote-port-description")
+		// NAPALM's junos_lldp_view: port is lldp-remote-port-id |
+		// lldp-remote-port-description (the id first).
+		port := n.value("lldp-remote-port-id")
 		if port == "" {
-			port = n.value("lldp-remote-port-id")
+			port = n.value("lldp-remote-port-description")
 		}
 		res[local] = append(res[local], LLDPNeighbor{Hostname: n.value("lldp-remote-system-name"), Port: port})
 	}
