@@ -635,7 +635,12 @@ func (j *junos) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNeighbor
 func (j *junos) ntpConfig(ctx context.Context, what string) (servers, peers []string, err error) {
 	err = j.n.run(ctx, func(o *ncOp) error {
 		if j.n.isJunos() {
-			reply, err := o.rpc("<get-configuration><configuration><system><ntp/></system></configuration></get-configuration>")
+			// NAPALM's filter: only the servers, or only the peers.
+			elem := "server"
+			if what == "get_ntp_peers" {
+				elem = "peer"
+			}
+			reply, err := o.rpc("<get-configuration><configuration><system><ntp><" + elem + "/></ntp></system></configuration></get-configuration>")
 			if err != nil {
 				return err
 			}
