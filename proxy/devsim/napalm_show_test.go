@@ -44,9 +44,10 @@ func TestNapalmShowsPerDevice(t *testing.T) {
 		{PlatformIOS, "show ip bgp ipv4 unicast neighbors", "show ip route 10.255.0.3 255.255.255.255", nil},
 		{PlatformEOS, "show ip bgp neighbors vrf all", "show ip route vrf default 10.255.0.3 detail | json",
 			[]string{"show ip route vrf default 10.255.0.3 detail | json", "show vrf | json", "show ip bgp 10.255.0.3/32 vrf default | json",
-				"show ip bgp summary vrf all | json", "show ip bgp neighbors vrf all | json", "show ipv6 bgp summary vrf all | json"}},
+				"show ip bgp summary vrf all | json", "show ip bgp neighbors vrf all | json", "show ipv6 bgp summary vrf all | json", "show vlan | json"}},
 		{PlatformNXOS, "show bgp all summary vrf all", "show ip route vrf all 10.255.0.3",
-			[]string{"show vrf detail | json", "show vrf interface | json"}},
+			[]string{"show vrf detail | json", "show vrf interface | json", "show vlan brief | json",
+				"show interface | json", "show interface counters detailed | json"}},
 	}
 	for _, c := range cases {
 		t.Run(c.plat, func(t *testing.T) {
@@ -71,6 +72,52 @@ func TestNapalmShowsPerDevice(t *testing.T) {
 			for k, cmd := range c.jsons {
 				if out := d1[2+k]; !json.Valid([]byte(out)) {
 					t.Errorf("%q is not JSON:\n%s", cmd, out)
+				}
+			}
+		})
+	}
+}
+
+// TestVLANShows: EOS "show vlan" and NX-OS "show vlan brief" (text and
+// JSON, the formats of NAPALM's get_vlans fixtures) list VLAN 1 and the
+// configured VLANs with the switched ports in them, following the running
+// configuration.
+func TestVLANShows(t *testing.T) {
+	cases := []struct {
+		plat, cmd, text string
+		want            map[string]string // JSON fragments
+		conf            []string
+	}{
+		{PlatformEOS, "show vlan", "10    hosts                            active    Et1",
+			map[string]string{"10": `"10":{"dynamic":false,"interfaces":{"Ethernet1":{"privatePromoted":false}},"name":"hosts","status":"active"}`,
+				"20": `"20":{"dynamic":false,"interfaces":{"Ethernet4":{"privatePromoted":false}},"name":"VLAN0020","status":"active"}`},
+			[]string{"vlan 20", "interface Ethernet4", "switchport access vlan 20"}},
+		{PlatformNXOS, "show vlan brief", "10   hosts                            active    Eth1/1",
+			map[string]string{"10": `"vlanshowplist-ifidx":"Ethernet1/1"`, "20": `"vlanshowbr-vlanname":"VLAN0020"`},
+			[]string{"vlan 20", "interface Ethernet1/4", "switchport access vlan 20"}},
+	}
+	for _, c := range cases {
+		t.Run(c.plat, func(t *testing.T) {
+			f, err := Start(context.Background(), Options{Platform: c.plat, Devices: 1, Now: func() time.Time { return goldenNow }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			lines := append([]string{"configure terminal"}, c.conf...)
+			lines = append(lines, "end", c.cmd, c.cmd+" | json")
+			out := runOn(t, f, 0, lines...)
+			text, js := out[len(out)-2], out[len(out)-1]
+			if !strings.Contains(text, c.text) || !strings.Contains(text, "default") {
+				t.Errorf("%s:\n%s", c.cmd, text)
+			}
+			var v any
+			if err := json.Unmarshal([]byte(js), &v); err != nil {
+				t.Fatalf("%s | json: %v\n%s", c.cmd, err, js)
+			}
+			compact, _ := json.Marshal(v)
+			for id, frag := range c.want {
+				if !strings.Contains(string(compact), frag) {
+					t.Errorf("VLAN %s: %s lacks %s", id, compact, frag)
 				}
 			}
 		})

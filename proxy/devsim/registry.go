@@ -102,6 +102,7 @@ func handlers() map[string]handler {
 		"nxos_show_clock":           nxosShowClock,
 		"nxos_show_inventory":       nxosShowInventory,
 		"nxos_inventory_json":       nxosInventoryJSON,
+		"nxos_interface_json":       nxosInterfaceJSON,
 		"nxos_show_running":         nxosShowRunning,
 		"nxos_show_startup":         nxosShowStartup,
 		"nxos_show_interface":       nxosShowInterface,

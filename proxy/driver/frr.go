@@ -1237,3 +1237,14 @@ func (p *frrPlan) commands() []string {
 	}
 	return cmds
 }
+
+// GetBGPConfig implements BGPConfigGetter from the running configuration:
+// FRR writes "router bgp" as IOS does (neighbor lines, peer-groups,
+// address-family blocks), so NAPALM ios's reading of it applies.
+func (f *frr) GetBGPConfig(ctx context.Context, group, neighbor string) (map[string]map[string]any, error) {
+	cfg, err := f.GetConfig(ctx, "running")
+	if err != nil {
+		return nil, err
+	}
+	return parseIOSBGPConfig(cfg.Running, group, neighbor), nil
+}

@@ -338,6 +338,15 @@ exit
 		t.Fatalf("bgp neighbors: %+v", bgp)
 	}
 
+	bc, err := d.(BGPConfigGetter).GetBGPConfig(ctx, "", "")
+	must(err)
+	if g := bc["_"]; g == nil || g["local_as"] != int64(65000) {
+		t.Fatalf("bgp config: %v", bc)
+	} else if n, _ := g["neighbors"].(map[string]any); n == nil || fmt.Sprint(n["10.0.0.9"]) !=
+		"map[authentication_key: description:peer nine export_policy: import_policy: local_address: local_as:65000 nhs:false prefix_limit:map[] remote_as:65009 route_reflector_client:false]" {
+		t.Fatalf("bgp config neighbors: %#v", g["neighbors"])
+	}
+
 	// rollback: back to the configuration before the replace
 	must(d.Rollback(ctx))
 	conf = l.vtysh(t, "show running-config")

@@ -586,7 +586,7 @@ func (j *junos) GetConfig(ctx context.Context, retrieve string) (Config, error) 
 					return err
 				}
 				if t := reply.find("configuration-text"); t != nil {
-					*x.dst = strings.Trim(t.text, "\n")
+					*x.dst = t.text // as NAPALM: the element text, newlines included
 				}
 			}
 			return nil

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +38,11 @@ type fakeJunos struct {
 	candidate string
 	previous  string
 	comment   string // the last commit's comment
+
+	// fixtures, when set, is a NAPALM junos case folder: operational RPCs
+	// are answered from its <rpc>.xml; missing lists the files it lacked.
+	fixtures string
+	missing  []string
 }
 
 const fakeJunosHello = `<?xml version="1.0" encoding="UTF-8"?>
@@ -195,6 +201,23 @@ func (f *fakeJunos) answer(msg string) (string, bool) {
 
 func (f *fakeJunos) handle(op *xnode) (string, bool) {
 	ok := "<ok/>"
+	if f.fixtures != "" {
+		switch op.local {
+		case "lock", "unlock", "close-session", "discard-changes", "load-configuration", "commit-configuration":
+		default:
+			name := napalmJunosFixtureName(op)
+			b, err := os.ReadFile(filepath.Join(f.fixtures, name))
+			if err != nil {
+				f.missing = append(f.missing, name)
+				return fakeRPCError("operation-failed", "no fixture "+name), false
+			}
+			body := string(b)
+			if i := strings.Index(body, "?>"); strings.HasPrefix(strings.TrimSpace(body), "<?xml") && i >= 0 {
+				body = body[i+2:]
+			}
+			return body, false
+		}
+	}
 	switch op.local {
 	case "get-software-information", "get-chassis-inventory", "get-system-uptime-information",
 		"get-arp-table-information", "get-lldp-neighbors-information":
@@ -262,6 +285,25 @@ func (f *fakeJunos) handle(op *xnode) (string, bool) {
 		return `<commit-revision-information><date-time junos:seconds="1700000000">2023-11-14 22:13:20 UTC</date-time><revision>re0-1700000000-7</revision>` + c + `</commit-revision-information>`, false
 	}
 	return fakeRPCError("operation-not-supported", "unknown RPC "+op.local), false
+}
+
+// napalmJunosFixtureName is the file NAPALM's junos test double reads for
+// one RPC: get_config__<option>_<value>__... for a configuration read by
+// options, the sanitized filter for a filtered one, else <rpc-name>.xml.
+func napalmJunosFixtureName(op *xnode) string {
+	if op.local != "get-configuration" {
+		return op.local + ".xml"
+	}
+	if len(op.kids) > 0 {
+		return napalmSanitize(strings.ReplaceAll(fakeCompact(renderXML(op.kids[0])), "\n", "")) + ".xml"
+	}
+	var opts []string
+	for _, a := range op.attrs {
+		opts = append(opts, a.Name.Local+"_"+a.Value)
+	}
+	slices.Sort(opts)
+	name := "get_config__" + strings.Join(opts, "__")
+	return name[:min(len(name), 150)] + ".xml"
 }
 
 // fakeCompact joins the lines of a rendering without their indentation.
@@ -400,7 +442,7 @@ func TestJunosFakeDevice(t *testing.T) {
 			t.Errorf("rpcs\n got %q\nwant %q", got, want)
 		}
 		c, err := d.GetConfig(ctx, "all")
-		if err != nil || c.Running != "system {\n    host-name vsrx2;\n}" || c.Startup != "" {
+		if err != nil || c.Running != "\nsystem {\n    host-name vsrx2;\n}\n" || c.Startup != "" {
 			t.Errorf("get_config %+v %v", c, err)
 		}
 		if err := d.Rollback(ctx); err != nil {

@@ -261,6 +261,16 @@ func parseJunosInterfaces(reply *xnode) map[string]Interface {
 			MTU:         atoi(p.value("mtu"), 0),
 			Speed:       junosSpeed(p.value("speed")),
 		}
+		// NAPALM: str(None) without the element; "Auto" is the
+		// autonegotiated link-partner speed ("1000 Mbps").
+		if p.child("current-physical-address") == nil {
+			phys.MACAddress = "None"
+		}
+		if strings.EqualFold(strings.TrimSpace(p.value("speed")), "auto") {
+			if an := p.child("ethernet-autonegotiation"); an != nil {
+				phys.Speed = junosSpeed(strings.ReplaceAll(an.value("link-partner-speed"), " ", ""))
+			}
+		}
 		// NAPALM's "seconds or -1": "Never" flapped is junos:seconds="0".
 		if s, err := strconv.ParseFloat(p.child("interface-flapped").attr("seconds"), 64); err == nil && s != 0 {
 			phys.LastFlapped = s
@@ -591,9 +601,11 @@ func parseJunosLLDP(reply *xnode) map[string][]LLDPNeighbor {
 		if local == "" {
 			continue
 		}
-		port := n.value("lldp-remote-port-description")
+		// NAPALM's junos_lldp_view: port is lldp-remote-port-id |
+		// lldp-remote-port-description (the id first).
+		port := n.value("lldp-remote-port-id")
 		if port == "" {
-			port = n.value("lldp-remote-port-id")
+			port = n.value("lldp-remote-port-description")
 		}
 		res[local] = append(res[local], LLDPNeighbor{Hostname: n.value("lldp-remote-system-name"), Port: port})
 	}
@@ -623,7 +635,12 @@ func (j *junos) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNeighbor
 func (j *junos) ntpConfig(ctx context.Context, what string) (servers, peers []string, err error) {
 	err = j.n.run(ctx, func(o *ncOp) error {
 		if j.n.isJunos() {
-			reply, err := o.rpc("<get-configuration><configuration><system><ntp/></system></configuration></get-configuration>")
+			// NAPALM's filter: only the servers, or only the peers.
+			elem := "server"
+			if what == "get_ntp_peers" {
+				elem = "peer"
+			}
+			reply, err := o.rpc("<get-configuration><configuration><system><ntp><" + elem + "/></ntp></system></configuration></get-configuration>")
 			if err != nil {
 				return err
 			}

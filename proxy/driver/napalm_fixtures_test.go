@@ -47,6 +47,10 @@ func napalmSanitize(cmd string) string {
 type napalmPlatform struct {
 	folder string // NAPALM's test folder: ios, nxos_ssh, eos
 	newDrv func(Options) (Driver, error)
+	// open, when set, starts a fake device answering from the case folder
+	// and returns the driver connected to it and the fixture files it
+	// lacked (junos: NETCONF RPC replies).
+	open func(t *testing.T, dir string) (Driver, func() []string)
 	// file names the fixture of one command ("" = none).
 	file func(cmd string) string
 }
@@ -62,6 +66,21 @@ var napalmPlatforms = []napalmPlatform{
 		}
 		return napalmSanitize(cmd) + ".text"
 	}},
+	{folder: "junos", open: openJunosFixture},
+}
+
+// openJunosFixture serves a NAPALM junos case folder from a NETCONF fake:
+// every RPC is answered with the folder's <rpc-name>.xml, the file
+// NAPALM's FakeJunOSDevice reads for the same RPC (conftest.py
+// FakeRPCObject.response).
+func openJunosFixture(t *testing.T, dir string) (Driver, func() []string) {
+	f := startFakeJunos(t)
+	f.fixtures = dir
+	return f.open(t, nil), func() []string {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return slices.Clone(f.missing)
+	}
 }
 
 // napalmGetters maps NAPALM's test names to the gsalt call they exercise
@@ -323,21 +342,32 @@ func runNAPALMCase(t *testing.T, p napalmPlatform, dir, getter, name string) nap
 		c.outcome, c.detail = outError, "expected_result.json: "+err.Error()
 		return c
 	}
-	d, err := p.newDrv(Options{Host: "fixture"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var missing []string
-	sessionOf(d).canned = &cannedRunner{name: p.folder, answer: func(cmd string) (string, bool) {
-		fn := p.file(cmd)
-		b, err := os.ReadFile(filepath.Join(dir, fn))
+	var (
+		d       Driver
+		missing []string
+		lacked  func() []string
+	)
+	if p.open != nil {
+		d, lacked = p.open(t, dir)
+	} else {
+		d, err = p.newDrv(Options{Host: "fixture"})
 		if err != nil {
-			missing = append(missing, fn)
-			return "", false
+			t.Fatal(err)
 		}
-		return string(b), true
-	}}
+		sessionOf(d).canned = &cannedRunner{name: p.folder, answer: func(cmd string) (string, bool) {
+			fn := p.file(cmd)
+			b, err := os.ReadFile(filepath.Join(dir, fn))
+			if err != nil {
+				missing = append(missing, fn)
+				return "", false
+			}
+			return string(b), true
+		}}
+	}
 	res, err := call(context.Background(), d)
+	if lacked != nil {
+		missing = lacked()
+	}
 	if err != nil {
 		c.outcome, c.detail = outError, fmt.Sprintf("%v (missing fixtures %v)", err, missing)
 		return c

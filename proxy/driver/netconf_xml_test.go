@@ -270,7 +270,7 @@ func TestJunosParsers(t *testing.T) {
 		"ge-0/0/0.0": {IsUp: true, IsEnabled: true, Description: "core v4", MACAddress: "52:54:00:AA:BB:01", LastFlapped: 3600, MTU: 1514, Speed: 1000},
 		"xe-0/0/1":   {MACAddress: "52:54:00:AA:BB:02", LastFlapped: -1, MTU: 9192, Speed: 10000},
 		"xe-0/0/1.0": {MACAddress: "52:54:00:AA:BB:02", LastFlapped: -1, MTU: 9192, Speed: 10000},
-		"lo0":        {IsUp: true, IsEnabled: true, LastFlapped: -1, Speed: -1},
+		"lo0":        {IsUp: true, IsEnabled: true, LastFlapped: -1, Speed: -1, MACAddress: "None"}, // NAPALM: str(None)
 	}
 	if !reflect.DeepEqual(ifs, wantIfs) {
 		t.Errorf("interfaces\n got %+v\nwant %+v", ifs, wantIfs)

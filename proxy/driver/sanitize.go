@@ -25,7 +25,7 @@ type ConfigGetter interface {
 
 // GetConfigWith is NAPALM get_config(retrieve, full, sanitized): the
 // driver's own implementation when it has one, else GetConfig with the
-// Cisco sanitizing patterns applied.
+// platform's sanitizing patterns applied (Junos's for junos, else Cisco's).
 func GetConfigWith(ctx context.Context, d Driver, o ConfigOptions) (Config, error) {
 	if o.Retrieve == "" {
 		o.Retrieve = "all"
@@ -37,7 +37,17 @@ func GetConfigWith(ctx context.Context, d Driver, o ConfigOptions) (Config, erro
 	if err != nil || !o.Sanitized {
 		return c, err
 	}
+	if d.Platform() == "junos" {
+		return SanitizeConfigs(c, JunosSanitizeFilters), nil
+	}
 	return SanitizeConfigs(c, CiscoSanitizeFilters), nil
+}
+
+// JunosSanitizeFilters are NAPALM junos get_config's sanitize_strings: SNMP
+// communities and "$n$..." secrets.
+var JunosSanitizeFilters = []SanitizeFilter{
+	sf(`^(\s+community\s+)\w+(;.*|\s+{.*)$`, `${1}<removed>${2}`),
+	sf(`^(.*)"\$\d\$\S+"(;.*)$`, `${1}<removed>${2}`),
 }
 
 // SanitizeFilter is one of NAPALM's sanitizing substitutions (a multi-line
