@@ -77,10 +77,11 @@ func Crypt(password, setting string) (string, error) {
 	return "", fmt.Errorf("%w: %q", ErrUnsupported, setting)
 }
 
-// validSalt reports whether s only has crypt's base64 characters.
+// validSalt reports whether libxcrypt accepts s as a salt: printable
+// ASCII except space and "!*:;\\" (what it refuses, measured).
 func validSalt(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !strings.ContainsRune(b64, rune(s[i])) {
+		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte("!*:;\\", c) >= 0 {
 			return false
 		}
 	}

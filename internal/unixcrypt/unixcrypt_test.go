@@ -20,6 +20,10 @@ func TestCrypt(t *testing.T) {
 		{strings.Repeat("a", 40), "$1$xy", "$1$xy$pUub5uX9loeQqtCXjIwBI0"},
 		{"pw", "$6$a:b", "*0"},
 		{"pw", "$6$abc$ignored", "$6$abc$MtSdWSZbhct2oe.SOqOUM2M/GA/uj5.vyVtJgRHgKi9uqXuWuJqOYE7H/YlsYGVg/YYzDV0xt3fEIwYt580.5."},
+		{"pw", "$1$a_b", "$1$a_b$a6W7FYXrVxGLu/7043Qcj1"},
+		{"pw", "$6$a b", "*0"},
+		{"pw", "$6$a\\b", "*0"},
+		{"pw", "$6$a\xe9b", "*0"},
 		{"héllo", "$6$u", "$6$u$LpC3O3gP2B4CfzwzL9hEW5T2ebtOGQQsRolQwEn/L/Vs0C34Y09NCcgw5muTJPnI2U.9XlDHy1ssnaidU3zN41"},
 	}
 	for _, c := range cases {
