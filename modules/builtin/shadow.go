@@ -305,7 +305,11 @@ func shadowFunctions() []modules.Function {
 		{Name: "shadow.gen_password", Spec: modules.Spec{Params: []modules.Param{req("password"), opt("crypt_salt", nil), opt("algorithm", "sha512")}},
 			Doc: "Generate hashed password\n\npassword\n    Plaintext password to be hashed.\n\ncrypt_salt\n    Crpytographic salt. If not given, a random 8-character salt will be\n    generated.\n\nalgorithm\n    sha512 (default), sha256 or md5\n\nCLI Example:\n\n    salt '*' shadow.gen_password 'I_am_password'",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				return shadowGenPassword(c.Args.Get("password"), c.Args.Get("crypt_salt"), pyfmt.Str(c.Args.Get("algorithm")))
+				algo := "sha512" // gen_hash's default for None
+				if v := c.Args.Get("algorithm"); v != nil {
+					algo = pyfmt.Str(v)
+				}
+				return shadowGenPassword(c.Args.Get("password"), c.Args.Get("crypt_salt"), algo)
 			}},
 		{Name: "shadow.del_password", Spec: modules.Spec{Params: []modules.Param{req("name"), rootP}},
 			Doc: "Delete the password from name user\n\nCLI Example:\n\n    salt '*' shadow.del_password username",
