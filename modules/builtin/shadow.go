@@ -295,7 +295,9 @@ func shadowFunctions() []modules.Function {
 			Fn: func(context.Context, *modules.Call) (any, error) { return "!", nil }},
 		{Name: "shadow.info", Spec: modules.Spec{Params: []modules.Param{req("name"), rootP}},
 			Doc: "Return information for the specified user\n\nname\n    User to get the information for\n\nroot\n    Directory to chroot into\n\nCLI Example:\n\n    salt '*' shadow.info root",
-			Fn: func(_ context.Context, c *modules.Call) (any, error) { return shadowInfo(c.Args.Str("name"), userRoot(c)), nil }},
+			Fn: func(_ context.Context, c *modules.Call) (any, error) {
+				return shadowInfo(c.Args.Str("name"), userRoot(c)), nil
+			}},
 		attrib("set_inactdays", "inactdays", "inact", "-I", "Set the number of days of inactivity after a password has expired before\nthe account is locked. See man chage.\n\nCLI Example:\n\n    salt '*' shadow.set_inactdays username 7", true),
 		attrib("set_maxdays", "maxdays", "max", "-M", "Set the maximum number of days during which a password is valid.\nSee man chage.\n\nCLI Example:\n\n    salt '*' shadow.set_maxdays username 90", true),
 		attrib("set_mindays", "mindays", "min", "-m", "Set the minimum number of days between password changes. See man chage.\n\nCLI Example:\n\n    salt '*' shadow.set_mindays username 7", true),
