@@ -36,6 +36,8 @@ func Register(r *modules.Registry) error {
 		r.Register(fileTextFunctions()...),
 		r.Register(userFunctions()...),
 		r.Register(groupFunctions()...),
+		r.Register(shadowFunctions()...),
+		r.Register(pipFunctions()...),
 		r.Register(sshFunctions()...),
 		r.Register(statusFunctions()...),
 		r.Register(diskFunctions()...),

@@ -254,7 +254,8 @@ func saltRun(t *testing.T, src string, s Suite) (entries []*payload.Map, realGra
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// Generous: a loaded machine runs Salt's loader and pip slowly.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	cmd := saltpeer.PythonCommand(ctx, src, saltCallsPy)
 	cmd.Stdin = bytes.NewReader(req)
