@@ -724,61 +724,28 @@ var (
 	iosLLDPBriefIf = regexp.MustCompile(`^.{20}([^\s]{1,15})`)
 )
 
-// iosLLDPRow is one neighbour of show lldp neighbors detail, as NAPALM's
-// textfsm template reads it.
-type iosLLDPRow struct {
-	local string
-	e     LLDPNeighborDetail
-	capab string
-	enab  string
-}
-
-func (r iosLLDPRow) empty() bool {
-	e := r.e
-	return r.local == "" && e.RemoteChassisID == "" && e.RemotePort == "" && e.RemotePortDescription == "" &&
-		e.RemoteSystemName == "" && e.RemoteSystemDescription == "" && r.capab == "" && r.enab == ""
-}
-
-// parseIOSLLDPDetail reads show lldp neighbors detail: a neighbour is
-// recorded at its "Enabled Capabilities" line (and at the end, when
-// something was read); "System Description:" takes the next line whole.
-func parseIOSLLDPDetail(out string) []iosLLDPRow {
-	var rows []iosLLDPRow
-	var r iosLLDPRow
-	descr := false
-	for l := range strings.SplitSeq(out, "\n") {
-		l = strings.TrimRight(l, "\r")
-		if descr {
-			descr = false
-			r.e.RemoteSystemDescription = strings.TrimRight(l, " ")
-			continue
-		}
-		if m := iosLLDPLocal.FindStringSubmatch(l); m != nil {
-			r.local = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPChassis.FindStringSubmatch(l); m != nil {
-			r.e.RemoteChassisID = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPPort.FindStringSubmatch(l); m != nil {
-			r.e.RemotePort = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPPortD.FindStringSubmatch(l); m != nil {
-			r.e.RemotePortDescription = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPName.FindStringSubmatch(l); m != nil {
-			r.e.RemoteSystemName = strings.TrimRight(m[1], " ")
-		} else if iosLLDPDescrNL.MatchString(l) {
-			descr = true
-		} else if m := iosLLDPDescr.FindStringSubmatch(l); m != nil {
-			r.e.RemoteSystemDescription = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPCapab.FindStringSubmatch(l); m != nil {
-			r.capab = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPEnabled.FindStringSubmatch(l); m != nil {
-			r.enab = strings.TrimRight(m[1], " ")
-			rows = append(rows, r)
-			r = iosLLDPRow{}
-		}
-	}
-	if !r.empty() {
-		rows = append(rows, r)
-	}
-	return rows
+// iosLLDP reads show lldp neighbors detail as NAPALM's textfsm template
+// does: a neighbour is recorded at its "Enabled Capabilities" line (and at
+// the end, when something was read); "System Description:" takes the next
+// line whole.
+var iosLLDP = &lldpSpec{
+	all: "show lldp neighbors detail", one: "show lldp neighbors %s detail",
+	trimLine: "\r",
+	rules: []lldpRule{
+		{re: iosLLDPLocal, key: lldpLocal},
+		{re: iosLLDPChassis, key: lldpChassis},
+		{re: iosLLDPPort, key: lldpPort},
+		{re: iosLLDPPortD, key: lldpPortDescr},
+		{re: iosLLDPName, key: lldpName},
+		{re: iosLLDPDescrNL, key: lldpDescr, act: lldpNext},
+		{re: iosLLDPDescr, key: lldpDescr},
+		{re: iosLLDPCapab, key: lldpCaps},
+		{re: iosLLDPEnabled, key: lldpEnabledCaps},
+	},
+	records: lldpEnabledCaps,
+	always:  true,
+	value:   trimRightSpace, nextLine: trimRightSpace,
+	keep: func(r *lldpRow) bool { return !r.empty() },
 }
 
 // parseIOSLLDPBrief lists the local interfaces of show lldp neighbors, in
@@ -811,20 +778,16 @@ func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 	}
 	res := map[string][]LLDPNeighborDetail{}
 	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show lldp neighbors detail"
-		if iface != "" {
-			cmd = "show lldp neighbors " + iface + " detail"
-		}
-		out, err := o.show(cmd)
+		out, err := o.show(iosLLDP.command(iface))
 		if err != nil {
 			return err
 		}
-		rows := parseIOSLLDPDetail(out)
+		rows := parseLLDPDetail(iosLLDP, out)
 		if len(rows) == 0 {
 			return nil
 		}
 		var locals []string
-		if rows[0].local == "" {
+		if rows[0][lldpLocal] == "" {
 			cmd := "show lldp neighbors"
 			if iface != "" {
 				cmd = "show lldp neighbors " + iface
@@ -839,21 +802,16 @@ func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 			}
 		}
 		for i, r := range rows {
-			local := r.local
+			local := r[lldpLocal]
 			if local == "" && i < len(locals) {
 				local = locals[i]
 			}
-			e := r.e
-			e.RemoteChassisID = macOr(e.RemoteChassisID)
-			for _, f := range []*string{&e.RemoteChassisID, &e.RemotePort, &e.RemotePortDescription, &e.RemoteSystemName, &e.RemoteSystemDescription, &r.capab, &r.enab} {
-				if strings.Contains(*f, "not advertised") {
-					*f = ""
-				}
+			r[lldpChassis] = macOr(r[lldpChassis])
+			for k := lldpChassis; k < lldpKeys; k++ {
+				r[k] = blankNotAdvertised(r[k])
 			}
-			e.RemoteSystemCapab = lldpCapab(r.capab, lldpCapabCodes)
-			e.RemoteSystemEnableCapab = lldpCapab(r.enab, lldpCapabCodes)
 			local = canonicalInterface(local, false)
-			res[local] = append(res[local], e)
+			res[local] = append(res[local], r.detail(lldpCapabCodes, false))
 		}
 		return nil
 	})

@@ -476,63 +476,40 @@ func nxosHMS(s string) (int, bool) {
 	return h*3600 + m*60 + sec, true
 }
 
-var nxosLLDPFieldRe = regexp.MustCompile(`^(Chassis id|Port id|Local Port id|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities):\s+(.*)$`)
+// nxosLLDP reads show lldp neighbors [interface X] detail: the fields
+// NAPALM's TextFSM template reads (the first line of the system
+// description; chassis id and port id as printed), a neighbour recorded
+// at its "Enabled Capabilities" line.
+var nxosLLDP = &lldpSpec{
+	all: "show lldp neighbors detail", one: "show lldp neighbors interface %s detail",
+	trimLine: " \r",
+	rules: []lldpRule{
+		{re: regexp.MustCompile(`^(Chassis id|Port id|Local Port id|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities):\s+(.*)$`)},
+	},
+	records: lldpEnabledCaps,
+	always:  true,
+	value:   blankNotAdvertised,
+}
 
-// GetLLDPNeighborsDetail implements Driver from show lldp neighbors [interface X] detail,
-// reading the fields NAPALM's TextFSM template reads (the first line of the system
-// description; chassis id and port id as printed).
+// GetLLDPNeighborsDetail implements Driver from show lldp neighbors
+// [interface X] detail.
 func (d *nxosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (map[string][]LLDPNeighborDetail, error) {
 	if err := safeArg(d.s, "interface", iface); err != nil {
 		return nil, err
 	}
 	res := map[string][]LLDPNeighborDetail{}
 	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show lldp neighbors detail"
-		if iface != "" {
-			cmd = "show lldp neighbors interface " + iface + " detail"
-		}
-		out, err := o.show(cmd)
+		out, err := o.show(nxosLLDP.command(iface))
 		if err != nil {
 			return err
 		}
-		var e LLDPNeighborDetail
-		local := ""
-		for l := range strings.SplitSeq(out, "\n") {
-			m := nxosLLDPFieldRe.FindStringSubmatch(strings.TrimRight(l, " \r"))
-			if m == nil {
-				continue
+		for _, r := range parseLLDPDetail(nxosLLDP, out) {
+			local := r[lldpLocal]
+			if local == "" {
+				local = iface
 			}
-			v := m[2]
-			if strings.Contains(v, "not advertised") {
-				v = ""
-			}
-			switch m[1] {
-			case "Chassis id":
-				e.RemoteChassisID = v
-			case "Port id":
-				e.RemotePort = v
-			case "Local Port id":
-				local = v
-			case "Port Description":
-				e.RemotePortDescription = v
-			case "System Name":
-				e.RemoteSystemName = v
-			case "System Description":
-				e.RemoteSystemDescription = v
-			case "System Capabilities":
-				e.RemoteSystemCapab = lldpCapab(v, lldpCapabCodes)
-			case "Enabled Capabilities":
-				e.RemoteSystemEnableCapab = lldpCapab(v, lldpCapabCodes)
-				if e.RemoteSystemCapab == nil {
-					e.RemoteSystemCapab = []string{}
-				}
-				if local == "" {
-					local = iface
-				}
-				name := nxosCanonical(local)
-				res[name] = append(res[name], e)
-				e, local = LLDPNeighborDetail{}, ""
-			}
+			name := nxosCanonical(local)
+			res[name] = append(res[name], r.detail(lldpCapabCodes, false))
 		}
 		return nil
 	})
