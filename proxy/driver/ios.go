@@ -434,38 +434,15 @@ func (d *iosDriver) GetConfig(ctx context.Context, retrieve string) (Config, err
 	return d.GetConfigWith(ctx, ConfigOptions{Retrieve: retrieve})
 }
 
+// iosConfig is NAPALM ios's get_config.
+var iosConfig = &cliConfigSpec{
+	running: "show running-config", startup: "show startup-config", full: " all",
+	added: iosConfigHeader, sanitize: CiscoSanitizeFilters,
+}
+
 // GetConfigWith implements ConfigGetter like NAPALM ios.
 func (d *iosDriver) GetConfigWith(ctx context.Context, co ConfigOptions) (Config, error) {
-	var c Config
-	retrieve := co.Retrieve
-	if err := checkRetrieve(retrieve); err != nil {
-		return c, err
-	}
-	err := d.s.query(ctx, func(o runner) error {
-		if retrieve == "startup" || retrieve == "all" {
-			out, err := o.show("show startup-config")
-			if err != nil {
-				return err
-			}
-			c.Startup = strings.TrimSpace(iosConfigHeader.ReplaceAllString(out, ""))
-		}
-		if retrieve == "running" || retrieve == "all" {
-			cmd := "show running-config"
-			if co.Full {
-				cmd += " all"
-			}
-			out, err := o.show(cmd)
-			if err != nil {
-				return err
-			}
-			c.Running = strings.TrimSpace(iosConfigHeader.ReplaceAllString(out, ""))
-		}
-		return nil
-	})
-	if err == nil && co.Sanitized {
-		c = SanitizeConfigs(c, CiscoSanitizeFilters)
-	}
-	return c, err
+	return getCLIConfig(ctx, d.s, iosConfig, co)
 }
 
 var (
@@ -661,40 +638,24 @@ func (d *iosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP
 	return res, err
 }
 
-// GetArpTable implements Driver from show arp (ages in minutes, -1 for
-// the device's own addresses, as IOS prints them).
-func (d *iosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
-	if err := safeArg(d.s, "vrf", vrf); err != nil {
-		return nil, err
-	}
-	res := []ARPEntry{}
-	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show arp | exclude Incomplete"
-		if vrf != "" {
-			cmd = "show arp vrf " + vrf + " | exclude Incomplete"
-		}
-		out, err := o.show(cmd)
-		if err != nil {
-			return err
-		}
-		for l := range strings.SplitSeq(out, "\n") {
-			f := strings.Fields(l)
-			if len(f) < 5 || f[0] != "Internet" {
-				continue
-			}
-			iface := ""
-			if len(f) >= 6 {
-				iface = f[5]
-			}
-			age := -1.0
-			if f[2] != "-" {
-				age = atof(f[2], -1)
-			}
-			res = append(res, ARPEntry{Interface: iface, MAC: macOr(f[3]), IP: f[1], Age: age})
+// iosARP reads show arp: the "Internet" rows (ages in minutes, -1 for the
+// device's own addresses, as IOS prints them).
+var iosARP = &arpSpec{
+	all: "show arp | exclude Incomplete", vrf: "show arp vrf %s | exclude Incomplete",
+	rows: lineRows(func(l string) []string {
+		if f := strings.Fields(l); len(f) >= 5 && f[0] == "Internet" {
+			return f
 		}
 		return nil
-	})
-	return res, err
+	}),
+	ip: 1, age: 2, mac: 3, iface: 5,
+	ageOf: func(s string) float64 { return atof(s, -1) },
+	macOf: macOr,
+}
+
+// GetArpTable implements Driver from show arp.
+func (d *iosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
+	return getARPTable(ctx, d.s, iosARP, vrf)
 }
 
 // GetLLDPNeighbors implements Driver from the LLDP details, as NAPALM ios.

@@ -242,32 +242,20 @@ func xrAge(s string) float64 {
 	return -1
 }
 
-// GetArpTable implements Driver from show arp [vrf V] (ages in seconds, -1
-// for the router's own addresses).
+// xrARP reads show arp [vrf V] (ages in seconds, -1 for the router's own
+// addresses).
+var xrARP = &arpSpec{
+	all: "show arp", vrf: "show arp vrf %s", show: xrShow,
+	rows: lineRows(func(l string) []string {
+		return xrARPRe.FindStringSubmatch(strings.TrimRight(l, "\r"))
+	}),
+	ip: 1, age: 2, mac: 3, iface: 6,
+	ageOf: xrAge, macOf: normalizeMAC,
+}
+
+// GetArpTable implements Driver from show arp [vrf V].
 func (d *iosxrDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
-	if err := safeArg(d.s, "vrf", vrf); err != nil {
-		return nil, err
-	}
-	res := []ARPEntry{}
-	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show arp"
-		if vrf != "" {
-			cmd = "show arp vrf " + vrf
-		}
-		out, err := xrShow(o, cmd)
-		if err != nil {
-			return err
-		}
-		for l := range strings.SplitSeq(out, "\n") {
-			m := xrARPRe.FindStringSubmatch(strings.TrimRight(l, "\r"))
-			if m == nil {
-				continue
-			}
-			res = append(res, ARPEntry{Interface: m[6], MAC: normalizeMAC(m[3]), IP: m[1], Age: xrAge(m[2])})
-		}
-		return nil
-	})
-	return res, err
+	return getARPTable(ctx, d.s, xrARP, vrf)
 }
 
 // GetLLDPNeighbors implements Driver from the LLDP details (the brief table

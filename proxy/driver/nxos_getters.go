@@ -415,26 +415,16 @@ var (
 	nxosIPv4Re     = regexp.MustCompile(`^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$`)
 )
 
-// GetArpTable implements Driver from show ip arp vrf VRF|all (ages in seconds, interface
-// names as printed).
-func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
-	if err := safeArg(d.s, "vrf", vrf); err != nil {
-		return nil, err
-	}
-	if vrf == "" {
-		vrf = "all"
-	}
-	res := []ARPEntry{}
-	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show ip arp vrf " + vrf + " | exc INCOMPLETE"
-		out, err := o.show(cmd)
-		if err != nil {
-			return err
-		}
+// nxosARP reads show ip arp vrf VRF|all (ages in seconds, interface names
+// as printed); a row it does not know fails the call.
+var nxosARP = &arpSpec{
+	all: "show ip arp vrf all | exc INCOMPLETE", vrf: "show ip arp vrf %s | exc INCOMPLETE",
+	rows: func(o runner, cmd, out string) ([][]string, error) {
 		parts := nxosARPHeadRe.Split(out, -1)
 		if len(parts) != 2 {
-			return o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP table: %s", deviceMessage(out)))
+			return nil, o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP table: %s", deviceMessage(out)))
 		}
+		var rows [][]string
 		for l := range strings.SplitSeq(strings.TrimSpace(parts[1]), "\n") {
 			l = nxosARPFlagsRe.ReplaceAllString(strings.TrimRight(l, "\r"), "")
 			f := strings.Fields(l)
@@ -442,23 +432,31 @@ func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, e
 				continue
 			}
 			if len(f) != 4 || !nxosIPv4Re.MatchString(f[0]) || !ciscoMACRe.MatchString(f[2]) {
-				return o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP entry %q", l))
+				return nil, o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP entry %q", l))
 			}
-			age := -1.0
-			switch {
-			case f[1] == "-":
-			case strings.Contains(f[1], ":"):
-				if secs, ok := nxosHMS(f[1]); ok {
-					age = float64(secs)
-				}
-			default:
-				age = math.Round(atof(f[1], -1)*10) / 10
-			}
-			res = append(res, ARPEntry{Interface: f[3], MAC: normalizeMAC(f[2]), IP: f[0], Age: age})
+			rows = append(rows, f)
 		}
-		return nil
-	})
-	return res, err
+		return rows, nil
+	},
+	ip: 0, age: 1, mac: 2, iface: 3,
+	ageOf: func(s string) float64 {
+		switch {
+		case s == "-":
+		case strings.Contains(s, ":"):
+			if secs, ok := nxosHMS(s); ok {
+				return float64(secs)
+			}
+		default:
+			return math.Round(atof(s, -1)*10) / 10
+		}
+		return -1
+	},
+	macOf: normalizeMAC,
+}
+
+// GetArpTable implements Driver from show ip arp vrf VRF|all.
+func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
+	return getARPTable(ctx, d.s, nxosARP, vrf)
 }
 
 // nxosHMS converts "hh:mm:ss" to seconds.
