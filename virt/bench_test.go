@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // procStatusKiB reads a "Name:  N kB" field of /proc/PID/status.
@@ -84,17 +85,10 @@ func TestBenchVirtInitToPing(t *testing.T) {
 	}
 	initDone := time.Since(start)
 	// Poll often: the measure is the first answer.
-	deadline := time.Now().Add(8 * time.Minute)
-	for {
+	testutil.Eventually(t, 8*time.Minute, func() bool {
 		out, _ := l.cli(t, 30*time.Second, "gsalt", "vmb", "test.ping", "--out", "json", "-t", "3")
-		if strings.Contains(out, `"vmb": true`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("vmb did not answer test.ping within 8 minutes")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return strings.Contains(out, `"vmb": true`)
+	}, "vmb to answer test.ping")
 	firstPing := time.Since(start)
 	rssAfter := procStatusKiB(pid, "VmRSS")
 	hwm := procStatusKiB(pid, "VmHWM")
@@ -169,10 +163,10 @@ virt:
     uri: %[4]s
 `, l.base, l.ret, l.pub, l.d.URI))
 	startCmd(t, saltpeer.Command(context.Background(), src, "salt-minion", "-c", conf, "-l", "warning"), filepath.Join(l.base, "hvs.out"))
-	waitUntil(t, "the Salt hypervisor minion answers", 150*time.Second, func() bool {
+	testutil.Eventually(t, 150*time.Second, func() bool {
 		out, _ := l.cli(t, 60*time.Second, "gsalt", "hvs", "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, "true")
-	})
+	}, "the Salt hypervisor minion answers")
 	for _, id := range []string{"hv1", "hvs"} {
 		if out, err := l.cli(t, 2*time.Minute, "gsalt", id, "virt.full_info", "--out", "json", "-t", "60"); err != nil || !strings.Contains(out, "node_info") {
 			t.Fatalf("%s virt.full_info: %v %s", id, err, out)

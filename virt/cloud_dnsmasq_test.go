@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/virt/virttest"
 )
 
@@ -111,7 +112,7 @@ func startCloudDNS(t *testing.T, dir string) *cloudDNS {
 			t.Logf("dnsmasq log:\n%s", tailStr(c.log.String(), 3000))
 		}
 	})
-	waitUntil(t, "dnsmasq answering", 20*time.Second, func() bool {
+	testutil.Eventually(t, 20*time.Second, func() bool {
 		select {
 		case <-done:
 			t.Fatalf("dnsmasq exited: %s", c.log.String())
@@ -119,7 +120,7 @@ func startCloudDNS(t *testing.T, dir string) *cloudDNS {
 		}
 		_, err := c.dig("localhost.invalid")
 		return err == nil
-	})
+	}, "dnsmasq answering")
 	return c
 }
 
@@ -233,10 +234,10 @@ virt:
 		out, err := exec.CommandContext(ctx, filepath.Join(bin, name), append([]string{"-c", masterConf}, args...)...).CombinedOutput()
 		return string(out), err
 	}
-	waitUntil(t, "hv1 answers test.ping", 120*time.Second, func() bool {
+	testutil.Eventually(t, 120*time.Second, func() bool {
 		out, _ := cli(60*time.Second, "gsalt", "hv1", "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, "true")
-	})
+	}, "hv1 answers test.ping")
 	if got, err := dns.dig("vmc"); err != nil || got != "" {
 		t.Fatalf("vmc resolves before virt.init: %q %v", got, err)
 	}
@@ -248,10 +249,10 @@ virt:
 	// The guest never booted: its name resolves from the reservation the
 	// reactor made from the created event's MAC.
 	var addr string
-	waitUntil(t, "dig vmc answering its reservation", 120*time.Second, func() bool {
+	testutil.Eventually(t, 120*time.Second, func() bool {
 		addr, _ = dns.dig("vmc")
 		return addr != ""
-	})
+	}, "dig vmc answering its reservation")
 	if addr != "10.20.1.10" {
 		t.Errorf("vmc resolves to %q, want the first address of the example's cloud range, 10.20.1.10", addr)
 	}
@@ -267,10 +268,10 @@ virt:
 	if err != nil || !strings.Contains(out, `"good"`) {
 		t.Fatalf("gsalt-run virt.purge: %v\n%s", err, out)
 	}
-	waitUntil(t, "vmc's reservation removed", 120*time.Second, func() bool {
+	testutil.Eventually(t, 120*time.Second, func() bool {
 		got, err := dns.dig("vmc")
 		return err == nil && got == ""
-	})
+	}, "vmc's reservation removed")
 	for _, dir := range []string{dns.hostsd, dns.dhcpd} {
 		if _, err := os.Stat(filepath.Join(dir, "vmc")); !os.IsNotExist(err) {
 			t.Errorf("%s/vmc is still there after virt.purge: %v", dir, err)

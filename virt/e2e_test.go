@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/virt/virttest"
 )
 
@@ -300,22 +301,11 @@ virt:
 `, l.base, l.ret, l.pub, d.URI, l.images))
 	startDaemon(t, filepath.Join(l.bin, "gsalt-master"), "-c", l.masterConf, "-l", "info")
 	startDaemon(t, filepath.Join(l.bin, "gsalt-minion"), "-c", minionConf, "-l", "info")
-	waitUntil(t, "the hypervisor minion answers", 120*time.Second, func() bool {
+	testutil.Eventually(t, 120*time.Second, func() bool {
 		out, _ := l.cli(t, 30*time.Second, "gsalt", "hv1", "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, "true")
-	})
+	}, "the hypervisor minion answers")
 	return l
-}
-
-func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
 }
 
 // TestE2EVirtInitBootsSeededGuest: gsalt-run virt.init boots a guest from
@@ -338,10 +328,10 @@ func TestE2EVirtInitBootsSeededGuest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(l.base, "m", "pki", "minions", "vm1")); err != nil {
 		t.Fatalf("the key of vm1 was not pre-accepted: %v", err)
 	}
-	waitUntil(t, "vm1 to answer test.ping", 8*time.Minute, func() bool {
+	testutil.Eventually(t, 8*time.Minute, func() bool {
 		out, _ := l.cli(t, 30*time.Second, "gsalt", "vm1", "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, `"vm1": true`)
-	})
+	}, "vm1 to answer test.ping")
 	firstPing := time.Since(start)
 	t.Logf("virt.init returned after %v; first test.ping answered %v after virt.init started", initDone.Round(time.Millisecond), firstPing.Round(time.Millisecond))
 	out, err = l.cli(t, 2*time.Minute, "gsalt-key", "-L", "--out", "json")

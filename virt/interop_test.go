@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/virt/virttest"
 )
 
@@ -95,22 +96,22 @@ func (s *virtSide) start(t *testing.T) {
 	} else {
 		startCmd(t, exec.Command(filepath.Join(s.bin, "gsalt-master"), "-c", s.masterConf, "-l", "warning"), filepath.Join(s.base, "master.out"))
 	}
-	waitUntil(t, s.name+": master listening", 240*time.Second, func() bool {
+	testutil.Eventually(t, 240*time.Second, func() bool {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.ret))
 		if err == nil {
 			_ = c.Close()
 		}
 		return err == nil
-	})
+	}, s.name+": master listening")
 	if s.saltMinion {
 		startCmd(t, saltpeer.Command(context.Background(), s.src, "salt-minion", "-c", s.minionConf, "-l", "warning"), filepath.Join(s.base, "minion.out"))
 	} else {
 		startCmd(t, exec.Command(filepath.Join(s.bin, "gsalt-minion"), "-c", s.minionConf, "-l", "warning"), filepath.Join(s.base, "minion.out"))
 	}
-	waitUntil(t, s.name+": hypervisor minion answers test.ping", 360*time.Second, func() bool {
+	testutil.Eventually(t, 360*time.Second, func() bool {
 		out, _ := s.cli(t, 60*time.Second, "salt", s.hv, "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, "true")
-	})
+	}, s.name+": hypervisor minion answers test.ping")
 	// Warm up: the first virt call loads the module (and python3-libvirt on
 	// a Salt minion), which on a loaded machine can outlast a runner's wait.
 	if out, err := s.cli(t, 5*time.Minute, "salt", s.hv, "virt.full_info", "--out", "json", "-t", "180"); err != nil || !strings.Contains(out, "node_info") {

@@ -187,10 +187,7 @@ func TestSessionLimitAndRefuse(t *testing.T) {
 		t.Fatal("third concurrent connection accepted")
 	}
 	_ = clients[0].Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for f.Device(0).ActiveSessions() >= 2 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool { return f.Device(0).ActiveSessions() < 2 }, "the closed session to free its slot")
 	c, err := dial(f.Addr(0), ssh.Password("admin"))
 	if err != nil {
 		t.Fatalf("connection after a slot freed: %v", err)

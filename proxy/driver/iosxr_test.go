@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/proxy/devsim"
 	"github.com/gsalt/gsalt/proxy/driver"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -332,11 +333,7 @@ func TestIOSXRConfirmedCommit(t *testing.T) {
 	if !strings.Contains(dev.RunningConfig(), "hostname reverted") {
 		t.Fatal("trial commit not applied")
 	}
-	for end := time.Now().Add(10 * time.Second); pending(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the trial commit never ended")
-		}
-	}
+	testutil.Eventually(t, 10*time.Second, func() bool { return !pending() }, "the trial commit to end")
 	if run := dev.RunningConfig(); !strings.Contains(run, "hostname kept") || strings.Contains(run, "reverted") {
 		t.Fatalf("not reverted:\n%s", run)
 	}
@@ -389,11 +386,7 @@ func holdLock(t *testing.T, f *devsim.Fleet, i int) {
 	if _, err := in.Write([]byte("configure exclusive\r")); err != nil {
 		t.Fatal(err)
 	}
-	for end := time.Now().Add(5 * time.Second); !strings.Contains(out.String(), "(config)#"); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("no configuration prompt")
-		}
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool { return strings.Contains(out.String(), "(config)#") }, "the configuration prompt")
 }
 
 func TestIOSXRConfigErrors(t *testing.T) {
