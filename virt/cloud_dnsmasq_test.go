@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,33 +19,12 @@ import (
 	"github.com/gsalt/gsalt/virt/virttest"
 )
 
-// lockedBuf is a bounded, concurrency-safe log sink.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.b.Len() < 1<<20 {
-		l.b.Write(p)
-	}
-	return len(p), nil
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // cloudDNS is a dnsmasq on 127.0.0.1:<free port> reading the example's
 // reservation files and the per-guest --hostsdir/--dhcp-hostsdir.
 type cloudDNS struct {
 	port                                         int
 	pidFile, addnHosts, dhcpHosts, hostsd, dhcpd string
-	log                                          *lockedBuf
+	log                                          *testutil.Buffer
 }
 
 func freeUDPTCPPort(t *testing.T) int {
@@ -77,7 +55,7 @@ func startCloudDNS(t *testing.T, dir string) *cloudDNS {
 	}
 	c := &cloudDNS{port: freeUDPTCPPort(t), pidFile: filepath.Join(dir, "dnsmasq.pid"),
 		addnHosts: filepath.Join(dir, "reservations.hosts"), dhcpHosts: filepath.Join(dir, "reservations.dhcp"),
-		hostsd: filepath.Join(dir, "cloud.hosts.d"), dhcpd: filepath.Join(dir, "cloud.dhcp.d"), log: &lockedBuf{}}
+		hostsd: filepath.Join(dir, "cloud.hosts.d"), dhcpd: filepath.Join(dir, "cloud.dhcp.d"), log: &testutil.Buffer{Max: 1 << 20}}
 	writeFile(t, c.addnHosts, "")
 	writeFile(t, c.dhcpHosts, "")
 	for _, d := range []string{c.hostsd, c.dhcpd} {

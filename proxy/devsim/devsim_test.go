@@ -1,7 +1,6 @@
 package devsim
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -154,7 +153,7 @@ func TestAuthAndShellOverSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	in, _ := s.StdinPipe()
-	var buf syncBuffer
+	var buf testutil.Buffer
 	s.Stdout = &buf
 	if err := s.Shell(); err != nil {
 		t.Fatal(err)
@@ -362,24 +361,7 @@ func TestDeviceAPI(t *testing.T) {
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func waitFor(t *testing.T, b *syncBuffer, want string) {
+func waitFor(t *testing.T, b *testutil.Buffer, want string) {
 	t.Helper()
 	testutil.Eventually(t, 5*time.Second, func() bool { return strings.Contains(b.String(), want) }, fmt.Sprintf("%q in the output", want))
 }

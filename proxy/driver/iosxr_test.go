@@ -5,7 +5,6 @@ import (
 	"errors"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -342,24 +341,6 @@ func TestIOSXRConfirmedCommit(t *testing.T) {
 	}
 }
 
-// lockedBuffer is an io.Writer safe to read while the SSH session writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // holdLock opens an interactive session on device i that keeps the
 // exclusive configuration lock until the test ends.
 func holdLock(t *testing.T, f *devsim.Fleet, i int) {
@@ -378,7 +359,7 @@ func holdLock(t *testing.T, f *devsim.Fleet, i int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &lockedBuffer{}
+	out := &testutil.Buffer{}
 	s.Stdout = out
 	if err := s.Shell(); err != nil {
 		t.Fatal(err)
