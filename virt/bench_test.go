@@ -145,23 +145,7 @@ func benchSaltHypervisor(t *testing.T, l *e2eLab) {
 		return
 	}
 	conf := filepath.Join(l.base, "etc", "hvs")
-	writeFile(t, filepath.Join(conf, "minion"), fmt.Sprintf(`id: hvs
-root_dir: %[1]s/hvs
-pki_dir: %[1]s/hvs/pki
-cachedir: %[1]s/hvs/cache
-sock_dir: %[1]s/hvs/sock
-log_file: %[1]s/hvs/log
-user: root
-master: 127.0.0.1
-master_port: %[2]d
-publish_port: %[3]d
-acceptance_wait_time: 1
-enable_fqdns_grains: False
-ipv6: False
-virt:
-  connection:
-    uri: %[4]s
-`, l.base, l.ret, l.pub, l.d.URI))
+	writeFile(t, filepath.Join(conf, "minion"), hvMinionConf("hvs", filepath.Join(l.base, "hvs"), l.ret, l.pub, l.d.URI))
 	startCmd(t, saltpeer.Command(context.Background(), src, "salt-minion", "-c", conf, "-l", "warning"), filepath.Join(l.base, "hvs.out"))
 	testutil.Eventually(t, 150*time.Second, func() bool {
 		out, _ := l.cli(t, 60*time.Second, "gsalt", "hvs", "test.ping", "--out", "json", "-t", "10")

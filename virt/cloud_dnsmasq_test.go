@@ -180,30 +180,14 @@ file_roots: {base: [%[4]s/salt, %[5]s]}
 	}
 	minionConf := filepath.Join(base, "etc", "hv")
 	writeFile(t, filepath.Join(minionConf, "minion.d", "dnsmasq-host.conf"), hostConf)
-	writeFile(t, filepath.Join(minionConf, "minion"), fmt.Sprintf(`id: hv1
-root_dir: %[1]s/hv
-pki_dir: %[1]s/hv/pki
-cachedir: %[1]s/hv/cache
-sock_dir: %[1]s/hv/sock
-log_file: %[1]s/hv/log
-user: root
-master: 127.0.0.1
-master_port: %[2]d
-publish_port: %[3]d
-acceptance_wait_time: 1
-enable_fqdns_grains: False
-ipv6: False
-virt:
-  connection:
-    uri: %[4]s
-  images: %[1]s/images
+	writeFile(t, filepath.Join(minionConf, "minion"), hvMinionConf("hv1", filepath.Join(base, "hv"), ret, pub, d.URI)+fmt.Sprintf(`  images: %s/images
   nic:
     fixed:
       - eth0:
           type: bridge
           source: br0
-          mac: '%[5]s'
-`, base, ret, pub, d.URI, cloudMAC))
+          mac: '%s'
+`, base, cloudMAC))
 	startCmd(t, exec.Command(filepath.Join(bin, "gsalt-master"), "-c", masterConf, "-l", "info"), filepath.Join(base, "master.out"))
 	startCmd(t, exec.Command(filepath.Join(bin, "gsalt-minion"), "-c", minionConf, "-l", "info"), filepath.Join(base, "minion.out"))
 	cli := func(timeout time.Duration, name string, args ...string) (string, error) {

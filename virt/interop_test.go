@@ -65,26 +65,8 @@ auto_accept: True
 timeout: 60
 file_roots: {base: [%[4]s]}
 `, base, s.pub, s.ret, roots))
-	writeFile(t, filepath.Join(s.minionConf, "minion"), fmt.Sprintf(`id: %[6]s
-root_dir: %[1]s/n
-pki_dir: %[1]s/n/pki
-cachedir: %[1]s/n/cache
-sock_dir: %[1]s/n/sock
-log_file: %[1]s/n/log
-user: root
-master: 127.0.0.1
-master_port: %[2]d
-publish_port: %[3]d
-acceptance_wait_time: 1
-enable_fqdns_grains: False
-ipv6: False
-grains:
-  virtual: physical
-virt:
-  connection:
-    uri: %[4]s
-  images: %[5]s
-`, base, s.ret, s.pub, d.URI, s.images, s.hv))
+	writeFile(t, filepath.Join(s.minionConf, "minion"), hvMinionConf(s.hv, filepath.Join(base, "n"), s.ret, s.pub, d.URI)+
+		"  images: "+s.images+"\ngrains:\n  virtual: physical\n")
 	return s
 }
 
@@ -180,34 +162,6 @@ func short(v any) string {
 		return string(b[:600]) + "..."
 	}
 	return string(b)
-}
-
-func startCmd(t *testing.T, cmd *exec.Cmd, logPath string) {
-	t.Helper()
-	log, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = log.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			t.Logf("%s:\n%s", logPath, tailStr(string(b), 3000))
-		}
-	})
 }
 
 // virtRun is what one direction saw.
