@@ -52,11 +52,3 @@ func Float(v any) (f float64, ok bool) {
 // Equal is Python's == (py.Equal, where it is written and tested); kept
 // here for the callers that still reach it through pyfmt.
 func Equal(a, b any) bool { return py.Equal(a, b) }
-
-// isDict reports whether v is a dict of the data model.
-func isDict(v any) bool {
-	if _, ok := v.(Ranger); ok {
-		return true
-	}
-	return reflect.ValueOf(v).Kind() == reflect.Map
-}
