@@ -1,32 +1,13 @@
 package master
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestRefusalsLogged: every refused publish, runner and wheel request and
 // every refused mk_token is logged at warning level with Salt's message,
@@ -34,7 +15,7 @@ func (l *lockedBuffer) String() string {
 func TestRefusalsLogged(t *testing.T) {
 	e := newEnv(t, eauthConf)
 	e.m.eauth = newFastEauth(e)
-	var buf lockedBuffer
+	var buf testutil.Buffer
 	e.m.log = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	e.login("minion1", "m1")
 	e.drain()

@@ -73,7 +73,7 @@ func openReturners(cfg *config.Master, reg *returners.Registry, log *slog.Logger
 		maxN, _ := cfg.Opts.Int("returner_spool_max_records")
 		maxB, _ := cfg.Opts.Int("returner_spool_max_bytes")
 		q, err := returners.NewQueue(b, returners.QueueOptions{Name: name + " returner", SpoolPath: filepath.Join(dir, name+".spool"),
-			MaxSpool: maxN, MaxSpoolBytes: int64(maxB), Log: log})
+			MaxSpool: maxN, MaxSpoolBytes: int64(maxB), Logger: log})
 		if err != nil {
 			r.Close()
 			return nil, fmt.Errorf("masterd: %s: %w", what, err)

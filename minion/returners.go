@@ -81,7 +81,7 @@ func (rs *minionReturners) get(m *Minion, name string) (*minionReturner, error) 
 			r.Close()
 			return nil, err
 		}
-		q, err := returners.NewQueue(b, returners.QueueOptions{Name: name + " returner", SpoolPath: filepath.Join(dir, name+".spool"), Log: m.log})
+		q, err := returners.NewQueue(b, returners.QueueOptions{Name: name + " returner", SpoolPath: filepath.Join(dir, name+".spool"), Logger: m.log})
 		if err != nil {
 			r.Close()
 			return nil, err

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/masterd"
 	gminion "github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -274,15 +275,13 @@ func TestAPIEndToEnd(t *testing.T) {
 		} `json:"info"`
 		Return []map[string]any `json:"return"`
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	testutil.Poll(30*time.Second, func() bool {
 		code, _, b = e.do("GET", "/jobs/"+jid, tok, "", nil)
 		if code != 200 || json.Unmarshal(b, &jr) != nil || len(jr.Info) != 1 || len(jr.Return) != 1 {
 			t.Fatalf("GET /jobs/jid: %d %s", code, b)
 		}
-		if jr.Info[0].Result["m1"] != nil || time.Now().After(deadline) {
-			break
-		}
-	}
+		return jr.Info[0].Result["m1"] != nil
+	})
 	if jr.Info[0].Result["m1"]["return"] != true || jr.Return[0]["m1"] != true {
 		t.Fatalf("GET /jobs/jid: %s", b)
 	}

@@ -152,7 +152,10 @@ func TestScheduledCommitsAndReverts(t *testing.T) {
 			t.Errorf("commit_cancelled state: %v", sr)
 		}
 	}
-	time.Sleep(6 * time.Second) // past both scheduled times
+	// A negative check, the behaviour under test: once both scheduled
+	// times (5 s, on the minion's real schedule) have passed, the confirmed
+	// commit stays and the cancelled one never ran.
+	time.Sleep(6 * time.Second)
 	if !strings.Contains(running(), "ntp server 10.4.4.4") {
 		t.Errorf("the confirmed commit was reverted:\n%s", running())
 	}

@@ -99,7 +99,7 @@ func TestJunosThroughProxy(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("not reverted by the server\n%s", lab.Logs())
 		}
-		time.Sleep(2 * time.Second) // netconfd's timer runs between RPCs
+		time.Sleep(2 * time.Second) // deliberately slow polling: netconfd's timer runs only between RPCs
 	}
 	if !strings.Contains(running(), "<contact>noc@example.net</contact>") {
 		t.Errorf("the revert lost the earlier commit")
@@ -111,7 +111,9 @@ func TestJunosThroughProxy(t *testing.T) {
 	if c := dict("net.confirm_commit", jid); !c.Bool("result") || c.Str("comment") != fmt.Sprintf("Commit #%s confirmed.", jid) {
 		t.Errorf("confirm_commit: %v", c)
 	}
-	time.Sleep(7 * time.Second) // past the revert time
+	// A negative check, the behaviour under test: past the revert time
+	// (6 s, on netconfd's real timer) the confirmed change stays.
+	time.Sleep(7 * time.Second)
 	if !strings.Contains(running(), "<contact>kept</contact>") {
 		t.Errorf("the confirmed commit was reverted\n%s", lab.Logs())
 	}

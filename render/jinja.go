@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/render/jinja"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -372,10 +373,7 @@ func (st *renderState) location(je *jinja.Error) string {
 // errorContext is Salt's get_context: five lines either side of line,
 // the line marked.
 func errorContext(template string, line int) string {
-	lines := splitLinesPy(template)
-	if template == "" {
-		lines = nil
-	}
+	lines := py.SplitLines(template, false)
 	if line > len(lines) {
 		return template
 	}
@@ -393,14 +391,6 @@ func errorContext(template string, line int) string {
 	}
 	buf[at] += "    <======================"
 	return "---\n" + strings.Join(buf, "\n") + "\n---"
-}
-
-// splitLinesPy is Python's str.splitlines() for \n, \r\n and \r.
-func splitLinesPy(s string) []string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	s = strings.TrimSuffix(s, "\n")
-	return strings.Split(s, "\n")
 }
 
 // fail records a typed error (the first one wins) and returns it.

@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyre"
 	"github.com/gsalt/gsalt/internal/pytime"
 	"github.com/gsalt/gsalt/render/jinja"
@@ -1201,24 +1202,11 @@ func uuid5URL(s string) string {
 	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
 }
 
-// pyIterItems is list(in) for payload data: a list's items, a string's
-// characters, a dict's keys; anything else is not iterable.
+// pyIterItems is list(in) (py.Iter); what Python cannot iterate fails
+// with its TypeError.
 func pyIterItems(in any) ([]any, error) {
-	switch x := in.(type) {
-	case []any:
-		return x, nil
-	case string:
-		var out []any
-		for _, r := range x {
-			out = append(out, string(r))
-		}
-		return out, nil
-	case *payload.Map:
-		var out []any
-		for _, it := range x.Items() {
-			out = append(out, it.Key)
-		}
-		return out, nil
+	if l, ok := py.Iter(in); ok {
+		return l, nil
 	}
 	return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' object is not iterable", pyTypeName(in))}
 }

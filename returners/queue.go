@@ -55,7 +55,8 @@ type QueueOptions struct {
 	// Retry is the first wait after a failure (default 1 s), doubling to
 	// MaxRetry (default 30 s).
 	Retry, MaxRetry time.Duration
-	Log             *slog.Logger
+	// Logger logs spool and retry trouble (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // QueueStats describe a Queue.
@@ -113,10 +114,10 @@ func NewQueue(b Batcher, o QueueOptions) (*Queue, error) {
 	if o.MaxRetry <= 0 {
 		o.MaxRetry = 30 * time.Second
 	}
-	if o.Log == nil {
-		o.Log = slog.Default()
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
-	q := &Queue{b: b, o: o, log: o.Log, wake: make(chan struct{}, 1), idle: make(chan struct{}),
+	q := &Queue{b: b, o: o, log: o.Logger, wake: make(chan struct{}, 1), idle: make(chan struct{}),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	if o.SpoolPath != "" {
 		sp, err := spool.Open(o.SpoolPath, o.MaxSpool, o.MaxSpoolBytes)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // procStatusKiB reads a "Name:  N kB" field of /proc/PID/status.
@@ -84,17 +85,10 @@ func TestBenchVirtInitToPing(t *testing.T) {
 	}
 	initDone := time.Since(start)
 	// Poll often: the measure is the first answer.
-	deadline := time.Now().Add(8 * time.Minute)
-	for {
+	testutil.Eventually(t, 8*time.Minute, func() bool {
 		out, _ := l.cli(t, 30*time.Second, "gsalt", "vmb", "test.ping", "--out", "json", "-t", "3")
-		if strings.Contains(out, `"vmb": true`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("vmb did not answer test.ping within 8 minutes")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return strings.Contains(out, `"vmb": true`)
+	}, "vmb to answer test.ping")
 	firstPing := time.Since(start)
 	rssAfter := procStatusKiB(pid, "VmRSS")
 	hwm := procStatusKiB(pid, "VmHWM")
@@ -151,28 +145,12 @@ func benchSaltHypervisor(t *testing.T, l *e2eLab) {
 		return
 	}
 	conf := filepath.Join(l.base, "etc", "hvs")
-	writeFile(t, filepath.Join(conf, "minion"), fmt.Sprintf(`id: hvs
-root_dir: %[1]s/hvs
-pki_dir: %[1]s/hvs/pki
-cachedir: %[1]s/hvs/cache
-sock_dir: %[1]s/hvs/sock
-log_file: %[1]s/hvs/log
-user: root
-master: 127.0.0.1
-master_port: %[2]d
-publish_port: %[3]d
-acceptance_wait_time: 1
-enable_fqdns_grains: False
-ipv6: False
-virt:
-  connection:
-    uri: %[4]s
-`, l.base, l.ret, l.pub, l.d.URI))
+	writeFile(t, filepath.Join(conf, "minion"), hvMinionConf("hvs", filepath.Join(l.base, "hvs"), l.ret, l.pub, l.d.URI))
 	startCmd(t, saltpeer.Command(context.Background(), src, "salt-minion", "-c", conf, "-l", "warning"), filepath.Join(l.base, "hvs.out"))
-	waitUntil(t, "the Salt hypervisor minion answers", 150*time.Second, func() bool {
+	testutil.Eventually(t, 150*time.Second, func() bool {
 		out, _ := l.cli(t, 60*time.Second, "gsalt", "hvs", "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, "true")
-	})
+	}, "the Salt hypervisor minion answers")
 	for _, id := range []string{"hv1", "hvs"} {
 		if out, err := l.cli(t, 2*time.Minute, "gsalt", id, "virt.full_info", "--out", "json", "-t", "60"); err != nil || !strings.Contains(out, "node_info") {
 			t.Fatalf("%s virt.full_info: %v %s", id, err, out)

@@ -11,41 +11,20 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/virt/virttest"
 )
-
-// lockedBuf is a bounded, concurrency-safe log sink.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.b.Len() < 1<<20 {
-		l.b.Write(p)
-	}
-	return len(p), nil
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // cloudDNS is a dnsmasq on 127.0.0.1:<free port> reading the example's
 // reservation files and the per-guest --hostsdir/--dhcp-hostsdir.
 type cloudDNS struct {
 	port                                         int
 	pidFile, addnHosts, dhcpHosts, hostsd, dhcpd string
-	log                                          *lockedBuf
+	log                                          *testutil.Buffer
 }
 
 func freeUDPTCPPort(t *testing.T) int {
@@ -76,7 +55,7 @@ func startCloudDNS(t *testing.T, dir string) *cloudDNS {
 	}
 	c := &cloudDNS{port: freeUDPTCPPort(t), pidFile: filepath.Join(dir, "dnsmasq.pid"),
 		addnHosts: filepath.Join(dir, "reservations.hosts"), dhcpHosts: filepath.Join(dir, "reservations.dhcp"),
-		hostsd: filepath.Join(dir, "cloud.hosts.d"), dhcpd: filepath.Join(dir, "cloud.dhcp.d"), log: &lockedBuf{}}
+		hostsd: filepath.Join(dir, "cloud.hosts.d"), dhcpd: filepath.Join(dir, "cloud.dhcp.d"), log: &testutil.Buffer{Max: 1 << 20}}
 	writeFile(t, c.addnHosts, "")
 	writeFile(t, c.dhcpHosts, "")
 	for _, d := range []string{c.hostsd, c.dhcpd} {
@@ -111,7 +90,7 @@ func startCloudDNS(t *testing.T, dir string) *cloudDNS {
 			t.Logf("dnsmasq log:\n%s", tailStr(c.log.String(), 3000))
 		}
 	})
-	waitUntil(t, "dnsmasq answering", 20*time.Second, func() bool {
+	testutil.Eventually(t, 20*time.Second, func() bool {
 		select {
 		case <-done:
 			t.Fatalf("dnsmasq exited: %s", c.log.String())
@@ -119,7 +98,7 @@ func startCloudDNS(t *testing.T, dir string) *cloudDNS {
 		}
 		_, err := c.dig("localhost.invalid")
 		return err == nil
-	})
+	}, "dnsmasq answering")
 	return c
 }
 
@@ -201,30 +180,14 @@ file_roots: {base: [%[4]s/salt, %[5]s]}
 	}
 	minionConf := filepath.Join(base, "etc", "hv")
 	writeFile(t, filepath.Join(minionConf, "minion.d", "dnsmasq-host.conf"), hostConf)
-	writeFile(t, filepath.Join(minionConf, "minion"), fmt.Sprintf(`id: hv1
-root_dir: %[1]s/hv
-pki_dir: %[1]s/hv/pki
-cachedir: %[1]s/hv/cache
-sock_dir: %[1]s/hv/sock
-log_file: %[1]s/hv/log
-user: root
-master: 127.0.0.1
-master_port: %[2]d
-publish_port: %[3]d
-acceptance_wait_time: 1
-enable_fqdns_grains: False
-ipv6: False
-virt:
-  connection:
-    uri: %[4]s
-  images: %[1]s/images
+	writeFile(t, filepath.Join(minionConf, "minion"), hvMinionConf("hv1", filepath.Join(base, "hv"), ret, pub, d.URI)+fmt.Sprintf(`  images: %s/images
   nic:
     fixed:
       - eth0:
           type: bridge
           source: br0
-          mac: '%[5]s'
-`, base, ret, pub, d.URI, cloudMAC))
+          mac: '%s'
+`, base, cloudMAC))
 	startCmd(t, exec.Command(filepath.Join(bin, "gsalt-master"), "-c", masterConf, "-l", "info"), filepath.Join(base, "master.out"))
 	startCmd(t, exec.Command(filepath.Join(bin, "gsalt-minion"), "-c", minionConf, "-l", "info"), filepath.Join(base, "minion.out"))
 	cli := func(timeout time.Duration, name string, args ...string) (string, error) {
@@ -233,10 +196,10 @@ virt:
 		out, err := exec.CommandContext(ctx, filepath.Join(bin, name), append([]string{"-c", masterConf}, args...)...).CombinedOutput()
 		return string(out), err
 	}
-	waitUntil(t, "hv1 answers test.ping", 120*time.Second, func() bool {
+	testutil.Eventually(t, 120*time.Second, func() bool {
 		out, _ := cli(60*time.Second, "gsalt", "hv1", "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, "true")
-	})
+	}, "hv1 answers test.ping")
 	if got, err := dns.dig("vmc"); err != nil || got != "" {
 		t.Fatalf("vmc resolves before virt.init: %q %v", got, err)
 	}
@@ -248,10 +211,10 @@ virt:
 	// The guest never booted: its name resolves from the reservation the
 	// reactor made from the created event's MAC.
 	var addr string
-	waitUntil(t, "dig vmc answering its reservation", 120*time.Second, func() bool {
+	testutil.Eventually(t, 120*time.Second, func() bool {
 		addr, _ = dns.dig("vmc")
 		return addr != ""
-	})
+	}, "dig vmc answering its reservation")
 	if addr != "10.20.1.10" {
 		t.Errorf("vmc resolves to %q, want the first address of the example's cloud range, 10.20.1.10", addr)
 	}
@@ -267,10 +230,10 @@ virt:
 	if err != nil || !strings.Contains(out, `"good"`) {
 		t.Fatalf("gsalt-run virt.purge: %v\n%s", err, out)
 	}
-	waitUntil(t, "vmc's reservation removed", 120*time.Second, func() bool {
+	testutil.Eventually(t, 120*time.Second, func() bool {
 		got, err := dns.dig("vmc")
 		return err == nil && got == ""
-	})
+	}, "vmc's reservation removed")
 	for _, dir := range []string{dns.hostsd, dns.dhcpd} {
 		if _, err := os.Stat(filepath.Join(dir, "vmc")); !os.IsNotExist(err) {
 			t.Errorf("%s/vmc is still there after virt.purge: %v", dir, err)

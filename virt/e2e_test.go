@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/virt/virttest"
 )
 
@@ -204,33 +206,36 @@ func (l *e2eLab) cli(t *testing.T, timeout time.Duration, name string, args ...s
 	return string(out), err
 }
 
-func startDaemon(t *testing.T, bin string, args ...string) {
+// hvMinionConf is the configuration of a hypervisor minion id (gsalt's
+// or Salt's) with its folders under dir, joining the master on ports ret
+// and pub, its virt connection on uri; the virt block is left open for
+// more keys (two-space indented lines) before any further top-level ones.
+func hvMinionConf(id, dir string, ret, pub int, uri string) string {
+	return fmt.Sprintf(`id: %[1]s
+root_dir: %[2]s
+pki_dir: %[2]s/pki
+cachedir: %[2]s/cache
+sock_dir: %[2]s/sock
+log_file: %[2]s/log
+user: root
+master: 127.0.0.1
+master_port: %[3]d
+publish_port: %[4]d
+acceptance_wait_time: 1
+enable_fqdns_grains: False
+ipv6: False
+virt:
+  connection:
+    uri: %[5]s
+`, id, dir, ret, pub, uri)
+}
+
+// startCmd starts a daemon of a test, logging to logPath; it is stopped
+// (SIGTERM to its process group, then SIGKILL) when the test ends, and
+// its log's tail is shown if the test failed.
+func startCmd(t *testing.T, cmd *exec.Cmd, logPath string) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	log, err := os.Create(filepath.Join(t.TempDir(), "out.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = log.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(log.Name())
-			t.Logf("%s log:\n%s", filepath.Base(bin), tailStr(string(b), 4000))
-		}
-	})
+	proc.Start(t, filepath.Base(cmd.Path), cmd, proc.Options{Log: logPath, Grace: 20 * time.Second, Tail: 4000})
 }
 
 func tailStr(s string, n int) string {
@@ -275,47 +280,20 @@ auto_accept: True
 file_roots: {base: [%[4]s]}
 `, l.base, l.pub, l.ret, roots))
 	minionConf := filepath.Join(l.base, "etc", "hv")
-	writeFile(t, filepath.Join(minionConf, "minion"), fmt.Sprintf(`id: hv1
-root_dir: %[1]s/hv
-pki_dir: %[1]s/hv/pki
-cachedir: %[1]s/hv/cache
-sock_dir: %[1]s/hv/sock
-log_file: %[1]s/hv/log
-user: root
-master: 127.0.0.1
-master_port: %[2]d
-publish_port: %[3]d
-acceptance_wait_time: 1
-enable_fqdns_grains: False
-ipv6: False
-virt:
-  connection:
-    uri: %[4]s
-  images: %[5]s
+	writeFile(t, filepath.Join(minionConf, "minion"), hvMinionConf("hv1", filepath.Join(l.base, "hv"), l.ret, l.pub, d.URI)+fmt.Sprintf(`  images: %s
   nic:
     default:
       - eth0:
           type: user
           source: slirp
-`, l.base, l.ret, l.pub, d.URI, l.images))
-	startDaemon(t, filepath.Join(l.bin, "gsalt-master"), "-c", l.masterConf, "-l", "info")
-	startDaemon(t, filepath.Join(l.bin, "gsalt-minion"), "-c", minionConf, "-l", "info")
-	waitUntil(t, "the hypervisor minion answers", 120*time.Second, func() bool {
+`, l.images))
+	startCmd(t, exec.Command(filepath.Join(l.bin, "gsalt-master"), "-c", l.masterConf, "-l", "info"), filepath.Join(l.base, "master.out"))
+	startCmd(t, exec.Command(filepath.Join(l.bin, "gsalt-minion"), "-c", minionConf, "-l", "info"), filepath.Join(l.base, "minion.out"))
+	testutil.Eventually(t, 120*time.Second, func() bool {
 		out, _ := l.cli(t, 30*time.Second, "gsalt", "hv1", "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, "true")
-	})
+	}, "the hypervisor minion answers")
 	return l
-}
-
-func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
 }
 
 // TestE2EVirtInitBootsSeededGuest: gsalt-run virt.init boots a guest from
@@ -340,10 +318,10 @@ func TestE2EVirtInitBootsSeededGuest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(l.base, "m", "pki", "minions", "vm1")); err != nil {
 		t.Fatalf("the key of vm1 was not pre-accepted: %v", err)
 	}
-	waitUntil(t, "vm1 to answer test.ping", 8*time.Minute, func() bool {
+	testutil.Eventually(t, 8*time.Minute, func() bool {
 		out, _ := l.cli(t, 30*time.Second, "gsalt", "vm1", "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, `"vm1": true`)
-	})
+	}, "vm1 to answer test.ping")
 	firstPing := time.Since(start)
 	t.Logf("virt.init returned after %v; first test.ping answered %v after virt.init started", initDone.Round(time.Millisecond), firstPing.Round(time.Millisecond))
 	out, err = l.cli(t, 2*time.Minute, "gsalt-key", "-L", "--out", "json")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/virt/virttest"
 )
 
@@ -64,26 +65,8 @@ auto_accept: True
 timeout: 60
 file_roots: {base: [%[4]s]}
 `, base, s.pub, s.ret, roots))
-	writeFile(t, filepath.Join(s.minionConf, "minion"), fmt.Sprintf(`id: %[6]s
-root_dir: %[1]s/n
-pki_dir: %[1]s/n/pki
-cachedir: %[1]s/n/cache
-sock_dir: %[1]s/n/sock
-log_file: %[1]s/n/log
-user: root
-master: 127.0.0.1
-master_port: %[2]d
-publish_port: %[3]d
-acceptance_wait_time: 1
-enable_fqdns_grains: False
-ipv6: False
-grains:
-  virtual: physical
-virt:
-  connection:
-    uri: %[4]s
-  images: %[5]s
-`, base, s.ret, s.pub, d.URI, s.images, s.hv))
+	writeFile(t, filepath.Join(s.minionConf, "minion"), hvMinionConf(s.hv, filepath.Join(base, "n"), s.ret, s.pub, d.URI)+
+		"  images: "+s.images+"\ngrains:\n  virtual: physical\n")
 	return s
 }
 
@@ -95,22 +78,22 @@ func (s *virtSide) start(t *testing.T) {
 	} else {
 		startCmd(t, exec.Command(filepath.Join(s.bin, "gsalt-master"), "-c", s.masterConf, "-l", "warning"), filepath.Join(s.base, "master.out"))
 	}
-	waitUntil(t, s.name+": master listening", 240*time.Second, func() bool {
+	testutil.Eventually(t, 240*time.Second, func() bool {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.ret))
 		if err == nil {
 			_ = c.Close()
 		}
 		return err == nil
-	})
+	}, s.name+": master listening")
 	if s.saltMinion {
 		startCmd(t, saltpeer.Command(context.Background(), s.src, "salt-minion", "-c", s.minionConf, "-l", "warning"), filepath.Join(s.base, "minion.out"))
 	} else {
 		startCmd(t, exec.Command(filepath.Join(s.bin, "gsalt-minion"), "-c", s.minionConf, "-l", "warning"), filepath.Join(s.base, "minion.out"))
 	}
-	waitUntil(t, s.name+": hypervisor minion answers test.ping", 360*time.Second, func() bool {
+	testutil.Eventually(t, 360*time.Second, func() bool {
 		out, _ := s.cli(t, 60*time.Second, "salt", s.hv, "test.ping", "--out", "json", "-t", "10")
 		return strings.Contains(out, "true")
-	})
+	}, s.name+": hypervisor minion answers test.ping")
 	// Warm up: the first virt call loads the module (and python3-libvirt on
 	// a Salt minion), which on a loaded machine can outlast a runner's wait.
 	if out, err := s.cli(t, 5*time.Minute, "salt", s.hv, "virt.full_info", "--out", "json", "-t", "180"); err != nil || !strings.Contains(out, "node_info") {
@@ -179,34 +162,6 @@ func short(v any) string {
 		return string(b[:600]) + "..."
 	}
 	return string(b)
-}
-
-func startCmd(t *testing.T, cmd *exec.Cmd, logPath string) {
-	t.Helper()
-	log, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = log.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			t.Logf("%s:\n%s", logPath, tailStr(string(b), 3000))
-		}
-	})
 }
 
 // virtRun is what one direction saw.

@@ -672,9 +672,9 @@ func volumeDefined(ctx context.Context, c *states.Call) (states.Ret, error) {
 		ret.Comment = "volume is existing"
 		bs := asMap(val(vi, "backing_store"))
 		want := asMap(a.Get("backing_store"))
-		same := pyEq(val(bs, "path"), val(want, "path")) && pyEq(val(bs, "format"), val(want, "format"))
+		same := textEq(val(bs, "path"), val(want, "path")) && textEq(val(bs, "format"), val(want, "format"))
 		format := a.Get("format")
-		if !same || (format != nil && !pyEq(val(vi, "format"), format)) {
+		if !same || (format != nil && !textEq(val(vi, "format"), format)) {
 			ret.Result = states.False
 			ret.Comment = "A volume with the same name but different backing store or format is existing"
 			return ret, nil
@@ -711,8 +711,10 @@ func volumeDefined(ctx context.Context, c *states.Call) (states.Ret, error) {
 	return ret, nil
 }
 
-// pyEq is Python's == for the scalar values compared here.
-func pyEq(a, b any) bool {
+// textEq compares the scalar volume values checked here (path, format) as
+// text, None only equal to None: libvirt reports them as strings, a state
+// may give a number. (Python's == itself is py.Equal.)
+func textEq(a, b any) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/gsalt/gsalt/beacons/builtin"
 	"github.com/gsalt/gsalt/beacons/internal/golden"
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -471,8 +471,8 @@ func TestInotifyOverflow(t *testing.T) {
 	}
 	base := t.TempDir()
 	cfg := []any{payload.NewMap("files", payload.NewMap(base, payload.NewMap("mask", []any{"modify"})))}
-	var logs bytes.Buffer
-	env := &beacons.Env{ID: "overflow", Log: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))}
+	var logs testutil.Buffer
+	env := &beacons.Env{ID: "overflow", Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	b := builtin.Inotify().New(env)
 	defer b.(beacons.Closer).Close()
 	run(t, b, cfg, time.Now())
@@ -520,16 +520,4 @@ func TestInotifyOverflow(t *testing.T) {
 	if got := eventLines(collect(t, b, cfg, 1), base); strings.Join(got, ",") != "$DIR $DIR/after IN_MODIFY" {
 		t.Errorf("after the overflow: %q", got)
 	}
-}
-
-// syncWriter serialises writes of a log handler.
-type syncWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }

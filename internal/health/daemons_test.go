@@ -85,16 +85,6 @@ func waitProbe(t *testing.T, p *proc.Proc, what, url string, d time.Duration, ok
 
 func is200(code int, _ string) bool { return code == 200 }
 
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // listening returns the TCP ports pid listens on (from /proc).
 func listening(t *testing.T, pid int) []int {
 	t.Helper()
@@ -141,6 +131,35 @@ type lab struct {
 
 func (l *lab) masterConf() string { return filepath.Join(l.dir, "etc") }
 
+// newLab builds the daemons (once) and gives a test its short folder
+// (unix socket paths are limited) and the master's free ports.
+func newLab(t *testing.T) *lab {
+	t.Helper()
+	bin := buildDaemons(t)
+	return &lab{t: t, bin: bin, dir: testutil.ShortDir(t, "gsh"), pub: proc.FreePort(t), ret: proc.FreePort(t)}
+}
+
+// writeMaster writes the master's configuration: its ports and folders,
+// auto_accept, then the extra lines.
+func (l *lab) writeMaster(extra string) {
+	testutil.WriteFile(l.t, filepath.Join(l.masterConf(), "master"), fmt.Sprintf(
+		"interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\n"+
+			"sock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\nuser: root\nauto_accept: True\n", l.dir, l.pub, l.ret)+extra, 0o644)
+}
+
+// writeMinionConf writes dir/etc/file (minion or proxy) for a daemon of
+// the lab's master: id (when not ""), its folders under dir, the master's
+// address, then the extra lines.
+func (l *lab) writeMinionConf(dir, file, id, extra string) {
+	head := ""
+	if id != "" {
+		head = "id: " + id + "\n"
+	}
+	testutil.WriteFile(l.t, filepath.Join(dir, "etc", file), head+fmt.Sprintf(
+		"root_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\n", dir, l.ret)+extra, 0o644)
+}
+
 // gsalt runs the salt CLI and returns its JSON output.
 func (l *lab) gsalt(args ...string) (map[string]any, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
@@ -161,35 +180,20 @@ func (l *lab) gsalt(args ...string) (map[string]any, string) {
 // with the work done.
 func TestDaemonsHealthAndMetrics(t *testing.T) {
 	t.Parallel()
-	bin := buildDaemons(t)
-	dir, err := os.MkdirTemp("", "gsh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	l := &lab{t: t, bin: bin, dir: dir, pub: proc.FreePort(t), ret: proc.FreePort(t)}
+	l := newLab(t)
+	bin, dir := l.bin, l.dir
 	mport, aport, apiPort := proc.FreePort(t), proc.FreePort(t), proc.FreePort(t)
-	writeFile(t, filepath.Join(l.masterConf(), "master"), fmt.Sprintf(`interface: 127.0.0.1
-publish_port: %[2]d
-ret_port: %[3]d
-root_dir: %[1]s
-pki_dir: %[1]s/pki
-cachedir: %[1]s/cache
-sock_dir: %[1]s/sock
-log_file: %[1]s/master.log
-user: root
-auto_accept: True
-file_roots: {base: [%[1]s/srv/salt]}
+	l.writeMaster(fmt.Sprintf(`file_roots: {base: [%[1]s/srv/salt]}
 pillar_roots: {base: [%[1]s/srv/pillar]}
-metrics_port: %[4]d
+metrics_port: %[2]d
 metrics_heartbeat_timeout: 10
 netapi_enable_clients: [local]
 rest_cherrypy:
-  port: %[5]d
+  port: %[3]d
   host: 127.0.0.1
   disable_ssl: True
-  metrics_port: %[6]d
-`, dir, l.pub, l.ret, mport, apiPort, aport))
+  metrics_port: %[4]d
+`, dir, mport, apiPort, aport))
 	mbase := fmt.Sprintf("http://127.0.0.1:%d", mport)
 
 	// The master is not ready while its job cache is held by another
@@ -242,9 +246,7 @@ rest_cherrypy:
 	// A minion with metrics: ready once authenticated and subscribed.
 	minPort := proc.FreePort(t)
 	mdir := filepath.Join(dir, "m1")
-	writeFile(t, filepath.Join(mdir, "etc", "minion"), fmt.Sprintf(
-		"id: m1\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
-			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\nmetrics_port: %[3]d\n", mdir, l.ret, minPort))
+	l.writeMinionConf(mdir, "minion", "m1", fmt.Sprintf("metrics_port: %d\n", minPort))
 	minion := start(t, dir, "gsalt-minion", filepath.Join(bin, "gsalt-minion"), "-c", filepath.Join(mdir, "etc"), "-l", "info")
 	minBase := fmt.Sprintf("http://127.0.0.1:%d", minPort)
 	_, body = waitProbe(t, minion, "minion ready", minBase+"/readyz", 90*time.Second, is200)
@@ -354,15 +356,13 @@ func proxyShare(t *testing.T, l *lab) {
 		id := fmt.Sprintf("sw%d", i)
 		ids = append(ids, id)
 		fmt.Fprintf(&top, "  '%s':\n    - %s\n", id, id)
-		writeFile(t, filepath.Join(l.dir, "srv", "pillar", id+".sls"), fmt.Sprintf(
+		testutil.WriteFile(t, filepath.Join(l.dir, "srv", "pillar", id+".sls"), fmt.Sprintf(
 			"proxy:\n  proxytype: napalm\n  driver: ios\n  host: 127.0.0.1\n  username: admin\n  password: admin\n"+
-				"  optional_args:\n    port: %d\n    keepalive: 1\n", port))
+				"  optional_args:\n    port: %d\n    keepalive: 1\n", port), 0o644)
 	}
-	writeFile(t, filepath.Join(l.dir, "srv", "pillar", "top.sls"), top.String())
-	writeFile(t, filepath.Join(pdir, "etc", "proxy"), fmt.Sprintf(
-		"root_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
-			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\nmetrics_ready_share: 0.7\n", pdir, l.ret))
-	writeFile(t, filepath.Join(pdir, "ids"), strings.Join(ids, "\n")+"\n")
+	testutil.WriteFile(t, filepath.Join(l.dir, "srv", "pillar", "top.sls"), top.String(), 0o644)
+	l.writeMinionConf(pdir, "proxy", "", "metrics_ready_share: 0.7\n")
+	testutil.WriteFile(t, filepath.Join(pdir, "ids"), strings.Join(ids, "\n")+"\n", 0o644)
 	pport := proc.FreePort(t)
 	px := start(t, l.dir, "gsalt-proxy", filepath.Join(l.bin, "gsalt-proxy"), "-c", filepath.Join(pdir, "etc"),
 		"--proxyids-file", filepath.Join(pdir, "ids"), "--metrics-port", strconv.Itoa(pport), "-l", "info")
@@ -420,21 +420,12 @@ func proxyShare(t *testing.T, l *lab) {
 // listener at all.
 func TestMetricsOffByDefault(t *testing.T) {
 	t.Parallel()
-	bin := buildDaemons(t)
-	dir, err := os.MkdirTemp("", "gsh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	l := &lab{t: t, bin: bin, dir: dir, pub: proc.FreePort(t), ret: proc.FreePort(t)}
-	writeFile(t, filepath.Join(l.masterConf(), "master"), fmt.Sprintf(
-		"interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\n"+
-			"sock_dir: %[1]s/sock\nlog_file: %[1]s/master.log\nuser: root\nauto_accept: True\n", dir, l.pub, l.ret))
+	l := newLab(t)
+	bin, dir := l.bin, l.dir
+	l.writeMaster("")
 	master := start(t, dir, "gsalt-master", filepath.Join(bin, "gsalt-master"), "-c", l.masterConf(), "-l", "info")
 	mdir := filepath.Join(dir, "m1")
-	writeFile(t, filepath.Join(mdir, "etc", "minion"), fmt.Sprintf(
-		"id: m1\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
-			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\n", mdir, l.ret))
+	l.writeMinionConf(mdir, "minion", "m1", "")
 	minion := start(t, dir, "gsalt-minion", filepath.Join(bin, "gsalt-minion"), "-c", filepath.Join(mdir, "etc"), "-l", "info")
 	if !testutil.Poll(90*time.Second, func() bool { r, _ := l.gsalt("m1", "test.ping", "-t", "10"); return r["m1"] == true }) {
 		_, out := l.gsalt("m1", "test.ping", "-t", "10")
@@ -452,9 +443,7 @@ func TestMetricsOffByDefault(t *testing.T) {
 	// --metrics-port turns the endpoints on: a swarm is ready once its
 	// identities are connected.
 	sdir := filepath.Join(dir, "swarm")
-	writeFile(t, filepath.Join(sdir, "etc", "minion"), fmt.Sprintf(
-		"id: sw\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
-			"master: 127.0.0.1\nmaster_port: %[2]d\nacceptance_wait_time: 1\nmetrics_ready_share: 1\n", sdir, l.ret))
+	l.writeMinionConf(sdir, "minion", "sw", "metrics_ready_share: 1\n")
 	sport := proc.FreePort(t)
 	swarm := start(t, dir, "gsalt-minion-swarm", filepath.Join(bin, "gsalt-minion"), "-c", filepath.Join(sdir, "etc"),
 		"--swarm", "3", "--metrics-port", strconv.Itoa(sport), "-l", "info")

@@ -61,8 +61,16 @@ func newMaster(t *testing.T, bin, base, name, pki string) *gmaster {
 	ports := proc.FreePorts(t, 2)
 	g := &gmaster{name: name, dir: filepath.Join(base, name), pki: pki, pub: ports[0], ret: ports[1], bin: bin}
 	g.conf = filepath.Join(g.dir, "etc")
-	// root_dir is the shared base: Salt prefixes paths outside it.
-	write(t, filepath.Join(g.conf, "master"), fmt.Sprintf(`id: %[5]s
+	write(t, filepath.Join(g.conf, "master"), masterConfText(g.dir, pki, base, name, g.pub, g.ret, ""))
+	return g
+}
+
+// masterConfText is the configuration of a master (gsalt's or Salt's)
+// named name in dir: pki its pki_dir, base the shared root_dir (Salt
+// prefixes paths outside it) with the shared file and pillar roots, extra
+// further lines.
+func masterConfText(dir, pki, base, name string, pub, ret int, extra string) string {
+	return fmt.Sprintf(`id: %[5]s
 root_dir: %[6]s
 pki_dir: %[2]s
 cachedir: %[1]s/cache
@@ -77,8 +85,7 @@ publish_port: %[3]d
 ret_port: %[4]d
 file_roots: {base: [%[6]s/srv/salt]}
 pillar_roots: {base: [%[6]s/srv/pillar]}
-`, g.dir, pki, g.pub, g.ret, name, base))
-	return g
+%[7]s`, dir, pki, pub, ret, name, base, extra)
 }
 
 // start runs the master and waits until its request port answers.
@@ -168,21 +175,46 @@ func setupTree(t *testing.T, base string) {
 	write(t, filepath.Join(base, "srv", "salt", "hello.txt"), "hello\n")
 }
 
-// tempBase is a short directory (unix socket paths are limited).
-func tempBase(t *testing.T) string {
+// newLab builds gsalt's commands (once) and lays out a test's shared
+// tree in a short directory (unix socket paths are limited); it returns
+// the commands' folder and the tree.
+func newLab(t *testing.T) (bin, base string) {
 	t.Helper()
-	d, err := os.MkdirTemp("", "gmm")
-	if err != nil {
-		t.Fatal(err)
+	bin = commands(t)
+	base = testutil.ShortDir(t, "gmm")
+	setupTree(t, base)
+	return bin, base
+}
+
+// twoMasters writes and starts gsalt-masters m1 and m2 under base: with
+// shared, one pki_dir; else each its own, m2 given m1's master key (the
+// failover set-up Salt documents).
+func twoMasters(t *testing.T, bin, base string, shared bool) (m1, m2 *gmaster) {
+	t.Helper()
+	pki1, pki2 := filepath.Join(base, "pki1"), filepath.Join(base, "pki2")
+	if shared {
+		pki1 = filepath.Join(base, "pki")
+		pki2 = pki1
 	}
-	t.Cleanup(func() {
-		if os.Getenv("GSALT_TEST_KEEP") != "" {
-			t.Logf("kept %s", d)
-			return
-		}
-		os.RemoveAll(d)
-	})
-	return d
+	m1 = newMaster(t, bin, base, "m1", pki1)
+	m2 = newMaster(t, bin, base, "m2", pki2)
+	m1.start(t)
+	if !shared {
+		copyMasterKey(t, m1.pki, m2.pki)
+	}
+	m2.start(t)
+	return m1, m2
+}
+
+// startMinion starts a gsalt-minion on configuration conf (or, with a
+// proxy id, a gsalt-proxy for that device), logging under base.
+func startMinion(t *testing.T, bin, base, conf, proxyID string) {
+	t.Helper()
+	if proxyID == "" {
+		start(t, "gsalt-minion", exec.Command(filepath.Join(bin, "gsalt-minion"), "-c", conf, "-l", "info"), filepath.Join(base, "minion.out"))
+		return
+	}
+	start(t, "gsalt-proxy", exec.Command(filepath.Join(bin, "gsalt-proxy"), "-c", conf, "--proxyid", proxyID, "-l", "info"), filepath.Join(base, "proxy.out"))
 }
 
 // minionConf writes a minion (or proxy, when file is "proxy")
@@ -228,7 +260,7 @@ master:
 // waitPending waits for id's key to be pending on g.
 func waitPending(t *testing.T, g *gmaster, id string) {
 	t.Helper()
-	testutil.Eventually(t, testutil.Scale(90*time.Second), func() bool {
+	testutil.Eventually(t, 90*time.Second, func() bool {
 		return has(g.keys(t)["minions_pre"], id)
 	}, id+" pending on "+g.name)
 }
@@ -281,7 +313,7 @@ func preseed(t *testing.T, from, to *gmaster, id string) {
 func checkHot(t *testing.T, a, b *gmaster, id string) {
 	t.Helper()
 	for _, g := range []*gmaster{a, b} {
-		testutil.Eventually(t, testutil.Scale(90*time.Second), func() bool { return g.answers(t, id) }, id+" answering "+g.name)
+		testutil.Eventually(t, 90*time.Second, func() bool { return g.answers(t, id) }, id+" answering "+g.name)
 	}
 	jidA := a.publishAsync(t, id, "test.echo", "from-"+a.name)
 	jidB := b.publishAsync(t, id, "test.echo", "from-"+b.name)
@@ -290,7 +322,7 @@ func checkHot(t *testing.T, a, b *gmaster, id string) {
 		jid  string
 		want string
 	}{{a, jidA, "from-" + a.name}, {b, jidB, "from-" + b.name}} {
-		testutil.Eventually(t, testutil.Scale(60*time.Second), func() bool {
+		testutil.Eventually(t, 60*time.Second, func() bool {
 			return c.g.lookup(t, c.jid)[id] == c.want
 		}, "return of "+c.jid+" in "+c.g.name+"'s job cache")
 	}
@@ -311,16 +343,10 @@ func checkHot(t *testing.T, a, b *gmaster, id string) {
 // publishing master's job cache.
 func TestHotMultiMasterSharedPKI(t *testing.T) {
 	t.Parallel()
-	bin := commands(t)
-	base := tempBase(t)
-	setupTree(t, base)
-	pki := filepath.Join(base, "pki")
-	m1 := newMaster(t, bin, base, "m1", pki)
-	m2 := newMaster(t, bin, base, "m2", pki)
-	m1.start(t)
-	m2.start(t)
+	bin, base := newLab(t)
+	m1, m2 := twoMasters(t, bin, base, true)
 	conf := minionConf(t, base, "minion", "minion", "hot1", []*gmaster{m1, m2}, "")
-	start(t, "gsalt-minion", exec.Command(filepath.Join(bin, "gsalt-minion"), "-c", conf, "-l", "info"), filepath.Join(base, "minion.out"))
+	startMinion(t, bin, base, conf, "")
 	acceptOn(t, m1, "hot1")
 	if k := m2.keys(t); !has(k["minions"], "hot1") {
 		t.Fatalf("m2 does not see the key accepted on m1: %v", k)
@@ -335,11 +361,11 @@ func TestHotMultiMasterSharedPKI(t *testing.T) {
 	// Losing one master does not stop the other: stop m1, m2 still gets
 	// answers.
 	m1.p.Kill()
-	testutil.Eventually(t, testutil.Scale(60*time.Second), func() bool { return m2.answers(t, "hot1") }, "hot1 answering m2 with m1 down")
+	testutil.Eventually(t, 60*time.Second, func() bool { return m2.answers(t, "hot1") }, "hot1 answering m2 with m1 down")
 	// m1 comes back (new session key): the minion re-authenticates and
 	// answers it again.
 	m1.start(t)
-	testutil.Eventually(t, testutil.Scale(120*time.Second), func() bool { return m1.answers(t, "hot1") }, "hot1 answering m1 after its restart")
+	testutil.Eventually(t, 120*time.Second, func() bool { return m1.answers(t, "hot1") }, "hot1 answering m1 after its restart")
 }
 
 // failoverExtra is the failover part of the minion configuration.
@@ -355,23 +381,23 @@ auth_timeout: 3
 // alive interval plus a margin; m1's return brings it back (failback).
 func checkFailover(t *testing.T, m1, m2 *gmaster, id string) {
 	t.Helper()
-	testutil.Eventually(t, testutil.Scale(90*time.Second), func() bool { return m1.answers(t, id) }, id+" answering m1")
+	testutil.Eventually(t, 90*time.Second, func() bool { return m1.answers(t, id) }, id+" answering m1")
 	if m2.answers(t, id) {
 		t.Errorf("%s answers m2 while connected to m1 (failover serves one master)", id)
 	}
 	m1.p.Kill()
 	killed := time.Now()
-	testutil.Eventually(t, testutil.Scale(60*time.Second), func() bool { return m2.answers(t, id) }, id+" failing over to m2")
+	testutil.Eventually(t, 60*time.Second, func() bool { return m2.answers(t, id) }, id+" failing over to m2")
 	t.Logf("%s moved to m2 %s after m1 died (master_alive_interval 2 s)", id, time.Since(killed).Round(time.Second))
 	jid := m2.publishAsync(t, id, "test.echo", "after-failover")
-	testutil.Eventually(t, testutil.Scale(60*time.Second), func() bool {
+	testutil.Eventually(t, 60*time.Second, func() bool {
 		return m2.lookup(t, jid)[id] == "after-failover"
 	}, "return in m2's job cache after the failover")
 	m1.start(t)
 	back := time.Now()
-	testutil.Eventually(t, testutil.Scale(90*time.Second), func() bool { return m1.answers(t, id) }, id+" failing back to m1")
+	testutil.Eventually(t, 90*time.Second, func() bool { return m1.answers(t, id) }, id+" failing back to m1")
 	t.Logf("%s failed back to m1 %s after it restarted (master_failback_interval 3 s)", id, time.Since(back).Round(time.Second))
-	testutil.Eventually(t, testutil.Scale(30*time.Second), func() bool { return !m2.answers(t, id) }, id+" leaving m2 after the failback")
+	testutil.Eventually(t, 30*time.Second, func() bool { return !m2.answers(t, id) }, id+" leaving m2 after the failback")
 }
 
 // TestFailoverMinion: master_type failover with master_alive_interval and
@@ -380,16 +406,10 @@ func checkFailover(t *testing.T, m1, m2 *gmaster, id string) {
 // on each.
 func TestFailoverMinion(t *testing.T) {
 	t.Parallel()
-	bin := commands(t)
-	base := tempBase(t)
-	setupTree(t, base)
-	m1 := newMaster(t, bin, base, "m1", filepath.Join(base, "pki1"))
-	m2 := newMaster(t, bin, base, "m2", filepath.Join(base, "pki2"))
-	m1.start(t)
-	copyMasterKey(t, m1.pki, m2.pki)
-	m2.start(t)
+	bin, base := newLab(t)
+	m1, m2 := twoMasters(t, bin, base, false)
 	conf := minionConf(t, base, "minion", "minion", "fo1", []*gmaster{m1, m2}, failoverExtra)
-	start(t, "gsalt-minion", exec.Command(filepath.Join(bin, "gsalt-minion"), "-c", conf, "-l", "info"), filepath.Join(base, "minion.out"))
+	startMinion(t, bin, base, conf, "")
 	acceptOn(t, m1, "fo1")
 	preseed(t, m1, m2, "fo1")
 	checkFailover(t, m1, m2, "fo1")
@@ -399,16 +419,10 @@ func TestFailoverMinion(t *testing.T) {
 // options (a dummy proxy device).
 func TestFailoverProxy(t *testing.T) {
 	t.Parallel()
-	bin := commands(t)
-	base := tempBase(t)
-	setupTree(t, base)
-	m1 := newMaster(t, bin, base, "m1", filepath.Join(base, "pki1"))
-	m2 := newMaster(t, bin, base, "m2", filepath.Join(base, "pki2"))
-	m1.start(t)
-	copyMasterKey(t, m1.pki, m2.pki)
-	m2.start(t)
+	bin, base := newLab(t)
+	m1, m2 := twoMasters(t, bin, base, false)
 	conf := minionConf(t, base, "proxy", "proxy", "", []*gmaster{m1, m2}, failoverExtra)
-	start(t, "gsalt-proxy", exec.Command(filepath.Join(bin, "gsalt-proxy"), "-c", conf, "--proxyid", "fodev1", "-l", "info"), filepath.Join(base, "proxy.out"))
+	startMinion(t, bin, base, conf, "fodev1")
 	acceptOn(t, m1, "fodev1")
 	preseed(t, m1, m2, "fodev1")
 	checkFailover(t, m1, m2, "fodev1")
@@ -418,16 +432,10 @@ func TestFailoverProxy(t *testing.T) {
 // answers both masters, returns going to the publishing master.
 func TestHotMultiMasterProxy(t *testing.T) {
 	t.Parallel()
-	bin := commands(t)
-	base := tempBase(t)
-	setupTree(t, base)
-	pki := filepath.Join(base, "pki")
-	m1 := newMaster(t, bin, base, "m1", pki)
-	m2 := newMaster(t, bin, base, "m2", pki)
-	m1.start(t)
-	m2.start(t)
+	bin, base := newLab(t)
+	m1, m2 := twoMasters(t, bin, base, true)
 	conf := minionConf(t, base, "proxy", "proxy", "", []*gmaster{m1, m2}, "")
-	start(t, "gsalt-proxy", exec.Command(filepath.Join(bin, "gsalt-proxy"), "-c", conf, "--proxyid", "hotdev1", "-l", "info"), filepath.Join(base, "proxy.out"))
+	startMinion(t, bin, base, conf, "hotdev1")
 	acceptOn(t, m1, "hotdev1")
 	checkHot(t, m1, m2, "hotdev1")
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,23 +31,7 @@ func startSaltMaster(t *testing.T, src, base, name, pki string, extra ...string)
 	ports := proc.FreePorts(t, 2)
 	sm := &saltMaster{src: src, dir: filepath.Join(base, name), pki: pki, pub: ports[0], ret: ports[1]}
 	sm.conf = filepath.Join(sm.dir, "etc")
-	write(t, filepath.Join(sm.conf, "master"), fmt.Sprintf(`id: %[5]s
-root_dir: %[6]s
-pki_dir: %[2]s
-cachedir: %[1]s/cache
-sock_dir: %[1]s/sock
-log_file: %[1]s/log
-pidfile: %[1]s/master.pid
-log_level_logfile: info
-user: root
-ipv6: False
-interface: 127.0.0.1
-publish_port: %[3]d
-ret_port: %[4]d
-worker_threads: 2
-file_roots: {base: [%[6]s/srv/salt]}
-pillar_roots: {base: [%[6]s/srv/pillar]}
-%[7]s`, sm.dir, pki, sm.pub, sm.ret, name, base, strings.Join(extra, "")))
+	write(t, filepath.Join(sm.conf, "master"), masterConfText(sm.dir, pki, base, name, sm.pub, sm.ret, "worker_threads: 2\n"+strings.Join(extra, "")))
 	p := start(t, "salt-master "+name, saltpeer.Command(context.Background(), src, "salt-master", "-c", sm.conf, "-l", "warning"),
 		filepath.Join(sm.dir, "stdout"))
 	p.WaitFor(t, 180*time.Second, "listening", func() bool {
@@ -91,9 +74,7 @@ func pingAll(t *testing.T, publish func(args ...string) []byte, ids []string) ma
 func TestSaltAndGsaltMastersServeBothMinions(t *testing.T) {
 	t.Parallel()
 	src := saltpeer.Require(t)
-	bin := commands(t)
-	base := tempBase(t)
-	setupTree(t, base)
+	bin, base := newLab(t)
 	pki := filepath.Join(base, "pki")
 	g := newMaster(t, bin, base, "gm", pki)
 	g.start(t) // generates the shared master key
@@ -129,7 +110,7 @@ func TestSaltAndGsaltMastersServeBothMinions(t *testing.T) {
 		publish func(args ...string) []byte
 	}{{"gsalt-master", gsalt}, {"salt-master", salt}} {
 		var got map[string]any
-		ok := testutil.Poll(testutil.Scale(180*time.Second), func() bool {
+		ok := testutil.Poll(180*time.Second, func() bool {
 			got = pingAll(t, c.publish, ids)
 			return got["mm-gsalt"] == true && got["mm-salt"] == true
 		})
@@ -140,7 +121,7 @@ func TestSaltAndGsaltMastersServeBothMinions(t *testing.T) {
 	// Returns go to the publishing master: a gsalt-master job is in its
 	// job cache, not in the salt-master's; and the other way round.
 	jid := g.publishAsync(t, "mm-*", "test.echo", "via-gsalt")
-	testutil.Eventually(t, testutil.Scale(60*time.Second), func() bool {
+	testutil.Eventually(t, 60*time.Second, func() bool {
 		v := g.lookup(t, jid)
 		return v["mm-gsalt"] == "via-gsalt" && v["mm-salt"] == "via-gsalt"
 	}, "both returns of "+jid+" in the gsalt-master's job cache")
@@ -155,7 +136,7 @@ func TestSaltAndGsaltMastersServeBothMinions(t *testing.T) {
 		t.Fatalf("salt --async: no jid in %q", out)
 	}
 	sjid := string(m[1])
-	testutil.Eventually(t, testutil.Scale(90*time.Second), func() bool {
+	testutil.Eventually(t, 90*time.Second, func() bool {
 		var v map[string]any
 		_ = json.Unmarshal(sm.run(t, "salt-run", "jobs.lookup_jid", sjid, "--out", "json"), &v)
 		return v["mm-gsalt"] == "via-salt" && v["mm-salt"] == "via-salt"

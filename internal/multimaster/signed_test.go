@@ -50,9 +50,7 @@ func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
 // another signing key never trusts either master.
 func TestSignedMasterKeyFailover(t *testing.T) {
 	t.Parallel()
-	bin := commands(t)
-	base := tempBase(t)
-	setupTree(t, base)
+	bin, base := newLab(t)
 	m1 := newMaster(t, bin, base, "m1", filepath.Join(base, "pki1"))
 	m2 := newMaster(t, bin, base, "m2", filepath.Join(base, "pki2"))
 	for _, g := range []*gmaster{m1, m2} {
@@ -93,7 +91,7 @@ func TestSignedMasterKeyFailover(t *testing.T) {
 	// never trusts the master's reply.
 	waitPending(t, m1, "signed2")
 	m1.run(t, "gsalt-key", "-a", "signed2", "-y")
-	testutil.Eventually(t, testutil.Scale(90*time.Second), func() bool {
+	testutil.Eventually(t, 90*time.Second, func() bool {
 		return strings.Contains(readFile(t, filepath.Join(base, "forged", "log")), "but signature verification failed")
 	}, "the forged minion refusing m1's key")
 	if m1.answers(t, "signed2") {
@@ -123,9 +121,7 @@ func readFile(t *testing.T, p string) string {
 func TestSignedMasterKeyWithSalt(t *testing.T) {
 	src := saltpeer.Require(t)
 	t.Parallel()
-	bin := commands(t)
-	base := tempBase(t)
-	setupTree(t, base)
+	bin, base := newLab(t)
 	signDir := filepath.Join(base, "signing")
 	if out, err := exec.Command(filepath.Join(bin, "gsalt-key"), "--gen-keys", "master_sign", "--gen-keys-dir", signDir).CombinedOutput(); err != nil {
 		t.Fatalf("gsalt-key --gen-keys: %v\n%s", err, out)
@@ -175,13 +171,13 @@ func TestSignedMasterKeyWithSalt(t *testing.T) {
 			return got[ids[0]] == true && got[ids[1]] == true
 		}
 	}
-	testutil.Eventually(t, testutil.Scale(180*time.Second), both(gsalt), "both minions answering the gsalt-master")
+	testutil.Eventually(t, 180*time.Second, both(gsalt), "both minions answering the gsalt-master")
 	// The failover half is checked on the gsalt-minion only: Salt 3006's
 	// own minion did not fail over from the killed gsalt-master in this
 	// set-up (it kept retrying the dead master: "Failed to send msg
 	// SaltReqTimeoutError"); why is not investigated yet.
 	g.p.Kill()
-	testutil.Eventually(t, testutil.Scale(180*time.Second), func() bool {
+	testutil.Eventually(t, 180*time.Second, func() bool {
 		return pingAll(t, salt, ids[:1])[ids[0]] == true
 	}, "the gsalt-minion failing over to the salt-master")
 	if got := readFile(t, filepath.Join(base, "gminion", "pki", "minion_master.pub")); got != readFile(t, filepath.Join(spki, "master.pub")) {

@@ -22,8 +22,10 @@ func pyErr(typ, format string, args ...any) error {
 	return &Exception{Type: typ, Msg: fmt.Sprintf(format, args...)}
 }
 
-// typeName is type(v).__name__ for the data model.
-func typeName(v any) string {
+// TypeName is Python's type(v).__name__ for the data model: NoneType,
+// bool, int (every Go integer type and *big.Int), float, str, bytes,
+// datetime, list and dict; other Go values are named by their Go type.
+func TypeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "NoneType"
@@ -317,7 +319,7 @@ func (f Formatter) getItem(v any, key string) (any, error) {
 		}
 		return string(rs[n]), nil
 	}
-	return nil, pyErr("TypeError", "'%s' object is not subscriptable", typeName(v))
+	return nil, pyErr("TypeError", "'%s' object is not subscriptable", TypeName(v))
 }
 
 // pyASCII turns a repr into ascii() output.
@@ -531,7 +533,7 @@ func (f Formatter) FormatSpec(v any, spec string) (string, error) {
 	case float32:
 		return f.formatFloatSpec(float64(x), sp)
 	}
-	return "", pyErr("TypeError", "unsupported format string passed to %s.__format__", typeName(v))
+	return "", pyErr("TypeError", "unsupported format string passed to %s.__format__", TypeName(v))
 }
 
 func signOf(neg bool, flag byte) string {

@@ -1,10 +1,7 @@
 package pyfmt
 
 import (
-	"fmt"
-	"math/big"
 	"reflect"
-	"time"
 
 	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -21,31 +18,10 @@ type ItemSorter func(m *payload.Map) ([]payload.Item, error)
 // datetime, list, dict and ExtType (msgpack's, for payload.Ext); other Go
 // values are named by their Go type.
 func TypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, *big.Int:
-		return "int"
-	case float32, float64:
-		return "float"
-	case string:
-		return "str"
-	case []byte:
-		return "bytes"
-	case time.Time:
-		return "datetime"
-	case payload.Ext:
+	if _, ok := v.(payload.Ext); ok {
 		return "ExtType"
 	}
-	if isDict(v) {
-		return "dict"
-	}
-	if _, ok := List(v); ok {
-		return "list"
-	}
-	return fmt.Sprintf("%T", v)
+	return py.TypeName(v)
 }
 
 // Float returns a Python number (bool, any Go integer or float type) as a
@@ -76,11 +52,3 @@ func Float(v any) (f float64, ok bool) {
 // Equal is Python's == (py.Equal, where it is written and tested); kept
 // here for the callers that still reach it through pyfmt.
 func Equal(a, b any) bool { return py.Equal(a, b) }
-
-// isDict reports whether v is a dict of the data model.
-func isDict(v any) bool {
-	if _, ok := v.(Ranger); ok {
-		return true
-	}
-	return reflect.ValueOf(v).Kind() == reflect.Map
-}

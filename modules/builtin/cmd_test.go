@@ -210,10 +210,12 @@ func TestCmdCancel(t *testing.T) {
 	r := registry(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan modules.Result, 1)
+	started := filepath.Join(t.TempDir(), "started")
 	go func() {
-		done <- r.Execute(ctx, modules.Binder{}, &modules.Env{Registry: r, Log: slog.New(slog.DiscardHandler)}, "cmd.run", []any{"sleep 60"}, nil)
+		done <- r.Execute(ctx, modules.Binder{}, &modules.Env{Registry: r, Log: slog.New(slog.DiscardHandler)}, "cmd.run", []any{"sh -c 'touch " + started + "; exec sleep 60'"}, nil)
 	}()
-	time.Sleep(200 * time.Millisecond) // cancel a command that has been running a while, not one still starting
+	// Cancel a command that is running, not one still starting.
+	testutil.Eventually(t, 10*time.Second, func() bool { _, err := os.Stat(started); return err == nil }, "the command to start")
 	cancel()
 	res := <-done
 	if s, _ := res.Return.(string); !strings.Contains(s, "context canceled") || res.Retcode != 1 {

@@ -1,7 +1,6 @@
 package devsim
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -154,7 +153,7 @@ func TestAuthAndShellOverSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	in, _ := s.StdinPipe()
-	var buf syncBuffer
+	var buf testutil.Buffer
 	s.Stdout = &buf
 	if err := s.Shell(); err != nil {
 		t.Fatal(err)
@@ -187,10 +186,7 @@ func TestSessionLimitAndRefuse(t *testing.T) {
 		t.Fatal("third concurrent connection accepted")
 	}
 	_ = clients[0].Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for f.Device(0).ActiveSessions() >= 2 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool { return f.Device(0).ActiveSessions() < 2 }, "the closed session to free its slot")
 	c, err := dial(f.Addr(0), ssh.Password("admin"))
 	if err != nil {
 		t.Fatalf("connection after a slot freed: %v", err)
@@ -365,24 +361,7 @@ func TestDeviceAPI(t *testing.T) {
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func waitFor(t *testing.T, b *syncBuffer, want string) {
+func waitFor(t *testing.T, b *testutil.Buffer, want string) {
 	t.Helper()
 	testutil.Eventually(t, 5*time.Second, func() bool { return strings.Contains(b.String(), want) }, fmt.Sprintf("%q in the output", want))
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // xrTerm is an in-process IOS XR CLI session for tests.
@@ -46,17 +48,6 @@ func startXR(t *testing.T, n int) *Fleet {
 	return f
 }
 
-// xrWaitFor polls cond (the revert runs on a timer) for up to 10 s.
-func xrWaitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 func TestIOSXRCommitConfirmed(t *testing.T) {
 	t.Parallel()
 	f := startXR(t, 1)
@@ -82,7 +73,8 @@ func TestIOSXRCommitConfirmed(t *testing.T) {
 	if out := a.run("end", "rollback configuration last 1"); !strings.Contains(out, "Cannot roll back while a commit confirmed is pending") {
 		t.Fatalf("rollback during the trial: %q", out)
 	}
-	xrWaitFor(t, "the automatic rollback", func() bool { return !strings.Contains(dev.RunningConfig(), line) })
+	// The revert runs on the device's timer.
+	testutil.Eventually(t, 10*time.Second, func() bool { return !strings.Contains(dev.RunningConfig(), line) }, "the automatic rollback")
 	if out := a.run("show configuration commit list"); !strings.Contains(out, "1000000002            system") ||
 		!strings.Contains(out, "Rollback") {
 		t.Fatalf("commit list after the rollback:\n%s", out)
@@ -97,7 +89,9 @@ func TestIOSXRCommitConfirmed(t *testing.T) {
 	if out := b.run("show configuration commit list detail"); strings.Contains(out, "Trial:") {
 		t.Fatalf("still pending after the confirmation:\n%s", out)
 	}
-	time.Sleep(2500 * time.Millisecond) // past the trial's deadline: nothing must revert
+	// A negative check, the behaviour under test: once the trial's
+	// deadline (2 s) has passed on the device's real timer, nothing reverts.
+	time.Sleep(2500 * time.Millisecond)
 	if !strings.Contains(dev.RunningConfig(), line) {
 		t.Fatal("a confirmed commit was rolled back")
 	}

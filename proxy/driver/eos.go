@@ -508,10 +508,22 @@ func (d *eosDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNeig
 	return res, err
 }
 
-var (
-	eosLLDPIfRe    = regexp.MustCompile(`^Interface (\S+) detected \d+ LLDP neighbors`)
-	eosLLDPFieldRe = regexp.MustCompile(`^\s*-?\s*(Chassis ID|Port ID|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities)\s*:\s*(.*)$`)
-)
+// eosSpace is a character strings.TrimSpace trims.
+const eosSpace = `[\s\v\x{85}\p{Z}]`
+
+// eosLLDP reads the text of show lldp neighbors [IFACE] detail: an
+// "Interface X detected" line names the local interface of the
+// neighbours under it, each opened by a "Neighbor" line.
+var eosLLDP = &lldpSpec{
+	all: "show lldp neighbors detail", one: "show lldp neighbors %s detail",
+	rules: []lldpRule{
+		{re: regexp.MustCompile(`^Interface (\S+) detected \d+ LLDP neighbors`), act: lldpParent},
+		{re: regexp.MustCompile(`^` + eosSpace + `*Neighbor .*[^\s\v\x{85}\p{Z}]`), act: lldpOpen},
+		{re: regexp.MustCompile(`^\s*-?\s*(Chassis ID|Port ID|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities)\s*:\s*(.*)$`)},
+	},
+	value: func(v string) string { return strings.Trim(strings.TrimSpace(v), `"`) },
+	keep:  func(r *lldpRow) bool { return r[lldpLocal] != "" },
+}
 
 // GetLLDPNeighborsDetail implements Driver from the text of show lldp
 // neighbors [IFACE] detail.
@@ -521,61 +533,20 @@ func (d *eosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 	}
 	res := map[string][]LLDPNeighborDetail{}
 	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show lldp neighbors detail"
-		if iface != "" {
-			cmd = "show lldp neighbors " + iface + " detail"
-		}
 		// NAPALM eos sends "show lldp neighbors {filters} detail", two
 		// spaces without an interface.
 		if ok, err := eosLLDPDetailNAPALM(o, "show lldp neighbors "+iface+" detail", res); ok || err != nil {
 			return err
 		}
-		out, err := o.show(cmd)
+		out, err := o.show(eosLLDP.command(iface))
 		if err != nil {
 			return err
 		}
-		local := ""
-		var cur *LLDPNeighborDetail
-		flush := func() {
-			if cur != nil && local != "" {
-				res[local] = append(res[local], *cur)
-			}
-			cur = nil
+		for _, r := range parseLLDPDetail(eosLLDP, out) {
+			e := r.detail(lldpCapabNames, true)
+			e.ParentInterface = r[lldpLocal]
+			res[e.ParentInterface] = append(res[e.ParentInterface], e)
 		}
-		for l := range strings.SplitSeq(out, "\n") {
-			if m := eosLLDPIfRe.FindStringSubmatch(l); m != nil {
-				flush()
-				local = m[1]
-				continue
-			}
-			if strings.HasPrefix(strings.TrimSpace(l), "Neighbor ") {
-				flush()
-				cur = &LLDPNeighborDetail{ParentInterface: local, RemoteSystemCapab: []string{}, RemoteSystemEnableCapab: []string{}}
-				continue
-			}
-			m := eosLLDPFieldRe.FindStringSubmatch(l)
-			if m == nil || cur == nil {
-				continue
-			}
-			v := strings.Trim(strings.TrimSpace(m[2]), `"`)
-			switch m[1] {
-			case "Chassis ID":
-				cur.RemoteChassisID = macOr(v)
-			case "Port ID":
-				cur.RemotePort = v
-			case "Port Description":
-				cur.RemotePortDescription = v
-			case "System Name":
-				cur.RemoteSystemName = v
-			case "System Description":
-				cur.RemoteSystemDescription = v
-			case "System Capabilities":
-				cur.RemoteSystemCapab = lldpCapab(v, lldpCapabNames)
-			case "Enabled Capabilities":
-				cur.RemoteSystemEnableCapab = lldpCapab(v, lldpCapabNames)
-			}
-		}
-		flush()
 		return nil
 	})
 	return res, err

@@ -147,25 +147,10 @@ func (f *frr) Open(ctx context.Context) error {
 	}
 	s.log.Debug("driver: opening", "driver", s.name, "addr", s.addr)
 	// As in session.open: the SSH handshake is not bounded by crypto/ssh,
-	// so the open runs aside and is abandoned (closed once it returns)
-	// when the time is up.
-	done := make(chan error, 1)
-	go func() { done <- d.Open() }()
-	timer := time.NewTimer(rem)
-	defer timer.Stop()
-	select {
-	case err = <-done:
-	case <-timer.C:
-		err = context.DeadlineExceeded
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		go func() {
-			if e := <-done; e == nil {
-				_ = d.Channel.Close()
-			}
-		}()
+	// so the open is abandoned (and closed once it returns) when the time
+	// is up.
+	abandoned, err := openWithin(ctx, rem, d.Open, func() { _ = d.Channel.Close() })
+	if abandoned || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return s.ctxErr("open", err)
 	}
 	if err != nil {

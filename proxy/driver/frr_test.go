@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/testlab"
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // frrUpdate rewrites testdata/frr/ from the lab router:
@@ -182,12 +183,11 @@ func (l *frrLab) vtysh(t *testing.T, cmd string) string {
 func (l *frrLab) kernelRoute(t *testing.T, prefix string, want bool) string {
 	t.Helper()
 	var r string
-	for end := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	testutil.Poll(5*time.Second, func() bool {
 		r = strings.TrimSpace(testlab.Run(t, "ip", "netns", "exec", l.ns, "ip", "route", "show", prefix))
-		if (r != "") == want || time.Now().After(end) {
-			return r
-		}
-	}
+		return (r != "") == want
+	})
+	return r
 }
 
 func (l *frrLab) options(u testlab.User) Options {

@@ -434,38 +434,15 @@ func (d *iosDriver) GetConfig(ctx context.Context, retrieve string) (Config, err
 	return d.GetConfigWith(ctx, ConfigOptions{Retrieve: retrieve})
 }
 
+// iosConfig is NAPALM ios's get_config.
+var iosConfig = &cliConfigSpec{
+	running: "show running-config", startup: "show startup-config", full: " all",
+	added: iosConfigHeader, sanitize: CiscoSanitizeFilters,
+}
+
 // GetConfigWith implements ConfigGetter like NAPALM ios.
 func (d *iosDriver) GetConfigWith(ctx context.Context, co ConfigOptions) (Config, error) {
-	var c Config
-	retrieve := co.Retrieve
-	if err := checkRetrieve(retrieve); err != nil {
-		return c, err
-	}
-	err := d.s.query(ctx, func(o runner) error {
-		if retrieve == "startup" || retrieve == "all" {
-			out, err := o.show("show startup-config")
-			if err != nil {
-				return err
-			}
-			c.Startup = strings.TrimSpace(iosConfigHeader.ReplaceAllString(out, ""))
-		}
-		if retrieve == "running" || retrieve == "all" {
-			cmd := "show running-config"
-			if co.Full {
-				cmd += " all"
-			}
-			out, err := o.show(cmd)
-			if err != nil {
-				return err
-			}
-			c.Running = strings.TrimSpace(iosConfigHeader.ReplaceAllString(out, ""))
-		}
-		return nil
-	})
-	if err == nil && co.Sanitized {
-		c = SanitizeConfigs(c, CiscoSanitizeFilters)
-	}
-	return c, err
+	return getCLIConfig(ctx, d.s, iosConfig, co)
 }
 
 var (
@@ -661,40 +638,24 @@ func (d *iosDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP
 	return res, err
 }
 
-// GetArpTable implements Driver from show arp (ages in minutes, -1 for
-// the device's own addresses, as IOS prints them).
-func (d *iosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
-	if err := safeArg(d.s, "vrf", vrf); err != nil {
-		return nil, err
-	}
-	res := []ARPEntry{}
-	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show arp | exclude Incomplete"
-		if vrf != "" {
-			cmd = "show arp vrf " + vrf + " | exclude Incomplete"
-		}
-		out, err := o.show(cmd)
-		if err != nil {
-			return err
-		}
-		for l := range strings.SplitSeq(out, "\n") {
-			f := strings.Fields(l)
-			if len(f) < 5 || f[0] != "Internet" {
-				continue
-			}
-			iface := ""
-			if len(f) >= 6 {
-				iface = f[5]
-			}
-			age := -1.0
-			if f[2] != "-" {
-				age = atof(f[2], -1)
-			}
-			res = append(res, ARPEntry{Interface: iface, MAC: macOr(f[3]), IP: f[1], Age: age})
+// iosARP reads show arp: the "Internet" rows (ages in minutes, -1 for the
+// device's own addresses, as IOS prints them).
+var iosARP = &arpSpec{
+	all: "show arp | exclude Incomplete", vrf: "show arp vrf %s | exclude Incomplete",
+	rows: lineRows(func(l string) []string {
+		if f := strings.Fields(l); len(f) >= 5 && f[0] == "Internet" {
+			return f
 		}
 		return nil
-	})
-	return res, err
+	}),
+	ip: 1, age: 2, mac: 3, iface: 5,
+	ageOf: func(s string) float64 { return atof(s, -1) },
+	macOf: macOr,
+}
+
+// GetArpTable implements Driver from show arp.
+func (d *iosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
+	return getARPTable(ctx, d.s, iosARP, vrf)
 }
 
 // GetLLDPNeighbors implements Driver from the LLDP details, as NAPALM ios.
@@ -724,61 +685,28 @@ var (
 	iosLLDPBriefIf = regexp.MustCompile(`^.{20}([^\s]{1,15})`)
 )
 
-// iosLLDPRow is one neighbour of show lldp neighbors detail, as NAPALM's
-// textfsm template reads it.
-type iosLLDPRow struct {
-	local string
-	e     LLDPNeighborDetail
-	capab string
-	enab  string
-}
-
-func (r iosLLDPRow) empty() bool {
-	e := r.e
-	return r.local == "" && e.RemoteChassisID == "" && e.RemotePort == "" && e.RemotePortDescription == "" &&
-		e.RemoteSystemName == "" && e.RemoteSystemDescription == "" && r.capab == "" && r.enab == ""
-}
-
-// parseIOSLLDPDetail reads show lldp neighbors detail: a neighbour is
-// recorded at its "Enabled Capabilities" line (and at the end, when
-// something was read); "System Description:" takes the next line whole.
-func parseIOSLLDPDetail(out string) []iosLLDPRow {
-	var rows []iosLLDPRow
-	var r iosLLDPRow
-	descr := false
-	for l := range strings.SplitSeq(out, "\n") {
-		l = strings.TrimRight(l, "\r")
-		if descr {
-			descr = false
-			r.e.RemoteSystemDescription = strings.TrimRight(l, " ")
-			continue
-		}
-		if m := iosLLDPLocal.FindStringSubmatch(l); m != nil {
-			r.local = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPChassis.FindStringSubmatch(l); m != nil {
-			r.e.RemoteChassisID = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPPort.FindStringSubmatch(l); m != nil {
-			r.e.RemotePort = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPPortD.FindStringSubmatch(l); m != nil {
-			r.e.RemotePortDescription = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPName.FindStringSubmatch(l); m != nil {
-			r.e.RemoteSystemName = strings.TrimRight(m[1], " ")
-		} else if iosLLDPDescrNL.MatchString(l) {
-			descr = true
-		} else if m := iosLLDPDescr.FindStringSubmatch(l); m != nil {
-			r.e.RemoteSystemDescription = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPCapab.FindStringSubmatch(l); m != nil {
-			r.capab = strings.TrimRight(m[1], " ")
-		} else if m := iosLLDPEnabled.FindStringSubmatch(l); m != nil {
-			r.enab = strings.TrimRight(m[1], " ")
-			rows = append(rows, r)
-			r = iosLLDPRow{}
-		}
-	}
-	if !r.empty() {
-		rows = append(rows, r)
-	}
-	return rows
+// iosLLDP reads show lldp neighbors detail as NAPALM's textfsm template
+// does: a neighbour is recorded at its "Enabled Capabilities" line (and at
+// the end, when something was read); "System Description:" takes the next
+// line whole.
+var iosLLDP = &lldpSpec{
+	all: "show lldp neighbors detail", one: "show lldp neighbors %s detail",
+	trimLine: "\r",
+	rules: []lldpRule{
+		{re: iosLLDPLocal, key: lldpLocal},
+		{re: iosLLDPChassis, key: lldpChassis},
+		{re: iosLLDPPort, key: lldpPort},
+		{re: iosLLDPPortD, key: lldpPortDescr},
+		{re: iosLLDPName, key: lldpName},
+		{re: iosLLDPDescrNL, key: lldpDescr, act: lldpNext},
+		{re: iosLLDPDescr, key: lldpDescr},
+		{re: iosLLDPCapab, key: lldpCaps},
+		{re: iosLLDPEnabled, key: lldpEnabledCaps},
+	},
+	records: lldpEnabledCaps,
+	always:  true,
+	value:   trimRightSpace, nextLine: trimRightSpace,
+	keep: func(r *lldpRow) bool { return !r.empty() },
 }
 
 // parseIOSLLDPBrief lists the local interfaces of show lldp neighbors, in
@@ -811,20 +739,16 @@ func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 	}
 	res := map[string][]LLDPNeighborDetail{}
 	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show lldp neighbors detail"
-		if iface != "" {
-			cmd = "show lldp neighbors " + iface + " detail"
-		}
-		out, err := o.show(cmd)
+		out, err := o.show(iosLLDP.command(iface))
 		if err != nil {
 			return err
 		}
-		rows := parseIOSLLDPDetail(out)
+		rows := parseLLDPDetail(iosLLDP, out)
 		if len(rows) == 0 {
 			return nil
 		}
 		var locals []string
-		if rows[0].local == "" {
+		if rows[0][lldpLocal] == "" {
 			cmd := "show lldp neighbors"
 			if iface != "" {
 				cmd = "show lldp neighbors " + iface
@@ -839,21 +763,16 @@ func (d *iosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (m
 			}
 		}
 		for i, r := range rows {
-			local := r.local
+			local := r[lldpLocal]
 			if local == "" && i < len(locals) {
 				local = locals[i]
 			}
-			e := r.e
-			e.RemoteChassisID = macOr(e.RemoteChassisID)
-			for _, f := range []*string{&e.RemoteChassisID, &e.RemotePort, &e.RemotePortDescription, &e.RemoteSystemName, &e.RemoteSystemDescription, &r.capab, &r.enab} {
-				if strings.Contains(*f, "not advertised") {
-					*f = ""
-				}
+			r[lldpChassis] = macOr(r[lldpChassis])
+			for k := lldpChassis; k < lldpKeys; k++ {
+				r[k] = blankNotAdvertised(r[k])
 			}
-			e.RemoteSystemCapab = lldpCapab(r.capab, lldpCapabCodes)
-			e.RemoteSystemEnableCapab = lldpCapab(r.enab, lldpCapabCodes)
 			local = canonicalInterface(local, false)
-			res[local] = append(res[local], e)
+			res[local] = append(res[local], r.detail(lldpCapabCodes, false))
 		}
 		return nil
 	})

@@ -242,32 +242,20 @@ func xrAge(s string) float64 {
 	return -1
 }
 
-// GetArpTable implements Driver from show arp [vrf V] (ages in seconds, -1
-// for the router's own addresses).
+// xrARP reads show arp [vrf V] (ages in seconds, -1 for the router's own
+// addresses).
+var xrARP = &arpSpec{
+	all: "show arp", vrf: "show arp vrf %s", show: xrShow,
+	rows: lineRows(func(l string) []string {
+		return xrARPRe.FindStringSubmatch(strings.TrimRight(l, "\r"))
+	}),
+	ip: 1, age: 2, mac: 3, iface: 6,
+	ageOf: xrAge, macOf: normalizeMAC,
+}
+
+// GetArpTable implements Driver from show arp [vrf V].
 func (d *iosxrDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
-	if err := safeArg(d.s, "vrf", vrf); err != nil {
-		return nil, err
-	}
-	res := []ARPEntry{}
-	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show arp"
-		if vrf != "" {
-			cmd = "show arp vrf " + vrf
-		}
-		out, err := xrShow(o, cmd)
-		if err != nil {
-			return err
-		}
-		for l := range strings.SplitSeq(out, "\n") {
-			m := xrARPRe.FindStringSubmatch(strings.TrimRight(l, "\r"))
-			if m == nil {
-				continue
-			}
-			res = append(res, ARPEntry{Interface: m[6], MAC: normalizeMAC(m[3]), IP: m[1], Age: xrAge(m[2])})
-		}
-		return nil
-	})
-	return res, err
+	return getARPTable(ctx, d.s, xrARP, vrf)
 }
 
 // GetLLDPNeighbors implements Driver from the LLDP details (the brief table
@@ -280,7 +268,22 @@ func (d *iosxrDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNe
 	return lldpFromDetail(det, "", nil), nil
 }
 
-var xrLLDPField = regexp.MustCompile(`^(Local Interface|Chassis id|Port id|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities):\s*(.*?)\s*$`)
+// xrLLDP reads show lldp neighbors [IF] detail: "Local Interface" opens a
+// neighbour, a dashed line or "Total entries" closes it; an empty (or not
+// advertised) "System Description:" takes the next line whole.
+var xrLLDP = &lldpSpec{
+	all: "show lldp neighbors detail", one: "show lldp neighbors %s detail",
+	trimLine: "\r ",
+	rules: []lldpRule{
+		{re: regexp.MustCompile(`^(?:----|Total entries)`), act: lldpClose},
+		{re: regexp.MustCompile(`^System Description:\s*(?:.*not advertised.*)?$`), key: lldpDescr, act: lldpNext},
+		{re: regexp.MustCompile(`^(Local Interface|Chassis id|Port id|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities):\s*(.*?)\s*$`)},
+	},
+	opens:    lldpLocal,
+	value:    blankNotAdvertised,
+	nextLine: strings.TrimSpace,
+	keep:     func(r *lldpRow) bool { return r[lldpLocal] != "" },
+}
 
 // GetLLDPNeighborsDetail implements Driver from show lldp neighbors [IF]
 // detail.
@@ -290,75 +293,13 @@ func (d *iosxrDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) 
 	}
 	res := map[string][]LLDPNeighborDetail{}
 	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show lldp neighbors detail"
-		if iface != "" {
-			cmd = "show lldp neighbors " + iface + " detail"
-		}
-		out, err := xrShow(o, cmd)
+		out, err := xrShow(o, xrLLDP.command(iface))
 		if err != nil {
 			return err
 		}
-		local := ""
-		var cur *LLDPNeighborDetail
-		wantDescr := false
-		flush := func() {
-			if cur != nil && local != "" {
-				res[local] = append(res[local], *cur)
-			}
-			cur = nil
+		for _, r := range parseLLDPDetail(xrLLDP, out) {
+			res[r[lldpLocal]] = append(res[r[lldpLocal]], r.detail(lldpCapabCodes, true))
 		}
-		for l := range strings.SplitSeq(out, "\n") {
-			l = strings.TrimRight(l, "\r ")
-			if wantDescr {
-				wantDescr = false
-				if cur != nil {
-					cur.RemoteSystemDescription = strings.TrimSpace(l)
-				}
-				continue
-			}
-			if strings.HasPrefix(l, "----") || strings.HasPrefix(l, "Total entries") {
-				flush()
-				continue
-			}
-			m := xrLLDPField.FindStringSubmatch(l)
-			if m == nil {
-				continue
-			}
-			v := m[2]
-			if strings.Contains(v, "not advertised") {
-				v = ""
-			}
-			if m[1] == "Local Interface" {
-				flush()
-				local = v
-				cur = &LLDPNeighborDetail{RemoteSystemCapab: []string{}, RemoteSystemEnableCapab: []string{}}
-				continue
-			}
-			if cur == nil {
-				continue
-			}
-			switch m[1] {
-			case "Chassis id":
-				cur.RemoteChassisID = macOr(v)
-			case "Port id":
-				cur.RemotePort = v
-			case "Port Description":
-				cur.RemotePortDescription = v
-			case "System Name":
-				cur.RemoteSystemName = v
-			case "System Description":
-				if v == "" {
-					wantDescr = true
-				} else {
-					cur.RemoteSystemDescription = v
-				}
-			case "System Capabilities":
-				cur.RemoteSystemCapab = lldpCapab(v, lldpCapabCodes)
-			case "Enabled Capabilities":
-				cur.RemoteSystemEnableCapab = lldpCapab(v, lldpCapabCodes)
-			}
-		}
-		flush()
 		return nil
 	})
 	return res, err

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/proxy/devsim"
 	"github.com/gsalt/gsalt/proxy/driver"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -332,35 +332,13 @@ func TestIOSXRConfirmedCommit(t *testing.T) {
 	if !strings.Contains(dev.RunningConfig(), "hostname reverted") {
 		t.Fatal("trial commit not applied")
 	}
-	for end := time.Now().Add(10 * time.Second); pending(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the trial commit never ended")
-		}
-	}
+	testutil.Eventually(t, 10*time.Second, func() bool { return !pending() }, "the trial commit to end")
 	if run := dev.RunningConfig(); !strings.Contains(run, "hostname kept") || strings.Contains(run, "reverted") {
 		t.Fatalf("not reverted:\n%s", run)
 	}
 	if err := d.ConfirmCommit(ctx); !errors.Is(err, driver.ErrCommand) {
 		t.Fatalf("confirm after the revert: %v", err)
 	}
-}
-
-// lockedBuffer is an io.Writer safe to read while the SSH session writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // holdLock opens an interactive session on device i that keeps the
@@ -381,7 +359,7 @@ func holdLock(t *testing.T, f *devsim.Fleet, i int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &lockedBuffer{}
+	out := &testutil.Buffer{}
 	s.Stdout = out
 	if err := s.Shell(); err != nil {
 		t.Fatal(err)
@@ -389,11 +367,7 @@ func holdLock(t *testing.T, f *devsim.Fleet, i int) {
 	if _, err := in.Write([]byte("configure exclusive\r")); err != nil {
 		t.Fatal(err)
 	}
-	for end := time.Now().Add(5 * time.Second); !strings.Contains(out.String(), "(config)#"); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("no configuration prompt")
-		}
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool { return strings.Contains(out.String(), "(config)#") }, "the configuration prompt")
 }
 
 func TestIOSXRConfigErrors(t *testing.T) {

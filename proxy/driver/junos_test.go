@@ -262,7 +262,7 @@ func TestJunosNetconfd(t *testing.T) {
 		// indefinitely (seen for more than 10 s), so poll slowly.
 		deadline := time.Now().Add(8 * time.Second)
 		for strings.Contains(running(t, d), "temp") && time.Now().Before(deadline) {
-			time.Sleep(1500 * time.Millisecond)
+			time.Sleep(1500 * time.Millisecond) // deliberately slow polling: faster RPCs postpone the revert (above)
 		}
 		if r := running(t, d); r != base {
 			t.Errorf("not reverted after the timeout:\n%s", unifiedDiff(base, r, "want", "got"))
@@ -425,7 +425,7 @@ func TestJunosNetconfdValidateQuirk(t *testing.T) {
 	l := startNetconfLab(t)
 	d := l.rawNetconf(t)
 	defer closeNetconf(d)
-	time.Sleep(defaultHelloDelay)
+	time.Sleep(defaultHelloDelay) // deliberate: the pause the driver makes after the hello (netconfd quirk, see TestJunosNetconfdHelloQuirk)
 	rpc := func(p string) string {
 		t.Helper()
 		r, err := d.RPC(opoptions.WithFilter(p))
@@ -469,7 +469,7 @@ func TestJunosNetconfdHelloQuirk(t *testing.T) {
 	get := func(pause time.Duration) error {
 		d := l.rawNetconf(t)
 		defer closeNetconf(d)
-		time.Sleep(pause)
+		time.Sleep(pause) // the behaviour under test: how long after the hello the RPC is sent
 		_, err := d.RPC(opoptions.WithFilter(`<get-config><source><running/></source></get-config>`), opoptions.WithTimeoutOps(time.Second))
 		return err
 	}
@@ -499,7 +499,7 @@ func TestJunosNetconfdHelloQuirk(t *testing.T) {
 func TestScrapligoNetconfCloseAfterPeerClose(t *testing.T) {
 	l := startNetconfLab(t)
 	d := l.rawNetconf(t)
-	time.Sleep(defaultHelloDelay)
+	time.Sleep(defaultHelloDelay) // deliberate: the pause the driver makes after the hello (netconfd quirk, see TestJunosNetconfdHelloQuirk)
 	// netconfd answers <ok/> and closes the session; scrapligo sometimes
 	// sees the close before the reply (a connection error). Either way
 	// the server has closed, which is the case this test is about.
@@ -507,7 +507,9 @@ func TestScrapligoNetconfCloseAfterPeerClose(t *testing.T) {
 	if err == nil && (r.Failed != nil || !strings.Contains(r.Result, "<ok/>")) {
 		t.Fatalf("close-session: %v %v", err, r)
 	}
-	time.Sleep(300 * time.Millisecond) // the server closes the SSH channel
+	// The server closes the SSH channel after its reply; scrapligo exposes
+	// no closed state to poll (IsAlive stays true), so give it a moment.
+	time.Sleep(300 * time.Millisecond)
 	done := make(chan struct{})
 	go func() {
 		_ = d.Close()
@@ -534,7 +536,7 @@ func TestJunosNetconfdReplaceQuirk(t *testing.T) {
 	l := startNetconfLab(t)
 	d := l.rawNetconf(t)
 	defer closeNetconf(d)
-	time.Sleep(defaultHelloDelay)
+	time.Sleep(defaultHelloDelay) // deliberate: the pause the driver makes after the hello (netconfd quirk, see TestJunosNetconfdHelloQuirk)
 	r, err := d.RPC(opoptions.WithFilter(`<edit-config><target><candidate/></target><default-operation>replace</default-operation>` +
 		`<config><system ` + sysNS + `><hostname>only</hostname></system></config></edit-config>`))
 	if err != nil || r.Failed != nil {

@@ -156,26 +156,10 @@ func (n *ncSession) open(ctx context.Context) error {
 	}
 	s.log.Debug("driver: opening NETCONF session", "driver", s.name, "addr", s.addr)
 	// As in session.open: the SSH handshake is not bounded by scrapligo,
-	// so the open runs aside and is abandoned when the time is up.
-	done := make(chan error, 1)
-	go func() { done <- d.Open() }()
-	timer := time.NewTimer(rem)
-	defer timer.Stop()
-	abandoned := true
-	select {
-	case err = <-done:
-		abandoned = false
-	case <-timer.C:
-		err = context.DeadlineExceeded
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
+	// so the open is abandoned (and closed once it returns) when the time
+	// is up.
+	abandoned, err := openWithin(ctx, rem, d.Open, func() { closeNetconf(d) })
 	if abandoned {
-		go func() {
-			if e := <-done; e == nil {
-				closeNetconf(d)
-			}
-		}()
 		return s.ctxErr("open", err)
 	}
 	if err != nil {

@@ -346,38 +346,15 @@ func (d *nxosDriver) GetConfig(ctx context.Context, retrieve string) (Config, er
 	return d.GetConfigWith(ctx, ConfigOptions{Retrieve: retrieve})
 }
 
+// nxosConfig is NAPALM nxos_ssh's get_config.
+var nxosConfig = &cliConfigSpec{
+	running: "show running-config", startup: "show startup-config", full: " all",
+	added: nxosConfigFilter, runningFirst: true, sanitize: CiscoSanitizeFilters,
+}
+
 // GetConfigWith implements ConfigGetter like NAPALM nxos_ssh.
 func (d *nxosDriver) GetConfigWith(ctx context.Context, co ConfigOptions) (Config, error) {
-	var c Config
-	retrieve := co.Retrieve
-	if err := checkRetrieve(retrieve); err != nil {
-		return c, err
-	}
-	err := d.s.query(ctx, func(o runner) error {
-		if retrieve == "running" || retrieve == "all" {
-			cmd := "show running-config"
-			if co.Full {
-				cmd += " all"
-			}
-			out, err := o.show(cmd)
-			if err != nil {
-				return err
-			}
-			c.Running = strings.TrimSpace(nxosConfigFilter.ReplaceAllString(out, ""))
-		}
-		if retrieve == "startup" || retrieve == "all" {
-			out, err := o.show("show startup-config")
-			if err != nil {
-				return err
-			}
-			c.Startup = strings.TrimSpace(nxosConfigFilter.ReplaceAllString(out, ""))
-		}
-		return nil
-	})
-	if err == nil && co.Sanitized {
-		c = SanitizeConfigs(c, CiscoSanitizeFilters)
-	}
-	return c, err
+	return getCLIConfig(ctx, d.s, nxosConfig, co)
 }
 
 // GetNTPStats implements Driver: NAPALM's nxos_ssh has no get_ntp_stats.

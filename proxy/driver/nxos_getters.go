@@ -415,26 +415,16 @@ var (
 	nxosIPv4Re     = regexp.MustCompile(`^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$`)
 )
 
-// GetArpTable implements Driver from show ip arp vrf VRF|all (ages in seconds, interface
-// names as printed).
-func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
-	if err := safeArg(d.s, "vrf", vrf); err != nil {
-		return nil, err
-	}
-	if vrf == "" {
-		vrf = "all"
-	}
-	res := []ARPEntry{}
-	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show ip arp vrf " + vrf + " | exc INCOMPLETE"
-		out, err := o.show(cmd)
-		if err != nil {
-			return err
-		}
+// nxosARP reads show ip arp vrf VRF|all (ages in seconds, interface names
+// as printed); a row it does not know fails the call.
+var nxosARP = &arpSpec{
+	all: "show ip arp vrf all | exc INCOMPLETE", vrf: "show ip arp vrf %s | exc INCOMPLETE",
+	rows: func(o runner, cmd, out string) ([][]string, error) {
 		parts := nxosARPHeadRe.Split(out, -1)
 		if len(parts) != 2 {
-			return o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP table: %s", deviceMessage(out)))
+			return nil, o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP table: %s", deviceMessage(out)))
 		}
+		var rows [][]string
 		for l := range strings.SplitSeq(strings.TrimSpace(parts[1]), "\n") {
 			l = nxosARPFlagsRe.ReplaceAllString(strings.TrimRight(l, "\r"), "")
 			f := strings.Fields(l)
@@ -442,23 +432,31 @@ func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, e
 				continue
 			}
 			if len(f) != 4 || !nxosIPv4Re.MatchString(f[0]) || !ciscoMACRe.MatchString(f[2]) {
-				return o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP entry %q", l))
+				return nil, o.errf(ErrCommand, cmd, fmt.Errorf("unexpected ARP entry %q", l))
 			}
-			age := -1.0
-			switch {
-			case f[1] == "-":
-			case strings.Contains(f[1], ":"):
-				if secs, ok := nxosHMS(f[1]); ok {
-					age = float64(secs)
-				}
-			default:
-				age = math.Round(atof(f[1], -1)*10) / 10
-			}
-			res = append(res, ARPEntry{Interface: f[3], MAC: normalizeMAC(f[2]), IP: f[0], Age: age})
+			rows = append(rows, f)
 		}
-		return nil
-	})
-	return res, err
+		return rows, nil
+	},
+	ip: 0, age: 1, mac: 2, iface: 3,
+	ageOf: func(s string) float64 {
+		switch {
+		case s == "-":
+		case strings.Contains(s, ":"):
+			if secs, ok := nxosHMS(s); ok {
+				return float64(secs)
+			}
+		default:
+			return math.Round(atof(s, -1)*10) / 10
+		}
+		return -1
+	},
+	macOf: normalizeMAC,
+}
+
+// GetArpTable implements Driver from show ip arp vrf VRF|all.
+func (d *nxosDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
+	return getARPTable(ctx, d.s, nxosARP, vrf)
 }
 
 // nxosHMS converts "hh:mm:ss" to seconds.
@@ -476,63 +474,40 @@ func nxosHMS(s string) (int, bool) {
 	return h*3600 + m*60 + sec, true
 }
 
-var nxosLLDPFieldRe = regexp.MustCompile(`^(Chassis id|Port id|Local Port id|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities):\s+(.*)$`)
+// nxosLLDP reads show lldp neighbors [interface X] detail: the fields
+// NAPALM's TextFSM template reads (the first line of the system
+// description; chassis id and port id as printed), a neighbour recorded
+// at its "Enabled Capabilities" line.
+var nxosLLDP = &lldpSpec{
+	all: "show lldp neighbors detail", one: "show lldp neighbors interface %s detail",
+	trimLine: " \r",
+	rules: []lldpRule{
+		{re: regexp.MustCompile(`^(Chassis id|Port id|Local Port id|Port Description|System Name|System Description|System Capabilities|Enabled Capabilities):\s+(.*)$`)},
+	},
+	records: lldpEnabledCaps,
+	always:  true,
+	value:   blankNotAdvertised,
+}
 
-// GetLLDPNeighborsDetail implements Driver from show lldp neighbors [interface X] detail,
-// reading the fields NAPALM's TextFSM template reads (the first line of the system
-// description; chassis id and port id as printed).
+// GetLLDPNeighborsDetail implements Driver from show lldp neighbors
+// [interface X] detail.
 func (d *nxosDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (map[string][]LLDPNeighborDetail, error) {
 	if err := safeArg(d.s, "interface", iface); err != nil {
 		return nil, err
 	}
 	res := map[string][]LLDPNeighborDetail{}
 	err := d.s.query(ctx, func(o runner) error {
-		cmd := "show lldp neighbors detail"
-		if iface != "" {
-			cmd = "show lldp neighbors interface " + iface + " detail"
-		}
-		out, err := o.show(cmd)
+		out, err := o.show(nxosLLDP.command(iface))
 		if err != nil {
 			return err
 		}
-		var e LLDPNeighborDetail
-		local := ""
-		for l := range strings.SplitSeq(out, "\n") {
-			m := nxosLLDPFieldRe.FindStringSubmatch(strings.TrimRight(l, " \r"))
-			if m == nil {
-				continue
+		for _, r := range parseLLDPDetail(nxosLLDP, out) {
+			local := r[lldpLocal]
+			if local == "" {
+				local = iface
 			}
-			v := m[2]
-			if strings.Contains(v, "not advertised") {
-				v = ""
-			}
-			switch m[1] {
-			case "Chassis id":
-				e.RemoteChassisID = v
-			case "Port id":
-				e.RemotePort = v
-			case "Local Port id":
-				local = v
-			case "Port Description":
-				e.RemotePortDescription = v
-			case "System Name":
-				e.RemoteSystemName = v
-			case "System Description":
-				e.RemoteSystemDescription = v
-			case "System Capabilities":
-				e.RemoteSystemCapab = lldpCapab(v, lldpCapabCodes)
-			case "Enabled Capabilities":
-				e.RemoteSystemEnableCapab = lldpCapab(v, lldpCapabCodes)
-				if e.RemoteSystemCapab == nil {
-					e.RemoteSystemCapab = []string{}
-				}
-				if local == "" {
-					local = iface
-				}
-				name := nxosCanonical(local)
-				res[name] = append(res[name], e)
-				e, local = LLDPNeighborDetail{}, ""
-			}
+			name := nxosCanonical(local)
+			res[name] = append(res[name], r.detail(lldpCapabCodes, false))
 		}
 		return nil
 	})

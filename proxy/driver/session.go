@@ -176,28 +176,10 @@ func (s *session) open(ctx context.Context) error {
 		return nil
 	}
 	s.log.Debug("driver: opening", "driver", s.name, "addr", s.addr)
-	// crypto/ssh bounds the TCP connect but not the SSH handshake, so the
-	// open runs aside and is abandoned (and closed once it returns) when the
-	// time is up.
-	done := make(chan error, 1)
-	go func() { done <- d.Open() }()
-	timer := time.NewTimer(rem)
-	defer timer.Stop()
-	abandoned := true
-	select {
-	case err = <-done:
-		abandoned = false
-	case <-timer.C:
-		err = context.DeadlineExceeded
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
+	// The SSH handshake is unbounded: the open is abandoned (and closed
+	// once it returns) when the time is up.
+	abandoned, err := openWithin(ctx, rem, d.Open, func() { _ = d.Channel.Close() })
 	if abandoned {
-		go func() {
-			if e := <-done; e == nil {
-				_ = d.Channel.Close()
-			}
-		}()
 		return s.ctxErr("open", err)
 	}
 	if err != nil {

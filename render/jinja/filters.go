@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -853,7 +854,7 @@ func filterIndent(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 		ind = strings.Repeat(" ", int(max(n, 0)))
 	}
 	// Jinja2: s += "\n"; then splitlines() and join
-	lines := splitLines(s+"\n", false)
+	lines := py.SplitLines(s+"\n", false)
 	var rv string
 	if truthy(a[2]) {
 		rv = strings.Join(lines, "\n"+ind)

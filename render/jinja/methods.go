@@ -1,13 +1,15 @@
 package jinja
 
 import (
-	"golang.org/x/text/cases"
-	"golang.org/x/text/language"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -391,32 +393,6 @@ func pad(s string, w int, fill string, kind byte) string {
 	return strings.Repeat(fill, left) + s + strings.Repeat(fill, p-left)
 }
 
-func splitLines(s string, keep bool) []string {
-	var out []string
-	start := 0
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		c := rs[i]
-		switch c {
-		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-			end := i
-			if c == '\r' && i+1 < len(rs) && rs[i+1] == '\n' {
-				i++
-			}
-			if keep {
-				out = append(out, string(rs[start:i+1]))
-			} else {
-				out = append(out, string(rs[start:end]))
-			}
-			start = i + 1
-		}
-	}
-	if start < len(rs) {
-		out = append(out, string(rs[start:]))
-	}
-	return out
-}
-
 var strMethods map[string]methodFn
 
 func init() {
@@ -551,7 +527,7 @@ func init() {
 			return int64(strings.Count(s, sub)), nil
 		},
 		"splitlines": func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
-			return strList(splitLines(recv.(string), truthy(Arg(args, kw, 0, "keepends", false)))), nil
+			return strList(py.SplitLines(recv.(string), truthy(Arg(args, kw, 0, "keepends", false)))), nil
 		},
 		"format": func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
 			return StrFormat(recv.(string), args, kw)

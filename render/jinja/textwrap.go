@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyre"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -125,7 +126,7 @@ func filterWordwrap(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 		}
 	}
 	var paras []string
-	for _, line := range splitLines(s, false) {
+	for _, line := range py.SplitLines(s, false) {
 		lines, err := textwrapWrap(line, int(width), truthy(a[1]), truthy(a[3]))
 		if err != nil {
 			return nil, err

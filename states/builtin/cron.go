@@ -97,6 +97,69 @@ func cronStateName(c *states.Call) (string, any) {
 	return name, identifier
 }
 
+// The comments of cron.present/absent and cron.env_present/env_absent
+// differ only in what they name ("Cron" or "Cron env").
+
+// cronPresentTest is a present state's test=True answer for the check's
+// status.
+func cronPresentTest(ret *states.Ret, what, name, status string) {
+	ret.Result = states.None
+	switch status {
+	case "absent":
+		ret.Comment = fmt.Sprintf("%s %s is set to be added", what, name)
+	case "present":
+		ret.Result = states.True
+		ret.Comment = fmt.Sprintf("%s %s already present", what, name)
+	case "update":
+		ret.Comment = fmt.Sprintf("%s %s is set to be updated", what, name)
+	}
+}
+
+// cronPresentResult is a present state's outcome from what the execution
+// module answered (present, new, updated or an error text).
+func cronPresentResult(ret *states.Ret, what, name string, user, data any) {
+	switch data {
+	case "present":
+		ret.Comment = fmt.Sprintf("%s %s already present", what, name)
+	case "new":
+		ret.Comment = fmt.Sprintf("%s %s added to %s's crontab", what, name, pyfmt.Str(user))
+		ret.Changes = payload.NewMap(pyfmt.Str(user), name)
+	case "updated":
+		ret.Comment = fmt.Sprintf("%s %s updated", what, name)
+		ret.Changes = payload.NewMap(pyfmt.Str(user), name)
+	default:
+		ret.Comment = fmt.Sprintf("%s %s for user %s failed to commit with error \n%s", what, name, pyfmt.Str(user), pyfmt.Str(data))
+		ret.Result = states.False
+	}
+}
+
+// cronAbsentTest is an absent state's test=True answer for the check's
+// status.
+func cronAbsentTest(ret *states.Ret, what, name, status string) {
+	ret.Result = states.None
+	if status == "absent" {
+		ret.Result = states.True
+		ret.Comment = fmt.Sprintf("%s %s is absent", what, name)
+	} else {
+		ret.Comment = fmt.Sprintf("%s %s is set to be removed", what, name)
+	}
+}
+
+// cronAbsentResult is an absent state's outcome from what the execution
+// module answered (absent, removed or an error text).
+func cronAbsentResult(ret *states.Ret, what, name string, user, data any) {
+	switch data {
+	case "absent":
+		ret.Comment = fmt.Sprintf("%s %s already absent", what, name)
+	case "removed":
+		ret.Comment = fmt.Sprintf("%s %s removed from %s's crontab", what, name, pyfmt.Str(user))
+		ret.Changes = payload.NewMap(pyfmt.Str(user), name)
+	default:
+		ret.Comment = fmt.Sprintf("%s %s for user %s failed to commit with error %s", what, name, pyfmt.Str(user), pyfmt.Str(data))
+		ret.Result = states.False
+	}
+}
+
 func cronPresent(ctx context.Context, c *states.Call) (states.Ret, error) {
 	name, identifier := cronStateName(c)
 	user := c.Args.Get("user")
@@ -111,16 +174,7 @@ func cronPresent(ctx context.Context, c *states.Call) (states.Ret, error) {
 		if err != nil {
 			return ret, err
 		}
-		ret.Result = states.None
-		switch status {
-		case "absent":
-			ret.Comment = fmt.Sprintf("Cron %s is set to be added", name)
-		case "present":
-			ret.Result = states.True
-			ret.Comment = fmt.Sprintf("Cron %s already present", name)
-		case "update":
-			ret.Comment = fmt.Sprintf("Cron %s is set to be updated", name)
-		}
+		cronPresentTest(&ret, "Cron", name, status)
 		return ret, nil
 	}
 	kw := payload.NewMap("user", user, "cmd", name, "comment", c.Args.Get("comment"), "commented", c.Args.Get("commented"), "identifier", identifier)
@@ -137,19 +191,7 @@ func cronPresent(ctx context.Context, c *states.Call) (states.Ret, error) {
 	if err != nil {
 		return ret, err
 	}
-	switch data {
-	case "present":
-		ret.Comment = fmt.Sprintf("Cron %s already present", name)
-	case "new":
-		ret.Comment = fmt.Sprintf("Cron %s added to %s's crontab", name, pyfmt.Str(user))
-		ret.Changes = payload.NewMap(pyfmt.Str(user), name)
-	case "updated":
-		ret.Comment = fmt.Sprintf("Cron %s updated", name)
-		ret.Changes = payload.NewMap(pyfmt.Str(user), name)
-	default:
-		ret.Comment = fmt.Sprintf("Cron %s for user %s failed to commit with error \n%s", name, pyfmt.Str(user), pyfmt.Str(data))
-		ret.Result = states.False
-	}
+	cronPresentResult(&ret, "Cron", name, user, data)
 	return ret, nil
 }
 
@@ -162,13 +204,7 @@ func cronAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
 		if err != nil {
 			return ret, err
 		}
-		ret.Result = states.None
-		if status == "absent" {
-			ret.Result = states.True
-			ret.Comment = fmt.Sprintf("Cron %s is absent", name)
-		} else {
-			ret.Comment = fmt.Sprintf("Cron %s is set to be removed", name)
-		}
+		cronAbsentTest(&ret, "Cron", name, status)
 		return ret, nil
 	}
 	var data any
@@ -181,16 +217,7 @@ func cronAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
 	if err != nil {
 		return ret, err
 	}
-	switch data {
-	case "absent":
-		ret.Comment = fmt.Sprintf("Cron %s already absent", name)
-	case "removed":
-		ret.Comment = fmt.Sprintf("Cron %s removed from %s's crontab", name, pyfmt.Str(user))
-		ret.Changes = payload.NewMap(pyfmt.Str(user), name)
-	default:
-		ret.Comment = fmt.Sprintf("Cron %s for user %s failed to commit with error %s", name, pyfmt.Str(user), pyfmt.Str(data))
-		ret.Result = states.False
-	}
+	cronAbsentResult(&ret, "Cron", name, user, data)
 	return ret, nil
 }
 
@@ -226,35 +253,14 @@ func cronEnvPresent(ctx context.Context, c *states.Call) (states.Ret, error) {
 		if err != nil {
 			return ret, err
 		}
-		ret.Result = states.None
-		switch status {
-		case "absent":
-			ret.Comment = fmt.Sprintf("Cron env %s is set to be added", name)
-		case "present":
-			ret.Result = states.True
-			ret.Comment = fmt.Sprintf("Cron env %s already present", name)
-		case "update":
-			ret.Comment = fmt.Sprintf("Cron env %s is set to be updated", name)
-		}
+		cronPresentTest(&ret, "Cron env", name, status)
 		return ret, nil
 	}
 	data, err := sbExec(ctx, c, "cron.set_env", []any{user, name}, payload.NewMap("value", c.Args.Get("value")))
 	if err != nil {
 		return ret, err
 	}
-	switch data {
-	case "present":
-		ret.Comment = fmt.Sprintf("Cron env %s already present", name)
-	case "new":
-		ret.Comment = fmt.Sprintf("Cron env %s added to %s's crontab", name, pyfmt.Str(user))
-		ret.Changes = payload.NewMap(pyfmt.Str(user), name)
-	case "updated":
-		ret.Comment = fmt.Sprintf("Cron env %s updated", name)
-		ret.Changes = payload.NewMap(pyfmt.Str(user), name)
-	default:
-		ret.Comment = fmt.Sprintf("Cron env %s for user %s failed to commit with error \n%s", name, pyfmt.Str(user), pyfmt.Str(data))
-		ret.Result = states.False
-	}
+	cronPresentResult(&ret, "Cron env", name, user, data)
 	return ret, nil
 }
 
@@ -267,29 +273,14 @@ func cronEnvAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
 		if err != nil {
 			return ret, err
 		}
-		ret.Result = states.None
-		if status == "absent" {
-			ret.Result = states.True
-			ret.Comment = fmt.Sprintf("Cron env %s is absent", name)
-		} else {
-			ret.Comment = fmt.Sprintf("Cron env %s is set to be removed", name)
-		}
+		cronAbsentTest(&ret, "Cron env", name, status)
 		return ret, nil
 	}
 	data, err := sbExec(ctx, c, "cron.rm_env", []any{user, name}, nil)
 	if err != nil {
 		return ret, err
 	}
-	switch data {
-	case "absent":
-		ret.Comment = fmt.Sprintf("Cron env %s already absent", name)
-	case "removed":
-		ret.Comment = fmt.Sprintf("Cron env %s removed from %s's crontab", name, pyfmt.Str(user))
-		ret.Changes = payload.NewMap(pyfmt.Str(user), name)
-	default:
-		ret.Comment = fmt.Sprintf("Cron env %s for user %s failed to commit with error %s", name, pyfmt.Str(user), pyfmt.Str(data))
-		ret.Result = states.False
-	}
+	cronAbsentResult(&ret, "Cron env", name, user, data)
 	return ret, nil
 }
 

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -100,28 +98,8 @@ func freeUDPPorts(t testing.TB, n int) []int {
 	return out
 }
 
-// syncBuffer is a bounded, concurrency-safe log sink.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
+// maxLog bounds the log kept of a dnsmasq.
 const maxLog = 1 << 20
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.buf.Len()+len(p) <= maxLog {
-		b.buf.Write(p)
-	}
-	return len(p), nil
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // dnsmasq is a running dnsmasq started by a test.
 type dnsmasq struct {
@@ -135,7 +113,7 @@ type dnsmasq struct {
 	// dhcp tells whether DHCP is on (root only: it needs CAP_NET_ADMIN),
 	// so that dnsmasq reads the dhcp-hostsfile.
 	dhcp bool
-	log  *syncBuffer
+	log  *testutil.Buffer
 }
 
 // startDnsmasq runs dnsmasq on 127.0.0.2:<free port> with empty
@@ -150,7 +128,7 @@ func startDnsmasq(t testing.TB, dir string) *dnsmasq {
 		hostsDir:     filepath.Join(dir, "cloud.hosts.d"),
 		dhcpHostsDir: filepath.Join(dir, "cloud.dhcp.d"),
 		dhcp:         os.Geteuid() == 0,
-		log:          &syncBuffer{},
+		log:          &testutil.Buffer{Max: maxLog},
 	}
 	testutil.WriteFile(t, d.addnHosts, "", 0o644)
 	testutil.WriteFile(t, d.dhcpHosts, "", 0o644)

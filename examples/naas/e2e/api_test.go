@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // api is a client of gsalt-api on loopback.
@@ -70,26 +72,27 @@ func (a *api) login(t *testing.T, user string) {
 		} `json:"return"`
 	}
 	var code int
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	var err error
+	ok := testutil.Poll(60*time.Second, func() bool {
 		req, _ := http.NewRequest(http.MethodPost, a.base+"/login",
 			strings.NewReader(fmt.Sprintf(`{"username": %q, "password": "x", "eauth": "auto"}`, user)))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json")
-		resp, err := a.hc.Do(req)
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			code = resp.StatusCode
-			if code == http.StatusOK && json.Unmarshal(b, &out) == nil && len(out.Return) == 1 && out.Return[0].Token != "" {
-				a.token = out.Return[0].Token
-				return
-			}
+		var resp *http.Response
+		if resp, err = a.hc.Do(req); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no token from gsalt-api /login (last status %d, err %v)", code, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		code = resp.StatusCode
+		if code == http.StatusOK && json.Unmarshal(b, &out) == nil && len(out.Return) == 1 && out.Return[0].Token != "" {
+			a.token = out.Return[0].Token
+			return true
 		}
-		time.Sleep(100 * time.Millisecond)
+		return false
+	})
+	if !ok {
+		t.Fatalf("no token from gsalt-api /login (last status %d, err %v)", code, err)
 	}
 }
 
