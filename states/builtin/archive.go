@@ -1037,7 +1037,7 @@ func TarExtractAll(ctx context.Context, archive, dest string) ([]string, error) 
 			if err := os.Link(archiveSafeJoin(dest, h.Linkname), target); err != nil {
 				return names, err
 			}
-		case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
+		case tar.TypeReg, tar.TypeGNUSparse: // the reader reports old TypeRegA entries as TypeReg
 			f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 			if err != nil {
 				return names, err
