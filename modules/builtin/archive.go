@@ -30,6 +30,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gsalt/gsalt/internal/py"
+
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -179,26 +181,8 @@ func archiveCmdLines(ctx context.Context, c *modules.Call, argv []any, cwd any) 
 // archiveSplitLines is str.splitlines() as a list.
 func archiveSplitLines(s string) []any {
 	out := []any{}
-	for _, l := range splitLinesPy(s) {
+	for _, l := range py.SplitLines(s, false) {
 		out = append(out, l)
-	}
-	return out
-}
-
-// splitLinesPy splits on \n, \r\n and \r like str.splitlines.
-func splitLinesPy(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := strings.IndexAny(s, "\r\n")
-		if i < 0 {
-			out = append(out, s)
-			break
-		}
-		out = append(out, s[:i])
-		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-			i++
-		}
-		s = s[i+1:]
 	}
 	return out
 }

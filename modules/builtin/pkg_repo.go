@@ -770,7 +770,7 @@ func aptModRepo(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	var comments any
 	if v, ok := kw.Get("comments"); ok {
-		comments = aptCombineComments(v)
+		comments = AptCombineComments(v)
 	}
 	if mod == nil {
 		mod = newAptSource(repo, l.mainFile())
@@ -819,8 +819,9 @@ func aptModRepo(ctx context.Context, c *modules.Call) (any, error) {
 		"disabled", mod.disabled, "file", mod.file, "type", mod.typ, "uri", mod.uri, "line", mod.line, "signedby", signedby)), nil
 }
 
-// aptCombineComments is salt.utils.pkg.deb.combine_comments.
-func aptCombineComments(v any) string {
+// AptCombineComments is salt.utils.pkg.deb.combine_comments: a comment
+// given as a list is joined with spaces (pkgrepo.managed compares with it).
+func AptCombineComments(v any) string {
 	var l []string
 	if x, ok := v.([]any); ok {
 		for _, e := range x {

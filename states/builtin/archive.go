@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
+
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
@@ -924,7 +926,7 @@ func (a *archiveRun) extract(format, cached, name, options string, useCmdUnzip, 
 		stream = "stderr"
 	}
 	lines := []any{}
-	for _, l := range splitLines(res.Str(stream)) {
+	for _, l := range py.SplitLines(res.Str(stream), false) {
 		lines = append(lines, l)
 	}
 	if trimN > 0 && len(lines) > trimN {
@@ -952,24 +954,6 @@ func strAny(s []string) []any {
 }
 
 func grainsList(s []string) []any { return strAny(s) }
-
-// splitLines is str.splitlines.
-func splitLines(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := strings.IndexAny(s, "\r\n")
-		if i < 0 {
-			out = append(out, s)
-			break
-		}
-		out = append(out, s[:i])
-		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-			i++
-		}
-		s = s[i+1:]
-	}
-	return out
-}
 
 // archiveSafeJoin joins a member name below dest, dropping leading
 // slashes and ".." components (Python 3.11's tarfile would follow them).

@@ -196,7 +196,7 @@ func pkgrepoManaged(ctx context.Context, c *states.Call) (states.Ret, error) {
 						break loop
 					}
 					if cv, ok := kw.Get("comments"); ok {
-						if strings.TrimSpace(after) != pkgrepoCombineComments(cv) {
+						if strings.TrimSpace(after) != mbuiltin.AptCombineComments(cv) {
 							configured = false
 							break loop
 						}
@@ -276,19 +276,6 @@ func pkgrepoManaged(ctx context.Context, c *states.Call) (states.Ret, error) {
 	ret.Result = states.True
 	ret.Comment = fmt.Sprintf("Configured package repo '%s'", name)
 	return ret, nil
-}
-
-// pkgrepoCombineComments is salt.utils.pkg.deb.combine_comments.
-func pkgrepoCombineComments(v any) string {
-	var l []string
-	if x, ok := v.([]any); ok {
-		for _, e := range x {
-			l = append(l, pyfmt.Str(e))
-		}
-	} else {
-		l = []string{pyfmt.Str(v)}
-	}
-	return strings.TrimSpace(strings.Join(l, " "))
 }
 
 // pkgrepoStripURI is salt.utils.pkg.deb.strip_uri.
