@@ -216,6 +216,16 @@ func md5Crypt(password, rest string) (string, error) {
 	if !validSalt(salt) {
 		return Failure, nil
 	}
+	return MD5Crypt(password, salt, "$1$"), nil
+}
+
+// MD5Crypt is Poul-Henning Kamp's MD5-based crypt with the given magic
+// ("$1$", or "$apr1$" as Apache's htpasswd writes it) and salt (at most
+// 8 characters are used, unchecked), returning magic+salt+"$"+hash.
+func MD5Crypt(password, salt, magic string) string {
+	if len(salt) > 8 {
+		salt = salt[:8]
+	}
 	p, s := []byte(password), []byte(salt)
 	h := md5.New()
 	h.Write(p)
@@ -224,7 +234,7 @@ func md5Crypt(password, rest string) (string, error) {
 	alt := h.Sum(nil)
 	h = md5.New()
 	h.Write(p)
-	h.Write([]byte("$1$"))
+	h.Write([]byte(magic))
 	h.Write(s)
 	for n := len(p); n > 0; n -= 16 {
 		h.Write(alt[:min(n, 16)])
@@ -258,10 +268,10 @@ func md5Crypt(password, rest string) (string, error) {
 		fin = h.Sum(fin[:0])
 	}
 	var b strings.Builder
-	b.WriteString("$1$" + salt + "$")
+	b.WriteString(magic + salt + "$")
 	for _, t := range [][3]int{{0, 6, 12}, {1, 7, 13}, {2, 8, 14}, {3, 9, 15}, {4, 10, 5}} {
 		encode24(&b, fin[t[0]], fin[t[1]], fin[t[2]], 4)
 	}
 	encode24(&b, 0, 0, fin[11], 2)
-	return b.String(), nil
+	return b.String()
 }

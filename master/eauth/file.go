@@ -15,6 +15,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/unixcrypt"
+
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -206,75 +208,6 @@ func md5CryptVerify(hash, password, magic string) bool {
 	if len(salt) > 8 {
 		salt = salt[:8]
 	}
-	want := md5Crypt([]byte(password), []byte(salt), magic)
+	want := unixcrypt.MD5Crypt(password, salt, magic)
 	return subtle.ConstantTimeCompare([]byte(hash), []byte(want)) == 1
-}
-
-const cryptB64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-// md5Crypt is Poul-Henning Kamp's MD5-based crypt as used by htpasswd.
-func md5Crypt(pw, salt []byte, magic string) string {
-	alt := md5.New()
-	alt.Write(pw)
-	alt.Write(salt)
-	alt.Write(pw)
-	altSum := alt.Sum(nil)
-
-	h := md5.New()
-	h.Write(pw)
-	h.Write([]byte(magic))
-	h.Write(salt)
-	for i := len(pw); i > 0; i -= 16 {
-		n := i
-		if n > 16 {
-			n = 16
-		}
-		h.Write(altSum[:n])
-	}
-	for i := len(pw); i > 0; i >>= 1 {
-		if i&1 != 0 {
-			h.Write([]byte{0})
-		} else {
-			h.Write(pw[:1])
-		}
-	}
-	sum := h.Sum(nil)
-	for i := 0; i < 1000; i++ {
-		r := md5.New()
-		if i&1 != 0 {
-			r.Write(pw)
-		} else {
-			r.Write(sum)
-		}
-		if i%3 != 0 {
-			r.Write(salt)
-		}
-		if i%7 != 0 {
-			r.Write(pw)
-		}
-		if i&1 != 0 {
-			r.Write(sum)
-		} else {
-			r.Write(pw)
-		}
-		sum = r.Sum(nil)
-	}
-	var b strings.Builder
-	b.WriteString(magic)
-	b.Write(salt)
-	b.WriteByte('$')
-	enc := func(a, bb, c byte, n int) {
-		v := uint(a)<<16 | uint(bb)<<8 | uint(c)
-		for ; n > 0; n-- {
-			b.WriteByte(cryptB64[v&0x3f])
-			v >>= 6
-		}
-	}
-	enc(sum[0], sum[6], sum[12], 4)
-	enc(sum[1], sum[7], sum[13], 4)
-	enc(sum[2], sum[8], sum[14], 4)
-	enc(sum[3], sum[9], sum[15], 4)
-	enc(sum[4], sum[10], sum[5], 4)
-	enc(0, 0, sum[11], 2)
-	return b.String()
 }
