@@ -2,6 +2,7 @@ package netapi_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +20,8 @@ import (
 // served by gsalt-api through rest_cherrypy's app/static options, in
 // headless Chromium: log in with eauth "file" (a text user file), the
 // minions page lists m1, test.ping from the command box returns true for
-// m1, and the keys and jobs pages show m1's key and the ping. A screenshot of
+// m1, the keys and jobs pages show m1's key and the ping, and the events
+// page shows a webhook's event fired after it opened. A screenshot of
 // each page goes to $GSALT_SALTGUI_SHOTS (default: the test's temporary
 // directory). Gated on GSALT_SALTGUI_DIR (the checkout's "saltgui"
 // directory or its parent) and a chromium binary.
@@ -63,6 +65,7 @@ func TestSaltGUI(t *testing.T) {
 		rc["app"] = filepath.Join(dir, "index.html")
 		rc["static"] = filepath.Join(dir, "static")
 		rc["static_path"] = "/static"
+		rc["webhook_disable_auth"] = true
 	})
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
@@ -151,4 +154,29 @@ func TestSaltGUI(t *testing.T) {
 		shot(page.name)
 		t.Logf("%s page: %.300s", page.name, strings.Join(strings.Fields(text("#page-"+page.name)), " "))
 	}
+
+	// The events page: SaltGUI's EventSource on /events shows an event
+	// fired after the page opened (a webhook with a tag of its own).
+	do("events page",
+		chromedp.Evaluate[chromedp.Void](`(() => { const b = [...document.querySelectorAll('[id^="button-events"]')].
+			find(e => e.offsetParent !== null); b.click(); return true; })()`),
+		poll(`(() => { const p = document.getElementById('page-events');
+			return !!p && p.offsetParent !== null; })()`),
+		// The panel starts paused; its play button is the visible
+		// clickable span showing SaltGUI's play glyph (U+2BC8).
+		chromedp.Evaluate[chromedp.Void](`(() => { const b = [...document.querySelectorAll('#page-events .small-button-for-click')].
+			find(e => e.offsetParent !== null && e.textContent.includes('\u2BC8')); b.click(); return true; })()`))
+	resp, err := http.Post(e.base+"/hook/saltgui-check", "application/json", strings.NewReader(`{"from": "TestSaltGUI"}`))
+	if err != nil {
+		t.Fatalf("POST /hook/saltgui-check: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /hook/saltgui-check: %s", resp.Status)
+	}
+	do("the webhook's event on the events page",
+		poll(`(() => { const p = document.getElementById('page-events');
+			return !!p && p.innerText.includes('salt/netapi/hook/saltgui-check') && p.innerText.includes('TestSaltGUI'); })()`))
+	shot("events")
+	t.Logf("events page: %.300s", strings.Join(strings.Fields(text("#page-events")), " "))
 }

@@ -6,8 +6,8 @@
 # repository), makes sure Debian's chromium is there (apt-get as root), then
 # runs netapi's TestSaltGUI: gsalt-api serves SaltGUI through
 # rest_cherrypy's app/static options, headless Chromium logs in, checks the
-# minions page, runs test.ping from the command box and opens the keys and
-# jobs pages. Screenshots go to $GSALT_SALTGUI_SHOTS (default
+# minions page, runs test.ping from the command box, opens the keys and
+# jobs pages, and sees a webhook's event on the events page. Screenshots go to $GSALT_SALTGUI_SHOTS (default
 # /tmp/gsalt-saltgui-shots).
 set -euo pipefail
 cd "$(dirname "$0")/.."
