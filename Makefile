@@ -31,8 +31,9 @@ fuzz-short:
 	./scripts/fuzz.sh $(FUZZTIME)
 
 # The README's test command: vet, unit + interop tests (interop runs when
-# GSALT_SALT_SRC is set), then a short run of every fuzz target.
-test: vet build unit fuzz-short
+# GSALT_SALT_SRC is set); every fuzz target runs its seed corpus there.
+# `make fuzz-short` (3 s a target) is left out to keep CI under 20 minutes.
+test: vet build unit
 
 # Longer fuzzing (60 s a target by default).
 fuzz:
