@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -333,16 +332,7 @@ func shadowFunctions() []modules.Function {
 		{Name: "shadow.list_users", Spec: modules.Spec{Params: []modules.Param{rootP}},
 			Doc: "Return a list of all shadow users\n\nCLI Example:\n\n    salt '*' shadow.list_users",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				all, err := readShadow(userRoot(c))
-				if err != nil {
-					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
-				}
-				names := make([]string, 0, len(all))
-				for _, e := range all {
-					names = append(names, e.name)
-				}
-				sort.Strings(names)
-				return grainsStrList(names), nil
+				return sortedNames(readShadow(userRoot(c)))(func(e shadowEntry) string { return e.name })
 			}},
 	}
 }

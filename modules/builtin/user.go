@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/gsalt/gsalt/internal/py"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/py"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
@@ -184,16 +185,7 @@ func userFunctions() []modules.Function {
 			Fn: func(_ context.Context, c *modules.Call) (any, error) { return userInfo(c, c.Args.Str("name")), nil }},
 		{Name: "user.list_users", Spec: modules.Spec{Params: []modules.Param{rootP}}, Doc: "Return a list of all users\n\nroot\n    Directory to chroot into\n\nCLI Example:\n\n    salt '*' user.list_users",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				all, err := readPasswd(userRoot(c))
-				if err != nil {
-					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
-				}
-				names := make([]string, 0, len(all))
-				for _, e := range all {
-					names = append(names, e.name)
-				}
-				sort.Strings(names)
-				return grainsStrList(names), nil
+				return sortedNames(readPasswd(userRoot(c)))(func(e passwdEntry) string { return e.name })
 			}},
 		{Name: "user.getent", Spec: modules.Spec{Params: []modules.Param{opt("refresh", false), rootP}}, Doc: "Return the list of all info for all users\n\nrefresh\n    Force a refresh of user information\n\nroot\n    Directory to chroot into\n\nCLI Example:\n\n    salt '*' user.getent",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
@@ -528,4 +520,21 @@ func userChgroups(ctx context.Context, c *modules.Call, name string, groupsV any
 		return ok, nil
 	}
 	return res.retcode == 0, nil
+}
+
+// sortedNames turns the entries of a passwd-style file (and the error of
+// reading it) into the sorted list of their names, as user.list_users and
+// shadow.list_users return it.
+func sortedNames[T any](all []T, err error) func(name func(T) string) (any, error) {
+	return func(name func(T) string) (any, error) {
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+		}
+		names := make([]string, 0, len(all))
+		for _, e := range all {
+			names = append(names, name(e))
+		}
+		sort.Strings(names)
+		return grainsStrList(names), nil
+	}
 }
