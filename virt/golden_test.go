@@ -34,10 +34,33 @@ const (
 	goldenFile = "testdata/golden.json"
 )
 
+// step is one call of a golden steps file. Args and Kwargs keep the
+// file's key order (Python dicts do, and gsalt writes XML elements in the
+// order it is given them), so they are decoded with decodeOrdered.
 type step struct {
-	Fun    string         `json:"fun"`
-	Args   []any          `json:"args"`
-	Kwargs map[string]any `json:"kwargs"`
+	Fun    string
+	Args   []any
+	Kwargs *payload.Map
+}
+
+// UnmarshalJSON decodes {"fun", "args", "kwargs"} keeping key order.
+func (s *step) UnmarshalJSON(data []byte) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	v, err := decodeOrdered(d)
+	if err != nil {
+		return err
+	}
+	m, ok := v.(*payload.Map)
+	if !ok {
+		return fmt.Errorf("step: %s is not an object", data)
+	}
+	s.Fun = m.Str("fun")
+	args, _ := m.Get("args")
+	s.Args, _ = args.([]any)
+	kw, _ := m.Get("kwargs")
+	s.Kwargs, _ = kw.(*payload.Map)
+	return nil
 }
 
 // requireLibvirt opens test:///default or skips the test with one line.
@@ -76,10 +99,10 @@ func testEnv(t *testing.T, uri string, m *virt.Module) *modules.Env {
 // form: {"ret": ...} or {"error": ...}.
 func call(ctx context.Context, env *modules.Env, st step) any {
 	args := append([]any{}, st.Args...)
-	if len(st.Kwargs) > 0 {
+	if st.Kwargs.Len() > 0 {
 		kw := payload.NewMap("__kwarg__", true)
-		for k, v := range st.Kwargs {
-			kw.Set(k, toPayload(v))
+		for _, it := range st.Kwargs.Items() {
+			kw.SetKey(it.Key, toPayload(it.Value))
 		}
 		args = append(args, kw)
 	}
@@ -109,10 +132,10 @@ func toPayload(v any) any {
 			out[i] = toPayload(e)
 		}
 		return out
-	case map[string]any:
+	case *payload.Map:
 		m := payload.NewMap()
-		for k, e := range x {
-			m.Set(k, toPayload(e))
+		for _, it := range x.Items() {
+			m.SetKey(it.Key, toPayload(it.Value))
 		}
 		return m
 	}

@@ -32,6 +32,23 @@ type authStep struct {
 	Why   string `json:"why"`
 }
 
+// UnmarshalJSON decodes the step in order (step.UnmarshalJSON) and the
+// two extra keys (the embedded step's method would otherwise drop them).
+func (a *authStep) UnmarshalJSON(data []byte) error {
+	if err := a.step.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	var extra struct {
+		Gsalt any    `json:"gsalt"`
+		Why   string `json:"why"`
+	}
+	if err := json.Unmarshal(data, &extra); err != nil {
+		return err
+	}
+	a.Gsalt, a.Why = extra.Gsalt, extra.Why
+	return nil
+}
+
 // secrets lists the daemon's libvirt secrets like update_golden.py's
 // __secrets__ step: each one's virsh secret-dumpxml (uuid replaced) and
 // the base64 value libvirtd stored.
@@ -111,8 +128,8 @@ func TestPoolAuthGolden(t *testing.T) {
 			res = map[string]any{"ret": secrets(t, f)}
 		case "__pool_xml__":
 			kw := payload.NewMap("name", st.Args[0], "ptype", st.Args[1])
-			for k, v := range st.Kwargs {
-				kw.Set(k, toPayload(v))
+			for _, it := range st.Kwargs.Items() {
+				kw.SetKey(it.Key, toPayload(it.Value))
 			}
 			pool, secret, err := virt.PoolDefinitionXML(kw)
 			if err != nil {

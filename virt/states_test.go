@@ -71,9 +71,17 @@ func runStateSteps(t *testing.T, stepsFile, goldenFile string, env *modules.Env,
 	if err != nil {
 		t.Fatal(err)
 	}
-	var steps []map[string]any
-	if err := json.Unmarshal(data, &steps); err != nil {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	all, err := decodeOrdered(d)
+	if err != nil {
 		t.Fatal(err)
+	}
+	var steps []*payload.Map
+	list, _ := all.([]any)
+	for _, e := range list {
+		m, _ := e.(*payload.Map)
+		steps = append(steps, m)
 	}
 	golden, ok := loadJSON(t, goldenFile).([]any)
 	if !ok || len(golden) != len(steps) {
@@ -84,22 +92,24 @@ func runStateSteps(t *testing.T, stepsFile, goldenFile string, env *modules.Env,
 		t.Fatal(err)
 	}
 	for i, st := range steps {
-		fn, ok := reg.Lookup(st["fun"].(string))
+		fn, ok := reg.Lookup(st.Str("fun"))
 		if !ok {
-			t.Fatalf("no state %v", st["fun"])
+			t.Fatalf("no state %v", st.Str("fun"))
 		}
 		kw := payload.NewMap()
-		for k, v := range st {
-			if k != "fun" && k != "test" {
-				kw.Set(k, toPayload(v))
+		for _, it := range st.Items() {
+			if k := payload.KeyString(it.Key); k != "fun" && k != "test" {
+				kw.SetKey(it.Key, toPayload(it.Value))
 			}
 		}
 		args, err := modules.BindKeywords(fn.Spec, kw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		test, _ := st["test"].(bool)
-		c := &states.Call{Name: payload.Text(st["name"]), Args: args, Test: test, Env: env}
+		tv, _ := st.Get("test")
+		test, _ := tv.(bool)
+		nv, _ := st.Get("name")
+		c := &states.Call{Name: payload.Text(nv), Args: args, Test: test, Env: env}
 		var got any
 		r, err := fn.Fn(context.Background(), c)
 		if err != nil {

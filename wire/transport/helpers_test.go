@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
 // testLogger discards logs unless -v is given.
@@ -250,13 +253,7 @@ func recvTimeout(t testing.TB, s *Subscriber, d time.Duration) [][]byte {
 // freeAddr returns a 127.0.0.1 address whose port was free a moment ago.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := l.Addr().String()
-	l.Close()
-	return a
+	return fmt.Sprintf("127.0.0.1:%d", proc.FreePort(t))
 }
 
 func newReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }

@@ -12,6 +12,7 @@ package proc
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -128,16 +129,37 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// FreePort returns a loopback TCP port that was free a moment ago.
+// FreePort returns a loopback TCP port that was free a moment ago and that
+// no earlier FreePort or FreePorts call of this test binary returned.
 func FreePort(t testing.TB) int {
 	t.Helper()
 	return FreePorts(t, 1)[0]
 }
 
+// handedOut remembers the ports FreePorts gave this test binary: the
+// kernel may give the same free port to two listen calls a moment apart,
+// and two daemons of one test then fight over it.
+var handedOut struct {
+	mu    sync.Mutex
+	ports map[int]bool
+}
+
 // FreePorts returns n distinct loopback TCP ports that were free a moment
-// ago (all held open together, so they differ).
+// ago, none returned before in this test binary. They are taken below the
+// kernel's ephemeral range when it leaves room, so that the local end of
+// some other test's outgoing connection does not take one before the
+// daemon binds it.
 func FreePorts(t testing.TB, n int) []int {
 	t.Helper()
+	handedOut.mu.Lock()
+	defer handedOut.mu.Unlock()
+	if handedOut.ports == nil {
+		handedOut.ports = map[int]bool{}
+	}
+	lo, hi := 0, 0
+	if low := ephemeralLow(); low > 12000 {
+		lo, hi = 10000, low
+	}
 	var ls []net.Listener
 	var out []int
 	defer func() {
@@ -145,15 +167,42 @@ func FreePorts(t testing.TB, n int) []int {
 			l.Close()
 		}
 	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+	for tries := 0; len(out) < n; tries++ {
+		if tries > 2000 {
+			t.Fatalf("proc: no free loopback port after %d tries", tries)
 		}
+		addr := "127.0.0.1:0"
+		if hi > lo {
+			addr = fmt.Sprintf("127.0.0.1:%d", lo+rand.IntN(hi-lo))
+		}
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		if handedOut.ports[port] {
+			l.Close()
+			continue
+		}
+		handedOut.ports[port] = true
 		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
+		out = append(out, port)
 	}
 	return out
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (0 when
+// unknown).
+func ephemeralLow() int {
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	var low, high int
+	if _, err := fmt.Sscan(string(data), &low, &high); err != nil {
+		return 0
+	}
+	return low
 }
 
 // Options tune Start. The zero value logs stdout and stderr together to
