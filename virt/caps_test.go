@@ -7,11 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/virt"
@@ -48,14 +46,7 @@ func (d capsDialer) Open(string, *virt.Auth) (virt.Conn, error) { return d.c, ni
 // virt.capabilities, domain_capabilities and all_capabilities do.
 func TestCapabilitiesGolden(t *testing.T) {
 	if testutil.Update() {
-		src := saltpeer.Require(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		out, err := saltpeer.PythonCommand(ctx, src, "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-			filepath.Join("testdata", "caps_golden.py"), capsHostFile, capsDomainFile).Output()
-		if err != nil {
-			t.Fatalf("caps_golden.py: %v", err)
-		}
+		out := runGoldenScript(t, 2*time.Minute, "caps_golden.py", capsHostFile, capsDomainFile)
 		if err := os.WriteFile(capsGoldenFile, out, 0o644); err != nil {
 			t.Fatal(err)
 		}

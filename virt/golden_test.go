@@ -308,17 +308,59 @@ func loadJSON(t *testing.T, path string) any {
 	return v
 }
 
-func readSteps(t *testing.T) []step {
+// readStepsFile decodes a golden steps file (a JSON list of T).
+func readStepsFile[T any](t *testing.T, path string) []T {
 	t.Helper()
-	data, err := os.ReadFile(stepsFile)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var steps []step
+	var steps []T
 	if err := json.Unmarshal(data, &steps); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	return steps
+}
+
+func readSteps(t *testing.T) []step { return readStepsFile[step](t, stepsFile) }
+
+// runGoldenScript runs testdata/<script> with real Salt 3006 (the test is
+// skipped with one line when GSALT_SALT_SRC is unset) and returns what it
+// printed.
+func runGoldenScript(t *testing.T, timeout time.Duration, script string, args ...string) []byte {
+	t.Helper()
+	src := saltpeer.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	out, err := saltpeer.PythonCommand(ctx, src, "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
+		append([]string{filepath.Join("testdata", script)}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	return out
+}
+
+// asGolden turns a gsalt result into the golden files' form: JSON as
+// Python's json wrote it (XML unescaped), the fixture's per-run names
+// replaced (norm), decoded keeping key order.
+func asGolden(t *testing.T, res any, norm func(string) string) any {
+	t.Helper()
+	var raw bytes.Buffer
+	enc := json.NewEncoder(&raw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		t.Fatal(err)
+	}
+	// payload.Map escapes <, > and & in its JSON: undo it so that the
+	// normalization sees the XML as Python's json wrote it.
+	text := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(raw.String())
+	d := json.NewDecoder(strings.NewReader(norm(text)))
+	d.UseNumber()
+	v, err := decodeOrdered(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // TestGoldenTestDriver runs the same steps through gsalt's virt module as
@@ -326,14 +368,7 @@ func readSteps(t *testing.T) []step {
 // driver, and compares every return.
 func TestGoldenTestDriver(t *testing.T) {
 	if testutil.Update() {
-		src := saltpeer.Require(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		out, err := saltpeer.PythonCommand(ctx, src, "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-			filepath.Join("testdata", "golden.py"), stepsFile).Output()
-		if err != nil {
-			t.Fatalf("golden.py: %v", err)
-		}
+		out := runGoldenScript(t, 2*time.Minute, "golden.py", stepsFile)
 		if err := os.WriteFile(goldenFile, out, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -4,12 +4,13 @@ package virt_test
 
 import (
 	"context"
-	"github.com/gsalt/gsalt/modules/builtin"
-	"github.com/gsalt/gsalt/virt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/virt"
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
@@ -124,14 +123,7 @@ var fixedMACs = []string{"52:54:00:aa:bb:cc", "52:54:00:aa:bb:dd"}
 func TestInitXMLGolden(t *testing.T) {
 	f := newInitFixture(t)
 	if testutil.Update() {
-		src := saltpeer.Require(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		out, err := saltpeer.PythonCommand(ctx, src, "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-			filepath.Join("testdata", "init_golden.py"), initCasesFile, f.d.URI, f.images, f.roots, f.cache).Output()
-		if err != nil {
-			t.Fatalf("init_golden.py: %v", err)
-		}
+		out := runGoldenScript(t, 5*time.Minute, "init_golden.py", initCasesFile, f.d.URI, f.images, f.roots, f.cache)
 		var res []map[string]any
 		if err := json.Unmarshal(out, &res); err != nil {
 			t.Fatal(err)
@@ -150,14 +142,7 @@ func TestInitXMLGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	data, err := os.ReadFile(initCasesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []map[string]any
-	if err := json.Unmarshal(data, &cases); err != nil {
-		t.Fatal(err)
-	}
+	cases, _ := loadJSON(t, initCasesFile).([]any)
 	gdata, err := os.ReadFile(initGoldenFile)
 	if err != nil {
 		t.Fatal(err)
@@ -173,11 +158,12 @@ func TestInitXMLGolden(t *testing.T) {
 	}
 	env := f.env(t)
 	ctx := context.Background()
-	for i, cs := range cases {
-		name := cs["name"].(string)
+	for i, c := range cases {
+		cs, _ := c.(*payload.Map)
+		name := cs.Str("name")
 		kw := payload.NewMap("__kwarg__", true, "start", false, "seed", false)
-		for k, v := range cs {
-			kw.Set(k, toPayload(v))
+		for _, it := range cs.Items() {
+			kw.SetKey(it.Key, toPayload(it.Value))
 		}
 		res := env.Registry.Execute(ctx, modules.Binder{}, env, "virt.init", []any{kw}, nil)
 		if golden[i].Error != "" {

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/virt"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -93,28 +92,14 @@ func secrets(t *testing.T, f *initFixture) []any {
 func TestPoolAuthGolden(t *testing.T) {
 	f := newInitFixture(t)
 	if testutil.Update() {
-		src := saltpeer.Require(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		out, err := saltpeer.PythonCommand(ctx, src, "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-			filepath.Join("testdata", "update_golden.py"), poolAuthStepsFile, f.d.URI, f.images, f.roots, f.cache).Output()
-		if err != nil {
-			t.Fatalf("update_golden.py: %v", err)
-		}
+		out := runGoldenScript(t, 5*time.Minute, "update_golden.py", poolAuthStepsFile, f.d.URI, f.images, f.roots, f.cache)
 		if err := os.WriteFile(poolAuthGoldenFile, []byte(f.normalize(string(out), nil)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		// Salt leaves pools and secrets behind: start gsalt's run clean.
 		f.removePoolsAndSecrets()
 	}
-	data, err := os.ReadFile(poolAuthStepsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var steps []authStep
-	if err := json.Unmarshal(data, &steps); err != nil {
-		t.Fatal(err)
-	}
+	steps := readStepsFile[authStep](t, poolAuthStepsFile)
 	golden, ok := loadJSON(t, poolAuthGoldenFile).([]any)
 	if !ok || len(golden) != len(steps) {
 		t.Fatalf("%s holds %d results for %d steps: regenerate with -update", poolAuthGoldenFile, len(golden), len(steps))
@@ -144,19 +129,7 @@ func TestPoolAuthGolden(t *testing.T) {
 			t.Logf("step %d %s: gsalt differs from Salt 3006 (%s); Salt: %v", i, st.Fun, st.Why, golden[i])
 			want = toPayload(st.Gsalt)
 		}
-		var raw bytes.Buffer
-		enc := json.NewEncoder(&raw)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
-			t.Fatal(err)
-		}
-		text := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(raw.String())
-		d := json.NewDecoder(bytes.NewReader([]byte(f.normalize(text, nil))))
-		d.UseNumber()
-		gotv, err := decodeOrdered(d)
-		if err != nil {
-			t.Fatal(err)
-		}
+		gotv := asGolden(t, res, func(s string) string { return f.normalize(s, nil) })
 		got := canonAll(normalize(gotv))
 		wantc := canonAll(normalize(want))
 		gj, _ := json.Marshal(got)

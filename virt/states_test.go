@@ -7,13 +7,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/states"
@@ -46,14 +44,7 @@ func stateRetMap(r states.Ret) *payload.Map {
 // returns (test=True included) with Salt 3006's virt state module.
 func TestStatesGolden(t *testing.T) {
 	if testutil.Update() {
-		src := saltpeer.Require(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		out, err := saltpeer.PythonCommand(ctx, src, "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-			filepath.Join("testdata", "states_golden.py"), statesStepsFile).Output()
-		if err != nil {
-			t.Fatalf("states_golden.py: %v", err)
-		}
+		out := runGoldenScript(t, 2*time.Minute, "states_golden.py", statesStepsFile)
 		if err := os.WriteFile(statesGoldenFile, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -169,14 +160,7 @@ const (
 func TestDomainStatesGolden(t *testing.T) {
 	f := newInitFixture(t)
 	if testutil.Update() {
-		src := saltpeer.Require(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		out, err := saltpeer.PythonCommand(ctx, src, "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-			filepath.Join("testdata", "states_golden.py"), statesQemuStepsFile, f.d.URI, f.images, f.roots, f.cache).Output()
-		if err != nil {
-			t.Fatalf("states_golden.py: %v", err)
-		}
+		out := runGoldenScript(t, 5*time.Minute, "states_golden.py", statesQemuStepsFile, f.d.URI, f.images, f.roots, f.cache)
 		if err := os.WriteFile(statesQemuGoldenFile, []byte(f.normalize(string(out), fixedMACs)), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -185,14 +169,7 @@ func TestDomainStatesGolden(t *testing.T) {
 	}
 	env := f.env(t)
 	norm := func(v any) any {
-		raw, _ := json.Marshal(v)
-		text := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(string(raw))
-		d := json.NewDecoder(strings.NewReader(f.normalize(text, fixedMACs)))
-		d.UseNumber()
-		x, err := decodeOrdered(d)
-		if err != nil {
-			t.Fatal(err)
-		}
+		x := asGolden(t, v, func(s string) string { return f.normalize(s, fixedMACs) })
 		return sortDeletedVolumes(canonAll(normalize(x)))
 	}
 	runStateSteps(t, statesQemuStepsFile, statesQemuGoldenFile, env, norm)

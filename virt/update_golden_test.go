@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -87,28 +86,14 @@ func canonAll(v any) any {
 func TestUpdateGolden(t *testing.T) {
 	f := newInitFixture(t)
 	if testutil.Update() {
-		src := saltpeer.Require(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		out, err := saltpeer.PythonCommand(ctx, src, "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')",
-			filepath.Join("testdata", "update_golden.py"), updateStepsFile, f.d.URI, f.images, f.roots, f.cache).Output()
-		if err != nil {
-			t.Fatalf("update_golden.py: %v", err)
-		}
+		out := runGoldenScript(t, 5*time.Minute, "update_golden.py", updateStepsFile, f.d.URI, f.images, f.roots, f.cache)
 		norm := f.normalize(string(out), fixedMACs)
 		if err := os.WriteFile(updateGoldenFile, []byte(norm), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		f.d.DestroyAll()
 	}
-	data, err := os.ReadFile(updateStepsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var steps []step
-	if err := json.Unmarshal(data, &steps); err != nil {
-		t.Fatal(err)
-	}
+	steps := readStepsFile[step](t, updateStepsFile)
 	golden, ok := loadJSON(t, updateGoldenFile).([]any)
 	if !ok || len(golden) != len(steps) {
 		t.Fatalf("%s holds %d results for %d steps: regenerate with -update", updateGoldenFile, len(golden), len(steps))
@@ -117,21 +102,7 @@ func TestUpdateGolden(t *testing.T) {
 	ctx := context.Background()
 	for i, st := range steps {
 		res := call(ctx, env, st)
-		var raw bytes.Buffer
-		enc := json.NewEncoder(&raw)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
-			t.Fatal(err)
-		}
-		// payload.Map escapes <, > and & in its JSON: undo it so that the
-		// fixture's normalization sees the XML as Python's json wrote it.
-		text := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(raw.String())
-		d := json.NewDecoder(bytes.NewReader([]byte(f.normalize(text, fixedMACs))))
-		d.UseNumber()
-		gotv, err := decodeOrdered(d)
-		if err != nil {
-			t.Fatal(err)
-		}
+		gotv := asGolden(t, res, func(s string) string { return f.normalize(s, fixedMACs) })
 		got := maskHostLoad(canonAll(normalize(gotv)))
 		want := maskHostLoad(canonAll(normalize(golden[i])))
 		gj, _ := json.Marshal(got)
