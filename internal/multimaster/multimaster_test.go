@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +49,7 @@ func start(t *testing.T, name string, cmd *exec.Cmd, logPath string) *proc.Proc 
 // gmaster is one gsalt-master process of a test.
 type gmaster struct {
 	name, dir, conf, pki string
+	host                 string // the address it binds (interface)
 	ret, pub             int
 	bin                  string
 	p                    *proc.Proc
@@ -59,17 +61,23 @@ type gmaster struct {
 func newMaster(t *testing.T, bin, base, name, pki string) *gmaster {
 	t.Helper()
 	ports := proc.FreePorts(t, 2)
-	g := &gmaster{name: name, dir: filepath.Join(base, name), pki: pki, pub: ports[0], ret: ports[1], bin: bin}
+	return newMasterAt(t, bin, base, name, pki, "127.0.0.1", ports[0], ports[1])
+}
+
+// newMasterAt is newMaster on the given address and ports.
+func newMasterAt(t *testing.T, bin, base, name, pki, host string, pub, ret int) *gmaster {
+	t.Helper()
+	g := &gmaster{name: name, dir: filepath.Join(base, name), pki: pki, host: host, pub: pub, ret: ret, bin: bin}
 	g.conf = filepath.Join(g.dir, "etc")
-	write(t, filepath.Join(g.conf, "master"), masterConfText(g.dir, pki, base, name, g.pub, g.ret, ""))
+	write(t, filepath.Join(g.conf, "master"), masterConfText(g.dir, pki, base, name, host, g.pub, g.ret, ""))
 	return g
 }
 
 // masterConfText is the configuration of a master (gsalt's or Salt's)
 // named name in dir: pki its pki_dir, base the shared root_dir (Salt
-// prefixes paths outside it) with the shared file and pillar roots, extra
-// further lines.
-func masterConfText(dir, pki, base, name string, pub, ret int, extra string) string {
+// prefixes paths outside it) with the shared file and pillar roots, host
+// the address it binds, extra further lines.
+func masterConfText(dir, pki, base, name, host string, pub, ret int, extra string) string {
 	return fmt.Sprintf(`id: %[5]s
 root_dir: %[6]s
 pki_dir: %[2]s
@@ -80,12 +88,12 @@ pidfile: %[1]s/master.pid
 log_level_logfile: info
 user: root
 ipv6: False
-interface: 127.0.0.1
+interface: %[8]s
 publish_port: %[3]d
 ret_port: %[4]d
 file_roots: {base: [%[6]s/srv/salt]}
 pillar_roots: {base: [%[6]s/srv/pillar]}
-%[7]s`, dir, pki, pub, ret, name, base, extra)
+%[7]s`, dir, pki, pub, ret, name, base, extra, host)
 }
 
 // start runs the master and waits until its request port answers.
@@ -94,7 +102,7 @@ func (g *gmaster) start(t *testing.T) {
 	g.p = start(t, "gsalt-master "+g.name, exec.Command(filepath.Join(g.bin, "gsalt-master"), "-c", g.conf, "-l", "info"),
 		filepath.Join(g.dir, "stdout-"+strconv.FormatInt(time.Now().UnixNano(), 36)))
 	g.p.WaitFor(t, 90*time.Second, "listening", func() bool {
-		if !proc.Dials("127.0.0.1:" + strconv.Itoa(g.ret)) {
+		if !proc.Dials(net.JoinHostPort(g.host, strconv.Itoa(g.ret))) {
 			return false
 		}
 		_, err := os.Stat(filepath.Join(g.pki, "master.pem"))
@@ -232,10 +240,21 @@ func minionConf(t *testing.T, base, name, file, id string, masters []*gmaster, e
 // (real salt-masters among them).
 func minionConfPorts(t *testing.T, base, name, file, id string, ports []int, extra string) string {
 	t.Helper()
+	entries := make([]string, len(ports))
+	for i, p := range ports {
+		entries[i] = "127.0.0.1:" + strconv.Itoa(p)
+	}
+	return minionConfMasters(t, base, name, file, id, entries, extra)
+}
+
+// minionConfMasters is minionConf for a master list given as written in
+// the configuration ("host" or "host:port" entries).
+func minionConfMasters(t *testing.T, base, name, file, id string, entries []string, extra string) string {
+	t.Helper()
 	dir := filepath.Join(base, name)
 	var ml strings.Builder
-	for _, p := range ports {
-		fmt.Fprintf(&ml, "  - 127.0.0.1:%d\n", p)
+	for _, e := range entries {
+		fmt.Fprintf(&ml, "  - %s\n", e)
 	}
 	idLine := ""
 	if id != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 // saltMaster is a real Salt 3006 salt-master from the source tree.
 type saltMaster struct {
 	src, dir, conf, pki string
+	host                string // the address it binds (interface)
 	ret, pub            int
 }
 
@@ -29,16 +31,22 @@ type saltMaster struct {
 func startSaltMaster(t *testing.T, src, base, name, pki string, extra ...string) *saltMaster {
 	t.Helper()
 	ports := proc.FreePorts(t, 2)
-	sm := &saltMaster{src: src, dir: filepath.Join(base, name), pki: pki, pub: ports[0], ret: ports[1]}
+	return startSaltMasterAt(t, src, base, name, pki, "127.0.0.1", ports[0], ports[1], extra...)
+}
+
+// startSaltMasterAt is startSaltMaster on the given address and ports.
+func startSaltMasterAt(t *testing.T, src, base, name, pki, host string, pub, ret int, extra ...string) *saltMaster {
+	t.Helper()
+	sm := &saltMaster{src: src, dir: filepath.Join(base, name), pki: pki, host: host, pub: pub, ret: ret}
 	sm.conf = filepath.Join(sm.dir, "etc")
-	write(t, filepath.Join(sm.conf, "master"), masterConfText(sm.dir, pki, base, name, sm.pub, sm.ret, "worker_threads: 2\n"+strings.Join(extra, "")))
+	write(t, filepath.Join(sm.conf, "master"), masterConfText(sm.dir, pki, base, name, host, sm.pub, sm.ret, "worker_threads: 2\n"+strings.Join(extra, "")))
 	p := start(t, "salt-master "+name, saltpeer.Command(context.Background(), src, "salt-master", "-c", sm.conf, "-l", "warning"),
 		filepath.Join(sm.dir, "stdout"))
 	p.WaitFor(t, 180*time.Second, "listening", func() bool {
 		if _, err := os.Stat(filepath.Join(sm.dir, "sock", "master_event_pub.ipc")); err != nil {
 			return false
 		}
-		return proc.Dials("127.0.0.1:" + strconv.Itoa(sm.ret))
+		return proc.Dials(net.JoinHostPort(sm.host, strconv.Itoa(sm.ret)))
 	})
 	return sm
 }
