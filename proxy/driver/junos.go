@@ -29,6 +29,7 @@ type junos struct {
 	prevRunning string     // generic server: running config before the last commit
 	havePrev    bool       // prevRunning is set
 	pending     *ncPending // generic server: confirmed commit awaiting confirmation
+	facts       *junosPyFacts // PyEZ-style facts, read once per session (Junos)
 }
 
 // ncPending is a confirmed commit made on a generic NETCONF server.
@@ -144,6 +145,7 @@ func (j *junos) Open(ctx context.Context) error {
 			c.HasConfirmedCommit = j.n.hasCap(capConfirmed10)
 		}
 		j.caps.Store(&c)
+		j.facts = nil
 		if j.pending != nil && j.pending.persistID == "" {
 			// RFC 6241 8.4: without <persist>, the server reverted the
 			// confirmed commit when the session that made it ended.

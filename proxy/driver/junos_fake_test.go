@@ -212,6 +212,10 @@ func (f *fakeJunos) handle(op *xnode) (string, bool) {
 				return fakeRPCError("operation-failed", "no fixture "+name), false
 			}
 			body := string(b)
+			if strings.HasSuffix(name, ".txt") {
+				// PyEZ's cli(): the text of a <command format="text">.
+				return "<output>\n" + escapeXML(body) + "</output>", false
+			}
 			if i := strings.Index(body, "?>"); strings.HasPrefix(strings.TrimSpace(body), "<?xml") && i >= 0 {
 				body = body[i+2:]
 			}
@@ -291,8 +295,17 @@ func (f *fakeJunos) handle(op *xnode) (string, bool) {
 // one RPC: get_config__<option>_<value>__... for a configuration read by
 // options, the sanitized filter for a filtered one, else <rpc-name>.xml.
 func napalmJunosFixtureName(op *xnode) string {
-	if op.local != "get-configuration" {
-		return op.local + ".xml"
+	switch {
+	case op.local == "command" && op.attr("format") == "text":
+		// The test double's cli(): <sanitized command>.txt.
+		return napalmSanitize(strings.TrimSpace(op.text)) + ".txt"
+	case op.local == "command":
+		// An RPC sent as an element (ping, traceroute): its sanitized text.
+		return napalmSanitize(fakeCompact(renderXML(op))) + ".xml"
+	case op.local != "get-configuration":
+		// The test double drops the RPC's arguments but instance, which it
+		// appends to the name.
+		return op.local + op.value("instance") + ".xml"
 	}
 	if len(op.kids) > 0 {
 		return napalmSanitize(strings.ReplaceAll(fakeCompact(renderXML(op.kids[0])), "\n", "")) + ".xml"
