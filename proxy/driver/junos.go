@@ -26,9 +26,9 @@ type junos struct {
 	caps        atomic.Pointer[Capabilities]
 
 	// Guarded by the session's operation slot.
-	prevRunning string     // generic server: running config before the last commit
-	havePrev    bool       // prevRunning is set
-	pending     *ncPending // generic server: confirmed commit awaiting confirmation
+	prevRunning string        // generic server: running config before the last commit
+	havePrev    bool          // prevRunning is set
+	pending     *ncPending    // generic server: confirmed commit awaiting confirmation
 	facts       *junosPyFacts // PyEZ-style facts, read once per session (Junos)
 }
 

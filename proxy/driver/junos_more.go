@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/netip"
 	"regexp"
 	"slices"
 	"strconv"
@@ -175,7 +176,14 @@ func parseJunosEnvironment(t junosEnvTables) Environment {
 		}
 	}
 	if t.pem != nil {
-		items := xpathAll(replyTop(t.pem), "power-usage-item")
+		// PyEZ lists a table's keys from the items' key elements, so an
+		// item without a name is no item.
+		var items []*xnode
+		for _, p := range xpathAll(replyTop(t.pem), "power-usage-item") {
+			if _, ok := fstr(p, "name"); ok {
+				items = append(items, p)
+			}
+		}
 		if !havePower {
 			for _, p := range items {
 				n, _ := fstr(p, "name")
@@ -897,11 +905,12 @@ func parseJunosNTPStats(text string) []NTPStats {
 		delay, err4 := strconv.ParseFloat(m[9], 64)
 		off, err5 := strconv.ParseFloat(m[10], 64)
 		jit, err6 := strconv.ParseFloat(m[11], 64)
-		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || err6 != nil {
+		remote, err7 := netip.ParseAddr(m[2]) // NAPALM skips a line whose remote is no address
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || err6 != nil || err7 != nil {
 			continue
 		}
 		out = append(out, NTPStats{
-			Remote: napalmIP(m[2]), Synchronized: m[1] == "*", ReferenceID: m[3], Stratum: st, Type: m[5],
+			Remote: remote.String(), Synchronized: m[1] == "*", ReferenceID: m[3], Stratum: st, Type: m[5],
 			When: m[6], HostPoll: poll, Reachability: reach, Delay: delay, Offset: off, Jitter: jit,
 		})
 	}
