@@ -716,9 +716,4 @@ func (j *junos) notImplemented(ctx context.Context, what string) error {
 	return j.n.run(ctx, func(*ncOp) error { return j.junosUnsupported(what) })
 }
 
-// GetBGPNeighbors implements Driver: not supported.
-func (j *junos) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
-	return nil, j.notImplemented(ctx, "get_bgp_neighbors")
-}
-
 var _ Driver = (*junos)(nil)

@@ -1,0 +1,340 @@
+package driver
+
+// BGP getters of the junos driver, as NAPALM's junos driver computes them:
+// per routing instance of <get-instance-information> (Junos's internal
+// "__" instances aside), <get-bgp-neighbor-information> and
+// <get-bgp-summary-information> with <instance>; the configuration tables
+// of [protocols bgp], [policy-options] and [routing-options].
+
+import (
+	"context"
+	"strings"
+)
+
+// junosInstances lists the routing instances of <get-instance-information>.
+func junosInstances(reply *xnode) []string {
+	var out []string
+	for _, it := range xpathAll(replyTop(reply), "instance-core") {
+		if n, ok := fstr(it, "instance-name"); ok && !strings.HasPrefix(n, "__") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// junosAddressFamily is NAPALM junos's _get_address_family: the family of
+// a RIB name ("inet.0", "vrf.inet6.0"), "" when it is none of inet, inet6,
+// inetflow.
+func junosAddressFamily(table, instance string) string {
+	var fam string
+	if instance == "master" {
+		i := strings.LastIndex(table, ".")
+		if i < 0 {
+			return ""
+		}
+		fam = table[:i]
+	} else {
+		parts := strings.Split(table, ".")
+		if len(parts) < 2 {
+			return ""
+		}
+		fam = parts[len(parts)-2]
+	}
+	switch fam {
+	case "inet":
+		return "ipv4"
+	case "inet6":
+		return "ipv6"
+	case "inetflow":
+		return "flow"
+	}
+	return ""
+}
+
+// intsAt returns the int values at path (PyEZ int fields; non-numbers 0).
+func intsAt(n *xnode, path string) []int {
+	var out []int
+	for _, v := range fvals(n, path) {
+		out = append(out, atoi(v, 0))
+	}
+	return out
+}
+
+// junosRouteStats is NAPALM junos's _parse_route_stats for one peer.
+func junosRouteStats(peer *xnode, up bool, instance string) map[string]BGPAFStats {
+	data := map[string]BGPAFStats{
+		"ipv4": {ReceivedPrefixes: -1, AcceptedPrefixes: -1, SentPrefixes: -1},
+		"ipv6": {ReceivedPrefixes: -1, AcceptedPrefixes: -1, SentPrefixes: -1},
+	}
+	if !up {
+		return data
+	}
+	tables := fvals(peer, "bgp-rib/name")
+	recv, acc, sent := intsAt(peer, "bgp-rib/received-prefix-count"), intsAt(peer, "bgp-rib/accepted-prefix-count"), intsAt(peer, "bgp-rib/advertised-prefix-count")
+	state := fvals(peer, "bgp-rib/send-state")
+	at := func(l []int, i int) int {
+		if i < len(l) {
+			return l[i]
+		}
+		return 0
+	}
+	if len(tables) == 1 {
+		if fam := junosAddressFamily(tables[0], instance); fam != "" {
+			data[fam] = BGPAFStats{ReceivedPrefixes: at(recv, 0), AcceptedPrefixes: at(acc, 0), SentPrefixes: at(sent, 0)}
+		}
+		return data
+	}
+	inSync := func(i int) bool { return i < len(state) && strings.Contains(state[i], "in sync") }
+	pop := func() int {
+		if len(sent) == 0 {
+			return 0
+		}
+		v := sent[0]
+		sent = sent[1:]
+		return v
+	}
+	for i, table := range tables {
+		fam := junosAddressFamily(table, instance)
+		if fam == "" {
+			if inSync(i) {
+				pop()
+			}
+			continue
+		}
+		e := BGPAFStats{ReceivedPrefixes: at(recv, i), AcceptedPrefixes: at(acc, i)}
+		if inSync(i) {
+			e.SentPrefixes = pop()
+		}
+		data[fam] = e
+	}
+	return data
+}
+
+// junosPeerIP is the peer address of "addr+port" in NAPALM's form.
+func junosPeerIP(s string) string {
+	a, _, _ := strings.Cut(s, "+")
+	return napalmIP(a)
+}
+
+// parseJunosBGPNeighbors adds one instance's peers (neighbor and summary
+// replies) to res.
+func parseJunosBGPNeighbors(res map[string]BGPVRF, instance string, neigh, summary *xnode) {
+	name := instance
+	if name == "master" {
+		name = "global"
+	}
+	vrf, ok := res[name]
+	if !ok {
+		vrf = BGPVRF{Peers: map[string]BGPPeer{}}
+	}
+	haveRID := ok && vrf.RouterID != ""
+	for _, p := range xpathAll(replyTop(neigh), "bgp-peer") {
+		addr, _ := fstr(p, "peer-address")
+		if !haveRID {
+			vrf.RouterID = fstrOr(p, "local-id", "")
+			haveRID = true
+		}
+		peer := BGPPeer{IsEnabled: true}
+		if v, ok := fstr(p, "peer-as"); ok {
+			peer.RemoteAS, _ = asNumber(v)
+		}
+		if v, ok := fstr(p, "local-as"); ok {
+			peer.LocalAS, _ = asNumber(v)
+		}
+		peer.RemoteID = fstrOr(p, "peer-id", "")
+		peer.Description = fstrOr(p, "description", "")
+		st, _ := fstr(p, "peer-state")
+		peer.IsUp = st == "Established"
+		opts, _ := fstr(p, "bgp-option-information/bgp-options-extended")
+		for _, o := range strings.Fields(strings.ToLower(opts)) {
+			if o == "shutdown" {
+				peer.IsEnabled = false
+			}
+		}
+		peer.AddressFamily = junosRouteStats(p, peer.IsUp, instance)
+		vrf.Peers[junosPeerIP(addr)] = peer
+	}
+	for _, p := range xpathAll(replyTop(summary), "bgp-peer") {
+		addr, _ := fstr(p, "peer-address")
+		ip := napalmIP(addr)
+		peer := vrf.Peers[ip]
+		if up, ok := fint(p, "elapsed-time/@seconds"); ok {
+			peer.Uptime = int(up)
+		}
+		vrf.Peers[ip] = peer
+	}
+	res[name] = vrf
+}
+
+// GetBGPNeighbors implements Driver as NAPALM junos.
+func (j *junos) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
+	res := map[string]BGPVRF{}
+	err := j.n.run(ctx, func(o *ncOp) error {
+		return j.junosOnly(o, "get_bgp_neighbors", func() error {
+			inst, err := o.rpc("<get-instance-information/>")
+			if err != nil {
+				return err
+			}
+			for _, name := range junosInstances(inst) {
+				arg := "<instance>" + escapeXML(name) + "</instance>"
+				neigh, err := o.rpc("<get-bgp-neighbor-information>" + arg + "</get-bgp-neighbor-information>")
+				if err != nil {
+					return err
+				}
+				sum, err := o.rpc("<get-bgp-summary-information>" + arg + "</get-bgp-summary-information>")
+				if err != nil {
+					return err
+				}
+				parseJunosBGPNeighbors(res, name, neigh, sum)
+			}
+			return nil
+		})
+	})
+	for k, v := range res {
+		if len(v.Peers) == 0 {
+			delete(res, k)
+		}
+	}
+	return res, err
+}
+
+// junosBGPOptionKeys maps Junos BGP options to NAPALM's detail flags.
+var junosBGPOptionKeys = map[string]string{
+	"RemovePrivateAS": "remove_private_as", "Multipath": "multipath", "Multihop": "multihop", "AddressFamily": "local_address_configured",
+}
+
+// parseJunosBGPDetail adds one instance's peers to res (NAPALM junos's
+// get_bgp_neighbors_detail).
+func parseJunosBGPDetail(res map[string]map[int64][]map[string]any, instance string, neigh *xnode) {
+	name := instance
+	if name == "master" {
+		name = "global"
+	}
+	for _, p := range xpathAll(replyTop(neigh), "bgp-peer") {
+		ras, _ := fint(p, "peer-as")
+		d := map[string]any{
+			"up": false, "local_as": int64(0), "remote_as": int64(0), "router_id": "", "local_address": "", "routing_table": "",
+			"local_address_configured": false, "local_port": 0, "remote_address": "", "remote_port": 0, "multihop": false,
+			"multipath": false, "remove_private_as": false, "import_policy": "", "export_policy": "", "input_messages": -1,
+			"output_messages": -1, "input_updates": -1, "output_updates": -1, "messages_queued_out": -1, "connection_state": "",
+			"previous_connection_state": "", "last_event": "", "suppress_4byte_as": false, "local_as_prepend": false,
+			"holdtime": 0, "configured_holdtime": 0, "keepalive": 0, "configured_keepalive": 0, "active_prefix_count": -1,
+			"received_prefix_count": -1, "accepted_prefix_count": -1, "suppressed_prefix_count": -1,
+			"advertised_prefix_count": -1, "flap_count": 0,
+		}
+		if st, ok := fstr(p, "peer-state"); ok {
+			d["up"] = st == "Established"
+			d["connection_state"] = st
+		}
+		for _, f := range []struct{ key, path string }{
+			{"router_id", "peer-id"}, {"import_policy", "bgp-option-information/import-policy"},
+			{"export_policy", "bgp-option-information/export-policy"}, {"previous_connection_state", "last-state"},
+			{"last_event", "last-event"},
+		} {
+			if v, ok := fstr(p, f.path); ok {
+				d[f.key] = v
+			}
+		}
+		for _, f := range []struct{ key, path string }{
+			{"input_messages", "input-messages"}, {"output_messages", "output-messages"}, {"input_updates", "input-updates"},
+			{"output_updates", "output-updates"}, {"holdtime", "active-holdtime"}, {"configured_holdtime", "bgp-option-information/holdtime"},
+			{"keepalive", "keepalive-interval"}, {"configured_keepalive", "keepalive-interval"}, {"flap_count", "flap-count"},
+		} {
+			if v, ok := fint(p, f.path); ok {
+				d[f.key] = v
+			}
+		}
+		if v, ok := fstr(p, "local-as"); ok {
+			d["local_as"], _ = asNumber(v)
+		}
+		if v, ok := fstr(p, "peer-as"); ok {
+			d["remote_as"], _ = asNumber(v)
+		}
+		if _, ok := fstr(p, "peer-addpath-not-supported"); ok {
+			d["local_as_prepend"] = true // PyEZ's False=None: a present flag is not "None"
+		}
+		if opts := fvals(p, "bgp-option-information/bgp-options"); len(opts) == 1 {
+			for _, o := range strings.Fields(opts[0]) {
+				if k, ok := junosBGPOptionKeys[o]; ok {
+					d[k] = true
+				}
+			}
+		}
+		four, _ := fint(p, "peer-4byte-as-capability-advertised")
+		local := fstrOr(p, "local-address", "")
+		la, lp, hasLP := strings.Cut(local, "+")
+		d["local_address"] = napalmIP(la)
+		d["local_port"] = 179
+		if hasLP {
+			d["local_port"] = atoi(lp, 0)
+		}
+		d["suppress_4byte_as"] = ras != four
+		remote := fstrOr(p, "peer-address", "")
+		ra, rp, hasRP := strings.Cut(remote, "+")
+		d["remote_address"] = napalmIP(ra)
+		d["remote_port"] = 179
+		if hasRP {
+			d["remote_port"] = atoi(rp, 0)
+		}
+		d["routing_table"] = name
+		queued := 0
+		for _, q := range xpathAll(p, "bgp-output-queue") {
+			if _, ok := fstr(q, "table-name"); ok {
+				c, _ := fint(q, "count")
+				queued += int(c)
+			}
+		}
+		d["messages_queued_out"] = queued
+		if res[name] == nil {
+			res[name] = map[int64][]map[string]any{}
+		}
+		var ribs []*xnode
+		for _, r := range xpathAll(p, "bgp-rib") {
+			if _, ok := fstr(r, "name"); ok {
+				ribs = append(ribs, r)
+			}
+		}
+		if len(ribs) > 0 {
+			for _, k := range []struct{ key, path string }{
+				{"active_prefix_count", "active-prefix-count"}, {"received_prefix_count", "received-prefix-count"},
+				{"accepted_prefix_count", "accepted-prefix-count"}, {"suppressed_prefix_count", "suppressed-prefix-count"},
+				{"advertised_prefix_count", "advertised-prefix-count"},
+			} {
+				sum := int64(0)
+				for _, r := range ribs {
+					v, _ := fint(r, k.path)
+					sum += v
+				}
+				d[k.key] = sum
+			}
+		}
+		res[name][ras] = append(res[name][ras], d)
+	}
+}
+
+// GetBGPNeighborsDetail implements BGPNeighborsDetailGetter as NAPALM
+// junos.
+func (j *junos) GetBGPNeighborsDetail(ctx context.Context, address string) (map[string]map[int64][]map[string]any, error) {
+	res := map[string]map[int64][]map[string]any{}
+	err := j.n.run(ctx, func(o *ncOp) error {
+		return j.junosOnly(o, "get_bgp_neighbors_detail", func() error {
+			inst, err := o.rpc("<get-instance-information/>")
+			if err != nil {
+				return err
+			}
+			for _, name := range junosInstances(inst) {
+				arg := "<instance>" + escapeXML(name) + "</instance>"
+				if address != "" {
+					arg += "<neighbor-address>" + escapeXML(address) + "</neighbor-address>"
+				}
+				neigh, err := o.rpc("<get-bgp-neighbor-information>" + arg + "</get-bgp-neighbor-information>")
+				if err != nil {
+					return err
+				}
+				parseJunosBGPDetail(res, name, neigh)
+			}
+			return nil
+		})
+	})
+	return res, err
+}
