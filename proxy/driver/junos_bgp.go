@@ -8,6 +8,7 @@ package driver
 
 import (
 	"context"
+	"strconv"
 	"strings"
 )
 
@@ -338,3 +339,238 @@ func (j *junos) GetBGPNeighborsDetail(ctx context.Context, address string) (map[
 	})
 	return res, err
 }
+
+// junosPrefixLimitFields are NAPALM junos's prefix-limit view fields: the
+// nested key path in the result and the path in the configuration.
+var junosPrefixLimitFields = func() []struct {
+	keys []string
+	path string
+	str  bool
+} {
+	var out []struct {
+		keys []string
+		path string
+		str  bool
+	}
+	for _, fam := range []string{"inet", "inet6"} {
+		for _, saf := range []string{"unicast", "flow"} {
+			base := "family/" + fam + "/" + saf + "/prefix-limit/"
+			out = append(out,
+				struct {
+					keys []string
+					path string
+					str  bool
+				}{[]string{fam, saf, "limit"}, base + "maximum", false},
+				struct {
+					keys []string
+					path string
+					str  bool
+				}{[]string{fam, saf, "teardown", "threshold"}, base + "teardown/limit-threshold", false},
+				struct {
+					keys []string
+					path string
+					str  bool
+				}{[]string{fam, saf, "teardown", "timeout"}, base + "teardown/idle-timeout/timeout", false},
+				struct {
+					keys []string
+					path string
+					str  bool
+				}{[]string{fam, saf, "novalidate"}, base + "no-validate", saf == "flow"})
+		}
+	}
+	return out
+}()
+
+// junosPrefixLimit builds NAPALM's nested prefix_limit dict of a group or
+// neighbor.
+func junosPrefixLimit(n *xnode) map[string]any {
+	res := map[string]any{}
+	for _, f := range junosPrefixLimitFields {
+		v, ok := fstr(n, f.path)
+		if !ok {
+			continue
+		}
+		var val any = v
+		if !f.str {
+			i, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				continue // PyEZ's int field fails on such a value
+			}
+			val = i
+		}
+		m := res
+		for _, k := range f.keys[:len(f.keys)-1] {
+			next, ok := m[k].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				m[k] = next
+			}
+			m = next
+		}
+		m[f.keys[len(f.keys)-1]] = val
+	}
+	return res
+}
+
+// junosPolicies joins the values of an import/export field as NAPALM.
+func junosPolicies(n *xnode, path string) (string, bool) {
+	v := fvals(n, path)
+	if len(v) == 0 {
+		return "", false
+	}
+	return strings.Join(v, " "), true
+}
+
+// parseJunosBGPConfig is NAPALM junos's get_bgp_config over the
+// [routing-options autonomous-system], [protocols bgp group] and
+// [policy-options policy-statement] replies; group narrows it to one
+// group ("_" or "" for all), neighbor to one neighbor of that group.
+func parseJunosBGPConfig(routing, bgp, policies *xnode, group, neighbor string) map[string]map[string]any {
+	res := map[string]map[string]any{}
+	asn := int64(0)
+	if v, ok := fint(replyTop(routing), "routing-options/autonomous-system/as-number"); ok {
+		asn = v
+	}
+	groups := xpathAll(replyTop(bgp), "protocols/bgp/group")
+	if group != "" && group != "_" {
+		var sel []*xnode
+		for _, g := range groups {
+			if n, _ := fstr(g, "name"); n == group {
+				sel = append(sel, g)
+			}
+		}
+		groups = sel
+	} else {
+		neighbor = ""
+		if len(groups) > 0 || asn != 0 {
+			res["_"] = map[string]any{
+				"apply_groups": []string{}, "description": "", "local_as": asn, "type": "", "import_policy": "",
+				"export_policy": "", "local_address": "", "multipath": false, "multihop_ttl": int64(0), "remote_as": int64(0),
+				"remove_private_as": false, "prefix_limit": map[string]any{}, "neighbors": map[string]any{},
+			}
+		}
+	}
+	nhs := map[string]bool{}
+	for _, p := range xpathAll(replyTop(policies), "policy-options/policy-statement") {
+		name, _ := fstr(p, "name")
+		v := fvals(p, "term/then/next-hop/self | then/next-hop/self")
+		nhs[name] = len(v) > 1 || (len(v) == 1 && v[0] == "self")
+	}
+	want := ""
+	if neighbor != "" {
+		want = napalmIP(neighbor)
+	}
+	for _, g := range groups {
+		name, _ := fstr(g, "name")
+		e := map[string]any{
+			"type": fstrOr(g, "type", ""), "apply_groups": []string{}, "remove_private_as": false, "multipath": false,
+			"multihop_ttl": int64(0), "description": fstrOr(g, "description", ""), "local_address": "", "local_as": asn,
+			"remote_as": int64(0), "import_policy": "", "export_policy": "",
+		}
+		if v := fvals(g, "apply-groups"); len(v) > 0 {
+			e["apply_groups"] = v
+		}
+		if v, ok := fstr(g, "local-address"); ok {
+			e["local_address"] = napalmIP(v)
+		}
+		if v, ok := fint(g, "multihop/ttl"); ok {
+			e["multihop_ttl"] = v
+		}
+		if v, ok := fint(g, "local-as/as-number"); ok {
+			e["local_as"] = v
+		}
+		if v, ok := fint(g, "peer-as"); ok {
+			e["remote_as"] = v
+		}
+		if _, ok := fstr(g, "multipath"); ok {
+			e["multipath"] = true
+		}
+		if _, ok := fstr(g, "remove-private"); ok {
+			e["remove_private_as"] = true
+		}
+		if v, ok := junosPolicies(g, "import"); ok {
+			e["import_policy"] = v
+		}
+		if v, ok := junosPolicies(g, "export"); ok {
+			e["export_policy"] = v
+		}
+		e["prefix_limit"] = junosPrefixLimit(g)
+		if _, ok := fstr(g, "multihop"); ok && e["multihop_ttl"] == int64(0) {
+			e["multihop_ttl"] = int64(64)
+		}
+		_, groupCluster := fstr(g, "cluster")
+		neighbors := map[string]any{}
+		for _, nb := range xpathAll(g, "neighbor") {
+			nname, _ := fstr(nb, "name")
+			addr := napalmIP(nname)
+			if neighbor != "" && addr != neighbor {
+				continue
+			}
+			p := map[string]any{
+				"authentication_key": fstrOr(nb, "authentication-key", ""), "route_reflector_client": groupCluster, "nhs": false,
+				"description": fstrOr(nb, "description", ""), "local_address": "", "local_as": asn, "remote_as": e["remote_as"],
+				"import_policy": "", "export_policy": "",
+			}
+			if v, ok := fstr(nb, "local-address"); ok {
+				p["local_address"] = napalmIP(v)
+			}
+			if v, ok := fint(nb, "local-as/as-number"); ok {
+				p["local_as"] = v
+			}
+			if v, ok := fint(nb, "peer-as"); ok {
+				p["remote_as"] = v
+			}
+			if v, ok := junosPolicies(nb, "import"); ok {
+				p["import_policy"] = v
+			}
+			if vals := fvals(nb, "export"); len(vals) > 0 {
+				p["export_policy"] = strings.Join(vals, " ")
+				for _, pol := range vals {
+					if nhs[pol] {
+						p["nhs"] = true
+					}
+				}
+			}
+			if _, ok := fstr(nb, "cluster"); ok {
+				p["route_reflector_client"] = true
+			}
+			p["prefix_limit"] = junosPrefixLimit(nb)
+			neighbors[addr] = p
+			if want != "" && addr == want {
+				break
+			}
+		}
+		e["neighbors"] = neighbors
+		res[name] = e
+	}
+	return res
+}
+
+// GetBGPConfig implements BGPConfigGetter as NAPALM junos.
+func (j *junos) GetBGPConfig(ctx context.Context, group, neighbor string) (map[string]map[string]any, error) {
+	var res map[string]map[string]any
+	err := j.n.run(ctx, func(o *ncOp) error {
+		return j.junosOnly(o, "get_bgp_config", func() error {
+			routing, err := junosConfigGet(o, "<configuration><routing-options><autonomous-system/></routing-options></configuration>")
+			if err != nil {
+				return err
+			}
+			bgp, err := junosConfigGet(o, "<configuration><protocols><bgp><group/></bgp></protocols></configuration>")
+			if err != nil {
+				return err
+			}
+			pol, err := junosConfigGet(o, "<configuration><policy-options><policy-statement/></policy-options></configuration>")
+			if err != nil {
+				return err
+			}
+			res = parseJunosBGPConfig(routing, bgp, pol, group, neighbor)
+			return nil
+		})
+	})
+	return res, err
+}
+
+var (
+	_ BGPConfigGetter          = (*junos)(nil)
+	_ BGPNeighborsDetailGetter = (*junos)(nil)
+)
