@@ -8,6 +8,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -574,3 +575,115 @@ var (
 	_ BGPConfigGetter          = (*junos)(nil)
 	_ BGPNeighborsDetailGetter = (*junos)(nil)
 )
+
+// junosRouteAttrs are the protocol-specific fields of NAPALM junos's route
+// view, by protocol.
+var junosRouteAttrs = map[string][]struct{ key, path string }{
+	"bgp": {
+		{"local_as", "../local-as"}, {"remote_as", "../peer-as"}, {"as_path", "../as-path"}, {"communities", "../communities/community"},
+		{"local_preference", "../local-preference"}, {"preference2", "../preference2"}, {"remote_address", "../peer-id"},
+		{"metric", "../metric"}, {"metric2", "../metric2"},
+	},
+	"isis": {{"level", "../rt-isis-level"}, {"metric", "../metric"}, {"local_as", "../local-as"}},
+}
+
+// junosRouteIntFields are the int fields of the route view.
+var junosRouteIntFields = map[string]bool{"local_as": true, "remote_as": true, "local_preference": true, "preference2": true, "metric": true, "metric2": true, "level": true}
+
+// parseJunosRoutes is NAPALM junos's get_route_to over
+// <get-route-information extensive>: one entry per next hop; protocol
+// ("" for any) filters by the route's protocol.
+func parseJunosRoutes(reply *xnode, protocol string) map[string][]Route {
+	res := map[string][]Route{}
+	for _, nh := range xpathAll(replyTop(reply), "route-table/rt/rt-entry/nh") {
+		dest := fstrOr(nh, "../../rt-destination", "None")
+		plen := fstrOr(nh, "../../rt-prefix-length", "None")
+		if v, ok := fint(nh, "../../rt-prefix-length"); ok {
+			plen = strconv.FormatInt(v, 10)
+		}
+		flag := func(path, want string) bool {
+			v, ok := fstr(nh, path)
+			return ok && v == want
+		}
+		r := Route{
+			Protocol:          fstrOr(nh, "../protocol-name", ""),
+			CurrentActive:     flag("../current-active", "current-active"),
+			LastActive:        flag("../last-active", "last-active"),
+			NextHop:           fstrOr(nh, "to", ""),
+			OutgoingInterface: fstrOr(nh, "via", ""),
+			SelectedNextHop:   flag("selected-next-hop", "selected-next-hop"),
+			InactiveReason:    fstrOr(nh, "../inactive-reason", ""),
+			RoutingTable:      fstrOr(nh, "../../../table-name", ""),
+		}
+		if v, ok := fint(nh, "../age/@seconds"); ok {
+			r.Age = v
+		}
+		if v, ok := fint(nh, "../preference"); ok {
+			r.Preference = int(v)
+		}
+		rp := strings.ToLower(r.Protocol)
+		if protocol != "" && protocol != rp {
+			continue
+		}
+		r.ProtocolAttributes = map[string]any{}
+		for _, f := range junosRouteAttrs[rp] {
+			vals := fvals(nh, f.path)
+			var v any
+			switch {
+			case len(vals) == 0:
+				v = nil
+			case f.key == "communities":
+				v = vals
+			case junosRouteIntFields[f.key]:
+				n, err := strconv.ParseInt(vals[0], 10, 64)
+				if err != nil {
+					v = nil
+				} else {
+					v = n
+				}
+			case f.key == "as_path":
+				a, _, _ := strings.Cut(vals[0], " I ")
+				v = strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(a, "AS path:", ""), "I", ""))
+			default:
+				v = vals[0]
+			}
+			r.ProtocolAttributes[f.key] = v
+		}
+		key := dest + "/" + plen
+		res[key] = append(res[key], r)
+	}
+	return res
+}
+
+// GetRouteTo implements RouteGetter as NAPALM junos (longer prefixes are
+// not supported on Junos, as in NAPALM).
+func (j *junos) GetRouteTo(ctx context.Context, ro RouteOptions) (map[string][]Route, error) {
+	if ro.Longer {
+		return nil, j.n.errf(ErrNotSupported, "get_route_to", errors.New("Longer prefixes not yet supported on JunOS"))
+	}
+	protocol := strings.ToLower(ro.Protocol)
+	if protocol == "connected" {
+		protocol = "direct"
+	}
+	var res map[string][]Route
+	err := j.n.run(ctx, func(o *ncOp) error {
+		return j.junosOnly(o, "get_route_to", func() error {
+			rpc := "<get-route-information><extensive/><destination>" + escapeXML(ro.Destination) + "</destination>"
+			if protocol != "" {
+				rpc += "<protocol>" + escapeXML(protocol) + "</protocol>"
+			}
+			reply, err := o.rpc(rpc + "</get-route-information>")
+			if err != nil {
+				if isRPCError(err) {
+					return j.n.errf(ErrCommand, "get_route_to", err)
+				}
+				return err
+			}
+			res = parseJunosRoutes(reply, protocol)
+			return nil
+		})
+	})
+	return res, err
+}
+
+var _ RouteGetter = (*junos)(nil)
