@@ -134,7 +134,7 @@ type junosEnvTables struct {
 // parseJunosEnvironment is NAPALM junos's get_environment over the four
 // replies.
 func parseJunosEnvironment(t junosEnvTables) Environment {
-	env := Environment{Fans: map[string]Fan{}, Temperature: map[string]Temperature{}, Power: map[string]Power{}, CPU: map[int]CPU{}}
+	env := Environment{Fans: map[string]Fan{}, Temperature: map[string]Temperature{}, Power: map[string]Power{}, CPU: map[CPUKey]CPU{}}
 	envItem, reItem, thItem := "environment-item", "route-engine", "temperature-threshold"
 	if t.cluster {
 		envItem = "multi-routing-engine-item/environment-information/environment-item"
@@ -209,17 +209,14 @@ func parseJunosEnvironment(t junosEnvTables) Environment {
 		}
 	}
 	for _, r := range xpathAll(replyTop(t.re), reItem) {
-		// NAPALM keys the CPUs by slot ("0") or, on an SRX cluster, by node
-		// name ("node0"); gsalt's Environment keys them by number, so a
-		// cluster node's CPU is keyed by the node's number.
+		// NAPALM keys the CPUs by the slot as text ("0") or, on an SRX
+		// cluster, by node name ("node0").
 		key, _ := fstr(r, "slot")
 		if t.cluster {
 			key, _ = fstr(r, "../../re-name")
-			key = strings.TrimPrefix(key, "node")
 		}
 		idle, _ := fint(r, "cpu-idle")
-		slot, _ := strconv.Atoi(key)
-		env.CPU[slot] = CPU{Usage: 100 - float64(idle)}
+		env.CPU[CPUName(key)] = CPU{Usage: 100 - float64(idle)}
 		dram, _ := fstr(r, "memory-dram-size | memory-system-total")
 		avail, err := strconv.ParseInt(dram, 10, 64)
 		if err != nil {
