@@ -15,11 +15,6 @@ import (
 	"time"
 )
 
-// junosUnsupported is the error of a getter the driver does not offer.
-func (j *junos) junosUnsupported(what string) error {
-	return j.n.errf(ErrNotSupported, what, errors.New("not implemented by the junos driver"))
-}
-
 // genericUnsupported is the error of a getter that needs Junos or data
 // the NETCONF server does not provide.
 func (j *junos) genericUnsupported(what, why string) error {
@@ -708,12 +703,6 @@ func addrSet[T any](addrs []string) map[string]T {
 		}
 	}
 	return res
-}
-
-// notImplemented checks the connection and returns ErrNotSupported, so a
-// closed driver still reports ErrNotOpen first.
-func (j *junos) notImplemented(ctx context.Context, what string) error {
-	return j.n.run(ctx, func(*ncOp) error { return j.junosUnsupported(what) })
 }
 
 var _ Driver = (*junos)(nil)
