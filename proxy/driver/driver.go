@@ -38,6 +38,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"time"
 )
 
@@ -307,9 +308,55 @@ type Environment struct {
 	Fans        map[string]Fan         `json:"fans"`
 	Temperature map[string]Temperature `json:"temperature"`
 	Power       map[string]Power       `json:"power"`
-	// CPU is keyed by CPU index.
-	CPU    map[int]CPU `json:"cpu"`
-	Memory Memory      `json:"memory"`
+	// CPU is keyed by CPU index (NAPALM ios, eos, nxos) or name (junos:
+	// routing-engine slot, SRX cluster node).
+	CPU    map[CPUKey]CPU `json:"cpu"`
+	Memory Memory         `json:"memory"`
+}
+
+// CPUKey identifies a CPU of Environment.CPU the way NAPALM's driver keys
+// it: a number (ios, eos, nxos return int keys) or, when Name is set, that
+// text (junos returns the routing-engine slot as text, "0", or an SRX
+// cluster's node name, "node0").
+type CPUKey struct {
+	Index int
+	Name  string
+}
+
+// CPUIndex is the key of CPU number i.
+func CPUIndex(i int) CPUKey { return CPUKey{Index: i} }
+
+// CPUName is the key of a CPU NAPALM names by text.
+func CPUName(name string) CPUKey { return CPUKey{Name: name} }
+
+// String returns the key as text.
+func (k CPUKey) String() string {
+	if k.Name != "" {
+		return k.Name
+	}
+	return strconv.Itoa(k.Index)
+}
+
+// payloadKey is the key in a Salt return: int64 for a number, else text.
+func (k CPUKey) payloadKey() any {
+	if k.Name != "" {
+		return k.Name
+	}
+	return int64(k.Index)
+}
+
+// MarshalText implements encoding.TextMarshaler (JSON object keys).
+func (k CPUKey) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler: digits are an index,
+// other text a name.
+func (k *CPUKey) UnmarshalText(b []byte) error {
+	if n, err := strconv.Atoi(string(b)); err == nil {
+		*k = CPUKey{Index: n}
+		return nil
+	}
+	*k = CPUKey{Name: string(b)}
+	return nil
 }
 
 // Fan is one fan of Environment.

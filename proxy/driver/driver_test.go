@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"reflect"
@@ -298,7 +299,7 @@ func TestGetters(t *testing.T) {
 			if plat == "eos" && (env.Memory != driver.Memory{AvailableRAM: 8099732, UsedRAM: 8099732 - 5991204}) {
 				t.Errorf("eos memory %+v", env.Memory)
 			}
-			if _, ok := env.CPU[0]; !ok || env.Fans == nil || env.Power == nil || env.Temperature == nil {
+			if _, ok := env.CPU[driver.CPUIndex(0)]; !ok || env.Fans == nil || env.Power == nil || env.Temperature == nil {
 				t.Errorf("environment %+v", env)
 			}
 
@@ -695,13 +696,26 @@ func TestToPayload(t *testing.T) {
 	if strings.Join(m.Map("Ethernet2").Keys(), ",") != "ipv4,ipv6" {
 		t.Errorf("empty maps dropped: %v", m.Map("Ethernet2").Keys())
 	}
-	env := driver.ToPayload(driver.Environment{CPU: map[int]driver.CPU{0: {Usage: 1.5}}}).(*payload.Map)
+	env := driver.ToPayload(driver.Environment{CPU: map[driver.CPUKey]driver.CPU{driver.CPUIndex(0): {Usage: 1.5}}}).(*payload.Map)
 	cpu := env.Map("cpu")
 	if k := cpu.Items()[0].Key; k != int64(0) {
 		t.Errorf("cpu key %T %v", k, k)
 	}
 	if u, _ := cpu.Items()[0].Value.(*payload.Map).Get("%usage"); u != 1.5 {
 		t.Errorf("%%usage %v", u)
+	}
+	// junos keys CPUs by text as NAPALM's junos driver ("0", "node1").
+	named := driver.ToPayload(driver.Environment{CPU: map[driver.CPUKey]driver.CPU{
+		driver.CPUName("node10"): {}, driver.CPUName("node2"): {}, driver.CPUName("0"): {}}}).(*payload.Map).Map("cpu")
+	var keys []any
+	for _, it := range named.Items() {
+		keys = append(keys, it.Key)
+	}
+	if !reflect.DeepEqual(keys, []any{"0", "node2", "node10"}) {
+		t.Errorf("named cpu keys %#v", keys)
+	}
+	if b, err := json.Marshal(map[driver.CPUKey]int{driver.CPUIndex(3): 1, driver.CPUName("node0"): 2}); err != nil || string(b) != `{"3":1,"node0":2}` {
+		t.Errorf("cpu keys as JSON %s %v", b, err)
 	}
 	tr := driver.ToPayload(driver.TracerouteResult{Success: map[int]driver.TracerouteHop{}}).(*payload.Map)
 	if strings.Join(tr.Keys(), ",") != "success" {

@@ -603,7 +603,7 @@ var (
 // | json when the device has them.
 func (d *eosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 	env := Environment{Fans: map[string]Fan{}, Temperature: map[string]Temperature{}, Power: map[string]Power{},
-		CPU: map[int]CPU{0: {Usage: 0}}}
+		CPU: map[CPUKey]CPU{CPUIndex(0): {Usage: 0}}}
 	err := d.s.query(ctx, func(o runner) error {
 		var ver eosVersion
 		if err := showJSON(o, "show version", &ver); err != nil {
@@ -617,7 +617,7 @@ func (d *eosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 		if !failed {
 			for l := range strings.SplitSeq(top, "\n") {
 				if m := eosCPUIdleRe.FindStringSubmatch(l); m != nil {
-					env.CPU[0] = CPU{Usage: float64(int((100-atof(m[1], 100))*10+0.5)) / 10}
+					env.CPU[CPUIndex(0)] = CPU{Usage: float64(int((100-atof(m[1], 100))*10+0.5)) / 10}
 				}
 				if m := eosMemRe.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 					used := m[3]

@@ -6,20 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/testlab"
-	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // frrUpdate rewrites testdata/frr/ from the lab router:
@@ -59,140 +54,16 @@ func frrTestdata(t *testing.T, cmd string) string {
 	return string(b)
 }
 
-// ---- a real FRR router in a network namespace ----
+// ---- a real FRR router in a network namespace (internal/testlab) ----
 
-// frrLab is FRR's zebra, staticd and bgpd running in their own network
-// namespace, reachable through an sshd on 127.0.0.1 whose test user gets
-// vtysh (ForceCommand) and, for a second user, a bash login shell.
-type frrLab struct {
-	ns, dir    string
-	vtyshUser  testlab.User
-	shellUser  testlab.User
-	port       int
-	vtyshFlags []string
-}
+// frrLab is testlab's FRR router as the driver tests use it.
+type frrLab struct{ *testlab.FRR }
 
-// frrLabTools are the programs the lab needs (Debian packages frr,
-// openssh-server, iproute2, passwd, bash).
-var frrLabTools = []string{
-	"/usr/lib/frr/zebra", "/usr/lib/frr/staticd", "/usr/lib/frr/bgpd", "/usr/bin/vtysh",
-	"/usr/sbin/sshd", "ip", "useradd", "userdel", "chpasswd", "bash",
-}
-
-// startFRRLab starts the lab or skips the test with one line saying why.
-func startFRRLab(t *testing.T) *frrLab {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("frr: real-router test skipped in -short mode")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("frr: real-router test needs root (network namespace, daemons, test user)")
-	}
-	for _, tool := range frrLabTools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("frr: real-router test needs %s (apt-get install frr openssh-server)", tool)
-		}
-	}
-	for _, g := range []string{"frr", "frrvty"} {
-		if _, err := user.LookupGroup(g); err != nil {
-			t.Skipf("frr: real-router test needs group %s (apt-get install frr)", g)
-		}
-	}
-	l := &frrLab{ns: "gsalt-frr-" + testlab.RandHex(4)}
-	if out, err := exec.Command("ip", "netns", "add", l.ns).CombinedOutput(); err != nil {
-		t.Skipf("frr: cannot create a network namespace: %v %s", err, strings.TrimSpace(string(out)))
-	}
-	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", l.ns).Run() })
-	testlab.Run(t, "ip", "netns", "exec", l.ns, "ip", "link", "set", "lo", "up")
-
-	dir, err := os.MkdirTemp("", "gsalt-frr-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.dir = dir
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	frrUID, frrGID := testlab.LookupIDs(t, "frr", "frr")
-	for _, f := range []string{"zebra.conf", "staticd.conf", "bgpd.conf", "vtysh.conf"} {
-		p := filepath.Join(dir, f)
-		if err := os.WriteFile(p, nil, 0o640); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chown(p, frrUID, frrGID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Chown(dir, frrUID, frrGID); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o770); err != nil {
-		t.Fatal(err)
-	}
-	l.vtyshFlags = []string{"--vty_socket", dir, "--config_dir", dir}
-	daemons := []string{"zebra", "staticd", "bgpd"}
-	t.Cleanup(func() {
-		// SIGTERM makes FRR's daemons linger for a second or two; nothing
-		// of theirs outlives the namespace and the directory, so kill.
-		for _, d := range daemons {
-			if pid := frrPid(filepath.Join(dir, d+".pid")); pid > 1 {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	})
-	for _, d := range daemons {
-		args := []string{"netns", "exec", l.ns, "/usr/lib/frr/" + d, "-d", "-N", l.ns,
-			"--vty_socket", dir, "-i", filepath.Join(dir, d+".pid"), "-z", filepath.Join(dir, "zserv.api"),
-			"-f", filepath.Join(dir, d+".conf"), "-u", "frr", "-g", "frr", "-P", "0",
-			"--log", "file:" + filepath.Join(dir, d+".log")}
-		if d == "bgpd" {
-			args = append(args, "-p", "0")
-		}
-		testlab.Run(t, "ip", args...)
-		testlab.WaitFor(t, d+" vty socket", func() bool {
-			_, err := os.Stat(filepath.Join(dir, d+".vty"))
-			return err == nil
-		})
-	}
-
-	l.vtyshUser = testlab.AddUser(t, "gsfrr", "", "/bin/bash", "frr", "frrvty")
-	l.shellUser = testlab.AddUser(t, "gsfrs", "", "/bin/bash", "frr", "frrvty")
-	l.port = testlab.SSHD{Users: []string{l.vtyshUser.Name, l.shellUser.Name},
-		Extra: fmt.Sprintf("Match User %s\n    ForceCommand /usr/bin/vtysh %s\n", l.vtyshUser.Name, strings.Join(l.vtyshFlags, " "))}.Start(t)
-	return l
-}
-
-// frrPid reads a daemon's pid file (0 if there is none).
-func frrPid(p string) int {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return 0
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	return pid
-}
-
-// vtysh runs one command on the router directly (not through the driver).
-func (l *frrLab) vtysh(t *testing.T, cmd string) string {
-	t.Helper()
-	args := append(slices.Clone(l.vtyshFlags), "-c", cmd)
-	return testlab.Run(t, "/usr/bin/vtysh", args...)
-}
-
-// kernelRoute returns the namespace's kernel route for prefix ("" if
-// none). zebra updates the kernel after vtysh returns, so the route is
-// read until it matches want (present or absent) or 5 s have passed.
-func (l *frrLab) kernelRoute(t *testing.T, prefix string, want bool) string {
-	t.Helper()
-	var r string
-	testutil.Poll(5*time.Second, func() bool {
-		r = strings.TrimSpace(testlab.Run(t, "ip", "netns", "exec", l.ns, "ip", "route", "show", prefix))
-		return (r != "") == want
-	})
-	return r
-}
+func startFRRLab(t *testing.T) *frrLab { return &frrLab{testlab.StartFRR(t)} }
 
 func (l *frrLab) options(u testlab.User) Options {
 	return Options{
-		Host: "127.0.0.1", Port: l.port, Username: u.Name, Password: u.Password,
+		Host: "127.0.0.1", Port: l.Port, Username: u.Name, Password: u.Password,
 		Timeout: 20 * time.Second,
 	}
 }
@@ -216,7 +87,7 @@ func TestFRRRouter(t *testing.T) {
 	l := startFRRLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	d := openFRR(t, l.options(l.vtyshUser))
+	d := openFRR(t, l.options(l.VtyshUser))
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -246,15 +117,15 @@ func TestFRRRouter(t *testing.T) {
 		!strings.Contains(diff, "+hostname gsalt-r1\n") || strings.Contains(diff, want) {
 		t.Fatalf("merge diff:\n%s", diff)
 	}
-	if strings.Contains(l.vtysh(t, "show running-config"), route) || l.kernelRoute(t, route, false) != "" {
+	if strings.Contains(l.Vtysh(t, "show running-config"), route) || l.KernelRoute(t, route, false) != "" {
 		t.Fatal("compare_config changed the router")
 	}
 	must(d.CommitConfig(ctx, "", 0))
-	if !strings.Contains(l.vtysh(t, "show running-config"), "ip route "+route+" Null0") ||
-		!strings.Contains(l.kernelRoute(t, route, true), "blackhole") {
-		t.Fatalf("route not committed: %q", l.kernelRoute(t, route, true))
+	if !strings.Contains(l.Vtysh(t, "show running-config"), "ip route "+route+" Null0") ||
+		!strings.Contains(l.KernelRoute(t, route, true), "blackhole") {
+		t.Fatalf("route not committed: %q", l.KernelRoute(t, route, true))
 	}
-	if b, _ := os.ReadFile(filepath.Join(l.dir, "staticd.conf")); !strings.Contains(string(b), route) {
+	if b, _ := os.ReadFile(filepath.Join(l.Dir, "staticd.conf")); !strings.Contains(string(b), route) {
 		t.Fatalf("commit did not write memory: staticd.conf %q", b)
 	}
 	if diff, err := d.CompareConfig(ctx); err != nil || diff != "" {
@@ -305,8 +176,8 @@ exit
 		t.Fatalf("get_config: %+v", cfg)
 	}
 	must(d.CommitConfig(ctx, "", 0))
-	conf := l.vtysh(t, "show running-config")
-	if strings.Contains(conf, route) || l.kernelRoute(t, route, false) != "" || !strings.Contains(conf, "network 10.50.0.0/16") {
+	conf := l.Vtysh(t, "show running-config")
+	if strings.Contains(conf, route) || l.KernelRoute(t, route, false) != "" || !strings.Contains(conf, "network 10.50.0.0/16") {
 		t.Fatalf("replace not applied:\n%s", conf)
 	}
 	if diff, err := d.CompareConfig(ctx); err != nil || diff != "" {
@@ -349,8 +220,8 @@ exit
 
 	// rollback: back to the configuration before the replace
 	must(d.Rollback(ctx))
-	conf = l.vtysh(t, "show running-config")
-	if !strings.Contains(l.kernelRoute(t, route, true), "blackhole") || strings.Contains(conf, "router bgp") ||
+	conf = l.Vtysh(t, "show running-config")
+	if !strings.Contains(l.KernelRoute(t, route, true), "blackhole") || strings.Contains(conf, "router bgp") ||
 		strings.Contains(conf, "gsalt loopback") {
 		t.Fatalf("rollback:\n%s", conf)
 	}
@@ -365,8 +236,8 @@ exit
 	if !errors.Is(err, ErrCommand) || !strings.Contains(err.Error(), "10.7.7.0/33") {
 		t.Fatalf("bad commit: %v", err)
 	}
-	if l.kernelRoute(t, "10.8.8.0/24", false) != "" || strings.Contains(l.vtysh(t, "show running-config"), "10.8.8.0") {
-		t.Fatalf("failed commit not undone: %v\n%s", err, l.vtysh(t, "show running-config"))
+	if l.KernelRoute(t, "10.8.8.0/24", false) != "" || strings.Contains(l.Vtysh(t, "show running-config"), "10.8.8.0") {
+		t.Fatalf("failed commit not undone: %v\n%s", err, l.Vtysh(t, "show running-config"))
 	}
 	if err := d.CommitConfig(ctx, "a message", 0); !errors.Is(err, ErrNotSupported) {
 		t.Fatalf("commit message: %v", err)
@@ -393,8 +264,8 @@ exit
 // TestFRRLoginShell logs in to a bash shell and has the driver start vtysh.
 func TestFRRLoginShell(t *testing.T) {
 	l := startFRRLab(t)
-	o := l.options(l.shellUser)
-	o.OptionalArgs = map[string]any{"vtysh_command": "vtysh " + strings.Join(l.vtyshFlags, " ")}
+	o := l.options(l.ShellUser)
+	o.OptionalArgs = map[string]any{"vtysh_command": "vtysh " + strings.Join(l.VtyshFlags, " ")}
 	d := openFRR(t, o)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -927,7 +927,7 @@ func (d *iosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 		Fans:        map[string]Fan{"invalid": {Status: true}},
 		Temperature: map[string]Temperature{},
 		Power:       map[string]Power{"invalid": {Status: true, Output: -1, Capacity: -1}},
-		CPU:         map[int]CPU{0: {Usage: 0}},
+		CPU:         map[CPUKey]CPU{CPUIndex(0): {Usage: 0}},
 		Memory:      Memory{AvailableRAM: -1, UsedRAM: -1},
 	}
 	err := d.s.query(ctx, func(o runner) error {
@@ -938,7 +938,7 @@ func (d *iosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 		for l := range strings.SplitSeq(out, "\n") {
 			if !failed && strings.Contains(l, "CPU utilization") {
 				if m := iosCPURe.FindStringSubmatch(l); m != nil {
-					env.CPU[0] = CPU{Usage: atof(m[1], 0)}
+					env.CPU[CPUIndex(0)] = CPU{Usage: atof(m[1], 0)}
 				}
 				break
 			}

@@ -26,9 +26,10 @@ type junos struct {
 	caps        atomic.Pointer[Capabilities]
 
 	// Guarded by the session's operation slot.
-	prevRunning string     // generic server: running config before the last commit
-	havePrev    bool       // prevRunning is set
-	pending     *ncPending // generic server: confirmed commit awaiting confirmation
+	prevRunning string        // generic server: running config before the last commit
+	havePrev    bool          // prevRunning is set
+	pending     *ncPending    // generic server: confirmed commit awaiting confirmation
+	facts       *junosPyFacts // PyEZ-style facts, read once per session (Junos)
 }
 
 // ncPending is a confirmed commit made on a generic NETCONF server.
@@ -81,18 +82,25 @@ type ncPending struct {
 //
 // GetConfig returns Junos's text configurations (committed and candidate;
 // startup is ""), elsewhere the canonical XML of running, candidate and
-// (with :startup) startup. GetFacts, GetInterfaces, GetInterfacesIP,
-// GetArpTable, GetLLDPNeighbors and the NTP getters use Junos's RPCs;
-// on another server GetFacts reads ietf-system and ietf-interfaces
+// (with :startup) startup. On Junos every getter is NAPALM junos's: the
+// same RPCs and the fields of its PyEZ tables (junos_views.yml), with the
+// PyEZ facts it branches on (switch_style, srx_cluster) read once per
+// session (see pyFacts): facts, interfaces, interface IPs, counters, ARP,
+// IPv6 neighbours, LLDP (and detail), MAC table, VLANs, environment,
+// optics, NTP servers/peers/stats, BGP neighbours (and detail), BGP
+// configuration, network instances, route_to (no longer prefixes, as in
+// NAPALM), SNMP, users, RPM probes configuration and results, ping and
+// traceroute. GetFacts, GetInterfaces, GetInterfacesIP, GetArpTable and
+// the NTP getters also work on other servers: there GetFacts reads
+// ietf-system and ietf-interfaces
 // (vendor "Juniper"; model, serial number and, without ietf-system's
 // clock, uptime stay empty / -1), GetInterfaces, GetInterfacesIP and
 // GetArpTable read ietf-interfaces/ietf-ip (operational state is needed
 // where NAPALM's values are operational), the NTP getters ietf-system;
 // what a server cannot back fails with ErrNotSupported. Cli runs Junos's
 // <command> RPC (ErrNotSupported on servers without it; no NAPALM-style
-// "| match" post-processing). GetLLDPNeighborsDetail, GetMACAddressTable,
-// GetEnvironment, GetNTPStats, GetBGPNeighbors, Ping and Traceroute are
-// not implemented (ErrNotSupported).
+// "| match" post-processing). The other getters need Junos
+// (ErrNotSupported elsewhere).
 //
 // yuma123's netconfd, the server of the driver's tests, refuses to lock
 // the candidate while a confirmed commit is pending (so loads fail until
@@ -144,6 +152,7 @@ func (j *junos) Open(ctx context.Context) error {
 			c.HasConfirmedCommit = j.n.hasCap(capConfirmed10)
 		}
 		j.caps.Store(&c)
+		j.facts = nil
 		if j.pending != nil && j.pending.persistID == "" {
 			// RFC 6241 8.4: without <persist>, the server reverted the
 			// confirmed commit when the session that made it ended.

@@ -212,6 +212,10 @@ func (f *fakeJunos) handle(op *xnode) (string, bool) {
 				return fakeRPCError("operation-failed", "no fixture "+name), false
 			}
 			body := string(b)
+			if strings.HasSuffix(name, ".txt") {
+				// PyEZ's cli(): the text of a <command format="text">.
+				return "<output>\n" + escapeXML(body) + "</output>", false
+			}
 			if i := strings.Index(body, "?>"); strings.HasPrefix(strings.TrimSpace(body), "<?xml") && i >= 0 {
 				body = body[i+2:]
 			}
@@ -291,8 +295,17 @@ func (f *fakeJunos) handle(op *xnode) (string, bool) {
 // one RPC: get_config__<option>_<value>__... for a configuration read by
 // options, the sanitized filter for a filtered one, else <rpc-name>.xml.
 func napalmJunosFixtureName(op *xnode) string {
-	if op.local != "get-configuration" {
-		return op.local + ".xml"
+	switch {
+	case op.local == "command" && op.attr("format") == "text":
+		// The test double's cli(): <sanitized command>.txt.
+		return napalmSanitize(strings.TrimSpace(op.text)) + ".txt"
+	case op.local == "command":
+		// An RPC sent as an element (ping, traceroute): its sanitized text.
+		return napalmSanitize(fakeCompact(renderXML(op))) + ".xml"
+	case op.local != "get-configuration":
+		// The test double drops the RPC's arguments but instance, which it
+		// appends to the name.
+		return op.local + op.value("instance") + ".xml"
 	}
 	if len(op.kids) > 0 {
 		return napalmSanitize(strings.ReplaceAll(fakeCompact(renderXML(op.kids[0])), "\n", "")) + ".xml"
@@ -404,17 +417,30 @@ func TestJunosFakeDevice(t *testing.T) {
 		if _, err := d.Cli(ctx, []string{"show bogus"}); !errors.Is(err, ErrCommand) || !strings.Contains(err.Error(), "syntax error") {
 			t.Errorf("cli bad command: %v", err)
 		}
-		for name, call := range map[string]func() error{
-			"lldp detail": func() error { _, err := d.GetLLDPNeighborsDetail(ctx, ""); return err },
-			"mac table":   func() error { _, err := d.GetMACAddressTable(ctx); return err },
-			"environment": func() error { _, err := d.GetEnvironment(ctx); return err },
-			"ntp stats":   func() error { _, err := d.GetNTPStats(ctx); return err },
-			"bgp":         func() error { _, err := d.GetBGPNeighbors(ctx); return err },
-			"ping":        func() error { _, err := d.Ping(ctx, PingOptions{Destination: "192.0.2.1"}); return err },
-			"traceroute":  func() error { _, err := d.Traceroute(ctx, TracerouteOptions{Destination: "192.0.2.1"}); return err },
+		// The getters beyond the base set send NAPALM junos's RPCs (their
+		// values are checked against NAPALM's fixtures in TestNAPALMFixtures;
+		// this fake lacks most of these RPCs).
+		f.sent()
+		for _, c := range []struct {
+			name string
+			call func() error
+			want string
+		}{
+			{"ntp stats", func() error { _, err := d.GetNTPStats(ctx); return err }, `<command format="text">show ntp associations no-resolve</command>`},
+			{"ping", func() error { _, err := d.Ping(ctx, PingOptions{Destination: "192.0.2.1"}); return err }, `<command>ping 192.0.2.1 ttl 255 wait 2 size 100 count 5</command>`},
+			{"traceroute", func() error { _, err := d.Traceroute(ctx, TracerouteOptions{Destination: "192.0.2.1"}); return err }, `<command>traceroute 192.0.2.1 ttl 255 wait 2</command>`},
+			{"environment", func() error { _, err := d.GetEnvironment(ctx); return err }, `<get-environment-information/>`},
+			{"mac table", func() error { _, err := d.GetMACAddressTable(ctx); return err }, `<get-ethernet-switching-table-information><extensive/></get-ethernet-switching-table-information>`},
+			{"bgp", func() error { _, err := d.GetBGPNeighbors(ctx); return err }, `<get-instance-information/>`},
+			{"lldp detail", func() error { _, err := d.GetLLDPNeighborsDetail(ctx, "ge-0/0/0"); return err }, `<get-lldp-interface-neighbors><interface-device>ge-0/0/0</interface-device></get-lldp-interface-neighbors>`},
 		} {
-			if err := call(); !errors.Is(err, ErrNotSupported) {
-				t.Errorf("%s: %v", name, err)
+			err := c.call()
+			got := f.sent()
+			if !slices.Contains(got, c.want) {
+				t.Errorf("%s: rpcs %q (error %v), want %q among them", c.name, got, err, c.want)
+			}
+			if err == nil || !errors.Is(err, ErrCommand) && !errors.Is(err, ErrNotSupported) {
+				t.Errorf("%s: the fake lacks the RPC, want its rpc-error, got %v", c.name, err)
 			}
 		}
 		f.sent()

@@ -15,11 +15,6 @@ import (
 	"time"
 )
 
-// junosUnsupported is the error of a getter the driver does not offer.
-func (j *junos) junosUnsupported(what string) error {
-	return j.n.errf(ErrNotSupported, what, errors.New("not implemented by the junos driver"))
-}
-
 // genericUnsupported is the error of a getter that needs Junos or data
 // the NETCONF server does not provide.
 func (j *junos) genericUnsupported(what, why string) error {
@@ -52,19 +47,17 @@ func getModule(o *ncOp, filter string) ([]*xnode, error) {
 	return nodes, err
 }
 
-// GetFacts implements Driver. On Junos: <get-software-information>,
-// <get-chassis-inventory>, <get-system-uptime-information> and the
-// physical interfaces of <get-interface-information>; elsewhere
-// ietf-system (hostname, platform, clock) and ietf-interfaces (names).
+// GetFacts implements Driver. On Junos as NAPALM: the PyEZ facts (model,
+// serial number, version, hostname, fqdn; see pyFacts), the uptime of
+// <get-system-uptime-information> and the physical interfaces of
+// <get-interface-information>; elsewhere ietf-system (hostname, platform,
+// clock) and ietf-interfaces (names).
 func (j *junos) GetFacts(ctx context.Context) (Facts, error) {
 	var f Facts
 	err := j.n.run(ctx, func(o *ncOp) error {
-		sw, err := o.rpc("<get-software-information/>")
-		switch {
-		case err == nil:
-			f, err = j.junosFacts(o, sw)
-			return err
-		case !isUnsupported(err):
+		var err error
+		if j.n.isJunos() {
+			f, err = j.junosFacts(o)
 			return err
 		}
 		f, err = genericFacts(o)
@@ -73,30 +66,25 @@ func (j *junos) GetFacts(ctx context.Context) (Facts, error) {
 	return f, err
 }
 
-func (j *junos) junosFacts(o *ncOp, sw *xnode) (Facts, error) {
+func (j *junos) junosFacts(o *ncOp) (Facts, error) {
 	f := Facts{Vendor: "Juniper", Uptime: -1, InterfaceList: []string{}}
-	f.Hostname, f.Model, f.OSVersion = junosSoftware(sw)
-	f.FQDN = f.Hostname
-	if inv, err := o.rpc("<get-chassis-inventory/>"); err == nil {
-		f.SerialNumber = inv.find("chassis").value("serial-number")
-	} else if !isUnsupported(err) {
-		return f, err
-	}
-	if up, err := o.rpc("<get-system-uptime-information/>"); err == nil {
-		f.Uptime = junosUptime(up)
-	} else if !isUnsupported(err) {
-		return f, err
-	}
-	if dom, err := o.rpc("<get-configuration><configuration><system><domain-name/></system></configuration></get-configuration>"); err == nil {
-		if d := dom.find("domain-name"); d != nil && strings.TrimSpace(d.text) != "" && f.Hostname != "" {
-			f.FQDN = f.Hostname + "." + strings.TrimSpace(d.text)
-		}
-	}
-	ifs, err := o.rpc("<get-interface-information><terse/></get-interface-information>")
+	pf, err := j.pyFacts(o)
 	if err != nil {
 		return f, err
 	}
-	for _, p := range ifs.findAll("physical-interface") {
+	f.Hostname, f.FQDN, f.Model, f.SerialNumber, f.OSVersion = pf.Hostname, pf.FQDN, pf.Model, pf.Serial, pf.Version
+	if pf.Uptime != nil {
+		f.Uptime = *pf.Uptime
+	} else if up, err := o.rpc("<get-system-uptime-information/>"); err == nil {
+		f.Uptime = junosUptime(up)
+	} else if !isRPCError(err) {
+		return f, err
+	}
+	ifs, err := o.rpc("<get-interface-information/>")
+	if err != nil {
+		return f, err
+	}
+	for _, p := range xpathAll(replyTop(ifs), "physical-interface") {
 		if name := p.value("name"); name != "" {
 			f.InterfaceList = append(f.InterfaceList, name)
 		}
@@ -715,47 +703,6 @@ func addrSet[T any](addrs []string) map[string]T {
 		}
 	}
 	return res
-}
-
-// notImplemented checks the connection and returns ErrNotSupported, so a
-// closed driver still reports ErrNotOpen first.
-func (j *junos) notImplemented(ctx context.Context, what string) error {
-	return j.n.run(ctx, func(*ncOp) error { return j.junosUnsupported(what) })
-}
-
-// GetLLDPNeighborsDetail implements Driver: not supported.
-func (j *junos) GetLLDPNeighborsDetail(ctx context.Context, _ string) (map[string][]LLDPNeighborDetail, error) {
-	return nil, j.notImplemented(ctx, "get_lldp_neighbors_detail")
-}
-
-// GetMACAddressTable implements Driver: not supported.
-func (j *junos) GetMACAddressTable(ctx context.Context) ([]MACEntry, error) {
-	return nil, j.notImplemented(ctx, "get_mac_address_table")
-}
-
-// GetEnvironment implements Driver: not supported.
-func (j *junos) GetEnvironment(ctx context.Context) (Environment, error) {
-	return Environment{}, j.notImplemented(ctx, "get_environment")
-}
-
-// GetNTPStats implements Driver: not supported.
-func (j *junos) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
-	return nil, j.notImplemented(ctx, "get_ntp_stats")
-}
-
-// GetBGPNeighbors implements Driver: not supported.
-func (j *junos) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
-	return nil, j.notImplemented(ctx, "get_bgp_neighbors")
-}
-
-// Ping implements Driver: not supported.
-func (j *junos) Ping(ctx context.Context, _ PingOptions) (PingResult, error) {
-	return PingResult{}, j.notImplemented(ctx, "ping")
-}
-
-// Traceroute implements Driver: not supported.
-func (j *junos) Traceroute(ctx context.Context, _ TracerouteOptions) (TracerouteResult, error) {
-	return TracerouteResult{}, j.notImplemented(ctx, "traceroute")
 }
 
 var _ Driver = (*junos)(nil)

@@ -76,11 +76,55 @@ var napalmPlatforms = []napalmPlatform{
 func openJunosFixture(t *testing.T, dir string) (Driver, func() []string) {
 	f := startFakeJunos(t)
 	f.fixtures = dir
-	return f.open(t, nil), func() []string {
+	d := f.open(t, nil)
+	d.facts = napalmJunosFacts(t, dir)
+	return d, func() []string {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return slices.Clone(f.missing)
 	}
+}
+
+// napalmJunosFacts are the PyEZ facts NAPALM's FakeJunOSDevice reports:
+// its default facts (a vSRX) updated with the case's facts.yml (flat
+// "key: value" lines), and its fixed uptime of 4380 s.
+func napalmJunosFacts(t *testing.T, dir string) *junosPyFacts {
+	uptime := 4380.0
+	f := &junosPyFacts{Hostname: "vsrx", FQDN: "vsrx", Model: "FIREFLY-PERIMETER", Serial: "beb914a9cca3",
+		Version: "12.1X47-D20.7", Personality: "SRX_BRANCH", SwitchStyle: "NONE", Uptime: &uptime}
+	b, err := os.ReadFile(filepath.Join(dir, "facts.yml"))
+	if errors.Is(err, os.ErrNotExist) {
+		return f
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range strings.SplitSeq(string(b), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"'`)
+		switch strings.TrimSpace(k) {
+		case "version":
+			f.Version = v
+		case "model":
+			f.Model = v
+		case "personality":
+			f.Personality = v
+		case "switch_style":
+			f.SwitchStyle = v
+		case "srx_cluster":
+			f.SRXCluster = v == "true" || v == "True"
+		case "hostname":
+			f.Hostname = v
+		case "fqdn":
+			f.FQDN = v
+		case "serialnumber":
+			f.Serial = v
+		}
+	}
+	return f
 }
 
 // napalmGetters maps NAPALM's test names to the gsalt call they exercise

@@ -43,6 +43,8 @@ type xnode struct {
 	attrs         []xml.Attr
 	text          string
 	kids          []*xnode
+	parent        *xnode // set by parseXML; nil for the root and built nodes
+	seq           int    // document order, set by parseXML
 }
 
 // errXML marks a text that is not well-formed XML.
@@ -74,7 +76,7 @@ func parseXML(s string) (*xnode, error) {
 			if nodes > maxXMLNodes || len(stack) > maxXMLDepth {
 				return nil, fmt.Errorf("%w: document too big or too deep", errXML)
 			}
-			n := &xnode{prefix: t.Name.Space, local: t.Name.Local, attrs: slices.Clone(t.Attr)}
+			n := &xnode{prefix: t.Name.Space, local: t.Name.Local, attrs: slices.Clone(t.Attr), parent: top, seq: nodes}
 			top.kids = append(top.kids, n)
 			stack = append(stack, n)
 		case xml.EndElement:

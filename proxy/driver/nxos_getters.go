@@ -603,7 +603,7 @@ func (d *nxosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 		Fans:        map[string]Fan{"invalid": {Status: true}},
 		Temperature: map[string]Temperature{},
 		Power:       map[string]Power{"invalid": {Status: true, Output: -1, Capacity: -1}},
-		CPU:         map[int]CPU{0: {Usage: -1}},
+		CPU:         map[CPUKey]CPU{CPUIndex(0): {Usage: -1}},
 	}
 	err := d.s.query(ctx, func(o runner) error {
 		res, err := o.show("show system resources")
@@ -613,7 +613,7 @@ func (d *nxosDriver) GetEnvironment(ctx context.Context) (Environment, error) {
 		memOK := false
 		for l := range strings.SplitSeq(res, "\n") {
 			if m := nxosCPURe.FindStringSubmatch(l); m != nil {
-				env.CPU[atoi(m[1], 0)] = CPU{Usage: math.Round((100-atof(m[2], 100))*100) / 100}
+				env.CPU[CPUIndex(atoi(m[1], 0))] = CPU{Usage: math.Round((100-atof(m[2], 100))*100) / 100}
 			}
 			if _, rest, ok := strings.Cut(l, "Memory usage:"); ok {
 				p := strings.Split(rest, ",")

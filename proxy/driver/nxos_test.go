@@ -144,7 +144,7 @@ func TestNXOSFactsAndGetters(t *testing.T) {
 	wantEnv := driver.Environment{
 		Fans:  map[string]driver.Fan{"invalid": {Status: true}},
 		Power: map[string]driver.Power{"invalid": {Status: true, Output: -1, Capacity: -1}},
-		CPU:   map[int]driver.CPU{0: {Usage: 7}, 1: {Usage: 4.5}}, Memory: driver.Memory{AvailableRAM: 16409064, UsedRAM: 5877036},
+		CPU:   map[driver.CPUKey]driver.CPU{driver.CPUIndex(0): {Usage: 7}, driver.CPUIndex(1): {Usage: 4.5}}, Memory: driver.Memory{AvailableRAM: 16409064, UsedRAM: 5877036},
 		Temperature: map[string]driver.Temperature{"FRONT-1": {Temperature: 29}, "BACK-1": {Temperature: 26}, "CPU-1": {Temperature: 37}},
 	}
 	if err != nil || !reflect.DeepEqual(env, wantEnv) {

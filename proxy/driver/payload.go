@@ -101,8 +101,31 @@ func structToPayload(v reflect.Value) *payload.Map {
 	return m
 }
 
+var cpuKeyType = reflect.TypeFor[CPUKey]()
+
 func mapToPayload(v reflect.Value) *payload.Map {
 	keys := v.MapKeys()
+	if v.Type().Key() == cpuKeyType {
+		slices.SortFunc(keys, func(a, b reflect.Value) int {
+			x, y := a.Interface().(CPUKey), b.Interface().(CPUKey)
+			if x.Name == "" && y.Name == "" {
+				return cmp.Compare(x.Index, y.Index)
+			}
+			xs, ys := x.String(), y.String()
+			switch {
+			case naturalLess(xs, ys):
+				return -1
+			case naturalLess(ys, xs):
+				return 1
+			}
+			return strings.Compare(xs, ys)
+		})
+		m := payload.NewMap()
+		for _, k := range keys {
+			m.SetKey(k.Interface().(CPUKey).payloadKey(), toPayload(v.MapIndex(k)))
+		}
+		return m
+	}
 	switch v.Type().Key().Kind() {
 	case reflect.String:
 		slices.SortFunc(keys, func(a, b reflect.Value) int {
