@@ -36,6 +36,7 @@ package driver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"time"
@@ -310,6 +311,21 @@ type Environment struct {
 	// CPU is keyed by CPU index.
 	CPU    map[int]CPU `json:"cpu"`
 	Memory Memory      `json:"memory"`
+	// CPUByName, when set, replaces CPU in the result: CPUs keyed by name
+	// (NAPALM iosxr's "0/RSP0/CPU0").
+	CPUByName map[string]CPU `json:"-"`
+}
+
+// MarshalJSON gives NAPALM's dict: "cpu" from CPUByName when it is set.
+func (e Environment) MarshalJSON() ([]byte, error) {
+	type plain Environment
+	if e.CPUByName == nil {
+		return json.Marshal(plain(e))
+	}
+	return json.Marshal(struct {
+		plain
+		CPU map[string]CPU `json:"cpu"`
+	}{plain(e), e.CPUByName})
 }
 
 // Fan is one fan of Environment.

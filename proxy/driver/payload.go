@@ -60,6 +60,12 @@ func toPayload(v reflect.Value) any {
 }
 
 func structToPayload(v reflect.Value) *payload.Map {
+	if e, ok := v.Interface().(Environment); ok && e.CPUByName != nil {
+		e.CPU = nil
+		m := structToPayload(reflect.ValueOf(e))
+		m.Set("cpu", ToPayload(e.CPUByName))
+		return m
+	}
 	m := payload.NewMap()
 	t := v.Type()
 	for i := range t.NumField() {
