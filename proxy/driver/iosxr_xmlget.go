@@ -603,16 +603,24 @@ func parseXREnvironment(rpc xrRPC) (Environment, error) {
 }
 
 // parseXRLLDP is get_lldp_neighbors from "show lldp neighbors": the table
-// lines (NAPALM skips 5 header and 3 trailer lines).
+// rows (hostname, local port, port id). NAPALM takes lines[5:-3] of the
+// text; gsalt takes the rows between the "Device ID" header and the
+// "Total entries displayed" line, which is the same on NAPALM's fixture
+// but keeps the last neighbour of a text stripped as pyIOSXR strips it
+// (there only two lines follow the table).
 func parseXRLLDP(out string) map[string][]LLDPNeighbor {
 	res := map[string][]LLDPNeighbor{}
-	lines := pySplitLines(out)
-	if len(lines) <= 8 {
-		return res
-	}
-	for _, l := range lines[5 : len(lines)-3] {
+	in := false
+	for _, l := range pySplitLines(out) {
+		switch {
+		case strings.HasPrefix(l, "Device ID"):
+			in = true
+			continue
+		case strings.HasPrefix(l, "Total entries displayed"):
+			in = false
+		}
 		f := strings.Fields(l)
-		if len(f) < 5 {
+		if !in || len(f) < 5 {
 			continue
 		}
 		res[f[1]] = append(res[f[1]], LLDPNeighbor{Hostname: f[0], Port: f[4]})
