@@ -134,6 +134,10 @@ func (s *shell) xrXMLRequest(body string) string {
 		return xrXMLReply("<Get><Operational><SystemMonitoring><CPUUtilization><Naming><NodeName><Rack>0</Rack><Slot>RP0</Slot>" +
 			"<Instance>CPU0</Instance></NodeName></Naming><TotalCPUOneMinute>3</TotalCPUOneMinute><TotalCPUFiveMinute>3</TotalCPUFiveMinute>" +
 			"</CPUUtilization></SystemMonitoring></Operational></Get>")
+	case has("<Operational><RIB>") || has("<Operational><IPV6_RIB>"):
+		return xrXMLReply("<Get><Operational><RIB><VRFTable><VRF><Naming><VRFName>default</VRFName></Naming><AFTable><AF><SAFTable><SAF>" +
+			"<IP_RIBRouteTable><IP_RIBRoute><RouteTable>" + s.xrXMLRoute(body) +
+			"</RouteTable></IP_RIBRoute></IP_RIBRouteTable></SAF></SAFTable></AF></AFTable></VRF></VRFTable></RIB></Operational></Get>")
 	case has("<L2VPNForwarding>"):
 		return xrXMLReply("<Get><Operational><L2VPNForwarding><NodeTable/></L2VPNForwarding></Operational></Get>")
 	case has("<IPSLA>"):
@@ -481,4 +485,28 @@ func xrXMLEnvSlot(body string) string {
 		"<ModuleTable><Module><Naming><module>host</module></Naming><SensorTypeTable><SensorType><Naming><Type>all</Type></Naming>"+
 		"<SensorNameTable>%s</SensorNameTable></SensorType></SensorTypeTable></Module></ModuleTable></Slot></SlotTable></Rack></RackTable>"+
 		"</EnvironmentalMonitoring>", xmlEsc(slot), sensors)
+}
+
+// xrXMLRoute is the RIB entry of the address (and prefix length) a route
+// request names, "" when there is none.
+func (s *shell) xrXMLRoute(body string) string {
+	_, addr, _ := strings.Cut(body, "<Address>")
+	addr, _, _ = strings.Cut(addr, "</Address>")
+	arg := addr
+	if _, l, ok := strings.Cut(body, "<PrefixLength>"); ok {
+		l, _, _ = strings.Cut(l, "</PrefixLength>")
+		arg += "/" + l
+	}
+	r := (&showView{s: s, Args: []string{arg}}).LookupIn("default")
+	if r == nil {
+		return ""
+	}
+	proto := r.Proto
+	if proto == "connected" || proto == "local" {
+		proto = map[string]string{"connected": "connected", "local": "local"}[proto]
+	}
+	return fmt.Sprintf("<Route><Naming><Address>%s</Address></Naming><Prefix>%s</Prefix><PrefixLength>%s</PrefixLength>"+
+		"<ProtocolName>%s</ProtocolName><Distance>%d</Distance><Priority>%d</Priority><RouteAge>%d</RouteAge>"+
+		"<RoutePath><Entry><Address>%s</Address><InterfaceName>%s</InterfaceName></Entry></RoutePath></Route>",
+		xmlEsc(addr), r.Prefix, r.Plen, proto, r.Distance, r.Distance, int64(r.Age/time.Second), r.NextHop, xmlEsc(r.Iface))
 }

@@ -589,3 +589,38 @@ func TestIOSXRXMLAgent(t *testing.T) {
 		t.Error("not alive after the XML agent")
 	}
 }
+
+// TestIOSXRXMLRouteTo: get_route_to through the simulator's RIB reply
+// (its BGP routes to the neighbours' loopbacks).
+func TestIOSXRXMLRouteTo(t *testing.T) {
+	t.Parallel()
+	f := startFleet(t, devsim.PlatformIOSXR, 3, nil)
+	d := openDriver(t, f, 1)
+	ctx := context.Background()
+	g := d.(driver.RouteGetter)
+	for _, c := range []struct {
+		dest, proto, hop, iface, gotProto string
+		n                                 int
+	}{
+		{"10.255.0.3/32", "", "10.0.0.3", "GigabitEthernet0/0/0/0", "bgp", 1},
+		{"10.255.0.3/32", "bgp", "10.0.0.3", "GigabitEthernet0/0/0/0", "bgp", 1},
+		{"10.255.0.3/32", "static", "", "", "", 0},
+		{"192.0.2.0/24", "", "", "", "", 0},
+	} {
+		r, err := g.GetRouteTo(ctx, driver.RouteOptions{Destination: c.dest, Protocol: c.proto})
+		if err != nil || len(r) != c.n {
+			t.Errorf("%s %s: %v %v", c.dest, c.proto, r, err)
+			continue
+		}
+		if c.n == 0 {
+			continue
+		}
+		e := r[c.dest]
+		if len(e) != 1 || e[0].NextHop != c.hop || e[0].OutgoingInterface != c.iface || e[0].Protocol != c.gotProto || !e[0].CurrentActive {
+			t.Errorf("%s %s: %+v", c.dest, c.proto, r)
+		}
+	}
+	if _, err := g.GetRouteTo(ctx, driver.RouteOptions{Destination: "not-a-prefix"}); !errors.Is(err, driver.ErrInvalidArgument) {
+		t.Errorf("bad destination: %v", err)
+	}
+}
