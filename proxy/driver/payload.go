@@ -61,9 +61,10 @@ func toPayload(v reflect.Value) any {
 
 func structToPayload(v reflect.Value) *payload.Map {
 	if e, ok := v.Interface().(Environment); ok && e.CPUByName != nil {
-		e.CPU = nil
+		byName := e.CPUByName
+		e.CPU, e.CPUByName = nil, nil
 		m := structToPayload(reflect.ValueOf(e))
-		m.Set("cpu", ToPayload(e.CPUByName))
+		m.Set("cpu", ToPayload(byName))
 		return m
 	}
 	m := payload.NewMap()
