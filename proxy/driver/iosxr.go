@@ -11,8 +11,16 @@ import (
 	"github.com/scrapli/scrapligo/driver/opoptions"
 )
 
-// iosxrDriver is the Cisco IOS XR driver (NAPALM's "iosxr", driven over the
-// CLI on scrapligo's cisco_iosxr platform instead of the XML agent).
+// iosxrDriver is the Cisco IOS XR driver (NAPALM's "iosxr") on scrapligo's
+// cisco_iosxr platform. Getters read the device two ways: the IOS XR XML
+// agent, with NAPALM's requests and parsing (iosxr_xml.go,
+// iosxr_xmlget.go), and the CLI text (iosxr_getters.go). Getters only the
+// agent serves (environment, MAC table, interfaces counters, SNMP, users,
+// BGP configuration and neighbour detail, route_to, probes) always use it;
+// optional_args xml_agent: true makes every getter, get_config, cli and
+// traceroute use it, as NAPALM does; by default the others read the CLI,
+// so a device without "xml agent tty" keeps answering them. Configuration
+// changes always go through the CLI session described below.
 //
 // The candidate is kept in the driver, not on the device: every operation
 // that needs it opens its own configuration session ("configure
