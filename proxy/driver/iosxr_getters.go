@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 // IOS XR getters, parsed from the CLI text (NAPALM's iosxr driver reads the
@@ -331,7 +333,7 @@ func (d *iosxrDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) 
 // ("server", "peer").
 func (d *iosxrDriver) xrNTPConfig(ctx context.Context, kind string) ([]string, error) {
 	if d.xml {
-		return xrOne(d, ctx, xrReqNTPConfig, func(r *xnode) []string { return parseXRNTP(r, pyTitle(kind)) })
+		return xrOne(d, ctx, xrReqNTPConfig, func(r *xnode) []string { return parseXRNTP(r, py.Title(kind)) })
 	}
 	var addrs []string
 	err := d.s.query(ctx, func(o runner) error {

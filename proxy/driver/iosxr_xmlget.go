@@ -8,7 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
+
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 // IOS XR getters over the XML agent: the request bodies of NAPALM's iosxr
@@ -44,17 +45,6 @@ const (
 	xrReqSLAResults   = `<Get><Operational><IPSLA></IPSLA></Operational></Get>`
 	xrReqAAA          = `<Get><Configuration><AAA></AAA></Configuration></Get>`
 )
-
-// xrExec and xrConfigShow are the CLI requests (pyIOSXR _execute_show and
-// _execute_config_show).
-func xrExec(cmd string) string { return "<CLI><Exec>" + xmlEscape(cmd) + "</Exec></CLI>" }
-func xrConfigShow(cmd string) string {
-	return "<CLI><Configuration>" + xmlEscape(cmd) + "</Configuration></CLI>"
-}
-
-func xmlEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
 
 // xrIPOrRaw is napalm.base.helpers.ip (canonical text, IPv4-mapped IPv6 as
 // "::ffff:A.B.C.D"); text that is no address is kept.
@@ -176,7 +166,7 @@ func parseXRBGPNeighbors(rpc xrRPC) (map[string]BGPVRF, error) {
 	for _, vrf := range append([]string{"global"}, parseXRBGPVRFs(reply)...) {
 		req, rid := xrReqBGPGlobal, "Get/Operational/BGP/InstanceTable/Instance/InstanceActive/DefaultVRF/GlobalProcessInfo/VRF/RouterID"
 		if vrf != "global" {
-			req = fmt.Sprintf(xrReqBGPVRF, xmlEscape(vrf))
+			req = fmt.Sprintf(xrReqBGPVRF, escapeXML(vrf))
 			rid = "Get/Operational/BGP/InstanceTable/Instance/InstanceActive/VRFTable/VRF/GlobalProcessInfo/VRF/RouterID"
 		}
 		tree, err := rpc(req)
@@ -225,26 +215,6 @@ func parseXRBGPNeighbors(rpc xrRPC) (map[string]BGPVRF, error) {
 var xrBGPStates = map[string]string{"0": "Unknown", "1": "Idle", "2": "Connect", "3": "OpenSent",
 	"4": "OpenConfirm", "5": "Active", "6": "Established"}
 
-// pyTitle is Python's str.title().
-func pyTitle(s string) string {
-	var b strings.Builder
-	prev := false
-	for _, r := range s {
-		if unicode.IsLetter(r) {
-			if prev {
-				b.WriteRune(unicode.ToLower(r))
-			} else {
-				b.WriteRune(unicode.ToUpper(r))
-			}
-			prev = true
-			continue
-		}
-		prev = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 // parseXRBGPNeighborsDetail is get_bgp_neighbors_detail: one request for
 // every VRF ("default" first, reported as "global").
 func parseXRBGPNeighborsDetail(rpc xrRPC, address string) (map[string]map[int64][]map[string]any, error) {
@@ -258,7 +228,7 @@ func parseXRBGPNeighborsDetail(rpc xrRPC, address string) (map[string]map[int64]
 	var req strings.Builder
 	req.WriteString(`<Get><Operational><BGP><InstanceTable><Instance><Naming><InstanceName>default</InstanceName></Naming>`)
 	for _, v := range vrfs {
-		fmt.Fprintf(&req, `<InstanceActive><VRFTable><VRF><Naming>%s</Naming><GlobalProcessInfo/><NeighborTable/></VRF></VRFTable></InstanceActive>`, xmlEscape(v))
+		fmt.Fprintf(&req, `<InstanceActive><VRFTable><VRF><Naming>%s</Naming><GlobalProcessInfo/><NeighborTable/></VRF></VRFTable></InstanceActive>`, escapeXML(v))
 	}
 	req.WriteString(`</Instance></InstanceTable></BGP></Operational></Get>`)
 	tree, err := rpc(req.String())
@@ -282,7 +252,7 @@ func parseXRBGPNeighborsDetail(rpc xrRPC, address string) (map[string]map[int64]
 			}
 			i := func(k string) int64 { return pyInt(n.txt(k), 0) }
 			remoteAS := i("RemoteAS")
-			state := pyTitle(strings.ReplaceAll(n.txt("ConnectionState"), "BGP_ST_", ""))
+			state := py.Title(strings.ReplaceAll(n.txt("ConnectionState"), "BGP_ST_", ""))
 			if state == "Estab" {
 				state = "Established"
 			}
@@ -484,7 +454,7 @@ func parseXREnvironment(rpc xrRPC) (Environment, error) {
 			active[kind] = append(active[kind], name)
 		}
 	}
-	slotReply := func(slot string) (*xnode, error) { return rpc(fmt.Sprintf(xrReqEnvSlot, xmlEscape(slot))) }
+	slotReply := func(slot string) (*xnode, error) { return rpc(fmt.Sprintf(xrReqEnvSlot, escapeXML(slot))) }
 	for _, psu := range active["PM"] {
 		if psu == "PM6" || psu == "PM7" {
 			continue
@@ -611,7 +581,7 @@ func parseXREnvironment(rpc xrRPC) (Environment, error) {
 func parseXRLLDP(out string) map[string][]LLDPNeighbor {
 	res := map[string][]LLDPNeighbor{}
 	in := false
-	for _, l := range pySplitLines(out) {
+	for _, l := range py.SplitLines(out, false) {
 		switch {
 		case strings.HasPrefix(l, "Device ID"):
 			in = true
@@ -626,16 +596,6 @@ func parseXRLLDP(out string) map[string][]LLDPNeighbor {
 		res[f[1]] = append(res[f[1]], LLDPNeighbor{Hostname: f[0], Port: f[4]})
 	}
 	return res
-}
-
-// pySplitLines is str.splitlines for \n, \r\n and \r.
-func pySplitLines(s string) []string {
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-	s = strings.TrimSuffix(s, "\n")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
 }
 
 // parseXRLLDPDetail is get_lldp_neighbors_detail from the LLDP node table.
@@ -761,7 +721,7 @@ func parseXRMAC(reply *xnode) []MACEntry {
 func xrRouteRequest(network, prefix string, v6 bool, table string) string {
 	p := ""
 	if prefix != "" {
-		p = "<PrefixLength>" + xmlEscape(prefix) + "</PrefixLength>"
+		p = "<PrefixLength>" + escapeXML(prefix) + "</PrefixLength>"
 	}
 	rib, af := "RIB", "IPv4"
 	if v6 {
@@ -769,7 +729,7 @@ func xrRouteRequest(network, prefix string, v6 bool, table string) string {
 	}
 	return "<Get><Operational><" + rib + "><VRFTable><VRF><Naming><VRFName>default</VRFName></Naming><AFTable><AF><Naming><AFName>" + af +
 		"</AFName></Naming><SAFTable><SAF><Naming><SAFName>Unicast</SAFName></Naming><IP_RIBRouteTable><" + table +
-		"><Naming><RouteTableName>default</RouteTableName></Naming><RouteTable><Route><Naming><Address>" + xmlEscape(network) +
+		"><Naming><RouteTableName>default</RouteTableName></Naming><RouteTable><Route><Naming><Address>" + escapeXML(network) +
 		"</Address>" + p + "</Naming></Route></RouteTable></" + table + "></IP_RIBRouteTable></SAF></SAFTable></AF></AFTable></VRF></VRFTable></" +
 		rib + "></Operational></Get>"
 }
@@ -970,12 +930,12 @@ func xrTracerouteRequest(t TracerouteOptions, v6 bool) string {
 		v = "6"
 	}
 	var b strings.Builder
-	b.WriteString("<Set><Action><TraceRoute><IPV" + v + "><Destination>" + xmlEscape(t.Destination) + "</Destination>")
+	b.WriteString("<Set><Action><TraceRoute><IPV" + v + "><Destination>" + escapeXML(t.Destination) + "</Destination>")
 	if t.VRF != "" {
-		b.WriteString("<VRFName>" + xmlEscape(t.VRF) + "</VRFName>")
+		b.WriteString("<VRFName>" + escapeXML(t.VRF) + "</VRFName>")
 	}
 	if t.Source != "" {
-		b.WriteString("<Source>" + xmlEscape(t.Source) + "</Source>")
+		b.WriteString("<Source>" + escapeXML(t.Source) + "</Source>")
 	}
 	if t.TTL != 0 {
 		fmt.Fprintf(&b, "<MaxTTL>%d</MaxTTL>", t.TTL)
@@ -1122,7 +1082,7 @@ func (d *iosxrDriver) xrCLI(ctx context.Context, kind string, cmds []string) ([]
 		}
 		return xrAgent(o, func(rpc func(string) (*xnode, error)) error {
 			for i, c := range cmds {
-				r, err := rpc("<CLI><" + kind + ">" + xmlEscape(c) + "</" + kind + "></CLI>")
+				r, err := rpc("<CLI><" + kind + ">" + escapeXML(c) + "</" + kind + "></CLI>")
 				if err != nil {
 					return err
 				}
