@@ -227,6 +227,10 @@ func (c *cannedRunner) rpc(body string) (string, error) {
 	return out, nil
 }
 
+// xrIteratorMsg is pyIOSXR's error for a reply cut by the agent's
+// iterator.
+const xrIteratorMsg = `Non-supported IteratorID in response object. Turn iteration off on your XML agent by configuring "xml agent [tty | ssl] iteration off".`
+
 // xrXMLPrompt is the agent's prompt.
 var xrXMLPrompt = regexp.MustCompile(`(?m)XML>\s*$`)
 
@@ -276,7 +280,12 @@ func xrAgent(o runner, fn func(rpc func(body string) (*xnode, error)) error) err
 			op.fatal = true // the agent left or died: the channel state is unknown
 			return nil, op.s.errf(ErrXMLAgent, body, errors.New("no XML response: "+deviceMessage(reply)))
 		}
-		return xrCheckReply(body, reply)
+		root, err := xrCheckReply(body, reply)
+		if err == nil && root.attr("IteratorID") != "" {
+			// a partial reply: pyIOSXR refuses it the same way
+			return nil, fmt.Errorf("%w: %s", ErrXMLAgent, xrIteratorMsg)
+		}
+		return root, err
 	})
 	if op.fatal {
 		return ferr
