@@ -138,6 +138,8 @@ func (s *shell) xrXMLRequest(body string) string {
 		return xrXMLReply("<Get><Operational><RIB><VRFTable><VRF><Naming><VRFName>default</VRFName></Naming><AFTable><AF><SAFTable><SAF>" +
 			"<IP_RIBRouteTable><IP_RIBRoute><RouteTable>" + s.xrXMLRoute(body) +
 			"</RouteTable></IP_RIBRoute></IP_RIBRouteTable></SAF></SAFTable></AF></AFTable></VRF></VRFTable></RIB></Operational></Get>")
+	case has("<Set><Action><TraceRoute>"):
+		return xrXMLReply("<Set><Action><TraceRoute>" + s.xrXMLTraceroute(body) + "</TraceRoute></Action></Set>")
 	case has("<L2VPNForwarding>"):
 		return xrXMLReply("<Get><Operational><L2VPNForwarding><NodeTable/></L2VPNForwarding></Operational></Get>")
 	case has("<IPSLA>"):
@@ -509,4 +511,30 @@ func (s *shell) xrXMLRoute(body string) string {
 		"<ProtocolName>%s</ProtocolName><Distance>%d</Distance><Priority>%d</Priority><RouteAge>%d</RouteAge>"+
 		"<RoutePath><Entry><Address>%s</Address><InterfaceName>%s</InterfaceName></Entry></RoutePath></Route>",
 		xmlEsc(addr), r.Prefix, r.Plen, proto, r.Distance, r.Distance, int64(r.Age/time.Second), r.NextHop, xmlEsc(r.Iface))
+}
+
+// xrXMLTraceroute answers a traceroute action: one hop with three probes
+// to a directly connected neighbour, an error otherwise.
+func (s *shell) xrXMLTraceroute(body string) string {
+	_, dest, _ := strings.Cut(body, "<Destination>")
+	dest, _, _ = strings.Cut(dest, "</Destination>")
+	dest = strings.TrimSpace(dest)
+	f := s.dev.fleet
+	name := ""
+	for _, n := range f.neighbors(s.dev.index) {
+		if n.remoteIP == dest {
+			name = f.hostnameOf(n.index)
+		}
+	}
+	if name == "" {
+		return "<Results><Error>% Destination unreachable</Error></Results>"
+	}
+	base := 1 + s.dev.index%5
+	var b strings.Builder
+	fmt.Fprintf(&b, "<Results><HopIndex>1</HopIndex><HopAddress>%s</HopAddress><HopHostName>%s</HopHostName>", dest, xmlEsc(name))
+	for i := range 3 {
+		fmt.Fprintf(&b, "<ProbeIndex>%d</ProbeIndex><DeltaTime>%d</DeltaTime>", i, base+i)
+	}
+	b.WriteString("</Results>")
+	return b.String()
 }

@@ -584,6 +584,16 @@ func TestIOSXRXMLAgent(t *testing.T) {
 	if err != nil || !strings.Contains(out["show clock"], "UTC") {
 		t.Errorf("cli %v %v", out, err)
 	}
+	tr, err := x.Traceroute(ctx, driver.TracerouteOptions{Destination: "10.0.0.3"})
+	if p := tr.Success[1].Probes; err != nil || len(tr.Success) != 1 || len(p) != 3 || p[1].IPAddress != "10.0.0.3" || p[3].HostName != "sw3" {
+		t.Errorf("traceroute %+v %v", tr, err)
+	}
+	if tr, err := x.Traceroute(ctx, driver.TracerouteOptions{Destination: "192.0.2.9"}); err != nil || tr.Error != "% Destination unreachable" {
+		t.Errorf("traceroute unreachable %+v %v", tr, err)
+	}
+	if tr, err := x.Traceroute(ctx, driver.TracerouteOptions{Destination: "nowhere"}); err != nil || tr.Error != "Wrong destination IP Address!" {
+		t.Errorf("traceroute bad address %+v %v", tr, err)
+	}
 	// The connection stays usable by the CLI after the agent.
 	if !x.IsAlive(ctx) {
 		t.Error("not alive after the XML agent")
