@@ -66,8 +66,11 @@ func (s *shell) xrCLIReply(kind, cmd string) string {
 	xr := s.xrs()
 	was := xr.noStamp
 	xr.noStamp = true
-	if kind == "Configuration" && strings.TrimSpace(cmd) == "show configuration merge" {
+	switch strings.Join(strings.Fields(cmd), " ") {
+	case "show configuration merge":
 		cmd = "show running-config" // the agent session holds no changes
+	case "show running-config all":
+		cmd = "show running-config" // the simulator keeps no defaults to add
 	}
 	out, _ := s.execLine(cmd)
 	xr.noStamp = was

@@ -544,6 +544,10 @@ func TestIOSXRXMLAgent(t *testing.T) {
 		cfg.Candidate != cfg.Running || cfg.Startup != "" {
 		t.Errorf("config %+v %v", cfg, err)
 	}
+	full, err := driver.GetConfigWith(ctx, x, driver.ConfigOptions{Retrieve: "running", Full: true, Sanitized: true})
+	if err != nil || !strings.Contains(full.Running, "\nhostname sw2\n") || full.Candidate != "" {
+		t.Errorf("config full %+v %v", full, err)
+	}
 	cnt, err := x.(driver.CountersGetter).GetInterfacesCounters(ctx)
 	if err != nil || len(cnt) != 5 || cnt["GigabitEthernet0/0/0/2"].TxOctets != 0 {
 		t.Errorf("counters %+v %v", cnt, err)

@@ -1245,3 +1245,20 @@ func (d *iosxrDriver) xmlTraceroute(ctx context.Context, t TracerouteOptions) (T
 		return parseXRTraceroute(r, t.Timeout)
 	})
 }
+
+// GetConfigWith implements ConfigGetter: over the XML agent full asks for
+// "show running-config all" as NAPALM's iosxr does; the CLI path has no
+// full form. Sanitizing uses NAPALM's Cisco patterns.
+func (d *iosxrDriver) GetConfigWith(ctx context.Context, o ConfigOptions) (Config, error) {
+	var c Config
+	var err error
+	if d.xml {
+		c, err = d.xmlConfig(ctx, o.Retrieve, o.Full)
+	} else {
+		c, err = d.cliConfig(ctx, o.Retrieve)
+	}
+	if err != nil || !o.Sanitized {
+		return c, err
+	}
+	return SanitizeConfigs(c, CiscoSanitizeFilters), nil
+}
