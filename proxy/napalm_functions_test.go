@@ -24,6 +24,7 @@ import (
 // napalmLabPlatform is one simulated platform of the NAPALM function lab.
 type napalmLabPlatform struct {
 	id, sim, driver string
+	xml             bool // optional_args xml_agent: every iosxr getter through the XML agent
 }
 
 // napalmLabPlatforms are the simulated devices the NAPALM function tests
@@ -34,6 +35,7 @@ var napalmLabPlatforms = []napalmLabPlatform{
 	{id: "eos1", sim: devsim.PlatformEOS, driver: "eos"},
 	{id: "nx1", sim: devsim.PlatformNXOS, driver: "nxos_ssh"},
 	{id: "xr1", sim: devsim.PlatformIOSXR, driver: "iosxr"},
+	{id: "xr2", sim: devsim.PlatformIOSXR, driver: "iosxr", xml: true},
 }
 
 // napalmLabNow is the simulated devices' fixed clock, so that two runs of a
@@ -71,8 +73,12 @@ func startNapalmLab(t *testing.T, ctx context.Context, dir string) *napalmLab {
 func (l *napalmLab) pillarYAML(id string) string {
 	for _, p := range napalmLabPlatforms {
 		if p.id == id {
+			extra := ""
+			if p.xml {
+				extra = "    xml_agent: true\n"
+			}
 			return fmt.Sprintf("proxy:\n  proxytype: napalm\n  driver: %s\n  host: 127.0.0.1\n  username: admin\n"+
-				"  password: admin\n  optional_args:\n    port: %d\n", p.driver, l.sims[id].Port(1))
+				"  password: admin\n  optional_args:\n    port: %d\n%s", p.driver, l.sims[id].Port(1), extra)
 		}
 	}
 	return ""
@@ -82,8 +88,12 @@ func (l *napalmLab) pillarYAML(id string) string {
 func (l *napalmLab) pillar(_ context.Context, req master.PillarRequest) (*payload.Map, error) {
 	for _, p := range napalmLabPlatforms {
 		if p.id == req.ID {
+			opts := payload.NewMap("port", int64(l.sims[p.id].Port(1)))
+			if p.xml {
+				opts.Set("xml_agent", true)
+			}
 			return payload.NewMap("proxy", payload.NewMap("proxytype", "napalm", "driver", p.driver, "host", "127.0.0.1",
-				"username", "admin", "password", "admin", "optional_args", payload.NewMap("port", int64(l.sims[p.id].Port(1))))), nil
+				"username", "admin", "password", "admin", "optional_args", opts)), nil
 		}
 	}
 	return payload.NewMap(), nil
@@ -346,7 +356,8 @@ var napalmE2E = []struct {
 		"ios":      {"out/cpu/0/%usage=0", "out/memory/used_ram=-1"},
 		"eos":      {"out/memory/available_ram=8099732", "#out/cpu=1"},
 		"nxos_ssh": {"out/temperature/CPU-1/temperature=37", "out/cpu/1/%usage=4.5"},
-		"iosxr":    {"!get_environment is not implemented for the NAPALM iosxr driver!"},
+		"iosxr": {"out/cpu/0/RP0/CPU0/%usage=3", "out/power/PM0/capacity=3000", "out/power/PM0/output=180", "out/fans/FT0/status=true",
+			"out/temperature/RSP0/temperature=31", "out/memory/used_ram=3221225472"},
 	}},
 	{napalmCall{"net.optics", nil}, napalmWant{
 		"ios":      {"#out=0"},
@@ -358,7 +369,7 @@ var napalmE2E = []struct {
 		"ios":      {"out/_/local_as=65002", "out/_/neighbors/10.0.0.0/remote_as=65001", "out/_/neighbors/10.0.0.3/remote_as=65003"},
 		"eos":      {"out/_/local_as=65002", "out/_/neighbors/10.0.0.0/remote_as=65001", "out/_/neighbors/10.0.0.3/remote_as=65003"},
 		"nxos_ssh": {"!get_bgp_config is not implemented for the NAPALM nxos_ssh driver!"},
-		"iosxr":    {"!get_bgp_config is not implemented for the NAPALM iosxr driver!"},
+		"iosxr":    {"out/_/local_as=65002", "out/_/neighbors/10.0.0.0/remote_as=65001", "out/_/neighbors/10.0.0.3/remote_as=65003"},
 	}},
 	{napalmCall{"bgp.neighbors", nil}, napalmWant{
 		"eos": {"out/default/65001/0/remote_address=10.0.0.0", "out/default/65003/0/up=true", "out/default/65001/0/local_address=10.0.0.1"},
@@ -372,40 +383,44 @@ var napalmE2E = []struct {
 		"eos":      {"out/10.255.0.3/32/0/next_hop=10.0.0.3", "out/10.255.0.3/32/0/protocol=eBGP", "out/10.255.0.3/32/0/protocol_attributes/remote_as=65003"},
 		"ios":      {"out/10.255.0.3/32/0/next_hop=10.0.0.3", "out/10.255.0.3/32/0/protocol=bgp", "out/10.255.0.3/32/0/outgoing_interface=GigabitEthernet2"},
 		"nxos_ssh": {"out/10.255.0.3/32/0/next_hop=10.0.0.3", "out/10.255.0.3/32/0/protocol=bgp"},
-		"iosxr":    {"!get_route_to is not implemented for the NAPALM iosxr driver!"},
+		"iosxr": {"out/10.255.0.3/32/0/next_hop=10.0.0.3", "out/10.255.0.3/32/0/protocol=bgp",
+			"out/10.255.0.3/32/0/outgoing_interface=GigabitEthernet0/0/0/0", "#out/10.255.0.3/32=1"},
 	}},
 	{napalmCall{"route.show", []any{"not-a-prefix"}}, napalmWant{
-		"iosxr": {"!get_route_to is not implemented for the NAPALM iosxr driver!"},
+		"iosxr": {"!Wrong destination IP Address!"},
 		"*":     {"!Please specify a valid destination!"},
 	}},
 	{napalmCall{"snmp.config", nil}, napalmWant{
-		"ios":   {"out/chassis_id=9ESG0000002", "out/location=unknown"},
-		"iosxr": {"!get_snmp_information is not implemented for the NAPALM iosxr driver!"},
-		"*":     {"out/chassis_id=", "#out/community=0"},
+		"ios": {"out/chassis_id=9ESG0000002", "out/location=unknown"},
+		"*":   {"out/chassis_id=", "#out/community=0"},
 	}},
 	{napalmCall{"snmp.update_config", []any{"location=Lab", "test=True"}}, napalmWant{
 		"*": {"comment=Configuration discarded.", "already_configured=false", "diff"},
 	}},
 	{napalmCall{"users.config", nil}, napalmWant{
 		"nxos_ssh": {"out/admin/level=15", "#out/admin/sshkeys=0"},
-		"iosxr":    {"!get_users is not implemented for the NAPALM iosxr driver!"},
+		"iosxr":    {"out/admin/level=15", "#out/admin/sshkeys=0", "#out=1"},
 		"*":        {"#out=0"},
 	}},
 	{napalmCall{"users.set_users", []any{map[string]any{"bob": map[string]any{"level": 15, "password": "x"}}, "test=True"}}, napalmWant{
 		"*": {"comment=Configuration discarded.", "already_configured=false"},
 	}},
 	{napalmCall{"probes.config", nil}, napalmWant{
-		"ios": {"#out=0"},
-		"*":   {"!get_probes_config is not implemented for the NAPALM"},
+		"ios":   {"#out=0"},
+		"iosxr": {"#out=0"},
+		"*":     {"!get_probes_config is not implemented for the NAPALM"},
 	}},
-	{napalmCall{"probes.results", nil}, napalmWant{"*": {"!get_probes_results is not implemented for the NAPALM"}}},
+	{napalmCall{"probes.results", nil}, napalmWant{
+		"iosxr": {"#out=0"},
+		"*":     {"!get_probes_results is not implemented for the NAPALM"},
+	}},
 	{napalmCall{"ntp.stats", nil}, napalmWant{
 		"nxos_ssh": {"!get_ntp_stats is not implemented for the NAPALM nxos_ssh driver!"},
 		"*":        {"out/0/remote=172.16.255.254", "out/0/synchronized=true", "out/0/stratum=1"},
 	}},
 	{napalmCall{"napalm.compliance_report", []any{"VALIDATE"}}, napalmWant{
 		"nxos_ssh": {"out/complies=false", "out/get_users/complies=true", "out/get_ntp_servers/complies=true", "out/get_facts/present/os_version/complies=false"},
-		"iosxr":    {"out/complies=false", "out/skipped/0=get_users", "out/get_ntp_servers/complies=true"},
+		"iosxr":    {"out/complies=false", "out/get_users/complies=true", "out/get_ntp_servers/complies=true", "#out/skipped=0"},
 		"*":        {"out/complies=false", "out/get_users/missing/0=admin", "out/get_ntp_servers/complies=true"},
 	}},
 	{napalmCall{"napalm.call", []any{"get_network_instances"}}, napalmWant{
@@ -417,7 +432,7 @@ var napalmE2E = []struct {
 		"ios":      {"out/GigabitEthernet1/tx_octets=15371060", "out/GigabitEthernet2/rx_unicast_packets=100585"},
 		"eos":      {"out/Ethernet1/tx_octets=15371060", "out/Ethernet2/rx_unicast_packets=100585"},
 		"nxos_ssh": {"out/Ethernet1/2/tx_octets=15384150", "out/mgmt0/rx_octets=21348540", "out/Ethernet1/4/tx_octets=0", "out/mgmt0/tx_errors=0"},
-		"iosxr":    {"!get_interfaces_counters is not implemented for the NAPALM iosxr driver!"},
+		"iosxr":    {"#out=5", "out/GigabitEthernet0/0/0/2/tx_octets=0", "out/Loopback0/rx_errors=0"},
 	}},
 	{napalmCall{"napalm.call", []any{"get_vlans"}}, napalmWant{
 		"eos":      {"out/10/name=hosts", "out/10/interfaces/0=Ethernet1", "out/1/name=default", "#out=2"},
@@ -426,7 +441,9 @@ var napalmE2E = []struct {
 		"iosxr":    {"!get_vlans is not implemented for the NAPALM iosxr driver!"},
 	}},
 	{napalmCall{"napalm.call", []any{"get_config", "sanitized=True"}}, napalmWant{
-		"*": {"out/running", "out/candidate="},
+		// iosxr's candidate is "show configuration merge" over the XML agent
+		"iosxr": {"out/running"},
+		"*":     {"out/running", "out/candidate="},
 	}},
 	{napalmCall{"napalm.netmiko_commands", []any{"show clock"}}, napalmWant{"*": {"#=1"}}},
 }

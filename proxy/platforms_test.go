@@ -169,18 +169,15 @@ func TestPlatformsThroughProxy(t *testing.T) {
 			users := dict("users.config")
 			snmp := dict("snmp.config")
 			optics := dict("net.optics")
-			if p.driver == "nxos_ssh" {
-				if lvl, _ := users.Map("out").Map("admin").Int("level"); !users.Bool("result") || lvl != 15 {
-					t.Errorf("users.config: %v", users)
-				}
-				if !rep.Map("get_users").Bool("complies") {
-					t.Errorf("compliance_report get_users: %v", rep)
-				}
-				if !snmp.Bool("result") {
-					t.Errorf("snmp.config: %v", snmp)
-				}
-			} else if users.Bool("result") || users.Str("comment") != "get_users is not implemented for the NAPALM iosxr driver!" {
-				t.Errorf("users.config on iosxr: %v", users)
+			// nxos_ssh from its CLI, iosxr from the XML agent.
+			if lvl, _ := users.Map("out").Map("admin").Int("level"); !users.Bool("result") || lvl != 15 {
+				t.Errorf("users.config: %v", users)
+			}
+			if !rep.Map("get_users").Bool("complies") {
+				t.Errorf("compliance_report get_users: %v", rep)
+			}
+			if !snmp.Bool("result") {
+				t.Errorf("snmp.config: %v", snmp)
 			}
 			if p.driver == "nxos_ssh" {
 				// gsalt-devsim's NX-OS answers show interface transceiver

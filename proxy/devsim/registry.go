@@ -136,5 +136,6 @@ func handlers() map[string]handler {
 		"xr_show_bgp_summary":    xrShowBGP,
 		"xr_show_configuration":  xrShowConfiguration,
 		"xr_show_commit_diff":    xrShowCommitDiff,
+		"xr_xml":                 xrXMLEnter,
 	}
 }

@@ -13,6 +13,7 @@ const (
 	modeEnable
 	modeConfig
 	modeTcl
+	modeXML // the IOS XR XML agent (iosxr_xml.go)
 )
 
 // pendingFunc answers an interactive question (password, confirmation, file name).
@@ -271,6 +272,8 @@ func (s *shell) prompt() string {
 		return h + "(tcl)#"
 	case modeConfig:
 		return h + "(" + s.p.configPrompt(s) + ")#"
+	case modeXML:
+		return "XML> "
 	}
 	return h + "#"
 }
@@ -300,6 +303,12 @@ func (s *shell) execute(line string) (string, bool) {
 	}
 	if s.mode == modeTcl {
 		return s.tclLine(line), false
+	}
+	if s.mode == modeXML {
+		if strings.TrimSpace(line) == "" {
+			return "", false
+		}
+		return s.xrXMLLine(line), true
 	}
 	if strings.TrimSpace(line) == "" {
 		return "", false

@@ -113,7 +113,8 @@ type Options struct {
 	Logger *slog.Logger
 	// OptionalArgs are NAPALM's optional_args. Recognised: port, secret,
 	// transport; for ios dest_file_system (default "flash:"),
-	// candidate_cfg, merge_cfg, rollback_cfg, auto_rollback_on_error.
+	// candidate_cfg, merge_cfg, rollback_cfg, auto_rollback_on_error; for
+	// iosxr xml_agent (every getter through the XML agent, NAPALM's way).
 	OptionalArgs map[string]any
 	// Prompts, when set, shares compiled prompt patterns with the other
 	// connections using the same cache (a process serving many devices).

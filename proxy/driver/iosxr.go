@@ -11,8 +11,16 @@ import (
 	"github.com/scrapli/scrapligo/driver/opoptions"
 )
 
-// iosxrDriver is the Cisco IOS XR driver (NAPALM's "iosxr", driven over the
-// CLI on scrapligo's cisco_iosxr platform instead of the XML agent).
+// iosxrDriver is the Cisco IOS XR driver (NAPALM's "iosxr") on scrapligo's
+// cisco_iosxr platform. Getters read the device two ways: the IOS XR XML
+// agent, with NAPALM's requests and parsing (iosxr_xml.go,
+// iosxr_xmlget.go), and the CLI text (iosxr_getters.go). Getters only the
+// agent serves (environment, MAC table, interfaces counters, SNMP, users,
+// BGP configuration and neighbour detail, route_to, probes) always use it;
+// optional_args xml_agent: true makes every getter, get_config, cli and
+// traceroute use it, as NAPALM does; by default the others read the CLI,
+// so a device without "xml agent tty" keeps answering them. Configuration
+// changes always go through the CLI session described below.
 //
 // The candidate is kept in the driver, not on the device: every operation
 // that needs it opens its own configuration session ("configure
@@ -42,6 +50,9 @@ type iosxrDriver struct {
 	candidate string
 	replace   bool // the staged candidate replaces the running configuration
 	loaded    bool
+	// xml makes every getter use the XML agent (optional_args xml_agent,
+	// NAPALM's way); see iosxr_xml.go.
+	xml bool
 }
 
 // NewIOSXR returns an unopened Cisco IOS XR driver.
@@ -50,7 +61,7 @@ func NewIOSXR(o Options) (Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &iosxrDriver{base: base{s: s}}, nil
+	return &iosxrDriver{base: base{s: s}, xml: optBool(o.OptionalArgs, "xml_agent", false)}, nil
 }
 
 // Capabilities implements Driver.
@@ -260,6 +271,9 @@ func configShow(o *op, cmd string) (string, error) {
 // Cli implements Driver: outputs without IOS XR's timestamp line; a command
 // the device rejects fails the call with ErrCommand.
 func (d *iosxrDriver) Cli(ctx context.Context, commands []string) (map[string]string, error) {
+	if d.xml {
+		return d.xmlCli(ctx, commands)
+	}
 	out := make(map[string]string, len(commands))
 	err := d.s.run(ctx, func(o *op) error {
 		for _, c := range commands {
@@ -492,6 +506,14 @@ func (d *iosxrDriver) Rollback(ctx context.Context) error {
 // candidate as the device would apply it (show configuration merge, or
 // show configuration for a replace), no startup configuration.
 func (d *iosxrDriver) GetConfig(ctx context.Context, retrieve string) (Config, error) {
+	if d.xml {
+		return d.xmlConfig(ctx, retrieve, false)
+	}
+	return d.cliConfig(ctx, retrieve)
+}
+
+// cliConfig is GetConfig over the CLI.
+func (d *iosxrDriver) cliConfig(ctx context.Context, retrieve string) (Config, error) {
 	var c Config
 	if err := checkRetrieve(retrieve); err != nil {
 		return c, err
@@ -544,6 +566,9 @@ func (d *iosxrDriver) Ping(ctx context.Context, p PingOptions) (PingResult, erro
 // timeout T" (the TTL is left to the device).
 func (d *iosxrDriver) Traceroute(ctx context.Context, t TracerouteOptions) (TracerouteResult, error) {
 	traceDefaults(&t)
+	if d.xml {
+		return d.xmlTraceroute(ctx, t)
+	}
 	if err := checkProbeArgs(d.s, "traceroute", t.Destination, t.Source, t.VRF); err != nil {
 		return TracerouteResult{}, err
 	}
@@ -568,16 +593,4 @@ func (d *iosxrDriver) Traceroute(ctx context.Context, t TracerouteOptions) (Trac
 		return nil
 	})
 	return res, err
-}
-
-// GetMACAddressTable implements Driver: not supported (NAPALM's iosxr
-// reads it from the XML agent; routers have no MAC address table to show
-// over this CLI).
-func (d *iosxrDriver) GetMACAddressTable(context.Context) ([]MACEntry, error) {
-	return nil, fmt.Errorf("%w: get_mac_address_table: not implemented by the iosxr driver", ErrNotSupported)
-}
-
-// GetEnvironment implements Driver: not supported over the IOS XR CLI.
-func (d *iosxrDriver) GetEnvironment(context.Context) (Environment, error) {
-	return Environment{}, fmt.Errorf("%w: get_environment: not implemented by the iosxr driver", ErrNotSupported)
 }

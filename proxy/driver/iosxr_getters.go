@@ -2,9 +2,12 @@ package driver
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 // IOS XR getters, parsed from the CLI text (NAPALM's iosxr driver reads the
@@ -60,6 +63,9 @@ func xrConfigValue(out, key string) string {
 // 0" serial number), the hostname and domain of the running configuration
 // and show ipv4 interface brief (every interface).
 func (d *iosxrDriver) GetFacts(ctx context.Context) (Facts, error) {
+	if d.xml {
+		return d.xmlFacts(ctx)
+	}
 	f := Facts{Vendor: "Cisco", Uptime: -1, InterfaceList: []string{}}
 	err := d.s.query(ctx, func(o runner) error {
 		ver, err := xrShow(o, "show version")
@@ -129,6 +135,9 @@ var (
 
 // GetInterfaces implements Driver from show interfaces.
 func (d *iosxrDriver) GetInterfaces(ctx context.Context) (map[string]Interface, error) {
+	if d.xml {
+		return d.xmlInterfaces(ctx)
+	}
 	res := map[string]Interface{}
 	err := d.s.query(ctx, func(o runner) error {
 		out, err := xrShow(o, "show interfaces")
@@ -184,6 +193,9 @@ var (
 // device has it, show ipv6 interface; interfaces without addresses are
 // left out.
 func (d *iosxrDriver) GetInterfacesIP(ctx context.Context) (map[string]InterfaceIP, error) {
+	if d.xml {
+		return xrOne(d, ctx, xrReqIP, parseXRInterfacesIP)
+	}
 	res := map[string]InterfaceIP{}
 	add := func(name string, v6 bool, addr string, plen int) {
 		e := res[name]
@@ -255,12 +267,21 @@ var xrARP = &arpSpec{
 
 // GetArpTable implements Driver from show arp [vrf V].
 func (d *iosxrDriver) GetArpTable(ctx context.Context, vrf string) ([]ARPEntry, error) {
+	if d.xml {
+		if vrf != "" {
+			return nil, fmt.Errorf("%w: VRF support has not been added for this getter on this platform.", ErrNotSupported)
+		}
+		return xrOne(d, ctx, xrReqARP, parseXRARP)
+	}
 	return getARPTable(ctx, d.s, xrARP, vrf)
 }
 
 // GetLLDPNeighbors implements Driver from the LLDP details (the brief table
 // truncates system names).
 func (d *iosxrDriver) GetLLDPNeighbors(ctx context.Context) (map[string][]LLDPNeighbor, error) {
+	if d.xml {
+		return d.xmlLLDP(ctx)
+	}
 	det, err := d.GetLLDPNeighborsDetail(ctx, "")
 	if err != nil {
 		return nil, err
@@ -288,6 +309,9 @@ var xrLLDP = &lldpSpec{
 // GetLLDPNeighborsDetail implements Driver from show lldp neighbors [IF]
 // detail.
 func (d *iosxrDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) (map[string][]LLDPNeighborDetail, error) {
+	if d.xml {
+		return xrOne(d, ctx, xrReqLLDP, parseXRLLDPDetail)
+	}
 	if err := safeArg(d.s, "interface", iface); err != nil {
 		return nil, err
 	}
@@ -308,6 +332,9 @@ func (d *iosxrDriver) GetLLDPNeighborsDetail(ctx context.Context, iface string) 
 // xrNTPConfig lists the addresses of the "ntp" block's lines of one kind
 // ("server", "peer").
 func (d *iosxrDriver) xrNTPConfig(ctx context.Context, kind string) ([]string, error) {
+	if d.xml {
+		return xrOne(d, ctx, xrReqNTPConfig, func(r *xnode) []string { return parseXRNTP(r, py.Title(kind)) })
+	}
 	var addrs []string
 	err := d.s.query(ctx, func(o runner) error {
 		out, err := xrShow(o, "show running-config ntp")
@@ -366,6 +393,9 @@ var xrNTPRe = regexp.MustCompile(`^([*#+\-x ])?~?([0-9a-fA-F.:]+)\s+(\S+)\s+(\d+
 // GetNTPStats implements Driver from show ntp associations (IOS XR prints
 // no peer type: it is "-").
 func (d *iosxrDriver) GetNTPStats(ctx context.Context) ([]NTPStats, error) {
+	if d.xml {
+		return xrOne(d, ctx, xrReqNTPStats, parseXRNTPStats)
+	}
 	res := []NTPStats{}
 	err := d.s.query(ctx, func(o runner) error {
 		out, err := xrShow(o, "show ntp associations")
@@ -418,6 +448,9 @@ func xrBGPNeighborConfig(text string) bgpConfig {
 // VRF, "global") and the neighbor blocks of the running configuration;
 // sent prefixes and the remote router id are not in the summary (-1, "").
 func (d *iosxrDriver) GetBGPNeighbors(ctx context.Context) (map[string]BGPVRF, error) {
+	if d.xml {
+		return d.xmlBGPNeighbors(ctx)
+	}
 	res := map[string]BGPVRF{}
 	err := d.s.query(ctx, func(o runner) error {
 		out, failed, err := o.send("show bgp summary")

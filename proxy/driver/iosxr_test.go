@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -135,11 +136,15 @@ func TestIOSXRFactsAndGetters(t *testing.T) {
 		}
 	}
 
-	if _, err := d.GetMACAddressTable(ctx); !errors.Is(err, driver.ErrNotSupported) {
-		t.Errorf("mac table: %v", err)
+	// Getters without a CLI parser go through the XML agent.
+	if mac, err := d.GetMACAddressTable(ctx); err != nil || len(mac) != 0 {
+		t.Errorf("mac table: %v %v", mac, err)
 	}
-	if _, err := d.GetEnvironment(ctx); !errors.Is(err, driver.ErrNotSupported) {
-		t.Errorf("environment: %v", err)
+	if env, err := d.GetEnvironment(ctx); err != nil || env.Power["PM0"] != (driver.Power{Status: true, Capacity: 3000, Output: 180}) {
+		t.Errorf("environment: %+v %v", env, err)
+	}
+	if cli, err := d.Cli(ctx, []string{"show clock"}); err != nil || !strings.Contains(cli["show clock"], "UTC") {
+		t.Errorf("cli after the XML agent: %v %v", cli, err)
 	}
 	if ping, err := d.Ping(ctx, driver.PingOptions{Destination: "10.0.0.3"}); err != nil || ping.Success != nil || ping.Error == "" {
 		t.Errorf("ping on a simulator without ping: %v %+v", err, ping)
@@ -455,5 +460,181 @@ func TestIOSXRFaults(t *testing.T) {
 	}
 	if d.IsAlive(context.Background()) {
 		t.Error("alive after a hang")
+	}
+}
+
+// TestIOSXRXMLAgent: with optional_args xml_agent every getter goes through
+// the simulator's XML agent (NAPALM iosxr's requests) and gives the CLI
+// path's data where both have it, plus the getters only the agent serves.
+func TestIOSXRXMLAgent(t *testing.T) {
+	t.Parallel()
+	f := startFleet(t, devsim.PlatformIOSXR, 3, nil)
+	cli := openDriver(t, f, 1)
+	x := newDriver(t, f, 1, func(o *driver.Options) { o.OptionalArgs = map[string]any{"xml_agent": true} })
+	ctx := context.Background()
+	if err := x.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = x.Close(context.Background()) })
+
+	facts, err := x.GetFacts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := cli.GetFacts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if facts.Uptime < bootAge || facts.Uptime > bootAge+60 {
+		t.Errorf("uptime %v", facts.Uptime)
+	}
+	// NAPALM iosxr: the PID as model, the hostname as FQDN.
+	want := driver.Facts{Vendor: "Cisco", OSVersion: "7.3.2", SerialNumber: cf.SerialNumber, Model: "R-IOSXRV9000-CC",
+		Hostname: "sw2", FQDN: "sw2", InterfaceList: cf.InterfaceList, Uptime: facts.Uptime}
+	if !reflect.DeepEqual(facts, want) {
+		t.Errorf("facts\n got %#v\nwant %#v", facts, want)
+	}
+	same := func(what string, a, b any, err1, err2 error) {
+		t.Helper()
+		if err1 != nil || err2 != nil {
+			t.Errorf("%s: %v / %v", what, err1, err2)
+			return
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s\n xml %#v\n cli %#v", what, a, b)
+		}
+	}
+	xi, e1 := x.GetInterfaces(ctx)
+	ci, e2 := cli.GetInterfaces(ctx)
+	for n, in := range xi { // NAPALM iosxr reports the change as an epoch time
+		if in.LastFlapped != -1 && ci[n].LastFlapped != -1 {
+			in.LastFlapped = ci[n].LastFlapped
+		}
+		xi[n] = in
+	}
+	same("interfaces", xi, ci, e1, e2)
+	xip, e1 := x.GetInterfacesIP(ctx)
+	cip, e2 := cli.GetInterfacesIP(ctx)
+	same("interfaces_ip", xip, cip, e1, e2)
+	xa, e1 := x.GetArpTable(ctx, "")
+	ca, e2 := cli.GetArpTable(ctx, "")
+	same("arp", xa, ca, e1, e2)
+	xl, e1 := x.GetLLDPNeighborsDetail(ctx, "")
+	if e1 != nil || xl["GigabitEthernet0/0/0/0"][0].RemoteSystemName != "sw3" || len(xl) != 2 {
+		t.Errorf("lldp detail %+v %v", xl, e1)
+	}
+	xn, e1 := x.GetLLDPNeighbors(ctx)
+	if e1 != nil || len(xn) != 2 {
+		t.Errorf("lldp %+v %v", xn, e1)
+	}
+	xs, e1 := x.GetNTPServers(ctx)
+	cs, e2 := cli.GetNTPServers(ctx)
+	same("ntp servers", xs, cs, e1, e2)
+	xst, e1 := x.GetNTPStats(ctx)
+	if e1 != nil || len(xst) != 1 || !xst[0].Synchronized || xst[0].Stratum != 1 || xst[0].Remote != "172.16.255.254" {
+		t.Errorf("ntp stats %+v %v", xst, e1)
+	}
+	xb, e1 := x.GetBGPNeighbors(ctx)
+	if g := xb["global"]; e1 != nil || g.RouterID != "10.255.0.2" || len(g.Peers) != 2 || !g.Peers["10.0.0.3"].IsUp ||
+		g.Peers["10.0.0.3"].RemoteAS != 65003 || g.Peers["10.0.0.0"].AddressFamily["ipv4"].AcceptedPrefixes != 1 {
+		t.Errorf("bgp %+v %v", xb, e1)
+	}
+	cfg, err := x.GetConfig(ctx, "all")
+	if err != nil || !strings.Contains(cfg.Running, "\nhostname sw2\n") || strings.Contains(cfg.Running, "!! IOS XR Configuration") ||
+		cfg.Candidate != cfg.Running || cfg.Startup != "" {
+		t.Errorf("config %+v %v", cfg, err)
+	}
+	full, err := driver.GetConfigWith(ctx, x, driver.ConfigOptions{Retrieve: "running", Full: true, Sanitized: true})
+	if err != nil || !strings.Contains(full.Running, "\nhostname sw2\n") || full.Candidate != "" {
+		t.Errorf("config full %+v %v", full, err)
+	}
+	cnt, err := x.(driver.CountersGetter).GetInterfacesCounters(ctx)
+	if err != nil || len(cnt) != 5 || cnt["GigabitEthernet0/0/0/2"].TxOctets != 0 {
+		t.Errorf("counters %+v %v", cnt, err)
+	}
+	users, err := x.(driver.UsersGetter).GetUsers(ctx)
+	if err != nil || !reflect.DeepEqual(users, map[string]driver.User{"admin": {Level: 15, SSHKeys: []string{}}}) {
+		t.Errorf("users %+v %v", users, err)
+	}
+	snmp, err := x.(driver.SNMPGetter).GetSNMPInformation(ctx)
+	if err != nil || len(snmp.Community) != 0 {
+		t.Errorf("snmp %+v %v", snmp, err)
+	}
+	bc, err := x.(driver.BGPConfigGetter).GetBGPConfig(ctx, "", "")
+	if err != nil || bc["_"]["local_as"] != int64(65002) || len(bc["_"]["neighbors"].(map[string]any)) != 2 {
+		t.Errorf("bgp config %+v %v", bc, err)
+	}
+	bd, err := x.(driver.BGPNeighborsDetailGetter).GetBGPNeighborsDetail(ctx, "10.0.0.3")
+	if err != nil || len(bd["global"][65003]) != 1 || bd["global"][65003][0]["local_address"] != "10.0.0.2" ||
+		bd["global"][65003][0]["connection_state"] != "Established" {
+		t.Errorf("bgp detail %+v %v", bd, err)
+	}
+	env, err := x.GetEnvironment(ctx)
+	if err != nil || env.CPU[driver.CPUName("0/RP0/CPU0")].Usage != 3 || !env.Fans["FT0"].Status || env.Temperature["RSP0"].Temperature != 31 ||
+		env.Memory != (driver.Memory{AvailableRAM: 8589934592, UsedRAM: 8589934592 - 5368709120}) {
+		t.Errorf("environment %+v %v", env, err)
+	}
+	if b, err := json.Marshal(env); err != nil || !strings.Contains(string(b), `"cpu":{"0/RP0/CPU0":{"%usage":3}}`) {
+		t.Errorf("environment JSON %s %v", b, err)
+	}
+	pc, err := x.(driver.ProbesConfigGetter).GetProbesConfig(ctx)
+	if err != nil || len(pc) != 0 {
+		t.Errorf("probes %+v %v", pc, err)
+	}
+	if _, err := x.GetArpTable(ctx, "mgmt"); !errors.Is(err, driver.ErrNotSupported) {
+		t.Errorf("arp with a vrf: %v", err)
+	}
+	out, err := x.Cli(ctx, []string{"show clock"})
+	if err != nil || !strings.Contains(out["show clock"], "UTC") {
+		t.Errorf("cli %v %v", out, err)
+	}
+	tr, err := x.Traceroute(ctx, driver.TracerouteOptions{Destination: "10.0.0.3"})
+	if p := tr.Success[1].Probes; err != nil || len(tr.Success) != 1 || len(p) != 3 || p[1].IPAddress != "10.0.0.3" || p[3].HostName != "sw3" {
+		t.Errorf("traceroute %+v %v", tr, err)
+	}
+	if tr, err := x.Traceroute(ctx, driver.TracerouteOptions{Destination: "192.0.2.9"}); err != nil || tr.Error != "% Destination unreachable" {
+		t.Errorf("traceroute unreachable %+v %v", tr, err)
+	}
+	if tr, err := x.Traceroute(ctx, driver.TracerouteOptions{Destination: "nowhere"}); err != nil || tr.Error != "Wrong destination IP Address!" {
+		t.Errorf("traceroute bad address %+v %v", tr, err)
+	}
+	// The connection stays usable by the CLI after the agent.
+	if !x.IsAlive(ctx) {
+		t.Error("not alive after the XML agent")
+	}
+}
+
+// TestIOSXRXMLRouteTo: get_route_to through the simulator's RIB reply
+// (its BGP routes to the neighbours' loopbacks).
+func TestIOSXRXMLRouteTo(t *testing.T) {
+	t.Parallel()
+	f := startFleet(t, devsim.PlatformIOSXR, 3, nil)
+	d := openDriver(t, f, 1)
+	ctx := context.Background()
+	g := d.(driver.RouteGetter)
+	for _, c := range []struct {
+		dest, proto, hop, iface, gotProto string
+		n                                 int
+	}{
+		{"10.255.0.3/32", "", "10.0.0.3", "GigabitEthernet0/0/0/0", "bgp", 1},
+		{"10.255.0.3/32", "bgp", "10.0.0.3", "GigabitEthernet0/0/0/0", "bgp", 1},
+		{"10.255.0.3/32", "static", "", "", "", 0},
+		{"192.0.2.0/24", "", "", "", "", 0},
+	} {
+		r, err := g.GetRouteTo(ctx, driver.RouteOptions{Destination: c.dest, Protocol: c.proto})
+		if err != nil || len(r) != c.n {
+			t.Errorf("%s %s: %v %v", c.dest, c.proto, r, err)
+			continue
+		}
+		if c.n == 0 {
+			continue
+		}
+		e := r[c.dest]
+		if len(e) != 1 || e[0].NextHop != c.hop || e[0].OutgoingInterface != c.iface || e[0].Protocol != c.gotProto || !e[0].CurrentActive {
+			t.Errorf("%s %s: %+v", c.dest, c.proto, r)
+		}
+	}
+	if _, err := g.GetRouteTo(ctx, driver.RouteOptions{Destination: "not-a-prefix"}); !errors.Is(err, driver.ErrInvalidArgument) {
+		t.Errorf("bad destination: %v", err)
 	}
 }

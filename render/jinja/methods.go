@@ -330,25 +330,6 @@ func pyLower(s string) string {
 	return cases.Lower(language.Und).String(s)
 }
 
-func pyTitle(s string) string {
-	var b strings.Builder
-	prevLetter := false
-	for _, c := range s {
-		if unicode.IsLetter(c) {
-			if prevLetter {
-				b.WriteRune(unicode.ToLower(c))
-			} else {
-				b.WriteRune(unicode.ToTitle(c))
-			}
-			prevLetter = true
-		} else {
-			b.WriteRune(c)
-			prevLetter = false
-		}
-	}
-	return b.String()
-}
-
 func pyCapitalize(s string) string {
 	if s == "" {
 		return s
@@ -408,7 +389,7 @@ func init() {
 		"upper":      simple("upper", pyUpper),
 		"lower":      simple("lower", pyLower),
 		"casefold":   simple("casefold", pyLower),
-		"title":      simple("title", pyTitle),
+		"title":      simple("title", py.Title),
 		"capitalize": simple("capitalize", pyCapitalize),
 		"swapcase": simple("swapcase", func(s string) string {
 			return strings.Map(func(c rune) rune {
@@ -447,7 +428,7 @@ func init() {
 		"isupper": strPred(func(s string) bool {
 			return strings.ToLower(s) != s && strings.ToUpper(s) == s
 		}),
-		"istitle": strPred(func(s string) bool { return s != "" && pyTitle(s) == s && strings.ToLower(s) != s }),
+		"istitle": strPred(func(s string) bool { return s != "" && py.Title(s) == s && strings.ToLower(s) != s }),
 		"isidentifier": strPred(func(s string) bool {
 			if s == "" {
 				return false
