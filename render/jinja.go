@@ -117,6 +117,7 @@ func newRenderState(ctx context.Context, rc *Context, maxOut int) *renderState {
 		Sandboxed:        true,
 		MaxCallDepth:     MaxMacroDepth,
 		MaxTemplateDepth: MaxIncludeDepth,
+		Finalize:         saltFinalize,
 	}
 	envKey := "jinja_env"
 	if rc.SLS != "" {
@@ -294,6 +295,9 @@ func (st *renderState) renderRoot(text string) (string, error) {
 	}
 	st.sources[rootName] = text
 	tpl, err := st.env.Parse(rootName, text)
+	if err == nil {
+		tpl.FromString = true
+	}
 	if err != nil {
 		return "", st.wrapErr(err)
 	}

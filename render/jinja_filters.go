@@ -89,9 +89,35 @@ func (st *renderState) installFilters() {
 		st.env.Filters[name] = fn
 	}
 	st.env.Filters["str_to_num"] = st.env.Filters["to_num"]
+	st.env.Filters["unique"] = saltUnique
 	for name, pyName := range map[string]string{"min": "lst_min", "max": "lst_max", "unique": "unique"} {
 		st.env.Filters[name] = oneArgFilter(pyName, st.env.Filters[name])
 	}
+}
+
+// saltUnique is Salt's unique (salt.utils.jinja.unique replaces
+// Jinja2's): set(values) for a hashable value (a string, tuple,
+// generator, range), else the first occurrences in order.
+func saltUnique(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+	items, err := jinja.Iterate(v)
+	if err != nil {
+		return nil, err
+	}
+	switch v.(type) {
+	case *jinja.List, []any, *payload.Map, *jinja.Set, *jinja.DictView:
+		out := jinja.NewList()
+		for _, x := range items {
+			in, err := jinja.Contains(out, x)
+			if err != nil {
+				return nil, err
+			}
+			if !in {
+				out.Items = append(out.Items, x)
+			}
+		}
+		return out, nil
+	}
+	return jinja.NewSet(items)
 }
 
 // oneArgFilter fails like Python calling the one-parameter function
@@ -239,35 +265,6 @@ func (st *renderState) filters() map[string]filterFunc {
 			_, ok := listItems(in)
 			return asValue(ok || asDict(in) != nil)
 		},
-		// Salt's unique (salt.utils.jinja.unique replaces Jinja2's):
-		// first occurrences in order; a string gives Python's set() of
-		// its characters (unordered in Python, first occurrences here)
-		"unique": simple(func(in any, va *varArgs) (any, error) {
-			l, ok := in.([]any)
-			if !ok {
-				if s, isStr := in.(string); isStr {
-					var out []any
-					for _, r := range s {
-						out = appendUnique(out, string(r))
-					}
-					return out, nil
-				}
-				if m, isMap := in.(*payload.Map); isMap {
-					// a dict is not hashable: its keys in order
-					var out []any
-					for _, it := range m.Items() {
-						out = appendUnique(out, it.Key)
-					}
-					return orEmptyList(out), nil
-				}
-				return nil, fmt.Errorf("unique needs a list, got %s", pyTypeName(in))
-			}
-			var out []any
-			for _, x := range l {
-				out = appendUnique(out, x)
-			}
-			return orEmptyList(out), nil
-		}),
 		"union": setFilter("union", func(a, b []any) []any {
 			var out []any
 			for _, x := range append(append([]any{}, a...), b...) {

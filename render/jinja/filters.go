@@ -822,10 +822,8 @@ func (g *GroupTuple) GetItem(k any) (any, bool) {
 	return nil, false
 }
 
-// String is the namedtuple's repr.
-func (g *GroupTuple) String() string {
-	return "_GroupTuple(grouper=" + Repr(g.Grouper) + ", list=" + Repr(g.List) + ")"
-}
+// String is the group's repr: Jinja2 shows it as a plain tuple.
+func (g *GroupTuple) String() string { return Repr(Tuple{g.Grouper, g.List}) }
 
 func filterIndent(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 	a, err := Bind("do_indent", args, kw, []string{"width", "first", "blank"}, int64(4), false, false)

@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"unicode"
@@ -27,7 +28,7 @@ func (b *boundMethod) Call(r *Runtime, args []any, kw *payload.Map) (any, error)
 
 // String is the method's repr.
 func (b *boundMethod) String() string {
-	return "<built-in method " + b.name + " of " + TypeName(b.recv) + " object>"
+	return fmt.Sprintf("<built-in method %s of %s object at %p>", b.name, TypeName(b.recv), b)
 }
 
 // DictView is what dict.keys(), values() and items() return.
