@@ -4,7 +4,7 @@ import "testing"
 
 // Hashes printed by python3.11 with PYTHONHASHSEED=0 (sys.hash_info:
 // siphash13): hash('a'), hash('ab'), hash('é'), hash('☃'),
-// hash((1, 'a')), hash(1.5), hash(''), hash(-1), hash(2**64).
+// hash((1, 'a')), hash(1.5), hash(”), hash(-1), hash(2**64).
 func TestPyHash(t *testing.T) {
 	for _, c := range []struct {
 		v    any
