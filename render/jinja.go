@@ -331,9 +331,13 @@ func (st *renderState) wrapErr(err error) error {
 	switch je.Kind {
 	case "UndefinedError":
 		msg = "Jinja variable " + je.Msg
-	case "TemplateSyntaxError", "TemplateAssertionError", "TemplateRuntimeError", "SecurityError":
+	case "TemplateSyntaxError", "TemplateAssertionError", "TemplateRuntimeError", "SecurityError", "FilterArgumentError":
+		// Salt reports TemplateRuntimeError and its subclasses as syntax errors
 		msg = "Jinja syntax error: " + je.Msg
 	default:
+		if errors.Is(je.Err, ErrRaised) {
+			return &raisedError{msg: "Jinja error: " + je.Msg + loc}
+		}
 		if je.Err != nil && (errors.Is(je.Err, ErrTemplate) || errors.Is(je.Err, ErrNotFound)) {
 			inner := je.Err
 			if !errors.Is(inner, ErrTemplate) {
@@ -348,6 +352,15 @@ func (st *renderState) wrapErr(err error) error {
 	}
 	return fmt.Errorf("%w: %s%s", ErrTemplate, msg, loc)
 }
+
+// raisedError is a template's raise('msg'): Salt's "Jinja error: msg"
+// with the location; it is ErrRaised (and so ErrTemplate).
+type raisedError struct{ msg string }
+
+func (e *raisedError) Error() string { return ErrTemplate.Error() + ": " + e.msg }
+
+// Unwrap returns ErrRaised.
+func (e *raisedError) Unwrap() error { return ErrRaised }
 
 // location is Salt's text locating an error: "; line N" and an excerpt
 // for the top template, or the file and an excerpt for another one.

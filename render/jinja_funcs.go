@@ -29,7 +29,7 @@ func (st *renderState) globalFunctions() map[string]any {
 			if len(args) > 0 {
 				msg = pyStr(args[0])
 			}
-			return nil, st.fail(fmt.Errorf("%w: %s", ErrRaised, msg))
+			return nil, st.fail(&jinja.Error{Kind: "TemplateError", Msg: msg, Err: ErrRaised})
 		}),
 		"show_full_context": jinja.Func(func(r *jinja.Runtime, args []any, kw *payload.Map) (any, error) {
 			return jinja.Import(st.contextVars()), nil

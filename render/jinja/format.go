@@ -147,7 +147,14 @@ func PercentFormat(format string, args any) (string, error) {
 		}
 		b.WriteString(s)
 	}
-	if next < len(list) && !usedMap && mapping == nil {
+	// Python skips the check for any argument with __getitem__ (a
+	// list, range or bytes counts as a mapping there)
+	mapLike := false
+	switch args.(type) {
+	case *List, []any, *rangeVal, []byte:
+		mapLike = true
+	}
+	if next < len(list) && !usedMap && mapping == nil && !mapLike {
 		return "", typeErr("not all arguments converted during string formatting")
 	}
 	return b.String(), nil
