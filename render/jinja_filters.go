@@ -404,7 +404,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) {
 				bits := p.Addr().BitLen() - p.Bits()
 				if bits >= 63 {
-					return math.Pow(2, float64(bits)), nil
+					return new(big.Int).Lsh(big.NewInt(1), uint(bits)), nil
 				}
 				return int64(1) << bits, nil
 			})
@@ -980,7 +980,10 @@ func parseIP(s string) (netip.Prefix, bool, bool) {
 func isIPv(v any, version int, options string) (string, bool) {
 	s, ok := v.(string)
 	if !ok {
-		return "", false
+		// ipaddress.ip_address(int): an IPv4 address below 2**32, else IPv6
+		if s, ok = intIP(v); !ok {
+			return "", false
+		}
 	}
 	p, iface, ok := parseIP(s)
 	if !ok {
@@ -996,7 +999,7 @@ func isIPv(v any, version int, options string) (string, bool) {
 			pass := true
 			switch o {
 			case "global", "public":
-				pass = !a.IsPrivate() && !a.IsLoopback() && !a.IsLinkLocalUnicast()
+				pass = !pyIsPrivate(a)
 			case "link-local", "linklocal", "ll", "link_local":
 				pass = a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast()
 			case "loopback", "lo":
@@ -1004,7 +1007,7 @@ func isIPv(v any, version int, options string) (string, bool) {
 			case "multicast":
 				pass = a.IsMulticast()
 			case "private":
-				pass = a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast()
+				pass = pyIsPrivate(a)
 			case "unspecified":
 				pass = a.IsUnspecified()
 			case "site-local", "sl", "site_local":
@@ -1236,4 +1239,48 @@ func loadYAMLFilter(e *jinja.Runtime, in *value, va *varArgs) *value {
 		}
 		return v, nil
 	})(e, in, va)
+}
+
+// intIP is str(ipaddress.ip_address(n)) for an int (or bool) n.
+func intIP(v any) (string, bool) {
+	var n *big.Int
+	switch x := v.(type) {
+	case bool:
+		n = big.NewInt(0)
+		if x {
+			n = big.NewInt(1)
+		}
+	case int64:
+		n = big.NewInt(x)
+	case *big.Int:
+		n = x
+	default:
+		return "", false
+	}
+	if n.Sign() < 0 || n.BitLen() > 128 {
+		return "", false
+	}
+	var b [16]byte
+	n.FillBytes(b[:])
+	if n.BitLen() <= 32 {
+		return netip.AddrFrom4([4]byte(b[12:])).String(), true
+	}
+	return netip.AddrFrom16(b).String(), true
+}
+
+// pyIsPrivate is ipaddress's is_private: a in one of the networks
+// Python 3.11 calls private.
+func pyIsPrivate(a netip.Addr) bool {
+	for _, s := range [...]string{
+		"0.0.0.0/8", "10.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+		"192.0.0.0/29", "192.0.0.170/31", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
+		"198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32",
+		"::1/128", "::/128", "::ffff:0:0/96", "100::/64", "2001::/23", "2001:2::/48",
+		"2001:db8::/32", "2001:10::/28", "fc00::/7", "fe80::/10",
+	} {
+		if netip.MustParsePrefix(s).Contains(a.Unmap()) || netip.MustParsePrefix(s).Contains(a) {
+			return true
+		}
+	}
+	return false
 }

@@ -381,6 +381,9 @@ func (r *Runtime) GetAttr(obj any, name string) (any, error) {
 		if m := methodFor(obj, name); m != nil {
 			return m, nil
 		}
+		if x, ok := numAttr(obj, name); ok {
+			return x, nil
+		}
 		if d, ok := obj.(*payload.Map); ok {
 			if v, ok := d.Get(name); ok {
 				return v, nil

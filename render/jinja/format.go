@@ -482,6 +482,14 @@ func formatLookup(v any, path string) (any, error) {
 				_ = m
 				return nil, &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'dict' object has no attribute %s", pyStrRepr(attr))}
 			}
+			if x, ok := numAttr(v, attr); ok {
+				v = x
+				continue
+			}
+			if m := methodFor(v, attr); m != nil {
+				v = m
+				continue
+			}
 			a, ok := v.(Attrs)
 			if !ok {
 				return nil, &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute %s", TypeName(v), pyStrRepr(attr))}

@@ -2,6 +2,7 @@ package jinja
 
 import (
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 	"unicode"
@@ -111,6 +112,36 @@ func methodFor(obj any, name string) any {
 		return nil
 	}
 	return &boundMethod{recv: obj, name: name, fn: fn}
+}
+
+// numAttr is a number's data attribute: real, imag, numerator and
+// denominator of an int (or bool), real and imag of a float.
+func numAttr(obj any, name string) (any, bool) {
+	switch x := obj.(type) {
+	case bool:
+		n := int64(0)
+		if x {
+			n = 1
+		}
+		return numAttr(n, name)
+	case int64, *big.Int:
+		switch name {
+		case "real", "numerator":
+			return x, true
+		case "imag":
+			return int64(0), true
+		case "denominator":
+			return int64(1), true
+		}
+	case float64:
+		switch name {
+		case "real":
+			return x, true
+		case "imag":
+			return 0.0, true
+		}
+	}
+	return nil, false
 }
 
 func strList(parts []string) *List {

@@ -1062,6 +1062,12 @@ func applySlice(v any, s *sliceVal) (any, error) {
 	case []byte:
 		out, err := sliceItems(x, s)
 		return out, err
+	case *rangeVal:
+		i0, i1, st, err := sliceIndices(s, int(x.n()))
+		if err != nil {
+			return nil, err
+		}
+		return &rangeVal{start: x.start + int64(i0)*x.step, stop: x.start + int64(i1)*x.step, step: x.step * int64(st)}, nil
 	}
 	return nil, typeErr("'%s' object is not subscriptable", TypeName(v))
 }
