@@ -82,6 +82,9 @@ func (st *renderState) installFilters() {
 		}
 		return tojson(r, v, args, kw)
 	}
+	for name, fn := range exactFilters() {
+		st.env.Filters[name] = fn
+	}
 	for name, fn := range saltUtilsFilters() {
 		st.env.Filters[name] = fn
 	}
@@ -90,6 +93,13 @@ func (st *renderState) installFilters() {
 	}
 	st.env.Filters["str_to_num"] = st.env.Filters["to_num"]
 	st.env.Filters["unique"] = saltUnique
+	for name, sig := range map[string][]string{
+		"regex_replace": {"regex_replace", "rgx", "val", "ignorecase", "multiline"},
+		"regex_search":  {"regex_search", "rgx", "ignorecase", "multiline"},
+		"regex_match":   {"regex_match", "rgx", "ignorecase", "multiline"},
+	} {
+		st.env.Filters[name] = signatureFilter(sig[0], sig[1:], st.env.Filters[name])
+	}
 	for name, pyName := range map[string]string{"min": "lst_min", "max": "lst_max", "unique": "unique"} {
 		st.env.Filters[name] = oneArgFilter(pyName, st.env.Filters[name])
 	}
@@ -118,6 +128,29 @@ func saltUnique(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, erro
 		return out, nil
 	}
 	return jinja.NewSet(items)
+}
+
+// signatureFilter fails like Python calling pyName(value, *params) with
+// an unknown keyword or too many positional arguments.
+func signatureFilter(pyName string, params []string, fn jinja.FilterFunc) jinja.FilterFunc {
+	return func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		if kw != nil {
+			for _, it := range kw.Items() {
+				k := payload.KeyString(it.Key)
+				known := false
+				for _, p := range params {
+					known = known || p == k
+				}
+				if !known {
+					return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() got an unexpected keyword argument %s", pyName, jinja.Repr(k))}
+				}
+			}
+		}
+		if len(args) > len(params) {
+			return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() takes from 3 to %d positional arguments but %d were given", pyName, len(params)+1, len(args)+1)}
+		}
+		return fn(r, v, args, kw)
+	}
 }
 
 // oneArgFilter fails like Python calling the one-parameter function
