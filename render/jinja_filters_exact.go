@@ -568,4 +568,3 @@ func filterByNetworks(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any
 	}
 	return nil, pyErr("ValueError", "Do not know how to filter a %s", pyClass(v))
 }
-
