@@ -209,6 +209,9 @@ func (st *renderState) filters() map[string]filterFunc {
 			if in.IsError() {
 				return in
 			}
+			if err := jinja.JSONSerializable(in.Interface(), 0); err != nil {
+				return asValue(err)
+			}
 			opts := JSONOptions{Indent: indentArg(arg(va, 0, "indent", nil)), ASCII: true}
 			if v, ok := va.KwArgs["ensure_ascii"]; ok {
 				opts.ASCII = v.IsTrue()

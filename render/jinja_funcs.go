@@ -31,6 +31,28 @@ func (st *renderState) globalFunctions() map[string]any {
 			}
 			return nil, st.fail(&jinja.Error{Kind: "TemplateError", Msg: msg, Err: ErrRaised})
 		}),
+		// Salt 3006 registers match.ifelse as a Jinja global without the
+		// loader's globals: one argument is returned, an even count is
+		// refused, and evaluating a pair fails on __context__, as in Salt
+		// (salt['match.ifelse'](...) is the working form).
+		"ifelse": jinja.Func(func(r *jinja.Runtime, args []any, kw *payload.Map) (any, error) {
+			if kw != nil {
+				for _, it := range kw.Items() {
+					switch k := payload.KeyString(it.Key); k {
+					case "tgt_type", "minion_id", "merge", "merge_lists":
+					default:
+						return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("ifelse() got an unexpected keyword argument %s", jinja.Repr(k))}
+					}
+				}
+			}
+			switch {
+			case len(args)%2 == 0:
+				return nil, &jinja.Error{Kind: "SaltException", Msg: "The ifelse function must have an odd number of arguments!"}
+			case len(args) == 1:
+				return args[0], nil
+			}
+			return nil, &jinja.Error{Kind: "NameError", Msg: "name '__context__' is not defined"}
+		}),
 		"show_full_context": jinja.Func(func(r *jinja.Runtime, args []any, kw *payload.Map) (any, error) {
 			return jinja.Import(st.contextVars()), nil
 		}),

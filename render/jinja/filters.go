@@ -412,7 +412,7 @@ func builtinFilters() map[string]FilterFunc {
 			if err != nil {
 				return nil, err
 			}
-			if err := jsonSerializable(v, 0); err != nil {
+			if err := JSONSerializable(v, 0); err != nil {
 				return nil, err
 			}
 			o := pyfmt.JSONOptions{SortKeys: SortItems, EnsureASCII: true, Indent: -1}
@@ -1321,9 +1321,9 @@ func urlQuote(s string, forQS bool) string {
 	return b.String()
 }
 
-// jsonSerializable fails as json.dumps does on a value it cannot encode
+// JSONSerializable fails as json.dumps does on a value it cannot encode
 // (json knows dict, list, tuple, str, int, float, bool and None).
-func jsonSerializable(v any, depth int) error {
+func JSONSerializable(v any, depth int) error {
 	if depth > 200 {
 		return nil
 	}
@@ -1340,7 +1340,7 @@ func jsonSerializable(v any, depth int) error {
 		return jsonSerializableAll([]any{x.Grouper, x.List}, depth)
 	case *payload.Map:
 		for _, it := range x.Items() {
-			if err := jsonSerializable(it.Value, depth+1); err != nil {
+			if err := JSONSerializable(it.Value, depth+1); err != nil {
 				return err
 			}
 		}
@@ -1353,7 +1353,7 @@ func jsonSerializable(v any, depth int) error {
 
 func jsonSerializableAll(items []any, depth int) error {
 	for _, e := range items {
-		if err := jsonSerializable(e, depth+1); err != nil {
+		if err := JSONSerializable(e, depth+1); err != nil {
 			return err
 		}
 	}
