@@ -338,6 +338,12 @@ func (st *renderState) wrapErr(err error) error {
 		if errors.Is(je.Err, ErrRaised) {
 			return &raisedError{msg: "Jinja error: " + je.Msg + loc}
 		}
+		if je.Kind == "TemplateNotFound" && errors.Is(je.Err, ErrNotFound) {
+			// Salt: "Jinja error: <template name>", the location
+			// Salt follows the excerpt with its traceback; gsalt with the
+			// loader's reason
+			return &notFoundError{msg: "Jinja error: " + je.Msg + loc + "\n" + je.Err.Error(), err: je.Err}
+		}
 		if je.Err != nil && (errors.Is(je.Err, ErrTemplate) || errors.Is(je.Err, ErrNotFound)) {
 			inner := je.Err
 			if !errors.Is(inner, ErrTemplate) {
@@ -361,6 +367,18 @@ func (e *raisedError) Error() string { return ErrTemplate.Error() + ": " + e.msg
 
 // Unwrap returns ErrRaised.
 func (e *raisedError) Unwrap() error { return ErrRaised }
+
+// notFoundError is a missing template in Salt's words; it is ErrTemplate
+// and the loader's error (ErrNotFound).
+type notFoundError struct {
+	msg string
+	err error
+}
+
+func (e *notFoundError) Error() string { return ErrTemplate.Error() + ": " + e.msg }
+
+// Unwrap returns ErrTemplate and the loader's error.
+func (e *notFoundError) Unwrap() []error { return []error{ErrTemplate, e.err} }
 
 // location is Salt's text locating an error: "; line N" and an excerpt
 // for the top template, or the file and an excerpt for another one.

@@ -76,19 +76,27 @@ func (s *saltFuncs) GetItem(key any) (any, bool) {
 	if !ok || !strings.Contains(name, ".") {
 		return nil, false
 	}
+	if fc, ok := s.st.rc.Salt.(FunctionChecker); ok && !fc.HasFunction(name) {
+		if _, isLog := logLevel(name); !isLog {
+			return nil, false
+		}
+	}
 	return s.st.saltFunction(name), true
 }
 
 // GetAttr returns the module named name (salt.cmd.run form).
 func (s *saltFuncs) GetAttr(name string) (any, bool) {
+	if strings.Contains(name, ".") {
+		return nil, false
+	}
 	return &saltModule{st: s.st, mod: name}, true
 }
 
 // String is what printing the object shows.
 func (s *saltFuncs) String() string { return "<salt functions>" }
 
-// PyType is the class of Salt's loader object.
-func (s *saltFuncs) PyType() (string, string) { return "salt.loader.lazy", "LazyLoader" }
+// PyType is the class of the salt object Salt's templates see.
+func (s *saltFuncs) PyType() (string, string) { return "salt.utils.templates", "AliasedLoader" }
 
 // saltModule is salt.<module>.
 type saltModule struct {
