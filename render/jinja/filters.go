@@ -167,9 +167,7 @@ func builtinFilters() map[string]FilterFunc {
 			return items[0], nil
 		},
 		"last": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
-			if _, ok := v.(*payload.Map); ok {
-				return nil, typeErr("'dict' object is not reversible")
-			}
+			// next(iter(reversed(seq))): a dict gives its last key
 			items, err := Iterate(v)
 			if err != nil {
 				return nil, err

@@ -450,6 +450,47 @@ func init() {
 				return unicode.ToUpper(c)
 			}, s)
 		}),
+		"translate": func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
+			a, err := Bind("translate", args, kw, []string{"table"}, Required)
+			if err != nil {
+				return nil, err
+			}
+			var b strings.Builder
+			for _, c := range recv.(string) {
+				var to any
+				found := false
+				switch t := a[0].(type) {
+				case *payload.Map:
+					to, found = mapGet(t, int64(c))
+				default:
+					// any other table is indexed as table[ord(c)]; a
+					// LookupError keeps the character
+					v, err := r.GetItem(a[0], int64(c))
+					if err != nil {
+						return nil, err
+					}
+					if _, undef := v.(*Undefined); !undef {
+						to, found = v, true
+					}
+				}
+				switch x := to.(type) {
+				case nil:
+					if !found {
+						b.WriteRune(c)
+					}
+				case string:
+					b.WriteString(x)
+				case int64:
+					if x < 0 || x > 0x10ffff {
+						return nil, valueErr("character mapping must be in range(0x110000)")
+					}
+					b.WriteRune(rune(x))
+				default:
+					return nil, typeErr("character mapping must return integer, None or str")
+				}
+			}
+			return b.String(), nil
+		},
 		"split":      splitMethod(false),
 		"rsplit":     splitMethod(true),
 		"strip":      stripMethod(true, true),
