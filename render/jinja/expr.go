@@ -93,14 +93,9 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 					sv.step = v
 				}
 			}
-			v, err := applySlice(obj, sv)
-			if err != nil {
-				if _, isT := err.(*Error); isT && strings.Contains(err.Error(), "subscriptable") {
-					return r.Undefined(""), nil
-				}
-				return nil, err
-			}
-			return v, nil
+			// Jinja2 compiles a slice to Python's own obj[a:b:c] (not
+			// environment.getitem): a TypeError is raised, not undefined
+			return applySlice(obj, sv)
 		}
 		key, err := r.eval(e.Key, f)
 		if err != nil {

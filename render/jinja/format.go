@@ -673,6 +673,9 @@ func FormatSpec(v any, spec string) (string, error) {
 			return "", valueErr("Unknown format code 's' for object of type 'int'")
 		}
 		if typ == 'c' {
+			if !n.IsInt64() || n.Int64() < 0 || n.Int64() >= 0x110000 {
+				return "", &Error{Kind: "OverflowError", Msg: "%c arg not in range(0x110000)"}
+			}
 			body = string(rune(n.Int64()))
 			break
 		}

@@ -768,6 +768,26 @@ for _ in range(60):
                                   "{{ %s|sum }}", "{{ %s|sort }}", "{{ %s|join }}", "{{ %s|first }}", "{{ %s|list }}",
                                   "{%% for i in %s %%}{{ i }}{%% endfor %%}"]) % gval())
 
+
+# error reports inside imported and included templates, at generated lines
+e = random.Random(SEED + 12)
+ERRS = ["{{ missing_var }}", "{{ pillar.nope.deeper }}", "{% if %}x{% endif %}", "{{ 'a'|no_such_filter }}",
+        "{% no_such_tag %}", "{{ 1 + }}", "{% endfor %}", "{{ salt['no.such_function']() }}", "{{ 1 / 0 }}",
+        "{% for x in [1] %}{{ x.y.z }}{% endfor %}", "{{ [1][5] }}", "{% set a = {'k': 1} %}{{ a.k.j }}",
+        "{{ 'x' is no_such_test }}", "{% macro m() %}{{ undefined_in_macro }}{% endmacro %}{{ m() }}"]
+HOW = ["{%% include 'lib/err.jinja' %%}", "{%% import 'lib/err.jinja' as e %%}", "{%% from 'lib/err.jinja' import x %%}",
+       "{%% import 'lib/err.jinja' as e with context %%}", "{%% include 'lib/mid.jinja' %%}"]
+for _ in range(70):
+    before = "".join("line %d\n" % i for i in range(e.randint(0, 7)))
+    after = "".join("tail %d\n" % i for i in range(e.randint(0, 7)))
+    lib = "".join("{# lib %d #}\n" % i for i in range(e.randint(0, 8))) + e.choice(ERRS) + "\n" + "".join("lib tail %d\n" % i for i in range(e.randint(0, 7)))
+    files = {"lib/err.jinja": lib, "lib/mid.jinja": "mid\n{% include 'lib/err.jinja' %}\n"}
+    main = "".join("main %d\n" % i for i in range(e.randint(0, 6))) + e.choice(HOW) % () + "\n" + "after\n"
+    if e.random() < 0.3:
+        files = {}
+        main = before + e.choice(ERRS) + "\n" + after
+    add("errreport", main, files=files or None)
+
 cases.sort(key=lambda c: (c["category"], c["id"]))
 with open(os.path.join(corpus, "cases.json"), "w", encoding="utf-8") as f:
     f.write("[\n")
