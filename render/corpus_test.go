@@ -368,7 +368,8 @@ func writeKnown(t testing.TB, diffs map[string]string) {
 	var b strings.Builder
 	b.WriteString("# Corpus cases where gsalt differs from Salt 3006 today: \"<case id> <reason>\".\n")
 	b.WriteString("# TestCorpus fails when a case not listed here differs; rewrite with\n")
-	b.WriteString("# `go test ./render -run Corpus -update` (keeps the reasons of cases still listed).\n")
+	b.WriteString("# `go test ./render -run Corpus -update` (keeps the reasons of cases still listed;\n")
+	b.WriteString("# each reason starts with its kind in brackets, then the measured difference).\n")
 	for _, id := range ids {
 		fmt.Fprintf(&b, "%s %s\n", id, diffs[id])
 	}

@@ -1,9 +1,13 @@
 package render_test
 
 import (
+	"sync"
+
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/modules/builtin"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -236,6 +240,22 @@ type fakeCaller struct {
 	grains, pillar *payload.Map
 	calls          []string
 }
+
+// HasFunction answers with gsalt's execution-module registry, as the
+// minion's caller does.
+func (f *fakeCaller) HasFunction(fun string) bool {
+	_, ok := builtinRegistry().Lookup(fun)
+	return ok
+}
+
+// builtinRegistry is gsalt's execution modules.
+var builtinRegistry = sync.OnceValue(func() *modules.Registry {
+	r := modules.NewRegistry()
+	if err := builtin.Register(r); err != nil {
+		panic(err)
+	}
+	return r
+})
 
 func (f *fakeCaller) CallFunction(_ context.Context, fun string, args []any, kwargs *payload.Map) (any, error) {
 	f.calls = append(f.calls, fun)

@@ -117,6 +117,7 @@ func newRenderState(ctx context.Context, rc *Context, maxOut int) *renderState {
 		Sandboxed:        true,
 		MaxCallDepth:     MaxMacroDepth,
 		MaxTemplateDepth: MaxIncludeDepth,
+		Finalize:         saltFinalize,
 	}
 	envKey := "jinja_env"
 	if rc.SLS != "" {
@@ -294,6 +295,9 @@ func (st *renderState) renderRoot(text string) (string, error) {
 	}
 	st.sources[rootName] = text
 	tpl, err := st.env.Parse(rootName, text)
+	if err == nil {
+		tpl.FromString = true
+	}
 	if err != nil {
 		return "", st.wrapErr(err)
 	}
@@ -327,9 +331,19 @@ func (st *renderState) wrapErr(err error) error {
 	switch je.Kind {
 	case "UndefinedError":
 		msg = "Jinja variable " + je.Msg
-	case "TemplateSyntaxError", "TemplateAssertionError", "TemplateRuntimeError", "SecurityError":
+	case "TemplateSyntaxError", "TemplateAssertionError", "TemplateRuntimeError", "SecurityError", "FilterArgumentError":
+		// Salt reports TemplateRuntimeError and its subclasses as syntax errors
 		msg = "Jinja syntax error: " + je.Msg
 	default:
+		if errors.Is(je.Err, ErrRaised) {
+			return &raisedError{msg: "Jinja error: " + je.Msg + loc}
+		}
+		if je.Kind == "TemplateNotFound" && errors.Is(je.Err, ErrNotFound) {
+			// Salt: "Jinja error: <template name>", the location
+			// Salt follows the excerpt with its traceback; gsalt with the
+			// loader's reason
+			return &notFoundError{msg: "Jinja error: " + je.Msg + loc + "\n" + je.Err.Error(), err: je.Err}
+		}
 		if je.Err != nil && (errors.Is(je.Err, ErrTemplate) || errors.Is(je.Err, ErrNotFound)) {
 			inner := je.Err
 			if !errors.Is(inner, ErrTemplate) {
@@ -344,6 +358,27 @@ func (st *renderState) wrapErr(err error) error {
 	}
 	return fmt.Errorf("%w: %s%s", ErrTemplate, msg, loc)
 }
+
+// raisedError is a template's raise('msg'): Salt's "Jinja error: msg"
+// with the location; it is ErrRaised (and so ErrTemplate).
+type raisedError struct{ msg string }
+
+func (e *raisedError) Error() string { return ErrTemplate.Error() + ": " + e.msg }
+
+// Unwrap returns ErrRaised.
+func (e *raisedError) Unwrap() error { return ErrRaised }
+
+// notFoundError is a missing template in Salt's words; it is ErrTemplate
+// and the loader's error (ErrNotFound).
+type notFoundError struct {
+	msg string
+	err error
+}
+
+func (e *notFoundError) Error() string { return ErrTemplate.Error() + ": " + e.msg }
+
+// Unwrap returns ErrTemplate and the loader's error.
+func (e *notFoundError) Unwrap() []error { return []error{ErrTemplate, e.err} }
 
 // location is Salt's text locating an error: "; line N" and an excerpt
 // for the top template, or the file and an excerpt for another one.

@@ -82,6 +82,9 @@ func (st *renderState) installFilters() {
 		}
 		return tojson(r, v, args, kw)
 	}
+	for name, fn := range exactFilters() {
+		st.env.Filters[name] = fn
+	}
 	for name, fn := range saltUtilsFilters() {
 		st.env.Filters[name] = fn
 	}
@@ -89,8 +92,64 @@ func (st *renderState) installFilters() {
 		st.env.Filters[name] = fn
 	}
 	st.env.Filters["str_to_num"] = st.env.Filters["to_num"]
+	st.env.Filters["unique"] = saltUnique
+	for name, sig := range map[string][]string{
+		"regex_replace": {"regex_replace", "rgx", "val", "ignorecase", "multiline"},
+		"regex_search":  {"regex_search", "rgx", "ignorecase", "multiline"},
+		"regex_match":   {"regex_match", "rgx", "ignorecase", "multiline"},
+	} {
+		st.env.Filters[name] = signatureFilter(sig[0], sig[1:], st.env.Filters[name])
+	}
 	for name, pyName := range map[string]string{"min": "lst_min", "max": "lst_max", "unique": "unique"} {
 		st.env.Filters[name] = oneArgFilter(pyName, st.env.Filters[name])
+	}
+}
+
+// saltUnique is Salt's unique (salt.utils.jinja.unique replaces
+// Jinja2's): set(values) for a hashable value (a string, tuple,
+// generator, range), else the first occurrences in order.
+func saltUnique(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+	items, err := jinja.Iterate(v)
+	if err != nil {
+		return nil, err
+	}
+	switch v.(type) {
+	case *jinja.List, []any, *payload.Map, *jinja.Set, *jinja.DictView:
+		out := jinja.NewList()
+		for _, x := range items {
+			in, err := jinja.Contains(out, x)
+			if err != nil {
+				return nil, err
+			}
+			if !in {
+				out.Items = append(out.Items, x)
+			}
+		}
+		return out, nil
+	}
+	return jinja.NewSet(items)
+}
+
+// signatureFilter fails like Python calling pyName(value, *params) with
+// an unknown keyword or too many positional arguments.
+func signatureFilter(pyName string, params []string, fn jinja.FilterFunc) jinja.FilterFunc {
+	return func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		if kw != nil {
+			for _, it := range kw.Items() {
+				k := payload.KeyString(it.Key)
+				known := false
+				for _, p := range params {
+					known = known || p == k
+				}
+				if !known {
+					return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() got an unexpected keyword argument %s", pyName, jinja.Repr(k))}
+				}
+			}
+		}
+		if len(args) > len(params) {
+			return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() takes from 3 to %d positional arguments but %d were given", pyName, len(params)+1, len(args)+1)}
+		}
+		return fn(r, v, args, kw)
 	}
 }
 
@@ -149,6 +208,9 @@ func (st *renderState) filters() map[string]filterFunc {
 		"tojson": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			if in.IsError() {
 				return in
+			}
+			if err := jinja.JSONSerializable(in.Interface(), 0); err != nil {
+				return asValue(err)
 			}
 			opts := JSONOptions{Indent: indentArg(arg(va, 0, "indent", nil)), ASCII: true}
 			if v, ok := va.KwArgs["ensure_ascii"]; ok {
@@ -239,35 +301,6 @@ func (st *renderState) filters() map[string]filterFunc {
 			_, ok := listItems(in)
 			return asValue(ok || asDict(in) != nil)
 		},
-		// Salt's unique (salt.utils.jinja.unique replaces Jinja2's):
-		// first occurrences in order; a string gives Python's set() of
-		// its characters (unordered in Python, first occurrences here)
-		"unique": simple(func(in any, va *varArgs) (any, error) {
-			l, ok := in.([]any)
-			if !ok {
-				if s, isStr := in.(string); isStr {
-					var out []any
-					for _, r := range s {
-						out = appendUnique(out, string(r))
-					}
-					return out, nil
-				}
-				if m, isMap := in.(*payload.Map); isMap {
-					// a dict is not hashable: its keys in order
-					var out []any
-					for _, it := range m.Items() {
-						out = appendUnique(out, it.Key)
-					}
-					return orEmptyList(out), nil
-				}
-				return nil, fmt.Errorf("unique needs a list, got %s", pyTypeName(in))
-			}
-			var out []any
-			for _, x := range l {
-				out = appendUnique(out, x)
-			}
-			return orEmptyList(out), nil
-		}),
 		"union": setFilter("union", func(a, b []any) []any {
 			var out []any
 			for _, x := range append(append([]any{}, a...), b...) {
@@ -407,7 +440,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) {
 				bits := p.Addr().BitLen() - p.Bits()
 				if bits >= 63 {
-					return math.Pow(2, float64(bits)), nil
+					return new(big.Int).Lsh(big.NewInt(1), uint(bits)), nil
 				}
 				return int64(1) << bits, nil
 			})
@@ -983,7 +1016,10 @@ func parseIP(s string) (netip.Prefix, bool, bool) {
 func isIPv(v any, version int, options string) (string, bool) {
 	s, ok := v.(string)
 	if !ok {
-		return "", false
+		// ipaddress.ip_address(int): an IPv4 address below 2**32, else IPv6
+		if s, ok = intIP(v); !ok {
+			return "", false
+		}
 	}
 	p, iface, ok := parseIP(s)
 	if !ok {
@@ -999,7 +1035,7 @@ func isIPv(v any, version int, options string) (string, bool) {
 			pass := true
 			switch o {
 			case "global", "public":
-				pass = !a.IsPrivate() && !a.IsLoopback() && !a.IsLinkLocalUnicast()
+				pass = !pyIsPrivate(a)
 			case "link-local", "linklocal", "ll", "link_local":
 				pass = a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast()
 			case "loopback", "lo":
@@ -1007,7 +1043,7 @@ func isIPv(v any, version int, options string) (string, bool) {
 			case "multicast":
 				pass = a.IsMulticast()
 			case "private":
-				pass = a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast()
+				pass = pyIsPrivate(a)
 			case "unspecified":
 				pass = a.IsUnspecified()
 			case "site-local", "sl", "site_local":
@@ -1239,4 +1275,48 @@ func loadYAMLFilter(e *jinja.Runtime, in *value, va *varArgs) *value {
 		}
 		return v, nil
 	})(e, in, va)
+}
+
+// intIP is str(ipaddress.ip_address(n)) for an int (or bool) n.
+func intIP(v any) (string, bool) {
+	var n *big.Int
+	switch x := v.(type) {
+	case bool:
+		n = big.NewInt(0)
+		if x {
+			n = big.NewInt(1)
+		}
+	case int64:
+		n = big.NewInt(x)
+	case *big.Int:
+		n = x
+	default:
+		return "", false
+	}
+	if n.Sign() < 0 || n.BitLen() > 128 {
+		return "", false
+	}
+	var b [16]byte
+	n.FillBytes(b[:])
+	if n.BitLen() <= 32 {
+		return netip.AddrFrom4([4]byte(b[12:])).String(), true
+	}
+	return netip.AddrFrom16(b).String(), true
+}
+
+// pyIsPrivate is ipaddress's is_private: a in one of the networks
+// Python 3.11 calls private.
+func pyIsPrivate(a netip.Addr) bool {
+	for _, s := range [...]string{
+		"0.0.0.0/8", "10.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+		"192.0.0.0/29", "192.0.0.170/31", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
+		"198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32",
+		"::1/128", "::/128", "::ffff:0:0/96", "100::/64", "2001::/23", "2001:2::/48",
+		"2001:db8::/32", "2001:10::/28", "fc00::/7", "fe80::/10",
+	} {
+		if netip.MustParsePrefix(s).Contains(a.Unmap()) || netip.MustParsePrefix(s).Contains(a) {
+			return true
+		}
+	}
+	return false
 }

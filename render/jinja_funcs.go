@@ -29,7 +29,29 @@ func (st *renderState) globalFunctions() map[string]any {
 			if len(args) > 0 {
 				msg = pyStr(args[0])
 			}
-			return nil, st.fail(fmt.Errorf("%w: %s", ErrRaised, msg))
+			return nil, st.fail(&jinja.Error{Kind: "TemplateError", Msg: msg, Err: ErrRaised})
+		}),
+		// Salt 3006 registers match.ifelse as a Jinja global without the
+		// loader's globals: one argument is returned, an even count is
+		// refused, and evaluating a pair fails on __context__, as in Salt
+		// (salt['match.ifelse'](...) is the working form).
+		"ifelse": jinja.Func(func(r *jinja.Runtime, args []any, kw *payload.Map) (any, error) {
+			if kw != nil {
+				for _, it := range kw.Items() {
+					switch k := payload.KeyString(it.Key); k {
+					case "tgt_type", "minion_id", "merge", "merge_lists":
+					default:
+						return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("ifelse() got an unexpected keyword argument %s", jinja.Repr(k))}
+					}
+				}
+			}
+			switch {
+			case len(args)%2 == 0:
+				return nil, &jinja.Error{Kind: "SaltException", Msg: "The ifelse function must have an odd number of arguments!"}
+			case len(args) == 1:
+				return args[0], nil
+			}
+			return nil, &jinja.Error{Kind: "NameError", Msg: "name '__context__' is not defined"}
 		}),
 		"show_full_context": jinja.Func(func(r *jinja.Runtime, args []any, kw *payload.Map) (any, error) {
 			return jinja.Import(st.contextVars()), nil
@@ -54,19 +76,27 @@ func (s *saltFuncs) GetItem(key any) (any, bool) {
 	if !ok || !strings.Contains(name, ".") {
 		return nil, false
 	}
+	if fc, ok := s.st.rc.Salt.(FunctionChecker); ok && !fc.HasFunction(name) {
+		if _, isLog := logLevel(name); !isLog {
+			return nil, false
+		}
+	}
 	return s.st.saltFunction(name), true
 }
 
 // GetAttr returns the module named name (salt.cmd.run form).
 func (s *saltFuncs) GetAttr(name string) (any, bool) {
+	if strings.Contains(name, ".") {
+		return nil, false
+	}
 	return &saltModule{st: s.st, mod: name}, true
 }
 
 // String is what printing the object shows.
 func (s *saltFuncs) String() string { return "<salt functions>" }
 
-// PyType is the class of Salt's loader object.
-func (s *saltFuncs) PyType() (string, string) { return "salt.loader.lazy", "LazyLoader" }
+// PyType is the class of the salt object Salt's templates see.
+func (s *saltFuncs) PyType() (string, string) { return "salt.utils.templates", "AliasedLoader" }
 
 // saltModule is salt.<module>.
 type saltModule struct {

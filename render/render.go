@@ -49,6 +49,13 @@ type Caller interface {
 	CallFunction(ctx context.Context, fun string, args []any, kwargs *payload.Map) (any, error)
 }
 
+// FunctionChecker is a Caller that can tell whether an execution
+// function exists: salt['no.such'] is then Jinja's undefined value, as
+// Salt's loader makes it, instead of a callable failing when called.
+type FunctionChecker interface {
+	HasFunction(fun string) bool
+}
+
 // Context is what a template sees, Salt's renderer context.
 type Context struct {
 	// Grains, Pillar and Opts are exposed as grains, pillar and opts

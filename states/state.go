@@ -151,6 +151,15 @@ func (e ExecCaller) CallFunction(ctx context.Context, fun string, args []any, kw
 	return c.Exec(ctx, fun, args, kwargs)
 }
 
+// HasFunction reports whether fun is an execution function of Env.Registry.
+func (e ExecCaller) HasFunction(fun string) bool {
+	if e.Env == nil || e.Env.Registry == nil {
+		return false
+	}
+	_, ok := e.Env.Registry.Lookup(fun)
+	return ok
+}
+
 // Func is the Go body of a state function. A returned error becomes a
 // False result whose comment is the error text (Salt's "An exception
 // occurred in this state").

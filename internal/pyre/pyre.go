@@ -44,11 +44,13 @@ type Regexp struct {
 	re      *regexp2.Regexp
 	pattern string
 	groups  int
+	// names maps Python group names to their numbers
+	names map[string]int
 }
 
 // Compile compiles a Python pattern with flags.
 func Compile(pattern string, flags Flags) (*Regexp, error) {
-	src, err := translate(pattern)
+	src, names, err := translate(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrPattern, strconv.Quote(pattern), err)
 	}
@@ -74,19 +76,32 @@ func Compile(pattern string, flags Flags) (*Regexp, error) {
 	for _, g := range re.GetGroupNumbers() {
 		n = max(n, g)
 	}
-	return &Regexp{re: re, pattern: pattern, groups: n}, nil
+	return &Regexp{re: re, pattern: pattern, groups: n, names: names}, nil
+}
+
+// groupNumber is the number of the group called name, or -1.
+func (r *Regexp) groupNumber(name string) int {
+	if n, ok := r.names[name]; ok {
+		return n
+	}
+	return -1
 }
 
 // translate rewrites Python-only syntax into regexp2's (.NET) syntax.
-func translate(p string) (string, error) {
+// Every capturing group gets its Python number explicitly ((?<3>...)):
+// .NET numbers named groups after the unnamed ones, Python by position.
+// It returns the group names with their numbers.
+func translate(p string) (string, map[string]int, error) {
 	var b strings.Builder
 	inClass := false
+	group := 0
+	names := map[string]int{}
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c == '\\':
 			if i+1 >= len(p) {
-				return "", errors.New("bad escape (end of pattern)")
+				return "", nil, errors.New("bad escape (end of pattern)")
 			}
 			n := p[i+1]
 			if !inClass && n == 'Z' {
@@ -114,15 +129,32 @@ func translate(p string) (string, error) {
 				i++
 			}
 		case c == '(' && strings.HasPrefix(p[i:], "(?P<"):
-			b.WriteString("(?<")
-			i += 3
+			end := strings.IndexByte(p[i:], '>')
+			if end < 0 {
+				return "", nil, errors.New("missing >, unterminated name")
+			}
+			name := p[i+4 : i+end]
+			if _, dup := names[name]; dup {
+				return "", nil, fmt.Errorf("redefinition of group name %s as group %d", strconv.Quote(name), group+1)
+			}
+			group++
+			names[name] = group
+			fmt.Fprintf(&b, "(?<%d>", group)
+			i += end
 		case c == '(' && strings.HasPrefix(p[i:], "(?P="):
 			end := strings.IndexByte(p[i:], ')')
 			if end < 0 {
-				return "", errors.New("missing ), unterminated name")
+				return "", nil, errors.New("missing ), unterminated name")
 			}
-			b.WriteString(`\k<` + p[i+4:i+end] + ">")
+			n, ok := names[p[i+4:i+end]]
+			if !ok {
+				return "", nil, fmt.Errorf("unknown group name '%s'", p[i+4:i+end])
+			}
+			fmt.Fprintf(&b, `\k<%d>`, n)
 			i += end
+		case c == '(' && (i+1 >= len(p) || p[i+1] != '?'):
+			group++
+			fmt.Fprintf(&b, "(?<%d>", group)
 		case c == '(' && strings.HasPrefix(p[i:], "(?") && i+2 < len(p) && strings.IndexByte("aiLmsux-", p[i+2]) >= 0:
 			// inline flags: drop Python's a, u and L (regexp2 is Unicode)
 			j := i + 2
@@ -137,7 +169,7 @@ func translate(p string) (string, error) {
 			}, p[i+2:j])
 			if j < len(p) && p[j] == ')' && i != 0 {
 				// Python 3.11 refuses a global flag group anywhere else.
-				return "", errors.New("global flags not at the start of the expression")
+				return "", nil, errors.New("global flags not at the start of the expression")
 			}
 			if j < len(p) && (p[j] == ')' || p[j] == ':') {
 				if flags == "" || flags == "-" {
@@ -159,9 +191,9 @@ func translate(p string) (string, error) {
 		}
 	}
 	if inClass {
-		return "", errors.New("unterminated character set")
+		return "", nil, errors.New("unterminated character set")
 	}
-	return b.String(), nil
+	return b.String(), names, nil
 }
 
 // Match is a successful match: its groups (nil for a group that did not
@@ -320,7 +352,7 @@ func parseTemplate(t string, re *Regexp) ([]tmplPart, error) {
 			name := t[i+3 : i+3+end]
 			g, err := strconv.Atoi(name)
 			if err != nil {
-				g = re.re.GroupNumberFromName(name)
+				g = re.groupNumber(name)
 				if g < 0 {
 					return nil, fmt.Errorf("%w: unknown group name '%s'", ErrPattern, name)
 				}

@@ -74,6 +74,9 @@ type Options struct {
 	// MaxCallDepth bounds nested macro and function calls (0: 256), and
 	// MaxTemplateDepth nested include/import/extends (0: 32).
 	MaxCallDepth, MaxTemplateDepth int
+	// Finalize, when set, turns the value of every {{ expression }} into
+	// its text instead of str() (Jinja2's finalize followed by str()).
+	Finalize func(v any) (string, error)
 }
 
 // FilterFunc is a filter: v|name(args, kwargs). Filters and Funcs get
@@ -172,6 +175,9 @@ type Template struct {
 	source string
 	body   []Node
 	blocks map[string]*blockNode
+	// FromString marks a template made from a string (Jinja2's
+	// from_string: its name is None), not loaded by name.
+	FromString bool
 	// Globals are this template's own globals (jinja2's template.globals).
 	Globals map[string]any
 }

@@ -326,7 +326,12 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		if err != nil {
 			return err
 		}
-		s, err := Str(v)
+		var s string
+		if fin := r.env.opts.Finalize; fin != nil {
+			s, err = fin(v)
+		} else {
+			s, err = Str(v)
+		}
 		if err != nil {
 			return err
 		}
@@ -559,7 +564,13 @@ func (s *selfRef) GetAttr(name string) (any, bool) {
 }
 
 // String is what printing self shows.
-func (s *selfRef) String() string { return "<TemplateReference>" }
+func (s *selfRef) String() string {
+	name := "None"
+	if t := s.f.tmpl; t != nil && !t.FromString {
+		name = pyStrRepr(t.Name)
+	}
+	return "<TemplateReference " + name + ">"
+}
 
 // blockCallNode renders a block at a level of its chain (super()).
 type blockCallNode struct {

@@ -93,14 +93,9 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 					sv.step = v
 				}
 			}
-			v, err := applySlice(obj, sv)
-			if err != nil {
-				if _, isT := err.(*Error); isT && strings.Contains(err.Error(), "subscriptable") {
-					return r.Undefined(""), nil
-				}
-				return nil, err
-			}
-			return v, nil
+			// Jinja2 compiles a slice to Python's own obj[a:b:c] (not
+			// environment.getitem): a TypeError is raised, not undefined
+			return applySlice(obj, sv)
 		}
 		key, err := r.eval(e.Key, f)
 		if err != nil {
@@ -130,7 +125,14 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return BinOp(e.Op, l, rv)
+		v, err := BinOp(e.Op, l, rv)
+		if err == nil && e.Op == "*" && isConstExpr(e.L) && isConstExpr(e.R) {
+			// Jinja2's optimizer folds a constant expression and the
+			// generated code rebuilds the value from its repr, so
+			// [[1]] * 2 holds two distinct lists
+			v = freshCopy(v, 0)
+		}
+		return v, err
 	case *unaryExpr:
 		v, err := r.eval(e.X, f)
 		if err != nil {
@@ -374,6 +376,9 @@ func (r *Runtime) GetAttr(obj any, name string) (any, error) {
 		if m := methodFor(obj, name); m != nil {
 			return m, nil
 		}
+		if x, ok := numAttr(obj, name); ok {
+			return x, nil
+		}
 		if d, ok := obj.(*payload.Map); ok {
 			if v, ok := d.Get(name); ok {
 				return v, nil
@@ -499,4 +504,61 @@ func hasDunder(v any, name string) bool {
 		}
 	}
 	return false
+}
+
+// isConstExpr reports whether Jinja2's optimizer folds e to a constant:
+// literals and operators over literals.
+func isConstExpr(e Expr) bool {
+	switch x := e.(type) {
+	case *constExpr:
+		return true
+	case *listExpr:
+		return allConst(x.Items)
+	case *tupleExpr:
+		return allConst(x.Items)
+	case *dictExpr:
+		return allConst(x.Keys) && allConst(x.Vals)
+	case *unaryExpr:
+		return isConstExpr(x.X)
+	case *binExpr:
+		return isConstExpr(x.L) && isConstExpr(x.R)
+	}
+	return false
+}
+
+func allConst(es []Expr) bool {
+	for _, e := range es {
+		if !isConstExpr(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// freshCopy copies the mutable containers inside v.
+func freshCopy(v any, depth int) any {
+	if depth > 100 {
+		return v
+	}
+	switch x := v.(type) {
+	case *List:
+		out := make([]any, len(x.Items))
+		for i, e := range x.Items {
+			out[i] = freshCopy(e, depth+1)
+		}
+		return &List{Items: out}
+	case Tuple:
+		out := make(Tuple, len(x))
+		for i, e := range x {
+			out[i] = freshCopy(e, depth+1)
+		}
+		return out
+	case *payload.Map:
+		out := payload.NewMap()
+		for _, it := range x.Items() {
+			out.SetKey(it.Key, freshCopy(it.Value, depth+1))
+		}
+		return out
+	}
+	return v
 }

@@ -167,9 +167,7 @@ func builtinFilters() map[string]FilterFunc {
 			return items[0], nil
 		},
 		"last": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
-			if _, ok := v.(*payload.Map); ok {
-				return nil, typeErr("'dict' object is not reversible")
-			}
+			// next(iter(reversed(seq))): a dict gives its last key
 			items, err := Iterate(v)
 			if err != nil {
 				return nil, err
@@ -254,6 +252,23 @@ func builtinFilters() map[string]FilterFunc {
 			return Pformat(v), nil
 		},
 		"random": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+			// random.choice(seq): seq[randbelow(len(seq))]
+			switch x := v.(type) {
+			case *payload.Map:
+				if x.Len() == 0 {
+					return r.undefinedHint("No random item, sequence was empty."), nil
+				}
+				i := int64(randIntn(x.Len()))
+				if val, ok := mapGet(x, i); ok {
+					return val, nil
+				}
+				return nil, &Error{Kind: "KeyError", Msg: Repr(i)}
+			case *Set, *DictView:
+				if _, err := Len(v); err != nil {
+					return nil, err
+				}
+				return nil, typeErr("'%s' object is not subscriptable", TypeName(v))
+			}
 			items, err := Iterate(v)
 			if err != nil {
 				return nil, err
@@ -395,8 +410,8 @@ func builtinFilters() map[string]FilterFunc {
 			if err != nil {
 				return nil, err
 			}
-			if u, ok := v.(*Undefined); ok {
-				return nil, typeErr("Object of type %s is not JSON serializable", TypeName(u))
+			if err := JSONSerializable(v, 0); err != nil {
+				return nil, err
 			}
 			o := pyfmt.JSONOptions{SortKeys: SortItems, EnsureASCII: true, Indent: -1}
 			if a[0] != nil {
@@ -822,10 +837,8 @@ func (g *GroupTuple) GetItem(k any) (any, bool) {
 	return nil, false
 }
 
-// String is the namedtuple's repr.
-func (g *GroupTuple) String() string {
-	return "_GroupTuple(grouper=" + Repr(g.Grouper) + ", list=" + Repr(g.List) + ")"
-}
+// String is the group's repr: Jinja2 shows it as a plain tuple.
+func (g *GroupTuple) String() string { return Repr(Tuple{g.Grouper, g.List}) }
 
 func filterIndent(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 	a, err := Bind("do_indent", args, kw, []string{"width", "first", "blank"}, int64(4), false, false)
@@ -1304,4 +1317,43 @@ func urlQuote(s string, forQS bool) string {
 		return strings.ReplaceAll(b.String(), "%20", "+")
 	}
 	return b.String()
+}
+
+// JSONSerializable fails as json.dumps does on a value it cannot encode
+// (json knows dict, list, tuple, str, int, float, bool and None).
+func JSONSerializable(v any, depth int) error {
+	if depth > 200 {
+		return nil
+	}
+	switch x := v.(type) {
+	case nil, string, bool, int64, *big.Int, float64:
+		return nil
+	case *List:
+		return jsonSerializableAll(x.Items, depth)
+	case []any:
+		return jsonSerializableAll(x, depth)
+	case Tuple:
+		return jsonSerializableAll(x, depth)
+	case *GroupTuple:
+		return jsonSerializableAll([]any{x.Grouper, x.List}, depth)
+	case *payload.Map:
+		for _, it := range x.Items() {
+			if err := JSONSerializable(it.Value, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *Undefined, *rangeVal, *Set, *DictView, *Generator, *Macro, *Namespace, *Cycler, *LoopContext, *Class, Func, *boundMethod, []byte:
+		return typeErr("Object of type %s is not JSON serializable", TypeName(v))
+	}
+	return nil
+}
+
+func jsonSerializableAll(items []any, depth int) error {
+	for _, e := range items {
+		if err := JSONSerializable(e, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,7 +1,9 @@
 package jinja
 
 import (
+	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/internal/py"
 	"math"
 	"math/big"
 	"strconv"
@@ -88,6 +90,11 @@ func PercentFormat(format string, args any) (string, error) {
 				return "", typeErr("* wants int")
 			}
 			width = int(n)
+			if width < 0 {
+				// a negative * width left-justifies
+				flags += "-"
+				width = -width
+			}
 			i++
 		} else {
 			j := i
@@ -114,6 +121,10 @@ func PercentFormat(format string, args any) (string, error) {
 		}
 		conv := format[i]
 		if conv == '%' {
+			if format[i-1] != '%' {
+				// only a bare %% is a literal percent sign
+				return "", valueErr("unsupported format character '%%' (0x25) at index %d", i)
+			}
 			b.WriteByte('%')
 			continue
 		}
@@ -147,7 +158,14 @@ func PercentFormat(format string, args any) (string, error) {
 		}
 		b.WriteString(s)
 	}
-	if next < len(list) && !usedMap && mapping == nil {
+	// Python skips the check for any argument with __getitem__ (a
+	// list, range or bytes counts as a mapping there)
+	mapLike := false
+	switch args.(type) {
+	case *List, []any, *rangeVal, []byte:
+		mapLike = true
+	}
+	if next < len(list) && !usedMap && mapping == nil && !mapLike {
 		return "", typeErr("not all arguments converted during string formatting")
 	}
 	return b.String(), nil
@@ -251,7 +269,13 @@ func formatOne(conv byte, flags string, prec int, v any, pos int) (string, error
 			return x, nil
 		}
 		if n, ok := asInt(v); ok {
+			if n < 0 || n >= 0x110000 {
+				return "", &Error{Kind: "OverflowError", Msg: "%c arg not in range(0x110000)"}
+			}
 			return string(rune(n)), nil
+		}
+		if _, big := v.(*big.Int); big {
+			return "", &Error{Kind: "OverflowError", Msg: "%c arg not in range(0x110000)"}
 		}
 		return "", typeErr("%%c requires int or char")
 	}
@@ -475,9 +499,20 @@ func formatLookup(v any, path string) (any, error) {
 				_ = m
 				return nil, &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'dict' object has no attribute %s", pyStrRepr(attr))}
 			}
+			if x, ok := numAttr(v, attr); ok {
+				v = x
+				continue
+			}
+			if m := methodFor(v, attr); m != nil {
+				v = m
+				continue
+			}
 			a, ok := v.(Attrs)
 			if !ok {
-				return nil, &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute %s", TypeName(v), pyStrRepr(attr))}
+				// Salt's SandboxedFormatter looks attributes up like
+				// templates do: a missing one is an undefined value
+				v = &Undefined{Name: attr, Obj: v, HasObj: true, Strict: true}
+				continue
 			}
 			if v, ok = a.GetAttr(attr); !ok {
 				return nil, &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute %s", TypeName(v), pyStrRepr(attr))}
@@ -521,8 +556,36 @@ func formatLookup(v any, path string) (any, error) {
 
 // FormatSpec is Python's format(v, spec) for the format mini-language.
 func FormatSpec(v any, spec string) (string, error) {
+	if u, ok := v.(*Undefined); ok && spec != "" {
+		return "", typeErr("unsupported format string passed to %s.__format__", TypeName(u))
+	}
 	if err := strictCheck(v); err != nil {
 		return "", err
+	}
+	switch x := v.(type) {
+	case bool:
+		if spec != "" {
+			// bool formats as its int with a non-empty spec
+			v = int64(0)
+			if x {
+				v = int64(1)
+			}
+		}
+	case string:
+		if spec == "" {
+			return x, nil
+		}
+		out, err := py.Formatter{}.FormatSpec(x, spec)
+		var pe *py.Exception
+		if errors.As(err, &pe) {
+			return "", &Error{Kind: pe.Type, Msg: pe.Msg}
+		}
+		return out, err
+	case int64, *big.Int, float64:
+	default:
+		if spec != "" {
+			return "", typeErr("unsupported format string passed to %s.__format__", TypeName(v))
+		}
 	}
 	fill, align := " ", byte(0)
 	rs := []rune(spec)
@@ -610,6 +673,9 @@ func FormatSpec(v any, spec string) (string, error) {
 			return "", valueErr("Unknown format code 's' for object of type 'int'")
 		}
 		if typ == 'c' {
+			if !n.IsInt64() || n.Int64() < 0 || n.Int64() >= 0x110000 {
+				return "", &Error{Kind: "OverflowError", Msg: "%c arg not in range(0x110000)"}
+			}
 			body = string(rune(n.Int64()))
 			break
 		}

@@ -131,7 +131,7 @@ func builtinGlobals() map[string]any {
 			}
 			return rv, nil
 		}),
-		"dict": Func(func(r *Runtime, args []any, kw *payload.Map) (any, error) {
+		"dict": &Class{Name: "dict", Fn: func(r *Runtime, args []any, kw *payload.Map) (any, error) {
 			m := &payload.Map{}
 			if len(args) > 1 {
 				return nil, typeErr("dict expected at most 1 argument, got %d", len(args))
@@ -147,8 +147,8 @@ func builtinGlobals() map[string]any {
 				}
 			}
 			return m, nil
-		}),
-		"namespace": Func(func(r *Runtime, args []any, kw *payload.Map) (any, error) {
+		}},
+		"namespace": &Class{Name: "jinja2.utils.Namespace", Fn: func(r *Runtime, args []any, kw *payload.Map) (any, error) {
 			m := &payload.Map{}
 			for _, a := range args {
 				if err := updateFrom(m, a); err != nil {
@@ -161,7 +161,7 @@ func builtinGlobals() map[string]any {
 				}
 			}
 			return &Namespace{M: m}, nil
-		}),
+		}},
 		"cycler": Func(func(r *Runtime, args []any, kw *payload.Map) (any, error) {
 			if len(args) == 0 {
 				return nil, &Error{Kind: "RuntimeError", Msg: "at least one item has to be provided"}

@@ -517,6 +517,18 @@ func unescape(s string) string {
 			b.WriteByte('\t')
 		case 'v':
 			b.WriteByte(11)
+		case 'N':
+			if i+1 < len(s) && s[i+1] == '{' {
+				if end := strings.IndexByte(s[i+2:], '}'); end >= 0 {
+					if r, ok := lookupRuneName(s[i+2 : i+2+end]); ok {
+						b.WriteRune(r)
+						i += 2 + end
+						continue
+					}
+				}
+			}
+			b.WriteByte('\\')
+			b.WriteByte(e)
 		case 'x', 'u', 'U':
 			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
 			if i+n < len(s)+0 && i+n <= len(s)-1+1 && i+1+n <= len(s) {

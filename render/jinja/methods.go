@@ -1,6 +1,8 @@
 package jinja
 
 import (
+	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 	"unicode"
@@ -27,7 +29,7 @@ func (b *boundMethod) Call(r *Runtime, args []any, kw *payload.Map) (any, error)
 
 // String is the method's repr.
 func (b *boundMethod) String() string {
-	return "<built-in method " + b.name + " of " + TypeName(b.recv) + " object>"
+	return fmt.Sprintf("<built-in method %s of %s object at %p>", b.name, TypeName(b.recv), b)
 }
 
 // DictView is what dict.keys(), values() and items() return.
@@ -110,6 +112,36 @@ func methodFor(obj any, name string) any {
 		return nil
 	}
 	return &boundMethod{recv: obj, name: name, fn: fn}
+}
+
+// numAttr is a number's data attribute: real, imag, numerator and
+// denominator of an int (or bool), real and imag of a float.
+func numAttr(obj any, name string) (any, bool) {
+	switch x := obj.(type) {
+	case bool:
+		n := int64(0)
+		if x {
+			n = 1
+		}
+		return numAttr(n, name)
+	case int64, *big.Int:
+		switch name {
+		case "real", "numerator":
+			return x, true
+		case "imag":
+			return int64(0), true
+		case "denominator":
+			return int64(1), true
+		}
+	case float64:
+		switch name {
+		case "real":
+			return x, true
+		case "imag":
+			return 0.0, true
+		}
+	}
+	return nil, false
 }
 
 func strList(parts []string) *List {
@@ -399,6 +431,47 @@ func init() {
 				return unicode.ToUpper(c)
 			}, s)
 		}),
+		"translate": func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
+			a, err := Bind("translate", args, kw, []string{"table"}, Required)
+			if err != nil {
+				return nil, err
+			}
+			var b strings.Builder
+			for _, c := range recv.(string) {
+				var to any
+				found := false
+				switch t := a[0].(type) {
+				case *payload.Map:
+					to, found = mapGet(t, int64(c))
+				default:
+					// any other table is indexed as table[ord(c)]; a
+					// LookupError keeps the character
+					v, err := r.GetItem(a[0], int64(c))
+					if err != nil {
+						return nil, err
+					}
+					if _, undef := v.(*Undefined); !undef {
+						to, found = v, true
+					}
+				}
+				switch x := to.(type) {
+				case nil:
+					if !found {
+						b.WriteRune(c)
+					}
+				case string:
+					b.WriteString(x)
+				case int64:
+					if x < 0 || x > 0x10ffff {
+						return nil, valueErr("character mapping must be in range(0x110000)")
+					}
+					b.WriteRune(rune(x))
+				default:
+					return nil, typeErr("character mapping must return integer, None or str")
+				}
+			}
+			return b.String(), nil
+		},
 		"split":      splitMethod(false),
 		"rsplit":     splitMethod(true),
 		"strip":      stripMethod(true, true),

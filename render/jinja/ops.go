@@ -256,6 +256,10 @@ func floatOp(op string, a, b float64, ka, kb numKind, av, bv any) (any, error) {
 			// exact int/int true division, correctly rounded
 			x := new(big.Rat).SetFrac(toBig(numOfK(av)), toBig(numOfK(bv)))
 			f, _ := x.Float64()
+			if f == 0 && x.Sign() == 0 && (b < 0) {
+				// Python: 0 / -2 == -0.0
+				f = math.Copysign(0, -1)
+			}
 			return f, nil
 		}
 		return a / b, nil

@@ -497,6 +497,12 @@ func (p *Parser) parseMacroSignature() ([]string, []Expr, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		for _, a := range args {
+			if a == t.val {
+				// Python's compiler refuses the generated function
+				return nil, nil, &Error{Kind: "SyntaxError", Msg: fmt.Sprintf("duplicate argument %s in function definition", pyStrRepr(a)), Name: p.name, Line: t.line}
+			}
+		}
 		args = append(args, t.val)
 		if p.skipOp("=") {
 			d, err := p.parseExpression(true)

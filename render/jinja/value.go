@@ -101,6 +101,18 @@ func (f Func) Call(r *Runtime, args []any, kwargs *payload.Map) (any, error) {
 	return f(r, args, kwargs)
 }
 
+// Class is a Python class templates can call (dict, namespace): a
+// callable whose repr is "<class 'name'>".
+type Class struct {
+	Name string // the qualified name: "dict", "jinja2.utils.Namespace"
+	Fn   Func
+}
+
+// Call calls the class (constructs an instance).
+func (c *Class) Call(r *Runtime, args []any, kw *payload.Map) (any, error) {
+	return c.Fn(r, args, kw)
+}
+
 // Attrs is a value with attributes (obj.name).
 type Attrs interface {
 	GetAttr(name string) (any, bool)
@@ -142,7 +154,11 @@ func TypeName(v any) string {
 		return "Undefined"
 	case *Macro:
 		return "Macro"
-	case Func, *boundMethod:
+	case *Class:
+		return "type"
+	case *boundMethod:
+		return "builtin_function_or_method"
+	case Func:
 		return "function"
 	case *Namespace:
 		return "Namespace"
@@ -370,6 +386,8 @@ func Truthy(v any) (bool, error) {
 		return x.n() > 0, nil
 	case *DictView:
 		return len(x.Items) > 0, nil
+	case *Set:
+		return len(x.items) > 0, nil
 	}
 	return true, nil
 }
@@ -440,7 +458,11 @@ func writeRepr(b *strings.Builder, v any, depth int) {
 		fmt.Fprintf(b, "<LoopContext %d/%d>", x.index0+1, len(x.items))
 	case *Module:
 		fmt.Fprintf(b, "<Template %s>", pyStrRepr(x.name))
-	case Func, *boundMethod:
+	case *Class:
+		fmt.Fprintf(b, "<class %s>", pyStrRepr(x.Name))
+	case *boundMethod:
+		b.WriteString(x.String())
+	case Func:
 		b.WriteString("<function>")
 	case fmt.Stringer:
 		b.WriteString(x.String())
@@ -563,6 +585,17 @@ func equalDepth(a, b any, depth int) bool {
 	case *Undefined:
 		_, ok := b.(*Undefined)
 		return ok
+	case *Set:
+		y, ok := b.(*Set)
+		if !ok || len(x.items) != len(y.items) {
+			return false
+		}
+		for _, e := range x.items {
+			if !seqContains(y.items, e) {
+				return false
+			}
+		}
+		return true
 	}
 	if ua, ok := b.(*Undefined); ok {
 		_ = ua
@@ -676,7 +709,7 @@ func seqCompare(x, y []any, op string) (int, error) {
 
 func hashable(v any) error {
 	switch u := v.(type) {
-	case *List, *payload.Map, []any:
+	case *List, *payload.Map, []any, *Set:
 		return typeErr("unhashable type: '%s'", TypeName(v))
 	case *Undefined:
 		if u.Strict {
@@ -845,6 +878,8 @@ func Len(v any) (int, error) {
 		return int(x.n()), nil
 	case *DictView:
 		return len(x.Items), nil
+	case *Set:
+		return len(x.items), nil
 	}
 	return 0, typeErr("object of type '%s' has no len()", TypeName(v))
 }
@@ -1027,6 +1062,12 @@ func applySlice(v any, s *sliceVal) (any, error) {
 	case []byte:
 		out, err := sliceItems(x, s)
 		return out, err
+	case *rangeVal:
+		i0, i1, st, err := sliceIndices(s, int(x.n()))
+		if err != nil {
+			return nil, err
+		}
+		return &rangeVal{start: x.start + int64(i0)*x.step, stop: x.start + int64(i1)*x.step, step: x.step * int64(st)}, nil
 	}
 	return nil, typeErr("'%s' object is not subscriptable", TypeName(v))
 }

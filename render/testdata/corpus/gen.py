@@ -562,6 +562,232 @@ for t in WS:
     for o in WS_OPTS:
         add("whitespace", t, opts=o)
 
+
+# --- grammar-generated families (issue 11's thin spots) ---------------------------
+# Each family draws templates from a small grammar with its own seeded
+# generator, so adding a family leaves the others' cases unchanged.
+g = random.Random(SEED + 11)
+GVALS = ["0", "1", "-2", "3.5", "True", "False", "None", "'s'", "''", "'Ab c'", "[1, 'a']", "[]",
+         "(2, 'b')", "()", "{'k': 1}", "{}", "2 ** 70", "-(2 ** 65)", "nope"]
+
+
+def gval():
+    return g.choice(GVALS)
+
+
+def gsimple():
+    return g.choice(["0", "1", "-2", "3.5", "True", "None", "'s'", "'Ab c'", "2 ** 70", "[1, 2]", "(1,)"])
+
+
+# loop.cycle with several arities over several sequences, with loop attributes
+for _ in range(120):
+    seq = g.choice(["[1, 2, 3, 4, 5]", "'abcd'", "range(7)", "{'x': 1, 'y': 2, 'z': 3}", "[]", "pillar.ports", "(9, 8)"])
+    cyc = ", ".join(g.choice(["'a'", "'b'", "1", "None", "x", "loop.index", "[1]", "'c'"]) for _ in range(g.randint(0, 4)))
+    attr = g.choice(["", "{{ loop.index0 }}", "{{ loop.revindex }}", "{{ loop.first }}", "{{ loop.last }}", "{{ loop.length }}"])
+    cond = g.choice(["", " if x", " if loop is defined", " if x != 2"])
+    add("g_loop_cycle", "{%% for x in %s%s %%}[{{ loop.cycle(%s) }}%s]{%% else %%}E{%% endfor %%}" % (seq, cond, cyc, attr))
+
+
+# recursive loops over generated trees
+def gtree(depth):
+    kids = [] if depth == 0 else [gtree(depth - 1) for _ in range(g.randint(0, 3))]
+    return "{'n': %s, 'c': [%s]}" % (g.choice(["'a'", "'b'", "1", "None", "'x y'"]), ", ".join(kids))
+
+
+RECBODIES = [
+    "{{ loop.depth }}{{ i.n }}({{ loop(i.c) }})",
+    "<{{ i.n }}:{{ loop.depth0 }}/{{ loop.index }}/{{ loop.length }}{% if i.c %}{{ loop(i.c) }}{% endif %}>",
+    "{{ loop.cycle('-', '+') }}{{ i.n }}{{ loop(i.c)|upper }}",
+    "{% if loop.first %}^{% endif %}{{ i.n }}{{ loop(i.c|reverse) }}{% if loop.last %}${% endif %}",
+    "{{ i.n }}{% for j in i.c %}[{{ j.n }}]{% endfor %}{{ loop(i.c) }}",
+    "{{ loop.previtem.n if loop.previtem is defined else '.' }}{{ i.n }}{{ loop(i.c) }}",
+]
+for _ in range(80):
+    add("g_recursive", "{%% for i in [%s] recursive %%}%s{%% endfor %%}" % (gtree(g.randint(0, 3)), g.choice(RECBODIES)))
+
+# call blocks: macros calling caller with positional and keyword arguments
+MSIGS = ["", "a", "a, b=2", "a=1, b=none", "*args", "a, **kw"]
+CSIGS = ["", "x", "x, y", "x, y=0", "x=1", "*rest", "x, **kw"]
+CALLS = ["caller()", "caller(1)", "caller(1, 2)", "caller(y=5)", "caller(1, y=2)", "caller(*[1, 2])",
+         "caller(a)", "caller(x=a)", "caller(z=1)", "caller(1, 2, 3)", "caller(**{'y': 'k'})", "caller(varargs)",
+         "caller(kwargs)"]
+for _ in range(150):
+    msig = g.choice(MSIGS)
+    args = ", ".join(g.choice(["1", "'m'", "a=3", "b=4", "[1]", "None"]) for _ in range(g.randint(0, 2)))
+    if "a=3" in args and args.index("a=3") < len(args) - 3:
+        args = args.replace("a=3, ", "")
+    body = "|".join(g.choice(CALLS) for _ in range(g.randint(1, 2)))
+    cbody = g.choice(["{{ x }}", "{{ x }}-{{ y }}", "{{ rest }}", "{{ kw }}", "{{ varargs }}", "{{ x|default('d') }}", "C"])
+    add("g_callblocks", "{%% macro m(%s) %%}{{ %s }}{%% endmacro %%}{%% call(%s) m(%s) %%}%s{%% endcall %%}" % (msig, body.replace("|", " ~ '|' ~ "), g.choice(CSIGS), args, cbody))
+
+# namespace
+NSOPS = ["{% set ns.a = ns.a + 1 %}", "{% set ns.b = [ns.a] %}", "{% set ns.c = ns.a ~ 'x' %}",
+         "{% for x in [1, 2] %}{% set ns.a = ns.a * 2 %}{% endfor %}", "{% if true %}{% set ns.d = 'in if' %}{% endif %}",
+         "{% set ns.a = none %}", "{{ ns.a }}", "{{ ns.b }}", "{{ ns.missing }}", "{{ ns }}", "{{ ns.a is defined }}",
+         "{% set ns.x, ns.y = 1, 2 %}", "{{ ns.x }}{{ ns.y }}", "{% with %}{% set ns.a = 9 %}{% endwith %}"]
+for _ in range(100):
+    init = g.choice(["a=1", "a=1, b=2", "{'a': 5}", "a=0, c='q'", "", "{'a': 1}, a=2"])
+    add("g_namespace", "{%% set ns = namespace(%s) %%}%s|{{ ns.a|default('u') }}" % (init, "".join(g.choice(NSOPS) for _ in range(g.randint(1, 4)))))
+
+# import (with/without context) and include (ignore missing, with/without context)
+LIBS = {
+    "lib/ctx.jinja": "{% set uses = local_var|default('no local') %}{% macro show() %}{{ local_var|default('none') }}{% endmacro %}{% macro g() %}{{ grains.os }}{% endmacro %}",
+    "lib/strict.jinja": "{% set v = local_var %}{% macro m() %}{{ local_var }}{% endmacro %}",
+    "lib/inc.jinja": "[inc {{ local_var|default('-') }} {{ grains.os }}]",
+    "lib/inc2.jinja": "[inc2 {{ x|default('nox') }}]",
+}
+IMPORTS = ["{% import 'lib/ctx.jinja' as l %}", "{% import 'lib/ctx.jinja' as l with context %}",
+           "{% import 'lib/ctx.jinja' as l without context %}", "{% from 'lib/ctx.jinja' import show, uses %}",
+           "{% from 'lib/ctx.jinja' import show, uses with context %}", "{% from 'lib/strict.jinja' import m %}",
+           "{% from 'lib/strict.jinja' import m with context %}", "{% import 'lib/strict.jinja' as s with context %}"]
+USES = ["{{ l.uses }}", "{{ l.show() }}", "{{ l.g() }}", "{{ show() }}", "{{ uses }}", "{{ m() }}", "{{ s.v }}", "{{ l }}"]
+INCLUDES = ["{% include 'lib/inc.jinja' %}", "{% include 'lib/inc.jinja' without context %}",
+            "{% include 'lib/nope.jinja' ignore missing %}", "{% include ['lib/nope.jinja', 'lib/inc2.jinja'] %}",
+            "{% include ['lib/nope.jinja', 'lib/no2.jinja'] ignore missing %}", "{% include 'lib/nope.jinja' ignore missing without context %}",
+            "{% include ['lib/inc2.jinja'] ignore missing with context %}", "{% for x in [1, 2] %}{% include 'lib/inc2.jinja' %}{% endfor %}",
+            "{% include 'lib/nope.jinja' %}", "{% include ('lib/inc' ~ '2.jinja') %}"]
+for _ in range(120):
+    pre = g.choice(["", "{% set local_var = 'L' %}", "{% set x = 'X' %}{% set local_var = 2 %}"])
+    if g.random() < 0.5:
+        t = pre + g.choice(IMPORTS) + "|" + g.choice(USES)
+    else:
+        t = pre + g.choice(INCLUDES) + "|" + g.choice(INCLUDES + ["end"])
+    add("g_imports", t, files=LIBS)
+
+# whitespace control: random tag sequences with -/+ modifiers under Salt's settings
+WSTAGS = [("{%s if true %s}", "{%s endif %s}"), ("{%s for x in [1, 2] %s}", "{%s endfor %s}"),
+          ("{%s set y %s}", "{%s endset %s}"), ("{%s filter upper %s}", "{%s endfilter %s}"),
+          ("{%s with %s}", "{%s endwith %s}"), ("{%s macro mm() %s}", "{%s endmacro %s}{{ mm() }}")]
+
+
+def wsmod():
+    return g.choice(["", "", "-", "+"])
+
+
+for _ in range(150):
+    open_t, close_t = g.choice(WSTAGS)
+    pad = lambda: g.choice(["", " ", "  ", "\n", "\n  ", "\t", " \n"])
+    body = pad() + g.choice(["x", "{{ 'v' }}", "{{- 'v' -}}", "{# c #}", "{#- c -#}", "a\nb"]) + pad()
+    t = pad() + open_t % ("%" + wsmod(), wsmod() + "%") + body + close_t % ("%" + wsmod(), wsmod() + "%") + pad() + "end\n"
+    add("g_whitespace", t, opts=g.choice(WS_OPTS))
+
+# filters and tests applied to undefined values (strict and lenient)
+UFILTERS = ["default('d')", "d(none)", "default", "length", "count", "list", "first", "last", "join(',')",
+            "string", "upper", "lower", "int", "float", "abs", "trim", "sort", "unique", "reverse",
+            "tojson", "yaml", "json", "items", "dictsort", "sum", "min", "max", "random", "wordcount",
+            "replace('a', 'b')", "selectattr('x')", "map('upper')", "batch(2)|list", "safe", "e",
+            "center(5)", "format(1)", "indent", "title", "capitalize", "urlencode", "to_bool", "is_list",
+            "yaml_encode", "quote", "regex_search('a')", "sequence", "to_num", "md5"]
+UEXPRS = ["nope", "nope.attr", "pillar.nope", "grains['nope']", "{}.x", "[][0]|default(nope)"]
+for _ in range(160):
+    e = g.choice(UEXPRS)
+    f = g.choice(UFILTERS)
+    form = g.choice(["{{ %s|%s }}", "{{ (%s|%s) is defined }}", "{%% if %s|%s %%}T{%% endif %%}", "{{ %s is %s }}"])
+    if form == "{{ %s is %s }}":
+        f = g.choice(["defined", "undefined", "none", "string", "number", "sameas none", "iterable", "mapping", "true", "equalto 1", "in [1]"])
+    add("g_undefined", form % (e, f), opts=g.choice([None, None, {"allow_undefined": True}]))
+
+# Python str/list/dict methods with generated arguments
+STRM = ["upper()", "lower()", "title()", "capitalize()", "swapcase()", "strip()", "strip('a')", "lstrip(' A')",
+        "rstrip('c ')", "split()", "split(' ')", "split('b', 1)", "rsplit(None, 1)", "splitlines()", "startswith('A')",
+        "endswith(('c', 'x'))", "find('b')", "rfind('b', 1)", "index('z')", "count('b')", "replace('b', 'B', 1)",
+        "center(9, '*')", "ljust(6, '.')", "rjust(6)", "zfill(8)", "isdigit()", "isalpha()", "isspace()", "isupper()",
+        "partition(' ')", "rpartition('b')", "join(['1', '2'])", "join([1])", "expandtabs(4)", "casefold()",
+        "format(1)", "encode()", "removeprefix('A')", "removesuffix('c')", "translate({98: 'X'})", "upper", "__class__"]
+STRS = ["'Ab c'", "''", "'  bb  '", "'abcabc'", "'12'", "'a\\tb\\nc'", "'ÄÖü'", "'b'"]
+LISTM = ["append(4)", "extend([5, 6])", "insert(0, 'z')", "insert(-1, 9)", "pop()", "pop(0)", "pop(9)", "remove(1)",
+         "remove(99)", "index(1)", "index('a', 1)", "count(1)", "reverse()", "sort()", "sort(reverse=true)", "clear()",
+         "copy()", "sort(key=none)"]
+LISTS = ["[1, 2, 1]", "[]", "[3, 'a', 1]", "['b', 'a']", "[[1], [0]]", "[None, 1]"]
+DICTM = ["get('a')", "get('z', 0)", "keys()", "values()", "items()", "pop('a')", "pop('z')", "pop('z', 'd')",
+         "setdefault('n', [])", "setdefault('a', 9)", "update({'c': 3})", "update(c=4)", "update([('d', 5)])",
+         "popitem()", "copy()", "clear()", "fromkeys(['x'])", "get(1)", "get(True)", "has_key('a')"]
+DICTS = ["{'a': 1, 'b': 2}", "{}", "{1: 'one', True: 'true'}", "{None: 0, (1, 2): 't'}", "{'a': [1]}"]
+for _ in range(120):
+    add("g_methods", "{{ %s.%s }}" % (g.choice(STRS), g.choice(STRM)))
+for _ in range(80):
+    add("g_methods", "{%% set l = %s %%}{%% set r = l.%s %%}{{ r }}|{{ l }}" % (g.choice(LISTS), g.choice(LISTM)))
+for _ in range(80):
+    add("g_methods", "{%% set d = %s %%}{%% set r = d.%s %%}{{ r }}|{{ d }}" % (g.choice(DICTS), g.choice(DICTM)))
+
+# % formatting and str.format / format filter with generated specs
+PCONV = ["s", "r", "d", "i", "x", "X", "o", "e", "f", "g", "G", "c", "%", "a", "u"]
+PFLAGS = ["", "-", "+", " ", "0", "#", "-0", "+#"]
+for _ in range(150):
+    spec = "%" + g.choice(PFLAGS) + g.choice(["", "5", "10", "*"]) + g.choice(["", ".2", ".0", ".10"]) + g.choice(PCONV)
+    args = g.choice([gsimple(), "(%s,)" % gsimple(), "(%s, %s)" % (gsimple(), gsimple()), "(5, %s)" % gsimple(),
+                     "{'k': %s}" % gsimple(), "[]", "()"])
+    fmt = g.choice(["'%s'", "'<%s>'", "'%s|%%(k)s'", "'%%(k)s %s'", "'%s %s'"]) % tuple([spec] * 1) if False else None
+    fmt = "'<" + spec + ">'"
+    if g.random() < 0.2:
+        fmt = "'%(k)" + spec[1:] + "'"
+    add("g_formatting", "{{ %s %% %s }}" % (fmt, args))
+FSPECS = ["", ":>6", ":<4", ":^7", ":*^9", ":+d", ": d", ":05d", ":,", ":_", ":x", ":#x", ":#o", ":b", ":.3f",
+          ":.2e", ":%", ":.1%", ":g", ":s", ":10s", "!r", "!s", "!a", ":=+8", ":c", ":n", ":.0f", ":,.2f"]
+for _ in range(150):
+    spec = g.choice(FSPECS)
+    field = g.choice(["0", "", "x", "0[0]", "0.real", "1"])
+    t = "'{" + field + spec + "}'"
+    args = g.choice([gsimple(), "%s, %s" % (gsimple(), gsimple()), "x=%s" % gsimple(), "[%s]" % gsimple()])
+    add("g_formatting", g.choice(["{{ %s.format(%s) }}", "{{ %s|format(%s) }}"]) % (t, args))
+
+
+# big ints: generated arithmetic beyond int64
+def gbig():
+    return g.choice(["2 ** %d" % g.randint(60, 130), "-(2 ** %d)" % g.randint(60, 100), str(g.randint(-10**25, 10**25)),
+                     "9223372036854775807", "-9223372036854775808", str(g.randint(-100, 100)), "1.5", "(10 ** 20)"])
+
+
+for _ in range(150):
+    op = g.choice(["+", "-", "*", "//", "%", "/", "**", "==", "<", ">=", "in [%s]" % gbig()])
+    rhs = gbig() if not op.startswith("in") else ""
+    if op == "**":
+        rhs = str(g.randint(0, 5))
+    e = "%s %s %s" % (gbig(), op, rhs)
+    add("g_bigint", g.choice(["{{ %s }}", "{{ (%s)|string }}", "{{ (%s)|int }}", "{{ (%s)|abs }}", "{{ [%s]|tojson }}", "{{ '%%d' %% (%s) }}"]) % e)
+
+# dict keys of every hashable type: literals, lookups, collisions (1 == True == 1.0)
+HKEYS = ["1", "True", "1.0", "0", "False", "None", "'1'", "(1, 2)", "()", "(1, (2, 'a'))", "2 ** 70", "-1", "''", "0.5", "frozen"]
+for _ in range(150):
+    ks = [g.choice(HKEYS[:-1]) for _ in range(g.randint(1, 4))]
+    d = "{" + ", ".join("%s: %d" % (k, i) for i, k in enumerate(ks)) + "}"
+    look = g.choice(HKEYS)
+    if look == "frozen":
+        look = "[1]"
+    form = g.choice(["{{ %s }}", "{{ %s|length }}", "{{ (%s).keys()|list }}", "{{ (%s)|dictsort }}",
+                     "{{ (%s)[%s] }}", "{{ (%s).get(%s, 'no') }}", "{%% set d = %s %%}{%% do d.update({%s: 'u'}) %%}{{ d }}"])
+    add("g_dictkeys", form % ((d, look) if form.count("%s") == 2 else (d,)))
+    add("g_dictkeys", "{{ %s in %s }}|{{ %s|length }}" % (look, d, d))
+
+# TypeErrors: operators between mismatched types
+TOPS = ["+", "-", "*", "/", "//", "%", "**", "<", ">", "<=", "in", "~"]
+for _ in range(150):
+    add("g_typeerrors", "{{ %s %s %s }}" % (gval(), g.choice(TOPS), gval()))
+for _ in range(60):
+    add("g_typeerrors", g.choice(["{{ -%s }}", "{{ %s[0] }}", "{{ %s.x }}", "{{ %s() }}", "{{ %s|length }}", "{{ %s|int }}",
+                                  "{{ %s|sum }}", "{{ %s|sort }}", "{{ %s|join }}", "{{ %s|first }}", "{{ %s|list }}",
+                                  "{%% for i in %s %%}{{ i }}{%% endfor %%}"]) % gval())
+
+
+# error reports inside imported and included templates, at generated lines
+e = random.Random(SEED + 12)
+ERRS = ["{{ missing_var }}", "{{ pillar.nope.deeper }}", "{% if %}x{% endif %}", "{{ 'a'|no_such_filter }}",
+        "{% no_such_tag %}", "{{ 1 + }}", "{% endfor %}", "{{ salt['no.such_function']() }}", "{{ 1 / 0 }}",
+        "{% for x in [1] %}{{ x.y.z }}{% endfor %}", "{{ [1][5] }}", "{% set a = {'k': 1} %}{{ a.k.j }}",
+        "{{ 'x' is no_such_test }}", "{% macro m() %}{{ undefined_in_macro }}{% endmacro %}{{ m() }}"]
+HOW = ["{%% include 'lib/err.jinja' %%}", "{%% import 'lib/err.jinja' as e %%}", "{%% from 'lib/err.jinja' import x %%}",
+       "{%% import 'lib/err.jinja' as e with context %%}", "{%% include 'lib/mid.jinja' %%}"]
+for _ in range(70):
+    before = "".join("line %d\n" % i for i in range(e.randint(0, 7)))
+    after = "".join("tail %d\n" % i for i in range(e.randint(0, 7)))
+    lib = "".join("{# lib %d #}\n" % i for i in range(e.randint(0, 8))) + e.choice(ERRS) + "\n" + "".join("lib tail %d\n" % i for i in range(e.randint(0, 7)))
+    files = {"lib/err.jinja": lib, "lib/mid.jinja": "mid\n{% include 'lib/err.jinja' %}\n"}
+    main = "".join("main %d\n" % i for i in range(e.randint(0, 6))) + e.choice(HOW) % () + "\n" + "after\n"
+    if e.random() < 0.3:
+        files = {}
+        main = before + e.choice(ERRS) + "\n" + after
+    add("errreport", main, files=files or None)
+
 cases.sort(key=lambda c: (c["category"], c["id"]))
 with open(os.path.join(corpus, "cases.json"), "w", encoding="utf-8") as f:
     f.write("[\n")

@@ -1,0 +1,302 @@
+package jinja
+
+import (
+	"encoding/binary"
+	"math"
+	"math/big"
+	"math/bits"
+	"strings"
+	"unicode/utf8"
+)
+
+// Set is a Python set. Its items are kept in the order CPython 3.11
+// iterates a set built from them by adding one after another: hashes as
+// CPython computes them with PYTHONHASHSEED=0 (SipHash-1-3 with a zero
+// key for str; integers, floats and tuples hash the same under any seed),
+// placed in an open-addressing table as setobject.c places them. Salt
+// runs with a random seed, so the order of a set of strings is arbitrary
+// there; for numbers it is the order Salt prints. Items whose hash is not
+// reproducible (None, whose hash is its address in 3.11) keep the order
+// they were added in.
+type Set struct{ items []any }
+
+// PyType names the class.
+func (s *Set) PyType() (string, string) { return "builtins", "set" }
+
+// Items returns the set's items in iteration order.
+func (s *Set) Items() []any { return s.items }
+
+// Iter iterates the set.
+func (s *Set) Iter() ([]any, error) { return append([]any(nil), s.items...), nil }
+
+// String is the set's repr.
+func (s *Set) String() string {
+	if len(s.items) == 0 {
+		return "set()"
+	}
+	var b strings.Builder
+	writeSeq(&b, "{", "}", s.items, 0, false)
+	return b.String()
+}
+
+// NewSet is Python's set(items): a TypeError for an unhashable item.
+func NewSet(items []any) (*Set, error) {
+	var uniq []any
+	var hashes []uint64
+	exact := true
+	for _, it := range items {
+		if err := hashable(it); err != nil {
+			return nil, err
+		}
+		if _, isSet := it.(*Set); isSet {
+			return nil, typeErr("unhashable type: 'set'")
+		}
+		if seqContains(uniq, it) {
+			continue
+		}
+		h, ok := PyHash(it)
+		exact = exact && ok
+		uniq = append(uniq, it)
+		hashes = append(hashes, h)
+	}
+	if !exact {
+		return &Set{items: uniq}, nil
+	}
+	return &Set{items: cpythonSetOrder(uniq, hashes)}, nil
+}
+
+// cpythonSetOrder places distinct items with their hashes as setobject.c
+// does (set_add_entry, set_table_resize, set_insert_clean) and returns
+// them in table order.
+func cpythonSetOrder(items []any, hashes []uint64) []any {
+	const linearProbes = 9
+	const perturbShift = 5
+	type slot struct {
+		used bool
+		item any
+		hash uint64
+	}
+	table := make([]slot, 8)
+	fill := 0
+	insert := func(table []slot, item any, h uint64) {
+		mask := uint64(len(table) - 1)
+		i := h & mask
+		perturb := h
+		for {
+			probes := 0
+			if i+linearProbes <= mask {
+				probes = linearProbes
+			}
+			for j := 0; j <= probes; j++ {
+				if !table[i+uint64(j)].used {
+					table[i+uint64(j)] = slot{true, item, h}
+					return
+				}
+			}
+			perturb >>= perturbShift
+			i = (i*5 + 1 + perturb) & mask
+		}
+	}
+	for n, it := range items {
+		insert(table, it, hashes[n])
+		fill++
+		mask := len(table) - 1
+		if fill*5 < mask*3 {
+			continue
+		}
+		minused := fill * 4
+		if fill > 50000 {
+			minused = fill * 2
+		}
+		size := 8
+		for size <= minused {
+			size <<= 1
+		}
+		nt := make([]slot, size)
+		for _, s := range table {
+			if s.used {
+				insert(nt, s.item, s.hash)
+			}
+		}
+		table = nt
+	}
+	out := make([]any, 0, len(items))
+	for _, s := range table {
+		if s.used {
+			out = append(out, s.item)
+		}
+	}
+	return out
+}
+
+const (
+	hashBits    = 61
+	hashModulus = (1 << hashBits) - 1
+)
+
+// PyHash is CPython 3.11's hash(v) (64-bit, PYTHONHASHSEED=0) as an
+// unsigned word; ok is false where CPython's hash is not reproducible.
+func PyHash(v any) (uint64, bool) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	case int64:
+		return hashBig(big.NewInt(x)), true
+	case *big.Int:
+		return hashBig(x), true
+	case float64:
+		return hashFloat(x)
+	case string:
+		return hashStr(x), true
+	case Tuple:
+		return hashTuple(x)
+	}
+	return 0, false
+}
+
+func fixHash(h int64) uint64 {
+	if h == -1 {
+		h = -2
+	}
+	return uint64(h)
+}
+
+func hashBig(x *big.Int) uint64 {
+	m := new(big.Int).Abs(x)
+	m.Mod(m, big.NewInt(hashModulus))
+	h := m.Int64()
+	if x.Sign() < 0 {
+		h = -h
+	}
+	return fixHash(h)
+}
+
+func hashFloat(f float64) (uint64, bool) {
+	switch {
+	case math.IsNaN(f):
+		return 0, false
+	case math.IsInf(f, 1):
+		return 314159, true
+	case math.IsInf(f, -1):
+		return fixHash(-314159), true
+	}
+	m, e := math.Frexp(f)
+	sign := int64(1)
+	if m < 0 {
+		sign, m = -1, -m
+	}
+	var x uint64
+	for m != 0 {
+		x = ((x << 28) & hashModulus) | x>>(hashBits-28)
+		m *= 268435456.0
+		e -= 28
+		y := uint64(m)
+		m -= float64(y)
+		x += y
+		if x >= hashModulus {
+			x -= hashModulus
+		}
+	}
+	if e >= 0 {
+		e %= hashBits
+	} else {
+		e = hashBits - 1 - ((-1 - e) % hashBits)
+	}
+	x = ((x << uint(e)) & hashModulus) | x>>(hashBits-uint(e))
+	return fixHash(int64(x) * sign), true
+}
+
+func hashTuple(t Tuple) (uint64, bool) {
+	const (
+		prime1 uint64 = 11400714785074694791
+		prime2 uint64 = 14029467366897019727
+		prime5 uint64 = 2870177450012600261
+	)
+	acc := prime5
+	for _, it := range t {
+		lane, ok := PyHash(it)
+		if !ok {
+			return 0, false
+		}
+		acc += lane * prime2
+		acc = bits.RotateLeft64(acc, 31)
+		acc *= prime1
+	}
+	acc += uint64(len(t)) ^ (prime5 ^ 3527539)
+	if acc == math.MaxUint64 {
+		return 1546275796, true
+	}
+	return acc, true
+}
+
+// hashStr hashes the PEP 393 representation of s (1, 2 or 4 bytes a
+// character, little-endian) with SipHash-1-3 and a zero key.
+func hashStr(s string) uint64 {
+	if s == "" {
+		return 0
+	}
+	kind := 1
+	for _, r := range s {
+		switch {
+		case r > 0xffff:
+			kind = 4
+		case r > 0xff && kind < 2:
+			kind = 2
+		}
+	}
+	buf := make([]byte, 0, utf8.RuneCountInString(s)*kind)
+	for _, r := range s {
+		switch kind {
+		case 1:
+			buf = append(buf, byte(r))
+		case 2:
+			buf = binary.LittleEndian.AppendUint16(buf, uint16(r))
+		default:
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(r))
+		}
+	}
+	return fixHash(int64(siphash13(buf)))
+}
+
+func siphash13(src []byte) uint64 {
+	b := uint64(len(src)) << 56
+	v0 := uint64(0x736f6d6570736575)
+	v1 := uint64(0x646f72616e646f6d)
+	v2 := uint64(0x6c7967656e657261)
+	v3 := uint64(0x7465646279746573)
+	round := func() {
+		v0 += v1
+		v2 += v3
+		v1 = bits.RotateLeft64(v1, 13) ^ v0
+		v3 = bits.RotateLeft64(v3, 16) ^ v2
+		v0 = bits.RotateLeft64(v0, 32)
+		v2 += v1
+		v0 += v3
+		v1 = bits.RotateLeft64(v1, 17) ^ v2
+		v3 = bits.RotateLeft64(v3, 21) ^ v0
+		v2 = bits.RotateLeft64(v2, 32)
+	}
+	for len(src) >= 8 {
+		mi := binary.LittleEndian.Uint64(src)
+		src = src[8:]
+		v3 ^= mi
+		round()
+		v0 ^= mi
+	}
+	var t uint64
+	for i := len(src) - 1; i >= 0; i-- {
+		t = t<<8 | uint64(src[i])
+	}
+	b |= t
+	v3 ^= b
+	round()
+	v0 ^= b
+	v2 ^= 0xff
+	round()
+	round()
+	round()
+	return (v0 ^ v1) ^ (v2 ^ v3)
+}
