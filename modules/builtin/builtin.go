@@ -39,6 +39,7 @@ func Register(r *modules.Registry) error {
 		r.Register(shadowFunctions()...),
 		r.Register(pipFunctions()...),
 		r.Register(sshFunctions()...),
+		r.Register(sshKeyFunctions()...),
 		r.Register(statusFunctions()...),
 		r.Register(diskFunctions()...),
 		r.Register(timezoneFunctions()...),

@@ -19,7 +19,7 @@ import (
 
 // This file is Salt's pip execution module (salt/modules/pip.py) over
 // the pip binary: install, uninstall, freeze, list, version,
-// list_upgrades, is_installed, upgrade_available, list_all_versions,
+// list_upgrades, upgrade, is_installed, upgrade_available, list_all_versions,
 // with Salt's command lines and returns (cmd.run_all dicts for install and
 // uninstall). salt:// requirements files are cached through cp.
 
@@ -628,6 +628,43 @@ func pipListUpgrades(ctx context.Context, c *modules.Call, binEnv, cwd, user any
 	return ret, nil
 }
 
+// pipUpgrade is pip.upgrade: "install -U" for each package
+// list_upgrades names, stderr gathered into the comment, changes as
+// compare_dicts of pip.list before and after.
+func pipUpgrade(ctx context.Context, c *modules.Call) (any, error) {
+	binEnv, cwd, user := c.Args.Get("bin_env"), c.Args.Get("cwd"), c.Args.Get("user")
+	cmd, err := pipBin(binEnv)
+	if err != nil {
+		return nil, err
+	}
+	cmd = append(cmd, "install", "-U")
+	old, err := pipList(ctx, c, nil, binEnv, cwd, user, nil)
+	if err != nil {
+		return nil, err
+	}
+	ups, err := pipListUpgrades(ctx, c, binEnv, cwd, user)
+	if err != nil {
+		return nil, err
+	}
+	var comment strings.Builder
+	failed := false
+	for _, pkg := range ups.Keys() {
+		out, err := pipRun(ctx, c, append(append([]string{}, cmd...), pkg), binEnv, cwd, user, nil)
+		if err != nil {
+			return nil, err
+		}
+		if !cmdRetcodeZero(out.retcode) {
+			failed = true
+		}
+		comment.WriteString(out.stderr)
+	}
+	cur, err := pipList(ctx, c, nil, binEnv, cwd, user, nil)
+	if err != nil {
+		return nil, err
+	}
+	return payload.NewMap("changes", PkgCompareDicts(old, cur), "result", !failed, "comment", comment.String()), nil
+}
+
 var pipAvailRe = regexp.MustCompile(`\s*Available versions: (.*)`)
 
 func pipFunctions() []modules.Function {
@@ -670,6 +707,8 @@ func pipFunctions() []modules.Function {
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				return pipListUpgrades(ctx, c, c.Args.Get("bin_env"), c.Args.Get("cwd"), c.Args.Get("user"))
 			}},
+		{Name: "pip.upgrade", Spec: modules.Spec{Params: []modules.Param{be, usr, cwd, opt("use_vt", false)}}, Fn: pipUpgrade,
+			Doc: "Upgrades outdated pip packages.\n\nReturns a dict containing the changes.\n\n    {'<package>':  {'old': '<old-version>',\n                    'new': '<new-version>'}}\n\nCLI Example:\n\n    salt '*' pip.upgrade"},
 		{Name: "pip.is_installed", Spec: modules.Spec{Params: []modules.Param{req("pkgname"), be, usr, cwd}},
 			Doc: "Filter list of installed apps from ``freeze`` and return True or False  if\n``pkgname`` exists in the list of packages installed.\n\nCLI Example:\n\n    salt '*' pip.is_installed salt",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {

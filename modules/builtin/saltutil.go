@@ -163,6 +163,12 @@ func saltutilFunctions() []modules.Function {
 				}
 				return ret, nil
 			}})
+		if kind == "output" {
+			// Salt's alias of sync_output.
+			alias := fns[len(fns)-1]
+			alias.Name = "saltutil.sync_outputters"
+			fns = append(fns, alias)
+		}
 	}
 	return fns
 }

@@ -25,6 +25,7 @@ var syncTree = map[string]string{
 	"_grains/g.py":             "def main():\n    return {}\n",
 	"_renderers/r.py":          "def render(data, **kw):\n    return data\n",
 	"_proxy/p.py":              "",
+	"_output/o.py":             "def output(data, **kw):\n    return str(data)\n",
 }
 
 // stripNote removes gsalt's "(not loaded: ...)" note from synced names.
@@ -68,6 +69,8 @@ func TestSaltutilSyncGolden(t *testing.T) {
 			{Name: "sync_grains", Fun: "saltutil.sync_grains", Kwargs: []any{"refresh", false, "saltenv", "base"}, Opts: ext},
 			{Name: "sync_renderers", Fun: "saltutil.sync_renderers", Kwargs: []any{"refresh", false}, Opts: ext},
 			{Name: "sync_proxymodules", Fun: "saltutil.sync_proxymodules", Kwargs: []any{"refresh", false}, Opts: ext},
+			{Name: "sync_output", Fun: "saltutil.sync_output", Kwargs: []any{"refresh", false}, Opts: ext},
+			{Name: "sync_outputters", Fun: "saltutil.sync_outputters", Kwargs: []any{"refresh", false}, Opts: ext},
 			{Name: "sync_returners empty", Fun: "saltutil.sync_returners", Kwargs: []any{"refresh", false}, Opts: ext},
 			{Name: "sync_all", Fun: "saltutil.sync_all", Kwargs: []any{"refresh", false}, Opts: ext, Sorted: true},
 		},

@@ -55,5 +55,23 @@ func TestSSHGolden(t *testing.T) {
 		{Name: "rm_known_host missing file", Fun: "ssh.rm_known_host", Kwargs: []any{"user", "root", "hostname", "example.com", "config", "{dir}/nope"}},
 		{Name: "rm_known_host relative no user", Fun: "ssh.rm_known_host", Kwargs: []any{"hostname", "example.com", "config", "kh"}},
 	}
+	hk := map[string]string{"hk/ssh_host_rsa_key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----\n",
+		"hk/ssh_host_rsa_key.pub": "ssh-rsa " + sshKey1 + " root@h\n", "hk/ssh_host_ed25519_key-cert.pub": "ssh-ed25519-cert-v01@openssh.com AAAAC3 c\n\n",
+		"hk/ssh_host_legacy_key": "SSH PRIVATE KEY FILE FORMAT 1.1\n\x01binary\n", "hk/sshd_config": "Port 22\n", "hk/ssh_host_x_key.pub/": ""}
+	keys := map[string]string{"enc": "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00\n\nabc\n-----END RSA PRIVATE KEY-----\n",
+		"plain": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----\n", "k.pub": "ssh-ed25519 " + sshKey2 + " me\n"}
+	calls = append(calls,
+		salttest.Call{Name: "host_keys", Fun: "ssh.host_keys", Kwargs: []any{"keydir", "{dir}/hk"}, Files: hk, Sorted: true},
+		salttest.Call{Name: "host_keys public", Fun: "ssh.host_keys", Kwargs: []any{"keydir", "{dir}/hk", "private", false}, Files: hk, Sorted: true},
+		salttest.Call{Name: "host_keys no certs", Fun: "ssh.host_keys", Kwargs: []any{"keydir", "{dir}/hk", "certs", false}, Files: hk, Sorted: true},
+		salttest.Call{Name: "host_keys missing dir", Fun: "ssh.host_keys", Kwargs: []any{"keydir", "{dir}/nope"}},
+		salttest.Call{Name: "user_keys", Fun: "ssh.user_keys", Kwargs: []any{"user", "root", "pubfile", "{dir}/k.pub", "prvfile", "{dir}/plain"}, Files: keys},
+		salttest.Call{Name: "user_keys list", Fun: "ssh.user_keys", Kwargs: []any{"user", []any{"root", "nobody-here"}, "pubfile", "{dir}/k.pub", "prvfile", false}, Files: keys},
+		salttest.Call{Name: "user_keys none", Fun: "ssh.user_keys", Kwargs: []any{"user", "root", "pubfile", "{dir}/nope.pub", "prvfile", false}, Files: keys},
+		salttest.Call{Name: "key_is_encrypted", Fun: "ssh.key_is_encrypted", Args: []any{"{dir}/enc"}, Files: keys},
+		salttest.Call{Name: "key_is_encrypted plain", Fun: "ssh.key_is_encrypted", Args: []any{"{dir}/plain"}, Files: keys},
+		salttest.Call{Name: "key_is_encrypted public", Fun: "ssh.key_is_encrypted", Args: []any{"{dir}/k.pub"}, Files: keys},
+		salttest.Call{Name: "key_is_encrypted missing", Fun: "ssh.key_is_encrypted", Args: []any{"{dir}/nope"}},
+	)
 	runSuite(t, salttest.Suite{Name: "ssh", Calls: calls, Grains: linuxGrains()})
 }

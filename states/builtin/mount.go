@@ -8,6 +8,7 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,9 +30,10 @@ func mountStates() []states.Function {
 			sbOpt("mount", true), sbOpt("user", nil), sbOpt("match_on", "auto"), sbOpt("device_name_regex", nil),
 			sbOpt("extra_mount_invisible_options", nil), sbOpt("extra_mount_invisible_keys", nil), sbOpt("extra_mount_ignore_fs_keys", nil),
 			sbOpt("extra_mount_translate_options", nil), sbOpt("hidden_opts", nil), sbOpt("bind_mount_copy_active_opts", true)}, Kwargs: true},
-			Fn: mountMounted},
+			Fn: mountMounted, Watch: mountModWatch},
 		{Name: "mount.unmounted", Spec: modules.Spec{Params: []modules.Param{sbReq("name"), sbOpt("device", nil), sbOpt("config", "/etc/fstab"),
-			sbOpt("persist", false), sbOpt("user", nil)}, Kwargs: true}, Fn: mountUnmounted},
+			sbOpt("persist", false), sbOpt("user", nil)}, Kwargs: true}, Fn: mountUnmounted, Watch: mountModWatch},
+		{Name: "mount.mod_watch", Spec: modules.Spec{Params: []modules.Param{sbReq("name"), sbOpt("user", nil)}, Kwargs: true}, Fn: mountModWatch},
 	}
 }
 
@@ -596,6 +598,45 @@ func mountUnmounted(ctx context.Context, c *states.Call) (states.Ret, error) {
 	} else {
 		ret.Comment += ". Removed target from fstab"
 		ret.Changes.Set("persist", "purged")
+	}
+	return ret, nil
+}
+
+// mountModWatch is mount.mod_watch: a watched mount.mounted remounts its
+// device (mount.remount); other functions say watch is not supported.
+func mountModWatch(ctx context.Context, c *states.Call) (states.Ret, error) {
+	name := sbName(c)
+	kw := &payload.Map{}
+	if c.Args.Kwargs != nil {
+		kw = c.Args.Kwargs
+	}
+	sfun, ok := sbSfun(c, kw)
+	if !ok {
+		return states.Ret{}, errors.New("KeyError: 'sfun'")
+	}
+	ret := states.Ret{Name: name, Result: states.True, Changes: &payload.Map{}}
+	if sfun != "mounted" {
+		ret.Comment = fmt.Sprintf("Watch not supported in %s at this time", sfun)
+		return ret, nil
+	}
+	args := []any{name}
+	for _, k := range []string{"device", "fstype", "opts"} {
+		if !c.Args.Given(k) && c.Args.Get(k) == nil {
+			return states.Ret{}, fmt.Errorf("KeyError: '%s'", k)
+		}
+		args = append(args, c.Args.Get(k))
+	}
+	// name, device, mkmnt=False, fstype, opts
+	args = []any{args[0], args[1], false, args[2], args[3]}
+	out, err := sbExec(ctx, c, "mount.remount", args, payload.NewMap("user", c.Args.Get("user")))
+	if err != nil {
+		return states.Ret{}, err
+	}
+	if payload.Truthy(out) {
+		ret.Comment = name + " remounted"
+	} else {
+		ret.Result = states.False
+		ret.Comment = fmt.Sprintf("%s failed to remount: %s", name, pyfmt.Str(out))
 	}
 	return ret, nil
 }

@@ -16,8 +16,8 @@ import (
 )
 
 // This file is Salt's pip state module (salt/states/pip_state.py):
-// pip.installed and pip.removed over the pip execution module
-// (pip.uptodate is not there yet). Requirement lines are parsed as pip's install_req_from_line
+// pip.installed, pip.removed and pip.uptodate over the pip execution
+// module. Requirement lines are parsed as pip's install_req_from_line
 // does for names, specifiers, wheel files, paths and URLs.
 
 // pipInstallArgs are pip.installed's arguments passed on to pip.install.
@@ -41,6 +41,8 @@ func pipStates() []states.Function {
 		{Name: "pip.installed", Spec: modules.Spec{Params: params, Kwargs: true}, Fn: pipInstalled},
 		{Name: "pip.removed", Spec: modules.Spec{Params: []modules.Param{sbReq("name"), sbOpt("requirements", nil), sbOpt("bin_env", nil), sbOpt("log", nil),
 			sbOpt("proxy", nil), sbOpt("timeout", nil), sbOpt("user", nil), sbOpt("cwd", nil), sbOpt("use_vt", false)}}, Fn: pipRemoved},
+		{Name: "pip.uptodate", Spec: modules.Spec{Params: []modules.Param{sbReq("name"), sbOpt("bin_env", nil), sbOpt("user", nil), sbOpt("cwd", nil),
+			sbOpt("use_vt", false)}}, Fn: pipUptodate},
 	}
 }
 
@@ -499,6 +501,58 @@ func pipRemoved(ctx context.Context, c *states.Call) (states.Ret, error) {
 	} else {
 		ret.Result = states.False
 		ret.Comment = "Could not remove package."
+	}
+	return ret, nil
+}
+
+// pipUptodate is pip.uptodate: every outdated package of the environment
+// upgraded through pip.upgrade, whose whole return becomes the changes
+// (as Salt's state does).
+func pipUptodate(ctx context.Context, c *states.Call) (states.Ret, error) {
+	a := c.Args
+	ret := states.Ret{Name: sbName(c), Result: states.False, Changes: &payload.Map{}, Comment: "Failed to update."}
+	kw := payload.NewMap("bin_env", a.Get("bin_env"), "user", a.Get("user"), "cwd", a.Get("cwd"))
+	ups, err := sbExec(ctx, c, "pip.list_upgrades", nil, kw)
+	if err != nil {
+		ret.Comment = sbErrText(err)
+		return ret, nil
+	}
+	switch {
+	case !payload.Truthy(ups):
+		ret.Result = states.True
+		ret.Comment = "System is already up-to-date."
+		return ret, nil
+	case c.Test:
+		ret.Result = states.None
+		ret.Comment = "System update will be performed"
+		return ret, nil
+	}
+	kw.Set("use_vt", a.Get("use_vt"))
+	out, err := sbExec(ctx, c, "pip.upgrade", nil, kw)
+	if err != nil {
+		return ret, err
+	}
+	up, _ := out.(*payload.Map)
+	var res any
+	if up != nil {
+		res, _ = up.Get("result")
+	}
+	switch {
+	case res == false:
+		if ch, ok := up.Get("changes"); ok {
+			if m, ok := ch.(*payload.Map); ok {
+				ret.Changes = m
+			}
+		}
+		if cm, ok := up.Get("comment"); ok {
+			ret.Comment = pyfmt.Str(cm)
+		}
+	case payload.Truthy(out):
+		ret.Changes = up
+		ret.Result = states.True
+		ret.Comment = "Upgrade successful."
+	default:
+		ret.Comment = "Upgrade failed."
 	}
 	return ret, nil
 }
