@@ -4,10 +4,13 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/dirwatch"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/wire/crypt"
 )
@@ -22,26 +25,105 @@ type cachedKey struct {
 	pub   *rsa.PublicKey
 	mtime time.Time
 	size  int64
+	// statEach: re-check the file on every use (a symlink, whose target
+	// the directory watch does not see, or no watch running).
+	statEach bool
 }
 
-// keyCache keeps parsed accepted minion keys, re-validated against the
-// file's size and mtime on every use, so a key deleted or replaced by
-// gsalt-key (another process) is noticed at once.
+// rewatchEvery is how often a key cache without a running directory watch
+// tries to set one up again.
+const rewatchEvery = time.Second
+
+// keyCache keeps parsed accepted minion keys. A watch on the accepted
+// directory (inotify) and the Store's own change count tell it when a
+// key was written, replaced, moved or deleted, by this process or by
+// another (gsalt-key), so a cached key is used without a stat; the
+// entries are forgotten on any change in the directory. Without a watch
+// (another OS, inotify limits, the directory missing) every use checks
+// the file's size and mtime instead, and a watch is tried again every
+// rewatchEvery.
 type keyCache struct {
 	store *keys.Store
 	ids   *validIDCache
-	mu    sync.Mutex
-	m     map[string]cachedKey
+	dir   string
+
+	mu        sync.Mutex
+	m         map[string]cachedKey
+	w         *dirwatch.Watcher
+	seen      uint64 // generation the entries of m were loaded under
+	nextWatch time.Time
+	closed    bool
 }
 
 func newKeyCache(s *keys.Store) *keyCache {
-	return &keyCache{store: s, ids: newValidIDCache(s.PKIDir()), m: map[string]cachedKey{}}
+	c := &keyCache{store: s, ids: newValidIDCache(s.PKIDir()), m: map[string]cachedKey{},
+		dir: filepath.Dir(s.KeyPath(keys.StateAccepted, "x"))}
+	c.mu.Lock()
+	c.watchLocked(time.Now())
+	c.mu.Unlock()
+	return c
+}
+
+// watchLocked (re)starts the directory watch when it is not running.
+func (c *keyCache) watchLocked(now time.Time) {
+	if c.closed || (c.w != nil && c.w.Valid()) || now.Before(c.nextWatch) {
+		return
+	}
+	c.nextWatch = now.Add(rewatchEvery)
+	if c.w != nil {
+		_ = c.w.Close()
+		c.w = nil
+	}
+	w, err := dirwatch.New(c.dir)
+	if err != nil {
+		return
+	}
+	c.w = w
+	clear(c.m) // changes before the watch started are unknown
+}
+
+// genLocked is the current change generation (watch plus this process's
+// key changes) and whether the watch runs; a moved generation empties the
+// cache.
+func (c *keyCache) genLocked() (uint64, bool) {
+	watching := c.w != nil && c.w.Valid()
+	if !watching {
+		c.watchLocked(time.Now())
+		watching = c.w != nil && c.w.Valid()
+	}
+	g := c.store.Changes()
+	if c.w != nil {
+		g += c.w.Gen()
+	}
+	if g != c.seen {
+		clear(c.m)
+		c.seen = g
+	}
+	return g, watching
+}
+
+// close stops the directory watch.
+func (c *keyCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.w != nil {
+		_ = c.w.Close()
+		c.w = nil
+	}
 }
 
 // get returns the accepted public key of id.
 func (c *keyCache) get(id string) (*rsa.PublicKey, error) {
 	if !c.ids.valid(id) {
 		return nil, fmt.Errorf("%w: invalid id %q", errNoKey, id)
+	}
+	c.mu.Lock()
+	g, watching := c.genLocked()
+	ck, ok := c.m[id]
+	c.mu.Unlock()
+	if ok && watching && !ck.statEach {
+		return ck.pub, nil
 	}
 	path := c.store.KeyPath(keys.StateAccepted, id)
 	fi, err := os.Stat(path)
@@ -51,24 +133,29 @@ func (c *keyCache) get(id string) (*rsa.PublicKey, error) {
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%w: %s", errNoKey, id)
 	}
-	c.mu.Lock()
-	ck, ok := c.m[id]
-	c.mu.Unlock()
 	if ok && ck.mtime.Equal(fi.ModTime()) && ck.size == fi.Size() {
 		return ck.pub, nil
 	}
 	if fi.Size() > keys.MaxPubSize {
 		return nil, fmt.Errorf("%w: %s: key file too large", errNoKey, id)
 	}
+	statEach := !watching
+	if li, err := os.Lstat(path); err != nil || li.Mode()&fs.ModeSymlink != 0 {
+		statEach = true
+	}
 	pub, err := crypt.LoadPublicKey(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", errNoKey, id, err)
 	}
 	c.mu.Lock()
-	if len(c.m) >= maxKeyCache {
-		clear(c.m)
+	// Keep the key only if nothing changed while it was read: a change
+	// seen later empties the cache anyway.
+	if g2, _ := c.genLocked(); g2 == g {
+		if len(c.m) >= maxKeyCache {
+			clear(c.m)
+		}
+		c.m[id] = cachedKey{pub: pub, mtime: fi.ModTime(), size: fi.Size(), statEach: statEach}
 	}
-	c.m[id] = cachedKey{pub: pub, mtime: fi.ModTime(), size: fi.Size()}
 	c.mu.Unlock()
 	return pub, nil
 }
