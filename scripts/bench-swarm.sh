@@ -25,10 +25,14 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 . "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/swarm-lib.sh"
-swarm_setup "$tmp"
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+metrics=$(freeport)
+swarm_setup "$tmp" "metrics_port: $metrics
+metrics_host: 127.0.0.1"
+# jobcache_stat NAME: a job cache counter from the master's /metrics.
+jobcache_stat() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="gsalt_jobcache_$1" '$1==k {printf "%d", $2}'; }
 prof=${BENCH_PROFILE:-}
 [ -n "$prof" ] && mkdir -p "$prof"
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 now() { date +%s.%N; }
 ping_count() { "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t "$1" 2>/dev/null | grep -c ': true' || true; }
 wait_all() { # wait_all LIMIT_S: polls until all N answer; prints the seconds taken, or ">LIMIT (got/N)"
@@ -66,19 +70,20 @@ for k in "${!sizes[@]}"; do swarm_keys_out "$tmp" "${names[$k]}"; done
 echo "first answers from all $n after acceptance: $(wait_all 300) s"
 
 swarm_cpu() { local s=0 p; for p in "${sps[@]}"; do s=$(echo "$s + $(proc_cpu "$p")" | bc); done; echo "$s"; }
-mc0=$(proc_cpu "$mp"); sc0=$(swarm_cpu)
+mc0=$(proc_cpu "$mp"); sc0=$(swarm_cpu); w0=$(jobcache_stat writes_total); k0=$(jobcache_stat commits_total)
 walls=(); short=0
 for ((r = 0; r < pings; r++)); do
   a=$(now); got=$(ping_count 30); b=$(now)
   walls+=("$(echo "$b - $a" | bc)")
   [ "$got" -ge "$n" ] || short=$((short + 1))
 done
-mc1=$(proc_cpu "$mp"); sc1=$(swarm_cpu)
+mc1=$(proc_cpu "$mp"); sc1=$(swarm_cpu); w1=$(jobcache_stat writes_total); k1=$(jobcache_stat commits_total)
 wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
 mret=$(echo "scale=4; ($mc1 - $mc0) * 1000 / ($pings * $n)" | bc)
 sret=$(echo "scale=4; ($sc1 - $sc0) * 1000 / ($pings * $n)" | bc)
 rss=$(proc_rss_mib "$mp")
 echo "gsalt '*' test.ping x$pings: walls ${walls[*]} s (median $wall s, $short run(s) short of $n); master CPU $(echo "$mc1 - $mc0" | bc) s, swarm CPU $(echo "$sc1 - $sc0" | bc) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -n "$w1" ] && [ -n "$k1" ] && echo "job cache: $((w1 - w0)) writes in $((k1 - k0)) commits during the pings"
 echo "RSS: gsalt-master $rss MiB, swarm $(for p in "${sps[@]}"; do printf '%s MiB ' "$(proc_rss_mib "$p")"; done)"
 
 if [ -n "$prof" ]; then
