@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -53,6 +54,11 @@ type keyCache struct {
 	seen      uint64 // generation the entries of m were loaded under
 	nextWatch time.Time
 	closed    bool
+	// ids is the listing of the accepted directory, valid while the
+	// generation is idsGen and a watch runs (listing).
+	idList  []string
+	idsGen  uint64
+	idsGood bool
 }
 
 func newKeyCache(s *keys.Store) *keyCache {
@@ -98,8 +104,44 @@ func (c *keyCache) genLocked() (uint64, bool) {
 	if g != c.seen {
 		clear(c.m)
 		c.seen = g
+		c.idsGood = false
 	}
 	return g, watching
+}
+
+// listing returns the accepted minion ids (keys.Store.ListState of the
+// accepted state), read from the directory again only after a change
+// there; without a watch, or when an entry is a symlink (whose target
+// the watch does not see), every call reads the directory. The caller
+// may keep and change the slice.
+func (c *keyCache) listing() ([]string, error) {
+	c.mu.Lock()
+	g, watching := c.genLocked()
+	if watching && c.idsGood && c.idsGen == g {
+		out := slices.Clone(c.idList)
+		c.mu.Unlock()
+		return out, nil
+	}
+	c.mu.Unlock()
+	ids, err := c.store.ListState(keys.StateAccepted)
+	if err != nil || !watching {
+		return ids, err
+	}
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return ids, nil
+	}
+	for _, e := range ents {
+		if e.Type()&fs.ModeSymlink != 0 {
+			return ids, nil
+		}
+	}
+	c.mu.Lock()
+	if g2, _ := c.genLocked(); g2 == g {
+		c.idList, c.idsGen, c.idsGood = slices.Clone(ids), g, true
+	}
+	c.mu.Unlock()
+	return ids, nil
 }
 
 // close stops the directory watch.

@@ -120,3 +120,40 @@ func TestKeyCacheSeesOtherProcesses(t *testing.T) {
 		t.Fatal("key deleted through the Store still accepted")
 	}
 }
+
+// TestAcceptedListingFollowsChanges: the accepted ids used for targeting
+// come from memory but follow keys added or removed by another process.
+func TestAcceptedListingFollowsChanges(t *testing.T) {
+	e := newEnv(t, "")
+	e.login("minion1", "m1")
+	c := e.m.accepted
+	ids, err := c.listing()
+	if err != nil || len(ids) != 1 || ids[0] != "m1" {
+		t.Fatalf("listing %v %v", ids, err)
+	}
+	ids[0] = "changed by the caller"
+	if again, _ := c.listing(); again[0] != "m1" {
+		t.Fatal("the cached listing shares its slice with callers")
+	}
+	path := e.keys.KeyPath(keys.StateAccepted, "m2")
+	if out, err := exec.Command("cp", e.keys.KeyPath(keys.StateAccepted, "m1"), path).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	testutil.Eventually(t, 10*time.Second, func() bool {
+		ids, _ := c.listing()
+		return len(ids) == 2
+	}, "a key added by another process listed")
+	if _, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m2", Fun: "test.ping"}); err != nil {
+		t.Fatalf("publish to the new minion: %v", err)
+	}
+	if out, err := exec.Command("rm", path).CombinedOutput(); err != nil {
+		t.Fatalf("rm: %v %s", err, out)
+	}
+	testutil.Eventually(t, 10*time.Second, func() bool {
+		ids, _ := c.listing()
+		return len(ids) == 1
+	}, "a key removed by another process unlisted")
+	if _, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m2", Fun: "test.ping"}); err == nil {
+		t.Fatal("publish to a removed minion matched")
+	}
+}

@@ -12,7 +12,6 @@ import (
 	saltjid "github.com/gsalt/gsalt/internal/jid"
 
 	"github.com/gsalt/gsalt/event"
-	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -288,7 +287,7 @@ func (m *Master) send(load *payload.Map, topics []string) error {
 
 // checkMinions computes the expected minions over the accepted keys.
 func (m *Master) checkMinions(tgt any, tgtType, delim string, greedy bool) (minions, missing []string, err error) {
-	accepted, err := m.keys.ListState(keys.StateAccepted)
+	accepted, err := m.accepted.listing()
 	if err != nil {
 		return nil, nil, err
 	}
