@@ -12,7 +12,8 @@
 #
 # Key pairs are kept between runs in $(swarm_keycache) (outside the repo);
 # the run says how long generating the missing ones took.
-# BENCH_PROFILE=DIR also fetches 15 s pprof CPU profiles and heap profiles
+# BENCH_MASTER_EXTRA is appended to the master's config (e.g.
+# "gomemlimit: 100MiB"). BENCH_PROFILE=DIR also fetches 15 s pprof CPU profiles and heap profiles
 # of the master and the swarm under a ping loop into DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +29,8 @@ trap cleanup EXIT
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 metrics=$(freeport)
 swarm_setup "$tmp" "metrics_port: $metrics
-metrics_host: 127.0.0.1"
+metrics_host: 127.0.0.1
+${BENCH_MASTER_EXTRA:-}"
 # metric NAME: a counter from the master's /metrics (gsalt_NAME).
 metric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="gsalt_$1" '$1==k {printf "%d", $2; exit}'; }
 # stats: returns received, job cache writes and commits.
