@@ -208,10 +208,15 @@ func (c *keyCache) has(id string) bool {
 	return err == nil
 }
 
-// purge forgets every cached key (maintenance).
+// purge forgets the remembered ids and, when no directory watch runs,
+// the cached keys (maintenance).
 func (c *keyCache) purge() {
 	c.mu.Lock()
-	clear(c.m)
+	if c.w == nil || !c.w.Valid() {
+		// Without a watch nothing else empties it; with one, any change
+		// of the directory does.
+		clear(c.m)
+	}
 	c.mu.Unlock()
 	c.ids.purge()
 }
