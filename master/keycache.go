@@ -4,10 +4,14 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/dirwatch"
 	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/wire/crypt"
 )
@@ -22,26 +26,146 @@ type cachedKey struct {
 	pub   *rsa.PublicKey
 	mtime time.Time
 	size  int64
+	// statEach: re-check the file on every use (a symlink, whose target
+	// the directory watch does not see, or no watch running).
+	statEach bool
 }
 
-// keyCache keeps parsed accepted minion keys, re-validated against the
-// file's size and mtime on every use, so a key deleted or replaced by
-// gsalt-key (another process) is noticed at once.
+// rewatchEvery is how often a key cache without a running directory watch
+// tries to set one up again.
+const rewatchEvery = time.Second
+
+// keyCache keeps parsed accepted minion keys. A watch on the accepted
+// directory (inotify) and the Store's own change count tell it when a
+// key was written, replaced, moved or deleted, by this process or by
+// another (gsalt-key), so a cached key is used without a stat; the
+// entries are forgotten on any change in the directory. Without a watch
+// (another OS, inotify limits, the directory missing) every use checks
+// the file's size and mtime instead, and a watch is tried again every
+// rewatchEvery.
 type keyCache struct {
 	store *keys.Store
 	ids   *validIDCache
-	mu    sync.Mutex
-	m     map[string]cachedKey
+	dir   string
+
+	mu        sync.Mutex
+	m         map[string]cachedKey
+	w         *dirwatch.Watcher
+	seen      uint64 // generation the entries of m were loaded under
+	nextWatch time.Time
+	closed    bool
+	// ids is the listing of the accepted directory, valid while the
+	// generation is idsGen and a watch runs (listing).
+	idList  []string
+	idsGen  uint64
+	idsGood bool
 }
 
 func newKeyCache(s *keys.Store) *keyCache {
-	return &keyCache{store: s, ids: newValidIDCache(s.PKIDir()), m: map[string]cachedKey{}}
+	c := &keyCache{store: s, ids: newValidIDCache(s.PKIDir()), m: map[string]cachedKey{},
+		dir: filepath.Dir(s.KeyPath(keys.StateAccepted, "x"))}
+	c.mu.Lock()
+	c.watchLocked(time.Now())
+	c.mu.Unlock()
+	return c
+}
+
+// watchLocked (re)starts the directory watch when it is not running.
+func (c *keyCache) watchLocked(now time.Time) {
+	if c.closed || (c.w != nil && c.w.Valid()) || now.Before(c.nextWatch) {
+		return
+	}
+	c.nextWatch = now.Add(rewatchEvery)
+	if c.w != nil {
+		_ = c.w.Close()
+		c.w = nil
+	}
+	w, err := dirwatch.New(c.dir)
+	if err != nil {
+		return
+	}
+	c.w = w
+	clear(c.m) // changes before the watch started are unknown
+}
+
+// genLocked is the current change generation (watch plus this process's
+// key changes) and whether the watch runs; a moved generation empties the
+// cache.
+func (c *keyCache) genLocked() (uint64, bool) {
+	watching := c.w != nil && c.w.Valid()
+	if !watching {
+		c.watchLocked(time.Now())
+		watching = c.w != nil && c.w.Valid()
+	}
+	g := c.store.Changes()
+	if c.w != nil {
+		g += c.w.Gen()
+	}
+	if g != c.seen {
+		clear(c.m)
+		c.seen = g
+		c.idsGood = false
+	}
+	return g, watching
+}
+
+// listing returns the accepted minion ids (keys.Store.ListState of the
+// accepted state), read from the directory again only after a change
+// there; without a watch, or when an entry is a symlink (whose target
+// the watch does not see), every call reads the directory. The caller
+// may keep and change the slice.
+func (c *keyCache) listing() ([]string, error) {
+	c.mu.Lock()
+	g, watching := c.genLocked()
+	if watching && c.idsGood && c.idsGen == g {
+		out := slices.Clone(c.idList)
+		c.mu.Unlock()
+		return out, nil
+	}
+	c.mu.Unlock()
+	ids, err := c.store.ListState(keys.StateAccepted)
+	if err != nil || !watching {
+		return ids, err
+	}
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return ids, nil
+	}
+	for _, e := range ents {
+		if e.Type()&fs.ModeSymlink != 0 {
+			return ids, nil
+		}
+	}
+	c.mu.Lock()
+	if g2, _ := c.genLocked(); g2 == g {
+		c.idList, c.idsGen, c.idsGood = slices.Clone(ids), g, true
+	}
+	c.mu.Unlock()
+	return ids, nil
+}
+
+// close stops the directory watch.
+func (c *keyCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.w != nil {
+		_ = c.w.Close()
+		c.w = nil
+	}
 }
 
 // get returns the accepted public key of id.
 func (c *keyCache) get(id string) (*rsa.PublicKey, error) {
 	if !c.ids.valid(id) {
 		return nil, fmt.Errorf("%w: invalid id %q", errNoKey, id)
+	}
+	c.mu.Lock()
+	g, watching := c.genLocked()
+	ck, ok := c.m[id]
+	c.mu.Unlock()
+	if ok && watching && !ck.statEach {
+		return ck.pub, nil
 	}
 	path := c.store.KeyPath(keys.StateAccepted, id)
 	fi, err := os.Stat(path)
@@ -51,24 +175,29 @@ func (c *keyCache) get(id string) (*rsa.PublicKey, error) {
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%w: %s", errNoKey, id)
 	}
-	c.mu.Lock()
-	ck, ok := c.m[id]
-	c.mu.Unlock()
 	if ok && ck.mtime.Equal(fi.ModTime()) && ck.size == fi.Size() {
 		return ck.pub, nil
 	}
 	if fi.Size() > keys.MaxPubSize {
 		return nil, fmt.Errorf("%w: %s: key file too large", errNoKey, id)
 	}
+	statEach := !watching
+	if li, err := os.Lstat(path); err != nil || li.Mode()&fs.ModeSymlink != 0 {
+		statEach = true
+	}
 	pub, err := crypt.LoadPublicKey(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", errNoKey, id, err)
 	}
 	c.mu.Lock()
-	if len(c.m) >= maxKeyCache {
-		clear(c.m)
+	// Keep the key only if nothing changed while it was read: a change
+	// seen later empties the cache anyway.
+	if g2, _ := c.genLocked(); g2 == g {
+		if len(c.m) >= maxKeyCache {
+			clear(c.m)
+		}
+		c.m[id] = cachedKey{pub: pub, mtime: fi.ModTime(), size: fi.Size(), statEach: statEach}
 	}
-	c.m[id] = cachedKey{pub: pub, mtime: fi.ModTime(), size: fi.Size()}
 	c.mu.Unlock()
 	return pub, nil
 }
@@ -79,10 +208,15 @@ func (c *keyCache) has(id string) bool {
 	return err == nil
 }
 
-// purge forgets every cached key (maintenance).
+// purge forgets the remembered ids and, when no directory watch runs,
+// the cached keys (maintenance).
 func (c *keyCache) purge() {
 	c.mu.Lock()
-	clear(c.m)
+	if c.w == nil || !c.w.Valid() {
+		// Without a watch nothing else empties it; with one, any change
+		// of the directory does.
+		clear(c.m)
+	}
 	c.mu.Unlock()
 	c.ids.purge()
 }

@@ -250,6 +250,7 @@ func New(opts Options) (*Master, error) {
 func (m *Master) Close() error {
 	m.cancel()
 	m.wg.Wait()
+	m.accepted.close()
 	return nil
 }
 

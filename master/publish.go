@@ -12,7 +12,6 @@ import (
 	saltjid "github.com/gsalt/gsalt/internal/jid"
 
 	"github.com/gsalt/gsalt/event"
-	"github.com/gsalt/gsalt/master/keys"
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -96,12 +95,22 @@ func (m *Master) Publish(ctx context.Context, req PublishRequest) (jid string, m
 	if err := ctx.Err(); err != nil {
 		return "", nil, nil, err
 	}
-	return m.publish(req.load(m))
+	return m.publishMirror(req.load(m), false)
 }
 
-// publish is the common path of Publish and the clear publish command.
-// clear is the clear load (key already removed); its jid is set.
+// publish is the common path of the clear publish command and the
+// master's batches: publishMirror with the local_cache mirror written.
 func (m *Master) publish(clear *payload.Map) (string, []string, []string, error) {
+	return m.publishMirror(clear, true)
+}
+
+// publishMirror is the common path of Publish and the clear publish
+// command. clear is the clear load (key already removed); its jid is set.
+// mirror writes the local_cache files Python's LocalClient reads (see
+// localcache.go); in-process publishers (reactor, orchestrate, runners)
+// have no such client waiting, and the three files per job were a
+// quarter of the master's CPU in a reactor publishing jobs.
+func (m *Master) publishMirror(clear *payload.Map, mirror bool) (string, []string, []string, error) {
 	if m.ctx.Err() != nil {
 		return "", nil, nil, ErrClosed
 	}
@@ -173,8 +182,10 @@ func (m *Master) publish(clear *payload.Map) (string, []string, []string, error)
 		if err := m.jobs.SaveLoad(jid, clear, minions); err != nil {
 			m.log.Error("cannot save the job load", "jid", jid, "err", err)
 		}
-		if err := m.mirrorLoad(jid, clear, minions); err != nil {
-			m.log.Error("cannot write the local_cache job load", "jid", jid, "err", err)
+		if mirror {
+			if err := m.mirrorLoad(jid, clear, minions); err != nil {
+				m.log.Error("cannot write the local_cache job load", "jid", jid, "err", err)
+			}
 		}
 	}
 	load := m.pubLoad(clear, kwargs, delim)
@@ -276,7 +287,7 @@ func (m *Master) send(load *payload.Map, topics []string) error {
 
 // checkMinions computes the expected minions over the accepted keys.
 func (m *Master) checkMinions(tgt any, tgtType, delim string, greedy bool) (minions, missing []string, err error) {
-	accepted, err := m.keys.ListState(keys.StateAccepted)
+	accepted, err := m.accepted.listing()
 	if err != nil {
 		return nil, nil, err
 	}

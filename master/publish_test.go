@@ -218,13 +218,30 @@ func TestClearPingAndUnknown(t *testing.T) {
 func TestLocalCacheMirror(t *testing.T) {
 	e := newEnv(t, "keep_jobs_seconds: 3600\n")
 	e.login("minion1", "m1")
-	jid, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m1", Fun: "test.ping"})
+	mirrorDir := func(jid string) string {
+		sum := sha256.Sum256([]byte(jid))
+		h := hex.EncodeToString(sum[:])
+		return filepath.Join(e.cfg.CacheDir, "jobs", h[:2], h[2:])
+	}
+	// An in-process publish (reactor, runners) has no Python LocalClient
+	// waiting for its jid: no mirror, but the job cache has the job.
+	inproc, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m1", Fun: "test.ping"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256([]byte(jid))
-	h := hex.EncodeToString(sum[:])
-	dir := filepath.Join(e.cfg.CacheDir, "jobs", h[:2], h[2:])
+	if _, err := os.Stat(mirrorDir(inproc)); !os.IsNotExist(err) {
+		t.Fatalf("in-process publish wrote a local_cache mirror: %v", err)
+	}
+	if j, err := e.m.jobs.Get(inproc); err != nil || j.Load.Str("fun") != "test.ping" {
+		t.Fatalf("in-process publish not in the job cache: %v %v", j, err)
+	}
+	// The clear publish command (Python's LocalClient) gets the mirror.
+	rl, _ := e.clear(e.publishReq("m1", "test.ping", []any{}, e.rootKy)).(*payload.Map)
+	jid := rl.Map("load").Str("jid")
+	if jid == "" {
+		t.Fatalf("clear publish: %v", rl)
+	}
+	dir := mirrorDir(jid)
 	if b, err := os.ReadFile(filepath.Join(dir, "jid")); err != nil || string(b) != jid {
 		t.Fatalf("jid file %q %v", b, err)
 	}

@@ -103,6 +103,8 @@ func (d *Daemon) registerMetrics(h *health.Server) {
 			func() uint64 { return jobs.Stats().Writes }),
 		health.CounterFunc("jobcache", "write_errors_total", "Job cache writes that failed.",
 			func() uint64 { return jobs.Stats().WriteErrors }),
+		health.CounterFunc("jobcache", "commits_total", "Job cache transactions (one fsync each; writes_total / commits_total is the mean batch).",
+			func() uint64 { return jobs.Stats().Commits }),
 	}
 	if rx := d.rx; rx != nil {
 		cs = append(cs,

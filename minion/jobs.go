@@ -29,9 +29,26 @@ import (
 // job is one running job.
 type job struct {
 	jid    string
-	proc   []byte // the proc file content
 	cancel context.CancelFunc
 	killed bool
+	// proc is the proc data, encoded (procData) only when something reads
+	// it: most jobs (test.ping) end before their proc file is due and
+	// nobody asks saltutil.running meanwhile.
+	proc     *payload.Map
+	procOnce sync.Once
+	procEnc  []byte
+}
+
+// procData returns the proc file content (msgpack of proc), nil when it
+// cannot be encoded.
+func (j *job) procData() []byte {
+	j.procOnce.Do(func() {
+		b, err := payload.Marshal(j.proc)
+		if err == nil {
+			j.procEnc = b
+		}
+	})
+	return j.procEnc
 }
 
 // jobTable tracks the running jobs; it is the "jobs" service.
@@ -65,7 +82,7 @@ func (t *jobTable) Running() []*payload.Map {
 	sort.Slice(list, func(i, k int) bool { return list[i].jid < list[k].jid })
 	out := make([]*payload.Map, 0, len(list))
 	for _, j := range list {
-		if m, err := payload.UnmarshalMap(j.proc); err == nil {
+		if m, err := payload.UnmarshalMap(j.procData()); err == nil {
 			out = append(out, m)
 		}
 	}
@@ -240,16 +257,11 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 	for _, it := range load.Items() {
 		proc.SetKey(it.Key, it.Value)
 	}
-	procBytes, err := payload.Marshal(proc)
-	if err != nil {
-		m.log.Error("cannot encode the job's proc data", "jid", jid, "err", err)
-		return
-	}
 	jctx, cancel := context.WithCancel(ctx)
-	j := &job{jid: jid, proc: procBytes, cancel: cancel}
+	j := &job{jid: jid, proc: proc, cancel: cancel}
 	var pf *procFile
 	if filepath.Base(jid) == jid && jid != "" && jid != "." && jid != ".." {
-		pf = m.writeProcLater(filepath.Join(m.cacheDir, "proc", jid), procBytes)
+		pf = m.writeProcLater(filepath.Join(m.cacheDir, "proc", jid), j.procData)
 	}
 	if max := m.optInt("process_count_max", -1); max > 0 {
 		// Salt waits while process_count_max jobs run.
@@ -305,7 +317,7 @@ type procFile struct {
 }
 
 // writeProcLater schedules the proc file of a job.
-func (m *Minion) writeProcLater(path string, data []byte) *procFile {
+func (m *Minion) writeProcLater(path string, data func() []byte) *procFile {
 	pf := &procFile{path: path}
 	pf.timer = time.AfterFunc(procDelay, func() {
 		pf.mu.Lock()
@@ -313,7 +325,12 @@ func (m *Minion) writeProcLater(path string, data []byte) *procFile {
 		if pf.ended {
 			return
 		}
-		if err := os.WriteFile(path, data, 0o600); err != nil {
+		b := data()
+		if b == nil {
+			m.log.Error("cannot encode the job's proc data", "path", path)
+			return
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
 			m.log.Warn("cannot write the proc file", "path", path, "err", err)
 			return
 		}

@@ -2,12 +2,15 @@ package minion
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -27,7 +30,18 @@ type replayState struct {
 	// file is the open guard file and size its length (saveReplayGuard).
 	file *os.File
 	size int64
+	// key is the session key keyHash was computed from (saved again for
+	// every job: the hash is not recomputed while the key stays).
+	key string
+	// buf is the encoding buffer, reused for every save.
+	buf []byte
+	// checked is when the open file was last checked for removal.
+	checked time.Time
 }
+
+// replayCheckEvery is how often the open guard file is checked for having
+// been removed (its directory cleared), instead of a stat per job.
+const replayCheckEvery = time.Second
 
 func sessionKeyHash(key string) string {
 	h := sha256.Sum256([]byte(key))
@@ -85,21 +99,21 @@ func (m *Minion) serialGuardFor(key string) *message.SerialGuard {
 func (m *Minion) saveReplayGuard(key string, serial int64) {
 	m.replayMu.Lock()
 	defer m.replayMu.Unlock()
-	kh := sessionKeyHash(key)
-	if serial > 0 || kh != m.replay.keyHash {
-		m.replay.keyHash, m.replay.serial = kh, max(serial, 0)
+	g := &m.replay
+	if key != g.key || g.keyHash == "" {
+		g.key = key
+		kh := sessionKeyHash(key)
+		if kh != g.keyHash {
+			g.keyHash, g.serial = kh, max(serial, 0)
+		}
+	}
+	if serial > 0 {
+		g.serial = serial
 	}
 	m.mu.Lock()
-	jids := make([]any, 0, len(m.jidQueue))
-	for _, j := range m.jidQueue {
-		jids = append(jids, j)
-	}
+	g.buf = appendReplayGuard(g.buf[:0], g.keyHash, g.serial, m.jidQueue)
 	m.mu.Unlock()
-	b, err := payload.MarshalBin(payload.NewMap("key", m.replay.keyHash, "serial", m.replay.serial, "jids", jids))
-	if err == nil {
-		err = m.writeReplayGuard(b)
-	}
-	if err != nil {
+	if err := m.writeReplayGuard(g.buf); err != nil {
 		m.log.Warn("cannot persist the replay guard", "err", err)
 	}
 }
@@ -113,7 +127,8 @@ func (m *Minion) saveReplayGuard(key string, serial int64) {
 // was removed (its directory cleared) is created again.
 func (m *Minion) writeReplayGuard(b []byte) error {
 	g := &m.replay
-	if g.file != nil {
+	if now := time.Now(); g.file != nil && now.Sub(g.checked) >= replayCheckEvery {
+		g.checked = now
 		if fi, err := g.file.Stat(); err != nil || replayFileGone(fi) {
 			g.file.Close()
 			g.file, g.size = nil, 0
@@ -132,7 +147,7 @@ func (m *Minion) writeReplayGuard(b []byte) error {
 			f.Close()
 			return err
 		}
-		g.file, g.size = f, fi.Size()
+		g.file, g.size, g.checked = f, fi.Size(), time.Now()
 	}
 	if _, err := g.file.WriteAt(b, 0); err != nil {
 		return err
@@ -160,4 +175,71 @@ func (m *Minion) closeReplayGuard() {
 func replayFileGone(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && st.Nlink == 0
+}
+
+// appendReplayGuard appends the guard {"key": keyHash, "serial": serial,
+// "jids": jids} to b, byte for byte what payload.MarshalBin writes for that
+// map, without building it (it is saved for every job of every identity).
+func appendReplayGuard(b []byte, keyHash string, serial int64, jids []string) []byte {
+	b = append(b, 0x83)
+	b = appendMsgpackStr(b, "key")
+	b = appendMsgpackStr(b, keyHash)
+	b = appendMsgpackStr(b, "serial")
+	b = appendMsgpackInt(b, serial)
+	b = appendMsgpackStr(b, "jids")
+	switch n := len(jids); {
+	case n < 16:
+		b = append(b, 0x90|byte(n))
+	case n <= math.MaxUint16:
+		b = append(b, 0xdc, byte(n>>8), byte(n))
+	default:
+		b = append(b, 0xdd, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	for _, j := range jids {
+		b = appendMsgpackStr(b, j)
+	}
+	return b
+}
+
+// appendMsgpackStr appends s as a msgpack str (valid UTF-8; a jid or hex).
+func appendMsgpackStr(b []byte, s string) []byte {
+	switch n := len(s); {
+	case n < 32:
+		b = append(b, 0xa0|byte(n))
+	case n <= math.MaxUint8:
+		b = append(b, 0xd9, byte(n))
+	case n <= math.MaxUint16:
+		b = append(b, 0xda, byte(n>>8), byte(n))
+	default:
+		b = append(b, 0xdb, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	return append(b, s...)
+}
+
+// appendMsgpackInt appends n in msgpack's most compact integer form.
+func appendMsgpackInt(b []byte, n int64) []byte {
+	if n < 0 {
+		switch {
+		case n >= -32:
+			return append(b, byte(n))
+		case n >= math.MinInt8:
+			return append(b, 0xd0, byte(n))
+		case n >= math.MinInt16:
+			return append(b, 0xd1, byte(n>>8), byte(n))
+		case n >= math.MinInt32:
+			return append(b, 0xd2, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		}
+		return binary.BigEndian.AppendUint64(append(b, 0xd3), uint64(n))
+	}
+	switch {
+	case n < 128:
+		return append(b, byte(n))
+	case n <= math.MaxUint8:
+		return append(b, 0xcc, byte(n))
+	case n <= math.MaxUint16:
+		return append(b, 0xcd, byte(n>>8), byte(n))
+	case n <= math.MaxUint32:
+		return append(b, 0xce, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	return binary.BigEndian.AppendUint64(append(b, 0xcf), uint64(n))
 }

@@ -55,13 +55,8 @@ func (m *Minion) startScheduled(ctx context.Context, j schedule.Job) {
 	for _, it := range pub.Items() {
 		proc.SetKey(it.Key, it.Value)
 	}
-	procBytes, err := payload.Marshal(proc)
-	if err != nil {
-		m.log.Error("cannot encode the scheduled job's proc data", "job", j.Name, "err", err)
-		return
-	}
 	jctx, cancel := context.WithCancel(ctx)
-	m.jobs.add(&job{jid: jid, proc: procBytes, cancel: cancel})
+	m.jobs.add(&job{jid: jid, proc: proc, cancel: cancel})
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()

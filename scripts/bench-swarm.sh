@@ -12,7 +12,8 @@
 #
 # Key pairs are kept between runs in $(swarm_keycache) (outside the repo);
 # the run says how long generating the missing ones took.
-# BENCH_PROFILE=DIR also fetches 15 s pprof CPU profiles and heap profiles
+# BENCH_MASTER_EXTRA is appended to the master's config (e.g.
+# "gomemlimit: 100MiB"). BENCH_PROFILE=DIR also fetches 15 s pprof CPU profiles and heap profiles
 # of the master and the swarm under a ping loop into DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,10 +26,17 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 . "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/swarm-lib.sh"
-swarm_setup "$tmp"
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+metrics=$(freeport)
+swarm_setup "$tmp" "metrics_port: $metrics
+metrics_host: 127.0.0.1
+${BENCH_MASTER_EXTRA:-}"
+# metric NAME: a counter from the master's /metrics (gsalt_NAME).
+metric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="gsalt_$1" '$1==k {printf "%d", $2; exit}'; }
+# stats: jobs published, returns received, job cache writes and commits.
+stats() { echo "$(metric master_jobs_published_total) $(metric master_returns_received_total) $(metric jobcache_writes_total) $(metric jobcache_commits_total)"; }
 prof=${BENCH_PROFILE:-}
 [ -n "$prof" ] && mkdir -p "$prof"
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 now() { date +%s.%N; }
 ping_count() { "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t "$1" 2>/dev/null | grep -c ': true' || true; }
 wait_all() { # wait_all LIMIT_S: polls until all N answer; prints the seconds taken, or ">LIMIT (got/N)"
@@ -66,19 +74,26 @@ for k in "${!sizes[@]}"; do swarm_keys_out "$tmp" "${names[$k]}"; done
 echo "first answers from all $n after acceptance: $(wait_all 300) s"
 
 swarm_cpu() { local s=0 p; for p in "${sps[@]}"; do s=$(echo "$s + $(proc_cpu "$p")" | bc); done; echo "$s"; }
-mc0=$(proc_cpu "$mp"); sc0=$(swarm_cpu)
+mc0=$(proc_cpu "$mp"); sc0=$(swarm_cpu); read -r j0 r0 w0 k0 < <(stats)
 walls=(); short=0
 for ((r = 0; r < pings; r++)); do
   a=$(now); got=$(ping_count 30); b=$(now)
   walls+=("$(echo "$b - $a" | bc)")
   [ "$got" -ge "$n" ] || short=$((short + 1))
 done
-mc1=$(proc_cpu "$mp"); sc1=$(swarm_cpu)
+mc1=$(proc_cpu "$mp"); sc1=$(swarm_cpu); read -r j1 r1 w1 k1 < <(stats)
 wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
-mret=$(echo "scale=4; ($mc1 - $mc0) * 1000 / ($pings * $n)" | bc)
-sret=$(echo "scale=4; ($sc1 - $sc0) * 1000 / ($pings * $n)" | bc)
+# `--static` is Salt's 100% batch: a test.ping round, then the job on the
+# minions that answered, so each ping is two jobs and 2N returns. The
+# per-return rows divide by the returns the master counted
+# (gsalt_master_returns_received_total), or by PINGS*N*2 without metrics.
+rets=$((pings * n * 2))
+[ -n "${r1:-}" ] && [ -n "${r0:-}" ] && [ "$((r1 - r0))" -gt 0 ] && rets=$((r1 - r0))
+mret=$(echo "scale=4; ($mc1 - $mc0) * 1000 / $rets" | bc)
+sret=$(echo "scale=4; ($sc1 - $sc0) * 1000 / $rets" | bc)
 rss=$(proc_rss_mib "$mp")
 echo "gsalt '*' test.ping x$pings: walls ${walls[*]} s (median $wall s, $short run(s) short of $n); master CPU $(echo "$mc1 - $mc0" | bc) s, swarm CPU $(echo "$sc1 - $sc0" | bc) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -n "$k1" ] && echo "during the pings: $((j1 - j0)) jobs published, $((r1 - r0)) returns received, job cache $((w1 - w0)) writes in $((k1 - k0)) commits"
 echo "RSS: gsalt-master $rss MiB, swarm $(for p in "${sps[@]}"; do printf '%s MiB ' "$(proc_rss_mib "$p")"; done)"
 
 if [ -n "$prof" ]; then

@@ -81,7 +81,8 @@ swarm_keys_in() { swarm_keys in "$@"; }
 swarm_keys_out() { swarm_keys out "$@"; }
 
 # swarm_sizes N: the identities per swarm process ("N" up to 5000, two
-# halves above).
+# halves above, or always with SWARM_PROCS=2: checks the 10,000 path of
+# the scripts with a small N).
 swarm_sizes() {
-  if [ "$1" -gt 5000 ]; then echo "$(($1 / 2)) $(($1 - $1 / 2))"; else echo "$1"; fi
+  if [ "$1" -gt 5000 ] || [ "${SWARM_PROCS:-1}" = 2 ]; then echo "$(($1 / 2)) $(($1 - $1 / 2))"; else echo "$1"; fi
 }

@@ -52,8 +52,9 @@ func (l Logging) Config(flagLevel string) saltlog.Config {
 // call it when the daemon ends. GSALT_CPUPROFILE and GSALT_MEMPROFILE,
 // when set, name files that get a pprof CPU profile of the run and a heap
 // profile, written by stop; GSALT_PPROF_ADDR (a loopback host:port) serves
-// /debug/pprof/ meanwhile. Without GOMEMLIMIT, a cgroup memory limit sets
-// the runtime's soft limit to 90% of it.
+// /debug/pprof/ meanwhile. Without GOMEMLIMIT, the gomemlimit option
+// (bytes, or GOMEMLIMIT's syntax such as "120MiB") sets the runtime's soft
+// memory limit, or else a cgroup memory limit sets it to 90% of that.
 func Start(l Logging, flagLevel string) (ctx context.Context, logger *slog.Logger, stop func(), err error) {
 	logger, closeLog, err := saltlog.SetupConfig(os.Stderr, l.Config(flagLevel))
 	if err != nil {
@@ -65,8 +66,14 @@ func Start(l Logging, flagLevel string) (ctx context.Context, logger *slog.Logge
 			logger.Warn("config: " + w)
 		}
 	}
-	if lim := memLimitFromCgroup(cgroupLimitFiles); lim > 0 {
-		logger.Debug("Go memory limit set from the cgroup", "bytes", lim)
+	var memOpt any
+	if l.Opts != nil {
+		memOpt, _ = l.Opts.Get("gomemlimit")
+	}
+	if lim, from, err := applyMemLimit(memOpt, cgroupLimitFiles); err != nil {
+		logger.Warn("config: ignoring gomemlimit", "err", err)
+	} else if lim > 0 {
+		logger.Debug("Go memory limit set", "from", from, "bytes", lim)
 	}
 	stopProfiles, err := startProfiles()
 	if err != nil {

@@ -90,6 +90,8 @@ type Cache struct {
 
 	// writesDone and writeErrors count update calls (Stats).
 	writesDone, writeErrors atomic.Uint64
+	// commits counts the transactions of the writer (Stats).
+	commits atomic.Uint64
 }
 
 // LostJob is a job the cache could not keep: found in a damaged file that
@@ -546,6 +548,7 @@ func (c *Cache) runBatch(ops []writeOp) {
 			ops = append(ops[:failed:failed], ops[failed+1:]...)
 			continue
 		}
+		c.commits.Add(1)
 		for _, op := range ops {
 			op.err <- err
 		}

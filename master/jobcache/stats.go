@@ -8,11 +8,15 @@ type Stats struct {
 	// WriteErrors the writes that failed (damage, a full disk, closing);
 	// a duplicate return, refused on purpose, is neither.
 	Writes, WriteErrors uint64
+	// Commits counts the store transactions that committed writes: one
+	// for each batch of writes queued together (one fsync each), so
+	// Writes/Commits is the mean batch size.
+	Commits uint64
 }
 
 // Stats returns the write counters.
 func (c *Cache) Stats() Stats {
-	return Stats{Writes: c.writesDone.Load(), WriteErrors: c.writeErrors.Load()}
+	return Stats{Writes: c.writesDone.Load(), WriteErrors: c.writeErrors.Load(), Commits: c.commits.Load()}
 }
 
 // countWrite counts the outcome of one write.

@@ -304,7 +304,9 @@ func (s *Store) authLocked(req AuthRequest) (AuthDecision, error) {
 	// Accept.
 	switch {
 	case !isFile(pubfn) && !s.opts.OpenMode:
-		if err := writeFileAtomic(pubfn, req.Pub, keyFileMode); err != nil {
+		err := writeFileAtomic(pubfn, req.Pub, keyFileMode)
+		s.changes.Add(1)
+		if err != nil {
 			return AuthDecision{}, err
 		}
 	case s.opts.OpenMode:
@@ -321,7 +323,9 @@ func (s *Store) authLocked(req AuthRequest) (AuthDecision, error) {
 		}
 		if !bytes.Equal(req.Pub, disk) {
 			s.log.Debug("keys: host key change detected in open mode", "id", id)
-			if err := writeFileAtomic(pubfn, req.Pub, keyFileMode); err != nil {
+			err := writeFileAtomic(pubfn, req.Pub, keyFileMode)
+			s.changes.Add(1)
+			if err != nil {
 				return AuthDecision{}, err
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gsalt/gsalt/internal/atomicfile"
 	"github.com/gsalt/gsalt/wire/crypt"
@@ -45,7 +46,17 @@ type Store struct {
 
 	badKeyMu     sync.Mutex
 	badKeyLogged map[string]bool // ids whose malformed key was logged (bounded)
+
+	// changes counts the changes of accepted key files made through this
+	// Store (Changes).
+	changes atomic.Uint64
 }
+
+// Changes counts the accepted key files this Store (this process) wrote,
+// moved in or out, or removed. A cache of accepted keys forgets its
+// entries when the count moves; changes by other processes (gsalt-key)
+// are not counted and need a watch on the directory.
+func (s *Store) Changes() uint64 { return s.changes.Load() }
 
 // Change is one key moved or removed by Accept, Reject or Delete. Each
 // Change corresponds to one salt/key event (EventData).
@@ -575,6 +586,9 @@ func removeInvalid(m Listing, invalid map[Change]bool) Listing {
 // move renames a key file between states, logging failures like Salt's
 // "except OSError: pass".
 func (s *Store) move(from, to State, id string) error {
+	if from == StateAccepted || to == StateAccepted {
+		defer s.changes.Add(1)
+	}
 	err := os.Rename(s.KeyPath(from, id), s.KeyPath(to, id))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		s.log.Warn("keys: move key", "id", id, "from", from, "to", to, "err", err)
@@ -681,7 +695,11 @@ func (s *Store) deleteLocked(m Listing, preserveMinions bool) (Outcome, error) {
 			if !safeName(id) {
 				continue
 			}
-			if err := os.Remove(s.KeyPath(g.State, id)); err != nil {
+			err := os.Remove(s.KeyPath(g.State, id))
+			if g.State == StateAccepted {
+				s.changes.Add(1) // after the change: see keyCache
+			}
+			if err != nil {
 				if !errors.Is(err, fs.ErrNotExist) {
 					s.log.Warn("keys: delete key", "id", id, "state", g.State, "err", err)
 				}

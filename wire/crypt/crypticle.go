@@ -9,6 +9,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"hash"
+	"sync"
 )
 
 // Crypticle sizes (SALT-WIRE §3.3).
@@ -57,6 +59,9 @@ type Crypticle struct {
 	keyString string
 	block     cipher.Block
 	hmacKey   [HMACKeySize]byte
+	// macs holds keyed HMAC-SHA256 states for reuse (Reset), so a message
+	// does not allocate and key a new one.
+	macs sync.Pool
 }
 
 // NewCrypticle builds a Crypticle from a key string. The string must be
@@ -85,9 +90,16 @@ func NewCrypticle(keyString string) (*Crypticle, error) {
 func (c *Crypticle) KeyString() string { return c.keyString }
 
 func (c *Crypticle) mac(data []byte) []byte {
-	m := hmac.New(sha256.New, c.hmacKey[:])
+	m, _ := c.macs.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, c.hmacKey[:])
+	} else {
+		m.Reset()
+	}
 	m.Write(data)
-	return m.Sum(nil)
+	sum := m.Sum(nil)
+	c.macs.Put(m)
+	return sum
 }
 
 // Encrypt returns IV || AES-192-CBC(PKCS#7(plaintext)) || HMAC with a fresh

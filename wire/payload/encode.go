@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -63,11 +64,38 @@ func MarshalBin(v any) ([]byte, error) { return MarshalMode(v, Bin) }
 
 // MarshalMode encodes v with the given mode.
 func MarshalMode(v any, mode Mode) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := NewEncoder(&buf, mode).Encode(v); err != nil {
+	p := encoders.Get().(*pooledEncoder)
+	defer p.put()
+	p.enc.mode = mode
+	if err := p.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return bytes.Clone(p.buf.Bytes()), nil
+}
+
+// pooledEncoder is an Encoder writing to its own buffer, reused by
+// MarshalMode: a fresh encoder and a buffer grown from nothing for every
+// value were a large share of the allocations of a master taking returns.
+type pooledEncoder struct {
+	buf bytes.Buffer
+	enc *Encoder
+}
+
+// maxPooledBuffer is the largest buffer kept in the pool.
+const maxPooledBuffer = 64 << 10
+
+var encoders = sync.Pool{New: func() any {
+	p := &pooledEncoder{}
+	p.enc = NewEncoder(&p.buf, Wire)
+	return p
+}}
+
+func (p *pooledEncoder) put() {
+	if p.buf.Cap() > maxPooledBuffer {
+		return
+	}
+	p.buf.Reset()
+	encoders.Put(p)
 }
 
 // Encoder writes payload values to a stream.
