@@ -15,10 +15,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gsalt/gsalt/beacons"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/proxy/proxymod"
+	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -112,6 +114,10 @@ type Fleet struct {
 	base       *modules.Registry
 	hostGrains *payload.Map
 	hub        *pubHub // one publisher connection per master for all devices
+	// One beacon timer and one target matcher for all devices (a timer
+	// and a goroutine per device otherwise).
+	clock   *minion.BeaconClock
+	matcher *target.Matcher
 
 	mu      sync.Mutex
 	runCtx  context.Context
@@ -258,7 +264,10 @@ func (f *Fleet) Run(ctx context.Context) error {
 	}
 	f.runCtx = ctx
 	f.hub = newPubHub(ctx, f.log, deviceSubQueue)
+	f.clock = minion.NewBeaconClock(beacons.New(beacons.Options{Opts: cfg.Opts, Logger: f.log}).LoopInterval())
+	f.matcher = target.New(target.Options{Logger: f.log})
 	f.mu.Unlock()
+	go f.clock.Run(ctx)
 	f.log.Info("gsalt-proxy starting", "devices", len(f.o.IDs), "max_conns", cap(f.conns), "queue_depth", f.queueDepth)
 	for _, id := range f.o.IDs {
 		f.addDevice(id, "")

@@ -33,7 +33,7 @@ func BenchmarkOpenSessionMemory(b *testing.B) {
 			}
 			defer f.Close()
 			for b.Loop() {
-				before := liveHeap()
+				before, st0 := liveHeap()
 				g0 := runtime.NumGoroutine()
 				drvs := make([]driver.Driver, memSessions)
 				for i := range drvs {
@@ -50,8 +50,9 @@ func BenchmarkOpenSessionMemory(b *testing.B) {
 					}
 					drvs[i] = d
 				}
-				after := liveHeap()
+				after, st1 := liveHeap()
 				b.ReportMetric(float64(after-before)/memSessions/1024, "heap-KiB/session")
+				b.ReportMetric(float64(int64(st1)-int64(st0))/memSessions/1024, "stack-KiB/session")
 				b.ReportMetric(float64(runtime.NumGoroutine()-g0)/memSessions, "goroutines/session")
 				if p := os.Getenv("GSALT_HEAPPROFILE"); p != "" {
 					fh, err := os.Create(p + "-" + plat)
@@ -69,9 +70,11 @@ func BenchmarkOpenSessionMemory(b *testing.B) {
 	}
 }
 
-func liveHeap() uint64 {
+// liveHeap returns the live heap and the goroutine stacks in use after a
+// collection.
+func liveHeap() (heap, stacks uint64) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
+	return ms.HeapAlloc, ms.StackInuse
 }
