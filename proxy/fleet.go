@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,11 @@ const (
 	// proxytype, ...) is started again; the pause doubles each time.
 	DefaultRestartMin = 10 * time.Second
 	DefaultRestartMax = 5 * time.Minute
+	// GCPercent is the collector target gsalt-proxy runs with (GOGC
+	// overrides it): the heap of a fleet is mostly its devices'
+	// long-lived state, and Go's default of 100 lets the process grow to
+	// twice that between collections.
+	GCPercent = 50
 	// MaxDevices bounds the devices of one process.
 	MaxDevices = 100000
 	// maxIDsFile bounds a --proxyids-file.
@@ -272,6 +278,7 @@ func (f *Fleet) Run(ctx context.Context) error {
 	for _, id := range f.o.IDs {
 		f.addDevice(id, "")
 	}
+	go f.settle(ctx)
 	f.wg.Wait()
 	if ctx.Err() != nil {
 		return nil
@@ -390,6 +397,25 @@ func (f *Fleet) registryFor(t proxymod.Type) (*modules.Registry, error) {
 	}
 	f.regs[t.Name] = r
 	return r, nil
+}
+
+// settle returns the memory of the start-up to the operating system once
+// every device of the initial list is ready (or stopped): thousands of
+// devices authenticating, rendering their pillar and opening their
+// sessions at once leave the heap much larger than what the running
+// fleet keeps, and the runtime would otherwise hand the difference back
+// only slowly.
+func (f *Fleet) settle(ctx context.Context) {
+	for _, d := range f.Devices() {
+		select {
+		case <-d.Ready():
+		case <-d.Done():
+		case <-ctx.Done():
+			return
+		}
+	}
+	debug.FreeOSMemory()
+	f.log.Debug("devices ready; start-up memory returned to the system")
 }
 
 // DefaultTypes returns gsalt-proxy's proxytypes: the built-in ones of

@@ -36,9 +36,10 @@ func BenchmarkOpenSessionMemory(b *testing.B) {
 				before, st0 := liveHeap()
 				g0 := runtime.NumGoroutine()
 				drvs := make([]driver.Driver, memSessions)
+				prompts := driver.NewPromptCache() // as the napalm proxytype shares one
 				for i := range drvs {
 					d, err := driver.Default().New(plat, driver.Options{Host: "127.0.0.1", Port: f.Port(i),
-						Username: "admin", Password: "admin", Timeout: 20 * time.Second})
+						Username: "admin", Password: "admin", Timeout: 20 * time.Second, Prompts: prompts})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -174,6 +174,10 @@ func (s *session) open(ctx context.Context) error {
 	if err != nil {
 		return s.errf(ErrInvalidArgument, "open", err)
 	}
+	// The platform's on-open and on-close closures keep p alive with the
+	// driver; p's own reference to the privilege levels must not keep the
+	// per-connection copies alive once the driver shares the cache's.
+	p.PrivilegeLevels = nil
 	s.o.Prompts.share(d)
 	platformOnOpen := d.OnOpen
 	d.OnOpen = func(nd *network.Driver) error {
