@@ -392,8 +392,7 @@ func every(ctx context.Context, period time.Duration, fn func(context.Context)) 
 		t    *time.Timer
 		done bool
 	)
-	var tick func()
-	tick = func() {
+	tick := func() {
 		if ctx.Err() != nil {
 			return
 		}
