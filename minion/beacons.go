@@ -41,10 +41,13 @@ func (m *Minion) runBeacons(ctx context.Context) {
 		return
 	}
 	if m.beaconClock != nil {
+		// No goroutine waits for the end: the clock drops the minion
+		// when ctx ends.
 		m.beaconClock.join(m, b, m.sendBeaconEvents)
-		<-ctx.Done()
-		m.beaconClock.leave(m)
-		b.Close()
+		context.AfterFunc(ctx, func() {
+			m.beaconClock.leave(m)
+			b.Close()
+		})
 		return
 	}
 	b.Run(ctx, m.sendBeaconEvents)

@@ -115,6 +115,15 @@ type Options struct {
 	// the minion would dial with (identity, topics, reconnect pauses).
 	Subscribe func(ctx context.Context, addr string, o transport.SubOptions) (Subscription, error)
 
+	// BeaconClock, when set, ticks the minion's beacons from the clock's
+	// one timer (the minions of a process serving many identities share
+	// one; no goroutine waits for each minion's beacons).
+	BeaconClock *BeaconClock
+	// Matcher, when set, matches the publishes' targets (a process
+	// serving many identities shares one and its cache of compiled
+	// expressions); nil creates one for the minion.
+	Matcher *target.Matcher
+
 	// baseOpts and matcher are shared by the identities of a swarm.
 	baseOpts *payload.Map
 	matcher  *target.Matcher
@@ -264,6 +273,12 @@ func New(o Options) (*Minion, error) {
 	m.verified = o.verified
 	m.opened = o.opened
 	m.beaconClock = o.clock
+	if o.BeaconClock != nil {
+		m.beaconClock = o.BeaconClock.c
+	}
+	if m.matcher == nil {
+		m.matcher = o.Matcher
+	}
 	if m.matcher == nil {
 		m.matcher = target.New(target.Options{Logger: m.log})
 	}

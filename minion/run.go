@@ -86,7 +86,11 @@ func (m *Minion) serveLink(ctx context.Context, l *link, s *session) {
 		m.mu.Unlock()
 		box := &subBox{sub}
 		l.sub.Store(box)
-		go m.watchReconnects(loopCtx, l, sub)
+		if rn, ok := sub.(ReconnectNotifier); ok {
+			rn.OnReconnect(m.reauthAfterReconnect(loopCtx, l))
+		} else {
+			go m.watchReconnects(loopCtx, l, sub)
+		}
 		if !started {
 			started = true
 			m.wg.Add(1)
@@ -238,6 +242,59 @@ func (m *Minion) recvLoop(ctx, jobCtx context.Context, sub Subscription) {
 	}
 }
 
+// ReconnectNotifier is implemented by a Subscription that calls a
+// function after each re-connection (a process serving many identities
+// from one publisher connection) instead of only signalling on
+// Reconnected: no goroutine waits for each identity's re-connections.
+type ReconnectNotifier interface {
+	// OnReconnect registers fn, called (it must not block) after each
+	// re-connection until the subscription is closed.
+	OnReconnect(fn func())
+}
+
+// reauthAfterReconnect returns the OnReconnect function of l's
+// subscription: it re-authenticates as watchReconnects does, one at a
+// time (a re-connection during a re-authentication makes one more), and
+// no more after one failed or ctx ended.
+func (m *Minion) reauthAfterReconnect(ctx context.Context, l *link) func() {
+	var (
+		mu             sync.Mutex
+		running, again bool
+		stopped        bool
+	)
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped || ctx.Err() != nil {
+			return
+		}
+		if running {
+			again = true
+			return
+		}
+		running = true
+		go func() {
+			for {
+				m.log.Info("reconnected to the master's publisher; re-authenticating", "master", l.master)
+				_, err := m.reauth(ctx, l, m.linkSession(l))
+				mu.Lock()
+				if err != nil || ctx.Err() != nil {
+					stopped, running = true, false
+					mu.Unlock()
+					return
+				}
+				if !again {
+					running = false
+					mu.Unlock()
+					return
+				}
+				again = false
+				mu.Unlock()
+			}
+		}()
+	}
+}
+
 // watchReconnects re-authenticates after the publisher connection was
 // re-established: the master may have restarted with a new session key.
 func (m *Minion) watchReconnects(ctx context.Context, l *link, sub Subscription) {
@@ -292,16 +349,22 @@ func (m *Minion) linkStarted(ctx context.Context, l *link, sub Subscription) {
 }
 
 // runServices marks the minion ready, then keeps the beacons, the
-// schedule, the mine and the master ping going until ctx ends.
+// schedule, the mine and the master ping going until ctx ends. It
+// returns at once: the mine and the ping run from timers (no goroutine
+// waits for each minion between them; a process serving thousands of
+// identities holds only their timers).
 func (m *Minion) runServices(ctx context.Context) {
 	m.markReady()
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		m.runBeacons(ctx)
-	}()
+	if m.beaconClock != nil {
+		m.runBeacons(ctx) // joins the clock and returns
+	} else {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			m.runBeacons(ctx)
+		}()
+	}
 	m.startSchedule(ctx)
-	var mineTick, pingTick <-chan time.Time
 	mineEnabled := true
 	if v, ok := m.cfg.Opts.Get("mine_enabled"); ok {
 		mineEnabled = v != false
@@ -309,28 +372,46 @@ func (m *Minion) runServices(ctx context.Context) {
 	if _, ok := m.reg.Lookup("mine.update"); ok && mineEnabled {
 		m.runMine(ctx)
 		if iv := m.cfg.MineInterval; iv > 0 {
-			t := time.NewTicker(time.Duration(iv) * time.Minute)
-			defer t.Stop()
-			mineTick = t.C
+			every(ctx, time.Duration(iv)*time.Minute, m.runMine)
 		}
 	}
 	if iv := m.cfg.PingInterval; iv > 0 {
-		t := time.NewTicker(time.Duration(iv) * time.Minute)
-		defer t.Stop()
-		pingTick = t.C
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-mineTick:
-			m.runMine(ctx)
-		case <-pingTick:
+		every(ctx, time.Duration(iv)*time.Minute, func(ctx context.Context) {
 			if err := m.fireMaster(ctx, "ping", "minion_ping", false); err != nil {
 				m.log.Info("ping to the master failed", "err", err)
 			}
+		})
+	}
+}
+
+// every runs fn each period until ctx ends, from a timer: one run at a
+// time, the next period counted from the end of the last run.
+func every(ctx context.Context, period time.Duration, fn func(context.Context)) {
+	var (
+		mu   sync.Mutex
+		t    *time.Timer
+		done bool
+	)
+	tick := func() {
+		if ctx.Err() != nil {
+			return
+		}
+		fn(ctx)
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			t.Reset(period)
 		}
 	}
+	mu.Lock()
+	t = time.AfterFunc(period, tick)
+	mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		done = true
+		t.Stop()
+	})
 }
 
 // runMine is the scheduled __mine_interval job: mine.update.

@@ -296,6 +296,21 @@ type clockMember struct {
 	busy atomic.Bool
 }
 
+// BeaconClock is one beacon timer for the minions of a process that
+// serves many identities (Options.BeaconClock): every loop interval it
+// ticks the beacons of each joined minion that has any. Run it for the
+// life of the minions.
+type BeaconClock struct{ c *beaconClock }
+
+// NewBeaconClock returns a clock ticking every loop interval (Salt's
+// loop_interval; 0 means one second).
+func NewBeaconClock(every time.Duration) *BeaconClock {
+	return &BeaconClock{c: newBeaconClock(every)}
+}
+
+// Run ticks the joined minions until ctx ends.
+func (b *BeaconClock) Run(ctx context.Context) { b.c.run(ctx) }
+
 func newBeaconClock(every time.Duration) *beaconClock {
 	if every <= 0 {
 		every = time.Second

@@ -263,6 +263,8 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		Prepare:       d.prepare,
 		SubQueue:      deviceSubQueue,
 		Subscribe:     d.f.hub.subscribe,
+		BeaconClock:   d.f.clock,
+		Matcher:       d.f.matcher,
 	}
 }
 
@@ -331,7 +333,7 @@ func (d *Device) prepare(ctx context.Context, m *minion.Minion) (*modules.Regist
 	d.typ, d.mod, d.modCfg, d.initialized, d.initErr = typ, typ.New(), modCfg, false, nil
 	d.mu.Unlock()
 	d.initModule(ctx)
-	go d.keepAlive(ctx, m, cfg)
+	d.keepAlive(ctx, m, cfg)
 	if d.parent == "" && cfg.Str("metaproxy") == "deltaproxy" {
 		for _, v := range ids {
 			d.f.addDevice(payload.Text(v), d.id)
@@ -411,60 +413,100 @@ func (d *Device) shutdownModule() {
 // open (napalm always_alive), and re-initialised when it is not alive.
 // Probes never wait: a device busy with a job, or a fleet at its
 // connection limit, skips the probe. Grains are recomputed after every
-// successful (re-)initialisation.
+// successful (re-)initialisation. It returns at once: each step runs from
+// a timer (no goroutine waits for a device between steps; a fleet of
+// thousands of devices holds only their timers) until ctx ends.
 func (d *Device) keepAlive(ctx context.Context, m *minion.Minion, cfg *config.Minion) {
-	probeOn := true
+	k := &keeper{d: d, ctx: ctx, m: m, probeOn: true, first: true}
 	if v, ok := cfg.Opts.Get("proxy_keep_alive"); ok && !payload.Truthy(v) {
-		probeOn = false
+		k.probeOn = false
 	}
-	every := d.f.o.KeepAliveInterval
-	if every <= 0 {
+	k.every = d.f.o.KeepAliveInterval
+	if k.every <= 0 {
 		mins := 1
 		if n, err := cfg.Int("proxy_keep_alive_interval"); err == nil && n > 0 {
 			mins = n
 		}
-		every = time.Duration(mins) * time.Minute
+		k.every = time.Duration(mins) * time.Minute
 	}
-	first := true
-	for {
-		var wait time.Duration
-		if d.Initialized() {
-			wait = every
-			d.mu.RLock()
-			ka, ok := d.mod.(proxymod.Keepaliver)
-			d.mu.RUnlock()
-			if ok {
-				if iv := ka.KeepaliveInterval(); iv > 0 && iv < wait {
-					wait = iv
-				}
+	context.AfterFunc(ctx, k.stop)
+	k.schedule()
+}
+
+// keeper is the state of one device's keepAlive between its steps; the
+// steps run one after another (each schedules the next).
+type keeper struct {
+	d       *Device
+	ctx     context.Context
+	m       *minion.Minion
+	probeOn bool
+	every   time.Duration
+	first   bool // the next wait of an initialised module is spread at random
+
+	mu      sync.Mutex
+	t       *time.Timer
+	stopped bool
+}
+
+// schedule arms the timer of the next step.
+func (k *keeper) schedule() {
+	d := k.d
+	var wait time.Duration
+	if d.Initialized() {
+		wait = k.every
+		d.mu.RLock()
+		ka, ok := d.mod.(proxymod.Keepaliver)
+		d.mu.RUnlock()
+		if ok {
+			if iv := ka.KeepaliveInterval(); iv > 0 && iv < wait {
+				wait = iv
 			}
-			if first {
-				// Spread the probes of devices started together.
-				wait = time.Duration(rand.Int64N(int64(wait))) + time.Millisecond
+		}
+		if k.first {
+			// Spread the probes of devices started together.
+			wait = time.Duration(rand.Int64N(int64(wait))) + time.Millisecond
+		}
+		k.first = false
+	} else {
+		wait = max(time.Until(d.st.get().NextRetry), 0)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.stopped {
+		return
+	}
+	k.t = time.AfterFunc(wait, k.step)
+}
+
+// step is one turn: re-initialise a module that is down, or probe one
+// that is up; then the next turn is scheduled.
+func (k *keeper) step() {
+	ctx, d := k.ctx, k.d
+	if ctx.Err() != nil {
+		return
+	}
+	if !d.Initialized() {
+		if d.initModule(ctx) {
+			k.first = true
+			if err := k.m.RefreshGrains(ctx, true); err != nil {
+				d.log.Warn("grains refresh after initialization failed", "err", err)
 			}
-			first = false
-		} else {
-			wait = max(time.Until(d.st.get().NextRetry), 0)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		if !d.Initialized() {
-			if d.initModule(ctx) {
-				first = true
-				if err := m.RefreshGrains(ctx, true); err != nil {
-					d.log.Warn("grains refresh after initialization failed", "err", err)
-				}
-			}
-			continue
-		}
-		if probeOn {
-			d.probe(ctx, every)
-		}
+	} else if k.probeOn {
+		d.probe(ctx, k.every)
+	}
+	if ctx.Err() == nil {
+		k.schedule()
+	}
+}
+
+// stop disarms the timer once the minion's context ended.
+func (k *keeper) stop() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.stopped = true
+	if k.t != nil {
+		k.t.Stop()
 	}
 }
 

@@ -10,15 +10,18 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/gsalt/gsalt/beacons"
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/minion"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/proxy/proxymod"
+	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -34,6 +37,11 @@ const (
 	// proxytype, ...) is started again; the pause doubles each time.
 	DefaultRestartMin = 10 * time.Second
 	DefaultRestartMax = 5 * time.Minute
+	// GCPercent is the collector target gsalt-proxy runs with (GOGC
+	// overrides it): the heap of a fleet is mostly its devices'
+	// long-lived state, and Go's default of 100 lets the process grow to
+	// twice that between collections.
+	GCPercent = 50
 	// MaxDevices bounds the devices of one process.
 	MaxDevices = 100000
 	// maxIDsFile bounds a --proxyids-file.
@@ -112,6 +120,10 @@ type Fleet struct {
 	base       *modules.Registry
 	hostGrains *payload.Map
 	hub        *pubHub // one publisher connection per master for all devices
+	// One beacon timer and one target matcher for all devices (a timer
+	// and a goroutine per device otherwise).
+	clock   *minion.BeaconClock
+	matcher *target.Matcher
 
 	mu      sync.Mutex
 	runCtx  context.Context
@@ -258,11 +270,15 @@ func (f *Fleet) Run(ctx context.Context) error {
 	}
 	f.runCtx = ctx
 	f.hub = newPubHub(ctx, f.log, deviceSubQueue)
+	f.clock = minion.NewBeaconClock(beacons.New(beacons.Options{Opts: cfg.Opts, Logger: f.log}).LoopInterval())
+	f.matcher = target.New(target.Options{Logger: f.log})
 	f.mu.Unlock()
+	go f.clock.Run(ctx)
 	f.log.Info("gsalt-proxy starting", "devices", len(f.o.IDs), "max_conns", cap(f.conns), "queue_depth", f.queueDepth)
 	for _, id := range f.o.IDs {
 		f.addDevice(id, "")
 	}
+	go f.settle(ctx)
 	f.wg.Wait()
 	if ctx.Err() != nil {
 		return nil
@@ -381,6 +397,25 @@ func (f *Fleet) registryFor(t proxymod.Type) (*modules.Registry, error) {
 	}
 	f.regs[t.Name] = r
 	return r, nil
+}
+
+// settle returns the memory of the start-up to the operating system once
+// every device of the initial list is ready (or stopped): thousands of
+// devices authenticating, rendering their pillar and opening their
+// sessions at once leave the heap much larger than what the running
+// fleet keeps, and the runtime would otherwise hand the difference back
+// only slowly.
+func (f *Fleet) settle(ctx context.Context) {
+	for _, d := range f.Devices() {
+		select {
+		case <-d.Ready():
+		case <-d.Done():
+		case <-ctx.Done():
+			return
+		}
+	}
+	debug.FreeOSMemory()
+	f.log.Debug("devices ready; start-up memory returned to the system")
 }
 
 // DefaultTypes returns gsalt-proxy's proxytypes: the built-in ones of

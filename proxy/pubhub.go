@@ -52,6 +52,7 @@ type hubMember struct {
 	closed      chan struct{}
 	once        sync.Once
 	dropped     atomic.Uint64
+	onReconnect atomic.Pointer[func()] // set: called instead of signalling reconnected
 }
 
 // subscribe implements minion.Options.Subscribe.
@@ -118,6 +119,10 @@ func (s *sharedSub) watchReconnects(ctx context.Context) {
 		case <-s.sub.Reconnected():
 			s.hub.mu.Lock()
 			for m := range s.members {
+				if fn := m.onReconnect.Load(); fn != nil {
+					(*fn)()
+					continue
+				}
 				select {
 				case m.reconnected <- struct{}{}:
 				default:
@@ -148,6 +153,11 @@ func (m *hubMember) Up() bool { return m.s.sub.Up() }
 
 // Dropped implements minion.Subscription: this device's full-queue drops.
 func (m *hubMember) Dropped() uint64 { return m.dropped.Load() }
+
+// OnReconnect implements minion.ReconnectNotifier: fn is called after
+// each re-connection of the shared connection (instead of a signal on
+// Reconnected, for which each device would keep a goroutine waiting).
+func (m *hubMember) OnReconnect(fn func()) { m.onReconnect.Store(&fn) }
 
 // Reconnected implements minion.Subscription.
 func (m *hubMember) Reconnected() <-chan struct{} { return m.reconnected }

@@ -5,8 +5,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
+	"github.com/gsalt/gsalt/masterd"
 
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy"
@@ -68,4 +73,51 @@ func TestFleetSharesPublisherConnection(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFleetAnswersAfterMasterRestart: the devices sharing one publisher
+// connection re-authenticate when the master comes back (on the same
+// ports, with a new session key) and all answer test.ping again.
+func TestFleetAnswersAfterMasterRestart(t *testing.T) {
+	dir := shortDir(t)
+	ports := proc.FreePorts(t, 2)
+	etc := filepath.Join(dir, "metc")
+	writeFile(t, filepath.Join(etc, "master"), fmt.Sprintf("interface: 127.0.0.1\npublish_port: %[2]d\nret_port: %[3]d\nroot_dir: %[1]s\n"+
+		"pki_dir: %[1]s/mpki\ncachedir: %[1]s/mcache\nsock_dir: %[1]s/ms\nlog_file: %[1]s/master.log\nuser: root\nauto_accept: True\n",
+		dir, ports[0], ports[1]))
+	pillar := func(context.Context, master.PillarRequest) (*payload.Map, error) {
+		return payload.NewMap("proxy", payload.NewMap("proxytype", "dummy")), nil
+	}
+	start := func() *masterd.Daemon {
+		cfg, err := config.LoadMaster(etc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := masterd.Start(context.Background(), cfg, masterd.Options{Logger: testLogger(), Pillar: pillar})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := start()
+	pconf := proxyConf(t, dir, d, "")
+	ids := []string{"r1", "r2", "r3"}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: pconf, IDs: ids, Logger: testLogger()})
+	waitFor(t, "all devices", func() bool { return len(f.Devices()) == len(ids) })
+	for _, dev := range f.Devices() {
+		waitReady(t, dev)
+	}
+	d.Close()
+	d = start()
+	t.Cleanup(func() { d.Close() })
+	waitFor(t, "every device answering the restarted master", func() bool {
+		got := runJob(t, d, "r*", "glob", "test.ping")
+		for _, id := range ids {
+			if got[id] != true {
+				return false
+			}
+		}
+		return true
+	})
 }

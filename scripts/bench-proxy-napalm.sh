@@ -146,15 +146,50 @@ profile() { # profile NAME: heap and goroutine profiles of gsalt-proxy
   [ -n "${PROFILE_DIR:-}" ] || return 0
   curl -s -o "$PROFILE_DIR/heap-$1.pb.gz" "http://127.0.0.1:$pport/debug/pprof/heap?gc=1"
   curl -s -o "$PROFILE_DIR/goroutine-$1.txt" "http://127.0.0.1:$pport/debug/pprof/goroutine?debug=1"
-  echo "profiles saved: $PROFILE_DIR/heap-$1.pb.gz $PROFILE_DIR/goroutine-$1.txt"
+  # The runtime's MemStats (heap in use, stacks, what the GC keeps) close
+  # the text form of the heap profile.
+  curl -s "http://127.0.0.1:$pport/debug/pprof/heap?debug=1" | sed -n '/^# runtime.MemStats/,$p' >"$PROFILE_DIR/memstats-$1.txt"
+  echo "profiles saved: $PROFILE_DIR/heap-$1.pb.gz $PROFILE_DIR/goroutine-$1.txt $PROFILE_DIR/memstats-$1.txt"
 }
+# The devices' RSA key pairs are kept between runs in the bench's scratch
+# folder (generating 1,000 takes minutes on a loaded machine); the time to
+# "all keys pending" includes generation only for the missing ones.
+keycache=${GSALT_BENCH_PROXY_KEYS:-${XDG_CACHE_HOME:-$HOME/.cache}/gsalt-bench/proxy-keys}
+cached=$(/usr/bin/python3 - "$keycache" "$tmp/proxy/pki" "$n" <<'PY'
+import os, shutil, sys
+cache, pki, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+got = 0
+for i in range(1, n + 1):
+    src = os.path.join(cache, "sw%d" % i)
+    if not os.path.isfile(os.path.join(src, "minion.pem")):
+        continue
+    dst = os.path.join(pki, "sw%d" % i)
+    os.makedirs(dst, exist_ok=True)
+    for f in ("minion.pem", "minion.pub"):
+        shutil.copy2(os.path.join(src, f), dst)
+    got += 1
+print(got)
+PY
+)
+echo "$cached of $n device key pairs from the key cache $keycache"
 start=$(now); startiso=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
 "${pprof[@]}" "$bin/gsalt-proxy" -c "$tmp/etc/proxy" --proxyids-file "$tmp/ids" -l info ${PROXY_ARGS:-} 2>"$tmp/proxy.err" & pp=$!; pids+=($pp)
 until [ "$(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l)" -ge "$n" ]; do
   kill -0 $pp 2>/dev/null || { echo "gsalt-proxy exited"; tail -20 "$tmp/proxy.err"; exit 1; }
   sleep 0.5
 done
-echo "all $n keys pending after $(since "$start") s (includes $n RSA-2048 key pairs)"
+echo "all $n keys pending after $(since "$start") s (includes $((n - cached)) new RSA-2048 key pairs)"
+/usr/bin/python3 - "$keycache" "$tmp/proxy/pki" <<'PY'
+import os, shutil, sys
+cache, pki = sys.argv[1], sys.argv[2]
+for ident in os.listdir(pki):
+    src, dst = os.path.join(pki, ident), os.path.join(cache, ident)
+    if os.path.isfile(os.path.join(dst, "minion.pem")) or not os.path.isfile(os.path.join(src, "minion.pem")):
+        continue
+    os.makedirs(dst, exist_ok=True)
+    for f in ("minion.pem", "minion.pub"):
+        shutil.copy2(os.path.join(src, f), dst)
+PY
 "$bin/gsalt-key" -c "$tmp/etc/master" -A -y >/dev/null
 sleep 3 # acceptance_wait_time before the devices re-authenticate
 # Wait until every device re-authenticated, rendered its pillar, opened its
@@ -191,7 +226,7 @@ profile idle
 
 for mode in test=True commit=True; do
   t0=$(now)
-  salt -t 300 -C 'G@vendor:$vendor and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' "$mode" --out json --static \
+  salt -t 300 -C "G@vendor:$vendor and I@proxy:proxytype:napalm" net.load_config text='ntp server 10.0.0.1' "$mode" --out json --static \
     >"$tmp/load.json" 2>"$tmp/load.err" || true
   el=$(since "$t0"); read -r got tot < <(count_true "$tmp/load.json" result)
   echo "gsalt -t 300 -C 'G@vendor:$vendor and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' $mode: $got result True of $tot returned, $el s"

@@ -109,6 +109,9 @@ func main() {
 				return err
 			}
 			defer stopPprof()
+			// The heap is mostly the devices' long-lived state: collect
+			// at half the default growth (GOGC overrides).
+			daemon.GCPercent(proxy.GCPercent)
 			// Per device: a device connection, the master subscription and
 			// short-lived requests to the master.
 			if _, err := rlimit.RaiseNoFile(uint64(3*len(all) + 1024)); err != nil {

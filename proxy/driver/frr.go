@@ -15,6 +15,7 @@ import (
 
 	"github.com/scrapli/scrapligo/driver/network"
 	"github.com/scrapli/scrapligo/driver/options"
+	"github.com/scrapli/scrapligo/util"
 )
 
 // Prompt patterns of vtysh: "host# " in exec mode, "host(config)# ",
@@ -111,7 +112,7 @@ func (f *frr) Open(ctx context.Context) error {
 	if rem <= 0 {
 		return s.errf(ErrTimeout, "open", ctx.Err())
 	}
-	d, err := network.NewDriver(s.o.Host,
+	opts := []util.Option{
 		options.WithAuthNoStrictKey(),
 		options.WithAuthUsername(s.o.Username),
 		options.WithAuthPassword(s.o.Password),
@@ -141,7 +142,9 @@ func (f *frr) Open(ctx context.Context) error {
 			}
 			return d.Channel.WriteReturn()
 		}),
-	)
+	}
+	opts = append(opts, s.leanTransport()...)
+	d, err := network.NewDriver(s.o.Host, opts...)
 	if err != nil {
 		return s.errf(ErrInvalidArgument, "open", err)
 	}

@@ -33,12 +33,13 @@ func BenchmarkOpenSessionMemory(b *testing.B) {
 			}
 			defer f.Close()
 			for b.Loop() {
-				before := liveHeap()
+				before, st0 := liveHeap()
 				g0 := runtime.NumGoroutine()
 				drvs := make([]driver.Driver, memSessions)
+				prompts := driver.NewPromptCache() // as the napalm proxytype shares one
 				for i := range drvs {
 					d, err := driver.Default().New(plat, driver.Options{Host: "127.0.0.1", Port: f.Port(i),
-						Username: "admin", Password: "admin", Timeout: 20 * time.Second})
+						Username: "admin", Password: "admin", Timeout: 20 * time.Second, Prompts: prompts})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -50,8 +51,9 @@ func BenchmarkOpenSessionMemory(b *testing.B) {
 					}
 					drvs[i] = d
 				}
-				after := liveHeap()
+				after, st1 := liveHeap()
 				b.ReportMetric(float64(after-before)/memSessions/1024, "heap-KiB/session")
+				b.ReportMetric(float64(int64(st1)-int64(st0))/memSessions/1024, "stack-KiB/session")
 				b.ReportMetric(float64(runtime.NumGoroutine()-g0)/memSessions, "goroutines/session")
 				if p := os.Getenv("GSALT_HEAPPROFILE"); p != "" {
 					fh, err := os.Create(p + "-" + plat)
@@ -69,9 +71,11 @@ func BenchmarkOpenSessionMemory(b *testing.B) {
 	}
 }
 
-func liveHeap() uint64 {
+// liveHeap returns the live heap and the goroutine stacks in use after a
+// collection.
+func liveHeap() (heap, stacks uint64) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
+	return ms.HeapAlloc, ms.StackInuse
 }

@@ -58,8 +58,15 @@ func TestPromptCacheShared(t *testing.T) {
 				s := tc.session(d)
 				if first == nil {
 					first = s
-				} else if s.d.Channel.PromptPattern != first.d.Channel.PromptPattern {
-					t.Errorf("device %d has its own prompt pattern", i)
+				} else {
+					if s.d.Channel.PromptPattern != first.d.Channel.PromptPattern {
+						t.Errorf("device %d has its own prompt pattern", i)
+					}
+					for name, lvl := range s.d.PrivilegeLevels {
+						if first.d.PrivilegeLevels[name] != lvl {
+							t.Errorf("device %d has its own privilege level %q", i, name)
+						}
+					}
 				}
 			}
 			if n := cache.Len(); n != 1 {

@@ -84,6 +84,15 @@ func newSession(name, scrapliPlatform string, o Options) (*session, error) {
 	return s, nil
 }
 
+// leanTransport returns the options that put a fresh leanSSH in place of
+// scrapligo's standard transport (SSH sessions only).
+func (s *session) leanTransport() []util.Option {
+	if s.tport != transport.StandardTransport {
+		return nil
+	}
+	return []util.Option{options.WithCustomTransport(&leanSSH{})}
+}
+
 // lock takes the operation slot, giving up when ctx ends.
 func (s *session) lock(ctx context.Context) error {
 	select {
@@ -156,6 +165,7 @@ func (s *session) open(ctx context.Context) error {
 		options.WithTimeoutSocket(rem),
 		options.WithTimeoutOps(rem),
 	}
+	opts = append(opts, s.leanTransport()...)
 	p, err := platform.NewPlatform(s.scrapli, s.o.Host, opts...)
 	if err != nil {
 		return s.errf(ErrInvalidArgument, "open", err)
@@ -164,6 +174,10 @@ func (s *session) open(ctx context.Context) error {
 	if err != nil {
 		return s.errf(ErrInvalidArgument, "open", err)
 	}
+	// The platform's on-open and on-close closures keep p alive with the
+	// driver; p's own reference to the privilege levels must not keep the
+	// per-connection copies alive once the driver shares the cache's.
+	p.PrivilegeLevels = nil
 	s.o.Prompts.share(d)
 	platformOnOpen := d.OnOpen
 	d.OnOpen = func(nd *network.Driver) error {
