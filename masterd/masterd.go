@@ -220,7 +220,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	// make bigger batches (one fsync for up to this many returns).
 	workers := max(4*transport.DefaultWorkers, cfg.WorkerThreads*4)
 	d.req, err = transport.ListenReq(d.ctx, hostPort(cfg.Interface, cfg.RetPort), d.m.HandleRequest,
-		transport.ReqOptions{Workers: workers, Limits: lim, Logger: log})
+		transport.ReqOptions{Workers: workers, Limits: lim, Logger: log, Release: d.m.ReplyRelease()})
 	if err != nil {
 		return nil, fmt.Errorf("masterd: request port: %w", err)
 	}
