@@ -490,11 +490,19 @@ func (g *guard) keep() int {
 func (g *guard) fill(need int) error {
 	spare := cap(g.buf) - len(g.buf)
 	want := need - len(g.buf) // > 0: the parser waits for this many more bytes
+	if spare < want && cap(g.buf) < cap(g.base) && len(g.buf)+want <= cap(g.base) {
+		// The unit fits in the allocation once the pending bytes (what
+		// the last read brought past the previous unit) are moved to
+		// its front.
+		n := copy(g.base[:cap(g.base)], g.buf)
+		g.buf = g.base[:n]
+		spare = cap(g.buf) - len(g.buf)
+	}
 	if spare == 0 || (spare < want && spare < readChunk) {
 		grow := min(max(want, minChunk), readChunk)
-		if len(g.buf)+grow <= cap(g.base) {
+		if cap(g.buf) < cap(g.base) && len(g.buf)+grow <= cap(g.base) {
 			// The allocation has room before buf: move the pending
-			// bytes to its front (at most one read's worth).
+			// bytes to its front.
 			n := copy(g.base[:cap(g.base)], g.buf)
 			g.buf = g.base[:n]
 		} else {
