@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash"
 	"log/slog"
+	"sync"
 	"unsafe"
 
 	"github.com/gsalt/gsalt/config"
@@ -85,8 +86,8 @@ func (m *Master) aesServeFile(ctx context.Context, load *payload.Map) (any, erro
 func (m *Master) serveFileReply(s *session, ret any, nonce string) ([]byte, bool) {
 	var scratch []byte
 	recycle := m.recycle.Load()
-	if p, _ := m.replyBufs.Get().(*[]byte); p != nil && recycle {
-		scratch = *p
+	if recycle {
+		scratch = m.replyBufs.get()
 	}
 	out, err := message.EncodeSendReplyTo(s.c, ret, nonce, scratch)
 	m.fs.ReleaseChunk(ret)
@@ -103,7 +104,7 @@ func (m *Master) serveFileReply(s *session, ret any, nonce string) ([]byte, bool
 		m.lent.Store(unsafe.SliceData(out), &scratch)
 	default:
 		if cap(scratch) > 0 {
-			m.replyBufs.Put(&scratch) // too small this time, or unused
+			m.replyBufs.put(scratch) // too small this time, or unused
 		}
 		if len(out) >= minPooledReply {
 			buf := out[:0:cap(out)]
@@ -127,7 +128,7 @@ func (m *Master) releaseReply(reply []byte) {
 		return
 	}
 	if p, ok := m.lent.LoadAndDelete(unsafe.SliceData(reply)); ok {
-		m.replyBufs.Put(p)
+		m.replyBufs.put(*p.(*[]byte))
 	}
 }
 
@@ -143,4 +144,37 @@ func within(b, arr []byte) bool {
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	a := uintptr(unsafe.Pointer(unsafe.SliceData(arr[:1])))
 	return p >= a && p < a+uintptr(cap(arr))
+}
+
+// maxFreeReplies bounds the idle chunk reply buffers kept (each is about
+// file_buffer_size bytes).
+const maxFreeReplies = 8
+
+// bufList is a small bounded free list of reply buffers.
+type bufList struct {
+	mu   sync.Mutex
+	bufs [][]byte
+}
+
+func (l *bufList) get() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.bufs); n > 0 {
+		b := l.bufs[n-1]
+		l.bufs[n-1] = nil
+		l.bufs = l.bufs[:n-1]
+		return b
+	}
+	return nil
+}
+
+func (l *bufList) put(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.bufs) < maxFreeReplies {
+		l.bufs = append(l.bufs, b[:0])
+	}
 }

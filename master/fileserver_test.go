@@ -317,7 +317,7 @@ func TestFileServerRecyclesReplies(t *testing.T) {
 	if lent != 0 {
 		t.Errorf("%d reply buffers still lent out after every reply was written", lent)
 	}
-	if p, _ := e.m.replyBufs.Get().(*[]byte); p == nil || cap(*p) < chunk {
+	if b := e.m.replyBufs.get(); cap(b) < chunk {
 		t.Errorf("no chunk-sized reply buffer came back to the pool")
 	}
 }

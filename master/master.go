@@ -165,10 +165,10 @@ type Master struct {
 	data     *dataCache
 	accepted *keyCache
 	fs       *fileServer
-	// replies recycles the buffers of file chunk replies: lent maps the
+	// replyBufs recycles the buffers of file chunk replies: lent maps the
 	// first byte of a reply still being written to its buffer (*[]byte),
-	// which ReleaseReply puts back into replyBufs.
-	replyBufs sync.Pool
+	// which the release function puts back into replyBufs.
+	replyBufs bufList
 	lent      sync.Map
 	recycle   atomic.Bool
 
