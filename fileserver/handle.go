@@ -400,10 +400,40 @@ func (r *Roots) ReadChunk(f File, loc int64) ([]byte, error) {
 	if _, err := fh.Seek(loc, io.SeekStart); err != nil {
 		return nil, err
 	}
-	buf := make([]byte, r.bufSize)
+	var buf []byte
+	if p, _ := r.chunks.Get().(*[]byte); p != nil && cap(*p) == r.bufSize {
+		buf = (*p)[:r.bufSize]
+	} else {
+		buf = make([]byte, r.bufSize)
+	}
 	n, err := io.ReadFull(fh, buf)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		r.putChunk(buf)
 		return nil, err
 	}
 	return buf[:n], nil
+}
+
+// ReleaseChunk hands the data buffer of a _serve_file reply (what Handle
+// returned) back to the file server for a later chunk. The caller must
+// not use ret afterwards; the master calls it once the reply is encoded.
+func (r *Roots) ReleaseChunk(ret any) {
+	m, ok := ret.(*payload.Map)
+	if !ok {
+		return
+	}
+	if d, _ := m.Get("data"); d != nil {
+		if b, ok := d.([]byte); ok {
+			m.Set("data", "")
+			r.putChunk(b)
+		}
+	}
+}
+
+func (r *Roots) putChunk(b []byte) {
+	if cap(b) != r.bufSize {
+		return
+	}
+	b = b[:0]
+	r.chunks.Put(&b)
 }

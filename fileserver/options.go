@@ -202,6 +202,9 @@ type Roots struct {
 	bufSize    int
 	log        *slog.Logger
 
+	// chunks holds *[]byte read buffers handed back by ReleaseChunk.
+	chunks sync.Pool
+
 	mu        sync.Mutex
 	listCache map[string]*envLists
 	hashes    map[string]hashEntry

@@ -7,13 +7,17 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
 	"github.com/gsalt/gsalt/wire/transport"
@@ -219,5 +223,170 @@ func TestFileServerSocket(t *testing.T) {
 	}
 	if !bytes.Equal(got, content) || chunks != 4 {
 		t.Fatalf("downloaded %d bytes in %d chunks", len(got), chunks)
+	}
+}
+
+// TestFileServerRecyclesReplies fetches the chunks of a file over a real
+// socket from many goroutines at once, with the transport handing reply
+// buffers back (ReplyRelease): every reply carries its own chunk (a
+// buffer is never reused while a reply in it is being written), buffers
+// are reused, and none is left lent out at the end.
+func TestFileServerRecyclesReplies(t *testing.T) {
+	const chunk = 64 << 10
+	e := newEnv(t, "file_buffer_size: 65536\n")
+	tm := e.login("minion1", "m1")
+	root := e.cfg.FileRoots["base"][0]
+	content := make([]byte, 24*chunk+100)
+	for i := range content {
+		content[i] = byte(i*31 + i/chunk)
+	}
+	if err := os.WriteFile(filepath.Join(root, "blob.bin"), content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	released := 0
+	var mu sync.Mutex
+	rel := e.m.ReplyRelease()
+	srv, err := transport.ListenReq(ctx, "127.0.0.1:0", e.m.HandleRequest, transport.ReqOptions{Logger: quietLogger(),
+		Release: func(b []byte) {
+			mu.Lock()
+			released++
+			mu.Unlock()
+			rel(b)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	pool := &transport.ReqPool{Addr: srv.Addr().String(), MaxIdle: 8}
+	defer pool.Close()
+	var fetches atomic.Int64
+	fetch := func(loc int64) ([]byte, error) {
+		fetches.Add(1)
+		frame, nonce, err := message.EncodeAESRequest(tm.sess, payload.NewMap("path", "blob.bin", "saltenv", "base", "cmd", "_serve_file", "loc", loc))
+		if err != nil {
+			return nil, err
+		}
+		reply, err := pool.Send(ctx, frame, 1, 20*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		v, err := message.OpenSendReplyInPlace(tm.sess, reply, nonce, payload.DefaultLimits)
+		if err != nil {
+			return nil, err
+		}
+		return v.(*payload.Map).Bytes("data"), nil
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := range 3 {
+				for i := w; i <= len(content)/chunk; i += 2 {
+					loc := int64(i * chunk)
+					data, err := fetch(loc)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if want := content[loc:min(int(loc)+chunk, len(content))]; !bytes.Equal(data, want) {
+						errs <- fmt.Errorf("round %d: chunk at %d: %d bytes, not the file's", round, loc, len(data))
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	// Release runs once the write returned, which may be just after the
+	// client read the last reply.
+	testutil.Eventually(t, 10*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return released >= int(fetches.Load())
+	}, "every reply released")
+	lent := 0
+	e.m.lent.Range(func(_, _ any) bool { lent++; return true })
+	if lent != 0 {
+		t.Errorf("%d reply buffers still lent out after every reply was written", lent)
+	}
+	if b := e.m.replyBufs.get(); cap(b) < chunk {
+		t.Errorf("no chunk-sized reply buffer came back to the pool")
+	}
+}
+
+// TestServeFileReplyBufferLent: a chunk reply's buffer is not reused until
+// the transport releases the reply; once released, the next chunk reply
+// is built in it.
+func TestServeFileReplyBufferLent(t *testing.T) {
+	const chunk = 64 << 10
+	e := newEnv(t, "file_buffer_size: 65536\n")
+	tm := e.login("minion1", "m1")
+	root := e.cfg.FileRoots["base"][0]
+	content := make([]byte, 4*chunk)
+	for i := range content {
+		content[i] = byte(i*13 + i/chunk)
+	}
+	if err := os.WriteFile(filepath.Join(root, "blob.bin"), content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	release := e.m.ReplyRelease()
+	serve := func(loc int64) ([]byte, []byte) {
+		t.Helper()
+		frame, nonce, err := message.EncodeAESRequest(tm.sess, payload.NewMap("path", "blob.bin", "saltenv", "base", "cmd", "_serve_file", "loc", loc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply, ok := e.m.HandleRequest(context.Background(), frame)
+		if !ok {
+			t.Fatal("no reply")
+		}
+		v, err := message.OpenSendReply(tm.sess, reply, nonce, payload.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reply, v.(*payload.Map).Bytes("data")
+	}
+	r1, d1 := serve(0)
+	r1copy := bytes.Clone(r1)
+	r2, d2 := serve(chunk)
+	if !bytes.Equal(r1, r1copy) {
+		t.Fatal("a reply not yet released was overwritten by the next one")
+	}
+	if !bytes.Equal(d1, content[:chunk]) || !bytes.Equal(d2, content[chunk:2*chunk]) {
+		t.Fatal("chunk data differs from the file")
+	}
+	release(r1)
+	r3, d3 := serve(2 * chunk)
+	if !bytes.Equal(d3, content[2*chunk:3*chunk]) {
+		t.Fatal("third chunk differs from the file")
+	}
+	if !within(r3, r1[:0:cap(r1)]) {
+		t.Error("the released reply buffer was not reused for the next chunk")
+	}
+	// r3 is in a recycled buffer and not released yet: the next reply
+	// must not overwrite it either.
+	r3copy := bytes.Clone(r3)
+	r4, d4 := serve(3 * chunk)
+	if !bytes.Equal(r3, r3copy) {
+		t.Fatal("a reply in a recycled buffer was overwritten before its release")
+	}
+	if !bytes.Equal(d4, content[3*chunk:]) {
+		t.Fatal("fourth chunk differs from the file")
+	}
+	release(r2)
+	release(r3)
+	release(r4)
+	lent := 0
+	e.m.lent.Range(func(_, _ any) bool { lent++; return true })
+	if lent != 0 {
+		t.Errorf("%d reply buffers still lent out", lent)
 	}
 }

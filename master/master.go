@@ -165,6 +165,12 @@ type Master struct {
 	data     *dataCache
 	accepted *keyCache
 	fs       *fileServer
+	// replyBufs recycles the buffers of file chunk replies: lent maps the
+	// first byte of a reply still being written to its buffer (*[]byte),
+	// which the release function puts back into replyBufs.
+	replyBufs bufList
+	lent      sync.Map
+	recycle   atomic.Bool
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -523,6 +529,9 @@ func (m *Master) handleAES(ctx context.Context, req *message.Request) ([]byte, b
 		ret = r
 	} else {
 		m.log.Debug("unknown AES command", "cmd", payload.Text(cmdV))
+	}
+	if cmd == "_serve_file" && m.fs != nil {
+		return m.serveFileReply(s, ret, nonce)
 	}
 	out, err := message.EncodeSendReply(s.c, ret, nonce)
 	if err != nil {

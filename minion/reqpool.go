@@ -9,6 +9,12 @@ import (
 // maxReqPools bounds the masters a minion keeps request connections to.
 const maxReqPools = 8
 
+// reqPoolIdle is the idle connections kept to one master: the file client
+// keeps several _serve_file requests in flight (modules/builtin's
+// serveWindow), and with one idle connection all but one of them would
+// connect and handshake again for every chunk.
+const reqPoolIdle = 4
+
 // reqPools keeps one transport.ReqPool per master address: the minion's
 // AES requests (returns, events, mine, file client) reuse their REQ
 // connection instead of connecting for every request. The messages are the
@@ -32,7 +38,7 @@ func (m *Minion) reqPool(addr string) *transport.ReqPool {
 		}
 		r.pools = map[string]*transport.ReqPool{}
 	}
-	p := &transport.ReqPool{Addr: addr, Logger: m.log}
+	p := &transport.ReqPool{Addr: addr, MaxIdle: reqPoolIdle, Logger: m.log}
 	r.pools[addr] = p
 	return p
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"path"
@@ -345,11 +346,57 @@ func (f *SaltFileClient) GetFile(ctx context.Context, p, dest string, makedirs b
 			}
 		}
 	}
+	// The copy is hashed as it is written, with the server's hash type,
+	// and must match the hash the server gave: a file that changed on the
+	// master during the copy (or chunks from two versions of it) is
+	// fetched once more, one chunk at a time as Salt's client does.
+	want, _ := hashServer.(*payload.Map)
+	for attempt := 0; ; attempt++ {
+		got, sum, err := f.download(ctx, rel, saltenv, dest, gz, attempt == 0, want)
+		if err != nil || sum == nil || sum.ok {
+			return got, err
+		}
+		if attempt > 0 {
+			// Salt's client keeps what the master sent without a check:
+			// so does gsalt after a second copy, with a warning.
+			slog.Default().Warn("cp: copied file does not match the master's hash", "path", p, "dest", got,
+				"hash_type", want.Str("hash_type"), "want", want.Str("hsum"), "got", sum.hex)
+			return got, nil
+		}
+		// The file may have changed on the master since its hash was
+		// asked: ask again for the second copy.
+		if hashServer, err = f.server.hashFile(ctx, rel, saltenv); err != nil {
+			return "", err
+		}
+		if s, ok := hashServer.(string); ok && s == "" {
+			return "", nil
+		}
+		want, _ = hashServer.(*payload.Map)
+	}
+}
+
+// copySum is the check of a finished copy against the server's hash.
+type copySum struct {
+	ok  bool
+	hex string
+}
+
+// download copies rel into dest (or the cache when dest is "") through
+// _serve_file requests, pipelined when pipeline is set, and installs it
+// with a rename. With want (the server's {hash_type, hsum}) of a known
+// type, the copy is hashed while written and sum says whether it matched.
+func (f *SaltFileClient) download(ctx context.Context, rel, saltenv, dest string, gz int, pipeline bool, want *payload.Map) (string, *copySum, error) {
 	var (
 		out     *os.File
 		tmpName string
 		written int64
+		h       hash.Hash
 	)
+	if want != nil {
+		if hh, name, err := newHash(want.Str("hash_type")); err == nil && name == want.Str("hash_type") && want.Str("hsum") != "" {
+			h = hh
+		}
+	}
 	cleanup := func() {
 		if out != nil {
 			out.Close()
@@ -366,29 +413,30 @@ func (f *SaltFileClient) GetFile(ctx context.Context, p, dest string, makedirs b
 	}
 	if dest != "" {
 		if err := openOut(dest); err != nil {
-			return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 		}
 	}
 	fetcher := newChunkFetcher(ctx, f.server, rel, saltenv, gz)
+	fetcher.serial = !pipeline
 	defer fetcher.stop()
 	for i := 0; ; i++ {
 		if i >= maxServeChunks {
 			cleanup()
-			return "", fmt.Errorf("%w: too many chunks fetching %s", modules.ErrExecution, p)
+			return "", nil, fmt.Errorf("%w: too many chunks fetching salt://%s", modules.ErrExecution, rel)
 		}
 		data, rdest, gzipped, err := fetcher.next(written)
 		if err != nil {
 			cleanup()
-			return "", err
+			return "", nil, err
 		}
 		if len(data) == 0 {
 			if out == nil && rdest != "" {
 				loc, err := f.cacheLoc(rdest, saltenv)
 				if err != nil {
-					return "", err
+					return "", nil, err
 				}
 				if err := os.WriteFile(loc, nil, 0o600); err != nil {
-					return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+					return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 				}
 				dest = loc
 			}
@@ -397,39 +445,52 @@ func (f *SaltFileClient) GetFile(ctx context.Context, p, dest string, makedirs b
 		if out == nil {
 			loc, err := f.cacheLoc(rdest, saltenv)
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 			if st, err := os.Stat(loc); err == nil && st.IsDir() {
 				_ = os.RemoveAll(loc)
 			}
 			if err := openOut(loc); err != nil {
-				return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+				return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 			}
 		}
 		if gzipped {
 			zr, err := gzip.NewReader(bytes.NewReader(data))
 			if err != nil {
 				cleanup()
-				return "", fmt.Errorf("%w: bad gzip chunk: %w", modules.ErrExecution, err)
+				return "", nil, fmt.Errorf("%w: bad gzip chunk: %w", modules.ErrExecution, err)
 			}
 			data, err = io.ReadAll(io.LimitReader(zr, 1<<30))
 			if err != nil {
 				cleanup()
-				return "", fmt.Errorf("%w: bad gzip chunk: %w", modules.ErrExecution, err)
+				return "", nil, fmt.Errorf("%w: bad gzip chunk: %w", modules.ErrExecution, err)
 			}
 		}
 		if _, err := out.Write(data); err != nil {
 			cleanup()
-			return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+		}
+		if h != nil {
+			h.Write(data)
 		}
 		// loc counts uncompressed bytes: the master seeks in the file.
 		written += int64(len(data))
 		fetcher.got(len(data))
 	}
+	var sum *copySum
+	if h != nil && out != nil {
+		got := hex.EncodeToString(h.Sum(nil))
+		sum = &copySum{ok: got == want.Str("hsum"), hex: got}
+		if !sum.ok && pipeline {
+			// Fetched again by the caller; the copy in place stays.
+			cleanup()
+			return "", sum, nil
+		}
+	}
 	if out != nil {
 		if err := out.Close(); err != nil {
 			os.Remove(tmpName)
-			return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 		}
 		mode := os.FileMode(0o644)
 		if strings.HasPrefix(dest, f.cacheDir) {
@@ -438,10 +499,10 @@ func (f *SaltFileClient) GetFile(ctx context.Context, p, dest string, makedirs b
 		_ = os.Chmod(tmpName, mode)
 		if err := os.Rename(tmpName, dest); err != nil {
 			os.Remove(tmpName)
-			return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 		}
 	}
-	return dest, nil
+	return dest, sum, nil
 }
 
 // sameHash compares a local {hsum, hash_type} with the server's reply.
@@ -806,6 +867,7 @@ type chunkFetcher struct {
 	srv          fileServer
 	rel, saltenv string
 	gz           int
+	serial       bool // never pipeline (a second copy after a hash mismatch)
 	decided      bool
 	size         int64 // the chunk size requests ahead assume; 0: one at a time
 	nextLoc      int64
@@ -845,7 +907,7 @@ func (c *chunkFetcher) next(loc int64) ([]byte, string, bool, error) {
 func (c *chunkFetcher) got(n int) {
 	if !c.decided {
 		c.decided = true
-		if n >= minPipelineChunk && n <= maxPipelineChunk && n%4096 == 0 {
+		if !c.serial && n >= minPipelineChunk && n <= maxPipelineChunk && n%4096 == 0 {
 			c.size = int64(n)
 		}
 		return

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -27,6 +28,9 @@ type fakeFileMaster struct {
 	loads  []*payload.Map
 	badDst string // when set, _serve_file answers this dest
 	other  map[string]any
+	// onServe, when set, runs (under mu) before a _serve_file at loc is
+	// answered; a non-nil error is the request's error.
+	onServe func(loc int64) error
 }
 
 func (f *fakeFileMaster) SendMaster(_ context.Context, load *payload.Map) (any, error) {
@@ -53,6 +57,13 @@ func (f *fakeFileMaster) SendMaster(_ context.Context, load *payload.Map) (any, 
 		h := sha256.Sum256(b)
 		return payload.NewMap("hash_type", "sha256", "hsum", hex.EncodeToString(h[:])), nil
 	case "_serve_file":
+		if f.onServe != nil {
+			loc, _ := load.Int("loc")
+			if err := f.onServe(loc); err != nil {
+				return nil, err
+			}
+			env = f.files[load.Str("saltenv")]
+		}
 		b, ok := env[load.Str("path")]
 		if !ok {
 			return payload.NewMap("data", "", "dest", ""), nil
@@ -380,5 +391,192 @@ func TestCPLocalFileClient(t *testing.T) {
 	res = r.Execute(context.Background(), modules.Binder{}, env, "cp.cache_file", []any{"salt://../etc/passwd"}, nil)
 	if res.Return != false {
 		t.Errorf("traversal: %+v", res)
+	}
+}
+
+// bigContent is n bytes that differ per version v.
+func bigContent(n int, v byte) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7+i/4096) ^ v
+	}
+	return b
+}
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// leftovers lists the temporary copies left in dir's tree.
+func leftovers(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".gsalt-") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// TestCPCacheFileChangedOnMaster: a cached copy whose hash differs from
+// the master's is fetched again, whole, and ends equal to the master's
+// file (by content and hash); one that matches is not.
+func TestCPCacheFileChangedOnMaster(t *testing.T) {
+	const chunk = 64 << 10
+	for _, tc := range []struct {
+		name     string
+		old, new int
+	}{
+		{"same size", 6 * chunk, 6 * chunk},
+		{"grown", 3 * chunk, 7*chunk + 5},
+		{"shrunk", 7 * chunk, 2*chunk - 1},
+		{"emptied", 2 * chunk, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newCPEnv(t)
+			e.fm.chunk = chunk
+			e.fm.files["base"]["big.bin"] = bigContent(tc.old, 1)
+			want := filepath.Join(e.cache, "files", "base", "big.bin")
+			if res := e.run(t, "cp.cache_file", "salt://big.bin"); res.Return != want {
+				t.Fatalf("first cache_file: %+v", res)
+			}
+			newer := bigContent(tc.new, 2)
+			e.fm.mu.Lock()
+			e.fm.files["base"]["big.bin"] = newer
+			e.fm.mu.Unlock()
+			e.fm.reset()
+			if res := e.run(t, "cp.cache_file", "salt://big.bin"); res.Return != want {
+				t.Fatalf("cache_file after the change: %+v", res)
+			}
+			b, _ := os.ReadFile(want)
+			if !bytes.Equal(b, newer) || sha256Hex(b) != sha256Hex(newer) {
+				t.Fatalf("cached copy has %d bytes (sha256 %s), want the master's %d (%s)", len(b), sha256Hex(b), len(newer), sha256Hex(newer))
+			}
+			serves := 0
+			for _, c := range e.fm.cmds() {
+				if c == "_serve_file" {
+					serves++
+				}
+			}
+			if serves == 0 {
+				t.Fatal("the changed file was not fetched again")
+			}
+			if l := leftovers(t, e.cache); len(l) > 0 {
+				t.Errorf("temporary files left: %v", l)
+			}
+		})
+	}
+}
+
+// TestCPFileChangesDuringCopy: when the file changes on the master while
+// its chunks are being fetched, the pipelined copy does not match the
+// hash the master gave; the client asks for the hash again and copies the
+// file once more, one chunk at a time, and installs the new version. A
+// file that keeps changing is installed after the second copy, as Salt's
+// client does (it never checks), never mixed into a half-written target.
+func TestCPFileChangesDuringCopy(t *testing.T) {
+	const chunk = 64 << 10
+	const size = 10 * chunk
+	for _, keepChanging := range []bool{false, true} {
+		name := "changes once"
+		if keepChanging {
+			name = "keeps changing"
+		}
+		t.Run(name, func(t *testing.T) {
+			e := newCPEnv(t)
+			e.fm.chunk = chunk
+			e.fm.files["base"]["big.bin"] = bigContent(size, 1)
+			version := byte(1)
+			changed := false
+			e.fm.onServe = func(loc int64) error {
+				if loc == 4*chunk && (!changed || keepChanging) {
+					changed = true
+					version++
+					e.fm.files["base"]["big.bin"] = bigContent(size, version)
+				}
+				return nil
+			}
+			want := filepath.Join(e.cache, "files", "base", "big.bin")
+			if res := e.run(t, "cp.cache_file", "salt://big.bin"); res.Return != want {
+				t.Fatalf("cache_file: %+v", res)
+			}
+			hashes := 0
+			for _, c := range e.fm.cmds() {
+				if c == "_file_hash" {
+					hashes++
+				}
+			}
+			if hashes != 2 {
+				t.Errorf("%d _file_hash requests, want 2 (the second after the mismatch)", hashes)
+			}
+			b, _ := os.ReadFile(want)
+			if len(b) != size {
+				t.Fatalf("cached copy has %d bytes, want %d", len(b), size)
+			}
+			if !keepChanging && !bytes.Equal(b, bigContent(size, version)) {
+				t.Fatalf("cached copy is not the master's current version")
+			}
+			if l := leftovers(t, e.cache); len(l) > 0 {
+				t.Errorf("temporary files left: %v", l)
+			}
+		})
+	}
+}
+
+// TestCPTransferFailsCleanly: a master that fails in the middle of a copy
+// (the request errors out) makes cp.cache_file and cp.get_file fail with
+// nothing half-written: no temporary file is left and the copy already in
+// place (an older version) is untouched. The next call, with the master
+// answering again, fetches the whole file.
+func TestCPTransferFailsCleanly(t *testing.T) {
+	const chunk = 64 << 10
+	e := newCPEnv(t)
+	e.fm.chunk = chunk
+	old := bigContent(5*chunk, 1)
+	e.fm.files["base"]["big.bin"] = old
+	cached := filepath.Join(e.cache, "files", "base", "big.bin")
+	if res := e.run(t, "cp.cache_file", "salt://big.bin"); res.Return != cached {
+		t.Fatalf("cache_file: %+v", res)
+	}
+	dest := filepath.Join(t.TempDir(), "big.bin")
+	if res := e.run(t, "cp.get_file", "salt://big.bin", dest); res.Return != dest {
+		t.Fatalf("get_file: %+v", res)
+	}
+	newer := bigContent(9*chunk+3, 2)
+	failing := true
+	e.fm.mu.Lock()
+	e.fm.files["base"]["big.bin"] = newer
+	e.fm.onServe = func(loc int64) error {
+		if failing && loc >= 3*chunk {
+			return errors.New("master went away")
+		}
+		return nil
+	}
+	e.fm.mu.Unlock()
+	for _, call := range [][]any{{"cp.cache_file", "salt://big.bin"}, {"cp.get_file", "salt://big.bin", dest}} {
+		res := e.run(t, call[0].(string), call[1:]...)
+		if s, _ := res.Return.(string); res.Retcode == 0 && s != "" {
+			t.Fatalf("%s with the master failing mid-copy: %+v", call[0], res)
+		}
+	}
+	for _, p := range []string{cached, dest} {
+		if b, _ := os.ReadFile(p); !bytes.Equal(b, old) {
+			t.Errorf("%s changed by a failed copy: %d bytes", p, len(b))
+		}
+	}
+	if l := append(leftovers(t, e.cache), leftovers(t, filepath.Dir(dest))...); len(l) > 0 {
+		t.Errorf("temporary files left after a failed copy: %v", l)
+	}
+	e.fm.mu.Lock()
+	failing = false
+	e.fm.mu.Unlock()
+	if res := e.run(t, "cp.cache_file", "salt://big.bin"); res.Return != cached {
+		t.Fatalf("cache_file after the master recovered: %+v", res)
+	}
+	if b, _ := os.ReadFile(cached); !bytes.Equal(b, newer) {
+		t.Fatalf("cached copy after recovery: %d bytes, want %d", len(b), len(newer))
 	}
 }

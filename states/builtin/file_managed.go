@@ -873,7 +873,9 @@ type filePerms struct {
 func (r *fileRun) checkPerms(ret *states.Ret, name string, userArg, groupArg any, mode string, follow bool) (*filePerms, error) {
 	origComment := ret.Comment
 	var comments []string
-	cur, err := fileStatPath(name, follow)
+	// Owner names are compared only when an owner is asked for.
+	names := payload.Truthy(userArg) || payload.Truthy(groupArg)
+	cur, err := fileStatPathNames(name, follow, names)
 	if err != nil {
 		return nil, err
 	}
@@ -905,9 +907,12 @@ func (r *fileRun) checkPerms(ret *states.Ret, name string, userArg, groupArg any
 		cmode = true
 		fileSetMode(name, mode)
 	}
-	post, err := fileStatPath(name, follow)
-	if err != nil {
-		return nil, err
+	// Nothing changed: the second look Salt takes would see the same.
+	post := cur
+	if ((cuser || cgroup) && !r.test) || cmode {
+		if post, err = fileStatPathNames(name, follow, names); err != nil {
+			return nil, err
+		}
 	}
 	if payload.Truthy(userArg) {
 		if !fileSameOwner(userArg, post.user, post.uid) {

@@ -45,6 +45,12 @@ var errFilePathNotFound = errors.New("Path not found")
 // fileStatPath is file.stats: follow selects stat over lstat; a broken symlink is
 // always lstat'ed.
 func fileStatPath(p string, follow bool) (*fileStatInfo, error) {
+	return fileStatPathNames(p, follow, true)
+}
+
+// fileStatPathNames is fileStatPath; with names false the user and group
+// names are not looked up (nil), for callers that only need ids and mode.
+func fileStatPathNames(p string, follow, names bool) (*fileStatInfo, error) {
 	var fi fs.FileInfo
 	var err error
 	if sfi, e := os.Stat(p); e != nil {
@@ -64,7 +70,9 @@ func fileStatPath(p string, follow bool) (*fileStatInfo, error) {
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
 		st.uid, st.gid = int(sys.Uid), int(sys.Gid)
 	}
-	st.user, st.group = fileUIDToUser(st.uid), fileGIDToGroup(st.gid)
+	if names {
+		st.user, st.group = fileUIDToUser(st.uid), fileGIDToGroup(st.gid)
+	}
 	st.mode = fileNormalizeModeString(strconv.FormatUint(uint64(fileUnixPerm(fi.Mode())), 8))
 	m := fi.Mode()
 	switch {

@@ -201,9 +201,24 @@ func EncodeSendReply(c *crypt.Crypticle, ret any, nonce string) ([]byte, error) 
 // string header and the Crypticle head, and encrypts it there: a file
 // chunk is copied once instead of four times.
 func EncodeSendReplyWithIV(c *crypt.Crypticle, ret any, nonce string, iv []byte) ([]byte, error) {
+	return encodeSendReply(c, ret, nonce, iv, nil)
+}
+
+// EncodeSendReplyTo is EncodeSendReply building the reply in scratch when
+// it is large enough (a buffer the caller reuses once the reply is
+// written); otherwise in a new buffer. The reply is the same either way.
+func EncodeSendReplyTo(c *crypt.Crypticle, ret any, nonce string, scratch []byte) ([]byte, error) {
+	return encodeSendReply(c, ret, nonce, nil, scratch)
+}
+
+func encodeSendReply(c *crypt.Crypticle, ret any, nonce string, iv, scratch []byte) ([]byte, error) {
 	const maxRawHeader = 5
 	pre := maxRawHeader + crypt.SealHeadroom(nonce)
-	buf := bytes.NewBuffer(make([]byte, pre, pre+sizeHint(ret, 0)+crypt.SealOverhead))
+	size := pre + sizeHint(ret, 0) + crypt.SealOverhead
+	if cap(scratch) < size {
+		scratch = make([]byte, 0, size)
+	}
+	buf := bytes.NewBuffer(scratch[:pre])
 	if err := payload.NewEncoder(buf, payload.Wire).Encode(ret); err != nil {
 		return nil, err
 	}
@@ -317,6 +332,10 @@ func rawValue(frame []byte) ([]byte, bool) {
 	return frame[hdr:], true
 }
 
+// openReplyBlob decrypts and decodes a reply's blob. The plaintext is
+// ours alone (decrypted in place in a frame the caller drops, or into a
+// fresh buffer), so a file chunk is left where it lies instead of being
+// copied out.
 func openReplyBlob(open func([]byte, string) ([]byte, error), blob []byte, nonce string, lim payload.Limits) (any, error) {
 	plain, err := open(blob, nonce)
 	switch {
@@ -327,7 +346,7 @@ func openReplyBlob(open func([]byte, string) ([]byte, error), blob []byte, nonce
 	case err != nil:
 		return nil, fmt.Errorf("%w: %w", ErrDecrypt, err)
 	}
-	out, err := payload.UnmarshalLimits(plain, lim)
+	out, err := payload.UnmarshalOwned(plain, lim)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUndecodable, err)
 	}

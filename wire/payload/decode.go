@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"time"
@@ -76,6 +77,33 @@ func UnmarshalLimits(data []byte, lim Limits) (any, error) {
 	return v, nil
 }
 
+// UnmarshalOwned is UnmarshalLimits for a caller that hands data over:
+// data is never written again, so a large string or bin value (at least
+// ownedAlias bytes and half of data, a file chunk) shares data's memory
+// instead of being copied out of it. Smaller values are copied as usual,
+// so a small string never keeps a large input alive.
+func UnmarshalOwned(data []byte, lim Limits) (any, error) {
+	if lim.MaxSize > 0 && len(data) > lim.MaxSize {
+		return nil, fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, len(data), lim.MaxSize)
+	}
+	if lim.MaxDepth <= 0 {
+		lim.MaxDepth = DefaultLimits.MaxDepth
+	}
+	r := bytes.NewReader(data)
+	d := &decoder{r: r, d: msgpack.NewDecoder(r), lim: lim, owned: data}
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if r.Len() != 0 {
+		return nil, ErrTrailingData
+	}
+	return v, nil
+}
+
+// ownedAlias is the smallest value UnmarshalOwned leaves in its input.
+const ownedAlias = 64 << 10
+
 // UnmarshalPrefix decodes the first value of data with DefaultLimits and
 // returns it with the number of bytes it took; what follows is ignored
 // (a file rewritten in place may keep a stale tail after its value).
@@ -96,6 +124,9 @@ type decoder struct {
 	r   *bytes.Reader
 	d   *msgpack.Decoder
 	lim Limits
+	// owned is the whole input when the caller handed it over
+	// (UnmarshalOwned): large raw values are slices of it.
+	owned []byte
 }
 
 func (d *decoder) fail(err error) error {
@@ -197,9 +228,19 @@ func (d *decoder) raw() (any, error) {
 	if n == 0 {
 		return "", nil
 	}
-	b := make([]byte, n)
-	if err := d.d.ReadFull(b); err != nil {
-		return nil, d.fail(err)
+	var b []byte
+	if d.owned != nil && n >= ownedAlias && 2*n >= len(d.owned) {
+		// need(n) checked that n bytes remain after the header.
+		at := len(d.owned) - d.r.Len()
+		b = d.owned[at : at+n : at+n]
+		if _, err := d.r.Seek(int64(n), io.SeekCurrent); err != nil {
+			return nil, d.fail(err)
+		}
+	} else {
+		b = make([]byte, n)
+		if err := d.d.ReadFull(b); err != nil {
+			return nil, d.fail(err)
+		}
 	}
 	if utf8.Valid(b) {
 		// b is ours alone and never written again: the string shares

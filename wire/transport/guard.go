@@ -30,8 +30,14 @@ const (
 
 	minChunk  = 2 << 10
 	readChunk = 64 << 10
-	// keepBuf is the largest idle guard buffer kept between frames.
+	// keepBuf is the largest idle guard buffer a server connection keeps
+	// between frames (a master has thousands of connections).
 	keepBuf = 256 << 10
+	// clientKeepBuf is the same for a client connection: a minion
+	// fetching a file gets one file_buffer_size chunk (1 MiB by default)
+	// a reply, and reusing the buffer spares an allocation and the copies
+	// of growing it for every chunk.
+	clientKeepBuf = 2 << 20
 )
 
 // verdict tells the guard what to do with the bytes at the head of its buffer.
@@ -321,6 +327,7 @@ type guard struct {
 	net.Conn
 	p     parser
 	buf   []byte // buf[:ready] approved for zmq4, buf[ready:] pending
+	base  []byte // the allocation buf lies in, reused once drained
 	ready int
 	err   error
 	// lastRead is the UnixNano time of the last successful network read.
@@ -382,8 +389,12 @@ func (g *guard) Read(b []byte) (int, error) {
 			n := copy(b, g.buf[:g.ready])
 			g.buf = g.buf[n:]
 			g.ready -= n
-			if len(g.buf) == 0 && cap(g.buf) > keepBuf {
-				g.buf = nil
+			if len(g.buf) == 0 {
+				if cap(g.base) > g.keep() {
+					g.buf, g.base = nil, nil
+				} else {
+					g.buf = g.base[:0]
+				}
 			}
 			return n, nil
 		}
@@ -462,21 +473,51 @@ func (g *guard) parse() (need int, err error) {
 	}
 }
 
+// keep is the largest buffer kept once drained.
+func (g *guard) keep() int {
+	if g.p.server {
+		return keepBuf
+	}
+	return clientKeepBuf
+}
+
 // fill reads from the network until at least one more byte is pending; need is
 // the number of pending bytes the parser waits for. Buffers grow with the data
-// received, never with the length announced.
+// received, never with the length announced. A read takes at most what the
+// unit awaited needs (or readChunk, whichever is more), so a large frame
+// usually ends the buffer and the next one starts at the front of the same
+// allocation.
 func (g *guard) fill(need int) error {
 	spare := cap(g.buf) - len(g.buf)
 	want := need - len(g.buf) // > 0: the parser waits for this many more bytes
+	if spare < want && cap(g.buf) < cap(g.base) && len(g.buf)+want <= cap(g.base) {
+		// The unit fits in the allocation once the pending bytes (what
+		// the last read brought past the previous unit) are moved to
+		// its front.
+		n := copy(g.base[:cap(g.base)], g.buf)
+		g.buf = g.base[:n]
+		spare = cap(g.buf) - len(g.buf)
+	}
 	if spare == 0 || (spare < want && spare < readChunk) {
 		grow := min(max(want, minChunk), readChunk)
-		target := max(len(g.buf)+grow, 2*cap(g.buf))
-		target = min(target, len(g.buf)+max(want, grow))
-		nb := make([]byte, len(g.buf), target)
-		copy(nb, g.buf)
-		g.buf = nb
+		if cap(g.buf) < cap(g.base) && len(g.buf)+grow <= cap(g.base) {
+			// The allocation has room before buf: move the pending
+			// bytes to its front.
+			n := copy(g.base[:cap(g.base)], g.buf)
+			g.buf = g.base[:n]
+		} else {
+			target := max(len(g.buf)+grow, 2*cap(g.buf))
+			target = min(target, len(g.buf)+max(want, grow))
+			nb := make([]byte, len(g.buf), target)
+			copy(nb, g.buf)
+			g.buf, g.base = nb, nb
+		}
 	}
-	n, err := g.Conn.Read(g.buf[len(g.buf):cap(g.buf)])
+	end := cap(g.buf)
+	if lim := len(g.buf) + max(want, readChunk); lim < end {
+		end = lim
+	}
+	n, err := g.Conn.Read(g.buf[len(g.buf):end])
 	if n > 0 {
 		g.buf = g.buf[:len(g.buf)+n]
 		g.lastRead.Store(time.Now().UnixNano())

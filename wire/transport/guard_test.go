@@ -7,6 +7,7 @@ import (
 	"net"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/go-zeromq/zmq4"
 	"github.com/go-zeromq/zmq4/security/null"
@@ -228,4 +229,48 @@ func FuzzGuard(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestGuardReusesBuffer: a client guard receiving one large frame after
+// another (a minion fetching file chunks) keeps the allocation it grew
+// for the first and reads the next ones into it; a server guard drops a
+// buffer over keepBuf once drained (a master has thousands of peers).
+func TestGuardReusesBuffer(t *testing.T) {
+	const body = 1 << 20
+	frames := [][]byte{cat(zGreeting(), zReady("ROUTER"))}
+	for i := range 6 {
+		frames = append(frames, zFrame(flagMore, nil), zFrame(0, bytes.Repeat([]byte{byte('a' + i)}, body)))
+	}
+	in := cat(frames...)
+	for _, server := range []bool{false, true} {
+		p := parser{lim: DefaultLimits(), peers: []string{"ROUTER"}, server: server}
+		if server {
+			p.peers = []string{"REQ"}
+			in = cat(zGreeting(), zReady("REQ"), in[len(cat(zGreeting(), zReady("ROUTER"))):])
+		}
+		g := newGuard(&streamConn{r: bytes.NewReader(in)}, p)
+		var out bytes.Buffer
+		buf := make([]byte, 64<<10)
+		bases := map[*byte]bool{}
+		firstEnd := len(frames[0]) + len(frames[1]) + len(frames[2])
+		for {
+			n, err := g.Read(buf)
+			out.Write(buf[:n])
+			if out.Len() > firstEnd && cap(g.base) > 0 {
+				bases[unsafe.SliceData(g.base[:1])] = true
+			}
+			if err != nil {
+				break
+			}
+			if server && g.ready == 0 && len(g.buf) == 0 && cap(g.base) > keepBuf {
+				t.Fatalf("server guard keeps a drained buffer of %d bytes", cap(g.base))
+			}
+		}
+		if !bytes.Equal(out.Bytes(), in) {
+			t.Fatalf("server=%v: the guard changed the stream", server)
+		}
+		if !server && len(bases) != 1 {
+			t.Errorf("client guard used %d buffers after the first frame, want 1", len(bases))
+		}
+	}
 }

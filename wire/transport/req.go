@@ -46,6 +46,10 @@ type ReqOptions struct {
 	Limits Limits
 	// Logger receives connection and drop logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Release, when set, is called with each reply the Handler returned
+	// once it has been written to the connection (or could not be), so
+	// the handler may reuse the reply's buffer.
+	Release func(reply []byte)
 }
 
 // ReqServer is the master's ROUTER socket. It reads requests of the form
@@ -290,6 +294,9 @@ func (s *ReqServer) run(j reqJob) {
 	}
 	if err := j.c.send(append(j.env, reply)); err != nil {
 		s.log.Debug("transport: reply not delivered", "peer", j.c.raw.RemoteAddr(), "err", err)
+	}
+	if s.opts.Release != nil {
+		s.opts.Release(reply)
 	}
 }
 
