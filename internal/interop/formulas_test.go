@@ -263,8 +263,16 @@ func normalizeApply(v any) any {
 	if !ok {
 		return v
 	}
-	for _, r := range m {
+	for tag, r := range m {
 		if rm, ok := r.(map[string]any); ok {
+			// file.recurse walks Python sets of directories and files:
+			// its "#### path ####" sections come in a different order
+			// from run to run in Salt
+			if c, ok := rm["comment"].(string); ok && strings.HasSuffix(tag, "_|-recurse") && strings.HasPrefix(c, "#### ") {
+				sections := strings.Split("\n\n"+c, "\n\n#### ")[1:]
+				sort.Strings(sections)
+				rm["comment"] = "#### " + strings.Join(sections, "\n\n#### ")
+			}
 			delete(rm, "start_time")
 			delete(rm, "duration")
 			// file.directory's clean list comes from a Python set: its
