@@ -714,7 +714,7 @@ func (r *fileRun) getManaged(name string, a fileManagedArgs, source string, sour
 		if sfn == "" {
 			p, err := r.cacheFile(source)
 			if err != nil {
-				return "", nil, fmt.Sprintf("Failed to cache %s: %s", source, err), nil
+				return "", nil, fmt.Sprintf("Failed to cache %s: %s", source, sbErrText(err)), nil
 			}
 			sfn = p
 		}
