@@ -28,8 +28,14 @@ func pillarFailure(c *modules.Call, env *modules.Env, kw *payload.Map) []any {
 // pillarFailureErr is the CommandExecutionError the show_* functions raise
 // on pillar errors.
 func pillarFailureErr(c *modules.Call, env *modules.Env, kw *payload.Map) error {
-	if pillarFailure(c, env, kw) != nil {
-		return fmt.Errorf("%w: Pillar failed to render", modules.ErrExecution)
+	if msgs := pillarFailure(c, env, kw); msgs != nil {
+		// str(CommandExecutionError("Pillar failed to render",
+		// info=errors)): the errors as the nested outputter lists them
+		lines := make([]string, 0, len(msgs)-1)
+		for _, m := range msgs[1:] {
+			lines = append(lines, "- "+pyStr(m))
+		}
+		return fmt.Errorf("%w: Pillar failed to render. Additional info follows:\n\n%s", modules.ErrExecution, strings.Join(lines, "\n"))
 	}
 	return nil
 }

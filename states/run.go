@@ -118,6 +118,18 @@ func (s *stateRun) hasModWatch(low *payload.Map) bool {
 	return ok && fn.Watch != nil
 }
 
+// missingFunString says why state function full is missing.
+func (s *stateRun) missingFunString(full string) string {
+	var exec *modules.Registry
+	if s.env != nil {
+		exec = s.env.Registry
+	}
+	if s.reg == nil {
+		return fmt.Sprintf("'%s' is not available.", full)
+	}
+	return s.reg.MissingFunString(full, exec)
+}
+
 // resolved is the Go function a low chunk calls.
 type resolved struct {
 	fn    *Function
@@ -809,7 +821,7 @@ func (s *stateRun) verifyData(data *payload.Map) []string {
 	if !ok {
 		if data.Has("__sls__") {
 			errs = append(errs, fmt.Sprintf("State '%s' was not found in SLS '%s'", full, getStr(data, "__sls__")),
-				fmt.Sprintf("Reason: '%s' is not available.", full))
+				"Reason: "+s.missingFunString(full))
 		} else {
 			errs = append(errs, fmt.Sprintf("Specified state '%s' was not found", full))
 		}

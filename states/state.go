@@ -185,6 +185,61 @@ type Registry struct {
 	mu    sync.RWMutex
 	inits map[string]ModInitFunc
 	aggs  map[string]ModAggregateFunc
+	virts map[string]Virtual
+}
+
+// Virtual records a Salt state module gsalt does not run whose
+// __virtual__ refuses to load without an execution function: Salt then
+// reports "'<module>' __virtual__ returned False: <reason>" for its state
+// functions instead of "'<module>.<fun>' is not available.".
+type Virtual struct {
+	// Needs is the execution function whose presence loads the module
+	// ("mysql.user_create").
+	Needs string
+	// Reason is the __virtual__ message.
+	Reason string
+}
+
+// RegisterVirtual records state module state's __virtual__ condition.
+func (r *Registry) RegisterVirtual(state string, v Virtual) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.virts == nil {
+		r.virts = map[string]Virtual{}
+	}
+	r.virts[state] = v
+}
+
+// MissingFunString is the loader's missing_fun_string: why state function
+// full ("mod.fun") is missing, given the minion's execution functions.
+func (r *Registry) MissingFunString(full string, exec *modules.Registry) string {
+	mod, _, _ := strings.Cut(full, ".")
+	r.mu.RLock()
+	v, ok := r.virts[mod]
+	r.mu.RUnlock()
+	if ok && !r.hasModule(mod) {
+		if _, loaded := lookupExec(exec, v.Needs); !loaded {
+			return fmt.Sprintf("'%s' __virtual__ returned False: %s", mod, v.Reason)
+		}
+	}
+	return fmt.Sprintf("'%s' is not available.", full)
+}
+
+// hasModule reports whether any state function of module mod is registered.
+func (r *Registry) hasModule(mod string) bool {
+	for _, n := range r.t.Names() {
+		if strings.HasPrefix(n, mod+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func lookupExec(exec *modules.Registry, name string) (*modules.Function, bool) {
+	if exec == nil {
+		return nil, false
+	}
+	return exec.Lookup(name)
 }
 
 // ModAggregateFunc is a state module's mod_aggregate: before low runs

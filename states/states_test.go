@@ -466,7 +466,7 @@ func TestExecFunctions(t *testing.T) {
 	if jsonText(res.Return) != `["Pillar failed to render with the following messages:","bad pillar"]` || res.Retcode != 5 {
 		t.Errorf("pillar errors: %d %s", res.Retcode, jsonText(res.Return))
 	}
-	if res := h.run(t, "state.show_sls", []any{"a"}, nil); res.Return != "ERROR: Pillar failed to render" {
+	if res := h.run(t, "state.show_sls", []any{"a"}, nil); res.Return != "ERROR: Pillar failed to render. Additional info follows:\n\n- bad pillar" {
 		t.Errorf("show_sls pillar errors: %q", res.Return)
 	}
 	if res := h.run(t, "state.sls", []any{"a"}, payload.NewMap("force", true)); res.Retcode != 0 {

@@ -36,8 +36,8 @@ const filesServiceName = "files"
 const maxServeChunks = 100 << 10
 
 // ErrUnsupportedURL is returned for URL schemes gsalt's file client does not
-// fetch (http, https, ftp, s3, swift).
-var ErrUnsupportedURL = errors.New("cp: only salt:// and file:// URLs are supported")
+// fetch (ftp, s3, swift).
+var ErrUnsupportedURL = errors.New("cp: only salt://, file:// and http(s):// URLs are supported")
 
 // fileServer is where a SaltFileClient gets salt:// files from.
 type fileServer interface {
@@ -523,8 +523,8 @@ func (f *SaltFileClient) CacheFile(ctx context.Context, src, saltenv string) (st
 	return s, nil
 }
 
-// GetURL is Client.get_url for salt:// and file:// (or plain absolute
-// path) URLs. With toFile false the content is returned ([]byte) instead of
+// GetURL is Client.get_url for salt://, file:// (or plain absolute
+// path) and http(s):// URLs. With toFile false the content is returned ([]byte) instead of
 // a path. Other schemes wrap ErrUnsupportedURL.
 func (f *SaltFileClient) GetURL(ctx context.Context, u, dest string, toFile, makedirs bool, saltenv string) (any, error) {
 	pu, err := url.Parse(u)
@@ -574,6 +574,8 @@ func (f *SaltFileClient) GetURL(ctx context.Context, u, dest string, toFile, mak
 			return b, nil
 		}
 		return res, nil
+	case "http", "https":
+		return f.getHTTP(ctx, pu, dest, toFile, makedirs, saltenv)
 	}
 	return nil, fmt.Errorf("%w: %w: %s", modules.ErrExecution, ErrUnsupportedURL, u)
 }
@@ -646,7 +648,7 @@ func cpSource(c *modules.Call, arg string) (*SaltFileClient, string, string, err
 }
 
 // cpFunctions is Salt's cp module (salt/modules/cp.py) for the master's
-// file server; only salt:// and file:// sources are supported.
+// file server; salt://, file:// and http(s):// sources are supported.
 func cpFunctions() []modules.Function {
 	return []modules.Function{
 		{Name: "cp.get_file", Spec: modules.Spec{Params: []modules.Param{req("path"), req("dest"), opt("saltenv", nil), opt("makedirs", false),

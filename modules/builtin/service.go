@@ -511,7 +511,7 @@ func svcStrPtr(a *modules.Args) *string {
 
 // ServiceFunctions returns the service (systemd) functions that Register
 // adds, for callers and tests that build a registry with only this module.
-func ServiceFunctions() []modules.Function { return serviceFunctions() }
+func ServiceFunctions() []modules.Function { return debianServiceFunctions(serviceFunctions()) }
 
 // SystemdBooted reports whether the minion runs systemd as PID 1 (the
 // "systemd" SystemdProbe service when registered, else

@@ -101,10 +101,13 @@ func TestServiceFunctions(t *testing.T) {
 }
 
 // TestServiceNotBooted: off systemd the module works in Salt's offline mode
-// (systemctl present) or not at all (no systemctl, or not Linux).
+// (systemctl present) or not at all (no systemctl, or not Linux). The os
+// grain is not of Debian's family list: there Salt loads debian_service
+// first (TestDebianService).
 func TestServiceNotBooted(t *testing.T) {
 	_, env := pkgFakeEnv(t, map[string]string{"units": "web.service active enabled\n"})
 	env.Services["systemd"] = pkgTestProbe(false)
+	env.Grains.Set("os", "Arch")
 	ctx := context.Background()
 	res := env.Registry.Execute(ctx, modules.Binder{}, env, "service.available", []any{"web"}, nil)
 	if res.Return != "ERROR: Cannot run in offline mode. Failed to get information on unit 'web'" {

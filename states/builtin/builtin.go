@@ -18,5 +18,6 @@ func Register(r *states.Registry) error {
 	}
 	r.RegisterModInit("pkg", PkgModInit)
 	r.RegisterModAggregate("pkg", PkgModAggregate)
+	registerVirtuals(r)
 	return nil
 }

@@ -53,6 +53,11 @@ func fileStates() []states.Function {
 	plain := func(ps ...modules.Param) modules.Spec { return modules.Spec{Params: ps} }
 	return []states.Function{
 		{Name: "file.managed", Fn: fileManagedState, Spec: fileManagedSpec()},
+		// file.managed runs its own check_cmd on the new file; that
+		// file has this function (with managed's check_cmd parameter)
+		// is what keeps the state compiler's global check_cmd away
+		{Name: "file.mod_run_check_cmd", Fn: fileModRunCheckCmdState, Spec: withKw(
+			modules.Param{Name: "cmd", Required: true}, modules.Param{Name: "filename", Required: true})},
 		{Name: "file.directory", Fn: fileDirectoryState, Spec: withKw(name,
 			p("user", nil), p("group", nil), p("recurse", nil), p("max_depth", nil), p("dir_mode", nil),
 			p("file_mode", nil), p("makedirs", false), p("clean", false), p("require", nil),

@@ -408,6 +408,18 @@ func (r *fileRun) managed(a fileManagedArgs) (*states.Ret, error) {
 	return out, nil
 }
 
+// fileModRunCheckCmdState is states.file.mod_run_check_cmd called as a
+// state function: result False with the check's output when
+// "<cmd> <filename>" fails, True otherwise.
+func fileModRunCheckCmdState(ctx context.Context, c *states.Call) (states.Ret, error) {
+	r := fileNewRun(ctx, c)
+	msg, ok := r.runCheckCmd(c.Args.Str("cmd"), c.Args.Str("filename"))
+	if !ok {
+		return states.Ret{Name: c.Name, Result: states.False, Comment: msg}, nil
+	}
+	return states.Ret{Name: c.Name, Result: states.True}, nil
+}
+
 // runCheckCmd is states.file.mod_run_check_cmd: "<cmd> <file>" without a
 // shell; a non-zero exit fails with its output.
 func (r *fileRun) runCheckCmd(cmdline, file string) (string, bool) {
@@ -702,7 +714,7 @@ func (r *fileRun) getManaged(name string, a fileManagedArgs, source string, sour
 		if sfn == "" {
 			p, err := r.cacheFile(source)
 			if err != nil {
-				return "", nil, fmt.Sprintf("Failed to cache %s: %s", source, err), nil
+				return "", nil, fmt.Sprintf("Failed to cache %s: %s", source, sbErrText(err)), nil
 			}
 			sfn = p
 		}

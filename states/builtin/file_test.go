@@ -59,11 +59,14 @@ func TestFileStatesRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"file.absent", "file.append", "file.blockreplace", "file.directory", "file.exists",
-		"file.line", "file.managed", "file.missing", "file.recurse", "file.replace", "file.symlink", "file.touch"}
+		"file.line", "file.managed", "file.missing", "file.mod_run_check_cmd", "file.recurse", "file.replace", "file.symlink", "file.touch"}
 	if got := reg.Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("names = %v", got)
 	}
 	for _, f := range fileStates() {
+		if f.Name == "file.mod_run_check_cmd" {
+			continue // (cmd, filename): check_cmd's hook, not a state
+		}
 		if f.Spec.Params[0].Name != "name" || !f.Spec.Params[0].Required {
 			t.Errorf("%s: first parameter must be the required name", f.Name)
 		}

@@ -74,7 +74,9 @@ func (s *svcst) systemdOnly(fun string) (*payload.Map, []string) {
 		return out, nil
 	}
 	fn, ok := s.c.Env.Registry.Lookup(fun)
-	if !ok {
+	if !ok || mbuiltin.DebianServiceActive(s.c.Env) {
+		// debian_service's start, stop and status (what this is asked
+		// about) take none of these arguments: no warning either
 		return out, nil
 	}
 	booted := mbuiltin.SystemdBooted(s.c.Env)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/modules/salttest"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -99,12 +100,15 @@ func TestPkgSvcGoldenService(t *testing.T) { psRun(t, serviceScenarios()) }
 // systemctl installed, service.running and service.dead do nothing, like
 // Salt 3006's systemd module in offline mode, and service.enabled reports
 // the offline error; without systemctl every function reports that the
-// module cannot load.
+// module cannot load. The os grain is not Debian's: there Salt loads
+// debian_service first (TestDebianServiceGolden).
 func TestServiceOffline(t *testing.T) {
 	dir := psFake(t, psScenario{Units: psUnits})
 	t.Setenv("FAKESD_DIR", dir)
 	t.Setenv("PATH", psFakePath()+string(os.PathListSeparator)+os.Getenv("PATH"))
 	env := psEnv(t, false, false)
+	env.Grains.Set("os", "Arch")
+	env.Grains.Set("os_family", "Arch")
 	env.Services["systemd"] = psBooted(false)
 	funcs := psStateFuncs()
 	run := func(fun string, kw *payload.Map) states.Ret {
@@ -152,4 +156,42 @@ func TestServiceOffline(t *testing.T) {
 	if ret.Result != states.False || !strings.Contains(ret.Comment, "The systemd execution module failed to load") {
 		t.Errorf("running without systemctl: %v %q", ret.Result, ret.Comment)
 	}
+}
+
+// TestDebianServiceLive compares, on this machine and with real Salt 3006
+// (GSALT_SALT_SRC), the service functions and states where Salt loads
+// debian_service before systemd_service: an os grain of Debian and systemd
+// not PID 1 (a container). Read-only calls only: nothing is started or
+// enabled. Where systemd is PID 1 both sides use systemd_service.
+func TestDebianServiceLive(t *testing.T) {
+	missing := "gsalt-no-such-service"
+	var calls []salttest.Call
+	exec := func(name, fun string, args ...any) {
+		calls = append(calls, salttest.Call{Name: name, Fun: fun, Args: args})
+	}
+	exec("get_all", "service.get_all")
+	exec("get_enabled", "service.get_enabled")
+	exec("get_disabled", "service.get_disabled")
+	exec("available missing", "service.available", missing)
+	exec("missing missing", "service.missing", missing)
+	exec("enabled missing", "service.enabled", missing)
+	exec("disabled missing", "service.disabled", missing)
+	exec("status missing", "service.status", missing)
+	exec("status glob", "service.status", "gsalt-no-such-*")
+	exec("offline", "service.offline")
+	for _, svc := range []string{"cron", "ssh", "procps"} {
+		exec("available "+svc, "service.available", svc)
+		exec("enabled "+svc, "service.enabled", svc)
+		exec("disabled "+svc, "service.disabled", svc)
+	}
+	calls = append(calls,
+		single("state enabled missing test", "service.enabled", true, "name", missing),
+		single("state enabled missing", "service.enabled", false, "name", missing),
+		single("state disabled missing test", "service.disabled", true, "name", missing),
+		single("state running missing test", "service.running", true, "name", missing),
+		single("state dead missing test", "service.dead", true, "name", missing),
+		single("state enabled cron test", "service.enabled", true, "name", "cron"),
+		single("state disabled procps test", "service.disabled", true, "name", "procps"),
+	)
+	runStateSuite(t, salttest.Suite{Name: "debian_service_live", Live: true, Calls: calls, Grains: payloadLinuxGrains()})
 }
