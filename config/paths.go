@@ -3,6 +3,8 @@ package config
 import (
 	"os"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 // Python path helpers. Salt builds its paths with os.path (no cleaning) and
@@ -29,36 +31,8 @@ func pyOsJoin(parts ...string) string {
 	return p
 }
 
-// pyNormpath is Python's posixpath.normpath (two leading slashes are kept,
-// three or more collapse to one; leading ".." of relative paths are kept).
-func pyNormpath(p string) string {
-	if p == "" {
-		return "."
-	}
-	initial := 0
-	if strings.HasPrefix(p, "/") {
-		initial = 1
-		if strings.HasPrefix(p, "//") && !strings.HasPrefix(p, "///") {
-			initial = 2
-		}
-	}
-	var comps []string
-	for _, c := range strings.Split(p, "/") {
-		if c == "" || c == "." {
-			continue
-		}
-		if c != ".." || (initial == 0 && len(comps) == 0) || (len(comps) > 0 && comps[len(comps)-1] == "..") {
-			comps = append(comps, c)
-		} else if len(comps) > 0 {
-			comps = comps[:len(comps)-1]
-		}
-	}
-	out := strings.Repeat("/", initial) + strings.Join(comps, "/")
-	if out == "" {
-		return "."
-	}
-	return out
-}
+// pyNormpath is posixpath.normpath (py.Normpath).
+func pyNormpath(p string) string { return py.Normpath(p) }
 
 // pyAbspath is Python's os.path.abspath.
 func pyAbspath(p string) string {

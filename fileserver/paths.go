@@ -2,8 +2,9 @@ package fileserver
 
 import (
 	"os"
-	"path"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 // These helpers follow Python's posixpath, whose exact spelling of paths
@@ -20,18 +21,8 @@ func pyJoin(a, b string) string {
 	return a + "/" + b
 }
 
-// pyNormpath is os.path.normpath: like path.Clean, except that "" is "."
-// and exactly two leading slashes are kept.
-func pyNormpath(p string) string {
-	if p == "" {
-		return "."
-	}
-	c := path.Clean(p)
-	if strings.HasPrefix(p, "//") && !strings.HasPrefix(p, "///") {
-		return "/" + c
-	}
-	return c
-}
+// pyNormpath is posixpath.normpath (py.Normpath).
+func pyNormpath(p string) string { return py.Normpath(p) }
 
 // pySplit is os.path.split.
 func pySplit(p string) (head, tail string) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyre"
 	"github.com/gsalt/gsalt/render/jinja"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -332,35 +333,8 @@ func filterRegexEscape(r *jinja.Runtime, v any, args []any, kw *payload.Map) (an
 	return nil, pyErr("TypeError", "decoding to str: need a bytes-like object, %s found", jinja.TypeName(v))
 }
 
-// pyNormpath is posixpath.normpath.
-func pyNormpath(p string) string {
-	if p == "" {
-		return "."
-	}
-	initial := 0
-	if strings.HasPrefix(p, "/") {
-		initial = 1
-		if strings.HasPrefix(p, "//") && !strings.HasPrefix(p, "///") {
-			initial = 2
-		}
-	}
-	var comps []string
-	for _, c := range strings.Split(p, "/") {
-		if c == "" || c == "." {
-			continue
-		}
-		if c != ".." || (initial == 0 && len(comps) == 0) || (len(comps) > 0 && comps[len(comps)-1] == "..") {
-			comps = append(comps, c)
-		} else if len(comps) > 0 {
-			comps = comps[:len(comps)-1]
-		}
-	}
-	out := strings.Repeat("/", initial) + strings.Join(comps, "/")
-	if out == "" {
-		return "."
-	}
-	return out
-}
+// pyNormpath is posixpath.normpath (py.Normpath).
+func pyNormpath(p string) string { return py.Normpath(p) }
 
 // filterPathJoin is salt.utils.path.join.
 func filterPathJoin(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
