@@ -59,22 +59,7 @@ func UnmarshalMap(data []byte) (*Map, error) {
 
 // UnmarshalLimits is Unmarshal with explicit limits.
 func UnmarshalLimits(data []byte, lim Limits) (any, error) {
-	if lim.MaxSize > 0 && len(data) > lim.MaxSize {
-		return nil, fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, len(data), lim.MaxSize)
-	}
-	if lim.MaxDepth <= 0 {
-		lim.MaxDepth = DefaultLimits.MaxDepth
-	}
-	r := bytes.NewReader(data)
-	d := &decoder{r: r, d: msgpack.NewDecoder(r), lim: lim}
-	v, err := d.value(0)
-	if err != nil {
-		return nil, err
-	}
-	if r.Len() != 0 {
-		return nil, ErrTrailingData
-	}
-	return v, nil
+	return unmarshal(data, lim, nil)
 }
 
 // UnmarshalOwned is UnmarshalLimits for a caller that hands data over:
@@ -83,6 +68,12 @@ func UnmarshalLimits(data []byte, lim Limits) (any, error) {
 // instead of being copied out of it. Smaller values are copied as usual,
 // so a small string never keeps a large input alive.
 func UnmarshalOwned(data []byte, lim Limits) (any, error) {
+	return unmarshal(data, lim, data)
+}
+
+// unmarshal decodes one value filling all of data; owned, when set, is
+// data handed over for large values to share.
+func unmarshal(data []byte, lim Limits, owned []byte) (any, error) {
 	if lim.MaxSize > 0 && len(data) > lim.MaxSize {
 		return nil, fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, len(data), lim.MaxSize)
 	}
@@ -90,7 +81,7 @@ func UnmarshalOwned(data []byte, lim Limits) (any, error) {
 		lim.MaxDepth = DefaultLimits.MaxDepth
 	}
 	r := bytes.NewReader(data)
-	d := &decoder{r: r, d: msgpack.NewDecoder(r), lim: lim, owned: data}
+	d := &decoder{r: r, d: msgpack.NewDecoder(r), lim: lim, owned: owned}
 	v, err := d.value(0)
 	if err != nil {
 		return nil, err
