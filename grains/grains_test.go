@@ -214,7 +214,7 @@ func TestServerIDHash(t *testing.T) {
 		if got := serverIDHash(tc.id, 1); got != tc.py311 {
 			t.Errorf("siphash13(%q) = %d, want %d", tc.id, got, tc.py311)
 		}
-		if got := pyStrHash(tc.id, 2); got != tc.fullHash {
+		if got := py.HashStr(tc.id, 2); got != tc.fullHash {
 			t.Errorf("hash(%q) = %d, want %d", tc.id, got, tc.fullHash)
 		}
 	}

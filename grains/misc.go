@@ -2,10 +2,8 @@ package grains
 
 import (
 	"context"
-	"encoding/binary"
 	"hash/adler32"
 	"hash/crc32"
-	"math/bits"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -77,98 +75,13 @@ func (h *host) serverID() *payload.Map {
 // representation, with cRounds compression rounds (2 for Python <= 3.10,
 // 1 for Python >= 3.11).
 func serverIDHash(id string, cRounds int) int64 {
-	h := pyStrHash(id, cRounds)
+	h := py.HashStr(id, cRounds)
 	// Python's % with a positive modulus is never negative.
 	m := h % (1 << 31)
 	if m < 0 {
 		m += 1 << 31
 	}
 	return m
-}
-
-// pyStrHash is CPython's hash() of a str with a zero hash secret.
-func pyStrHash(s string, cRounds int) int64 {
-	runes := []rune(s)
-	if len(runes) == 0 {
-		return 0
-	}
-	kind := 1
-	for _, r := range runes {
-		switch {
-		case r > 0xFFFF:
-			kind = 4
-		case r > 0xFF && kind < 2:
-			kind = 2
-		}
-	}
-	buf := make([]byte, 0, len(runes)*kind)
-	for _, r := range runes {
-		switch kind {
-		case 1:
-			buf = append(buf, byte(r))
-		case 2:
-			buf = binary.LittleEndian.AppendUint16(buf, uint16(r))
-		default:
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(r))
-		}
-	}
-	dRounds := 3
-	if cRounds == 2 {
-		dRounds = 4
-	}
-	x := int64(sipHash(buf, cRounds, dRounds))
-	if x == -1 {
-		x = -2
-	}
-	return x
-}
-
-// sipHash is SipHash-c-d with a zero key.
-func sipHash(msg []byte, c, d int) uint64 {
-	v0 := uint64(0x736f6d6570736575)
-	v1 := uint64(0x646f72616e646f6d)
-	v2 := uint64(0x6c7967656e657261)
-	v3 := uint64(0x7465646279746573)
-	round := func() {
-		v0 += v1
-		v1 = bits.RotateLeft64(v1, 13)
-		v1 ^= v0
-		v0 = bits.RotateLeft64(v0, 32)
-		v2 += v3
-		v3 = bits.RotateLeft64(v3, 16)
-		v3 ^= v2
-		v0 += v3
-		v3 = bits.RotateLeft64(v3, 21)
-		v3 ^= v0
-		v2 += v1
-		v1 = bits.RotateLeft64(v1, 17)
-		v1 ^= v2
-		v2 = bits.RotateLeft64(v2, 32)
-	}
-	n := len(msg)
-	for len(msg) >= 8 {
-		m := binary.LittleEndian.Uint64(msg)
-		v3 ^= m
-		for i := 0; i < c; i++ {
-			round()
-		}
-		v0 ^= m
-		msg = msg[8:]
-	}
-	var last [8]byte
-	copy(last[:], msg)
-	last[7] = byte(n)
-	m := binary.LittleEndian.Uint64(last[:])
-	v3 ^= m
-	for i := 0; i < c; i++ {
-		round()
-	}
-	v0 ^= m
-	v2 ^= 0xff
-	for i := 0; i < d; i++ {
-		round()
-	}
-	return v0 ^ v1 ^ v2 ^ v3
 }
 
 // kernelParams is core.kernelparams.

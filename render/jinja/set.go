@@ -1,12 +1,12 @@
 package jinja
 
 import (
-	"encoding/binary"
 	"math"
 	"math/big"
 	"math/bits"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 // Set is a Python set. Its items are kept in the order CPython 3.11
@@ -129,11 +129,6 @@ func cpythonSetOrder(items []any, hashes []uint64) []any {
 	return out
 }
 
-const (
-	hashBits    = 61
-	hashModulus = (1 << hashBits) - 1
-)
-
 // PyHash is CPython 3.11's hash(v) (64-bit, PYTHONHASHSEED=0) as an
 // unsigned word; ok is false where CPython's hash is not reproducible.
 func PyHash(v any) (uint64, bool) {
@@ -144,69 +139,18 @@ func PyHash(v any) (uint64, bool) {
 		}
 		return 0, true
 	case int64:
-		return hashBig(big.NewInt(x)), true
+		return uint64(py.HashInt(big.NewInt(x))), true
 	case *big.Int:
-		return hashBig(x), true
+		return uint64(py.HashInt(x)), true
 	case float64:
-		return hashFloat(x)
+		h, ok := py.HashFloat(x)
+		return uint64(h), ok
 	case string:
-		return hashStr(x), true
+		return uint64(py.HashStr(x, 1)), true
 	case Tuple:
 		return hashTuple(x)
 	}
 	return 0, false
-}
-
-func fixHash(h int64) uint64 {
-	if h == -1 {
-		h = -2
-	}
-	return uint64(h)
-}
-
-func hashBig(x *big.Int) uint64 {
-	m := new(big.Int).Abs(x)
-	m.Mod(m, big.NewInt(hashModulus))
-	h := m.Int64()
-	if x.Sign() < 0 {
-		h = -h
-	}
-	return fixHash(h)
-}
-
-func hashFloat(f float64) (uint64, bool) {
-	switch {
-	case math.IsNaN(f):
-		return 0, false
-	case math.IsInf(f, 1):
-		return 314159, true
-	case math.IsInf(f, -1):
-		return fixHash(-314159), true
-	}
-	m, e := math.Frexp(f)
-	sign := int64(1)
-	if m < 0 {
-		sign, m = -1, -m
-	}
-	var x uint64
-	for m != 0 {
-		x = ((x << 28) & hashModulus) | x>>(hashBits-28)
-		m *= 268435456.0
-		e -= 28
-		y := uint64(m)
-		m -= float64(y)
-		x += y
-		if x >= hashModulus {
-			x -= hashModulus
-		}
-	}
-	if e >= 0 {
-		e %= hashBits
-	} else {
-		e = hashBits - 1 - ((-1 - e) % hashBits)
-	}
-	x = ((x << uint(e)) & hashModulus) | x>>(hashBits-uint(e))
-	return fixHash(int64(x) * sign), true
 }
 
 func hashTuple(t Tuple) (uint64, bool) {
@@ -230,73 +174,4 @@ func hashTuple(t Tuple) (uint64, bool) {
 		return 1546275796, true
 	}
 	return acc, true
-}
-
-// hashStr hashes the PEP 393 representation of s (1, 2 or 4 bytes a
-// character, little-endian) with SipHash-1-3 and a zero key.
-func hashStr(s string) uint64 {
-	if s == "" {
-		return 0
-	}
-	kind := 1
-	for _, r := range s {
-		switch {
-		case r > 0xffff:
-			kind = 4
-		case r > 0xff && kind < 2:
-			kind = 2
-		}
-	}
-	buf := make([]byte, 0, utf8.RuneCountInString(s)*kind)
-	for _, r := range s {
-		switch kind {
-		case 1:
-			buf = append(buf, byte(r))
-		case 2:
-			buf = binary.LittleEndian.AppendUint16(buf, uint16(r))
-		default:
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(r))
-		}
-	}
-	return fixHash(int64(siphash13(buf)))
-}
-
-func siphash13(src []byte) uint64 {
-	b := uint64(len(src)) << 56
-	v0 := uint64(0x736f6d6570736575)
-	v1 := uint64(0x646f72616e646f6d)
-	v2 := uint64(0x6c7967656e657261)
-	v3 := uint64(0x7465646279746573)
-	round := func() {
-		v0 += v1
-		v2 += v3
-		v1 = bits.RotateLeft64(v1, 13) ^ v0
-		v3 = bits.RotateLeft64(v3, 16) ^ v2
-		v0 = bits.RotateLeft64(v0, 32)
-		v2 += v1
-		v0 += v3
-		v1 = bits.RotateLeft64(v1, 17) ^ v2
-		v3 = bits.RotateLeft64(v3, 21) ^ v0
-		v2 = bits.RotateLeft64(v2, 32)
-	}
-	for len(src) >= 8 {
-		mi := binary.LittleEndian.Uint64(src)
-		src = src[8:]
-		v3 ^= mi
-		round()
-		v0 ^= mi
-	}
-	var t uint64
-	for i := len(src) - 1; i >= 0; i-- {
-		t = t<<8 | uint64(src[i])
-	}
-	b |= t
-	v3 ^= b
-	round()
-	v0 ^= b
-	v2 ^= 0xff
-	round()
-	round()
-	round()
-	return (v0 ^ v1) ^ (v2 ^ v3)
 }
