@@ -51,6 +51,22 @@ func (j *job) procData() []byte {
 	return j.procEnc
 }
 
+// encodeNowIfMutable encodes the proc data at once when the job's
+// arguments hold a map or a list: they may change while the job runs (the
+// binder takes __kwarg__ out of a keyword map, modules edit dicts in
+// place), and a lazy encode would read them meanwhile. Jobs with scalar
+// arguments only (test.ping) keep the lazy encode.
+func (j *job) encodeNowIfMutable(args any) {
+	list, _ := args.([]any)
+	for _, a := range list {
+		switch a.(type) {
+		case *payload.Map, []any:
+			j.procData()
+			return
+		}
+	}
+}
+
 // jobTable tracks the running jobs; it is the "jobs" service.
 type jobTable struct {
 	mu   sync.Mutex
@@ -259,6 +275,8 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 	}
 	jctx, cancel := context.WithCancel(ctx)
 	j := &job{jid: jid, proc: proc, cancel: cancel}
+	arg, _ := load.Get("arg")
+	j.encodeNowIfMutable(arg)
 	var pf *procFile
 	if filepath.Base(jid) == jid && jid != "" && jid != "." && jid != ".." {
 		pf = m.writeProcLater(filepath.Join(m.cacheDir, "proc", jid), j.procData)

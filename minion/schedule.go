@@ -56,7 +56,9 @@ func (m *Minion) startScheduled(ctx context.Context, j schedule.Job) {
 		proc.SetKey(it.Key, it.Value)
 	}
 	jctx, cancel := context.WithCancel(ctx)
-	m.jobs.add(&job{jid: jid, proc: proc, cancel: cancel})
+	sj := &job{jid: jid, proc: proc, cancel: cancel}
+	sj.encodeNowIfMutable(funArgs)
+	m.jobs.add(sj)
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
