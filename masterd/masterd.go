@@ -226,8 +226,10 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	if err != nil {
 		return nil, fmt.Errorf("masterd: request port: %w", err)
 	}
-	d.up.req.Store(true)
+	// Metrics first: /readyz turns ready with the request port, and a
+	// scraper that starts then must find every family.
 	d.registerMetrics(opts.Health)
+	d.up.req.Store(true)
 	d.wg.Add(1)
 	go d.maintain()
 	go func() {
