@@ -78,6 +78,21 @@ else:
 PY
 }
 swarm_keys_in() { swarm_keys in "$@"; }
+# swarm_preaccept DIR NAME PKI: copies the public keys of swarm NAME's
+# identities (already in DIR/NAME/pki) into the master's PKI/minions, as an
+# image seeded with pre-accepted keys would; prints how many. Keeps a real
+# Salt master out of its auto_accept write race, where a minion retrying
+# its first auth under a 1,000-minion storm can read a half-written key
+# file and be rejected.
+swarm_preaccept() {
+  local tmp=$1 name=$2 dst=$3/minions c=0 d
+  mkdir -p "$dst"
+  for d in "$tmp/$name/pki"/*/; do
+    [ -f "$d/minion.pub" ] || continue
+    cp "$d/minion.pub" "$dst/$(basename "$d")"; c=$((c + 1))
+  done
+  echo "$c"
+}
 swarm_keys_out() { swarm_keys out "$@"; }
 
 # swarm_sizes N: the identities per swarm process ("N" up to 5000, two
