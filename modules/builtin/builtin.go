@@ -49,6 +49,7 @@ func Register(r *modules.Registry) error {
 		r.Register(gitFunctions()...),
 		r.Register(archiveFunctions()...),
 		r.Register(gitOpsFunctions()...),
+		r.Register(gitWorkFunctions()...),
 		r.Register(aptRepoFunctions()...),
 		r.Register(mountFunctions()...),
 		r.Register(mountOpsFunctions()...),
