@@ -53,6 +53,7 @@ func Register(r *modules.Registry) error {
 		r.Register(aptRepoFunctions()...),
 		r.Register(mountFunctions()...),
 		r.Register(mountOpsFunctions()...),
+		r.Register(mountSwapFunctions()...),
 		r.Register(alternativesFunctions()...),
 		r.Register(dataFunctions()...),
 	)
