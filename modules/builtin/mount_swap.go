@@ -23,7 +23,7 @@ func mountSwapFunctions() []modules.Function {
 	return []modules.Function{
 		{Name: "mount.swaps", Spec: modules.Spec{},
 			Doc: "Return a dict containing information on active swap\n\nCLI Example:\n\n    salt '*' mount.swaps",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return mountSwaps(c) }},
+			Fn:  func(ctx context.Context, c *modules.Call) (any, error) { return mountSwaps(c) }},
 		{Name: "mount.swapon", Spec: modules.Spec{Params: []modules.Param{req("name"), opt("priority", nil)}},
 			Doc: "Activate a swap disk\n\nCLI Example:\n\n    salt '*' mount.swapon /root/swapfile",
 			Fn:  mountSwapon},
