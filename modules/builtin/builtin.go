@@ -42,6 +42,7 @@ func Register(r *modules.Registry) error {
 		r.Register(sshKeyFunctions()...),
 		r.Register(statusFunctions()...),
 		r.Register(diskFunctions()...),
+		r.Register(diskIostatFunctions()...),
 		r.Register(timezoneFunctions()...),
 		r.Register(localeFunctions()...),
 		r.Register(kmodFunctions()...),
