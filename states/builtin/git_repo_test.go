@@ -148,6 +148,17 @@ func TestGitClonedDetachedGolden(t *testing.T) {
 		call("git.latest", "latest onlyif false", false, nil, "name", url, "target", tg, "onlyif", "false"),
 		call("git.latest", "latest onlyif true", false, nil, "name", url, "target", tg, "onlyif", "true"),
 		call("git.latest", "latest unless test", true, current, "name", url, "target", tg, "unless", "true"),
+		call("git.latest", "latest submodules", false, nil, "name", url, "target", tg, "submodules", true),
+		call("git.latest", "latest behind submodules", false, behind, "name", url, "target", tg, "submodules", true),
+		call("git.latest", "latest dirty new branch", false, dirty, "name", url, "target", tg, "rev", "dev", "branch", "dev"),
+		call("git.latest", "latest dirty new branch force_checkout", false, dirty, "name", url, "target", tg, "rev", "dev", "branch", "dev", "force_checkout", true, "force_reset", true),
+		call("git.latest", "latest dirty force_checkout test", true, dirty, "name", url, "target", tg, "rev", "dev", "branch", "dev", "force_checkout", true),
+		call("git.latest", "latest behind fetch_tags false", false, behind, "name", url, "target", tg, "fetch_tags", false),
+		call("git.latest", "latest behind depth", false, behind, "name", url, "target", tg, "depth", 1),
+		call("git.latest", "latest rev hash", false, nil, "name", url, "target", tg, "rev", v1),
+		call("git.latest", "latest rev hash existing", false, current, "name", url, "target", tg, "rev", v1, "force_reset", true),
+		call("git.latest", "latest bad identity", false, nil, "name", url, "target", tg, "identity", 3),
+		call("git.latest", "latest existing other branch rev", false, current, "name", url, "target", tg, "rev", "dev"),
 	}
 	runStateSuite(t, salttest.Suite{Name: "git_cloned", Srv: srv, Calls: calls, Grains: payloadLinuxGrains(), FilesUnder: "repo/f"})
 }
