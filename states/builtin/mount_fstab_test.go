@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/salttest"
+	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // mountFstabFixture is the temporary fstab the fstab and swap cases
@@ -86,6 +89,21 @@ func TestMountSwapLive(t *testing.T) {
 	}
 	if b, _ := os.ReadFile("/proc/swaps"); strings.Count(string(b), "\n") > 1 {
 		t.Skip("another swap area is active: priorities would differ")
+	}
+	// gsalt activates it for real (so the comparison below is not of two
+	// failures).
+	reg := suiteRegistry(t)
+	env := &modules.Env{ID: "t", Registry: reg, Opts: payload.NewMap("test", false), Log: slog.New(slog.DiscardHandler), Grains: payloadLinuxGrains(), Pillar: &payload.Map{}}
+	res := reg.Execute(t.Context(), modules.Binder{}, env, "mount.swapon", []any{sw}, nil)
+	var isNew any
+	if m, ok := res.Return.(*payload.Map); ok {
+		isNew, _ = m.Get("new")
+	}
+	if isNew != true {
+		t.Fatalf("mount.swapon did not activate %s: %v", sw, res.Return)
+	}
+	if res := reg.Execute(t.Context(), modules.Binder{}, env, "mount.swapoff", []any{sw}, nil); res.Return != true {
+		t.Fatalf("mount.swapoff returned %v", res.Return)
 	}
 	cfg := func(c salttest.Call) salttest.Call {
 		c.Files = map[string]string{"fstab": "# empty\n"}
