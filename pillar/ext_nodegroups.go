@@ -56,8 +56,10 @@ func (r *run) nodegroupOrder() []string {
 
 // inNodegroup is CkMinions.check_minions(expr, "compound") on the
 // master containing the minion: the universe is the accepted keys under
-// pki_dir/minions (a minion without an accepted key is in no group), no
-// minion data cache, greedy.
+// pki_dir/minions (a minion without an accepted key is in no group); the
+// minion data cache entry of the minion holds the grains of this compile
+// (what Salt's master cached when the minion sent them with its pillar
+// request).
 func (r *run) inNodegroup(expr any) bool {
 	accepted := r.acceptedKeys()
 	found := false
@@ -77,7 +79,13 @@ func (r *run) inNodegroup(expr any) bool {
 		}
 		expr = strings.Join(parts, " ")
 	}
-	ms, _, err := r.c.matcher.CheckMinions(expr, target.TypeCompound, "", accepted, nil, r.c.cfg.Nodegroups, true)
+	cache := func(id string) (any, any, bool) {
+		if id != r.id {
+			return nil, nil, false
+		}
+		return r.grains, payload.NewMap(), true
+	}
+	ms, _, err := r.c.matcher.CheckMinions(expr, target.TypeCompound, "", accepted, cache, r.c.cfg.Nodegroups, true)
 	if err != nil {
 		r.log.Debug("nodegroup match failed", "err", err)
 	}
