@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
 	"strings"
 	"syscall"
@@ -346,16 +345,6 @@ func (r *run) validOnDemand() bool {
 		return false
 	}
 	return true
-}
-
-// hostFQDN is the master's fqdn grain (socket.getfqdn()): the hostname,
-// as the libvirt ext_pillar's certificates name it.
-func hostFQDN() string {
-	h, err := os.Hostname()
-	if err != nil {
-		return "localhost"
-	}
-	return h
 }
 
 // emptyResult is the {} a module returns when it has nothing.

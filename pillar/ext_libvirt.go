@@ -3,6 +3,7 @@ package pillar
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -40,7 +41,8 @@ func extLibvirt() ExtModule {
 					return def
 				}
 				libvirtMu.Lock()
-				err := genHyperKeys(ctx, pki, c.MinionID, get("country", "US"), get("st", "Utah"),
+				fqdn, hasFQDN := c.r.grains.Get("fqdn")
+				err := genHyperKeys(ctx, pki, c.MinionID, fqdn, hasFQDN, get("country", "US"), get("st", "Utah"),
 					get("locality", "Salt Lake City"), get("organization", "Salted"), get("expiration_days", "365"))
 				libvirtMu.Unlock()
 				if err != nil {
@@ -92,7 +94,10 @@ func fileMissing(p string) bool {
 // Certificate generation failures are ignored as Salt's subprocess.call
 // does (the missing file then fails the read); key generation failures
 // are errors (check=True).
-func genHyperKeys(ctx context.Context, pki, id, country, state, locality, org, days string) error {
+//
+// The certificates' cn is the minion's fqdn grain (Salt's __grains__ in
+// an ext_pillar module are the compiled minion's).
+func genHyperKeys(ctx context.Context, pki, id string, fqdnV any, hasFQDN bool, country, state, locality, org, days string) error {
 	keyDir := filepath.Join(pki, "libvirt")
 	if err := os.MkdirAll(keyDir, 0o755); err != nil {
 		return pyOSError(err, keyDir)
@@ -100,7 +105,7 @@ func genHyperKeys(ctx context.Context, pki, id, country, state, locality, org, d
 	cakey := filepath.Join(keyDir, "cakey.pem")
 	cacert := filepath.Join(keyDir, "cacert.pem")
 	cainfo := filepath.Join(keyDir, "ca.info")
-	fqdn := hostFQDN()
+	fqdn := pyfmt.Str(fqdnV)
 	steps := []genStep{
 		{file: cainfo, info: "cn = salted\nca\ncert_signing_key"},
 		{file: cakey, priv: true},
@@ -132,6 +137,9 @@ func genHyperKeys(ctx context.Context, pki, id, country, state, locality, org, d
 		}
 		switch {
 		case s.info != "":
+			if !hasFQDN && (s.file == srvinfo || s.file == clientinfo) {
+				return errors.New("'fqdn'") // Python's KeyError text
+			}
 			if err := os.WriteFile(s.file, []byte(s.info), 0o644); err != nil {
 				return pyOSError(err, s.file)
 			}
