@@ -22,7 +22,7 @@ const maxCmdOutput = 64 << 20
 const extCmdTimeout = 10 * time.Minute
 
 // runExtCmd is cmd.run as an ext_pillar module calls it on the master:
-// without a shell the command is split like shlex.split (python_shell
+// with shell the command runs under $SHELL (else /bin/sh) -c; without a shell the command is split like shlex.split (python_shell
 // defaults to False for calls from modules); with stderr, stderr is
 // merged into the output (cmd.run) or dropped (cmd.run_stdout). The output
 // has its trailing whitespace removed. A command that cannot start is an
@@ -30,7 +30,12 @@ const extCmdTimeout = 10 * time.Minute
 func runExtCmd(ctx context.Context, command string, shell, stderr bool) (string, error) {
 	var argv []string
 	if shell {
-		argv = []string{"/bin/sh", "-c", command}
+		// Salt's default shell: $SHELL, else /bin/sh.
+		sh := os.Getenv("SHELL")
+		if sh == "" {
+			sh = "/bin/sh"
+		}
+		argv = []string{sh, "-c", command}
 	} else {
 		var err error
 		if argv, err = shlexSplit(command); err != nil {
