@@ -327,7 +327,7 @@ func pillarFunc(cfg *config.Master, opts Options, log *slog.Logger) master.Pilla
 	pc := runners.NewPillarCompiler(cfg.Opts, log)
 	return func(ctx context.Context, req master.PillarRequest) (*payload.Map, error) {
 		return pc.Compile(ctx, pillar.Request{ID: req.ID, Grains: req.Grains, Saltenv: req.Saltenv,
-			Pillarenv: req.Pillarenv, Override: req.Override, CleanCache: req.CleanCache})
+			Pillarenv: req.Pillarenv, Override: req.Override, CleanCache: req.CleanCache, Ext: req.Ext})
 	}
 }
 
