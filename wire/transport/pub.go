@@ -136,7 +136,7 @@ func (p *PubServer) Close() error {
 
 func (p *PubServer) shutdown() error { return p.l.close() }
 
-func (p *PubServer) handle(raw net.Conn) {
+func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 	c, err := openZMTP(p.l.ctx, raw, rolePub, nil, p.l.lim, p.l.budget)
 	if err != nil {
 		p.log.Debug("transport: pub handshake failed", "peer", raw.RemoteAddr(), "err", err)
