@@ -298,7 +298,7 @@ func connLimits(cfg *config.Master, log *slog.Logger) transport.Limits {
 		log.Warn("the open files limit is below max_open_files; connections are limited accordingly",
 			"ulimit_n", rl.Cur, "max_open_files", want)
 	}
-	return transport.Limits{MaxConns: connBudget(min(rl.Cur, want)), Gate: transport.NewConnGate(connBudget(min(rl.Cur, want)))}
+	return transport.Limits{Gate: transport.NewConnGate(connBudget(min(rl.Cur, want)))}
 }
 
 // connBudget is the connections both ports may hold together with files

@@ -10,11 +10,11 @@ import (
 // idle request connections make room for publish subscribers and new
 // requesters once the gate is full (their pools reconnect on the next
 // request without failing it), and with only publish connections left a
-// further connection is refused.
+// further connection waits until one ends.
 func TestConnGateSharedBudget(t *testing.T) {
 	const budget = 4
 	gate := NewConnGate(budget)
-	lim := Limits{MaxConns: budget, Gate: gate}
+	lim := Limits{Gate: gate}
 	srv := listenReq(t, "127.0.0.1:0", echo, ReqOptions{Limits: lim})
 	pub := listenPub(t, "127.0.0.1:0", PubOptions{Limits: lim})
 	ctx := context.Background()
@@ -53,13 +53,23 @@ func TestConnGateSharedBudget(t *testing.T) {
 	waitFor(t, func() bool { return gate.Conns() <= budget })
 
 	// A fourth subscriber evicts the last idle request connection; a fifth
-	// finds nothing to evict and is refused.
+	// finds nothing to evict and waits, unserved, until a subscriber leaves.
 	c := rawDial(t, pub.Addr().String())
 	c.handshake(t, "SUB")
 	waitFor(t, func() bool { return pub.Subscribers() == budget })
 	extra := rawDial(t, pub.Addr().String())
-	extra.expectClosed(t, 5*time.Second)
-	if pub.Subscribers() != budget {
-		t.Fatalf("subscribers %d, want %d", pub.Subscribers(), budget)
+	if _, err := extra.Write(append(zGreeting(), zReady("SUB")...)); err != nil {
+		t.Fatalf("write handshake: %v", err)
 	}
+	_ = extra.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if _, err := extra.r.ReadByte(); err == nil {
+		t.Fatal("a fifth connection was served beyond the budget")
+	}
+	_ = extra.SetReadDeadline(time.Time{})
+	c.Close()
+	_ = extra.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := extra.r.ReadByte(); err != nil {
+		t.Fatalf("the waiting connection was not served after a subscriber left: %v", err)
+	}
+	waitFor(t, func() bool { return pub.Subscribers() == budget && gate.Conns() == budget })
 }

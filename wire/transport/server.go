@@ -93,14 +93,28 @@ func (l *listener) serve(handle func(net.Conn, *connSlot)) {
 	}()
 }
 
-// track admits c: within this server's MaxConns and the shared gate's
-// budget. It returns c's slot (busy with its handshake), or nil.
+// track admits c within this server's MaxConns and the shared gate's
+// budget. It returns c's slot (busy with its handshake), or nil when c
+// must be refused. While the gate is spent and no idle request connection
+// can give its place up, it waits (c stays unserved, and the connections
+// behind it in the kernel's listen backlog with it) until a connection
+// ends: a peer waits a moment for its handshake instead of being cut off,
+// which would cost a minion its return or a CLI its request.
 func (l *listener) track(c net.Conn) *connSlot {
 	l.mu.Lock()
 	full := l.closed || len(l.conns) >= l.lim.MaxConns
 	l.mu.Unlock()
-	if full || !l.lim.Gate.acquire() {
+	if full {
 		return nil
+	}
+	var wait time.Duration
+	for !l.lim.Gate.acquire() {
+		wait = min(max(2*wait, time.Millisecond), 50*time.Millisecond)
+		select {
+		case <-time.After(wait):
+		case <-l.ctx.Done():
+			return nil
+		}
 	}
 	s := &connSlot{raw: c}
 	s.busy.Store(1)
