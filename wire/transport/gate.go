@@ -23,6 +23,18 @@ type ConnGate struct {
 	mu        sync.Mutex
 	evictable []*listener
 	evicted   atomic.Uint64
+	lastWarn  atomic.Int64 // unix nanoseconds of the last eviction warning
+}
+
+// warnEvery bounds the gate's warnings to one per interval.
+const warnEvery = 10 * time.Second
+
+// shouldWarn reports whether an eviction warning is due (one per
+// warnEvery).
+func (g *ConnGate) shouldWarn() bool {
+	now := time.Now().UnixNano()
+	last := g.lastWarn.Load()
+	return now-last >= int64(warnEvery) && g.lastWarn.CompareAndSwap(last, now)
 }
 
 // NewConnGate returns a gate admitting at most max connections (max <= 0:
@@ -72,7 +84,10 @@ func (g *ConnGate) acquire() bool {
 	g.mu.Unlock()
 	for _, l := range ls {
 		if l.evictIdle() {
-			g.evicted.Add(1)
+			if n := g.evicted.Add(1); g.shouldWarn() {
+				l.log.Warn("transport: too many connections, closing the request connection idle the longest to admit one",
+					"max", g.max, "evicted_total", n)
+			}
 			return true
 		}
 	}
