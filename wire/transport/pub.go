@@ -223,10 +223,17 @@ func (s *pubSub) next() [][]byte {
 	}
 	msgs := append(s.batch[:0], s.q[:n]...)
 	s.batch = msgs
-	clear(s.q[:n])
-	s.q = s.q[n:]
-	if len(s.q) == 0 {
-		s.q = nil
+	if rest := len(s.q) - n; rest <= maxBatchMsgs {
+		// A short queue keeps its array (no allocation per publish).
+		copy(s.q, s.q[n:])
+		clear(s.q[rest:])
+		s.q = s.q[:rest]
+		if cap(s.q) > 4*maxBatchMsgs {
+			s.q = append([][]byte(nil), s.q...)
+		}
+	} else {
+		clear(s.q[:n])
+		s.q = s.q[n:]
 	}
 	return msgs
 }
