@@ -507,6 +507,13 @@ func (r *IPCReader) Next(ctx context.Context) (Event, error) {
 	if err := ctx.Err(); err != nil {
 		return Event{}, err
 	}
+	// A frame already read (several arrive in one read from a busy bus)
+	// needs no deadline watch on ctx.
+	if frame, ok, err := r.fr.buffered(); err != nil {
+		return Event{}, err
+	} else if ok {
+		return DecodeFrame(frame)
+	}
 	undo := deadlineOnCancel(ctx, r.c.SetReadDeadline)
 	ev, err := r.fr.Next()
 	if undo() && err != nil {
