@@ -46,6 +46,12 @@ ping_count() {
   [ "$c" -gt 0 ] || [ ! -s "$tmp/cli.err" ] || echo "bench: gsalt CLI: $(tail -1 "$tmp/cli.err" | cut -c1-300)" >&2
   echo "$c"
 }
+# ping_timed LIMIT: ping_count, with the CLI process's own CPU seconds
+# (user+system) added to $tmp/cli.cpu.
+ping_timed() {
+  /usr/bin/time -f '%U %S' -o "$tmp/cli.time" "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t "$1" 2>/dev/null | grep -c ': true' || true
+  awk '{printf "%.2f\n", $1 + $2}' "$tmp/cli.time" >>"$tmp/cli.cpu"
+}
 wait_all() { # wait_all LIMIT_S: polls until all N answer; prints the seconds taken, or ">LIMIT (got/N)"
   local t0 got; t0=$(now)
   while :; do
@@ -88,7 +94,7 @@ swarm_cpu() { local s=0 p; for p in "${sps[@]}"; do s=$(echo "$s + $(proc_cpu "$
 mc0=$(proc_cpu "$mp"); sc0=$(swarm_cpu); read -r j0 r0 w0 k0 < <(stats)
 walls=(); short=0
 for ((r = 0; r < pings; r++)); do
-  a=$(now); got=$(ping_count 30); b=$(now)
+  a=$(now); got=$(ping_timed 30); b=$(now)
   walls+=("$(echo "$b - $a" | bc)")
   [ "$got" -ge "$n" ] || short=$((short + 1))
 done
@@ -104,6 +110,7 @@ mret=$(echo "scale=4; ($mc1 - $mc0) * 1000 / $rets" | bc)
 sret=$(echo "scale=4; ($sc1 - $sc0) * 1000 / $rets" | bc)
 rss=$(proc_rss_mib "$mp")
 echo "gsalt '*' test.ping x$pings: walls ${walls[*]} s (median $wall s, $short run(s) short of $n); master CPU $(echo "$mc1 - $mc0" | bc) s, swarm CPU $(echo "$sc1 - $sc0" | bc) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "gsalt CLI process CPU per ping (user+system): $(sort -n "$tmp/cli.cpu" | tr '\n' ' ')s"
 [ -n "$k1" ] && echo "during the pings: $((j1 - j0)) jobs published, $((r1 - r0)) returns received, job cache $((w1 - w0)) writes in $((k1 - k0)) commits"
 echo "RSS: gsalt-master $rss MiB, swarm $(for p in "${sps[@]}"; do printf '%s MiB ' "$(proc_rss_mib "$p")"; done)"
 
