@@ -38,12 +38,13 @@ stats() { echo "$(metric master_jobs_published_total) $(metric master_returns_re
 prof=${BENCH_PROFILE:-}
 [ -n "$prof" ] && mkdir -p "$prof"
 now() { date +%s.%N; }
-# ping_count T: how many identities answered a --static ping; the CLI's
-# stderr is kept in $tmp/cli.err (its last line is shown when none did).
+# ping_count T: how many identities answered a --static ping; when none
+# did, the CLI's last line (stdout or stderr) goes to stderr.
 ping_count() {
   local c
-  c=$("$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t "$1" 2>"$tmp/cli.err" | grep -c ': true' || true)
-  [ "$c" -gt 0 ] || [ ! -s "$tmp/cli.err" ] || echo "bench: gsalt CLI: $(tail -1 "$tmp/cli.err" | cut -c1-300)" >&2
+  "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t "$1" >"$tmp/cli.out" 2>&1 || true
+  c=$(grep -c ': true' "$tmp/cli.out" || true)
+  [ "$c" -gt 0 ] || echo "bench: gsalt CLI: $(tail -1 "$tmp/cli.out" | cut -c1-300)" >&2
   echo "$c"
 }
 # ping_timed LIMIT: ping_count, with the CLI process's own CPU seconds
