@@ -103,6 +103,11 @@ func (st *renderState) installFilters() {
 	for name, pyName := range map[string]string{"min": "lst_min", "max": "lst_max", "unique": "unique"} {
 		st.env.Filters[name] = oneArgFilter(pyName, st.env.Filters[name])
 	}
+	for name, pol := range undefinedFilters() {
+		if fn, ok := st.env.Filters[name]; ok {
+			st.env.Filters[name] = undefinedAware(pol, fn)
+		}
+	}
 }
 
 // saltUnique is Salt's unique (salt.utils.jinja.unique replaces
