@@ -91,6 +91,9 @@ func (st *renderState) installFilters() {
 	for name, fn := range randomFilters() {
 		st.env.Filters[name] = fn
 	}
+	for name, fn := range osFilters() {
+		st.env.Filters[name] = fn
+	}
 	st.env.Filters["str_to_num"] = st.env.Filters["to_num"]
 	st.env.Filters["unique"] = saltUnique
 	for name, sig := range map[string][]string{
