@@ -1313,11 +1313,19 @@ func (p *Parser) parseCallArgs() (callArgs, error) {
 			if a.DynKwarg != nil {
 				return a, p.fail(t.line, "invalid syntax for function call expression")
 			}
-			name := p.next().val
+			nt := p.next()
+			name := nt.val
 			p.next()
 			v, err := p.parseExpression(true)
 			if err != nil {
 				return a, err
+			}
+			for _, n := range a.KwNames {
+				if n == name {
+					// Jinja2 parses it; Python refuses to compile the
+					// generated call (a SyntaxError, not Jinja's own)
+					return a, &Error{Kind: "SyntaxError", Msg: "keyword argument repeated: " + name, Line: nt.line}
+				}
 			}
 			a.KwNames = append(a.KwNames, name)
 			a.KwVals = append(a.KwVals, v)
