@@ -180,6 +180,9 @@ func (r *Registry) Render(ctx context.Context, src []byte, pipeline string, rc *
 	}
 	var data any = string(src)
 	for _, name := range names {
+		if isRefused(name) || !r.has(name) {
+			return nil, fmt.Errorf("%w: %s: %s", ErrRenderer, pipelineOrigin(rc, shebang != ""), unsupportedRenderer(name, pipeline))
+		}
 		rd, ok := r.Lookup(name)
 		if !ok {
 			return nil, fmt.Errorf("%w: %q (pipeline %q)", ErrRenderer, name, pipeline)
