@@ -56,6 +56,13 @@ type FunctionChecker interface {
 	HasFunction(fun string) bool
 }
 
+// FunctionExplainer is a Caller that can say why a function is missing
+// (a function of a custom Python module, which gsalt does not load):
+// salt['mod.fun'] is then undefined with that message.
+type FunctionExplainer interface {
+	ExplainMissing(fun string) string
+}
+
 // Context is what a template sees, Salt's renderer context.
 type Context struct {
 	// Grains, Pillar and Opts are exposed as grains, pillar and opts

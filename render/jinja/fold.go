@@ -31,15 +31,39 @@ type foldExpr struct {
 // the optimizer never folds.
 var contextFilters = map[string]bool{"map": true, "select": true, "reject": true, "selectattr": true, "rejectattr": true, "random": true}
 
-// foldRewrite wraps the foldable parts of x that hold a slice.
-func foldRewrite(x Expr) Expr {
-	out, _, _ := foldWalk(x, 0)
+// foldRewrite wraps the foldable parts of x that hold a slice. check is
+// called with the constant operands the optimizer takes the truth of
+// (a conditional expression's test, the left side of and/or).
+func foldRewrite(x Expr, check func(Expr)) Expr {
+	out, _, _ := foldWalk(x, 0, check)
 	return out
+}
+
+// compileTruth is Jinja2's optimizer taking bool() of a constant operand
+// outside its error handling (CondExpr and And/Or): a strict undefined
+// value raises UndefinedError when the template is compiled, wherever
+// the expression is. It returns that error, or nil.
+func compileTruth(env *Environment, x Expr) error {
+	if env == nil {
+		return nil
+	}
+	r := newRuntime(env)
+	r.constMode = true
+	v, err := r.evalExpr(x, &frame{vars: map[string]any{}, rt: r})
+	if err != nil {
+		return nil // the optimizer gives up on it (Impossible)
+	}
+	if u, ok := v.(*Undefined); ok && u.Strict {
+		// not Jinja's UndefinedError report: Salt sees it escape from
+		// compiling the template
+		return &Error{Kind: "UndefinedError(compile)", Msg: u.Message(), Line: x.exprLine()}
+	}
+	return nil
 }
 
 // foldWalk returns x with its foldable slice-holding parts wrapped,
 // whether x itself is foldable, and whether it holds a slice.
-func foldWalk(x Expr, depth int) (Expr, bool, bool) {
+func foldWalk(x Expr, depth int, check func(Expr)) (Expr, bool, bool) {
 	if x == nil {
 		return nil, true, false
 	}
@@ -50,7 +74,7 @@ func foldWalk(x Expr, depth int) (Expr, bool, bool) {
 	all := func(es []Expr) (bool, bool) {
 		c, s := true, false
 		for i, e := range es {
-			ne, ec, es2 := foldWalk(e, d)
+			ne, ec, es2 := foldWalk(e, d, check)
 			es[i] = ne
 			c = c && ec
 			s = s || es2
@@ -72,35 +96,41 @@ func foldWalk(x Expr, depth int) (Expr, bool, bool) {
 		c2, s2 := all(e.Vals)
 		c, s = c1 && c2, s1 || s2
 	case *getattrExpr:
-		e.Obj, c, s = foldWalk(e.Obj, d)
+		e.Obj, c, s = foldWalk(e.Obj, d, check)
 	case *getitemExpr:
 		var kc, ks bool
-		e.Obj, c, s = foldWalk(e.Obj, d)
+		e.Obj, c, s = foldWalk(e.Obj, d, check)
 		if sl, ok := e.Key.(*sliceExpr); ok {
 			parts := []Expr{sl.Start, sl.Stop, sl.Step}
 			kc, ks = all(parts)
 			sl.Start, sl.Stop, sl.Step = parts[0], parts[1], parts[2]
 			ks = true
 		} else {
-			e.Key, kc, ks = foldWalk(e.Key, d)
+			e.Key, kc, ks = foldWalk(e.Key, d, check)
 		}
 		c, s = c && kc, s || ks
 	case *binExpr:
 		var rc, rs bool
-		e.L, c, s = foldWalk(e.L, d)
-		e.R, rc, rs = foldWalk(e.R, d)
+		e.L, c, s = foldWalk(e.L, d, check)
+		e.R, rc, rs = foldWalk(e.R, d, check)
+		if c && (e.Op == "and" || e.Op == "or") && check != nil {
+			check(e.L)
+		}
 		c, s = c && rc, s || rs
 	case *unaryExpr:
-		e.X, c, s = foldWalk(e.X, d)
+		e.X, c, s = foldWalk(e.X, d, check)
 	case *compareExpr:
-		e.First, c, s = foldWalk(e.First, d)
+		e.First, c, s = foldWalk(e.First, d, check)
 		rc, rs := all(e.Rest)
 		c, s = c && rc, s || rs
 	case *condExpr:
 		var tc, ts, ec, es bool
-		e.Test, c, s = foldWalk(e.Test, d)
-		e.Then, tc, ts = foldWalk(e.Then, d)
-		e.Else, ec, es = foldWalk(e.Else, d)
+		e.Test, c, s = foldWalk(e.Test, d, check)
+		if c && check != nil {
+			check(e.Test)
+		}
+		e.Then, tc, ts = foldWalk(e.Then, d, check)
+		e.Else, ec, es = foldWalk(e.Else, d, check)
 		c, s = c && tc && ec && e.Else != nil, s || ts || es
 	case *concatExpr:
 		c, s = all(e.Items)
@@ -108,16 +138,16 @@ func foldWalk(x Expr, depth int) (Expr, bool, bool) {
 		if e.X == nil {
 			return e, false, false
 		}
-		e.X, c, s = foldWalk(e.X, d)
-		ac, as := foldArgs(&e.callArgs, d)
+		e.X, c, s = foldWalk(e.X, d, check)
+		ac, as := foldArgs(&e.callArgs, d, check)
 		c, s = c && ac && !contextFilters[e.Name], s || as
 	case *testExpr:
-		e.X, c, s = foldWalk(e.X, d)
-		ac, as := foldArgs(&e.callArgs, d)
+		e.X, c, s = foldWalk(e.X, d, check)
+		ac, as := foldArgs(&e.callArgs, d, check)
 		c, s = c && ac, s || as
 	case *callExpr:
-		e.Fn, _, _ = foldWalk(e.Fn, d)
-		foldArgs(&e.callArgs, d)
+		e.Fn, _, _ = foldWalk(e.Fn, d, check)
+		foldArgs(&e.callArgs, d, check)
 		return e, false, false
 	default:
 		return x, false, false
@@ -128,21 +158,21 @@ func foldWalk(x Expr, depth int) (Expr, bool, bool) {
 	return x, c, s
 }
 
-func foldArgs(a *callArgs, depth int) (bool, bool) {
+func foldArgs(a *callArgs, depth int, check func(Expr)) (bool, bool) {
 	c, s := true, false
 	for i, e := range a.Args {
-		ne, ec, es := foldWalk(e, depth)
+		ne, ec, es := foldWalk(e, depth, check)
 		a.Args[i], c, s = ne, c && ec, s || es
 	}
 	for i, e := range a.KwVals {
-		ne, ec, es := foldWalk(e, depth)
+		ne, ec, es := foldWalk(e, depth, check)
 		a.KwVals[i], c, s = ne, c && ec, s || es
 	}
 	if a.DynArgs != nil || a.DynKwarg != nil {
 		var ec, es bool
-		a.DynArgs, ec, es = foldWalk(a.DynArgs, depth)
+		a.DynArgs, ec, es = foldWalk(a.DynArgs, depth, check)
 		c, s = c && ec, s || es
-		a.DynKwarg, ec, es = foldWalk(a.DynKwarg, depth)
+		a.DynKwarg, ec, es = foldWalk(a.DynKwarg, depth, check)
 		c, s = c && ec, s || es
 	}
 	return c, s

@@ -835,7 +835,16 @@ func (p *Parser) parseExpression(withCond bool) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return foldRewrite(x), nil
+	var cerr error
+	x = foldRewrite(x, func(t Expr) {
+		if cerr == nil {
+			cerr = compileTruth(p.env, t)
+		}
+	})
+	if cerr != nil {
+		return nil, cerr
+	}
+	return x, nil
 }
 
 func (p *Parser) parseCondExpr() (Expr, error) {
