@@ -1000,6 +1000,11 @@ func minMax(sign int) FilterFunc {
 
 func selectFilter(keep, byAttr bool) FilterFunc {
 	return func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		// select_or_reject: `if value:` before anything else, so a false
+		// value (0, '', None) selects nothing, even when not iterable
+		if t, err := Truthy(v); err != nil || !t {
+			return &List{}, err
+		}
 		items, err := Iterate(v)
 		if err != nil {
 			return nil, err
