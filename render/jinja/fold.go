@@ -39,8 +39,8 @@ func foldRewrite(x Expr, check func(Expr)) Expr {
 	return out
 }
 
-// compileTruth is Jinja2's optimizer taking bool() of a constant operand
-// outside its error handling (CondExpr and And/Or): a strict undefined
+// compileTruth is Jinja2's optimizer taking bool() or str() of a constant
+// operand outside its error handling (CondExpr, And/Or, Concat): a strict undefined
 // value raises UndefinedError when the template is compiled, wherever
 // the expression is. It returns that error, or nil.
 func compileTruth(env *Environment, x Expr) error {
@@ -134,6 +134,13 @@ func foldWalk(x Expr, depth int, check func(Expr)) (Expr, bool, bool) {
 		c, s = c && tc && ec && e.Else != nil, s || ts || es
 	case *concatExpr:
 		c, s = all(e.Items)
+		if c && check != nil {
+			// Concat.as_const takes str() of every part outside any
+			// error handling
+			for _, it := range e.Items {
+				check(it)
+			}
+		}
 	case *filterExpr:
 		if e.X == nil {
 			return e, false, false
