@@ -167,7 +167,14 @@ func builtinFilters() map[string]FilterFunc {
 			return items[0], nil
 		},
 		"last": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
-			// next(iter(reversed(seq))): a dict gives its last key
+			// next(iter(reversed(seq))): a dict gives its last key;
+			// iterators and sets are not reversible
+			switch x := v.(type) {
+			case *Generator:
+				return nil, &Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' object is not reversible", x.Type)}
+			case *Set:
+				return nil, &Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' object is not reversible", TypeName(x))}
+			}
 			items, err := Iterate(v)
 			if err != nil {
 				return nil, err
