@@ -346,6 +346,14 @@ func (st *renderState) filters() map[string]filterFunc {
 		"min": simple(func(in any, va *varArgs) (any, error) { return extreme(in, -1) }),
 		"max": simple(func(in any, va *varArgs) (any, error) { return extreme(in, 1) }),
 		"avg": simple(func(in any, va *varArgs) (any, error) {
+			if m, isMap := in.(*payload.Map); isMap {
+				// a dict is not hashable: sum(d) / len(d) over its keys
+				keys := make([]any, 0, m.Len())
+				for _, it := range m.Items() {
+					keys = append(keys, it.Key)
+				}
+				in = keys
+			}
 			l, ok := in.([]any)
 			if !ok {
 				// a hashable value: float(value)
