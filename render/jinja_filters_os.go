@@ -1,14 +1,8 @@
 package render
 
 import (
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha3"
-	"crypto/sha512"
 	"encoding/hex"
 	"errors"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -141,40 +135,13 @@ func filterListFiles(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any,
 	return out, nil
 }
 
-// hashlibNew is hashlib's constructor for a hash name gsalt knows.
-func hashlibNew(form string) hash.Hash {
-	switch form {
-	case "md5":
-		return md5.New()
-	case "sha1":
-		return sha1.New()
-	case "sha224":
-		return sha256.New224()
-	case "sha256":
-		return sha256.New()
-	case "sha384":
-		return sha512.New384()
-	case "sha512":
-		return sha512.New()
-	case "sha3_224":
-		return sha3.New224()
-	case "sha3_256":
-		return sha3.New256()
-	case "sha3_384":
-		return sha3.New384()
-	case "sha3_512":
-		return sha3.New512()
-	}
-	return nil
-}
-
 func filterFileHashsum(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
 	a, err := jinja.Bind("get_hash", args, kw, []string{"form", "chunk_size"}, "sha256", int64(65536))
 	if err != nil {
 		return nil, err
 	}
 	form, _ := a[0].(string)
-	h := hashlibNew(form)
+	h := newHash(form)
 	if h == nil {
 		s, _ := jinja.Str(a[0])
 		return nil, pyErr("ValueError", "Invalid hash type: %s", s)
