@@ -115,12 +115,13 @@ type Registry struct {
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{r: map[string]Renderer{}} }
 
-// Default returns a registry with gsalt's renderers: jinja, yaml, json,
+// Default returns a registry with gsalt's renderers: jinja, yaml (remembering
+// the trees of recent documents, see memoYAML), json,
 // and refusals for the Python-based ones.
 func Default() *Registry {
 	r := NewRegistry()
 	r.Register("jinja", Jinja{})
-	r.Register("yaml", YAML{})
+	r.Register("yaml", newMemoYAML())
 	r.Register("json", JSON{})
 	for _, name := range refused {
 		r.Register(name, refusal(name))
