@@ -35,7 +35,7 @@ const (
 	// yamlMemoEntries is how many distinct documents are remembered.
 	yamlMemoEntries = 64
 	// yamlMemoMaxInput is the largest document remembered, in bytes.
-	yamlMemoMaxInput = 4 << 20
+	yamlMemoMaxInput = 1 << 20
 	// yamlMemoMinInput is the smallest: shorter ones decode faster than
 	// a copy is made.
 	yamlMemoMinInput = 512
