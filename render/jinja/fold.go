@@ -102,9 +102,9 @@ func foldWalk(x Expr, depth int, check func(Expr)) (Expr, bool, bool) {
 		e.Obj, c, s = foldWalk(e.Obj, d, check)
 		if sl, ok := e.Key.(*sliceExpr); ok {
 			parts := []Expr{sl.Start, sl.Stop, sl.Step}
-			kc, ks = all(parts)
+			kc, _ = all(parts)
 			sl.Start, sl.Stop, sl.Step = parts[0], parts[1], parts[2]
-			ks = true
+			ks = true // the key is a slice
 		} else {
 			e.Key, kc, ks = foldWalk(e.Key, d, check)
 		}
