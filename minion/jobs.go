@@ -201,9 +201,26 @@ func (m *Minion) handleFrames(ctx context.Context, frames [][]byte) {
 	m.saveReplayGuard(s.key, serial)
 	if m.opened != nil {
 		// Shared between the swarm's identities: the job gets its own.
-		load = payload.DeepClone(load).(*payload.Map)
+		load = ownJobLoad(load)
 	}
 	m.startJob(ctx, load)
+}
+
+// ownJobLoad is the job's own copy of a publish load shared between the
+// identities of a swarm: every value is copied but the target, which a job
+// only reads (it is kept in the job's proc data) and which can be large —
+// a --static ping of N identities lists all N, and a copy per identity
+// made each publish cost N² in memory.
+func ownJobLoad(shared *payload.Map) *payload.Map {
+	out := payload.NewMap()
+	for _, it := range shared.Items() {
+		if k, ok := it.Key.(string); ok && k == "tgt" {
+			out.SetKey(it.Key, it.Value)
+			continue
+		}
+		out.SetKey(payload.DeepClone(it.Key), payload.DeepClone(it.Value))
+	}
+	return out
 }
 
 // openPublish decrypts a publish body with s (checking sig when the

@@ -144,8 +144,14 @@ func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *pa
 		Registry: reg,
 		Grains:   g,
 		Logger:   log,
+		SubQueue: swarmSubQueue,
 	})
 }
+
+// swarmSubQueue bounds each identity's queue of received publishes (a
+// channel allocated up front: the default of 1,000 made ~24 KiB per
+// identity; publishes are taken as fast as they arrive).
+const swarmSubQueue = 128
 
 // maxVerified bounds the publish signatures a swarm remembers.
 const maxVerified = 64
@@ -226,11 +232,15 @@ type openedPubs struct {
 }
 
 type openedPub struct {
-	key    string
-	pub    *rsa.PublicKey // nil: not signed-checked
-	body   []byte
+	key  string
+	pub  *rsa.PublicKey // nil: not signed-checked
+	body []byte
+	// done is closed once load, serial and err are set (by the one
+	// identity that opens the publish; the others wait for it).
+	done   chan struct{}
 	load   *payload.Map
 	serial int64
+	err    error
 }
 
 func newOpenedPubs() *openedPubs {
@@ -244,37 +254,89 @@ func samePub(a, b *rsa.PublicKey) bool {
 	return a == b || a.Equal(b)
 }
 
+// find returns the entry for the triple among the entries of hash h, or nil;
+// o.mu is held.
+func (o *openedPubs) find(h uint64, key string, pub *rsa.PublicKey, body []byte) *openedPub {
+	for _, e := range o.m[h] {
+		if e.key == key && samePub(e.pub, pub) && bytes.Equal(e.body, body) {
+			return e
+		}
+	}
+	return nil
+}
+
 // open returns the opened publish of body under session key and master
-// key pub (nil when signatures are not checked), opening it with fn once.
+// key pub (nil when signatures are not checked), opening it with fn once:
+// the identities that receive the frame while it is being opened wait for
+// that one opening instead of each decoding it (thousands of identities
+// get the same frame at the same moment; a publish to a list of 10,000 ids
+// is ~100 KiB, and opening it in every identity at once took gigabytes).
+// When the opening fails, each waiter opens the frame itself, so every
+// identity meets the failure (a bad HMAC makes it re-authenticate).
 func (o *openedPubs) open(key string, pub *rsa.PublicKey, body []byte, fn func() (*payload.Map, int64, error)) (*payload.Map, int64, error) {
 	h := maphash.Bytes(o.seed, body)
 	o.mu.Lock()
-	for _, e := range o.m[h] {
-		if e.key == key && samePub(e.pub, pub) && bytes.Equal(e.body, body) {
-			o.mu.Unlock()
-			return e.load, e.serial, nil
+	e := o.find(h, key, pub, body)
+	if e != nil {
+		o.mu.Unlock()
+		<-e.done
+		if e.err != nil {
+			return fn()
 		}
+		return e.load, e.serial, nil
 	}
-	o.mu.Unlock()
-	load, serial, err := fn()
-	if err != nil {
-		return nil, 0, err
-	}
-	e := &openedPub{key: key, pub: pub, body: bytes.Clone(body), load: load, serial: serial}
-	o.mu.Lock()
+	e = &openedPub{key: key, pub: pub, body: bytes.Clone(body), done: make(chan struct{})}
 	if len(o.ring) >= maxOpened {
-		old := o.ring[0]
-		o.ring = o.ring[1:]
-		if l := o.m[old]; len(l) > 1 {
-			o.m[old] = l[1:]
-		} else {
-			delete(o.m, old)
-		}
+		o.evictOldest()
 	}
 	o.m[h] = append(o.m[h], e)
 	o.ring = append(o.ring, h)
 	o.mu.Unlock()
-	return load, serial, nil
+
+	e.load, e.serial, e.err = fn()
+	close(e.done)
+	if e.err != nil {
+		o.mu.Lock()
+		o.remove(h, e)
+		o.mu.Unlock()
+		return nil, 0, e.err
+	}
+	return e.load, e.serial, nil
+}
+
+// evictOldest drops the oldest entry; o.mu is held.
+func (o *openedPubs) evictOldest() {
+	old := o.ring[0]
+	o.ring = o.ring[1:]
+	if l := o.m[old]; len(l) > 1 {
+		o.m[old] = l[1:]
+	} else {
+		delete(o.m, old)
+	}
+}
+
+// remove drops entry e of hash h (a failed opening); o.mu is held.
+func (o *openedPubs) remove(h uint64, e *openedPub) {
+	l := o.m[h]
+	for i, x := range l {
+		if x != e {
+			continue
+		}
+		l = append(l[:i:i], l[i+1:]...)
+		if len(l) == 0 {
+			delete(o.m, h)
+		} else {
+			o.m[h] = l
+		}
+		// The ring keeps one slot per entry of h; drop the newest of them.
+		for j := len(o.ring) - 1; j >= 0; j-- {
+			if o.ring[j] == h {
+				o.ring = append(o.ring[:j:j], o.ring[j+1:]...)
+				break
+			}
+		}
+		return
+	}
 }
 
 // beaconClock is the one beacon timer of a swarm: every loop interval it

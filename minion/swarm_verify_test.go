@@ -7,11 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/beacons"
 	bbuiltin "github.com/gsalt/gsalt/beacons/builtin"
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -189,5 +193,79 @@ func TestBeaconClock(t *testing.T) {
 	c.leave(ids["busy"])
 	if n := len(c.tick(ctx, time.Now(), nil)); n != 0 {
 		t.Errorf("a tick started %d loops after the identity left", n)
+	}
+}
+
+// TestJobLoadSharesOnlyTarget checks the job's copy of a swarm's shared
+// publish: the target is shared (read-only, possibly 10,000 ids), every
+// other value is the job's own, so a job changing its arguments cannot
+// reach the other identities.
+func TestJobLoadSharesOnlyTarget(t *testing.T) {
+	tgt := []any{"a", "b", "c"}
+	arg := []any{payload.NewMap("k", "v"), "x"}
+	shared := payload.NewMap("tgt", tgt, "tgt_type", "list", "fun", "test.arg", "arg", arg, "jid", "1")
+	got := ownJobLoad(shared)
+	if !py.Equal(got, shared) {
+		t.Fatalf("copy differs: %v vs %v", got, shared)
+	}
+	gt, _ := got.Get("tgt")
+	if l, ok := gt.([]any); !ok || &l[0] != &tgt[0] {
+		t.Errorf("tgt was copied, want it shared")
+	}
+	ga, _ := got.Get("arg")
+	ga.([]any)[0].(*payload.Map).Set("k", "changed")
+	ga.([]any)[1] = "y"
+	if v, _ := arg[0].(*payload.Map).Get("k"); v != "v" || arg[1] != "x" {
+		t.Errorf("changing the job's arg reached the shared load: %v", arg)
+	}
+}
+
+// TestOpenedPubsOnceUnderConcurrency has many identities receive the same
+// frame at the same moment: it is opened once and every identity gets that
+// load; when the opening fails, every identity opens the frame itself.
+func TestOpenedPubsOnceUnderConcurrency(t *testing.T) {
+	for _, failing := range []bool{false, true} {
+		o := newOpenedPubs()
+		gate := make(chan struct{})
+		var opens atomic.Int64
+		const n = 500
+		var wg sync.WaitGroup
+		loads := make([]*payload.Map, n)
+		errs := make([]error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				loads[i], _, errs[i] = o.open("s1", nil, []byte("the same frame"), func() (*payload.Map, int64, error) {
+					if opens.Add(1) == 1 {
+						<-gate // the first opening is slow: the others arrive meanwhile
+					}
+					if failing {
+						return nil, 0, errors.New("bad hmac")
+					}
+					return payload.NewMap("jid", "1"), 0, nil
+				})
+			}()
+		}
+		// Let the first opening finish once some identities wait on it.
+		for opens.Load() == 0 {
+			runtime.Gosched()
+		}
+		close(gate)
+		wg.Wait()
+		switch {
+		case !failing && opens.Load() != 1:
+			t.Errorf("opened %d times, want once", opens.Load())
+		case failing && opens.Load() != n:
+			t.Errorf("failing: opened %d times, want %d (each identity meets the failure)", opens.Load(), n)
+		}
+		for i := range n {
+			if failing != (errs[i] != nil) || (!failing && loads[i] != loads[0]) {
+				t.Fatalf("failing=%v identity %d: load %p err %v", failing, i, loads[i], errs[i])
+			}
+		}
+		if len(o.m) != 0 && failing {
+			t.Errorf("a failed opening stayed in the cache")
+		}
 	}
 }

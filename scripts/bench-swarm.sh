@@ -65,7 +65,7 @@ wait_all() { # wait_all LIMIT_S: polls until all N answer; prints the seconds ta
 }
 start_master() {
   local env=()
-  [ -n "$prof" ] && { mport=$(freeport); env=(GSALT_PPROF_ADDR=127.0.0.1:$mport); }
+  [ -n "$prof" ] && { mport=$(freeport); env=(GSALT_PPROF=127.0.0.1:$mport); }
   env "${env[@]}" "$bin/gsalt-master" -c "$tmp/etc/master" -l error & mp=$!; pids+=($mp)
   until [ -e "$tmp/master/sock/master_event_pub.ipc" ]; do sleep 0.2; done
 }
@@ -82,7 +82,7 @@ for k in "${!sizes[@]}"; do
   # identities retrying every acceptance_wait_time the first auths starve.
   swarm_preaccept "$tmp" "${names[$k]}" "$tmp/master/pki" >/dev/null
   env=()
-  [ -n "$prof" ] && { sports[$k]=$(freeport); env=(GSALT_PPROF_ADDR=127.0.0.1:${sports[$k]}); }
+  [ -n "$prof" ] && { sports[$k]=$(freeport); env=(GSALT_PPROF=127.0.0.1:${sports[$k]}); }
   env "${env[@]}" "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" -l error 2>>"$tmp/${names[$k]}.err" & sps[$k]=$!; pids+=(${sps[$k]})
 done
 until [ "$(($(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l) + $(ls "$tmp/master/pki/minions" 2>/dev/null | wc -l)))" -ge "$n" ]; do sleep 0.5; done

@@ -131,6 +131,8 @@ type Matcher struct {
 	mu    sync.Mutex
 	ll    *list.List
 	items map[cacheKey]*list.Element
+
+	lists listSets
 }
 
 type cacheKey struct {
@@ -306,6 +308,9 @@ func (m *Matcher) match(tgt any, tgtType, delimiter string, mn Minion) (bool, er
 	case TypePCRE:
 		return m.pcreMatch(tgt, mn.ID)
 	case TypeList:
+		if l, ok := tgt.([]any); ok && len(l) >= listSetMin {
+			return m.lists.lookup(l).has(mn.ID), nil
+		}
 		return listMatch(tgt, mn.ID), nil
 	case TypeGrain:
 		return m.subdictTarget(tgt, mn.Grains, delimiter, modeGlob)

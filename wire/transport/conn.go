@@ -22,11 +22,17 @@ type role struct {
 	peers         []string
 	server        bool
 	translateSubs bool
+	// keep, when set, is the largest idle read buffer the connection
+	// keeps (else the server or client default).
+	keep int
 }
 
 var (
-	rolePub    = role{own: zmq4.Pub, peers: []string{"SUB", "XSUB"}, server: true, translateSubs: true}
-	roleSub    = role{own: zmq4.Sub, peers: []string{"PUB", "XPUB"}}
+	rolePub = role{own: zmq4.Pub, peers: []string{"SUB", "XSUB"}, server: true, translateSubs: true}
+	// A subscriber only receives publishes: it keeps no more than one
+	// read chunk between them (a swarm has thousands, and a publish to
+	// a list of 10,000 ids is ~100 KiB).
+	roleSub    = role{own: zmq4.Sub, peers: []string{"PUB", "XPUB"}, keep: readChunk}
 	roleRouter = role{own: zmq4.Router, peers: []string{"REQ", "DEALER", "ROUTER"}, server: true}
 	roleReq    = role{own: zmq4.Req, peers: []string{"ROUTER", "REP"}}
 )
@@ -65,6 +71,7 @@ func openZMTP(ctx context.Context, raw net.Conn, r role, id []byte, lim Limits, 
 		peers:         r.peers,
 		translateSubs: r.translateSubs,
 		server:        r.server,
+		keep:          r.keep,
 		onPing:        c.pong,
 		budget:        b,
 		reserved:      &c.reserved,

@@ -62,6 +62,8 @@ type parser struct {
 	translateSubs bool
 	// server is set on the accepting side (frame deadlines apply).
 	server bool
+	// keep, when > 0, overrides the largest idle buffer kept.
+	keep int
 	// onPing is called with the PING context (already copied) for every PING.
 	onPing func(ctx []byte)
 
@@ -439,6 +441,9 @@ func (g *guard) parse() (need int, err error) {
 
 // keep is the largest buffer kept once drained.
 func (g *guard) keep() int {
+	if g.p.keep > 0 {
+		return g.p.keep
+	}
 	if g.p.server {
 		return keepBuf
 	}
