@@ -1,6 +1,7 @@
 package master
 
 import (
+	"bytes"
 	"context"
 	"crypto/rsa"
 	"errors"
@@ -591,4 +592,23 @@ func payloadString(load *payload.Map, key string) (string, bool) {
 	}
 	s, ok := v.(string)
 	return s, ok
+}
+
+// authMarker is the msgpack text of the "_auth" command name.
+var authMarker = []byte("\xa5_auth")
+
+// SlowRequest reports whether a request body is a clear-text minion
+// authentication (cmd "_auth"): the one request whose cost is an RSA
+// private-key operation, which the request port queues apart from
+// returns and publishes (transport.ReqOptions.Slow). It never keeps body.
+func SlowRequest(body []byte) bool {
+	if !bytes.Contains(body, authMarker) {
+		return false
+	}
+	req, err := message.ParseRequest(body, payload.DefaultLimits)
+	if err != nil || req.Enc != message.EncClear {
+		return false
+	}
+	cmd, _ := req.Load.Get("cmd")
+	return cmd == "_auth"
 }

@@ -222,7 +222,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	// ping; a waiting worker costs a parked goroutine.
 	workers := max(16*transport.DefaultWorkers, cfg.WorkerThreads*16)
 	d.req, err = transport.ListenReq(d.ctx, hostPort(cfg.Interface, cfg.RetPort), d.m.HandleRequest,
-		transport.ReqOptions{Workers: workers, Limits: lim, Logger: log, Release: d.m.ReplyRelease()})
+		transport.ReqOptions{Workers: workers, Limits: lim, Logger: log, Release: d.m.ReplyRelease(), Slow: master.SlowRequest})
 	if err != nil {
 		return nil, fmt.Errorf("masterd: request port: %w", err)
 	}

@@ -41,7 +41,9 @@ done
 until [ "$(ls "$tmp/master/pki/minions" 2>/dev/null | wc -l)" -ge "$n" ]; do sleep 1; done
 echo "salt-master, swarm N=$n: all keys accepted (auto_accept) after $(echo "$(now) - $start" | bc) s ($gen key pairs generated)"
 for k in "${!sizes[@]}"; do swarm_keys_out "$tmp" "${names[$k]}"; done
-salt_ping() { /usr/bin/python3 "$src/scripts/salt" -c "$tmp/etc/master" '*' test.ping --out json --static -t "$1" 2>/dev/null | grep -c ': true' || true; }
+static=()
+[ "${BENCH_STATIC:-0}" = 1 ] && static=(--static)
+salt_ping() { /usr/bin/python3 "$src/scripts/salt" -c "$tmp/etc/master" '*' test.ping --out json "${static[@]}" -t "$1" 2>/dev/null | grep -c ': true' || true; }
 for _ in $(seq "${SALT_WARM_TRIES:-10}"); do
   got=$(salt_ping 30)
   [ "$got" -ge "$n" ] && break
@@ -56,9 +58,9 @@ for ((r = 0; r < pings; r++)); do
 done
 c1=$(group_cpu)
 wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
-# salt.py runs --static as a 100% batch (a test.ping round, then the job),
-# as gsalt does: two jobs and 2N returns per ping, as in bench-swarm.sh.
-ret=$(echo "scale=4; ($c1 - $c0) * 1000 / ($pings * $n * 2)" | bc)
+# N returns per ping; with BENCH_STATIC=1 salt.py runs --static as a 100%
+# batch (a test.ping round, then the job), as gsalt does: 2N.
+ret=$(echo "scale=4; ($c1 - $c0) * 1000 / ($pings * $n * (${#static[@]} + 1))" | bc)
 rss=0; for p in $(group); do r=$(awk '/VmRSS/ {print $2}' /proc/$p/status 2>/dev/null || echo 0); rss=$((rss + r)); done
 rss=$(echo "scale=1; $rss / 1024" | bc)
 echo "salt-master: median wall $wall s, CPU $(echo "$c1 - $c0" | bc) s over $pings pings ($ret ms per return), RSS $rss MiB (sum over its processes); load $(cut -d' ' -f1-3 /proc/loadavg)"

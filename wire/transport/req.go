@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,17 @@ type ReqOptions struct {
 	Limits Limits
 	// Logger receives connection and drop logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Slow, when set, classifies a request body: a request it reports
+	// slow (a master's CPU-bound authentication: an RSA private-key
+	// operation) waits in a second queue served by SlowWorkers workers of
+	// its own, so that returns and publishes are not held behind
+	// thousands of authentications after a master restart, and CPU-bound
+	// work runs about one per core instead of hundreds at once. Each queue
+	// has QueueSize places. It must be cheap and must not keep body.
+	Slow func(body []byte) bool
+	// SlowWorkers is the number of workers for slow requests; default
+	// twice GOMAXPROCS.
+	SlowWorkers int
 	// Release, when set, is called with each reply the Handler returned
 	// once it has been written to the connection (or could not be), so
 	// the handler may reuse the reply's buffer.
@@ -64,6 +76,7 @@ type ReqServer struct {
 	log  *slog.Logger
 
 	jobs    chan reqJob
+	slow    chan reqJob // requests Slow reported; taken when jobs is empty
 	workers sync.WaitGroup
 	stopMu  sync.Mutex
 	stop    func() bool
@@ -119,9 +132,20 @@ func ListenReq(ctx context.Context, addr string, h Handler, opts ReqOptions) (*R
 		return nil, fmt.Errorf("transport: req listen %q: %w", addr, err)
 	}
 	s := &ReqServer{l: l, h: h, opts: opts, log: log, jobs: make(chan reqJob, opts.QueueSize)}
+	if opts.Slow != nil {
+		if opts.SlowWorkers <= 0 {
+			opts.SlowWorkers = 2 * runtime.GOMAXPROCS(0)
+		}
+		s.opts.SlowWorkers = opts.SlowWorkers
+		s.slow = make(chan reqJob, opts.QueueSize)
+		for range opts.SlowWorkers {
+			s.workers.Add(1)
+			go s.worker(s.slow)
+		}
+	}
 	for range opts.Workers {
 		s.workers.Add(1)
-		go s.worker()
+		go s.worker(s.jobs)
 	}
 	// The callback only shuts down; it never touches s.stop, which is set
 	// under stopMu after registration (the callback may already be running).
@@ -142,11 +166,12 @@ func (s *ReqServer) Addr() net.Addr { return s.l.ln.Addr() }
 // for callers that report it.
 func (s *ReqServer) Dropped() uint64 { return 0 }
 
-// QueueLen returns the number of requests waiting for a worker.
-func (s *ReqServer) QueueLen() int { return len(s.jobs) }
+// QueueLen returns the number of requests waiting for a worker (both
+// queues).
+func (s *ReqServer) QueueLen() int { return len(s.jobs) + len(s.slow) }
 
-// QueueCap is the bound of the request queue (see QueueLen).
-func (s *ReqServer) QueueCap() int { return cap(s.jobs) }
+// QueueCap is the bound of the request queues (see QueueLen).
+func (s *ReqServer) QueueCap() int { return cap(s.jobs) + cap(s.slow) }
 
 // Waited returns how many requests had to wait for room in a full queue.
 func (s *ReqServer) Waited() uint64 { return s.waited.Load() }
@@ -226,8 +251,12 @@ func (s *ReqServer) handle(raw net.Conn, slot *connSlot) {
 			return
 		}
 		j := reqJob{c: c, conn: slot, slots: slots, env: frames[: delim+1 : delim+1], body: frames[delim+1], reserved: reserved}
+		q := s.jobs
+		if s.slow != nil && s.opts.Slow(j.body) {
+			q = s.slow
+		}
 		select {
-		case s.jobs <- j:
+		case q <- j:
 			continue
 		default:
 		}
@@ -237,7 +266,7 @@ func (s *ReqServer) handle(raw net.Conn, slot *connSlot) {
 		n := s.waited.Add(1)
 		s.warnFull(n)
 		select {
-		case s.jobs <- j:
+		case q <- j:
 		case <-c.done:
 			<-slots
 			c.releaseReserved(reserved)
@@ -274,13 +303,14 @@ func (s *ReqServer) warnFull(total uint64) {
 	s.log.Warn("transport: request queue full, holding requests back until workers catch up", "addr", s.Addr(), "queue", s.opts.QueueSize, "waited_total", total)
 }
 
-func (s *ReqServer) worker() {
+// worker runs the requests of queue q until the server closes.
+func (s *ReqServer) worker(q chan reqJob) {
 	defer s.workers.Done()
 	for {
 		select {
 		case <-s.l.ctx.Done():
 			return
-		case j := <-s.jobs:
+		case j := <-q:
 			s.run(j)
 		}
 	}

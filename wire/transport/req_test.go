@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -339,5 +340,58 @@ func TestReqClientKeepWaiting(t *testing.T) {
 				t.Errorf("the request was sent %d times, want at least 3 (the tries go on while the first waits)", n)
 			}
 		})
+	}
+}
+
+// TestReqSlowLane: slow requests (Slow reports them) fill their own
+// workers and queue, blocked; an ordinary request is still answered at
+// once, and the slow ones complete once released.
+func TestReqSlowLane(t *testing.T) {
+	release := make(chan struct{})
+	var slowStarted atomic.Int64
+	isSlow := func(b []byte) bool { return strings.HasPrefix(string(b), "slow") }
+	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		if isSlow(req) {
+			slowStarted.Add(1)
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+		return echo(ctx, req)
+	}, ReqOptions{Workers: 4, QueueSize: 4, Slow: isSlow, SlowWorkers: 2})
+	const n = 12 // more than the slow workers and queue hold
+	var wg sync.WaitGroup
+	errs := make(chan error, n+1)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			want := fmt.Sprintf("slow-%d", i)
+			got, err := Request(context.Background(), srv.Addr().String(), []byte(want), 60*time.Second)
+			if err == nil && string(got) != "re:"+want {
+				err = fmt.Errorf("reply %q", got)
+			}
+			if err != nil {
+				errs <- fmt.Errorf("%s: %w", want, err)
+			}
+		}()
+	}
+	waitFor(t, func() bool { return slowStarted.Load() == 2 && srv.QueueLen() == 4 }) // slow lane full
+	got, err := Request(context.Background(), srv.Addr().String(), []byte("fast"), 10*time.Second)
+	if err != nil || string(got) != "re:fast" {
+		t.Fatalf("ordinary request behind a full slow lane: %q, %v", got, err)
+	}
+	if s := slowStarted.Load(); s != 2 {
+		t.Errorf("%d slow requests running, want the 2 slow workers' worth", s)
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if s := slowStarted.Load(); s != n {
+		t.Errorf("handler ran %d slow requests, want %d", s, n)
 	}
 }
