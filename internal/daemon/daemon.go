@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/pprofenv"
 	"github.com/gsalt/gsalt/internal/saltlog"
 )
 
@@ -82,7 +83,7 @@ func Start(l Logging, flagLevel string) (ctx context.Context, logger *slog.Logge
 	}
 	stopPprof := func() {}
 	if addr := os.Getenv(EnvPprofAddr); addr != "" {
-		if stopPprof, err = servePprof(addr, logger); err != nil {
+		if _, stopPprof, err = pprofenv.Serve(addr, EnvPprofAddr, logger); err != nil {
 			stopProfiles()
 			closeLog()
 			return nil, nil, nil, err

@@ -2,10 +2,6 @@ package daemon
 
 import (
 	"fmt"
-	"log/slog"
-	"net"
-	"net/http"
-	httppprof "net/http/pprof"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -23,36 +19,6 @@ const (
 	// daemon serves net/http/pprof's /debug/pprof/ pages while it runs.
 	EnvPprofAddr = "GSALT_PPROF_ADDR"
 )
-
-// servePprof serves /debug/pprof/ on addr (loopback only) until the
-// returned function is called.
-func servePprof(addr string, log *slog.Logger) (func(), error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EnvPprofAddr, err)
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return nil, fmt.Errorf("%s: %q is not a loopback address", EnvPprofAddr, addr)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EnvPprofAddr, err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", httppprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", httppprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", httppprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", httppprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", httppprof.Trace)
-	srv := &http.Server{Handler: mux}
-	go func() {
-		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-			log.Warn("pprof server stopped", "err", err)
-		}
-	}()
-	log.Info("serving pprof", "addr", ln.Addr().String())
-	return func() { _ = srv.Close() }, nil
-}
 
 // StartProfiles is startProfiles for commands that are not daemons (the
 // gsalt CLI): GSALT_CPUPROFILE and GSALT_MEMPROFILE, when set, get their

@@ -21,23 +21,29 @@ import (
 const EnvVar = "GSALT_PPROF"
 
 // ErrNotLoopback: the address is not a loopback address.
-var ErrNotLoopback = errors.New("pprofenv: " + EnvVar + " must be a loopback address (127.0.0.1:PORT or [::1]:PORT)")
+var ErrNotLoopback = errors.New("pprofenv: the pprof address must be a loopback address (127.0.0.1:PORT or [::1]:PORT)")
 
 // Start serves the profiles on the address in $GSALT_PPROF (nothing when
 // it is unset) until stop is called. It returns the address it listens
 // on ("" when off) and stop (never nil).
 func Start(log *slog.Logger) (listen string, stop func(), err error) {
-	stop = func() {}
 	addr := os.Getenv(EnvVar)
 	if addr == "" {
-		return "", stop, nil
+		return "", func() {}, nil
 	}
+	return Serve(addr, EnvVar, log)
+}
+
+// Serve serves the profiles on addr (a loopback host:port; from the
+// environment variable named env, for error texts) until stop is called.
+func Serve(addr, env string, log *slog.Logger) (listen string, stop func(), err error) {
+	stop = func() {}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "", stop, fmt.Errorf("pprofenv: %s=%q: %w", EnvVar, addr, err)
+		return "", stop, fmt.Errorf("pprofenv: %s=%q: %w", env, addr, err)
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return "", stop, fmt.Errorf("%w: %q", ErrNotLoopback, addr)
+		return "", stop, fmt.Errorf("%w: %s=%q", ErrNotLoopback, env, addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
