@@ -47,12 +47,19 @@ type PubServer struct {
 
 // pubSub is one subscriber connection.
 type pubSub struct {
-	c *zconn
+	c   *zconn
+	log *slog.Logger
 	// q holds the messages waiting for the writer (at most the HWM); it
 	// grows with use instead of a channel of HWM slots per subscriber.
-	qmu  sync.Mutex
-	q    [][]byte      // encoded messages (encodeMessage), shared by the subscribers
-	wake chan struct{} // capacity 1: the writer has work
+	qmu sync.Mutex
+	q   [][]byte // encoded messages (encodeMessage), shared by the subscribers
+	// writing is set while a writer goroutine drains q: one is started
+	// when a message finds q idle and ends when q is empty, so an idle
+	// subscriber has no goroutine parked for writes (a master with
+	// 10,000 subscribers kept 10,000 of them). dead is set once a write
+	// failed or the subscriber left: nothing is queued after.
+	writing, dead bool
+	writers       sync.WaitGroup
 	// batch is the writer's reusable slice of messages taken by next.
 	batch [][]byte
 
@@ -147,38 +154,10 @@ func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 		return
 	}
 	defer c.close()
-	s := &pubSub{c: c, wake: make(chan struct{}, 1), topics: make(map[string]int)}
+	s := &pubSub{c: c, log: p.log, topics: make(map[string]int)}
 	p.mu.Lock()
 	p.subs[s] = struct{}{}
 	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		delete(p.subs, s)
-		p.mu.Unlock()
-	}()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer c.close()
-		for {
-			select {
-			case <-c.done:
-				return
-			case <-s.wake:
-			}
-			for {
-				msgs := s.next()
-				if msgs == nil {
-					break
-				}
-				if err := c.sendEncoded(msgs); err != nil {
-					p.log.Info("transport: subscriber write failed", "peer", raw.RemoteAddr(), "err", err)
-					return
-				}
-			}
-		}
-	}()
 	for {
 		frames, err := c.recv()
 		if err != nil {
@@ -187,33 +166,77 @@ func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 		}
 		s.subscription(frames)
 	}
+	p.mu.Lock()
+	delete(p.subs, s)
+	p.mu.Unlock()
 	c.close()
-	wg.Wait()
+	s.stop()
 }
 
-// push queues msg (encoded) for the writer; false when the queue is at hwm.
+// push queues msg (encoded) for the writer, starting one when none runs;
+// false when the queue is at hwm (or the subscriber is gone).
 func (s *pubSub) push(msg []byte, hwm int) bool {
 	s.qmu.Lock()
-	if len(s.q) >= hwm {
+	if s.dead || len(s.q) >= hwm {
 		s.qmu.Unlock()
 		return false
 	}
 	s.q = append(s.q, msg)
+	start := !s.writing
+	if start {
+		s.writing = true
+		s.writers.Add(1)
+	}
 	s.qmu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
+	if start {
+		go s.write()
 	}
 	return true
 }
 
+// write sends the queued messages until the queue is empty.
+func (s *pubSub) write() {
+	defer s.writers.Done()
+	for {
+		msgs := s.next()
+		if msgs == nil {
+			return
+		}
+		if err := s.c.sendEncoded(msgs); err != nil {
+			s.log.Info("transport: subscriber write failed", "peer", s.c.raw.RemoteAddr(), "err", err)
+			s.c.close()
+			s.qmu.Lock()
+			s.dead, s.writing = true, false
+			clear(s.q)
+			s.q = nil
+			s.qmu.Unlock()
+			return
+		}
+	}
+}
+
+// stop refuses new messages and waits for a running writer.
+func (s *pubSub) stop() {
+	s.qmu.Lock()
+	s.dead = true
+	s.qmu.Unlock()
+	s.writers.Wait()
+}
+
 // next takes the queued messages (oldest first, at most maxWriteBatch
-// bytes unless the first alone is larger), or nil. The slice is reused by
+// bytes unless the first alone is larger), or nil when there are none, in
+// which case the writer ends (writing is cleared under the same lock, so
+// a message queued after it starts a new writer). The slice is reused by
 // the next call (the writer's only).
 func (s *pubSub) next() [][]byte {
 	s.qmu.Lock()
 	defer s.qmu.Unlock()
-	if len(s.q) == 0 {
+	if len(s.q) == 0 || s.dead {
+		s.writing = false
+		if s.dead {
+			clear(s.q)
+			s.q = nil
+		}
 		return nil
 	}
 	n, size := 1, len(s.q[0])
