@@ -24,6 +24,11 @@ type CallOptions struct {
 	Local bool
 	// ID overrides the minion id (salt-call --id).
 	ID string
+	// Cachedir overrides the configured cachedir (salt-call --cachedir).
+	// Like Salt's CLI merge it applies after the configuration is
+	// derived: extension_modules and the other paths computed from
+	// cachedir keep the values the configuration gave them.
+	Cachedir string
 	// Fun and Args are the function and its command-line arguments.
 	Fun  string
 	Args []string
@@ -91,6 +96,10 @@ func Call(ctx context.Context, o CallOptions) (*CallResult, error) {
 	}
 	cfg.Opts.LogSources(log)
 	cfg.Opts.Set("__cli", "salt-call")
+	if o.Cachedir != "" {
+		cfg.Opts.Set("cachedir", o.Cachedir)
+		cfg.CacheDir = o.Cachedir
+	}
 	if o.Local {
 		cfg.Opts.Set("local", true)
 		cfg.Opts.Set("file_client", "local")

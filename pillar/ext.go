@@ -34,6 +34,10 @@ type ExtModule struct {
 	Name string
 	// Params is the signature after (minion_id, pillar).
 	Params []ExtParam
+	// Variadic marks a module taking (*args, **kwargs) after
+	// (minion_id, pillar) instead of Params: its ExtCall.Args hold
+	// "*args" ([]any) and "**kwargs" (*payload.Map, never nil).
+	Variadic bool
 	// Available is the module's __virtual__ (nil: always loaded).
 	Available func() bool
 	// Fn computes the module's data. An error is a Python exception
@@ -88,11 +92,11 @@ func NewExtRegistry(mods ...ExtModule) *ExtRegistry {
 }
 
 // DefaultExt returns gsalt's ext_pillar modules: cmd_json, cmd_yaml,
-// cmd_yamlex, file_tree, csv, nodegroups, libvirt and virtkey.
+// cmd_yamlex, file_tree, csv, nodegroups, libvirt, virtkey and stack.
 func DefaultExt() *ExtRegistry {
 	return NewExtRegistry(
 		extCmdJSON(), extCmdYAML(), extCmdYAMLEx(), extFileTree(), extCSV(),
-		extNodegroups(), extLibvirt(), extVirtkey(),
+		extNodegroups(), extLibvirt(), extVirtkey(), extStack(),
 	)
 }
 
@@ -136,6 +140,12 @@ func bindExt(mod ExtModule, val any) (map[string]any, error) {
 		pos = v
 	default:
 		pos = []any{val}
+	}
+	if mod.Variadic {
+		if kw == nil {
+			kw = payload.NewMap()
+		}
+		return map[string]any{"*args": pos, "**kwargs": kw}, nil
 	}
 	if len(pos) > len(mod.Params) {
 		req := 2

@@ -62,6 +62,7 @@ func main() {
 	f.StringVarP(&o.ConfigDir, "config-dir", "c", config.DefaultConfigDir, "directory holding the minion configuration file")
 	f.BoolVar(&o.Local, "local", false, "run without a master (file_client: local)")
 	f.StringVar(&o.ID, "id", "", "minion id to use instead of the configured one")
+	f.StringVar(&o.Cachedir, "cachedir", "", "cache directory (overrides the configured cachedir; extension_modules keeps its configured value, as in salt-call)")
 	f.StringVar(&o.Out, "out", "", "outputter: nested, json, yaml, txt, raw, pprint, newline_values_only, quiet")
 	f.StringVar(&o.OutFile, "out-file", "", "write the output to this file")
 	f.BoolVar(&o.RetcodePassthrough, "retcode-passthrough", false, "exit with the function's retcode")

@@ -144,6 +144,14 @@ func acceptAndPing(t *testing.T, ctx context.Context, bin string, ft *freshTree,
 		return bytes.Contains(out, []byte(`"pf1"`))
 	})
 	run(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-key"), "-c", ft.conf, "-A", "-y"), false)
+	// Ping only once the master sees pf1 connected (manage.present: its
+	// grains cached and a connection to the publish port): a ping
+	// published before the minion subscribed is missed and then costs
+	// the CLI its timeout plus gather_job_timeout (15 s).
+	waitFor(t, "pf1 present on gsalt-master", 90*time.Second, func() bool {
+		out := run(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-run"), "-c", ft.conf, "manage.present", "--out", "json"), true)
+		return bytes.Contains(out, []byte(`"pf1"`))
+	})
 	waitFor(t, "pf1 answering", 90*time.Second, func() bool {
 		return bytes.Contains(run(t, gsalt("pf1", "test.ping", "--out", "json", "-t", "5"), true), []byte("true"))
 	})

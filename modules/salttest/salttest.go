@@ -73,6 +73,11 @@ type Suite struct {
 	RealGrains bool
 	// FilesUnder restricts the file comparison to paths with this prefix.
 	FilesUnder string
+	// Parallel runs the calls concurrently (t.Parallel, so at most
+	// -parallel at once). Only for suites whose calls are independent:
+	// each works in its own {dir}, reads {srv} and does not fetch
+	// salt:// files (the suite's file client cache is shared).
+	Parallel bool
 	// Normalize, when set, rewrites both returns before comparing
 	// (volatile values such as uptime).
 	Normalize func(name string, v any) any
@@ -350,6 +355,9 @@ func Run(t *testing.T, s Suite, r *modules.Registry) {
 	files := builtin.NewLocalFileClient(map[string][]string{"base": {srv}}, filepath.Join(base, "cache"), "sha256")
 	for _, c := range s.Calls {
 		t.Run(c.Name, func(t *testing.T) {
+			if s.Parallel {
+				t.Parallel()
+			}
 			w := want[c.Name]
 			if w == nil {
 				t.Fatalf("no golden entry for %q; regenerate with -update-golden", c.Name)

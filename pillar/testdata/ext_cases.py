@@ -84,6 +84,29 @@ case("on_demand_not_dict", [], ext=["cmd_json"], opts={"on_demand_ext_pillar": [
 case("virtkey_no_authorization", [], ext={"virtkey": ["vm1", "PUBKEY"]})
 case("virtkey_configured_bad_args", [{"virtkey": "vm1"}])
 
+S = "@DIR@/stack"
+case("stack_str", [{"stack": S + "/stack.cfg"}])
+case("stack_str_db1", [{"stack": S + "/stack.cfg"}], minion="db1")
+case("stack_str_other", [{"stack": S + "/stack.cfg"}], minion="other")
+case("stack_with_roots", [{"stack": S + "/stack.cfg"}], roots=True)
+case("stack_list", [{"stack": [S + "/stack.cfg", S + "/overwrite.cfg", S + "/missing.cfg", S + "/scalar.cfg"]}])
+case("stack_list_reversed", [{"stack": [S + "/overwrite.cfg", S + "/stack.cfg"]}], minion="db1")
+case("stack_dict_grains", [{"stack": {"grains:role": {"app": S + "/stack.cfg", "db": [S + "/overwrite.cfg", S + "/stack.cfg"]}}}])
+case("stack_dict_grains_db1", [{"stack": {"grains:role": {"app": S + "/stack.cfg", "db": [S + "/overwrite.cfg", S + "/stack.cfg"]}}}], minion="db1")
+case("stack_dict_grains_nomatch", [{"stack": {"grains:role": {"app": S + "/stack.cfg"}}}], minion="other")
+case("stack_dict_env", [{"stack": {"opts:pillarenv": {"__env__": S + "/__env__.cfg"}}}], pillarenv="base")
+case("stack_dict_env_saltenv", [{"stack": {"opts:id": {"web1": S + "/__env__.cfg"}}}], opts={"id": "web1", "saltenv": "base"})
+case("stack_dict_pillar", [{"stack": {"pillar:nested:a": {0: S + "/stack.cfg"}}}], roots=True)
+case("stack_dict_pillar_source", [{"stack": {"pillar:source": {"pillar_roots": [S + "/overwrite.cfg", S + "/stack.cfg"], "other": S + "/badrender.cfg"}}}], roots=True, minion="db1")
+case("stack_then_cmd", [{"stack": S + "/stack.cfg"}, {"cmd_json": J}])
+case("stack_bad_strategy", [{"stack": S + "/badstrategy.cfg"}, {"cmd_yamlex": YX}])
+case("stack_bad_list_strategy", [{"stack": S + "/badlist.cfg"}])
+case("stack_render_error", [{"stack": S + "/badrender.cfg"}])
+case("stack_unknown_traverse", [{"stack": {"foo:bar": {"x": "y"}}}])
+case("stack_no_colon", [{"stack": {"foo": {"x": "y"}}}])
+case("stack_missing_cfg", [{"stack": S + "/nonexistent.cfg"}])
+case("stack_none", [{"stack": None}])
+
 spec = {
     "minions": {
         "web1": {"id": "web1", "role": "app", "os": "Debian"},

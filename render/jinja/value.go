@@ -190,11 +190,18 @@ func TypeName(v any) string {
 // never change the caller's data.
 func Import(v any) any { return importDepth(v, 0) }
 
+// Live hands an engine value (one Import returned) to a render without
+// the copy Import makes: the template's changes to it (dict.update in a
+// {% do %}) reach the caller, as Python shares the object.
+type Live struct{ V any }
+
 func importDepth(v any, depth int) any {
 	if depth > 1000 {
 		return nil
 	}
 	switch x := v.(type) {
+	case Live:
+		return x.V
 	case nil, string, bool, int64, float64, *big.Int, []byte, Tuple, *List, *Undefined, Callable, *Namespace, time.Time:
 		return v
 	case []any:

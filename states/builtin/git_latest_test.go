@@ -143,7 +143,7 @@ func TestGitLatestGolden(t *testing.T) {
 		gl("tag on current", false, current, "target", tg, "rev", "v1"),
 		gl("remote named upstream", false, nil, "target", tg, "remote", "upstream"),
 	}
-	runStateSuite(t, salttest.Suite{Name: "git_latest", Srv: srv, Calls: calls, Grains: payloadLinuxGrains(), FilesUnder: "repo/f"})
+	runStateSuite(t, salttest.Suite{Name: "git_latest", Srv: srv, Calls: calls, Grains: payloadLinuxGrains(), FilesUnder: "repo/f", Parallel: true})
 }
 
 // gitLatestFixture builds the remote (as a file_roots tree below

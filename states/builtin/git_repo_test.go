@@ -160,5 +160,5 @@ func TestGitClonedDetachedGolden(t *testing.T) {
 		call("git.latest", "latest bad identity", false, nil, "name", url, "target", tg, "identity", 3),
 		call("git.latest", "latest existing other branch rev", false, current, "name", url, "target", tg, "rev", "dev"),
 	}
-	runStateSuite(t, salttest.Suite{Name: "git_cloned", Srv: srv, Calls: calls, Grains: payloadLinuxGrains(), FilesUnder: "repo/f"})
+	runStateSuite(t, salttest.Suite{Name: "git_cloned", Srv: srv, Calls: calls, Grains: payloadLinuxGrains(), FilesUnder: "repo/f", Parallel: true})
 }

@@ -253,7 +253,10 @@ func (m *Map) SetKey(key, v any) *Map {
 }
 
 // Delete removes a string key and returns its value.
-func (m *Map) Delete(key string) (any, bool) {
+func (m *Map) Delete(key string) (any, bool) { return m.DeleteKey(key) }
+
+// DeleteKey removes a key of any type and returns its value.
+func (m *Map) DeleteKey(key any) (any, bool) {
 	i := m.find(key)
 	if i < 0 {
 		return nil, false
