@@ -527,7 +527,7 @@ func pgEncryption(encrypted any) (any, error) {
 			return e, nil
 		}
 	}
-	return nil, fmt.Errorf("Unknown password algorithm: %s", pyfmt.Str(encrypted))
+	return nil, fmt.Errorf("ValueError: Unknown password algorithm: %s", pyfmt.Str(encrypted))
 }
 
 // PostgresMaybeEncrypt is _maybe_encrypt_password: nil for a nil
@@ -616,10 +616,10 @@ func pgRoleFlag(s string, test any, flag string, cond any, prefix, addtxt string
 
 // pgRoleOpts are _role_cmd_args's arguments.
 type pgRoleOpts struct {
-	typ                                                                  string
+	typ                                                                    string
 	encrypted, login, connlimit, inherit, createdb, createroles, superuser any
-	groups, replication, rolepassword, validUntil                        any
-	dbRole                                                               *payload.Map
+	groups, replication, rolepassword, validUntil                          any
+	dbRole                                                                 *payload.Map
 }
 
 // pgRoleArgs is _role_cmd_args.
@@ -943,7 +943,7 @@ func pgPrivOpts(objectType, privileges any) (string, string, []string, error) {
 	if ot != "group" {
 		types, ok := pgPrivilegeTypeMap[ot]
 		if !ok {
-			return "", "", nil, fmt.Errorf("%w: Invalid object_type: %s provided", modules.ErrInvocation, ot)
+			return "", "", nil, fmt.Errorf("KeyError: '%s'", ot)
 		}
 		allowed := map[string]bool{"ALL": true}
 		for i := 0; i < len(types); i++ {
@@ -964,7 +964,8 @@ func pgPrivOpts(objectType, privileges any) (string, string, []string, error) {
 func pgPrivilegesList(ctx context.Context, c *modules.Call, conn pgConn, name, objectType, prepend string) (*payload.Map, error) {
 	objectType = strings.ToLower(objectType)
 	if !pgPrivilegeObjects[objectType] {
-		return nil, fmt.Errorf("%w: Invalid object_type: %s provided", modules.ErrInvocation, objectType)
+		// Salt's query builder leaves its result unset for other types.
+		return nil, errors.New("UnboundLocalError: cannot access local variable 'query' where it is not associated with a value")
 	}
 	rows, err := pgQuery(ctx, c, conn, pgPrivilegesQuery(name, objectType, prepend), false)
 	if err != nil {
@@ -1164,7 +1165,7 @@ func shQuote(s string) string {
 }
 
 // errPgDropFailed is db_remove's bare Exception.
-var errPgDropFailed = errors.New("Failed")
+var errPgDropFailed = errors.New("Exception: Failed")
 
 func postgresFunctions() []modules.Function {
 	conn6 := []modules.Param{opt("user", nil), opt("host", nil), opt("port", nil), opt("maintenance_db", nil), opt("password", nil), opt("runas", nil)}
@@ -1235,10 +1236,10 @@ func postgresFunctions() []modules.Function {
 		{Name: "postgres.db_create", Spec: with(cat([]modules.Param{req("name")}, conn5), opt("tablespace", nil), opt("encoding", nil), opt("lc_collate", nil),
 			opt("lc_ctype", nil), opt("owner", nil), opt("template", nil), runas),
 			Doc: "Adds a databases to the Postgres server.\n\nCLI Example:\n\n    salt '*' postgres.db_create 'dbname'\n\n    salt '*' postgres.db_create 'dbname' template=template_postgis",
-			Fn: pgDBCreate},
+			Fn:  pgDBCreate},
 		{Name: "postgres.db_alter", Spec: with(cat([]modules.Param{req("name")}, conn5), opt("tablespace", nil), opt("owner", nil), opt("owner_recurse", false), runas),
 			Doc: "Change tablespace or/and owner of database.\n\nCLI Example:\n\n    salt '*' postgres.db_alter dbname owner=otheruser",
-			Fn: pgDBAlter},
+			Fn:  pgDBAlter},
 		{Name: "postgres.db_remove", Spec: with([]modules.Param{req("name")}, conn6...), Doc: "Removes a databases from the Postgres server.\n\nCLI Example:\n\n    salt '*' postgres.db_remove 'dbname'",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				n := name(c, "name")
@@ -1256,7 +1257,9 @@ func postgresFunctions() []modules.Function {
 				return true, nil
 			}},
 		{Name: "postgres.tablespace_list", Spec: modules.Spec{Params: conn6}, Doc: "Return dictionary with information about tablespaces of a Postgres server.\n\nCLI Example:\n\n    salt '*' postgres.tablespace_list",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgTablespaces(ctx, c, pgConnOf(c.Args)) }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgTablespaces(ctx, c, pgConnOf(c.Args))
+			}},
 		{Name: "postgres.tablespace_exists", Spec: with([]modules.Param{req("name")}, conn6...), Doc: "Checks if a tablespace exists on the Postgres server.\n\nCLI Example:\n\n    salt '*' postgres.tablespace_exists 'dbname'",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				ts, err := pgTablespaces(ctx, c, pgConnOf(c.Args))
@@ -1284,7 +1287,7 @@ func postgresFunctions() []modules.Function {
 			}},
 		{Name: "postgres.tablespace_alter", Spec: with(cat([]modules.Param{req("name")}, conn5), opt("new_name", nil), opt("new_owner", nil), opt("set_option", nil), opt("reset_option", nil), runas),
 			Doc: "Change tablespace name, owner, or options.\n\nCLI Example:\n\n    salt '*' postgres.tablespace_alter tsname new_owner=otheruser",
-			Fn: pgTablespaceAlter},
+			Fn:  pgTablespaceAlter},
 		{Name: "postgres.tablespace_remove", Spec: with([]modules.Param{req("name")}, conn6...), Doc: "Removes a tablespace from the Postgres server.\n\nCLI Example:\n\n    salt '*' postgres.tablespace_remove tsname",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				return pgOK(ctx, c, pgConnOf(c.Args), fmt.Sprintf(`DROP TABLESPACE "%s"`, name(c, "name")))
@@ -1307,29 +1310,49 @@ func postgresFunctions() []modules.Function {
 				return m, nil
 			}},
 		{Name: "postgres.user_exists", Spec: with([]modules.Param{req("name")}, conn6...), Doc: "Checks if a user exists on the Postgres server.\n\nCLI Example:\n\n    salt '*' postgres.user_exists 'username'",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgUserExists(ctx, c, pgConnOf(c.Args), name(c, "name")) }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgUserExists(ctx, c, pgConnOf(c.Args), name(c, "name"))
+			}},
 		{Name: "postgres.user_create", Spec: modules.Spec{Params: roleCreateParams}, Doc: "Creates a Postgres user.\n\nCLI Examples:\n\n    salt '*' postgres.user_create 'username' user='user' host='hostname' port='port' password='password' rolepassword='rolepassword' valid_until='valid_until'",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgRoleCreate(ctx, c, name(c, "username"), "user") }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgRoleCreate(ctx, c, name(c, "username"), "user")
+			}},
 		{Name: "postgres.user_update", Spec: modules.Spec{Params: roleUpdateParams}, Doc: "Updates a Postgres user.\n\nCLI Examples:\n\n    salt '*' postgres.user_update 'username' user='user' host='hostname' port='port' password='password' rolepassword='rolepassword' valid_until='valid_until'",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgRoleUpdate(ctx, c, name(c, "username"), "user") }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgRoleUpdate(ctx, c, name(c, "username"), "user")
+			}},
 		{Name: "postgres.user_remove", Spec: with([]modules.Param{req("username")}, conn6...), Doc: "Removes a user from the Postgres server.\n\nCLI Example:\n\n    salt '*' postgres.user_remove 'username'",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgRoleRemove(ctx, c, name(c, "username")) }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgRoleRemove(ctx, c, name(c, "username"))
+			}},
 		{Name: "postgres.group_create", Spec: modules.Spec{Params: groupCreateParams}, Doc: "Creates a Postgres group. A group is postgres is similar to a user, but\ncannot login.\n\nCLI Example:\n\n    salt '*' postgres.group_create 'groupname' user='user' host='hostname' port='port' password='password' rolepassword='rolepassword'",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgRoleCreate(ctx, c, name(c, "groupname"), "group") }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgRoleCreate(ctx, c, name(c, "groupname"), "group")
+			}},
 		{Name: "postgres.group_update", Spec: modules.Spec{Params: groupUpdateParams}, Doc: "Updates a postgres group\n\nCLI Examples:\n\n    salt '*' postgres.group_update 'username' user='user' host='hostname' port='port' password='password' rolepassword='rolepassword'",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgRoleUpdate(ctx, c, name(c, "groupname"), "group") }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgRoleUpdate(ctx, c, name(c, "groupname"), "group")
+			}},
 		{Name: "postgres.group_remove", Spec: with([]modules.Param{req("groupname")}, conn6...), Doc: "Removes a group from the Postgres server.\n\nCLI Example:\n\n    salt '*' postgres.group_remove 'groupname'",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgRoleRemove(ctx, c, name(c, "groupname")) }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgRoleRemove(ctx, c, name(c, "groupname"))
+			}},
 		{Name: "postgres.available_extensions", Spec: modules.Spec{Params: conn6}, Doc: "List available postgresql extensions\n\nCLI Example:\n\n    salt '*' postgres.available_extensions",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgExtensions(ctx, c, pgConnOf(c.Args), false) }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgExtensions(ctx, c, pgConnOf(c.Args), false)
+			}},
 		{Name: "postgres.installed_extensions", Spec: modules.Spec{Params: conn6}, Doc: "List installed postgresql extensions\n\nCLI Example:\n\n    salt '*' postgres.installed_extensions",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgExtensions(ctx, c, pgConnOf(c.Args), true) }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgExtensions(ctx, c, pgConnOf(c.Args), true)
+			}},
 		{Name: "postgres.get_available_extension", Spec: with([]modules.Param{req("name")}, conn6...), Doc: "Get info about an available postgresql extension\n\nCLI Example:\n\n    salt '*' postgres.get_available_extension plpgsql",
 			Fn: extGet(false)},
 		{Name: "postgres.get_installed_extension", Spec: with([]modules.Param{req("name")}, conn6...), Doc: "Get info about an installed postgresql extension\n\nCLI Example:\n\n    salt '*' postgres.get_installed_extension plpgsql",
 			Fn: extGet(true)},
 		{Name: "postgres.is_available_extension", Spec: with([]modules.Param{req("name")}, conn6...), Doc: "Test if a specific extension is available\n\nCLI Example:\n\n    salt '*' postgres.is_available_extension",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgIsAvailableExt(ctx, c, pgConnOf(c.Args), name(c, "name")) }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgIsAvailableExt(ctx, c, pgConnOf(c.Args), name(c, "name"))
+			}},
 		{Name: "postgres.is_installed_extension", Spec: with([]modules.Param{req("name")}, conn6...), Doc: "Test if a specific extension is installed\n\nCLI Example:\n\n    salt '*' postgres.is_installed_extension",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				m, err := pgInstalledExt(ctx, c, pgConnOf(c.Args), name(c, "name"))
@@ -1399,10 +1422,14 @@ func postgresFunctions() []modules.Function {
 				return payload.Truthy(v), err
 			}},
 		{Name: "postgres.schema_get", Spec: modules.Spec{Params: schemaArgs}, Doc: "Return a dict with information about schemas in a database.\n\nCLI Example:\n\n    salt '*' postgres.schema_get dbname name",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgSchemaGet(ctx, c, pgSchemaConn(c.Args), name(c, "name")) }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgSchemaGet(ctx, c, pgSchemaConn(c.Args), name(c, "name"))
+			}},
 		{Name: "postgres.schema_list", Spec: modules.Spec{Params: []modules.Param{req("dbname"), opt("user", nil), opt("db_user", nil), opt("db_password", nil), opt("db_host", nil), opt("db_port", nil)}},
 			Doc: "Return a dict with information about schemas in a Postgres database.\n\nCLI Example:\n\n    salt '*' postgres.schema_list dbname",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgSchemaList(ctx, c, pgSchemaConn(c.Args)) }},
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return pgSchemaList(ctx, c, pgSchemaConn(c.Args))
+			}},
 		{Name: "postgres.language_list", Spec: modules.Spec{Params: langArgs[1:]}, Doc: "Return a list of languages in a database.\n\nCLI Example:\n\n    salt '*' postgres.language_list dbname",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgLanguages(ctx, c, langConn(c.Args)) }},
 		{Name: "postgres.language_exists", Spec: modules.Spec{Params: langArgs}, Doc: "Checks if language exists in a database.\n\nCLI Example:\n\n    salt '*' postgres.language_exists plpgsql dbname",
@@ -1431,10 +1458,10 @@ func postgresFunctions() []modules.Function {
 			}},
 		{Name: "postgres.privileges_grant", Spec: modules.Spec{Params: cat([]modules.Param{req("name"), req("object_name"), req("object_type"), opt("privileges", nil), opt("grant_option", nil)}, privTail)},
 			Doc: "Grant privileges on a postgres object\n\nCLI Example:\n\n    salt '*' postgres.privileges_grant user_name table_name table SELECT,UPDATE maintenance_db=db_name",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgPrivilegesChange(ctx, c, true) }},
+			Fn:  func(ctx context.Context, c *modules.Call) (any, error) { return pgPrivilegesChange(ctx, c, true) }},
 		{Name: "postgres.privileges_revoke", Spec: modules.Spec{Params: cat([]modules.Param{req("name"), req("object_name"), req("object_type"), opt("privileges", nil)}, privTail)},
 			Doc: "Revoke privileges on a postgres object\n\nCLI Example:\n\n    salt '*' postgres.privileges_revoke user_name table_name table SELECT,UPDATE maintenance_db=db_name",
-			Fn: func(ctx context.Context, c *modules.Call) (any, error) { return pgPrivilegesChange(ctx, c, false) }},
+			Fn:  func(ctx context.Context, c *modules.Call) (any, error) { return pgPrivilegesChange(ctx, c, false) }},
 		{Name: "postgres.datadir_init", Spec: modules.Spec{Params: []modules.Param{req("name"), opt("auth", "password"), opt("user", nil), opt("password", nil), opt("encoding", "UTF8"),
 			opt("locale", nil), opt("waldir", nil), opt("checksums", false), runas}},
 			Doc: "Initializes a postgres data directory\n\nCLI Example:\n\n    salt '*' postgres.datadir_init '/var/lib/pgsql/data'",
@@ -1451,7 +1478,7 @@ func postgresFunctions() []modules.Function {
 			}},
 		{Name: "postgres.datadir_exists", Spec: modules.Spec{Params: []modules.Param{req("name")}},
 			Doc: "Checks if postgres data directory has been initialized\n\nCLI Example:\n\n    salt '*' postgres.datadir_exists '/var/lib/pgsql/data'",
-			Fn: func(_ context.Context, c *modules.Call) (any, error) { return pgDatadirExists(name(c, "name")), nil }},
+			Fn:  func(_ context.Context, c *modules.Call) (any, error) { return pgDatadirExists(name(c, "name")), nil }},
 	}
 }
 

@@ -390,6 +390,11 @@ func Run(t *testing.T, s Suite, r *modules.Registry) {
 				if strings.HasPrefix(ws, "Passed invalid arguments") {
 					gs, _, _ = strings.Cut(gs, "\n")
 				}
+				if s.Normalize != nil {
+					// Error texts carry the same volatile values (pids, paths).
+					gs, _ = s.Normalize(c.Name, gs).(string)
+					ws, _ = s.Normalize(c.Name, ws).(string)
+				}
 				if res.Retcode == 0 || gs != ws {
 					t.Fatalf("got retcode %d %q\nwant error %q", res.Retcode, gs, ws)
 				}
