@@ -433,15 +433,15 @@ func pgUserList(ctx context.Context, c *modules.Call, conn pgConn, returnPasswor
 	return out, nil
 }
 
-// PostgresTimestamp checks a "%Y-%m-%d %H:%M:%S" timestamp (Salt parses
-// "expiry time" into a datetime; gsalt keeps the checked text, which is
-// str() of that datetime).
-func PostgresTimestamp(s string) (string, bool) {
+// PostgresTimestamp parses a "%Y-%m-%d %H:%M:%S" timestamp into the
+// naive datetime Salt returns for "expiry time" (a time.Time in UTC, which
+// travels as msgpack ext 78 like Salt's datetime).
+func PostgresTimestamp(s string) (time.Time, bool) {
 	t, err := time.Parse("2006-01-02 15:04:05", s)
 	if err != nil {
-		return "", false
+		return time.Time{}, false
 	}
-	return t.Format("2006-01-02 15:04:05"), true
+	return t, true
 }
 
 // pgCSVLine is list(csv.reader([s]))[0].

@@ -21,6 +21,7 @@ var (
 	pgSockRe    = regexp.MustCompile(`\.s\.PGSQL\.\d+`)
 	pgPortRe    = regexp.MustCompile(`port \d+`)
 	pgVersionRe = regexp.MustCompile(`^\d+\.\d+ \(.*\)$`)
+	pgRFC3339Re = regexp.MustCompile(`^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)Z$`)
 	pgPidRe     = regexp.MustCompile(`'pid': \d+`)
 	pgDateRe    = regexp.MustCompile(`^datetime\.datetime\((\d+), (\d+), (\d+), (\d+), (\d+)(?:, (\d+))?\)$`)
 )
@@ -42,6 +43,9 @@ func pgNormalize(name string, v any) any {
 				n[i], _ = strconv.Atoi(m[i+1])
 			}
 			x = fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", n[0], n[1], n[2], n[3], n[4], n[5])
+		}
+		if m := pgRFC3339Re.FindStringSubmatch(x); m != nil {
+			x = m[1] + " " + m[2]
 		}
 		if name == "version" {
 			x = pgVersionRe.ReplaceAllString(x, "{version}")
