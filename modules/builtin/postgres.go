@@ -17,7 +17,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -527,7 +526,7 @@ func pgEncryption(encrypted any) (any, error) {
 			return e, nil
 		}
 	}
-	return nil, fmt.Errorf("ValueError: Unknown password algorithm: %s", pyfmt.Str(encrypted))
+	return nil, &modules.PyException{Class: "ValueError", Message: "Unknown password algorithm: " + pyfmt.Str(encrypted)}
 }
 
 // PostgresMaybeEncrypt is _maybe_encrypt_password: nil for a nil
@@ -943,7 +942,7 @@ func pgPrivOpts(objectType, privileges any) (string, string, []string, error) {
 	if ot != "group" {
 		types, ok := pgPrivilegeTypeMap[ot]
 		if !ok {
-			return "", "", nil, fmt.Errorf("KeyError: '%s'", ot)
+			return "", "", nil, &modules.PyException{Class: "KeyError", Message: "'" + ot + "'"}
 		}
 		allowed := map[string]bool{"ALL": true}
 		for i := 0; i < len(types); i++ {
@@ -965,7 +964,7 @@ func pgPrivilegesList(ctx context.Context, c *modules.Call, conn pgConn, name, o
 	objectType = strings.ToLower(objectType)
 	if !pgPrivilegeObjects[objectType] {
 		// Salt's query builder leaves its result unset for other types.
-		return nil, errors.New("UnboundLocalError: cannot access local variable 'query' where it is not associated with a value")
+		return nil, &modules.PyException{Class: "UnboundLocalError", Message: "cannot access local variable 'query' where it is not associated with a value"}
 	}
 	rows, err := pgQuery(ctx, c, conn, pgPrivilegesQuery(name, objectType, prepend), false)
 	if err != nil {
@@ -1164,9 +1163,6 @@ func shQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
-// errPgDropFailed is db_remove's bare Exception.
-var errPgDropFailed = errors.New("Exception: Failed")
-
 func postgresFunctions() []modules.Function {
 	conn6 := []modules.Param{opt("user", nil), opt("host", nil), opt("port", nil), opt("maintenance_db", nil), opt("password", nil), opt("runas", nil)}
 	with := func(pre []modules.Param, post ...modules.Param) modules.Spec {
@@ -1251,7 +1247,7 @@ func postgresFunctions() []modules.Function {
 						return nil, err
 					}
 					if !cmdRetcodeZero(out.retcode) {
-						return nil, fmt.Errorf("%w: ret=%s", errPgDropFailed, pyfmt.Repr(out.toMap()))
+						return nil, &modules.PyException{Class: "Exception", Message: "Failed: ret=" + pyfmt.Repr(out.toMap())}
 					}
 				}
 				return true, nil

@@ -2,12 +2,9 @@ package builtin_test
 
 import (
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -15,64 +12,6 @@ import (
 	"github.com/gsalt/gsalt/modules/salttest"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-var (
-	pgDirRe     = regexp.MustCompile(`/tmp/gsalt-pg-[A-Za-z0-9]+`)
-	pgSockRe    = regexp.MustCompile(`\.s\.PGSQL\.\d+`)
-	pgPortRe    = regexp.MustCompile(`port \d+`)
-	pgVersionRe = regexp.MustCompile(`^\d+\.\d+ \(.*\)$`)
-	pgRFC3339Re = regexp.MustCompile(`^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)Z$`)
-	pgPidRe     = regexp.MustCompile(`'pid': \d+`)
-	pgDateRe    = regexp.MustCompile(`^datetime\.datetime\((\d+), (\d+), (\d+), (\d+), (\d+)(?:, (\d+))?\)$`)
-)
-
-// PostgresNormalize rewrites what differs between two runs on two
-// throwaway clusters: the cluster folder, the port, pids, object ids, the
-// server version, and Python's datetime repr (gsalt returns the
-// timestamp text str() of it gives).
-func pgNormalize(name string, v any) any {
-	switch x := v.(type) {
-	case string:
-		x = pgDirRe.ReplaceAllString(x, "{pgdir}")
-		x = pgSockRe.ReplaceAllString(x, ".s.PGSQL.{port}")
-		x = pgPortRe.ReplaceAllString(x, "port {port}")
-		x = pgPidRe.ReplaceAllString(x, "'pid': 0")
-		if m := pgDateRe.FindStringSubmatch(x); m != nil {
-			n := make([]int, 6)
-			for i := range n {
-				n[i], _ = strconv.Atoi(m[i+1])
-			}
-			x = fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", n[0], n[1], n[2], n[3], n[4], n[5])
-		}
-		if m := pgRFC3339Re.FindStringSubmatch(x); m != nil {
-			x = m[1] + " " + m[2]
-		}
-		if name == "version" {
-			x = pgVersionRe.ReplaceAllString(x, "{version}")
-		}
-		return x
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = pgNormalize(name, e)
-		}
-		return out
-	case *payload.Map:
-		out := &payload.Map{}
-		for _, it := range x.Items() {
-			val := pgNormalize(name, it.Value)
-			switch it.Key {
-			case "pid":
-				val = int64(0)
-			case "oid", "extnamespace", "extowner":
-				val = "{oid}"
-			}
-			out.SetKey(pgNormalize(name, it.Key), val)
-		}
-		return out
-	}
-	return v
-}
 
 // TestPostgresGolden runs the postgres execution module against a
 // throwaway PostgreSQL cluster (internal/testutil/pgtest): databases,
@@ -186,7 +125,7 @@ func TestPostgresGolden(t *testing.T) {
 			"user_create again", "role_get", "unknown database", "db_remove", "db_remove absent", "user_remove", "user_remove absent")
 	}
 	opts := []any{"postgres.host", c.Sock, "postgres.port", c.Port}
-	salttest.Run(t, salttest.Suite{Name: "postgres", Calls: calls, Grains: pgGrains(), Opts: opts, Normalize: pgNormalize}, goldenRegistry(t))
+	salttest.Run(t, salttest.Suite{Name: "postgres", Calls: calls, Grains: pgGrains(), Opts: opts, Normalize: pgtest.Normalize}, goldenRegistry(t))
 	if got := c.MustPSQL(t, "postgres", "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'gsalt%'"); got != "0" {
 		// the sequence removes what it creates
 		t.Errorf("roles left behind: %s", got)

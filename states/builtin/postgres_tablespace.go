@@ -58,7 +58,7 @@ func pgTablespacePresent(ctx context.Context, c *states.Call) (states.Ret, error
 			return ret, nil
 		}
 		// Salt then looks the missing tablespace up
-		return ret, fmt.Errorf("KeyError: %s", pyfmt.Repr(name))
+		return ret, &modules.PyException{Class: "KeyError", Message: pyfmt.Repr(name)}
 	}
 	ts, _ := tss.Get(name)
 	if !pgPyEq(pgMapGet(ts, "Location"), dir) && !c.Test {

@@ -82,7 +82,7 @@ func pgRolePresent(ctx context.Context, c *states.Call, typ string) (states.Ret,
 			}
 			l, _ := rows.([]any)
 			if len(l) == 0 {
-				return ret, fmt.Errorf("IndexError: list index out of range")
+				return ret, &modules.PyException{Class: "IndexError", Message: "list index out of range"}
 			}
 			var dt any
 			if t, ok := mbuiltin.PostgresTimestamp(pyfmt.Str(pgMapGet(l[0], "dt"))); ok {

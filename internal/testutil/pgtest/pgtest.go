@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/testutil/proc"
+	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // Cluster is a running throwaway PostgreSQL server.
@@ -154,4 +156,63 @@ func (c *Cluster) ChownPostgres(t *testing.T, path string) {
 	if err := os.Chown(path, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+var (
+	pgDirRe     = regexp.MustCompile(`/tmp/gsalt-pg-[A-Za-z0-9]+`)
+	pgSockRe    = regexp.MustCompile(`\.s\.PGSQL\.\d+`)
+	pgPortRe    = regexp.MustCompile(`port \d+`)
+	pgVersionRe = regexp.MustCompile(`^\d+\.\d+ \(.*\)$`)
+	pgRFC3339Re = regexp.MustCompile(`^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)Z$`)
+	pgPidRe     = regexp.MustCompile(`'pid': \d+`)
+	pgDateRe    = regexp.MustCompile(`^datetime\.datetime\((\d+), (\d+), (\d+), (\d+), (\d+)(?:, (\d+))?\)$`)
+)
+
+// Normalize rewrites what differs between two runs on two
+// throwaway clusters: the cluster folder, the port, pids, object ids, the
+// server version, and Python's datetime repr (gsalt returns the
+// timestamp text str() of it gives). name is the golden step: the
+// version is normalised only in a step named "version".
+func Normalize(name string, v any) any {
+	switch x := v.(type) {
+	case string:
+		x = pgDirRe.ReplaceAllString(x, "{pgdir}")
+		x = pgSockRe.ReplaceAllString(x, ".s.PGSQL.{port}")
+		x = pgPortRe.ReplaceAllString(x, "port {port}")
+		x = pgPidRe.ReplaceAllString(x, "'pid': 0")
+		if m := pgDateRe.FindStringSubmatch(x); m != nil {
+			n := make([]int, 6)
+			for i := range n {
+				n[i], _ = strconv.Atoi(m[i+1])
+			}
+			x = fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", n[0], n[1], n[2], n[3], n[4], n[5])
+		}
+		if m := pgRFC3339Re.FindStringSubmatch(x); m != nil {
+			x = m[1] + " " + m[2]
+		}
+		if name == "version" {
+			x = pgVersionRe.ReplaceAllString(x, "{version}")
+		}
+		return x
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Normalize(name, e)
+		}
+		return out
+	case *payload.Map:
+		out := &payload.Map{}
+		for _, it := range x.Items() {
+			val := Normalize(name, it.Value)
+			switch it.Key {
+			case "pid":
+				val = int64(0)
+			case "oid", "extnamespace", "extowner":
+				val = "{oid}"
+			}
+			out.SetKey(Normalize(name, it.Key), val)
+		}
+		return out
+	}
+	return v
 }
