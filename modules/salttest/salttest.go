@@ -76,6 +76,10 @@ type Suite struct {
 	// Normalize, when set, rewrites both returns before comparing
 	// (volatile values such as uptime).
 	Normalize func(name string, v any) any
+	// AfterSalt, when set, runs after real Salt ran the calls (live
+	// suites, -update-golden) and before gsalt runs them: it puts back
+	// what Salt's run changed outside the calls' own folders.
+	AfterSalt func()
 }
 
 // Pairs builds an ordered map from name/value pairs.
@@ -294,6 +298,9 @@ func loadSuite(t *testing.T, s Suite) (map[string]*payload.Map, *payload.Map) {
 	if s.Live || *updateGolden {
 		src := saltpeer.Require(t)
 		entries, grains := saltRun(t, src, s)
+		if s.AfterSalt != nil {
+			s.AfterSalt()
+		}
 		g := &payload.Map{}
 		for i, c := range s.Calls {
 			want[c.Name] = entries[i]

@@ -169,3 +169,35 @@ func pgStatesFull() bool {
 	f := flag.Lookup("update-golden")
 	return f != nil && f.Value.String() == "true"
 }
+
+// TestPostgresInitdbGolden runs postgres_initdb.present beside Salt
+// 3006 (testdata/golden/postgres_initdb.json): test=True, a failing
+// initdb (password authentication without a password), a real one and
+// the rerun that finds the directory. Without GSALT_POSTGRES_FULL=1 only
+// the test=True step runs.
+func TestPostgresInitdbGolden(t *testing.T) {
+	c := pgtest.Prepare(t)
+	parent := filepath.Join(c.Dir, "initdb")
+	if err := os.Mkdir(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.ChownPostgres(t, parent)
+	data := filepath.Join(parent, "data")
+	calls := []salttest.Call{
+		single("initdb test", "postgres_initdb.present", true, "name", data, "password", "pw"),
+		single("initdb no password", "postgres_initdb.present", false, "name", data),
+		single("initdb", "postgres_initdb.present", false, "name", data, "password", "pw", "auth", "md5", "locale", "C"),
+		single("initdb again", "postgres_initdb.present", false, "name", data, "password", "pw"),
+		{Name: "datadir_exists", Fun: "postgres.datadir_exists", Args: []any{data}},
+	}
+	if !pgStatesFull() {
+		calls = calls[:1]
+	}
+	clean := func() {
+		if err := os.RemoveAll(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	salttest.Run(t, salttest.Suite{Name: "postgres_initdb", Calls: calls, Grains: payloadLinuxGrains(), Normalize: pgStateRet, AfterSalt: clean}, suiteRegistry(t))
+	clean()
+}

@@ -55,6 +55,16 @@ func binDir() string {
 // the postgres system user or root are missing.
 func Start(t *testing.T) *Cluster {
 	t.Helper()
+	c := Prepare(t)
+	c.start(t)
+	return c
+}
+
+// Prepare checks what Start needs and creates the cluster's folders (the
+// top one open to all, data/ and sock/ owned by postgres) without
+// initialising or starting anything.
+func Prepare(t *testing.T) *Cluster {
+	t.Helper()
 	bin := binDir()
 	if bin == "" {
 		t.Skip("postgres: no PostgreSQL server binaries (/usr/lib/postgresql/*/bin); skipping")
@@ -92,6 +102,13 @@ func Start(t *testing.T) *Cluster {
 	if err := os.Chmod(c.Sock, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// start runs initdb and the server and waits until it answers.
+func (c *Cluster) start(t *testing.T) {
+	t.Helper()
+	bin, dir := c.Bin, c.Dir
 	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(2*time.Minute))
 	defer cancel()
 	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "-D", c.Data, "-U", "postgres", "-E", "UTF8", "--locale=C",
@@ -120,7 +137,6 @@ func Start(t *testing.T) *Cluster {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return c
 }
 
 // PSQL runs one query as the postgres superuser over the socket and
