@@ -966,6 +966,13 @@ func retMap(r Ret, lowName any) *payload.Map {
 		}
 		m.Set("warnings", w)
 	}
+	if r.Extra != nil {
+		for _, it := range r.Extra.Items() {
+			if !m.Has(payload.KeyString(it.Key)) {
+				m.SetKey(it.Key, it.Value)
+			}
+		}
+	}
 	return m
 }
 

@@ -63,6 +63,9 @@ type Ret struct {
 	Comment string
 	// Warnings, when set, become the ret's "warnings" list.
 	Warnings []string
+	// Extra holds further keys a state module puts in its ret
+	// (postgres_schema's "dbname"), added after the standard ones.
+	Extra *payload.Map
 }
 
 // Sentinel errors.

@@ -238,6 +238,9 @@ func exceptionClass(err error) (class, msg string) {
 	case errors.Is(err, ErrNoState):
 		return "KeyError", strip(ErrNoState)
 	}
+	if pe := (*modules.PyException)(nil); errors.As(err, &pe) {
+		return pe.Class, pe.Message
+	}
 	return "Exception", msg
 }
 

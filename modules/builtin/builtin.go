@@ -57,6 +57,7 @@ func Register(r *modules.Registry) error {
 		r.Register(mountSwapFunctions()...),
 		r.Register(alternativesFunctions()...),
 		r.Register(dataFunctions()...),
+		r.Register(postgresFunctions()...),
 	)
 }
 
