@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 mib=${1:-1024}
 runs=${CP_RUNS:-2}
-bin=$PWD/bin
+bin=${BENCH_BIN:-$PWD/bin}
 py=/usr/bin/python3
 tmp=$(mktemp -d /tmp/gsalt-bench-cp.XXXXXX)
 pids=()
