@@ -227,10 +227,22 @@ func TestInteropRealMinionTriggersReaction(t *testing.T) {
 	}
 }
 
-// BenchmarkReactorLocalJobs measures events per second turned into
-// published local jobs by a real daemon (render, build, publish to an
-// accepted minion key; no minion answers).
+// BenchmarkReactorLocalJobs measures the whole reactor path of a running
+// daemon per event: an event on the master's bus matched by the reactor
+// map, its SLS rendered (jinja|yaml), the local reaction built and
+// published through the master (target check against the accepted keys,
+// job cache entry, salt/job/<jid>/new event, the publish load encrypted
+// and, with sign_pub_messages on, Salt 3006's master default, RSA-signed)
+// onto the publish socket. No minion answers. "signed" and "unsigned"
+// differ only in sign_pub_messages; compare with the cost of one
+// signature (wire/message BenchmarkPublishEncode/signed).
 func BenchmarkReactorLocalJobs(b *testing.B) {
+	for _, tc := range []struct{ name, sign string }{{"signed", "True"}, {"unsigned", "False"}} {
+		b.Run(tc.name, func(b *testing.B) { benchReactorLocalJobs(b, "sign_pub_messages: "+tc.sign+"\n") })
+	}
+}
+
+func benchReactorLocalJobs(b *testing.B, conf string) {
 	dir := shortDir(b)
 	if err := os.MkdirAll(filepath.Join(dir, "reactor"), 0o755); err != nil {
 		b.Fatal(err)
@@ -239,7 +251,7 @@ func BenchmarkReactorLocalJobs(b *testing.B) {
 		[]byte("job:\n  local.test.arg:\n    - tgt: {{ data['id'] }}\n    - args:\n      - n: {{ data['n'] }}\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	extra := fmt.Sprintf("reactor_worker_hwm: 100000\nreactor:\n  - 'bench/*':\n    - %s/reactor/job.sls\n", dir)
+	extra := fmt.Sprintf("%sreactor_worker_hwm: 100000\nreactor:\n  - 'bench/*':\n    - %s/reactor/job.sls\n", conf, dir)
 	d, cfg := startMaster(b, dir, extra)
 	copyFile(b, filepath.Join(vectorsDir, "pki/minion1/minion.pub"), filepath.Join(cfg.PKIDir, "minions", "bm1"), 0o644)
 	sub := d.Bus().Subscribe(event.Prefix("salt/job/"), 1<<16)
@@ -253,6 +265,7 @@ func BenchmarkReactorLocalJobs(b *testing.B) {
 		}
 	}()
 	r := d.Reactor()
+	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 mib=${1:-1024}
 runs=${CP_RUNS:-2}
-bin=$PWD/bin
+bin=${BENCH_BIN:-$PWD/bin}
 py=/usr/bin/python3
 tmp=$(mktemp -d /tmp/gsalt-bench-cp.XXXXXX)
 pids=()
@@ -80,7 +80,9 @@ wait_ping() {
     if "$@" cp1 test.ping --out json -t 3 2>/dev/null | grep -q true; then return 0; fi
     sleep 0.3
   done
-  echo "bench-cp: minion did not answer" >&2; return 1
+  echo "bench-cp: minion did not answer" >&2
+  tail -20 "$d/daemons.log" >&2 || true
+  return 1
 }
 
 # measure NAME MASTER_PID MINION_PID CLI...: sets $best (MB/s, MB = 10^6 bytes).

@@ -11,7 +11,9 @@
 # PROFILE_DIR=DIR records the gsalt-master with perf during the run
 # (perf report -i DIR/reactor-master.perf). PPROF_DIR=DIR saves a Go CPU
 # profile of the gsalt-master (PPROF_SECONDS, default 15, from the first
-# event) as DIR/reactor-master.pprof. NO_SALT=1 skips Salt.
+# event) as DIR/reactor-master.pprof. NO_SALT=1 skips Salt. A second gsalt
+# run sets sign_pub_messages: False (Salt's master signs every publish by
+# default); NO_UNSIGNED=1 skips it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -70,29 +72,48 @@ run() {
 }
 field() { printf '%s\n' "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1==k {print $2}'; }
 
-d=$tmp/gsalt; setup "$d"
-pp_addr=
-[ -n "${PPROF_DIR:-}" ] && pp_addr=127.0.0.1:$((20000 + RANDOM % 20000))
-GSALT_PPROF=$pp_addr setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$tmp/gsalt.log" 2>&1 & mp=$!; pids+=($mp)
-sleep 1
-setsid "$bin/gsalt-minion" -c "$d/etc/swarm" --swarm "$n" -l quiet >>"$tmp/gsalt.log" 2>&1 & sp=$!; pids+=($sp)
-wait_all "$bin/gsalt" -c "$d/etc/master"
-s0=$(proc_cpu "$sp")
-if [ -n "${PROFILE_DIR:-}" ]; then
-  mkdir -p "$PROFILE_DIR"
-  perf record -F 499 -g -o "$PROFILE_DIR/reactor-master.perf" -p "$mp" 2>/dev/null & pp=$!
+# gsalt_run NAME MASTER_EXTRA: one gsalt-master + swarm run; sets $g (the
+# result line).
+gsalt_run() {
+  local name=$1 extra=$2
+  d=$tmp/$name; setup "$d"
+  printf '%s\n' "$extra" >>"$d/etc/master/master"
+  pp_addr=
+  [ -n "${PPROF_DIR:-}" ] && [ "$name" = gsalt ] && pp_addr=127.0.0.1:$((20000 + RANDOM % 20000))
+  GSALT_PPROF=$pp_addr setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$tmp/gsalt.log" 2>&1 & mp=$!; pids+=($mp)
+  sleep 1
+  setsid "$bin/gsalt-minion" -c "$d/etc/swarm" --swarm "$n" -l quiet >>"$tmp/gsalt.log" 2>&1 & sp=$!; pids+=($sp)
+  wait_all "$bin/gsalt" -c "$d/etc/master"
+  s0=$(proc_cpu "$sp")
+  pp= cp_pid=
+  if [ -n "${PROFILE_DIR:-}" ] && [ "$name" = gsalt ]; then
+    mkdir -p "$PROFILE_DIR"
+    perf record -F 499 -g -o "$PROFILE_DIR/reactor-master.perf" -p "$mp" 2>/dev/null & pp=$!
+  fi
+  if [ -n "$pp_addr" ]; then
+    mkdir -p "$PPROF_DIR"
+    curl -s -o "$PPROF_DIR/reactor-master.pprof" "http://$pp_addr/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cp_pid=$!
+  fi
+  g=$(run "gsalt-master reactor ($name), $n swarm identities" "$d" "$events" "$mp")
+  s1=$(proc_cpu "$sp")
+  [ -n "${pp:-}" ] && kill -INT "$pp" && wait "$pp" 2>/dev/null || true
+  [ -n "${cp_pid:-}" ] && wait "$cp_pid" 2>/dev/null || true
+  local gr gc
+  gr=$(field "$g" returned); gc=$(field "$g" master_cpu)
+  echo "$name: master CPU per reactor job $(echo "scale=3; 1000 * $gc / ($gr + 0.0001)" | bc) ms, swarm CPU $(echo "$s1 - $s0" | bc) s, master RSS $(proc_rss_mib "$mp") MiB"
+  kill -- "-$sp" "-$mp" 2>/dev/null || true
+}
+
+# Salt 3006's master signs every publish (sign_pub_messages: True, its
+# default): one RSA-2048 signature per job. The second run turns it off,
+# as a Salt user can, to show what the signature costs.
+gsalt_run gsalt ""
+gj=$(field "$g" jobs_per_s)
+gu=-
+if [ -z "${NO_UNSIGNED:-}" ]; then
+  gsalt_run gsalt-unsigned "sign_pub_messages: False"
+  gu=$(field "$g" jobs_per_s)
 fi
-if [ -n "$pp_addr" ]; then
-  mkdir -p "$PPROF_DIR"
-  curl -s -o "$PPROF_DIR/reactor-master.pprof" "http://$pp_addr/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cp_pid=$!
-fi
-g=$(run "gsalt-master reactor, $n swarm identities" "$d" "$events" "$mp")
-s1=$(proc_cpu "$sp")
-[ -n "${pp:-}" ] && kill -INT "$pp" && wait "$pp" 2>/dev/null || true
-[ -n "${cp_pid:-}" ] && wait "$cp_pid" 2>/dev/null || true
-gj=$(field "$g" jobs_per_s); gr=$(field "$g" returned); gc=$(field "$g" master_cpu)
-echo "gsalt: master CPU per reactor job $(echo "scale=3; 1000 * $gc / ($gr + 0.0001)" | bc) ms, swarm CPU $(echo "$s1 - $s0" | bc) s, master RSS $(proc_rss_mib "$mp") MiB"
-kill -- "-$sp" "-$mp" 2>/dev/null || true
 
 sj=-
 if [ -n "${GSALT_SALT_SRC:-}" ] && [ -z "${NO_SALT:-}" ]; then
@@ -112,3 +133,4 @@ else
   echo "bench-reactor: GSALT_SALT_SRC not set, skipping the same reactor load against a real Salt master"
 fi
 bench_row "reactor: local jobs/s through the master ($n swarm ids)" "$gj" "$sj" ">= 5000"
+bench_row "reactor: same, sign_pub_messages: False" "$gu" - ">= 5000"

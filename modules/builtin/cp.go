@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"log/slog"
 	"net/url"
 	"os"
 	"path"
@@ -346,57 +345,46 @@ func (f *SaltFileClient) GetFile(ctx context.Context, p, dest string, makedirs b
 			}
 		}
 	}
-	// The copy is hashed as it is written, with the server's hash type,
-	// and must match the hash the server gave: a file that changed on the
-	// master during the copy (or chunks from two versions of it) is
-	// fetched once more, one chunk at a time as Salt's client does.
+	// A pipelined copy (requests for several chunks in flight) is checked
+	// before it is installed: the server's hash is asked again, and a
+	// file that changed on the master in the meantime (its chunks may
+	// come from two versions) is fetched once more, one chunk at a time
+	// as Salt's client does. The master caches its hashes by the file's
+	// stat, so the check costs a round trip instead of hashing the copy.
 	want, _ := hashServer.(*payload.Map)
-	for attempt := 0; ; attempt++ {
-		got, sum, err := f.download(ctx, rel, saltenv, dest, gz, attempt == 0, want)
-		if err != nil || sum == nil || sum.ok {
-			return got, err
+	var verify func() (bool, error)
+	if want != nil && want.Str("hsum") != "" {
+		verify = func() (bool, error) {
+			again, err := f.server.hashFile(ctx, rel, saltenv)
+			if err != nil {
+				return false, err
+			}
+			hashServer = again
+			return sameHash(want, again), nil
 		}
-		if attempt > 0 {
-			// Salt's client keeps what the master sent without a check:
-			// so does gsalt after a second copy, with a warning.
-			slog.Default().Warn("cp: copied file does not match the master's hash", "path", p, "dest", got,
-				"hash_type", want.Str("hash_type"), "want", want.Str("hsum"), "got", sum.hex)
-			return got, nil
-		}
-		// The file may have changed on the master since its hash was
-		// asked: ask again for the second copy.
-		if hashServer, err = f.server.hashFile(ctx, rel, saltenv); err != nil {
-			return "", err
-		}
-		if s, ok := hashServer.(string); ok && s == "" {
-			return "", nil
-		}
-		want, _ = hashServer.(*payload.Map)
 	}
-}
-
-// copySum is the check of a finished copy against the server's hash.
-type copySum struct {
-	ok  bool
-	hex string
+	got, changed, err := f.download(ctx, rel, saltenv, dest, gz, true, verify)
+	if err != nil || !changed {
+		return got, err
+	}
+	if s, ok := hashServer.(string); ok && s == "" {
+		return "", nil
+	}
+	got, _, err = f.download(ctx, rel, saltenv, dest, gz, false, nil)
+	return got, err
 }
 
 // download copies rel into dest (or the cache when dest is "") through
 // _serve_file requests, pipelined when pipeline is set, and installs it
-// with a rename. With want (the server's {hash_type, hsum}) of a known
-// type, the copy is hashed while written and sum says whether it matched.
-func (f *SaltFileClient) download(ctx context.Context, rel, saltenv, dest string, gz int, pipeline bool, want *payload.Map) (string, *copySum, error) {
+// with a rename. When requests were pipelined and verify is set, verify
+// says before the install whether the server's file is still the one the
+// copy started from; if not, nothing is installed and changed is true.
+func (f *SaltFileClient) download(ctx context.Context, rel, saltenv, dest string, gz int, pipeline bool, verify func() (bool, error)) (got string, changed bool, err error) {
 	var (
 		out     *os.File
 		tmpName string
 		written int64
-		h       hash.Hash
 	)
-	if want != nil {
-		if hh, name, err := newHash(want.Str("hash_type")); err == nil && name == want.Str("hash_type") && want.Str("hsum") != "" {
-			h = hh
-		}
-	}
 	cleanup := func() {
 		if out != nil {
 			out.Close()
@@ -413,7 +401,7 @@ func (f *SaltFileClient) download(ctx context.Context, rel, saltenv, dest string
 	}
 	if dest != "" {
 		if err := openOut(dest); err != nil {
-			return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			return "", false, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 		}
 	}
 	fetcher := newChunkFetcher(ctx, f.server, rel, saltenv, gz)
@@ -422,21 +410,21 @@ func (f *SaltFileClient) download(ctx context.Context, rel, saltenv, dest string
 	for i := 0; ; i++ {
 		if i >= maxServeChunks {
 			cleanup()
-			return "", nil, fmt.Errorf("%w: too many chunks fetching salt://%s", modules.ErrExecution, rel)
+			return "", false, fmt.Errorf("%w: too many chunks fetching salt://%s", modules.ErrExecution, rel)
 		}
 		data, rdest, gzipped, err := fetcher.next(written)
 		if err != nil {
 			cleanup()
-			return "", nil, err
+			return "", false, err
 		}
 		if len(data) == 0 {
 			if out == nil && rdest != "" {
 				loc, err := f.cacheLoc(rdest, saltenv)
 				if err != nil {
-					return "", nil, err
+					return "", false, err
 				}
 				if err := os.WriteFile(loc, nil, 0o600); err != nil {
-					return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+					return "", false, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 				}
 				dest = loc
 			}
@@ -445,52 +433,47 @@ func (f *SaltFileClient) download(ctx context.Context, rel, saltenv, dest string
 		if out == nil {
 			loc, err := f.cacheLoc(rdest, saltenv)
 			if err != nil {
-				return "", nil, err
+				return "", false, err
 			}
 			if st, err := os.Stat(loc); err == nil && st.IsDir() {
 				_ = os.RemoveAll(loc)
 			}
 			if err := openOut(loc); err != nil {
-				return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+				return "", false, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 			}
 		}
 		if gzipped {
 			zr, err := gzip.NewReader(bytes.NewReader(data))
 			if err != nil {
 				cleanup()
-				return "", nil, fmt.Errorf("%w: bad gzip chunk: %w", modules.ErrExecution, err)
+				return "", false, fmt.Errorf("%w: bad gzip chunk: %w", modules.ErrExecution, err)
 			}
 			data, err = io.ReadAll(io.LimitReader(zr, 1<<30))
 			if err != nil {
 				cleanup()
-				return "", nil, fmt.Errorf("%w: bad gzip chunk: %w", modules.ErrExecution, err)
+				return "", false, fmt.Errorf("%w: bad gzip chunk: %w", modules.ErrExecution, err)
 			}
 		}
 		if _, err := out.Write(data); err != nil {
 			cleanup()
-			return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
-		}
-		if h != nil {
-			h.Write(data)
+			return "", false, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 		}
 		// loc counts uncompressed bytes: the master seeks in the file.
 		written += int64(len(data))
 		fetcher.got(len(data))
 	}
-	var sum *copySum
-	if h != nil && out != nil {
-		got := hex.EncodeToString(h.Sum(nil))
-		sum = &copySum{ok: got == want.Str("hsum"), hex: got}
-		if !sum.ok && pipeline {
+	if verify != nil && out != nil && fetcher.pipelined {
+		same, err := verify()
+		if err != nil || !same {
 			// Fetched again by the caller; the copy in place stays.
 			cleanup()
-			return "", sum, nil
+			return "", !same, err
 		}
 	}
 	if out != nil {
 		if err := out.Close(); err != nil {
 			os.Remove(tmpName)
-			return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			return "", false, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 		}
 		mode := os.FileMode(0o644)
 		if strings.HasPrefix(dest, f.cacheDir) {
@@ -499,10 +482,10 @@ func (f *SaltFileClient) download(ctx context.Context, rel, saltenv, dest string
 		_ = os.Chmod(tmpName, mode)
 		if err := os.Rename(tmpName, dest); err != nil {
 			os.Remove(tmpName)
-			return "", nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			return "", false, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 		}
 	}
-	return dest, sum, nil
+	return dest, false, nil
 }
 
 // sameHash compares a local {hsum, hash_type} with the server's reply.
@@ -870,6 +853,7 @@ type chunkFetcher struct {
 	rel, saltenv string
 	gz           int
 	serial       bool // never pipeline (a second copy after a hash mismatch)
+	pipelined    bool // a request ahead was sent
 	decided      bool
 	size         int64 // the chunk size requests ahead assume; 0: one at a time
 	nextLoc      int64
@@ -921,6 +905,7 @@ func (c *chunkFetcher) got(n int) {
 }
 
 func (c *chunkFetcher) start(loc int64) {
+	c.pipelined = true
 	ctx, cancel := context.WithCancel(c.ctx)
 	p := pendingChunk{loc: loc, cancel: cancel, ch: make(chan chunkReply, 1)}
 	c.pending = append(c.pending, p)

@@ -1,7 +1,9 @@
 package message_test
 
 import (
+	"crypto/rsa"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gsalt/gsalt/wire/crypt"
@@ -221,16 +223,40 @@ func FuzzOpenReplies(f *testing.F) {
 	})
 }
 
-// BenchmarkPublishEncode: encode + encrypt + sign of one test.ping publish.
+// BenchmarkPublishEncode: encode + encrypt (+ RSA-2048 sign) of one
+// test.ping publish, the exact call the master makes per job
+// (EncodePublish with the master key when sign_pub_messages is on, Salt
+// 3006's master default; nil when off). The parallel variants run it on
+// every P (go test -cpu 2: the master's publishes sign on their callers'
+// goroutines in parallel).
 func BenchmarkPublishEncode(b *testing.B) {
 	k := loadKeys(b)
 	c, _ := crypt.NewCrypticle(mustKey(b))
 	load := payload.NewMap("fun", "test.ping", "arg", []any{}, "tgt", "*", "jid", "20261122025809097120", "ret", "", "tgt_type", "glob", "user", "root")
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		if _, err := message.EncodePublish(c, k.masterPriv, load, int64(i+1)); err != nil {
-			b.Fatal(err)
-		}
+	for _, tc := range []struct {
+		name string
+		priv *rsa.PrivateKey
+	}{{"signed", k.masterPriv}, {"unsigned", nil}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := message.EncodePublish(c, tc.priv, load, int64(i+1)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(tc.name+"-parallel", func(b *testing.B) {
+			b.ReportAllocs()
+			var serial atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := message.EncodePublish(c, tc.priv, load, serial.Add(1)); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
 	}
 }
 

@@ -38,6 +38,10 @@ const (
 	// a reply, and reusing the buffer spares an allocation and the copies
 	// of growing it for every chunk.
 	clientKeepBuf = 2 << 20
+	// maxClientStream is the largest data frame a client streams to zmq4
+	// instead of buffering it whole first (zmq4 allocates the announced
+	// size when it reads the header).
+	maxClientStream = 16 << 20
 )
 
 // verdict tells the guard what to do with the bytes at the head of its buffer.
@@ -105,10 +109,7 @@ func (p *parser) step(b []byte) (v verdict, n int, repl []byte, err error) {
 			return vNeed, 1, nil, nil
 		}
 		n := min(uint64(len(b)), p.passLeft)
-		p.passLeft -= n
-		if p.passLeft == 0 {
-			p.inFrame = false
-		}
+		p.passed(n)
 		return vPass, int(n), nil, nil
 	}
 	if len(b) < 2 {
@@ -154,6 +155,20 @@ func (p *parser) step(b []byte) (v verdict, n int, repl []byte, err error) {
 		return 0, 0, nil, fmt.Errorf("%w: more than %d frames in one message", ErrTooLarge, p.lim.MaxFrames)
 	}
 	total := hdr + int(size)
+	if !p.inFrame && !p.server && size > readChunk && size <= maxClientStream {
+		// A client streams a large reply (a file chunk) into zmq4's
+		// buffer as it arrives: its peer is the master it chose, and
+		// the size is bounded.
+		if flags&flagMore != 0 {
+			p.frames++
+			p.msgSize += int64(size)
+		} else {
+			p.frames, p.msgSize = 0, 0
+		}
+		p.passLeft = size
+		p.inFrame = true
+		return vPass, hdr, nil, nil
+	}
 	if !p.inFrame && size > SmallFrame {
 		if !p.budget.reserve(int64(size)) {
 			return 0, 0, nil, fmt.Errorf("%w: frame of %d bytes refused", ErrBusy, size)
@@ -187,6 +202,14 @@ func (p *parser) step(b []byte) (v verdict, n int, repl []byte, err error) {
 		p.frames, p.msgSize = 0, 0
 	}
 	return vPass, total, nil, nil
+}
+
+// passed accounts for n bytes of a streamed frame body handed to zmq4.
+func (p *parser) passed(n uint64) {
+	p.passLeft -= n
+	if p.passLeft == 0 {
+		p.inFrame = false
+	}
 }
 
 // command decides about one complete command frame (body without header).
@@ -367,6 +390,11 @@ func (g *guard) Read(b []byte) (int, error) {
 		if g.err != nil {
 			return 0, g.err
 		}
+		if g.p.passLeft > 0 && len(g.buf) == 0 && len(b) > 0 {
+			// The body of a streamed frame with nothing buffered: read it
+			// straight into zmq4's buffer (one copy less).
+			return g.readThrough(b)
+		}
 		need, err := g.parse()
 		if err != nil {
 			g.err = err
@@ -382,6 +410,29 @@ func (g *guard) Read(b []byte) (int, error) {
 			g.err = err
 		}
 	}
+}
+
+// readThrough reads the rest of a streamed frame body from the network
+// directly into b.
+func (g *guard) readThrough(b []byte) (int, error) {
+	g.frameDeadline()
+	if uint64(len(b)) > g.p.passLeft {
+		b = b[:g.p.passLeft]
+	}
+	n, err := g.Conn.Read(b)
+	if n > 0 {
+		g.lastRead.Store(time.Now().UnixNano())
+		g.p.passed(uint64(n))
+		if g.p.passLeft == 0 {
+			g.frameDeadline()
+		}
+		return n, nil
+	}
+	if err != nil {
+		g.err = err
+		return 0, err
+	}
+	return 0, nil
 }
 
 // frameDeadline sets a read deadline (servers only) when the body of a

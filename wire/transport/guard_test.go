@@ -274,3 +274,54 @@ func TestGuardReusesBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardClientStreamsLargeFrame: a client guard hands the body of a
+// large frame (a file chunk, up to maxClientStream) to zmq4 as it arrives,
+// reading it straight into zmq4's buffer, so its own buffer stays small;
+// frames over maxClientStream are still buffered whole first. The bytes
+// zmq4 sees are the stream's, whatever the read sizes.
+func TestGuardClientStreamsLargeFrame(t *testing.T) {
+	hs := cat(zGreeting(), zReady("ROUTER"))
+	for _, tc := range []struct {
+		name     string
+		body     int
+		piece    int
+		maxGuard int // the largest guard buffer allowed
+	}{
+		{"1 MiB chunk, whole reads", 1<<20 + 100, 0, readChunk},
+		{"1 MiB chunk, 1000-byte reads", 1<<20 + 100, 1000, readChunk},
+		{"just over readChunk", readChunk + 1, 3, readChunk},
+		{"over maxClientStream: buffered", maxClientStream + 1, 0, maxClientStream + 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var frames [][]byte
+			frames = append(frames, hs)
+			for i := range 3 {
+				frames = append(frames, zFrame(flagMore, nil), zFrame(0, bytes.Repeat([]byte{byte('a' + i)}, tc.body)))
+			}
+			in := cat(frames...)
+			p := parser{lim: Limits{MaxMessageSize: 64 << 20}.withDefaults(), peers: []string{"ROUTER"}}
+			g := newGuard(&streamConn{r: bytes.NewReader(in), piece: tc.piece}, p)
+			var out bytes.Buffer
+			buf := make([]byte, tc.body) // zmq4 reads a body into a buffer of its size
+			largest := 0
+			for {
+				n, err := g.Read(buf)
+				out.Write(buf[:n])
+				largest = max(largest, cap(g.base), cap(g.buf))
+				if err != nil {
+					if !errors.Is(err, io.EOF) {
+						t.Fatalf("err = %v", err)
+					}
+					break
+				}
+			}
+			if !bytes.Equal(out.Bytes(), in) {
+				t.Fatalf("passed %d bytes, want the stream's %d", out.Len(), len(in))
+			}
+			if largest > tc.maxGuard {
+				t.Errorf("guard buffer grew to %d bytes, want at most %d", largest, tc.maxGuard)
+			}
+		})
+	}
+}
