@@ -324,18 +324,17 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 	case *dataNode:
 		return r.out.write(x.Text)
 	case *printNode:
-		v, err := r.eval(x.X, f)
-		if err != nil {
-			return err
-		}
 		var s string
-		if fin := r.env.opts.Finalize; fin != nil {
-			s, err = fin(v)
+		if x.Text != nil {
+			s = *x.Text
 		} else {
-			s, err = Str(v)
-		}
-		if err != nil {
-			return err
+			v, err := r.eval(x.X, f)
+			if err != nil {
+				return err
+			}
+			if s, err = r.finalize(v); err != nil {
+				return err
+			}
 		}
 		if r.autoescape {
 			s = htmlEscape(s)
@@ -767,6 +766,15 @@ func (r *Runtime) assign(target Expr, v any, f *frame) error {
 		return nil
 	}
 	return fmt.Errorf("cannot assign to %T", target)
+}
+
+// finalize is the text of an {{ expression }}'s value: the
+// environment's Finalize, or str().
+func (r *Runtime) finalize(v any) (string, error) {
+	if fin := r.env.opts.Finalize; fin != nil {
+		return fin(v)
+	}
+	return Str(v)
 }
 
 func (r *Runtime) test(x Expr, f *frame) (bool, error) {

@@ -132,7 +132,7 @@ func (p *Parser) subparse(endTags []string) ([]Node, error) {
 			if _, err := p.expect(tVarEnd, ""); err != nil {
 				return nil, err
 			}
-			body = append(body, &printNode{pos{t.line}, x})
+			body = append(body, &printNode{pos: pos{t.line}, X: x})
 		case tBlockBegin:
 			p.next()
 			if endTags != nil && p.cur().kind == tName {
@@ -290,7 +290,7 @@ func (p *Parser) parseStatement() (Node, error) {
 		}
 		out := &outputNode{pos: pos{t.line}}
 		for _, x := range items {
-			out.Items = append(out.Items, &printNode{pos{t.line}, x})
+			out.Items = append(out.Items, &printNode{pos: pos{t.line}, X: x})
 		}
 		n = out
 	case "autoescape":
@@ -835,16 +835,7 @@ func (p *Parser) parseExpression(withCond bool) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cerr error
-	x = foldRewrite(x, func(t Expr) {
-		if cerr == nil {
-			cerr = compileTruth(p.env, t)
-		}
-	})
-	if cerr != nil {
-		return nil, cerr
-	}
-	return x, nil
+	return foldRewrite(x), nil
 }
 
 func (p *Parser) parseCondExpr() (Expr, error) {
