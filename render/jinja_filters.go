@@ -1287,7 +1287,7 @@ func loadYAMLFilter(e *jinja.Runtime, in *value, va *varArgs) *value {
 	return strFilter(func(s string, va *varArgs) (any, error) {
 		v, err := decodeYAMLText(s)
 		if err != nil {
-			return nil, fmt.Errorf("Encountered error loading yaml: %w", err)
+			return nil, loadYAMLError(s, err)
 		}
 		return v, nil
 	})(e, in, va)

@@ -41,6 +41,7 @@ func exactFilters() map[string]jinja.FilterFunc {
 		"is_text_file":       filterIsTextFile,
 		"is_bin_file":        filterIsBinFile,
 		"filter_by_networks": filterByNetworks,
+		"xml":                filterXML,
 	}
 }
 
