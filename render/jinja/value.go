@@ -725,9 +725,7 @@ func Contains(container, x any) (bool, error) {
 	case string:
 		s, ok := x.(string)
 		if !ok {
-			if u, isU := x.(*Undefined); isU && u.Strict {
-				return false, u.err()
-			}
+			// str.__contains__ refuses an undefined value as any other
 			return false, typeErr("'in <string>' requires string as left operand, not %s", TypeName(x))
 		}
 		return strings.Contains(c, s), nil
