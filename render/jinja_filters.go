@@ -302,8 +302,12 @@ func (st *renderState) filters() map[string]filterFunc {
 		},
 		"skip": func(e *jinja.Runtime, in *value, va *varArgs) *value { return asValue("") },
 		"is_list": func(e *jinja.Runtime, in *value, va *varArgs) *value {
-			_, ok := listItems(in)
-			return asValue(ok)
+			// isinstance(value, list): a tuple is not a list
+			switch in.Interface().(type) {
+			case *jinja.List, []any:
+				return asValue(true)
+			}
+			return asValue(false)
 		},
 		"is_iter": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			_, ok := listItems(in)
