@@ -316,8 +316,12 @@ func (st *renderState) filters() map[string]filterFunc {
 		},
 		"skip": func(e *jinja.Runtime, in *value, va *varArgs) *value { return asValue("") },
 		"is_list": func(e *jinja.Runtime, in *value, va *varArgs) *value {
-			_, ok := listItems(in)
-			return asValue(ok)
+			// isinstance(value, list): a tuple is not a list
+			switch in.Interface().(type) {
+			case *jinja.List, []any:
+				return asValue(true)
+			}
+			return asValue(false)
 		},
 		"is_iter": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			_, ok := listItems(in)
@@ -1301,7 +1305,7 @@ func loadYAMLFilter(e *jinja.Runtime, in *value, va *varArgs) *value {
 	return strFilter(func(s string, va *varArgs) (any, error) {
 		v, err := decodeYAMLText(s)
 		if err != nil {
-			return nil, fmt.Errorf("Encountered error loading yaml: %w", err)
+			return nil, loadYAMLError(s, err)
 		}
 		return v, nil
 	})(e, in, va)

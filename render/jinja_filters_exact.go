@@ -5,8 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"math"
+	"math/big"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -41,6 +44,8 @@ func exactFilters() map[string]jinja.FilterFunc {
 		"is_text_file":       filterIsTextFile,
 		"is_bin_file":        filterIsBinFile,
 		"filter_by_networks": filterByNetworks,
+		"xml":                filterXML,
+		"avg":                filterAvg,
 	}
 }
 
@@ -541,4 +546,63 @@ func filterByNetworks(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any
 		return filter(v)
 	}
 	return nil, pyErr("ValueError", "Do not know how to filter a %s", pyClass(v))
+}
+
+// filterAvg is Salt's avg: float(sum(lst) / len(lst)) for what is not
+// hashable (list, dict, set), float(lst) for anything else (a tuple or
+// range is hashable, so float() refuses it).
+func filterAvg(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+	if _, err := jinja.Bind("lst_avg", args, kw, nil); err != nil {
+		return nil, err
+	}
+	switch v.(type) {
+	case *jinja.List, *payload.Map, *jinja.Set, []any:
+		items, err := jinja.Iterate(v)
+		if err != nil {
+			return nil, err
+		}
+		var sum any = int64(0)
+		for _, it := range items {
+			if sum, err = jinja.BinOp("+", sum, it); err != nil {
+				return nil, err
+			}
+		}
+		if len(items) == 0 {
+			return nil, &jinja.Error{Kind: "ZeroDivisionError", Msg: "division by zero"}
+		}
+		q, err := jinja.BinOp("/", sum, int64(len(items)))
+		if err != nil {
+			return nil, err
+		}
+		return pyFloat(q)
+	}
+	return pyFloat(v)
+}
+
+// pyFloat is Python's float(v) for numbers and strings.
+func pyFloat(v any) (any, error) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1.0, nil
+		}
+		return 0.0, nil
+	case int64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	case *big.Int:
+		f, _ := new(big.Float).SetInt(x).Float64()
+		if math.IsInf(f, 0) {
+			return nil, pyErr("OverflowError", "int too large to convert to float")
+		}
+		return f, nil
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil || strings.ContainsAny(strings.ToLower(x), "x") {
+			return nil, pyErr("ValueError", "could not convert string to float: %s", jinja.Repr(x))
+		}
+		return f, nil
+	}
+	return nil, pyErr("TypeError", "float() argument must be a string or a real number, not '%s'", jinja.TypeName(v))
 }

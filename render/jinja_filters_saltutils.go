@@ -3,9 +3,12 @@ package render
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/gsalt/gsalt/internal/stringutils"
 	"github.com/gsalt/gsalt/render/jinja"
@@ -142,6 +145,10 @@ func filterIsEmpty(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, e
 		path = x
 	case []byte:
 		path = string(x)
+	case bool, int64, *big.Int:
+		// os.stat(int) is fstat of that file descriptor of the process
+		// (0 is the daemon's stdin)
+		return fstatEmpty(x)
 	default:
 		return nil, pyErr("TypeError", "stat: path should be string, bytes, os.PathLike or integer, not %s", jinja.TypeName(v))
 	}
@@ -203,14 +210,21 @@ func filterCompareDicts(r *jinja.Runtime, v any, args []any, kw *payload.Map) (a
 	if err != nil {
 		return nil, err
 	}
-	// set(new).union(old): Python's set order is a hash order; gsalt uses
-	// first-seen order (new's keys, then old's).
-	seen := &payload.Map{}
-	var keys []any
-	for _, k := range append(nk, ok2...) {
-		if _, dup := seen.GetKey(k); !dup {
-			seen.SetKey(k, true)
-			keys = append(keys, k)
+	// set(new).union(old): CPython's table order (PYTHONHASHSEED=0, as the
+	// corpus runs Salt; Salt's own order of string keys changes with its
+	// random seed); first-seen order where a hash is not reproducible
+	keys, exact, err := jinja.SetUnionOrder(n2, o2)
+	if err != nil {
+		return nil, err
+	}
+	if !exact {
+		keys = nil
+		seen := &payload.Map{}
+		for _, k := range append(nk, ok2...) {
+			if _, dup := seen.GetKey(k); !dup {
+				seen.SetKey(k, true)
+				keys = append(keys, k)
+			}
 		}
 	}
 	ret := &payload.Map{}
@@ -559,4 +573,33 @@ func dictAddToList(p *payload.Map, k string, v any, extend bool) error {
 	}
 	l.Items = append(l.Items, items...)
 	return nil
+}
+
+// fstatEmpty is Salt's is_empty of an int: os.stat(fd).st_size == 0,
+// False when fstat fails; a descriptor beyond a C int is an
+// OverflowError.
+func fstatEmpty(v any) (any, error) {
+	var n *big.Int
+	switch x := v.(type) {
+	case bool:
+		n = big.NewInt(0)
+		if x {
+			n = big.NewInt(1)
+		}
+	case int64:
+		n = big.NewInt(x)
+	case *big.Int:
+		n = x
+	}
+	switch {
+	case n.Cmp(big.NewInt(math.MaxInt32)) > 0:
+		return nil, pyErr("OverflowError", "fd is greater than maximum")
+	case n.Cmp(big.NewInt(math.MinInt32)) < 0:
+		return nil, pyErr("OverflowError", "fd is less than minimum")
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(n.Int64()), &st); err != nil {
+		return false, nil
+	}
+	return st.Size == 0, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/render/jinja"
@@ -18,6 +19,28 @@ var ErrRaised = fmt.Errorf("%w: raised", ErrTemplate)
 // decodeYAMLText decodes YAML like Salt's load_yaml (safe_load).
 func decodeYAMLText(text string) (any, error) {
 	return config.DecodeYAMLPayload([]byte(text))
+}
+
+// loadYAMLError is the error Salt's load_yaml (filter, {% load_yaml %},
+// {% import_yaml %}) raises for text its YAML loader refuses. libyaml's
+// reader refuses a control character before anything is parsed: a
+// TemplateRuntimeError naming it and its byte offset. Any other YAML
+// error carries a mark without a buffer (Salt's loader is CSafeLoader),
+// and Salt's report of it fails on that missing buffer: the
+// AttributeError below is what Salt 3006 raises (cause, the YAML error,
+// is wrapped for logs).
+func loadYAMLError(text string, cause error) error {
+	off := 0
+	for _, c := range text {
+		ok := c == 0x09 || c == 0x0A || c == 0x0D || (c >= 0x20 && c <= 0x7E) || c == 0x85 ||
+			(c >= 0xA0 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF)
+		if !ok {
+			return &jinja.Error{Kind: "TemplateRuntimeError", Msg: fmt.Sprintf("Encountered error loading yaml: unacceptable character #x%04x: control characters are not allowed\n  in \"<unicode string>\", position %d", c, off)}
+		}
+		off += utf8.RuneLen(c)
+	}
+	// the YAML error itself stays in the chain (Err) for logs
+	return &jinja.Error{Kind: "AttributeError", Msg: "'NoneType' object has no attribute 'splitlines'", Err: cause}
 }
 
 // globalFunctions are Salt's Jinja globals (raise, odict,

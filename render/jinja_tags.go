@@ -123,7 +123,7 @@ func loadDataText(kind, text string) (any, error) {
 	case "yaml":
 		v, err := decodeYAMLText(text)
 		if err != nil {
-			return nil, &jinja.Error{Kind: "TemplateRuntimeError", Msg: fmt.Sprintf("Encountered error loading yaml: %v", err)}
+			return nil, loadYAMLError(text, err)
 		}
 		return jinja.Import(v), nil
 	case "json":

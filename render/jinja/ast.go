@@ -113,6 +113,9 @@ type (
 	printNode struct {
 		pos
 		X Expr
+		// Text is the output Jinja2's compiler computed from a constant
+		// X at compile time (nil when X is evaluated at run time)
+		Text *string
 	}
 	ifNode struct {
 		pos

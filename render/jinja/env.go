@@ -275,8 +275,27 @@ func (e *Environment) lineSyntax(src string) string {
 // check collects blocks and verifies filter and test names, as Jinja2's
 // compiler does.
 func (t *Template) check(nodes []Node) error {
+	err := t.checkNodes(nodes, false)
+	var je *Error
+	if errors.As(err, &je) && je.Name == "" {
+		je.Name = t.Name
+	}
+	return err
+}
+
+// checkNodes compiles the statements n: soft is Jinja2's soft frame (the
+// test and bodies of an if statement, an inline if), where an unknown
+// filter or test fails only when it is called. A loop, macro, call
+// block, filter block, with, set block, scope and block have frames of
+// their own.
+func (t *Template) checkNodes(n any, soft bool) error {
 	var err error
-	walkNodes(nodes, func(n any) bool {
+	sub := func(n any, soft bool) {
+		if err == nil {
+			err = t.checkNodes(n, soft)
+		}
+	}
+	walkNodes(n, func(n any) bool {
 		if err != nil {
 			return false
 		}
@@ -287,16 +306,68 @@ func (t *Template) check(nodes []Node) error {
 				return false
 			}
 			t.blocks[x.Name] = x
-		case *filterExpr:
-			if _, ok := t.env.Filters[x.Name]; !ok {
-				err = &Error{Kind: "TemplateAssertionError", Msg: fmt.Sprintf("No filter named %s.", pyStrRepr(x.Name)), Name: t.Name, Line: x.Line}
+			sub(x.Body, false)
+			return false
+		case *ifNode:
+			sub(x.Test, true)
+			sub(x.Body, true)
+			for i := range x.Elifs {
+				sub(&x.Elifs[i], true)
+			}
+			sub(x.Else, true)
+			return false
+		case *forNode:
+			sub(x.Target, soft)
+			sub(x.Iter, soft)
+			sub(x.Test, false)
+			sub(x.Body, false)
+			sub(x.Else, false)
+			return false
+		case *macroNode:
+			sub(x.Defaults, false)
+			sub(x.Body, false)
+			return false
+		case *callBlockNode:
+			sub(x.Call, soft)
+			sub(x.Defaults, false)
+			sub(x.Body, false)
+			return false
+		case *filterBlockNode:
+			sub(x.Filter, false)
+			sub(x.Body, false)
+			return false
+		case *withNode:
+			sub(x.Values, soft)
+			sub(x.Body, false)
+			return false
+		case *setBlockNode:
+			if x.Filter != nil {
+				sub(x.Filter, false)
+			}
+			sub(x.Body, false)
+			return false
+		case *scopeNode:
+			sub(x.Autoescape, soft)
+			sub(x.Body, false)
+			return false
+		case *extNode:
+			if ex, ok := x.Data.(Expr); ok {
+				sub(ex, soft)
+			}
+			sub(x.Body, false)
+			return false
+		case *printNode:
+			// an output expression that is constant as a whole becomes
+			// text at compile time: nothing else of it is compiled
+			if s, ok := foldPrint(t.env, x.X); ok {
+				x.Text = &s
 				return false
 			}
-		case *testExpr:
-			if _, ok := t.env.Tests[x.Name]; !ok {
-				err = &Error{Kind: "TemplateAssertionError", Msg: fmt.Sprintf("No test named %s.", pyStrRepr(x.Name)), Name: t.Name, Line: x.Line}
-				return false
-			}
+		case *constExpr, *nameExpr, *tupleExpr, *listExpr, *dictExpr, *getattrExpr, *getitemExpr,
+			*sliceExpr, *binExpr, *unaryExpr, *compareExpr, *condExpr, *concatExpr, *callExpr,
+			*filterExpr, *testExpr, *nsRefExpr, *foldExpr:
+			err = t.compileExpr(x.(Expr), nil, soft)
+			return false
 		}
 		return true
 	})

@@ -324,18 +324,17 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 	case *dataNode:
 		return r.out.write(x.Text)
 	case *printNode:
-		v, err := r.eval(x.X, f)
-		if err != nil {
-			return err
-		}
 		var s string
-		if fin := r.env.opts.Finalize; fin != nil {
-			s, err = fin(v)
+		if x.Text != nil {
+			s = *x.Text
 		} else {
-			s, err = Str(v)
-		}
-		if err != nil {
-			return err
+			v, err := r.eval(x.X, f)
+			if err != nil {
+				return err
+			}
+			if s, err = r.finalize(v); err != nil {
+				return err
+			}
 		}
 		if r.autoescape {
 			s = htmlEscape(s)
@@ -465,7 +464,16 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 	case *extendsNode:
 		return &Error{Kind: "TemplateRuntimeError", Msg: "extends tag must be at the top level of the template"}
 	case *blockNode:
-		return r.renderBlock(x.Name, 0, f)
+		// the call site decides: a scoped block sees the loop and local
+		// variables around it, and a required block must be overridden
+		base := f
+		if !x.Scoped {
+			base = rootOf(f)
+		}
+		if x.Required && f.ctx != nil && len(f.ctx.blocks[x.Name]) <= 1 {
+			return &Error{Kind: "TemplateRuntimeError", Msg: fmt.Sprintf("Required block %s not found", pyStrRepr(x.Name))}
+		}
+		return r.renderBlock(x.Name, 0, base)
 	case *blockCallNode:
 		return r.renderBlock(x.name, x.level, f)
 	case *extNode:
@@ -517,6 +525,9 @@ func (r *Runtime) Lookup(ctx any, name string) (any, bool) {
 	return nil, false
 }
 
+// renderBlock renders level of the block chain name in the context of
+// frame f (the call site's frame for a scoped block, else the template's
+// root frame); super() renders the next level in the same context.
 func (r *Runtime) renderBlock(name string, level int, f *frame) error {
 	ctx := f.ctx
 	if ctx == nil {
@@ -527,14 +538,11 @@ func (r *Runtime) renderBlock(name string, level int, f *frame) error {
 		return nil
 	}
 	b := chain[level]
-	bf := f
-	if !b.Scoped {
-		bf = rootOf(f)
-	}
-	inner := &frame{vars: map[string]any{}, parent: bf, ctx: ctx}
+	inner := &frame{vars: map[string]any{}, parent: f, ctx: ctx}
 	inner.vars["super"] = Func(func(rr *Runtime, args []any, kw *payload.Map) (any, error) {
 		if level+1 >= len(chain) {
-			return nil, &Error{Kind: "TemplateRuntimeError", Msg: fmt.Sprintf("no parent block called %s.", pyStrRepr(name))}
+			// Context.super gives an undefined value; calling it raises
+			return nil, r.undefinedHint(fmt.Sprintf("there is no parent block called %s.", pyStrRepr(name))).err()
 		}
 		return r.capture([]Node{&blockCallNode{name: name, level: level + 1}}, f)
 	})
@@ -543,9 +551,6 @@ func (r *Runtime) renderBlock(name string, level int, f *frame) error {
 		r.cur = t
 	}
 	defer func() { r.cur = prev }()
-	if b.Required && len(b.Body) == 0 && level == len(chain)-1 {
-		return &Error{Kind: "TemplateRuntimeError", Msg: fmt.Sprintf("Required block %s not found", pyStrRepr(name))}
-	}
 	return r.execBody(b.Body, inner)
 }
 
@@ -561,7 +566,7 @@ func (s *selfRef) GetAttr(name string) (any, bool) {
 		return nil, false
 	}
 	return Func(func(r *Runtime, args []any, kw *payload.Map) (any, error) {
-		return r.capture([]Node{&blockCallNode{name: name}}, s.f)
+		return r.capture([]Node{&blockCallNode{name: name}}, rootOf(s.f))
 	}), true
 }
 
@@ -767,6 +772,15 @@ func (r *Runtime) assign(target Expr, v any, f *frame) error {
 		return nil
 	}
 	return fmt.Errorf("cannot assign to %T", target)
+}
+
+// finalize is the text of an {{ expression }}'s value: the
+// environment's Finalize, or str().
+func (r *Runtime) finalize(v any) (string, error) {
+	if fin := r.env.opts.Finalize; fin != nil {
+		return fin(v)
+	}
+	return Str(v)
 }
 
 func (r *Runtime) test(x Expr, f *frame) (bool, error) {

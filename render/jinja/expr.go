@@ -21,6 +21,9 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 	case *foldExpr:
 		return r.evalFold(e, f)
 	case *nameExpr:
+		if r.constMode {
+			return nil, errImpossible
+		}
 		if v, ok := f.lookup(e.Name); ok {
 			return v, nil
 		}
@@ -178,6 +181,10 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 			return r.eval(e.Then, f)
 		}
 		if e.Else == nil {
+			if r.constMode {
+				// CondExpr.as_const: an undefined result is left to run time
+				return nil, errImpossible
+			}
 			return &Undefined{Hint: "the inline if-expression on line " + fmt.Sprint(e.Line) + " evaluated to false and no else section was defined."}, nil
 		}
 		return r.eval(e.Else, f)
@@ -196,8 +203,14 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 		}
 		return b.String(), nil
 	case *callExpr:
+		if r.constMode {
+			return nil, errImpossible // Call.as_const in a sandbox
+		}
 		return r.evalCall(e, f, nil)
 	case *filterExpr:
+		if r.constMode && (e.X == nil || contextFilters[e.Name] || r.env.Filters[e.Name] == nil) {
+			return nil, errImpossible
+		}
 		var in any
 		if e.X != nil {
 			v, err := r.eval(e.X, f)
@@ -208,6 +221,9 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 		}
 		return r.applyFilter(e, in, f)
 	case *testExpr:
+		if r.constMode && r.env.Tests[e.Name] == nil {
+			return nil, errImpossible
+		}
 		v, err := r.eval(e.X, f)
 		if err != nil {
 			return nil, err
@@ -222,6 +238,9 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 		}
 		return fn(r, v, args, kw)
 	case *nsRefExpr:
+		if r.constMode {
+			return nil, errImpossible
+		}
 		ns, _ := f.lookup(e.Name)
 		return r.GetAttr(ns, e.Attr)
 	}

@@ -1,25 +1,36 @@
 package jinja
 
 import (
+	"errors"
+	"fmt"
 	"math/big"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-// Jinja2's optimizer folds every expression it can evaluate at compile
-// time (literals, operators, attribute and item lookups, filters and
-// tests over constants) into a constant, when the value has a safe repr.
-// Folding and running agree except for slices: compiled code slices with
-// Python's obj[a:b] (a TypeError for a bad operand), while the optimizer
-// goes through environment.getitem, where the TypeError becomes an
-// undefined value. So `none[:2] is defined` folds to False and
-// `not [(-1)[::-1]]` to False, while `{{ none[:2] }}` (an undefined value
-// is not a safe constant) fails at run time.
+// Jinja2 evaluates constant expressions while compiling (nodes.*.as_const,
+// optimizer.py). gsalt mirrors the three places where that shows:
 //
-// gsalt marks the foldable expressions holding a slice with foldExpr; one
-// evaluates its operand in constant mode (failing slices give undefined)
-// and keeps the result when it is a safe constant, else evaluates it again
-// the ordinary way.
+//   - An {{ output }} that is constant as a whole (top down: an inline if
+//     evaluates only the branch its constant test picks, and/or only what
+//     they need) becomes text at compile time, and nothing else of it is
+//     compiled (Template.check stores the text in the print node).
+//   - Otherwise the optimizer folds bottom up: the bool() of every constant
+//     inline-if test and and/or left operand, and the str() of the leading
+//     constant parts of ~, are taken outside its error handling, so a
+//     strict undefined value there fails the compile wherever it is
+//     (compileExpr); unknown filters and tests fail the compile unless
+//     folded away or in a soft frame (if statements, inline ifs), where
+//     they fail when called.
+//   - Folding and running agree except for slices: compiled code slices
+//     with Python's obj[a:b] (a TypeError for a bad operand), while the
+//     optimizer goes through environment.getitem, where the TypeError
+//     becomes an undefined value. So `none[:2] is defined` folds to False
+//     while `{{ none[:2]|string }}` fails at run time. The foldable
+//     expressions holding a slice are wrapped in a foldExpr; evalFold
+//     evaluates its operand in constant mode (names, calls and context
+//     filters are errImpossible there) and keeps the result when it is a
+//     safe constant, else evaluates it again the ordinary way.
 
 // foldExpr is an expression Jinja2's optimizer would try to fold.
 type foldExpr struct {
@@ -31,39 +42,177 @@ type foldExpr struct {
 // the optimizer never folds.
 var contextFilters = map[string]bool{"map": true, "select": true, "reject": true, "selectattr": true, "rejectattr": true, "random": true}
 
-// foldRewrite wraps the foldable parts of x that hold a slice. check is
-// called with the constant operands the optimizer takes the truth of
-// (a conditional expression's test, the left side of and/or).
-func foldRewrite(x Expr, check func(Expr)) Expr {
-	out, _, _ := foldWalk(x, 0, check)
+// errImpossible is Jinja2's nodes.Impossible: the expression is not a
+// compile-time constant (a variable, a call, a context filter, an
+// inline if without else that is false, ...).
+var errImpossible = errors.New("jinja: not a constant expression")
+
+// foldRewrite wraps the foldable parts of x that hold a slice.
+func foldRewrite(x Expr) Expr {
+	out, _, _ := foldWalk(x, 0)
 	return out
 }
 
-// compileTruth is Jinja2's optimizer taking bool() or str() of a constant
-// operand outside its error handling (CondExpr, And/Or, Concat): a strict undefined
-// value raises UndefinedError when the template is compiled, wherever
-// the expression is. It returns that error, or nil.
-func compileTruth(env *Environment, x Expr) error {
-	if env == nil {
-		return nil
-	}
+// constEval is Jinja2's as_const: x's value at compile time, or an error
+// (errImpossible, or the error that made the optimizer give up).
+func constEval(env *Environment, x Expr) (any, error) {
 	r := newRuntime(env)
 	r.constMode = true
-	v, err := r.evalExpr(x, &frame{vars: map[string]any{}, rt: r})
+	return r.evalExpr(x, &frame{vars: map[string]any{}, rt: r})
+}
+
+// compileTruth is Jinja2's optimizer taking bool() or str() of a constant
+// operand outside its error handling (CondExpr, And/Or, Concat): a strict
+// undefined value raises UndefinedError when the template is compiled,
+// wherever the expression is. It reports whether x is a constant, and
+// that error.
+func compileTruth(env *Environment, x Expr) (bool, error) {
+	v, err := constEval(env, x)
 	if err != nil {
-		return nil // the optimizer gives up on it (Impossible)
+		return false, nil // the optimizer gives up on it (Impossible)
 	}
 	if u, ok := v.(*Undefined); ok && u.Strict {
 		// not Jinja's UndefinedError report: Salt sees it escape from
 		// compiling the template
-		return &Error{Kind: "UndefinedError(compile)", Msg: u.Message(), Line: x.exprLine()}
+		return true, &Error{Kind: "UndefinedError(compile)", Msg: u.Message(), Line: x.exprLine()}
 	}
-	return nil
+	return true, nil
+}
+
+// foldPrint is Jinja2's compiler turning an {{ expression }} into text at
+// compile time: the expression's as_const, finalized, when that raises
+// nothing (top down: an inline if evaluates only the branch its constant
+// test picks, and/or only what they need).
+func foldPrint(env *Environment, x Expr) (string, bool) {
+	v, err := constEval(env, x)
+	if err != nil {
+		return "", false
+	}
+	r := newRuntime(env)
+	s, err := r.finalize(v)
+	if err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// compileExpr does what compiling the expression x does in Jinja2 beside
+// generating code: the optimizer folds it bottom up (every constant test
+// of an inline if, left operand of and/or and leading constant part of
+// ~ gets its bool() or str() taken, failing on a strict undefined value),
+// and the code generator refuses unknown filters and tests in the parts
+// not folded away (outside soft frames, see checkNodes). anc holds x's
+// enclosing expressions.
+func (t *Template) compileExpr(x Expr, anc []Expr, soft bool) error {
+	if x == nil || len(anc) > maxParseDepth {
+		return nil
+	}
+	var err error
+	check := func(e Expr) bool {
+		if err == nil {
+			var c bool
+			c, err = compileTruth(t.env, e)
+			return c
+		}
+		return false
+	}
+	// children first, as the optimizer does
+	sub := append(anc, x)
+	each := func(es ...Expr) {
+		for _, e := range es {
+			if err == nil {
+				err = t.compileExpr(e, sub, soft)
+			}
+		}
+	}
+	args := func(a *callArgs) {
+		each(a.Args...)
+		each(a.KwVals...)
+		each(a.DynArgs, a.DynKwarg)
+	}
+	switch e := x.(type) {
+	case *foldExpr:
+		return t.compileExpr(e.X, anc, soft)
+	case *tupleExpr:
+		each(e.Items...)
+	case *listExpr:
+		each(e.Items...)
+	case *dictExpr:
+		for i := range e.Keys {
+			each(e.Keys[i], e.Vals[i])
+		}
+	case *getattrExpr:
+		each(e.Obj)
+	case *getitemExpr:
+		each(e.Obj)
+		if sl, ok := e.Key.(*sliceExpr); ok {
+			each(sl.Start, sl.Stop, sl.Step)
+		} else {
+			each(e.Key)
+		}
+	case *binExpr:
+		each(e.L, e.R)
+		if e.Op == "and" || e.Op == "or" {
+			check(e.L)
+		}
+	case *unaryExpr:
+		each(e.X)
+	case *compareExpr:
+		each(e.First)
+		each(e.Rest...)
+	case *condExpr:
+		soft = true // visit_CondExpr compiles its parts in a soft frame
+		each(e.Test, e.Then, e.Else)
+		check(e.Test)
+	case *concatExpr:
+		each(e.Items...)
+		// Concat.as_const takes str() of each part in turn, up to the
+		// first part that is not constant
+		for _, it := range e.Items {
+			if !check(it) {
+				break
+			}
+		}
+	case *callExpr:
+		each(e.Fn)
+		args(&e.callArgs)
+	case *filterExpr:
+		each(e.X)
+		args(&e.callArgs)
+		if err == nil {
+			if _, ok := t.env.Filters[e.Name]; !ok && !soft && !t.foldedAway(anc, x) {
+				err = &Error{Kind: "TemplateAssertionError", Msg: fmt.Sprintf("No filter named %s.", pyStrRepr(e.Name)), Line: e.Line}
+			}
+		}
+	case *testExpr:
+		each(e.X)
+		args(&e.callArgs)
+		if err == nil {
+			if _, ok := t.env.Tests[e.Name]; !ok && !soft && !t.foldedAway(anc, x) {
+				err = &Error{Kind: "TemplateAssertionError", Msg: fmt.Sprintf("No test named %s.", pyStrRepr(e.Name)), Line: e.Line}
+			}
+		}
+	}
+	return err
+}
+
+// foldedAway reports whether the optimizer replaces x, or one of its
+// enclosing expressions anc, by a constant (its value has a safe repr),
+// so that no code is generated for x.
+func (t *Template) foldedAway(anc []Expr, x Expr) bool {
+	for _, e := range append(anc, x) {
+		if v, err := constEval(t.env, e); err == nil && hasSafeRepr(v, 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // foldWalk returns x with its foldable slice-holding parts wrapped,
-// whether x itself is foldable, and whether it holds a slice.
-func foldWalk(x Expr, depth int, check func(Expr)) (Expr, bool, bool) {
+// whether x itself may be foldable, and whether it holds a slice. An
+// inline if may fold when its test does and one of its branches does
+// (as_const evaluates the branch its test picks); evalFold finds out.
+func foldWalk(x Expr, depth int) (Expr, bool, bool) {
 	if x == nil {
 		return nil, true, false
 	}
@@ -74,7 +223,7 @@ func foldWalk(x Expr, depth int, check func(Expr)) (Expr, bool, bool) {
 	all := func(es []Expr) (bool, bool) {
 		c, s := true, false
 		for i, e := range es {
-			ne, ec, es2 := foldWalk(e, d, check)
+			ne, ec, es2 := foldWalk(e, d)
 			es[i] = ne
 			c = c && ec
 			s = s || es2
@@ -96,65 +245,57 @@ func foldWalk(x Expr, depth int, check func(Expr)) (Expr, bool, bool) {
 		c2, s2 := all(e.Vals)
 		c, s = c1 && c2, s1 || s2
 	case *getattrExpr:
-		e.Obj, c, s = foldWalk(e.Obj, d, check)
+		e.Obj, c, s = foldWalk(e.Obj, d)
 	case *getitemExpr:
 		var kc, ks bool
-		e.Obj, c, s = foldWalk(e.Obj, d, check)
+		e.Obj, c, s = foldWalk(e.Obj, d)
 		if sl, ok := e.Key.(*sliceExpr); ok {
 			parts := []Expr{sl.Start, sl.Stop, sl.Step}
 			kc, _ = all(parts)
 			sl.Start, sl.Stop, sl.Step = parts[0], parts[1], parts[2]
 			ks = true // the key is a slice
 		} else {
-			e.Key, kc, ks = foldWalk(e.Key, d, check)
+			e.Key, kc, ks = foldWalk(e.Key, d)
 		}
 		c, s = c && kc, s || ks
 	case *binExpr:
 		var rc, rs bool
-		e.L, c, s = foldWalk(e.L, d, check)
-		e.R, rc, rs = foldWalk(e.R, d, check)
-		if c && (e.Op == "and" || e.Op == "or") && check != nil {
-			check(e.L)
+		e.L, c, s = foldWalk(e.L, d)
+		e.R, rc, rs = foldWalk(e.R, d)
+		if e.Op != "and" && e.Op != "or" {
+			// and/or: as_const needs the right side only when the left
+			// one does not decide
+			c = c && rc
 		}
-		c, s = c && rc, s || rs
+		s = s || rs
 	case *unaryExpr:
-		e.X, c, s = foldWalk(e.X, d, check)
+		e.X, c, s = foldWalk(e.X, d)
 	case *compareExpr:
-		e.First, c, s = foldWalk(e.First, d, check)
+		e.First, c, s = foldWalk(e.First, d)
 		rc, rs := all(e.Rest)
 		c, s = c && rc, s || rs
 	case *condExpr:
 		var tc, ts, ec, es bool
-		e.Test, c, s = foldWalk(e.Test, d, check)
-		if c && check != nil {
-			check(e.Test)
-		}
-		e.Then, tc, ts = foldWalk(e.Then, d, check)
-		e.Else, ec, es = foldWalk(e.Else, d, check)
-		c, s = c && tc && ec && e.Else != nil, s || ts || es
+		e.Test, c, s = foldWalk(e.Test, d)
+		e.Then, tc, ts = foldWalk(e.Then, d)
+		e.Else, ec, es = foldWalk(e.Else, d)
+		c, s = c && (tc || (ec && e.Else != nil)), s || ts || es
 	case *concatExpr:
 		c, s = all(e.Items)
-		if c && check != nil {
-			// Concat.as_const takes str() of every part outside any
-			// error handling
-			for _, it := range e.Items {
-				check(it)
-			}
-		}
 	case *filterExpr:
 		if e.X == nil {
 			return e, false, false
 		}
-		e.X, c, s = foldWalk(e.X, d, check)
-		ac, as := foldArgs(&e.callArgs, d, check)
+		e.X, c, s = foldWalk(e.X, d)
+		ac, as := foldArgs(&e.callArgs, d)
 		c, s = c && ac && !contextFilters[e.Name], s || as
 	case *testExpr:
-		e.X, c, s = foldWalk(e.X, d, check)
-		ac, as := foldArgs(&e.callArgs, d, check)
+		e.X, c, s = foldWalk(e.X, d)
+		ac, as := foldArgs(&e.callArgs, d)
 		c, s = c && ac, s || as
 	case *callExpr:
-		e.Fn, _, _ = foldWalk(e.Fn, d, check)
-		foldArgs(&e.callArgs, d, check)
+		e.Fn, _, _ = foldWalk(e.Fn, d)
+		foldArgs(&e.callArgs, d)
 		return e, false, false
 	default:
 		return x, false, false
@@ -165,21 +306,21 @@ func foldWalk(x Expr, depth int, check func(Expr)) (Expr, bool, bool) {
 	return x, c, s
 }
 
-func foldArgs(a *callArgs, depth int, check func(Expr)) (bool, bool) {
+func foldArgs(a *callArgs, depth int) (bool, bool) {
 	c, s := true, false
 	for i, e := range a.Args {
-		ne, ec, es := foldWalk(e, depth, check)
+		ne, ec, es := foldWalk(e, depth)
 		a.Args[i], c, s = ne, c && ec, s || es
 	}
 	for i, e := range a.KwVals {
-		ne, ec, es := foldWalk(e, depth, check)
+		ne, ec, es := foldWalk(e, depth)
 		a.KwVals[i], c, s = ne, c && ec, s || es
 	}
 	if a.DynArgs != nil || a.DynKwarg != nil {
 		var ec, es bool
-		a.DynArgs, ec, es = foldWalk(a.DynArgs, depth, check)
+		a.DynArgs, ec, es = foldWalk(a.DynArgs, depth)
 		c, s = c && ec, s || es
-		a.DynKwarg, ec, es = foldWalk(a.DynKwarg, depth, check)
+		a.DynKwarg, ec, es = foldWalk(a.DynKwarg, depth)
 		c, s = c && ec, s || es
 	}
 	return c, s

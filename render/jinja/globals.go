@@ -72,6 +72,8 @@ func (c *Cycler) GetAttr(name string) (any, bool) {
 	switch name {
 	case "current":
 		return c.items[c.pos], true
+	case "items":
+		return Tuple(append([]any(nil), c.items...)), true
 	case "next":
 		return Func(func(r *Runtime, args []any, kw *payload.Map) (any, error) {
 			v := c.items[c.pos]

@@ -691,7 +691,11 @@ func seqIndex(items []any, args []any, msg string) (any, error) {
 		return nil, typeErr("index expected at least 1 argument, got 0")
 	}
 	for i, it := range items {
-		if Equal(it, args[0]) {
+		eq, err := eqStrict(it, args[0])
+		if err != nil {
+			return nil, err
+		}
+		if eq {
 			return int64(i), nil
 		}
 	}
@@ -707,7 +711,11 @@ func seqCount(items []any, args []any) (any, error) {
 	}
 	n := int64(0)
 	for _, it := range items {
-		if Equal(it, args[0]) {
+		eq, err := eqStrict(it, args[0])
+		if err != nil {
+			return nil, err
+		}
+		if eq {
 			n++
 		}
 	}
@@ -786,7 +794,11 @@ func init() {
 			}
 			l := recv.(*List)
 			for i, it := range l.Items {
-				if Equal(it, args[0]) {
+				eq, err := eqStrict(it, args[0])
+				if err != nil {
+					return nil, err
+				}
+				if eq {
 					l.Items = append(l.Items[:i], l.Items[i+1:]...)
 					return nil, nil
 				}

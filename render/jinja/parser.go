@@ -3,6 +3,7 @@ package jinja
 import (
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // Parser parses a token stream into a template tree. Extension tags get
@@ -132,7 +133,7 @@ func (p *Parser) subparse(endTags []string) ([]Node, error) {
 			if _, err := p.expect(tVarEnd, ""); err != nil {
 				return nil, err
 			}
-			body = append(body, &printNode{pos{t.line}, x})
+			body = append(body, &printNode{pos: pos{t.line}, X: x})
 		case tBlockBegin:
 			p.next()
 			if endTags != nil && p.cur().kind == tName {
@@ -290,7 +291,7 @@ func (p *Parser) parseStatement() (Node, error) {
 		}
 		out := &outputNode{pos: pos{t.line}}
 		for _, x := range items {
-			out.Items = append(out.Items, &printNode{pos{t.line}, x})
+			out.Items = append(out.Items, &printNode{pos: pos{t.line}, X: x})
 		}
 		n = out
 	case "autoescape":
@@ -742,6 +743,11 @@ func (p *Parser) parseBlock() (Node, error) {
 	if n.Body, _, err = p.ParseBody([]string{"endblock"}, true); err != nil {
 		return nil, err
 	}
+	if n.Required {
+		if err := p.checkRequiredBody(n.Body); err != nil {
+			return nil, err
+		}
+	}
 	if p.cur().kind == tName {
 		if p.cur().val != name {
 			return nil, p.fail(p.cur().line, "expected token 'end of statement block', got %s", pyStrRepr(p.cur().val))
@@ -835,16 +841,7 @@ func (p *Parser) parseExpression(withCond bool) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cerr error
-	x = foldRewrite(x, func(t Expr) {
-		if cerr == nil {
-			cerr = compileTruth(p.env, t)
-		}
-	})
-	if cerr != nil {
-		return nil, cerr
-	}
-	return x, nil
+	return foldRewrite(x), nil
 }
 
 func (p *Parser) parseCondExpr() (Expr, error) {
@@ -1445,4 +1442,64 @@ func (p *Parser) Errorf(format string, args ...any) error {
 func (p *Parser) ExpectKeyword(kw string) error {
 	_, err := p.expect(tName, kw)
 	return err
+}
+
+// checkRequiredBody is Jinja2's rule that a required block holds only
+// whitespace (comments are gone by now): other output is a syntax error;
+// a statement makes Jinja2's own check fail on it (an AttributeError, as
+// it looks for the statement's output nodes).
+func (p *Parser) checkRequiredBody(body []Node) error {
+	for _, n := range body {
+		switch x := n.(type) {
+		case *dataNode:
+			if strings.TrimFunc(x.Text, pyIsSpace) == "" {
+				continue
+			}
+		case *printNode:
+		default:
+			return &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'nodes'", stmtTypeName(n)), Name: p.name, Line: n.nodeLine()}
+		}
+		return p.fail(n.nodeLine(), "Required blocks can only contain comments or whitespace")
+	}
+	return nil
+}
+
+// pyIsSpace is Python's str.isspace for one character.
+func pyIsSpace(c rune) bool {
+	return unicode.IsSpace(c) || (c >= 0x1c && c <= 0x1f)
+}
+
+// stmtTypeName is the jinja2.nodes class of a statement.
+func stmtTypeName(n Node) string {
+	switch n.(type) {
+	case *ifNode:
+		return "If"
+	case *forNode:
+		return "For"
+	case *setNode:
+		return "Assign"
+	case *setBlockNode:
+		return "AssignBlock"
+	case *macroNode:
+		return "Macro"
+	case *callBlockNode:
+		return "CallBlock"
+	case *filterBlockNode:
+		return "FilterBlock"
+	case *withNode:
+		return "With"
+	case *blockNode:
+		return "Block"
+	case *includeNode:
+		return "Include"
+	case *importNode:
+		return "Import"
+	case *fromImportNode:
+		return "FromImport"
+	case *doNode:
+		return "ExprStmt"
+	case *scopeNode:
+		return "Scope"
+	}
+	return "Node"
 }

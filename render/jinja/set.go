@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gsalt/gsalt/internal/py"
+	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // Set is a Python set. Its items are kept in the order CPython 3.11
@@ -174,4 +175,159 @@ func hashTuple(t Tuple) (uint64, bool) {
 		return 1546275796, true
 	}
 	return acc, true
+}
+
+// setTable is a CPython 3.11 set's hash table (no deletions, so no
+// dummies): where set_add_entry, set_merge and set_table_resize put items.
+type setTable struct {
+	slots      []setSlot
+	fill, used int
+}
+
+type setSlot struct {
+	used bool
+	item any
+	hash uint64
+}
+
+func newSetTable() *setTable { return &setTable{slots: make([]setSlot, 8)} }
+
+func (t *setTable) mask() int { return len(t.slots) - 1 }
+
+// insertClean is set_insert_clean: the first free slot of h's probe
+// sequence.
+func (t *setTable) insertClean(item any, h uint64) {
+	const linearProbes = 9
+	mask := uint64(len(t.slots) - 1)
+	i := h & mask
+	perturb := h
+	for {
+		probes := 0
+		if i+linearProbes <= mask {
+			probes = linearProbes
+		}
+		for j := 0; j <= probes; j++ {
+			if !t.slots[i+uint64(j)].used {
+				t.slots[i+uint64(j)] = setSlot{true, item, h}
+				return
+			}
+		}
+		perturb >>= 5
+		i = (i*5 + 1 + perturb) & mask
+	}
+}
+
+// resize is set_table_resize: the smallest power of two above minused
+// (at least 8), items reinserted in table order.
+func (t *setTable) resize(minused int) {
+	size := 8
+	for size <= minused {
+		size <<= 1
+	}
+	old := t.slots
+	t.slots = make([]setSlot, size)
+	for _, s := range old {
+		if s.used {
+			t.insertClean(s.item, s.hash)
+		}
+	}
+	t.fill = t.used
+}
+
+func (t *setTable) has(item any, h uint64) bool {
+	for _, s := range t.slots {
+		if s.used && s.hash == h && seqContains([]any{s.item}, item) {
+			return true
+		}
+	}
+	return false
+}
+
+// add is set_add_entry, growing the table as CPython does.
+func (t *setTable) add(item any, h uint64) {
+	if t.has(item, h) {
+		return
+	}
+	t.insertClean(item, h)
+	t.fill++
+	t.used++
+	if t.fill*5 < t.mask()*3 {
+		return
+	}
+	if t.used > 50000 {
+		t.resize(t.used * 2)
+	} else {
+		t.resize(t.used * 4)
+	}
+}
+
+// update is set_update_internal with a dict (presized for its keys
+// first) or any other iterable (added one by one).
+func (t *setTable) update(v any) (bool, error) {
+	items, err := Iterate(v)
+	if err != nil {
+		return false, err
+	}
+	if m, ok := v.(*payload.Map); ok {
+		if n := m.Len(); (t.fill+n)*5 >= t.mask()*3 {
+			t.resize((t.used + n) * 2)
+		}
+	}
+	for _, it := range items {
+		if err := hashable(it); err != nil {
+			return false, err
+		}
+		h, ok := PyHash(it)
+		if !ok {
+			return false, nil
+		}
+		t.add(it, h)
+	}
+	return true, nil
+}
+
+// copySet is set_copy's set_merge into an empty set: the same table size
+// (presized when the items need it) and the same slots.
+func (t *setTable) copySet() *setTable {
+	c := newSetTable()
+	if (c.fill+t.used)*5 >= c.mask()*3 {
+		c.resize((c.used + t.used) * 2)
+	}
+	if c.mask() == t.mask() {
+		c.slots = append([]setSlot(nil), t.slots...)
+	} else {
+		for _, s := range t.slots {
+			if s.used {
+				c.insertClean(s.item, s.hash)
+			}
+		}
+	}
+	c.fill, c.used = t.used, t.used
+	return c
+}
+
+func (t *setTable) items() []any {
+	out := make([]any, 0, t.used)
+	for _, s := range t.slots {
+		if s.used {
+			out = append(out, s.item)
+		}
+	}
+	return out
+}
+
+// SetUnionOrder is the iteration order of Python's set(a).union(b) (a and
+// b dicts or other iterables of hashable items), as CPython 3.11 builds
+// it with PYTHONHASHSEED=0. ok is false when an item's hash is not
+// reproducible (then the order is arbitrary in CPython too).
+func SetUnionOrder(a, b any) (items []any, ok bool, err error) {
+	t := newSetTable()
+	if ok, err := t.update(a); err != nil || !ok {
+		return nil, false, err
+	}
+	u := t.copySet()
+	if ok, err := u.update(b); err != nil || !ok {
+		return nil, false, err
+	}
+	return u.items(), true, nil
 }

@@ -732,9 +732,7 @@ func Contains(container, x any) (bool, error) {
 	case string:
 		s, ok := x.(string)
 		if !ok {
-			if u, isU := x.(*Undefined); isU && u.Strict {
-				return false, u.err()
-			}
+			// str.__contains__ refuses an undefined value as any other
 			return false, typeErr("'in <string>' requires string as left operand, not %s", TypeName(x))
 		}
 		return strings.Contains(c, s), nil
@@ -771,12 +769,27 @@ func Contains(container, x any) (bool, error) {
 // seqContainsStrict is "x in list": comparing a strict undefined value
 // with a member raises.
 func seqContainsStrict(items []any, x any) (bool, error) {
-	if len(items) > 0 {
-		if err := strictCheck(x); err != nil {
-			return false, err
+	for _, e := range items {
+		if eq, err := eqStrict(e, x); err != nil || eq {
+			return eq, err
 		}
 	}
-	return seqContains(items, x), nil
+	return false, nil
+}
+
+// eqStrict is PyObject_RichCompareBool(item, x, Py_EQ) as list.count,
+// list.index, list.remove and `in` call it: the same object is equal,
+// else comparing a strict undefined value (either side) raises.
+func eqStrict(item, x any) (bool, error) {
+	if ua, ok := item.(*Undefined); ok {
+		if ub, ok := x.(*Undefined); ok && ua == ub {
+			return true, nil
+		}
+	}
+	if err := strictCheck(item, x); err != nil {
+		return false, err
+	}
+	return Equal(item, x), nil
 }
 
 func seqContains(items []any, x any) bool {

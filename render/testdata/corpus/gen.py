@@ -817,6 +817,63 @@ for _ in range(70):
         main = before + e.choice(ERRS) + "\n" + after
     add("errreport", main, files=files or None)
 
+# template inheritance (designer docs "Template Inheritance"): extends, blocks,
+# super(), self.<block>(), nested, scoped and required blocks, multi-level
+# and computed parents, what a child writes outside its blocks
+h = random.Random(SEED + 13)
+BASES = {
+    "lib/b1.jinja": "head[{% block a %}A{% endblock %}]mid[{% block b %}B{{ v|default('') }}{% endblock %}]tail",
+    "lib/b2.jinja": "<{% block outer %}o{% block inner %}i{% endblock %}O{% endblock %}>",
+    "lib/b3.jinja": "{% for x in [1, 2] %}({% block item scoped %}{{ x }}{% endblock %}){% endfor %}{% block a %}{% endblock %}",
+    "lib/b4.jinja": "{% block r required %}{% endblock %}|{% block a %}S{% endblock %}",
+    "lib/b5.jinja": "{% block a %}T{% endblock %}={{ self.a() }}={% block b %}{{ self.a()|length }}{% endblock %}",
+    "lib/mid.jinja": "{% extends 'lib/b1.jinja' %}{% block a %}midA({{ super() }}){% endblock %}",
+    "lib/b6.jinja": "{% set inbase = 'base' %}{% block a %}{{ inbase }}{% endblock %}{% block b %}{{ loop is defined }}{% endblock %}",
+}
+BLOCKS = ["{%% block %s %%}X{%% endblock %%}", "{%% block %s %%}{{ super() }}+{%% endblock %%}",
+          "{%% block %s %%}{{ super()|upper }}{%% endblock %%}", "{%% block %s %%}[{{ self.a() }}]{%% endblock %%}",
+          "{%% block %s %%}{{ x|default('nox') }}{%% endblock %%}", "{%% block %s %%}{{ v|default('nov') }}{%% endblock %%}",
+          "{%% block %s %%}{{ super() }}{{ super() }}{%% endblock %%}", "{%% block %s %%}{%% endblock %%}",
+          "{%% block %s -%%}\n  ws\n{%%- endblock %%}", "{%% block %s %%}{{ inbase|default('nb') }}{%% endblock %%}",
+          "{%% block %s %%}{{ grains.os }}/{{ pillar.count|default(0) }}{%% endblock %%}"]
+NAMES = {"lib/b1.jinja": ["a", "b"], "lib/b2.jinja": ["outer", "inner"], "lib/b3.jinja": ["item", "a"],
+         "lib/b4.jinja": ["r", "a"], "lib/b5.jinja": ["a", "b"], "lib/mid.jinja": ["a", "b"], "lib/b6.jinja": ["a", "b"]}
+OUTSIDE = ["", "ignored text", "{% set v = 5 %}", "{{ 'ignored' }}", "{% set x = 'child' %}", "{% macro mm() %}m{% endmacro %}",
+           "{% if true %}not shown{% endif %}", "{% for i in [1] %}{% set v = 9 %}{% endfor %}"]
+for _ in range(110):
+    base = h.choice(sorted(BASES))
+    names = NAMES[base]
+    parts = [h.choice(OUTSIDE)]
+    ext = h.choice(["{%% extends '%s' %%}" % base, "{%% set parent = '%s' %%}{%% extends parent %%}" % base,
+                    "{%% extends '%s' %%}" % base])
+    parts.append(ext)
+    used = set()
+    for _ in range(h.randint(0, 2)):
+        n = h.choice(names)
+        if n in used and h.random() < 0.8:
+            continue
+        used.add(n)
+        parts.append(h.choice(BLOCKS) % n)
+        parts.append(h.choice(OUTSIDE))
+    add("g_inheritance", "".join(parts), files=BASES)
+for t in ["{% extends 'lib/b1.jinja' %}{% extends 'lib/b2.jinja' %}",
+          "{% block a %}1{% endblock %}{% block a %}2{% endblock %}",
+          "{% block a %}{{ super() }}{% endblock %}",
+          "{% extends 'lib/nope.jinja' %}",
+          "{% if false %}{% extends 'lib/b1.jinja' %}{% endif %}body",
+          "{% if true %}{% extends 'lib/b1.jinja' %}{% endif %}body",
+          "{% extends none %}plain",
+          "{% extends ['lib/nope.jinja', 'lib/b1.jinja'] %}",
+          "{% block a %}{% block a2 %}n{% endblock %}{% endblock %}{{ self.a2() }}",
+          "{% extends 'lib/b4.jinja' %}",
+          "{% extends 'lib/b4.jinja' %}{% block r %}R{% endblock %}",
+          "{% block r required %}{% endblock %}",
+          "{% block r required %}x{% endblock %}",
+          "{% extends 'lib/b3.jinja' %}{% block item %}<{{ x }}>{% endblock %}",
+          "{% extends 'lib/b1.jinja' %}{% block c %}not in base{% endblock %}",
+          "{{ self }}", "{{ self.nope() }}", "{% block a %}A{% endblock %}{{ self.a() }}{{ self.a() }}"]:
+    add("g_inheritance", t, files=BASES)
+
 cases.sort(key=lambda c: (c["category"], c["id"]))
 with open(os.path.join(corpus, "cases.json"), "w", encoding="utf-8") as f:
     f.write("[\n")
