@@ -115,6 +115,14 @@ type Options struct {
 	// the minion would dial with (identity, topics, reconnect pauses).
 	Subscribe func(ctx context.Context, addr string, o transport.SubOptions) (Subscription, error)
 
+	// ReqPool, when set, returns the request connection pool to the
+	// master at addr ("host:port") for the minion's AES requests
+	// (returns, events, mine, file client) instead of the minion's own
+	// pools. A process serving thousands of identities of one master (a
+	// proxy) shares one bounded pool: each identity's pool would keep its
+	// own connections open. The minion never closes a pool it was given.
+	ReqPool func(addr string) *transport.ReqPool
+
 	// BeaconClock, when set, ticks the minion's beacons from the clock's
 	// one timer (the minions of a process serving many identities share
 	// one; no goroutine waits for each minion's beacons).
@@ -159,6 +167,7 @@ type Minion struct {
 	prepare       func(context.Context, *Minion) (*modules.Registry, error)
 	subQueue      int
 	subscribeFn   func(context.Context, string, transport.SubOptions) (Subscription, error)
+	reqPoolFn     func(string) *transport.ReqPool
 
 	// The masters (multimaster.go): links in connection order, the
 	// configured order (master_list) for failback, the current master in
@@ -234,6 +243,7 @@ func New(o Options) (*Minion, error) {
 		onLocalEvent:  o.OnLocalEvent,
 		subQueue:      o.SubQueue,
 		subscribeFn:   o.Subscribe,
+		reqPoolFn:     o.ReqPool,
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),
 	}

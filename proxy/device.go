@@ -263,6 +263,7 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		Prepare:       d.prepare,
 		SubQueue:      deviceSubQueue,
 		Subscribe:     d.f.hub.subscribe,
+		ReqPool:       d.f.reqs.pool,
 		BeaconClock:   d.f.clock,
 		Matcher:       d.f.matcher,
 	}

@@ -119,7 +119,8 @@ type Fleet struct {
 	// set by Run before any device starts
 	base       *modules.Registry
 	hostGrains *payload.Map
-	hub        *pubHub // one publisher connection per master for all devices
+	hub        *pubHub   // one publisher connection per master for all devices
+	reqs       *reqPools // the request connections to each master, shared
 	// One beacon timer and one target matcher for all devices (a timer
 	// and a goroutine per device otherwise).
 	clock   *minion.BeaconClock
@@ -270,6 +271,7 @@ func (f *Fleet) Run(ctx context.Context) error {
 	}
 	f.runCtx = ctx
 	f.hub = newPubHub(ctx, f.log, deviceSubQueue)
+	f.reqs = newReqPools(f.log)
 	f.clock = minion.NewBeaconClock(beacons.New(beacons.Options{Opts: cfg.Opts, Logger: f.log}).LoopInterval())
 	f.matcher = target.New(target.Options{Logger: f.log})
 	f.mu.Unlock()
@@ -280,6 +282,7 @@ func (f *Fleet) Run(ctx context.Context) error {
 	}
 	go f.settle(ctx)
 	f.wg.Wait()
+	f.reqs.close()
 	if ctx.Err() != nil {
 		return nil
 	}
