@@ -123,6 +123,11 @@ type Options struct {
 	// own connections open. The minion never closes a pool it was given.
 	ReqPool func(addr string) *transport.ReqPool
 
+	// OptionShare, when set, lets this identity's options map share
+	// memory with the other identities given the same OptionShare (a
+	// proxy's devices); each still sees exactly its own configuration.
+	OptionShare *OptionShare
+
 	// BeaconClock, when set, ticks the minion's beacons from the clock's
 	// one timer (the minions of a process serving many identities share
 	// one; no goroutine waits for each minion's beacons).
@@ -296,6 +301,9 @@ func New(o Options) (*Minion, error) {
 		m.confDir = filepath.Dir(cf)
 	}
 	m.opts = optionsMap(cfg, o.baseOpts, m.id, m.pkiDir, m.cacheDir)
+	if o.OptionShare != nil && o.baseOpts == nil {
+		m.opts = o.OptionShare.share(m.opts)
+	}
 	if err := m.setupMasters(); err != nil && !errors.Is(err, ErrNoMaster) {
 		return nil, err
 	}
