@@ -410,6 +410,30 @@ func (fr *FrameReader) NextFrame() ([]byte, error) {
 	}
 }
 
+// buffered returns the next frame when it is already complete in the
+// buffer (no read); ok is false otherwise. The slice is only valid until
+// the next call.
+func (fr *FrameReader) buffered() (frame []byte, ok bool, err error) {
+	if fr.err != nil {
+		return nil, false, fr.err
+	}
+	pending := fr.buf[fr.start:]
+	if len(pending) == 0 {
+		return nil, false, nil
+	}
+	n, done, err := fr.sc.scan(pending, fr.max)
+	if err != nil {
+		fr.err = err
+		return nil, false, err
+	}
+	if !done {
+		return nil, false, nil
+	}
+	fr.start += n
+	fr.sc.reset(true)
+	return pending[:n], true, nil
+}
+
 // fill reads more bytes, compacting and growing the buffer as needed.
 func (fr *FrameReader) fill() error {
 	if fr.start > 0 {

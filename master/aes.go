@@ -234,6 +234,9 @@ func (m *Master) compilePillar(ctx context.Context, id string, grains, load *pay
 		}
 		req.Pillarenv = load.Str("pillarenv")
 		req.CleanCache = load.Bool("clean_cache")
+		if ext, ok := load.Get("ext"); ok && ext != nil {
+			req.Ext = ext
+		}
 		p, err := m.pillar(ctx, req)
 		if err != nil {
 			m.log.Error("pillar compilation failed", "id", id, "err", err)

@@ -69,6 +69,9 @@ type PillarRequest struct {
 	// CleanCache is the load's clean_cache: bypass and refresh any
 	// master-side pillar cache (saltutil.refresh_pillar).
 	CleanCache bool
+	// Ext is the load's on-demand ext_pillar (pillar.ext), nil when
+	// absent; the compiler checks it against on_demand_ext_pillar.
+	Ext any
 }
 
 // PillarFunc compiles a minion's pillar. It is called for every _pillar

@@ -268,9 +268,14 @@ func (d *Daemon) lock() error {
 
 // connLimits maps max_open_files onto the ports' limits like Salt's
 // check_max_open_files: the soft RLIMIT_NOFILE is raised towards
-// max_open_files (bounded by the hard limit), and each of the two ports
-// may hold at most 40% of the descriptors, so files, sockets of the event
-// bus and the job cache always have room.
+// max_open_files (bounded by the hard limit). The two ports share one
+// budget of connections (a ConnGate): the descriptors minus a reserve (a
+// tenth, 256 to 2048) for files, the event bus's sockets and the job
+// cache. 10,000 minions hold 10,000 publish connections plus their request
+// connections; with a fixed split (40% a port) a 20,000-descriptor limit
+// refused 2,000 minions on each port and every CLI request behind them.
+// When the budget is spent, the request connection idle the longest makes
+// room (its peer reconnects on its next request).
 func connLimits(cfg *config.Master, log *slog.Logger) transport.Limits {
 	want := uint64(100000)
 	if v, ok := cfg.Opts.Get("max_open_files"); ok {
@@ -293,8 +298,17 @@ func connLimits(cfg *config.Master, log *slog.Logger) transport.Limits {
 		log.Warn("the open files limit is below max_open_files; connections are limited accordingly",
 			"ulimit_n", rl.Cur, "max_open_files", want)
 	}
-	conns := int(min(rl.Cur, want) * 2 / 5)
-	return transport.Limits{MaxConns: max(conns, 64)}
+	return transport.Limits{Gate: transport.NewConnGate(connBudget(min(rl.Cur, want)))}
+}
+
+// connBudget is the connections both ports may hold together with files
+// descriptors open: all but a reserve of a tenth (256 to 2048), at least 64.
+func connBudget(files uint64) int {
+	reserve := min(max(files/10, 256), 2048)
+	if files <= reserve+64 {
+		return 64
+	}
+	return int(files - reserve)
 }
 
 // jobCacheRecover is job_cache_recover (default True): a damaged job
@@ -327,7 +341,7 @@ func pillarFunc(cfg *config.Master, opts Options, log *slog.Logger) master.Pilla
 	pc := runners.NewPillarCompiler(cfg.Opts, log)
 	return func(ctx context.Context, req master.PillarRequest) (*payload.Map, error) {
 		return pc.Compile(ctx, pillar.Request{ID: req.ID, Grains: req.Grains, Saltenv: req.Saltenv,
-			Pillarenv: req.Pillarenv, Override: req.Override, CleanCache: req.CleanCache})
+			Pillarenv: req.Pillarenv, Override: req.Override, CleanCache: req.CleanCache, Ext: req.Ext})
 	}
 }
 

@@ -657,11 +657,12 @@ func TestProdConfigWarningsAndLogFormat(t *testing.T) {
 	}
 }
 
-// TestProdMaxOpenFiles: max_open_files bounds the connections each port
-// of a gsalt-master process holds (40% of it, like Salt's
-// check_max_open_files leaves room for files): with max_open_files 200,
-// 120 idle connections to the request port are not all kept, the master
-// logs the drops, and once they are gone the CLI is answered again.
+// TestProdMaxOpenFiles: max_open_files bounds the connections the two
+// ports of a gsalt-master process hold together (all but a reserve for
+// files, at least 64): with max_open_files 200, of 120 idle connections
+// to the request port the oldest are closed to admit the newer ones, the
+// master logs it, and the CLI is answered while the rest are still held
+// (its connection takes the place of an idle one) and after they are gone.
 func TestProdMaxOpenFiles(t *testing.T) {
 	t.Parallel()
 	prodBin(t) // the build is not part of the deadline
@@ -708,6 +709,10 @@ func TestProdMaxOpenFiles(t *testing.T) {
 			t.Fatalf("the dropped connections are not logged:\n%s", b)
 		}
 	}
+	pm.c.poll("the CLI is answered while idle connections fill the budget", 90*time.Second, func() (bool, string) {
+		r := pm.c.tool(60*time.Second, "gsalt-run", "test.arg", "alive", "--out", "json")
+		return strings.Contains(r.stdout, "alive"), r.String()
+	})
 	for _, c := range conns {
 		c.Close()
 	}

@@ -125,6 +125,12 @@ func (m *Minion) requestLink(ctx context.Context, l *link, load *payload.Map, tr
 // fetchPillar sends _pillar and checks the send_private reply (§8.1). It
 // does not change the in-memory pillar.
 func (m *Minion) fetchPillar(ctx context.Context, pillarenv any, override *payload.Map) (*payload.Map, error) {
+	return m.fetchPillarExt(ctx, pillarenv, override, nil)
+}
+
+// fetchPillarExt is fetchPillar with an on-demand ext_pillar (the load's
+// "ext", as Salt's RemotePillar sends for pillar.ext); nil sends none.
+func (m *Minion) fetchPillarExt(ctx context.Context, pillarenv any, override *payload.Map, ext any) (*payload.Map, error) {
 	if override == nil {
 		override = &payload.Map{}
 	}
@@ -134,6 +140,9 @@ func (m *Minion) fetchPillar(ctx context.Context, pillarenv any, override *paylo
 	}
 	load := payload.NewMap("id", m.id, "grains", m.Grains(), "saltenv", saltenv, "pillarenv", pillarenv,
 		"pillar_override", override, "extra_minion_data", &payload.Map{}, "ver", "2", "cmd", "_pillar")
+	if ext != nil {
+		load.Set("ext", ext)
+	}
 	lk := m.linkFor(ctx)
 	for attempt := 0; ; attempt++ {
 		s := m.linkSession(lk)

@@ -113,6 +113,18 @@ func (p pillarStore) CompilePillar(ctx context.Context, pillarenv any, override 
 	return p.m.fetchPillar(ctx, pillarenv, override)
 }
 
+// CompilePillarExt implements builtin.PillarExtStore: pillar.ext's
+// compile with an on-demand ext_pillar, locally when masterless.
+func (p pillarStore) CompilePillarExt(ctx context.Context, ext any, override *payload.Map) (*payload.Map, error) {
+	if p.m.localPillar != nil {
+		return p.m.compileLocalPillarExt(ctx, nil, override, ext)
+	}
+	if p.m.current() == nil {
+		return p.m.Pillar(), nil
+	}
+	return p.m.fetchPillarExt(ctx, nil, override, ext)
+}
+
 // RefreshPillar implements builtin.PillarStore.
 func (p pillarStore) RefreshPillar(ctx context.Context, wait bool) error {
 	if p.m.localPillar != nil {
@@ -184,9 +196,15 @@ func (m *Minion) newLocalPillar() *pillar.Compiler {
 
 // compileLocalPillar compiles the pillar from the local pillar_roots.
 func (m *Minion) compileLocalPillar(ctx context.Context, pillarenv any, override *payload.Map) (*payload.Map, error) {
+	return m.compileLocalPillarExt(ctx, pillarenv, override, nil)
+}
+
+// compileLocalPillarExt is compileLocalPillar with an on-demand
+// ext_pillar (nil for none).
+func (m *Minion) compileLocalPillarExt(ctx context.Context, pillarenv any, override *payload.Map, ext any) (*payload.Map, error) {
 	// opts["pillar"] is set once the minion has a pillar: Salt's local
 	// compile then merges the fresh pillar over it (ssh_merge_pillar).
-	req := pillar.Request{ID: m.id, Grains: m.Grains(), Override: override, Initial: m.Pillar()}
+	req := pillar.Request{ID: m.id, Grains: m.Grains(), Override: override, Initial: m.Pillar(), Ext: ext}
 	if v, ok := m.opts.Get("saltenv"); ok && v != nil {
 		req.Saltenv = pyfmt.Str(v)
 	}

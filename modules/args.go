@@ -284,7 +284,7 @@ func pyStr(v any) string { return pyfmt.Str(v) }
 // otherwise (Salt filters the low chunk by the function's signature).
 // Missing required parameters are an ErrArguments error naming them.
 func BindKeywords(spec Spec, kw *payload.Map) (*Args, error) {
-	a := &Args{spec: spec, named: map[string]any{}, given: map[string]bool{}, Kwargs: &payload.Map{}}
+	a := &Args{spec: spec, named: make(map[string]any, len(spec.Params)), given: make(map[string]bool, len(spec.Params)), Kwargs: &payload.Map{}}
 	params := make(map[string]bool, len(spec.Params))
 	for _, p := range spec.Params {
 		params[p.Name] = true

@@ -52,6 +52,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock of the pillar cache; nil means time.Now.
 	Now func() time.Time
+	// Ext holds the ext_pillar modules; nil means DefaultExt().
+	Ext *ExtRegistry
 }
 
 // Compiler compiles pillars from pillar_roots. It is safe for concurrent
@@ -64,11 +66,15 @@ type Compiler struct {
 	log     *slog.Logger
 	now     func() time.Time
 	cache   *pillarCache
+	ext     *ExtRegistry
 }
 
 // New returns a Compiler for cfg.
 func New(cfg Config, opts Options) *Compiler {
-	c := &Compiler{cfg: cfg, rend: opts.Renderers, matcher: opts.Matcher, caller: opts.Caller, log: opts.Logger, now: opts.Now}
+	c := &Compiler{cfg: cfg, rend: opts.Renderers, matcher: opts.Matcher, caller: opts.Caller, log: opts.Logger, now: opts.Now, ext: opts.Ext}
+	if c.ext == nil {
+		c.ext = DefaultExt()
+	}
 	if c.rend == nil {
 		c.rend = render.Default()
 	}
@@ -118,6 +124,11 @@ type Request struct {
 	// NoCache compiles without the pillar cache (Salt's runners use the
 	// Pillar class directly).
 	NoCache bool
+	// Ext is the on-demand ext_pillar of pillar.ext (Salt's Pillar ext
+	// argument, e.g. {"libvirt": "_"}): appended to ext_pillar when every
+	// module it names is in on_demand_ext_pillar, ignored (logged)
+	// otherwise. Nil for none.
+	Ext any
 	// Initial is opts["pillar"] of the compiling process: a masterless
 	// minion's current pillar. With ssh_merge_pillar (Salt's default) the
 	// compiled pillar is merged over it, so its keys stay (in their order)
@@ -146,11 +157,12 @@ type run struct {
 	matchPillar *payload.Map
 	caller      render.Caller
 	files       fileSource
+	onDemand    any
 }
 
 func (c *Compiler) newRun(req Request) *run {
 	r := &run{c: c, log: c.log, id: req.ID, grains: req.Grains, saltenvArg: req.Saltenv,
-		ignored: map[string][]string{}, override: req.Override, initial: req.Initial}
+		ignored: map[string][]string{}, override: req.Override, initial: req.Initial, onDemand: req.Ext}
 	if r.grains == nil {
 		r.grains = payload.NewMap()
 	}
@@ -228,7 +240,7 @@ func (c *Compiler) Compile(ctx context.Context, req Request) (*payload.Map, erro
 	if req.ID == "" {
 		return nil, fmt.Errorf("%w: no minion id", ErrRequest)
 	}
-	if c.cache != nil && !req.NoCache {
+	if c.cache != nil && !req.NoCache && req.Ext == nil {
 		return c.cache.compile(ctx, req, c.compile)
 	}
 	return c.compile(ctx, req)
@@ -249,7 +261,7 @@ func (c *Compiler) compile(ctx context.Context, req Request) (*payload.Map, erro
 	var pillar *payload.Map
 	var errs []string
 	if c.cfg.ExtPillarFirst {
-		base, eerrs, err := r.extPillar(r.override.Clone())
+		base, eerrs, err := r.extPillar(ctx, r.override.Clone())
 		if err != nil {
 			return nil, err
 		}
@@ -274,7 +286,7 @@ func (c *Compiler) compile(ctx context.Context, req Request) (*payload.Map, erro
 		if pillar, errs, err = r.renderPillar(ctx, matches, nil); err != nil {
 			return nil, err
 		}
-		if pillar, errs, err = r.extPillarWith(pillar, errs); err != nil {
+		if pillar, errs, err = r.extPillarWith(ctx, pillar, errs); err != nil {
 			return nil, err
 		}
 	}

@@ -64,9 +64,13 @@ type Config struct {
 	// PillarOpts is pillar_opts: the master options are added to every
 	// pillar under "master".
 	PillarOpts bool
-	// ExtPillar is ext_pillar (gsalt has no ext_pillar modules: every
-	// interface is reported unavailable, as Salt does for unknown ones).
+	// ExtPillar is ext_pillar: a list of {module: arguments} entries run
+	// by the compiler's ExtRegistry.
 	ExtPillar any
+	// OnDemandExtPillar is on_demand_ext_pillar: the modules a request
+	// may name in Request.Ext (["libvirt", "virtkey"]); nil when the
+	// option is malformed.
+	OnDemandExtPillar []string
 	// ExtPillarFirst is ext_pillar_first.
 	ExtPillarFirst bool
 	// ExcludeExtPillar is exclude_ext_pillar.
@@ -137,6 +141,7 @@ func ConfigFromOpts(g Getter) Config {
 		ExtPillar:            goToPayload(get("ext_pillar")),
 		ExtPillarFirst:       boolean("ext_pillar_first", false),
 		ExcludeExtPillar:     strList(get("exclude_ext_pillar")),
+		OnDemandExtPillar:    []string{"libvirt", "virtkey"},
 		DecryptPillar:        goToPayload(get("decrypt_pillar")),
 		DecryptDelimiter:     str("decrypt_pillar_delimiter", ":"),
 		Cache:                boolean("pillar_cache", false),
@@ -146,6 +151,14 @@ func ConfigFromOpts(g Getter) Config {
 	}
 	if _, ok := g.Get("ext_pillar"); !ok {
 		c.ExtPillar = []any{}
+	}
+	if v, ok := g.Get("on_demand_ext_pillar"); ok {
+		switch v.(type) {
+		case []any, []string:
+			c.OnDemandExtPillar = append([]string{}, strList(v)...)
+		default:
+			c.OnDemandExtPillar = nil
+		}
 	}
 	if v, ok := g.Get("pillar_cache_ttl"); ok {
 		if n, ok := optInt(v); ok {

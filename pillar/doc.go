@@ -30,10 +30,19 @@
 //   - Salt renders the top files of several environments in set order
 //     (random between runs); gsalt uses base first, then the others in
 //     configuration order (sorted when the order is unknown).
-//   - There are no ext_pillar modules: every configured interface is
-//     logged as unavailable, as Salt does for an unknown one. There are no
-//     decryption renderers: decrypt_pillar keys present in the pillar are
-//     reported in _errors.
+//   - ext_pillar modules (ExtRegistry, DefaultExt): cmd_json, cmd_yaml,
+//     cmd_yamlex, file_tree, csv, nodegroups, libvirt and virtkey, with
+//     Salt's argument binding, merge, ext_pillar_first, exclude_ext_pillar,
+//     on_demand_ext_pillar (Request.Ext) and failure texts ("Failed to
+//     load ext_pillar NAME: ..." in _errors). Other modules (git, stack,
+//     mongo, ...) are logged as unavailable, as Salt does for an unknown
+//     one. cmd_yamlex decodes YAML (no !aggregate/!reset tags). The
+//     nodegroups order is the configuration's where the options keep it,
+//     sorted otherwise (the YAML loader does not keep it). Nodegroup
+//     membership (nodegroups, file_tree) uses the accepted keys in
+//     pki_dir/minions and the compiled minion's grains as its cache entry.
+//   - There are no decryption renderers: decrypt_pillar keys present in
+//     the pillar are reported in _errors.
 //   - top_file_merging_strategy, env_order and default_top are state top
 //     options; Salt's pillar compiler ignores them and so does gsalt.
 //   - The memory pillar cache back-end keeps pillars in this process

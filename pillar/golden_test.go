@@ -273,6 +273,9 @@ func canonJSON(b []byte) (string, error) {
 			if strings.HasPrefix(v, "Rendering Primary Top file failed") || strings.HasPrefix(v, "Rendering Top file ") {
 				v, _, _ = strings.Cut(v, "\n")
 			}
+			if strings.HasPrefix(v, fileTreeRenderError) {
+				v = fileTreeRenderError // Python's YAML/Jinja exception text
+			}
 			sb.WriteString(strconv.Quote(v))
 		case nil:
 			sb.WriteString("null")

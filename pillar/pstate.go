@@ -237,51 +237,6 @@ func (r *run) renderPState(ctx context.Context, sls, env string, mods modsTable,
 	return state, errs, nil
 }
 
-// extPillarWith is Pillar.ext_pillar for a master without ext_pillar
-// modules: the override is merged in and every configured interface is
-// reported unavailable (Salt logs that and goes on).
-func (r *run) extPillarWith(pillar *payload.Map, errs []string) (*payload.Map, []string, error) {
-	ext := r.c.cfg.ExtPillar
-	if ext == nil {
-		return pillar, errs, nil
-	}
-	list, ok := ext.([]any)
-	if !ok {
-		msg := `The "ext_pillar" option is malformed`
-		r.log.Error(msg)
-		return pillar, append(errs, msg), nil
-	}
-	if r.override.Len() > 0 {
-		var err error
-		if pillar, err = r.merge(pillar, r.override); err != nil {
-			return nil, nil, err
-		}
-	}
-	for _, entry := range list {
-		m, ok := entry.(*payload.Map)
-		if !ok {
-			msg := `The "ext_pillar" option is malformed`
-			r.log.Error(msg)
-			return payload.NewMap(), append(errs, msg), nil
-		}
-		if m.Len() == 0 {
-			return nil, nil, fmt.Errorf("%w: an empty ext_pillar entry", ErrMerge)
-		}
-		if contains(r.c.cfg.ExcludeExtPillar, payload.KeyString(m.Items()[0].Key)) {
-			continue
-		}
-		for _, it := range m.Items() {
-			r.log.Error(fmt.Sprintf("Specified ext_pillar interface %s is unavailable", payload.KeyString(it.Key)))
-		}
-	}
-	return pillar, errs, nil
-}
-
-// extPillar is extPillarWith for ext_pillar_first.
-func (r *run) extPillar(pillar *payload.Map) (*payload.Map, []string, error) {
-	return r.extPillarWith(pillar, nil)
-}
-
 // decryptPillar is Pillar.decrypt_pillar. gsalt has no decryption
 // renderers (gpg), so every configured key present in the pillar is
 // reported as failed.

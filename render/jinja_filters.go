@@ -91,6 +91,9 @@ func (st *renderState) installFilters() {
 	for name, fn := range randomFilters() {
 		st.env.Filters[name] = fn
 	}
+	for name, fn := range osFilters() {
+		st.env.Filters[name] = fn
+	}
 	st.env.Filters["str_to_num"] = st.env.Filters["to_num"]
 	st.env.Filters["unique"] = saltUnique
 	for name, sig := range map[string][]string{
@@ -102,6 +105,11 @@ func (st *renderState) installFilters() {
 	}
 	for name, pyName := range map[string]string{"min": "lst_min", "max": "lst_max", "unique": "unique"} {
 		st.env.Filters[name] = oneArgFilter(pyName, st.env.Filters[name])
+	}
+	for name, pol := range undefinedFilters() {
+		if fn, ok := st.env.Filters[name]; ok {
+			st.env.Filters[name] = undefinedAware(pol, fn)
+		}
 	}
 }
 
@@ -338,6 +346,14 @@ func (st *renderState) filters() map[string]filterFunc {
 		"min": simple(func(in any, va *varArgs) (any, error) { return extreme(in, -1) }),
 		"max": simple(func(in any, va *varArgs) (any, error) { return extreme(in, 1) }),
 		"avg": simple(func(in any, va *varArgs) (any, error) {
+			if m, isMap := in.(*payload.Map); isMap {
+				// a dict is not hashable: sum(d) / len(d) over its keys
+				keys := make([]any, 0, m.Len())
+				for _, it := range m.Items() {
+					keys = append(keys, it.Key)
+				}
+				in = keys
+			}
 			l, ok := in.([]any)
 			if !ok {
 				// a hashable value: float(value)

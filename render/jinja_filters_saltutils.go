@@ -19,6 +19,7 @@ import (
 func saltUtilsFilters() map[string]jinja.FilterFunc {
 	return map[string]jinja.FilterFunc{
 		"human_to_bytes":            filterHumanToBytes,
+		"json_query":                filterJSONQuery,
 		"check_whitelist_blacklist": filterCheckWhitelistBlacklist,
 		"is_empty":                  filterIsEmpty,
 		"compare_dicts":             filterCompareDicts,

@@ -78,6 +78,11 @@ func (s *saltFuncs) GetItem(key any) (any, bool) {
 	}
 	if fc, ok := s.st.rc.Salt.(FunctionChecker); ok && !fc.HasFunction(name) {
 		if _, isLog := logLevel(name); !isLog {
+			if fe, ok := s.st.rc.Salt.(FunctionExplainer); ok {
+				if why := fe.ExplainMissing(name); why != "" {
+					return &jinja.Undefined{Name: name, Hint: why, Strict: true}, true
+				}
+			}
 			return nil, false
 		}
 	}

@@ -17,6 +17,12 @@ func (st *renderState) installTests() {
 	}
 	t["equalto"] = func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (bool, error) {
 		o := jinja.Arg(args, kw, 0, "other", nil)
+		// value == other: a strict undefined value on either side raises
+		for _, x := range []any{v, o} {
+			if u, ok := x.(*jinja.Undefined); ok && u.Strict {
+				return false, &jinja.Error{Kind: "UndefinedError", Msg: u.Message()}
+			}
+		}
 		return jinja.Equal(v, o), nil
 	}
 	t["match"] = func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (bool, error) {

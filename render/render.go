@@ -56,6 +56,13 @@ type FunctionChecker interface {
 	HasFunction(fun string) bool
 }
 
+// FunctionExplainer is a Caller that can say why a function is missing
+// (a function of a custom Python module, which gsalt does not load):
+// salt['mod.fun'] is then undefined with that message.
+type FunctionExplainer interface {
+	ExplainMissing(fun string) string
+}
+
 // Context is what a template sees, Salt's renderer context.
 type Context struct {
 	// Grains, Pillar and Opts are exposed as grains, pillar and opts
@@ -108,12 +115,13 @@ type Registry struct {
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{r: map[string]Renderer{}} }
 
-// Default returns a registry with gsalt's renderers: jinja, yaml, json,
+// Default returns a registry with gsalt's renderers: jinja, yaml (remembering
+// the trees of recent documents, see memoYAML), json,
 // and refusals for the Python-based ones.
 func Default() *Registry {
 	r := NewRegistry()
 	r.Register("jinja", Jinja{})
-	r.Register("yaml", YAML{})
+	r.Register("yaml", newMemoYAML())
 	r.Register("json", JSON{})
 	for _, name := range refused {
 		r.Register(name, refusal(name))
@@ -180,6 +188,9 @@ func (r *Registry) Render(ctx context.Context, src []byte, pipeline string, rc *
 	}
 	var data any = string(src)
 	for _, name := range names {
+		if isRefused(name) || !r.has(name) {
+			return nil, fmt.Errorf("%w: %s: %s", ErrRenderer, pipelineOrigin(rc, shebang != ""), unsupportedRenderer(name, pipeline))
+		}
 		rd, ok := r.Lookup(name)
 		if !ok {
 			return nil, fmt.Errorf("%w: %q (pipeline %q)", ErrRenderer, name, pipeline)

@@ -85,13 +85,20 @@ swarm_keys_in() { swarm_keys in "$@"; }
 # its first auth under a 1,000-minion storm can read a half-written key
 # file and be rejected.
 swarm_preaccept() {
-  local tmp=$1 name=$2 dst=$3/minions c=0 d
-  mkdir -p "$dst"
-  for d in "$tmp/$name/pki"/*/; do
-    [ -f "$d/minion.pub" ] || continue
-    cp "$d/minion.pub" "$dst/$(basename "$d")"; c=$((c + 1))
-  done
-  echo "$c"
+  python3 - "$1/$2/pki" "$3/minions" <<'PY'
+import os, shutil, sys
+src, dst = sys.argv[1:3]
+os.makedirs(dst, exist_ok=True)
+n = 0
+for ident in sorted(os.listdir(src)) if os.path.isdir(src) else []:
+    pub = os.path.join(src, ident, "minion.pub")
+    if os.path.isfile(pub):
+        tmp = os.path.join(os.path.dirname(dst), ".preaccept.tmp")
+        shutil.copyfile(pub, tmp)
+        os.replace(tmp, os.path.join(dst, ident))  # never a half-written key
+        n += 1
+print(n)
+PY
 }
 swarm_keys_out() { swarm_keys out "$@"; }
 

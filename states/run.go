@@ -896,7 +896,7 @@ func bindLow(spec modules.Spec, low *payload.Map, full string) (*modules.Args, e
 
 // lowKwargs selects the low-chunk keys format_call passes to a function.
 func lowKwargs(spec modules.Spec, low *payload.Map, full string) (*payload.Map, error) {
-	params := map[string]bool{}
+	params := make(map[string]bool, len(spec.Params))
 	for _, p := range spec.Params {
 		params[p.Name] = true
 	}

@@ -6,12 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/gsalt/gsalt/internal/fnreg"
 
 	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -158,6 +160,27 @@ func (e ExecCaller) HasFunction(fun string) bool {
 	}
 	_, ok := e.Env.Registry.Lookup(fun)
 	return ok
+}
+
+// ExplainMissing says why fun is missing when it is a function of a
+// custom Python execution module synced to the minion (extension_modules,
+// or cachedir/extmods): gsalt loads no Python modules. "" otherwise.
+func (e ExecCaller) ExplainMissing(fun string) string {
+	if e.Env == nil || e.Env.Opts == nil {
+		return ""
+	}
+	str := func(k string) string {
+		v, _ := e.Env.Opts.Get(k)
+		s, _ := v.(string)
+		return s
+	}
+	ext := str("extension_modules")
+	if ext == "" {
+		if c := str("cachedir"); c != "" {
+			ext = filepath.Join(c, "extmods")
+		}
+	}
+	return builtin.PythonModuleMissing(ext, "modules", fun)
 }
 
 // Func is the Go body of a state function. A returned error becomes a

@@ -281,3 +281,7 @@ func convertMap(m map[string]any) map[string]any {
 	}
 	return out
 }
+
+// IsInternalKeyword reports membership in Salt's STATE_INTERNAL_KEYWORDS:
+// low chunk keys a state function taking **kwargs does not receive.
+func IsInternalKeyword(k string) bool { return internalKeywords[k] }

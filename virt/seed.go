@@ -315,7 +315,7 @@ func contentOrFile(v any) string {
 }
 
 // mkconfig is seed.mkconfig: the minion config and key pair in tmp.
-func mkconfig(_ context.Context, c *modules.Call, tmp string) (*payload.Map, error) {
+func mkconfig(ctx context.Context, c *modules.Call, tmp string) (*payload.Map, error) {
 	cfg := payload.NewMap()
 	if m := asMap(c.Args.Get("config")); m != nil {
 		cfg = m.Clone()
@@ -355,10 +355,20 @@ func mkconfig(_ context.Context, c *modules.Call, tmp string) (*payload.Map, err
 			return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 		}
 		if c.Args.Bool("approve_key") {
-			// Salt approves through the master's virtkey ext_pillar
-			// (pillar.ext); gsalt's master has no ext_pillar modules: the
-			// virt.init runner pre-accepts the key it generates instead.
-			c.Log().Warn("seed: approve_key needs the virtkey ext_pillar, which gsalt does not have; accept the key on the master or use the virt.init runner")
+			// Salt asks the master's virtkey ext_pillar to accept the
+			// key (it does when the master authorized this VM on this
+			// hypervisor within ten minutes, as the virt.init runner does).
+			pub, err := os.ReadFile(pubfn)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+			}
+			if c.Env != nil && c.Env.Registry != nil {
+				ext := payload.NewMap("virtkey", []any{c.Args.Get("id_"), string(pub)})
+				res := c.Env.Registry.Execute(ctx, modules.Binder{}, c.Env, "pillar.ext", []any{ext}, nil)
+				if res.Retcode != 0 {
+					c.Log().Error("seed: the virtkey request failed", "err", payload.Text(res.Return))
+				}
+			}
 		}
 	}
 	return payload.NewMap("config", conf, "pubkey", pubfn, "privkey", privfn), nil

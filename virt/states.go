@@ -14,7 +14,7 @@ import (
 
 // StateFunctions returns the virt.* state functions (salt/states/virt.py):
 // stopped, powered_off, rebooted, unpowered, snapshot, saved, reverted,
-// and the defining states (DefineStateFunctions).
+// keys, and the defining states (DefineStateFunctions).
 func StateFunctions() []states.Function {
 	conn := []modules.Param{opt("connection", nil), opt("username", nil), opt("password", nil)}
 	spec := func(ps ...modules.Param) modules.Spec {
@@ -28,6 +28,7 @@ func StateFunctions() []states.Function {
 		{Name: "virt.snapshot", Spec: spec(opt("suffix", nil)), Fn: virtCall("snapshot", "saved", "Snapshot has been taken", "", true)},
 		{Name: "virt.saved", Spec: modules.Spec{Params: []modules.Param{req("name"), opt("suffix", nil)}}, Fn: virtCall("snapshot", "saved", "Snapshots has been taken", "", false)},
 		{Name: "virt.reverted", Spec: modules.Spec{Params: []modules.Param{req("name"), opt("snapshot", nil), opt("cleanup", false)}}, Fn: reverted},
+		keysFunction(),
 	}, DefineStateFunctions()...)
 }
 

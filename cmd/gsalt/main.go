@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gsalt/gsalt/cli/saltcli"
+	"github.com/gsalt/gsalt/internal/daemon"
 	"github.com/gsalt/gsalt/internal/saltfile"
 )
 
@@ -69,9 +70,14 @@ func main() {
 				return err
 			}
 			sf.Log(o.Logger)
+			stopProf, err := daemon.StartProfiles()
+			if err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := saltcli.Run(ctx, o)
 			stop()
+			stopProf()
 			os.Exit(code)
 			return nil
 		},

@@ -54,6 +54,11 @@ func servePprof(addr string, log *slog.Logger) (func(), error) {
 	return func() { _ = srv.Close() }, nil
 }
 
+// StartProfiles is startProfiles for commands that are not daemons (the
+// gsalt CLI): GSALT_CPUPROFILE and GSALT_MEMPROFILE, when set, get their
+// profiles when the returned function is called.
+func StartProfiles() (func(), error) { return startProfiles() }
+
 // startProfiles starts the profiles the environment asks for and returns
 // the function that writes them out (a no-op when none was asked for).
 func startProfiles() (func(), error) {

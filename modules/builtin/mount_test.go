@@ -34,3 +34,17 @@ func TestMountFstabGolden(t *testing.T) {
 	}
 	runSuite(t, salttest.Suite{Name: "mount", Calls: calls, Grains: linuxGrains()})
 }
+
+// TestMountSwapGolden compares mount.swapon and mount.swapoff on a path
+// that is not an active swap area (nothing is activated: swapon fails as
+// in Salt) with Salt 3006 (testdata/golden/mount_swap.json). Real
+// activation is TestMountSwapLive in states/builtin (GSALT_SWAP_TEST=1).
+func TestMountSwapGolden(t *testing.T) {
+	calls := []salttest.Call{
+		{Name: "swapon missing file", Fun: "mount.swapon", Args: []any{"{dir}/nofile"}},
+		{Name: "swapon priority missing file", Fun: "mount.swapon", Args: []any{"{dir}/nofile", int64(3)}},
+		{Name: "swapon not swap", Fun: "mount.swapon", Args: []any{"{dir}/plain"}, Files: map[string]string{"plain": "not a swap area\n"}},
+		{Name: "swapoff inactive", Fun: "mount.swapoff", Args: []any{"{dir}/nofile"}},
+	}
+	runSuite(t, salttest.Suite{Name: "mount_swap", Calls: calls, Grains: linuxGrains()})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gsalt/gsalt/config"
 
 	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/modules"
@@ -21,6 +22,15 @@ type PillarStore interface {
 	// RefreshPillar replaces the in-memory pillar with a fresh one. With
 	// wait false it may return before the new pillar is in place.
 	RefreshPillar(ctx context.Context, wait bool) error
+}
+
+// PillarExtStore is the optional part of the PillarStore that compiles
+// with an on-demand ext_pillar (pillar.ext).
+type PillarExtStore interface {
+	// CompilePillarExt compiles a fresh pillar whose ext_pillar list has
+	// ext appended (the master allows it only for on_demand_ext_pillar
+	// modules), with override as pillar_override.
+	CompilePillarExt(ctx context.Context, ext any, override *payload.Map) (*payload.Map, error)
 }
 
 // pillarServiceName is the Env.Services key of the PillarStore.
@@ -45,6 +55,9 @@ func pillarFunctions() []modules.Function {
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				return pillarItem(ctx, c, c.Args.Varargs, c.Args.Kwargs)
 			}},
+		{Name: "pillar.ext", Spec: modules.Spec{Params: []modules.Param{req("external"), opt("pillar", nil)}},
+			Doc: "Generate the pillar and apply an explicit external pillar\n\n\nexternal\n    A dictionary (or a YAML string) naming one or more ext_pillar modules\n    and their configuration; the master only runs the modules listed in\n    its ``on_demand_ext_pillar`` option (libvirt and virtkey by default).\n\npillar\n    If specified, allows for a dictionary of pillar data to be made\n    available to pillar and ext_pillar rendering.\n\nCLI Examples:\n\n    salt '*' pillar.ext '{libvirt: _}'",
+			Fn:  pillarExt},
 		{Name: "pillar.raw", Spec: modules.Spec{Params: []modules.Param{opt("key", nil)}},
 			Doc: "Return the raw pillar data that is currently loaded into the minion.\n\nContrast with :py:func:`items` which calls the master to fetch the most\nup-to-date Pillar.\n\nCLI Example:\n\n    salt '*' pillar.raw\n\nWith the optional key argument, you can select a subtree of the\npillar raw data.::\n\n    salt '*' pillar.raw key='roles'",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
@@ -316,4 +329,30 @@ func pillarObfuscate(v any) any {
 		return "<bytes>"
 	}
 	return "<str>"
+}
+
+// pillarExt is pillar.ext(external, pillar=None): a fresh pillar compiled
+// with the on-demand ext_pillar external (a YAML string is decoded first).
+func pillarExt(ctx context.Context, c *modules.Call) (any, error) {
+	external := c.Args.Get("external")
+	if s, ok := external.(string); ok {
+		v, err := config.DecodeYAMLPayload([]byte(s))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+		}
+		external = v
+	}
+	override, _ := c.Args.Get("pillar").(*payload.Map)
+	if p := c.Args.Get("pillar"); p != nil && override == nil {
+		c.Log().Error("Pillar data must be a dictionary")
+	}
+	st, ok := modules.Service[PillarStore](c.Env, pillarServiceName)
+	if !ok {
+		return pillarInMemory(c), nil
+	}
+	xs, ok := st.(PillarExtStore)
+	if !ok {
+		return nil, fmt.Errorf("%w: this minion cannot compile an on-demand ext_pillar", modules.ErrExecution)
+	}
+	return xs.CompilePillarExt(ctx, external, override)
 }

@@ -99,6 +99,8 @@ type Runtime struct {
 	tdepth     int
 	// imported caches Import of the global dicts (one copy per render)
 	imported map[*payload.Map]any
+	// constMode evaluates as Jinja2's optimizer does (see fold.go)
+	constMode bool
 }
 
 func newRuntime(env *Environment) *Runtime { return &Runtime{env: env} }

@@ -18,6 +18,8 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 	switch e := x.(type) {
 	case *constExpr:
 		return e.Val, nil
+	case *foldExpr:
+		return r.evalFold(e, f)
 	case *nameExpr:
 		if v, ok := f.lookup(e.Name); ok {
 			return v, nil
@@ -94,8 +96,15 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 				}
 			}
 			// Jinja2 compiles a slice to Python's own obj[a:b:c] (not
-			// environment.getitem): a TypeError is raised, not undefined
-			return applySlice(obj, sv)
+			// environment.getitem): a TypeError is raised, not undefined;
+			// its optimizer folds through environment.getitem
+			v, err := applySlice(obj, sv)
+			if err != nil && r.constMode {
+				if je, ok := err.(*Error); ok && (je.Kind == "TypeError" || je.Kind == "IndexError" || je.Kind == "KeyError" || je.Kind == "AttributeError") {
+					return &Undefined{Name: "slice", Obj: obj, HasObj: true, Strict: !r.env.opts.Lenient}, nil
+				}
+			}
+			return v, err
 		}
 		key, err := r.eval(e.Key, f)
 		if err != nil {

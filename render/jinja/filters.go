@@ -167,7 +167,14 @@ func builtinFilters() map[string]FilterFunc {
 			return items[0], nil
 		},
 		"last": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
-			// next(iter(reversed(seq))): a dict gives its last key
+			// next(iter(reversed(seq))): a dict gives its last key;
+			// iterators and sets are not reversible
+			switch x := v.(type) {
+			case *Generator:
+				return nil, &Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' object is not reversible", x.Type)}
+			case *Set:
+				return nil, &Error{Kind: "TypeError", Msg: fmt.Sprintf("'%s' object is not reversible", TypeName(x))}
+			}
 			items, err := Iterate(v)
 			if err != nil {
 				return nil, err
@@ -1000,6 +1007,11 @@ func minMax(sign int) FilterFunc {
 
 func selectFilter(keep, byAttr bool) FilterFunc {
 	return func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		// select_or_reject: `if value:` before anything else, so a false
+		// value (0, '', None) selects nothing, even when not iterable
+		if t, err := Truthy(v); err != nil || !t {
+			return &List{}, err
+		}
 		items, err := Iterate(v)
 		if err != nil {
 			return nil, err

@@ -162,7 +162,8 @@ func PercentFormat(format string, args any) (string, error) {
 	// list, range or bytes counts as a mapping there)
 	mapLike := false
 	switch args.(type) {
-	case *List, []any, *rangeVal, []byte:
+	case *List, []any, *rangeVal, []byte, *Undefined:
+		// Jinja2's Undefined defines __getitem__ too
 		mapLike = true
 	}
 	if next < len(list) && !usedMap && mapping == nil && !mapLike {

@@ -2,6 +2,7 @@ package jinja
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -53,10 +54,13 @@ func (g *Generator) String() string {
 	if g.Module != "" {
 		name = g.Module + "." + g.Type
 	}
+	// an address shaped like CPython's on 64-bit Linux (0x7f and ten hex
+	// digits), so the repr has the same length as Salt's
+	addr := fmt.Sprintf("0x7f%010x", uint64(reflect.ValueOf(g).Pointer())&0xffffffffff)
 	if g.Func != "" {
-		return fmt.Sprintf("<%s object %s at %p>", name, g.Func, g)
+		return fmt.Sprintf("<%s object %s at %s>", name, g.Func, addr)
 	}
-	return fmt.Sprintf("<%s object at %p>", name, g)
+	return fmt.Sprintf("<%s object at %s>", name, addr)
 }
 
 // generatorFilter makes fn, whose result is a list, a Jinja2 generator

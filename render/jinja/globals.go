@@ -188,6 +188,12 @@ func builtinGlobals() map[string]any {
 				return nil, err
 			}
 			n, _ := asInt(a[0])
+			lo, _ := asInt(a[2])
+			hi, _ := asInt(a[3])
+			if n > 0 && lo >= hi {
+				// every paragraph draws its length with randrange(min, max)
+				return nil, &Error{Kind: "ValueError", Msg: fmt.Sprintf("empty range for randrange() (%d, %d, %d)", lo, hi, hi-lo)}
+			}
 			var paras []string
 			for i := int64(0); i < n && i < 1000; i++ {
 				p := "Lorem ipsum dolor sit amet, consectetur adipiscing elit."

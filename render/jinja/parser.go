@@ -15,6 +15,10 @@ type Parser struct {
 	endStack [][]string
 	tagStack []string
 	depth    int
+	// loops counts the for bodies around the statement being parsed
+	// inside the current macro (Jinja2 compiles a macro to a Python
+	// function, so a loop outside it does not count)
+	loops int
 }
 
 // maxParseDepth bounds expression nesting (the parser's recursion).
@@ -246,6 +250,15 @@ func (p *Parser) parseStatement() (Node, error) {
 		n = &doNode{pos{t.line}, x}
 	case "break", "continue":
 		p.next()
+		if p.loops == 0 {
+			// Jinja2 emits the Python statement; Python refuses to
+			// compile it outside a loop
+			msg := "'break' outside loop"
+			if t.val == "continue" {
+				msg = "'continue' not properly in loop"
+			}
+			return nil, &Error{Kind: "SyntaxError", Msg: msg, Line: t.line}
+		}
 		n = &loopCtlNode{pos{t.line}, t.val == "break"}
 	case "include":
 		n, err = p.parseInclude()
@@ -391,7 +404,9 @@ func (p *Parser) parseFor() (Node, error) {
 	if err := p.ExpectBlockEnd(); err != nil {
 		return nil, err
 	}
+	p.loops++
 	body, end, err := p.ParseBody([]string{"endfor", "else"}, true)
+	p.loops--
 	if err != nil {
 		return nil, err
 	}
@@ -531,7 +546,10 @@ func (p *Parser) parseMacro() (Node, error) {
 	if err := p.ExpectBlockEnd(); err != nil {
 		return nil, err
 	}
+	loops := p.loops
+	p.loops = 0
 	body, _, err := p.ParseBody([]string{"endmacro"}, true)
+	p.loops = loops
 	if err != nil {
 		return nil, err
 	}
@@ -559,7 +577,11 @@ func (p *Parser) parseCallBlock() (Node, error) {
 	if err := p.ExpectBlockEnd(); err != nil {
 		return nil, err
 	}
-	if n.Body, _, err = p.ParseBody([]string{"endcall"}, true); err != nil {
+	loops := p.loops
+	p.loops = 0
+	n.Body, _, err = p.ParseBody([]string{"endcall"}, true)
+	p.loops = loops
+	if err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -803,10 +825,26 @@ func (p *Parser) parseExpression(withCond bool) (Expr, error) {
 		return nil, err
 	}
 	defer func() { p.depth-- }()
+	var x Expr
+	var err error
 	if withCond {
-		return p.parseCondExpr()
+		x, err = p.parseCondExpr()
+	} else {
+		x, err = p.parseOr()
 	}
-	return p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	var cerr error
+	x = foldRewrite(x, func(t Expr) {
+		if cerr == nil {
+			cerr = compileTruth(p.env, t)
+		}
+	})
+	if cerr != nil {
+		return nil, cerr
+	}
+	return x, nil
 }
 
 func (p *Parser) parseCondExpr() (Expr, error) {
@@ -1313,11 +1351,19 @@ func (p *Parser) parseCallArgs() (callArgs, error) {
 			if a.DynKwarg != nil {
 				return a, p.fail(t.line, "invalid syntax for function call expression")
 			}
-			name := p.next().val
+			nt := p.next()
+			name := nt.val
 			p.next()
 			v, err := p.parseExpression(true)
 			if err != nil {
 				return a, err
+			}
+			for _, n := range a.KwNames {
+				if n == name {
+					// Jinja2 parses it; Python refuses to compile the
+					// generated call (a SyntaxError, not Jinja's own)
+					return a, &Error{Kind: "SyntaxError", Msg: "keyword argument repeated: " + name, Line: nt.line}
+				}
 			}
 			a.KwNames = append(a.KwNames, name)
 			a.KwVals = append(a.KwVals, v)

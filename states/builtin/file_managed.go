@@ -6,12 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/gsalt/gsalt/internal/py"
@@ -892,7 +894,7 @@ func (r *fileRun) checkPerms(ret *states.Ret, name string, userArg, groupArg any
 		return nil, err
 	}
 	perms := &filePerms{lmode: cur.mode}
-	isLink := fileIsLink(name)
+	isLink := cur.isLink
 	cuser := payload.Truthy(userArg) && !fileSameOwner(userArg, cur.user, cur.uid)
 	cgroup := payload.Truthy(groupArg) && !fileSameOwner(groupArg, cur.group, cur.gid)
 	if (cuser || cgroup) && !r.test {
@@ -1077,14 +1079,45 @@ func fileEncodeContents(b []byte, enc string) ([]byte, error) {
 // which finds no difference for equal bytes; checking first skips the
 // temporary file when nothing changes. Any error answers false (the
 // temporary-file path then reports it as Salt would).
+//
+// It opens the file once and compares it in bounded chunks through plain
+// read(2) calls: a second run of a big SLS calls it once per file, and
+// os.ReadFile's stat, poller registration and whole-file buffer were most of
+// that run's system time.
 func fileHasBytes(p string, b []byte) bool {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(b)) {
+	fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
 		return false
 	}
-	cur, err := os.ReadFile(p)
-	return err == nil && bytes.Equal(cur, b)
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size != int64(len(b)) {
+		return false
+	}
+	// One byte more than expected so a file that grew since the fstat is
+	// seen as different.
+	buf := make([]byte, min(len(b), fileCompareChunk)+1)
+	off := 0
+	for {
+		n, err := syscall.Read(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		if n == 0 {
+			return off == len(b)
+		}
+		if off+n > len(b) || !bytes.Equal(buf[:n], b[off:off+n]) {
+			return false
+		}
+		off += n
+	}
 }
+
+// fileCompareChunk bounds the buffer fileHasBytes reads a file through.
+const fileCompareChunk = 1 << 16
 
 // manageFile is file.manage_file.
 func (r *fileRun) manageFile(name, sfn string, ret *states.Ret, o fileManageOpts) (*states.Ret, error) {
@@ -1149,9 +1182,14 @@ func (r *fileRun) manageFile(name, sfn string, ret *states.Ret, o fileManageOpts
 		return tmp, os.WriteFile(tmp, contents, 0o600)
 	}
 
-	if fileIsFile(name) || fileIsLink(name) {
+	// One lstat answers both "is it a link" and, for a non-link, "is it a
+	// regular file"; only a link needs the stat through it.
+	lfi, lerr := os.Lstat(name)
+	nameIsLink := lerr == nil && lfi.Mode()&fs.ModeSymlink != 0
+	nameIsFile := lerr == nil && lfi.Mode().IsRegular() || nameIsLink && fileIsFile(name)
+	if nameIsFile || nameIsLink {
 		realName := name
-		if fileIsLink(name) && o.follow {
+		if nameIsLink && o.follow {
 			if p, err := filepath.EvalSymlinks(name); err == nil {
 				realName = p
 			}
@@ -1223,7 +1261,9 @@ func (r *fileRun) manageFile(name, sfn string, ret *states.Ret, o fileManageOpts
 			}
 			_ = os.Remove(tmp)
 		}
-		if fileIsLink(name) && !o.follow {
+		// Nothing above turns a regular file into a link: only a link
+		// needs the second look.
+		if nameIsLink && !o.follow && fileIsLink(name) {
 			if sfn == "" && source != "" {
 				p, err := r.cacheFile(source)
 				if err != nil {

@@ -37,6 +37,8 @@ type fileStatInfo struct {
 	typ  string
 	size int64
 	info fs.FileInfo
+	// isLink says the path itself is a symlink (whatever follow chose).
+	isLink bool
 }
 
 // errFilePathNotFound mirrors Salt's "Path not found: <path>" error of stats.
@@ -51,22 +53,20 @@ func fileStatPath(p string, follow bool) (*fileStatInfo, error) {
 // fileStatPathNames is fileStatPath; with names false the user and group
 // names are not looked up (nil), for callers that only need ids and mode.
 func fileStatPathNames(p string, follow, names bool) (*fileStatInfo, error) {
-	var fi fs.FileInfo
-	var err error
-	if sfi, e := os.Stat(p); e != nil {
-		fi, err = os.Lstat(p)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s", errFilePathNotFound, p)
-		}
-	} else if follow {
-		fi = sfi
-	} else {
-		fi, err = os.Lstat(p)
-	}
+	// lstat first: for anything but a symlink it is the stat too, so the
+	// common case takes one system call; a link is stat'ed through when
+	// following and it is not broken.
+	fi, err := os.Lstat(p)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", errFilePathNotFound, p)
 	}
-	st := &fileStatInfo{info: fi, size: fi.Size(), uid: -1, gid: -1}
+	isLink := fi.Mode()&fs.ModeSymlink != 0
+	if isLink && follow {
+		if sfi, e := os.Stat(p); e == nil {
+			fi = sfi
+		}
+	}
+	st := &fileStatInfo{info: fi, size: fi.Size(), uid: -1, gid: -1, isLink: isLink}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
 		st.uid, st.gid = int(sys.Uid), int(sys.Gid)
 	}

@@ -58,3 +58,64 @@ func BenchmarkPublish(b *testing.B) {
 	}
 	b.ReportMetric(float64(got.Load())/float64(b.N), "delivered/op")
 }
+
+// BenchmarkPublishFanout measures one 1 KiB publish delivered to 200
+// subscribers (raw ZMTP SUB connections that discard what they read), the
+// master's job fan-out; allocs/op are the server's.
+func BenchmarkPublishFanout(b *testing.B) {
+	const subs = 200
+	pub := listenPub(b, "127.0.0.1:0", PubOptions{HWM: 1 << 20})
+	var got atomic.Int64
+	for range subs {
+		c := rawDial(b, pub.Addr().String())
+		c.handshake(b, "SUB")
+		if _, err := c.Write(zFrame(0, []byte{1})); err != nil {
+			b.Fatal(err)
+		}
+		go func() {
+			buf := make([]byte, 64<<10)
+			for {
+				n, err := c.r.Read(buf)
+				got.Add(int64(n))
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for pub.Subscribers() < subs || !allSubscribed(pub) {
+		if time.Now().After(deadline) {
+			b.Fatal("subscribers not ready")
+		}
+		time.Sleep(time.Millisecond) // setup poll interval of the benchmark
+	}
+	msg := make([]byte, 1024)
+	per := int64(len(encodeMessage([][]byte{msg})))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if err := pub.Publish(msg); err != nil {
+			b.Fatal(err)
+		}
+		want := int64(i+1) * subs * per
+		for got.Load() < want {
+			time.Sleep(50 * time.Microsecond) // wait for this publish to reach every subscriber
+		}
+	}
+}
+
+// allSubscribed reports whether every subscriber has a subscription.
+func allSubscribed(p *PubServer) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for s := range p.subs {
+		s.mu.RLock()
+		n := len(s.topics)
+		s.mu.RUnlock()
+		if n == 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -133,21 +133,14 @@ func (c *zconn) recv() ([][]byte, error) {
 	return msg.Frames, nil
 }
 
-// send writes one message under the write timeout. A failed write closes the
-// connection, since a partial frame cannot be recovered.
+// send writes one message under the write timeout, in one system call
+// (writeMessage: the bytes zmq4's SendMsg writes). A failed write closes
+// the connection, since a partial frame cannot be recovered.
 func (c *zconn) send(frames [][]byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_ = c.raw.SetWriteDeadline(time.Now().Add(c.writeTimeout))
-	c.g.batching = true
-	err := protect(func() error { return c.zc.Load().SendMsg(zmq4.NewMsgFrom(frames...)) })
-	c.g.batching = false
-	if err == nil {
-		err = c.g.flush()
-	} else {
-		c.g.wbuf = c.g.wbuf[:0]
-	}
-	if err != nil {
+	if err := writeMessage(c.raw, frames); err != nil {
 		c.close()
 		return mapNetErr(err)
 	}

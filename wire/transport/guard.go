@@ -334,47 +334,11 @@ type guard struct {
 	lastRead atomic.Int64
 	// deadlineSet is set while a frame read deadline is in force.
 	deadlineSet bool
-
-	// Write side, used under zconn.wmu only: while batching, zmq4's
-	// per-frame header and body writes collect in wbuf and go out in one
-	// write (flush), the same bytes in fewer system calls.
-	batching bool
-	wbuf     []byte
 }
 
-// maxWriteBatch bounds the bytes collected before a write goes out; larger
-// bodies are written directly.
+// maxWriteBatch bounds the bytes of queued publishes written in one
+// writev to a subscriber with a backlog.
 const maxWriteBatch = 64 << 10
-
-// Write implements net.Conn for zmq4.
-func (g *guard) Write(b []byte) (int, error) {
-	if !g.batching {
-		return g.Conn.Write(b)
-	}
-	if len(g.wbuf)+len(b) > maxWriteBatch {
-		if err := g.flush(); err != nil {
-			return 0, err
-		}
-		if len(b) > maxWriteBatch/2 {
-			return g.Conn.Write(b)
-		}
-	}
-	g.wbuf = append(g.wbuf, b...)
-	return len(b), nil
-}
-
-// flush writes what Write collected.
-func (g *guard) flush() error {
-	if len(g.wbuf) == 0 {
-		return nil
-	}
-	_, err := g.Conn.Write(g.wbuf)
-	g.wbuf = g.wbuf[:0]
-	if cap(g.wbuf) > 4<<10 {
-		g.wbuf = nil // keep only small buffers on idle connections
-	}
-	return err
-}
 
 func newGuard(c net.Conn, p parser) *guard {
 	g := &guard{Conn: c, p: p}

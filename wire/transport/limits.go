@@ -82,6 +82,9 @@ type Limits struct {
 	// is closed (ErrBusy); small frames are never refused, so minions keep
 	// being served while large uploads are throttled. Negative: no budget.
 	InFlightBytes int64
+	// Gate, when set, is a connection budget shared with other servers
+	// (the master's two ports); nil: only MaxConns bounds this server.
+	Gate *ConnGate
 }
 
 // DefaultLimits returns the limits used when a Limits value is zero.

@@ -51,8 +51,10 @@ type pubSub struct {
 	// q holds the messages waiting for the writer (at most the HWM); it
 	// grows with use instead of a channel of HWM slots per subscriber.
 	qmu  sync.Mutex
-	q    [][][]byte
+	q    [][]byte      // encoded messages (encodeMessage), shared by the subscribers
 	wake chan struct{} // capacity 1: the writer has work
+	// batch is the writer's reusable slice of messages taken by next.
+	batch [][]byte
 
 	mu     sync.RWMutex
 	topics map[string]int // subscription -> count (libzmq counts duplicates)
@@ -111,13 +113,15 @@ func (p *PubServer) Publish(frames ...[]byte) error {
 	if p.l.ctx.Err() != nil {
 		return ErrClosed
 	}
+	// Encoded once: every subscriber writes the same bytes.
+	msg := encodeMessage(frames)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	for s := range p.subs {
 		if !s.matches(frames[0]) {
 			continue
 		}
-		if !s.push(frames, p.hwm) {
+		if !s.push(msg, p.hwm) {
 			p.dropped.Add(1)
 		}
 	}
@@ -136,7 +140,7 @@ func (p *PubServer) Close() error {
 
 func (p *PubServer) shutdown() error { return p.l.close() }
 
-func (p *PubServer) handle(raw net.Conn) {
+func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 	c, err := openZMTP(p.l.ctx, raw, rolePub, nil, p.l.lim, p.l.budget)
 	if err != nil {
 		p.log.Debug("transport: pub handshake failed", "peer", raw.RemoteAddr(), "err", err)
@@ -164,11 +168,11 @@ func (p *PubServer) handle(raw net.Conn) {
 			case <-s.wake:
 			}
 			for {
-				msg := s.next()
-				if msg == nil {
+				msgs := s.next()
+				if msgs == nil {
 					break
 				}
-				if err := c.send(msg); err != nil {
+				if err := c.sendEncoded(msgs); err != nil {
 					p.log.Info("transport: subscriber write failed", "peer", raw.RemoteAddr(), "err", err)
 					return
 				}
@@ -187,8 +191,8 @@ func (p *PubServer) handle(raw net.Conn) {
 	wg.Wait()
 }
 
-// push queues msg for the writer; false when the queue is at hwm.
-func (s *pubSub) push(msg [][]byte, hwm int) bool {
+// push queues msg (encoded) for the writer; false when the queue is at hwm.
+func (s *pubSub) push(msg []byte, hwm int) bool {
 	s.qmu.Lock()
 	if len(s.q) >= hwm {
 		s.qmu.Unlock()
@@ -203,21 +207,39 @@ func (s *pubSub) push(msg [][]byte, hwm int) bool {
 	return true
 }
 
-// next takes the oldest queued message, or nil.
+// next takes the queued messages (oldest first, at most maxWriteBatch
+// bytes unless the first alone is larger), or nil. The slice is reused by
+// the next call (the writer's only).
 func (s *pubSub) next() [][]byte {
 	s.qmu.Lock()
 	defer s.qmu.Unlock()
 	if len(s.q) == 0 {
 		return nil
 	}
-	msg := s.q[0]
-	s.q[0] = nil
-	s.q = s.q[1:]
-	if len(s.q) == 0 {
-		s.q = nil
+	n, size := 1, len(s.q[0])
+	for n < len(s.q) && n < maxBatchMsgs && size+len(s.q[n]) <= maxWriteBatch {
+		size += len(s.q[n])
+		n++
 	}
-	return msg
+	msgs := append(s.batch[:0], s.q[:n]...)
+	s.batch = msgs
+	if rest := len(s.q) - n; rest <= maxBatchMsgs {
+		// A short queue keeps its array (no allocation per publish).
+		copy(s.q, s.q[n:])
+		clear(s.q[rest:])
+		s.q = s.q[:rest]
+		if cap(s.q) > 4*maxBatchMsgs {
+			s.q = append([][]byte(nil), s.q...)
+		}
+	} else {
+		clear(s.q[:n])
+		s.q = s.q[n:]
+	}
+	return msgs
 }
+
+// maxBatchMsgs bounds the messages of one writev (IOV_MAX is 1024).
+const maxBatchMsgs = 256
 
 // subscription applies a ZMTP 3.0 subscription message (0x01/0x00 + topic);
 // anything else a subscriber sends is ignored, as libzmq does.

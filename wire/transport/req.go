@@ -77,6 +77,7 @@ type ReqServer struct {
 
 type reqJob struct {
 	c     *zconn
+	conn  *connSlot // marked idle again once the reply is written
 	slots chan struct{}
 	env   [][]byte // routing envelope including the empty delimiter
 	body  []byte
@@ -128,6 +129,7 @@ func ListenReq(ctx context.Context, addr string, h Handler, opts ReqOptions) (*R
 	s.stopMu.Lock()
 	s.stop = stop
 	s.stopMu.Unlock()
+	l.evictable = true
 	l.serve(s.handle)
 	return s, nil
 }
@@ -174,13 +176,14 @@ func (s *ReqServer) shutdown() error {
 	return err
 }
 
-func (s *ReqServer) handle(raw net.Conn) {
+func (s *ReqServer) handle(raw net.Conn, slot *connSlot) {
 	c, err := openZMTP(s.l.ctx, raw, roleRouter, nil, s.l.lim, s.l.budget)
 	if err != nil {
 		s.log.Debug("transport: req handshake failed", "peer", raw.RemoteAddr(), "err", err)
 		return
 	}
 	defer c.close()
+	slot.end() // the handshake is done: idle until a request arrives
 	slots := make(chan struct{}, s.opts.MaxInFlightPerConn)
 	for {
 		frames, err := c.recv()
@@ -192,6 +195,13 @@ func (s *ReqServer) handle(raw net.Conn) {
 			return
 		}
 		reserved := c.takeReserved()
+		if !slot.begin() {
+			// Evicted while idle (the gate needed its place): the peer
+			// sees the connection closed before a reply and sends the
+			// request again on a new one; it is not handled here.
+			c.releaseReserved(reserved)
+			return
+		}
 		delim := -1
 		for i, f := range frames {
 			if len(f) == 0 {
@@ -200,6 +210,7 @@ func (s *ReqServer) handle(raw net.Conn) {
 			}
 		}
 		if delim < 0 || len(frames) != delim+2 {
+			slot.end()
 			c.releaseReserved(reserved)
 			s.malformed.Add(1)
 			s.log.Debug("transport: ignoring malformed request", "peer", raw.RemoteAddr(), "frames", len(frames))
@@ -214,7 +225,7 @@ func (s *ReqServer) handle(raw net.Conn) {
 			c.releaseReserved(reserved)
 			return
 		}
-		j := reqJob{c: c, slots: slots, env: frames[: delim+1 : delim+1], body: frames[delim+1], reserved: reserved}
+		j := reqJob{c: c, conn: slot, slots: slots, env: frames[: delim+1 : delim+1], body: frames[delim+1], reserved: reserved}
 		select {
 		case s.jobs <- j:
 			continue
@@ -276,7 +287,7 @@ func (s *ReqServer) worker() {
 }
 
 func (s *ReqServer) run(j reqJob) {
-	defer func() { <-j.slots }()
+	defer func() { <-j.slots; j.conn.end() }()
 	defer j.c.releaseReserved(j.reserved)
 	select {
 	case <-j.c.done:

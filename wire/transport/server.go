@@ -23,8 +23,11 @@ type listener struct {
 	wg     sync.WaitGroup
 
 	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
+	conns  map[net.Conn]*connSlot
 	closed bool
+	// evictable: idle connections may be closed to admit new ones when
+	// the shared ConnGate (lim.Gate) is spent (request servers).
+	evictable bool
 
 	rejected atomic.Uint64
 	// budget bounds the bytes of large frames in flight on this server.
@@ -41,14 +44,17 @@ func newListener(ctx context.Context, addr string, lim Limits, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	l := &listener{ln: ln, lim: lim, log: log, conns: make(map[net.Conn]struct{}), budget: newBudget(lim.InFlightBytes)}
+	l := &listener{ln: ln, lim: lim, log: log, conns: make(map[net.Conn]*connSlot), budget: newBudget(lim.InFlightBytes)}
 	l.ctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return l, nil
 }
 
 // serve runs the accept loop until close; handle owns the connection and
 // must return when it is closed.
-func (l *listener) serve(handle func(net.Conn)) {
+func (l *listener) serve(handle func(net.Conn, *connSlot)) {
+	if l.evictable {
+		l.lim.Gate.addEvictable(l)
+	}
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
@@ -70,7 +76,8 @@ func (l *listener) serve(handle func(net.Conn)) {
 				continue
 			}
 			delay = 0
-			if !l.track(raw) {
+			slot := l.track(raw)
+			if slot == nil {
 				l.rejected.Add(1)
 				l.log.Warn("transport: too many connections, dropping one", "addr", l.ln.Addr(), "peer", raw.RemoteAddr(), "max", l.lim.MaxConns)
 				_ = raw.Close()
@@ -80,20 +87,45 @@ func (l *listener) serve(handle func(net.Conn)) {
 			go func() {
 				defer l.wg.Done()
 				defer l.untrack(raw)
-				handle(raw)
+				handle(raw, slot)
 			}()
 		}
 	}()
 }
 
-func (l *listener) track(c net.Conn) bool {
+// track admits c within this server's MaxConns and the shared gate's
+// budget. It returns c's slot (busy with its handshake), or nil when c
+// must be refused. While the gate is spent and no idle request connection
+// can give its place up, it waits (c stays unserved, and the connections
+// behind it in the kernel's listen backlog with it) until a connection
+// ends: a peer waits a moment for its handshake instead of being cut off,
+// which would cost a minion its return or a CLI its request.
+func (l *listener) track(c net.Conn) *connSlot {
+	l.mu.Lock()
+	full := l.closed || len(l.conns) >= l.lim.MaxConns
+	l.mu.Unlock()
+	if full {
+		return nil
+	}
+	var wait time.Duration
+	for !l.lim.Gate.acquire() {
+		wait = min(max(2*wait, time.Millisecond), 50*time.Millisecond)
+		select {
+		case <-time.After(wait):
+		case <-l.ctx.Done():
+			return nil
+		}
+	}
+	s := &connSlot{raw: c}
+	s.busy.Store(1)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed || len(l.conns) >= l.lim.MaxConns {
-		return false
+	if l.closed {
+		l.lim.Gate.release()
+		return nil
 	}
-	l.conns[c] = struct{}{}
-	return true
+	l.conns[c] = s
+	return s
 }
 
 // connCount returns the connections being served.
@@ -106,7 +138,10 @@ func (l *listener) connCount() int {
 func (l *listener) untrack(c net.Conn) {
 	_ = c.Close()
 	l.mu.Lock()
-	delete(l.conns, c)
+	if _, ok := l.conns[c]; ok {
+		delete(l.conns, c)
+		l.lim.Gate.release()
+	}
 	l.mu.Unlock()
 }
 
@@ -119,6 +154,7 @@ func (l *listener) close() error {
 	}
 	l.closed = true
 	l.cancel()
+	l.lim.Gate.removeEvictable(l)
 	err := l.ln.Close()
 	for c := range l.conns {
 		_ = c.Close()

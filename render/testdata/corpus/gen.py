@@ -687,6 +687,35 @@ for _ in range(160):
         f = g.choice(["defined", "undefined", "none", "string", "number", "sameas none", "iterable", "mapping", "true", "equalto 1", "in [1]"])
     add("g_undefined", form % (e, f), opts=g.choice([None, None, {"allow_undefined": True}]))
 
+# every Salt filter applied to an undefined value, strict and lenient:
+# Salt passes Jinja2's Undefined object to its Python functions, so what
+# happens is each function's own (arity check, isinstance, str(), iteration)
+SALT_FILTERS = {
+    "append_dict_key_value": "('a', 1)", "avg": "", "base64_decode": "", "base64_encode": "",
+    "check_whitelist_blacklist": "(whitelist=['a'])", "compare_dicts": "({})", "compare_lists": "([])",
+    "contains_whitespace": "", "date_format": "('%Y')", "difference": "([1])", "exactly_n_true": "(1)",
+    "exactly_one_true": "", "extend_dict_key_value": "('a', [1])", "file_hashsum": "", "filter_by_networks": "(['10.0.0.0/8'])",
+    "flatten": "", "get_uid": "", "hmac": "('sha256', 'k')", "hmac_compute": "('k')", "human_to_bytes": "",
+    "indent": "", "intersect": "([1])", "ip_host": "", "ipaddr": "", "ipv4": "", "ipv6": "", "ipwrap": "",
+    "is_bin_file": "", "is_empty": "", "is_hex": "", "is_ip": "", "is_ipv4": "", "is_ipv6": "", "is_iter": "",
+    "is_list": "", "is_text_file": "", "json_decode_dict": "", "json_decode_list": "", "json_encode_dict": "",
+    "json_encode_list": "", "json_query": "('a')", "list_files": "", "mac_str_to_bytes": "", "max": "", "md5": "",
+    "method_call": "('upper')", "min": "", "mysql_to_dict": "('id')", "network_hosts": "", "network_size": "",
+    "path_join": "('a')", "quote": "", "rand_str": "", "random_hash": "", "regex_escape": "", "regex_match": "('a')",
+    "regex_replace": "('a', 'b')", "regex_search": "('a')", "sequence": "", "set_dict_key_value": "('a', 1)",
+    "sha1": "", "sha256": "", "sha512": "", "skip": "", "sorted_ignorecase": "", "str_to_num": "", "strftime": "('%Y')",
+    "substring_in_list": "(['a'])", "symmetric_difference": "([1])", "to_bool": "", "to_bytes": "", "to_camelcase": "",
+    "to_num": "", "to_snake_case": "", "tojson": "", "traverse": "('a')", "union": "([1])", "unique": "",
+    "update_dict_key_value": "('a', {})", "uuid": "", "which": "", "yaml_dquote": "", "yaml_encode": "",
+    "yaml_squote": "", "yaml": "", "json": "", "python": "", "xml": "", "load_yaml": "", "load_json": "", "load_text": "",
+}
+for name in sorted(SALT_FILTERS):
+    for a in sorted({"", SALT_FILTERS[name]}):
+        for opts in (None, {"allow_undefined": True}):
+            add("g_undefined_salt", "{{ nope|%s%s }}" % (name, a), opts=opts)
+            add("g_undefined_salt", "{{ (nope|%s%s) is defined }}" % (name, a), opts=opts)
+            add("g_undefined_salt", "{%% if pillar.nope|%s%s %%}T{%% endif %%}" % (name, a), opts=opts)
+
 # Python str/list/dict methods with generated arguments
 STRM = ["upper()", "lower()", "title()", "capitalize()", "swapcase()", "strip()", "strip('a')", "lstrip(' A')",
         "rstrip('c ')", "split()", "split(' ')", "split('b', 1)", "rsplit(None, 1)", "splitlines()", "startswith('A')",

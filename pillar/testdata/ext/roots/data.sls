@@ -1,0 +1,6 @@
+source: pillar_roots
+nested:
+  a: 0
+  fromroots: yes
+list:
+  - r

@@ -1,0 +1,120 @@
+package render
+
+import (
+	"math"
+	"math/big"
+	"reflect"
+	"sort"
+
+	jmespath "github.com/jmespath/go-jmespath"
+
+	"github.com/gsalt/gsalt/render/jinja"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// filterJSONQuery is Salt's json_query (salt.utils.data.json_query):
+// jmespath.search(expr, data). The data crosses into go-jmespath as JSON
+// shaped Go values (numbers as float64) and comes back with the order of
+// the dicts it came from and Python's int for whole numbers that were ints.
+func filterJSONQuery(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+	if err := missingArgs("json_query", []string{"expr"}, args, kw); err != nil {
+		return nil, err
+	}
+	a, err := jinja.Bind("json_query", args, kw, []string{"expr"})
+	if err != nil {
+		return nil, err
+	}
+	expr, ok := a[0].(string)
+	if !ok {
+		return nil, pyErr("TypeError", "expected string or bytes-like object, got '%s'", jinja.TypeName(a[0]))
+	}
+	q, err := jmespath.Compile(expr)
+	if err != nil {
+		return nil, pyErr("ParseError", "%s", err.Error())
+	}
+	c := &jmesConv{maps: map[uintptr]*payload.Map{}}
+	in := c.toJMES(jinja.Export(v), 0)
+	out, err := q.Search(in)
+	if err != nil {
+		return nil, pyErr("JMESPathError", "%s", err.Error())
+	}
+	return jinja.Import(c.fromJMES(out, 0)), nil
+}
+
+// jmesConv converts between payload data and go-jmespath's values,
+// remembering each dict's key order.
+type jmesConv struct {
+	maps map[uintptr]*payload.Map
+}
+
+func (c *jmesConv) toJMES(v any, depth int) any {
+	if depth > maxConvertDepth {
+		return nil
+	}
+	switch x := v.(type) {
+	case *payload.Map:
+		m := make(map[string]any, x.Len())
+		for _, it := range x.Items() {
+			k, ok := it.Key.(string)
+			if !ok {
+				continue // JMESPath addresses string keys only
+			}
+			m[k] = c.toJMES(it.Value, depth+1)
+		}
+		c.maps[reflect.ValueOf(m).Pointer()] = x
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = c.toJMES(e, depth+1)
+		}
+		return l
+	case int64:
+		return float64(x)
+	case *big.Int:
+		f, _ := new(big.Float).SetInt(x).Float64()
+		return f
+	}
+	return v
+}
+
+func (c *jmesConv) fromJMES(v any, depth int) any {
+	if depth > maxConvertDepth {
+		return nil
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		out := payload.NewMap()
+		if orig, ok := c.maps[reflect.ValueOf(x).Pointer()]; ok {
+			for _, it := range orig.Items() {
+				if k, ok := it.Key.(string); ok {
+					if e, ok := x[k]; ok {
+						out.SetKey(k, c.fromJMES(e, depth+1))
+					}
+				}
+			}
+			return out
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			out.SetKey(k, c.fromJMES(x[k], depth+1))
+		}
+		return out
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = c.fromJMES(e, depth+1)
+		}
+		return l
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+		return x
+	}
+	return v
+}

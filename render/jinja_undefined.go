@@ -1,0 +1,217 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gsalt/gsalt/render/jinja"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// Salt's filters are Python functions: an undefined input reaches them as
+// Jinja2's Undefined object (StrictUndefined by default, Undefined with
+// allow_undefined), and what happens depends on what each function does
+// with it first. Python checks the call's arity before the body runs;
+// isinstance checks and repr() accept the object; str(), iteration,
+// comparisons and arithmetic raise UndefinedError on a strict value, and
+// on a lenient one only arithmetic, int()/float() and attribute access do.
+// undefinedFilters records, per filter, what Salt 3006 does with an
+// undefined input (measured against Salt; see the g_undefined_salt corpus
+// family); filters not listed keep the engine's default: a strict value
+// fails with UndefinedError, a lenient one is passed on.
+
+// undefHow is what a filter does with an undefined input of one kind.
+type undefHow struct {
+	kind  undefKind
+	value any    // undefValue: the result
+	msg   string // undefError: the message; %s is the Undefined class name, %q its class path
+	exc   string // undefError: the Python exception class
+}
+
+type undefKind int
+
+const (
+	undefDefault undefKind = iota // the engine's default
+	undefRaise                    // UndefinedError
+	undefValue                    // a fixed result
+	undefError                    // a Python error naming the Undefined class
+	undefSelf                     // the undefined value itself
+	undefSeq                      // [Undefined]
+)
+
+// undefPolicy is one filter's behaviour on strict and on lenient input,
+// and the parameters Python requires before the body runs.
+type undefPolicy struct {
+	strict, lenient undefHow
+	pyName          string   // the Python function's name in arity errors
+	required        []string // required parameters after the value
+	// bare, when set, replaces strict and lenient for a call without
+	// arguments (a default parameter of None then fails first)
+	bare *undefHow
+}
+
+var (
+	uRaise = undefHow{kind: undefRaise}
+	uSelf  = undefHow{kind: undefSelf}
+	uSeq   = undefHow{kind: undefSeq}
+)
+
+func uValue(v any) undefHow { return undefHow{kind: undefValue, value: v} }
+
+func uErr(exc, msg string) undefHow { return undefHow{kind: undefError, exc: exc, msg: msg} }
+
+var (
+	uBytesErr = uErr("TypeError", "expected str, bytes, or bytearray not <class %q>")
+	uReErr    = uErr("TypeError", "expected string or bytes-like object, got '%s'")
+	uPathErr  = uErr("TypeError", "expected str, bytes or os.PathLike object, not %s")
+	uJSONErr  = uErr("TypeError", "Object of type %s is not JSON serializable")
+	uYAMLErr  = uErr("RepresenterError", "('cannot represent an object', Undefined)")
+	uDateErr  = uErr("SaltInvocationError", "Unable to parse . Consider installing timelib")
+	uStatErr  = uErr("TypeError", "stat: path should be string, bytes, os.PathLike or integer, not %s")
+	uNoneIter = uErr("TypeError", "'NoneType' object is not iterable")
+)
+
+func undefinedFilters() map[string]undefPolicy {
+	set := func(py string, req ...string) undefPolicy {
+		return undefPolicy{pyName: py, required: req, lenient: uRaise}
+	}
+	return map[string]undefPolicy{
+		// set helpers: arity first, then the lists are iterated
+		"difference":           {pyName: "difference", required: []string{"lst2"}, lenient: uValue(jinja.NewList())},
+		"intersect":            {pyName: "intersect", required: []string{"lst2"}, lenient: uValue(jinja.NewList())},
+		"union":                set("union", "lst2"),
+		"symmetric_difference": set("symmetric_difference", "lst2"),
+		"compare_lists":        {bare: &uNoneIter},
+		"regex_match":          {pyName: "regex_match", required: []string{"rgx"}, strict: uReErr},
+		"regex_search":         {pyName: "regex_search", required: []string{"rgx"}, strict: uReErr},
+		"regex_replace":        {pyName: "regex_replace", required: []string{"rgx", "val"}, strict: uReErr},
+		"substring_in_list":    {pyName: "substr_in_list", required: []string{"list_to_search"}, strict: uErr("TypeError", "'in <string>' requires string as left operand, not %s")},
+		"traverse":             {pyName: "traverse_dict_and_list", required: []string{"key"}, lenient: uRaise},
+		"json_query":           {pyName: "json_query", required: []string{"expr"}, strict: uRaise, lenient: uRaise},
+		"mysql_to_dict":        {pyName: "mysql_to_dict", required: []string{"key"}},
+		// isinstance checks and the like accept the object
+		"to_bool":       {strict: uValue(false)},
+		"is_list":       {strict: uValue(false)},
+		"is_hex":        {strict: uValue(false)},
+		"is_iter":       {lenient: uValue(true)},
+		"skip":          {strict: uValue("")},
+		"sequence":      {strict: uSeq},
+		"ip_host":       {strict: uValue(nil)},
+		"ipaddr":        {strict: uValue(nil)},
+		"ipv4":          {strict: uValue(nil)},
+		"ipv6":          {strict: uValue(nil)},
+		"network_hosts": {strict: uValue(nil)},
+		"network_size":  {strict: uValue(nil)},
+		"ipwrap":        {strict: uRaise},
+		"load_text":     {strict: uSelf, lenient: uSelf},
+		"yaml":          {strict: uValue("NULL"), lenient: uValue("NULL")},
+		// serializers and hashes refuse the object by its type
+		"yaml_encode": {strict: uYAMLErr, lenient: uYAMLErr},
+		"json":        {strict: uJSONErr, lenient: uJSONErr},
+		"md5":         {strict: uBytesErr},
+		"sha1":        {strict: uBytesErr},
+		"sha256":      {strict: uBytesErr},
+		"sha512":      {strict: uBytesErr},
+		"uuid":        {strict: uBytesErr, lenient: uBytesErr},
+		// a lenient value iterates as empty, stringifies as ""
+		"exactly_n_true":    {lenient: uValue(false)},
+		"exactly_one_true":  {lenient: uValue(false)},
+		"flatten":           {lenient: uValue(jinja.NewList())},
+		"sorted_ignorecase": {lenient: uValue(jinja.NewList())},
+		"date_format":       {lenient: uDateErr},
+		"strftime":          {lenient: uDateErr},
+		"file_hashsum":      {strict: uRaise, lenient: uPathErr},
+		"list_files":        {strict: uRaise, lenient: uErr("TypeError", "listdir: path should be string, bytes, os.PathLike, integer or None, not %s")},
+		"get_uid":           {strict: uErr("TypeError", "getpwnam() argument must be str, not %s"), lenient: uErr("TypeError", "getpwnam() argument must be str, not %s")},
+		"which":             {strict: uRaise, lenient: uValue(nil)},
+		// arithmetic, int(), attribute access or `in` fail on both kinds
+		"avg":                   {strict: uRaise, lenient: uRaise},
+		"append_dict_key_value": {strict: uRaise, pyName: "append_dict_key_value", required: []string{"keys", "value"}},
+		"extend_dict_key_value": {strict: uRaise, pyName: "extend_dict_key_value", required: []string{"keys", "value"}},
+		"update_dict_key_value": {strict: uRaise, pyName: "update_dict_key_value", required: []string{"keys", "value"}},
+		"set_dict_key_value":    {strict: uErr("TypeError", "'%s' object does not support item assignment"), pyName: "set_dict_key_value", required: []string{"keys", "value"}},
+		"is_text_file":          {strict: uRaise, lenient: uRaise},
+		"is_bin_file":           {strict: uStatErr, lenient: uStatErr},
+		"json_decode_dict":      {strict: uRaise, lenient: uRaise},
+		"json_encode_dict":      {strict: uRaise, lenient: uRaise},
+		"rand_str":              {strict: uRaise, lenient: uRaise},
+		"random_hash":           {strict: uRaise, lenient: uRaise},
+		"to_snake_case":         {strict: uRaise, lenient: uRaise},
+		"to_num":                {strict: uRaise, lenient: uRaise},
+		"str_to_num":            {strict: uRaise, lenient: uRaise},
+		"load_yaml":             {strict: uRaise, lenient: uRaise},
+		"gen_mac":               {strict: uRaise},
+	}
+}
+
+// undefinedAware wraps one of Salt's filters so an undefined input behaves
+// as in Salt (see undefinedFilters).
+func undefinedAware(pol undefPolicy, fn jinja.FilterFunc) jinja.FilterFunc {
+	return func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		u, ok := v.(*jinja.Undefined)
+		if !ok {
+			return fn(r, v, args, kw)
+		}
+		if err := missingArgs(pol.pyName, pol.required, args, kw); err != nil {
+			return nil, err
+		}
+		how := pol.lenient
+		if u.Strict {
+			how = pol.strict
+		}
+		if pol.bare != nil && len(args) == 0 && (kw == nil || kw.Len() == 0) {
+			how = *pol.bare
+		}
+		cls := jinja.TypeName(u)
+		switch how.kind {
+		case undefRaise:
+			return nil, &jinja.Error{Kind: "UndefinedError", Msg: u.Message()}
+		case undefValue:
+			return how.value, nil
+		case undefSelf:
+			return u, nil
+		case undefSeq:
+			return jinja.NewList(u), nil
+		case undefError:
+			msg := how.msg
+			msg = strings.ReplaceAll(msg, "%q", "jinja2.runtime."+cls)
+			msg = strings.ReplaceAll(msg, "%s", cls)
+			return nil, &jinja.Error{Kind: how.exc, Msg: msg}
+		}
+		return fn(r, v, args, kw)
+	}
+}
+
+// missingArgs is Python's TypeError for a call lacking required
+// positional parameters.
+func missingArgs(pyName string, required []string, args []any, kw *payload.Map) error {
+	var missing []string
+	for i, p := range required {
+		if i < len(args) {
+			continue
+		}
+		if kw != nil {
+			if _, ok := kw.Get(p); ok {
+				continue
+			}
+		}
+		missing = append(missing, "'"+p+"'")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var list string
+	switch len(missing) {
+	case 1:
+		list = missing[0]
+	case 2:
+		list = missing[0] + " and " + missing[1]
+	default:
+		list = strings.Join(missing[:len(missing)-1], ", ") + ", and " + missing[len(missing)-1]
+	}
+	noun := "argument"
+	if len(missing) > 1 {
+		noun = "arguments"
+	}
+	return &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() missing %d required positional %s: %s", pyName, len(missing), noun, list)}
+}
