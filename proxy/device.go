@@ -266,6 +266,7 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		ReqPool:       d.f.reqs.pool,
 		BeaconClock:   d.f.clock,
 		Matcher:       d.f.matcher,
+		OptionShare:   &d.f.optShare,
 	}
 }
 

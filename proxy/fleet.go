@@ -125,6 +125,8 @@ type Fleet struct {
 	// and a goroutine per device otherwise).
 	clock   *minion.BeaconClock
 	matcher *target.Matcher
+	// The devices' options maps share the entries they have in common.
+	optShare minion.OptionShare
 
 	mu      sync.Mutex
 	runCtx  context.Context

@@ -61,3 +61,63 @@ func TestCloneSharesIndex(t *testing.T) {
 		t.Errorf("lengths base %d a %d b %d c %d, want 41 41 41 40", base.Len(), a.Len(), b.Len(), c.Len())
 	}
 }
+
+// TestCloneConcurrentReaders clones one large map from many goroutines
+// while others read it, and has every clone add and delete keys of its
+// own: run with -race, the shared index must never be written.
+func TestCloneConcurrentReaders(t *testing.T) {
+	src := map[string]any{}
+	for i := range 64 {
+		src[fmt.Sprintf("k%02d", i)] = i
+	}
+	base, ok := FromGo(src).(*Map)
+	if !ok {
+		t.Fatal("FromGo did not return a *Map")
+	}
+	const workers = 8
+	errs := make(chan string, 4*workers)
+	done := make(chan struct{})
+	for w := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for n := range 50 {
+				if v, ok := base.Get("k10"); !ok || v != int64(10) {
+					errs <- fmt.Sprintf("reader %d: base k10 = %v, %v", w, v, ok)
+					return
+				}
+				c := base.Clone()
+				own := fmt.Sprintf("w%d-%d", w, n)
+				c.Set(own, n)      // a new key: c copies the index
+				c.Set("k20", own)  // an existing key: c's items only
+				c.Delete("k00")    // a rebuilt index in c only
+				cc := c.Clone()    // clones of a clone share c's index
+				cc.Set("extra", w) // and copy it on their first new key
+				if v, _ := c.Get(own); v != n {
+					errs <- fmt.Sprintf("worker %d: clone %s = %v", w, own, v)
+					return
+				}
+				if _, ok := c.Get("extra"); ok {
+					errs <- fmt.Sprintf("worker %d: a clone's key leaked into its source", w)
+					return
+				}
+				if v, _ := cc.Get("k20"); v != own {
+					errs <- fmt.Sprintf("worker %d: clone of clone k20 = %v", w, v)
+					return
+				}
+			}
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if v, _ := base.Get("k20"); v != int64(20) {
+		t.Errorf("base k20 = %v after its clones wrote theirs", v)
+	}
+	if _, ok := base.Get("k00"); !ok || base.Len() != 64 {
+		t.Errorf("base lost keys to its clones: len %d", base.Len())
+	}
+}
