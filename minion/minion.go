@@ -123,6 +123,16 @@ type Options struct {
 	// own connections open. The minion never closes a pool it was given.
 	ReqPool func(addr string) *transport.ReqPool
 
+	// AuthSlots, when set, bounds the _auth exchanges in flight across
+	// the identities given the same channel (its capacity): a process
+	// serving thousands of identities (a proxy) would otherwise have them
+	// all dial the master at once after a start or a master restart, each
+	// holding a connection (a file descriptor in both processes) while
+	// the master works through the crowd. An identity waits for a slot
+	// before its reachability check and holds it until its _auth reply
+	// or failure.
+	AuthSlots chan struct{}
+
 	// OptionShare, when set, lets this identity's options map share
 	// memory with the other identities given the same OptionShare (a
 	// proxy's devices); each still sees exactly its own configuration.
@@ -173,6 +183,7 @@ type Minion struct {
 	subQueue      int
 	subscribeFn   func(context.Context, string, transport.SubOptions) (Subscription, error)
 	reqPoolFn     func(string) *transport.ReqPool
+	authSlots     chan struct{}
 
 	// The masters (multimaster.go): links in connection order, the
 	// configured order (master_list) for failback, the current master in
@@ -249,6 +260,7 @@ func New(o Options) (*Minion, error) {
 		subQueue:      o.SubQueue,
 		subscribeFn:   o.Subscribe,
 		reqPoolFn:     o.ReqPool,
+		authSlots:     o.AuthSlots,
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),
 	}

@@ -267,6 +267,7 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		BeaconClock:   d.f.clock,
 		Matcher:       d.f.matcher,
 		OptionShare:   &d.f.optShare,
+		AuthSlots:     d.f.authSlots,
 	}
 }
 

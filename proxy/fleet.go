@@ -111,6 +111,7 @@ type Fleet struct {
 	queueDepth int
 	conns      chan struct{}
 	newSem     chan struct{}
+	authSlots  chan struct{} // minion.Options.AuthSlots of every device
 
 	restartMin, restartMax time.Duration
 	retryMin, retryMax     time.Duration
@@ -185,6 +186,7 @@ func New(o Options) (*Fleet, error) {
 	}
 	f.conns = make(chan struct{}, n)
 	f.newSem = make(chan struct{}, max(1, runtime.NumCPU()))
+	f.authSlots = make(chan struct{}, fleetAuthSlots)
 	if f.restartMin <= 0 {
 		f.restartMin = DefaultRestartMin
 	}

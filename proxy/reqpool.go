@@ -18,6 +18,11 @@ const (
 	fleetReqOpen = 256
 	// fleetReqIdle is the idle connections kept to one master.
 	fleetReqIdle = 64
+	// fleetAuthSlots bounds the devices of a fleet signing in (_auth) at
+	// once: 10,000 devices dialing the master together after a start or a
+	// master restart held ~17,000 connections (near a container's 20,000
+	// open files) and made the master time most of them out.
+	fleetAuthSlots = 64
 	// maxFleetReqPools bounds the masters a fleet keeps pools for.
 	maxFleetReqPools = 64
 )
