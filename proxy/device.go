@@ -217,6 +217,7 @@ func (d *Device) runOnce(ctx context.Context) error {
 	if cfg.ID != d.id {
 		d.log.Warn("the configuration sets another id; the proxy id wins", "config_id", cfg.ID)
 	}
+	d.f.cfgShare.Share(cfg.Opts)
 	d.mu.Lock()
 	d.cfg = cfg
 	d.mu.Unlock()

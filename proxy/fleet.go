@@ -126,7 +126,9 @@ type Fleet struct {
 	// and a goroutine per device otherwise).
 	clock   *minion.BeaconClock
 	matcher *target.Matcher
-	// The devices' options maps share the entries they have in common.
+	// The devices' options (configuration and __opts__) keep the entries
+	// they have in common once.
+	cfgShare config.OptsShare
 	optShare minion.OptionShare
 
 	mu      sync.Mutex

@@ -27,6 +27,14 @@ const (
 	maxFleetReqPools = 64
 )
 
+// OpenFilesFor is the open files a gsalt-proxy serving n devices needs:
+// one device connection each (SSH, NETCONF, HTTP keep-alive), the fleet's
+// shared master connections (requests, sign-ins, the publisher) and room
+// for files, logs and short-lived connections.
+func OpenFilesFor(n int) uint64 {
+	return uint64(max(n, 0)) + fleetReqOpen + fleetReqIdle + 2*fleetAuthSlots + 1024
+}
+
 // reqPools gives every device of a fleet the same transport.ReqPool for a
 // master address (minion.Options.ReqPool). The requests and replies are
 // the ones each device's minion sends; only the connections are shared, a
