@@ -200,10 +200,23 @@ func (m *Minion) handleFrames(ctx context.Context, frames [][]byte) {
 	}
 	m.saveReplayGuard(s.key, serial)
 	if m.opened != nil {
-		// Shared between the swarm's identities: the job gets its own.
-		load = payload.DeepClone(load).(*payload.Map)
+		// Shared between the identities: the job gets its own.
+		load = cloneJobLoad(load)
 	}
 	m.startJob(ctx, load)
+}
+
+// cloneJobLoad copies a shared publish load for one job: every value but
+// the target, which jobs only read and which can be a list of thousands of
+// ids (the CLI's saltutil.find_job names every minion yet to return).
+func cloneJobLoad(load *payload.Map) *payload.Map {
+	c := load.Clone()
+	for _, it := range load.Items() {
+		if k, ok := it.Key.(string); ok && k != "tgt" {
+			c.Set(k, payload.DeepClone(it.Value))
+		}
+	}
+	return c
 }
 
 // openPublish decrypts a publish body with s (checking sig when the

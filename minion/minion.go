@@ -147,6 +147,12 @@ type Options struct {
 	// expressions); nil creates one for the minion.
 	Matcher *target.Matcher
 
+	// PublishCache, when set, is shared by identities that receive the
+	// same publishes (a proxy's devices read one publisher connection):
+	// each publish is checked, decrypted and decoded once for all of them
+	// instead of once per identity.
+	PublishCache *PublishCache
+
 	// baseOpts and matcher are shared by the identities of a swarm.
 	baseOpts *payload.Map
 	matcher  *target.Matcher
@@ -299,6 +305,9 @@ func New(o Options) (*Minion, error) {
 	m.matcher = o.matcher
 	m.verified = o.verified
 	m.opened = o.opened
+	if pc := o.PublishCache; pc != nil && m.opened == nil {
+		m.verified, m.opened = pc.verified, pc.opened
+	}
 	m.beaconClock = o.clock
 	if o.BeaconClock != nil {
 		m.beaconClock = o.BeaconClock.c

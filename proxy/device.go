@@ -269,6 +269,7 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		Matcher:       d.f.matcher,
 		OptionShare:   &d.f.optShare,
 		AuthSlots:     d.f.authSlots,
+		PublishCache:  d.f.pubs,
 	}
 }
 

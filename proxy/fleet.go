@@ -130,6 +130,8 @@ type Fleet struct {
 	// they have in common once.
 	cfgShare config.OptsShare
 	optShare minion.OptionShare
+	// Every device receives each publish; it is opened once for all.
+	pubs *minion.PublishCache
 
 	mu      sync.Mutex
 	runCtx  context.Context
@@ -189,6 +191,7 @@ func New(o Options) (*Fleet, error) {
 	f.conns = make(chan struct{}, n)
 	f.newSem = make(chan struct{}, max(1, runtime.NumCPU()))
 	f.authSlots = make(chan struct{}, fleetAuthSlots)
+	f.pubs = minion.NewPublishCache()
 	if f.restartMin <= 0 {
 		f.restartMin = DefaultRestartMin
 	}
