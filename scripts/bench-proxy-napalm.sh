@@ -42,17 +42,20 @@ swarm_setup "$tmp" "auto_accept: False
 timeout: 30
 pillar_roots: {base: [$tmp/srv/pillar]}"
 
-# N consecutive free loopback ports for the simulated devices.
+# N consecutive free loopback ports for the simulated devices: the first
+# free window from port 10000 up (below the ephemeral range when N fits),
+# skipping past any port in use.
 dev=$(python3 - "$n" <<'PY'
-import socket, sys, random
+import socket, sys
 n = int(sys.argv[1])
-for _ in range(50):
-    base = random.randrange(20000, 60000 - n)
+base = 10000
+while base + n <= 65535:
     socks = []
     try:
         for p in range(base, base + n):
-            s = socket.socket(); s.bind(("127.0.0.1", p)); socks.append(s)
+            s = socket.socket(); socks.append(s); s.bind(("127.0.0.1", p))
     except OSError:
+        base = p + 1
         continue
     finally:
         for s in socks: s.close()
