@@ -105,6 +105,22 @@ func (t *jobTable) Running() []*payload.Map {
 	return out
 }
 
+// RunningJob returns the proc data of the running job jid
+// (builtin.JobFinder).
+func (t *jobTable) RunningJob(jid string) (*payload.Map, bool) {
+	t.mu.Lock()
+	j, ok := t.jobs[jid]
+	t.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	m, err := payload.UnmarshalMap(j.procData())
+	if err != nil {
+		return nil, false
+	}
+	return m, true
+}
+
 // Signal cancels the job for every signal but 0 (a liveness check).
 func (t *jobTable) Signal(jid string, sig int) (int, bool) {
 	t.mu.Lock()
