@@ -366,7 +366,11 @@ type procFile struct {
 // writeProcLater schedules the proc file of a job.
 func (m *Minion) writeProcLater(path string, data func() []byte) *procFile {
 	pf := &procFile{path: path}
-	pf.timer = time.AfterFunc(procDelay, func() {
+	delay := m.procDelay
+	if delay <= 0 {
+		delay = procDelay
+	}
+	pf.timer = time.AfterFunc(delay, func() {
 		pf.mu.Lock()
 		defer pf.mu.Unlock()
 		if pf.ended {

@@ -147,6 +147,14 @@ type Options struct {
 	// expressions); nil creates one for the minion.
 	Matcher *target.Matcher
 
+	// ProcDelay, when > 0, is how long a job runs before its proc file
+	// (cachedir/proc/<jid>) is written, instead of 20 ms. A process
+	// serving thousands of identities (a proxy) sets more: on a busy
+	// machine most short jobs (find_job) outlive 20 ms, and each wrote a
+	// file holding the whole publish (a find_job names every minion yet
+	// to return).
+	ProcDelay time.Duration
+
 	// PublishCache, when set, is shared by identities that receive the
 	// same publishes (a proxy's devices read one publisher connection):
 	// each publish is checked, decrypted and decoded once for all of them
@@ -190,6 +198,7 @@ type Minion struct {
 	subscribeFn   func(context.Context, string, transport.SubOptions) (Subscription, error)
 	reqPoolFn     func(string) *transport.ReqPool
 	authSlots     chan struct{}
+	procDelay     time.Duration
 
 	// The masters (multimaster.go): links in connection order, the
 	// configured order (master_list) for failback, the current master in
@@ -267,6 +276,7 @@ func New(o Options) (*Minion, error) {
 		subscribeFn:   o.Subscribe,
 		reqPoolFn:     o.ReqPool,
 		authSlots:     o.AuthSlots,
+		procDelay:     o.ProcDelay,
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),
 	}

@@ -270,8 +270,13 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		OptionShare:   &d.f.optShare,
 		AuthSlots:     d.f.authSlots,
 		PublishCache:  d.f.pubs,
+		ProcDelay:     deviceProcDelay,
 	}
 }
+
+// deviceProcDelay is how long a device's job runs before its proc file
+// is written (minion.Options.ProcDelay).
+const deviceProcDelay = time.Second
 
 // deviceSubQueue bounds the publishes waiting for one device's minion
 // (a minion's default, 1000 slots, costs ~24 KiB per device; each device
