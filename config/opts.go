@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"math"
 	"math/big"
 	"slices"
@@ -146,6 +145,12 @@ type Opts struct {
 	role string
 	mu   sync.RWMutex
 	m    map[string]any
+	// base, when set (OptsShare.Share), holds the entries these options
+	// have in common with others of the process: m then holds only the
+	// entries that differ, gone the base's keys these options lack. base
+	// is never written.
+	base map[string]any
+	gone map[string]struct{}
 	// unknown are the options of the files that Salt does not know.
 	unknown []UnknownOption
 	// sources are the files read, in order.
@@ -168,8 +173,37 @@ func (o *Opts) Role() string { return o.role }
 func (o *Opts) Get(key string) (any, bool) {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
-	v, ok := o.m[key]
+	return o.get(key)
+}
+
+// get looks key up in m, then in base; o.mu is held.
+func (o *Opts) get(key string) (any, bool) {
+	if v, ok := o.m[key]; ok {
+		return v, true
+	}
+	if o.base == nil {
+		return nil, false
+	}
+	if _, ok := o.gone[key]; ok {
+		return nil, false
+	}
+	v, ok := o.base[key]
 	return v, ok
+}
+
+// each calls fn for every option, in no order; o.mu is held.
+func (o *Opts) each(fn func(k string, v any)) {
+	for k, v := range o.m {
+		fn(k, v)
+	}
+	for k, v := range o.base {
+		if _, own := o.m[k]; own {
+			continue
+		}
+		if _, ok := o.gone[k]; !ok {
+			fn(k, v)
+		}
+	}
 }
 
 // Set stores v under key. Typed fields of Master/Minion are not updated.
@@ -177,6 +211,7 @@ func (o *Opts) Set(key string, v any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.m[key] = v
+	delete(o.gone, key)
 }
 
 // Delete removes key.
@@ -184,13 +219,22 @@ func (o *Opts) Delete(key string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	delete(o.m, key)
+	if _, ok := o.base[key]; ok {
+		if o.gone == nil {
+			o.gone = map[string]struct{}{}
+		}
+		o.gone[key] = struct{}{}
+	}
 }
 
 // Keys returns the option names, sorted.
 func (o *Opts) Keys() []string {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
-	return slices.Sorted(maps.Keys(o.m))
+	out := make([]string, 0, len(o.m)+len(o.base))
+	o.each(func(k string, _ any) { out = append(out, k) })
+	slices.Sort(out)
+	return out
 }
 
 // Snapshot returns a shallow copy of the option map (e.g. to hand __opts__ to
@@ -198,10 +242,8 @@ func (o *Opts) Keys() []string {
 func (o *Opts) Snapshot() map[string]any {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
-	out := make(map[string]any, len(o.m))
-	for k, v := range o.m {
-		out[k] = v
-	}
+	out := make(map[string]any, len(o.m)+len(o.base))
+	o.each(func(k string, v any) { out[k] = v })
 	return out
 }
 
@@ -345,8 +387,11 @@ func (o *Opts) Validate() error {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
 	var errs []error
-	for _, k := range slices.Sorted(maps.Keys(o.m)) {
-		v := o.m[k]
+	var keys []string
+	o.each(func(k string, _ any) { keys = append(keys, k) })
+	slices.Sort(keys)
+	for _, k := range keys {
+		v, _ := o.get(k)
 		if t, ok := strict[k]; ok {
 			if !t.accepts(v) {
 				errs = append(errs, &ValueError{Role: o.role, Key: k, Want: t.String(), Got: v})

@@ -119,6 +119,14 @@ func (m *Minion) signIn(ctx context.Context, l *link, failFast bool) (*message.A
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
+	if m.authSlots != nil {
+		select {
+		case m.authSlots <- struct{}{}:
+			defer func() { <-m.authSlots }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	m.checkMasterReachable(ctx, l)
 	// An earlier try keeps waiting while the next one is sent: a master
 	// busy with a crowd of re-authenticating minions answers late, and

@@ -105,6 +105,22 @@ func (t *jobTable) Running() []*payload.Map {
 	return out
 }
 
+// RunningJob returns the proc data of the running job jid
+// (builtin.JobFinder).
+func (t *jobTable) RunningJob(jid string) (*payload.Map, bool) {
+	t.mu.Lock()
+	j, ok := t.jobs[jid]
+	t.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	m, err := payload.UnmarshalMap(j.procData())
+	if err != nil {
+		return nil, false
+	}
+	return m, true
+}
+
 // Signal cancels the job for every signal but 0 (a liveness check).
 func (t *jobTable) Signal(jid string, sig int) (int, bool) {
 	t.mu.Lock()
@@ -200,27 +216,23 @@ func (m *Minion) handleFrames(ctx context.Context, frames [][]byte) {
 	}
 	m.saveReplayGuard(s.key, serial)
 	if m.opened != nil {
-		// Shared between the swarm's identities: the job gets its own.
-		load = ownJobLoad(load)
+		// Shared between the identities: the job gets its own.
+		load = cloneJobLoad(load)
 	}
 	m.startJob(ctx, load)
 }
 
-// ownJobLoad is the job's own copy of a publish load shared between the
-// identities of a swarm: every value is copied but the target, which a job
-// only reads (it is kept in the job's proc data) and which can be large —
-// a --static ping of N identities lists all N, and a copy per identity
-// made each publish cost N² in memory.
-func ownJobLoad(shared *payload.Map) *payload.Map {
-	out := payload.NewMap()
-	for _, it := range shared.Items() {
-		if k, ok := it.Key.(string); ok && k == "tgt" {
-			out.SetKey(it.Key, it.Value)
-			continue
+// cloneJobLoad copies a shared publish load for one job: every value but
+// the target, which jobs only read and which can be a list of thousands of
+// ids (the CLI's saltutil.find_job names every minion yet to return).
+func cloneJobLoad(load *payload.Map) *payload.Map {
+	c := load.Clone()
+	for _, it := range load.Items() {
+		if k, ok := it.Key.(string); ok && k != "tgt" {
+			c.Set(k, payload.DeepClone(it.Value))
 		}
-		out.SetKey(payload.DeepClone(it.Key), payload.DeepClone(it.Value))
 	}
-	return out
+	return c
 }
 
 // openPublish decrypts a publish body with s (checking sig when the
@@ -354,7 +366,11 @@ type procFile struct {
 // writeProcLater schedules the proc file of a job.
 func (m *Minion) writeProcLater(path string, data func() []byte) *procFile {
 	pf := &procFile{path: path}
-	pf.timer = time.AfterFunc(procDelay, func() {
+	delay := m.procDelay
+	if delay <= 0 {
+		delay = procDelay
+	}
+	pf.timer = time.AfterFunc(delay, func() {
 		pf.mu.Lock()
 		defer pf.mu.Unlock()
 		if pf.ended {

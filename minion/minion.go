@@ -115,6 +115,29 @@ type Options struct {
 	// the minion would dial with (identity, topics, reconnect pauses).
 	Subscribe func(ctx context.Context, addr string, o transport.SubOptions) (Subscription, error)
 
+	// ReqPool, when set, returns the request connection pool to the
+	// master at addr ("host:port") for the minion's AES requests
+	// (returns, events, mine, file client) instead of the minion's own
+	// pools. A process serving thousands of identities of one master (a
+	// proxy) shares one bounded pool: each identity's pool would keep its
+	// own connections open. The minion never closes a pool it was given.
+	ReqPool func(addr string) *transport.ReqPool
+
+	// AuthSlots, when set, bounds the _auth exchanges in flight across
+	// the identities given the same channel (its capacity): a process
+	// serving thousands of identities (a proxy) would otherwise have them
+	// all dial the master at once after a start or a master restart, each
+	// holding a connection (a file descriptor in both processes) while
+	// the master works through the crowd. An identity waits for a slot
+	// before its reachability check and holds it until its _auth reply
+	// or failure.
+	AuthSlots chan struct{}
+
+	// OptionShare, when set, lets this identity's options map share
+	// memory with the other identities given the same OptionShare (a
+	// proxy's devices); each still sees exactly its own configuration.
+	OptionShare *OptionShare
+
 	// BeaconClock, when set, ticks the minion's beacons from the clock's
 	// one timer (the minions of a process serving many identities share
 	// one; no goroutine waits for each minion's beacons).
@@ -123,6 +146,20 @@ type Options struct {
 	// serving many identities shares one and its cache of compiled
 	// expressions); nil creates one for the minion.
 	Matcher *target.Matcher
+
+	// ProcDelay, when > 0, is how long a job runs before its proc file
+	// (cachedir/proc/<jid>) is written, instead of 20 ms. A process
+	// serving thousands of identities (a proxy) sets more: on a busy
+	// machine most short jobs (find_job) outlive 20 ms, and each wrote a
+	// file holding the whole publish (a find_job names every minion yet
+	// to return).
+	ProcDelay time.Duration
+
+	// PublishCache, when set, is shared by identities that receive the
+	// same publishes (a proxy's devices read one publisher connection):
+	// each publish is checked, decrypted and decoded once for all of them
+	// instead of once per identity.
+	PublishCache *PublishCache
 
 	// baseOpts and matcher are shared by the identities of a swarm.
 	baseOpts *payload.Map
@@ -159,6 +196,9 @@ type Minion struct {
 	prepare       func(context.Context, *Minion) (*modules.Registry, error)
 	subQueue      int
 	subscribeFn   func(context.Context, string, transport.SubOptions) (Subscription, error)
+	reqPoolFn     func(string) *transport.ReqPool
+	authSlots     chan struct{}
+	procDelay     time.Duration
 
 	// The masters (multimaster.go): links in connection order, the
 	// configured order (master_list) for failback, the current master in
@@ -234,6 +274,9 @@ func New(o Options) (*Minion, error) {
 		onLocalEvent:  o.OnLocalEvent,
 		subQueue:      o.SubQueue,
 		subscribeFn:   o.Subscribe,
+		reqPoolFn:     o.ReqPool,
+		authSlots:     o.AuthSlots,
+		procDelay:     o.ProcDelay,
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),
 	}
@@ -272,6 +315,9 @@ func New(o Options) (*Minion, error) {
 	m.matcher = o.matcher
 	m.verified = o.verified
 	m.opened = o.opened
+	if pc := o.PublishCache; pc != nil && m.opened == nil {
+		m.verified, m.opened = pc.verified, pc.opened
+	}
 	m.beaconClock = o.clock
 	if o.BeaconClock != nil {
 		m.beaconClock = o.BeaconClock.c
@@ -286,6 +332,9 @@ func New(o Options) (*Minion, error) {
 		m.confDir = filepath.Dir(cf)
 	}
 	m.opts = optionsMap(cfg, o.baseOpts, m.id, m.pkiDir, m.cacheDir)
+	if o.OptionShare != nil && o.baseOpts == nil {
+		m.opts = o.OptionShare.share(m.opts)
+	}
 	if err := m.setupMasters(); err != nil && !errors.Is(err, ErrNoMaster) {
 		return nil, err
 	}

@@ -26,6 +26,9 @@ type reqPools struct {
 
 // reqPool returns the pool for addr.
 func (m *Minion) reqPool(addr string) *transport.ReqPool {
+	if m.reqPoolFn != nil {
+		return m.reqPoolFn(addr)
+	}
 	r := &m.reqs
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -212,6 +212,19 @@ func (v *verifiedPubs) verify(pub *rsa.PublicKey, blob, sig []byte) error {
 	return nil
 }
 
+// PublishCache is the publish signature and decoding cache of identities
+// that receive the same publishes (Options.PublishCache); a swarm has one
+// of its own. Safe for concurrent use.
+type PublishCache struct {
+	verified *verifiedPubs
+	opened   *openedPubs
+}
+
+// NewPublishCache returns an empty cache.
+func NewPublishCache() *PublishCache {
+	return &PublishCache{verified: newVerifiedPubs(), opened: newOpenedPubs()}
+}
+
 // maxOpened bounds the opened publishes a swarm remembers.
 const maxOpened = 64
 

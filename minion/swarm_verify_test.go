@@ -15,7 +15,6 @@ import (
 
 	"github.com/gsalt/gsalt/beacons"
 	bbuiltin "github.com/gsalt/gsalt/beacons/builtin"
-	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -193,30 +192,6 @@ func TestBeaconClock(t *testing.T) {
 	c.leave(ids["busy"])
 	if n := len(c.tick(ctx, time.Now(), nil)); n != 0 {
 		t.Errorf("a tick started %d loops after the identity left", n)
-	}
-}
-
-// TestJobLoadSharesOnlyTarget checks the job's copy of a swarm's shared
-// publish: the target is shared (read-only, possibly 10,000 ids), every
-// other value is the job's own, so a job changing its arguments cannot
-// reach the other identities.
-func TestJobLoadSharesOnlyTarget(t *testing.T) {
-	tgt := []any{"a", "b", "c"}
-	arg := []any{payload.NewMap("k", "v"), "x"}
-	shared := payload.NewMap("tgt", tgt, "tgt_type", "list", "fun", "test.arg", "arg", arg, "jid", "1")
-	got := ownJobLoad(shared)
-	if !py.Equal(got, shared) {
-		t.Fatalf("copy differs: %v vs %v", got, shared)
-	}
-	gt, _ := got.Get("tgt")
-	if l, ok := gt.([]any); !ok || &l[0] != &tgt[0] {
-		t.Errorf("tgt was copied, want it shared")
-	}
-	ga, _ := got.Get("arg")
-	ga.([]any)[0].(*payload.Map).Set("k", "changed")
-	ga.([]any)[1] = "y"
-	if v, _ := arg[0].(*payload.Map).Get("k"); v != "v" || arg[1] != "x" {
-		t.Errorf("changing the job's arg reached the shared load: %v", arg)
 	}
 }
 

@@ -217,6 +217,7 @@ func (d *Device) runOnce(ctx context.Context) error {
 	if cfg.ID != d.id {
 		d.log.Warn("the configuration sets another id; the proxy id wins", "config_id", cfg.ID)
 	}
+	d.f.cfgShare.Share(cfg.Opts)
 	d.mu.Lock()
 	d.cfg = cfg
 	d.mu.Unlock()
@@ -263,10 +264,19 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		Prepare:       d.prepare,
 		SubQueue:      deviceSubQueue,
 		Subscribe:     d.f.hub.subscribe,
+		ReqPool:       d.f.reqs.pool,
 		BeaconClock:   d.f.clock,
 		Matcher:       d.f.matcher,
+		OptionShare:   &d.f.optShare,
+		AuthSlots:     d.f.authSlots,
+		PublishCache:  d.f.pubs,
+		ProcDelay:     deviceProcDelay,
 	}
 }
+
+// deviceProcDelay is how long a device's job runs before its proc file
+// is written (minion.Options.ProcDelay).
+const deviceProcDelay = time.Second
 
 // deviceSubQueue bounds the publishes waiting for one device's minion
 // (a minion's default, 1000 slots, costs ~24 KiB per device; each device

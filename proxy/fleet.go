@@ -111,6 +111,7 @@ type Fleet struct {
 	queueDepth int
 	conns      chan struct{}
 	newSem     chan struct{}
+	authSlots  chan struct{} // minion.Options.AuthSlots of every device
 
 	restartMin, restartMax time.Duration
 	retryMin, retryMax     time.Duration
@@ -119,11 +120,18 @@ type Fleet struct {
 	// set by Run before any device starts
 	base       *modules.Registry
 	hostGrains *payload.Map
-	hub        *pubHub // one publisher connection per master for all devices
+	hub        *pubHub   // one publisher connection per master for all devices
+	reqs       *reqPools // the request connections to each master, shared
 	// One beacon timer and one target matcher for all devices (a timer
 	// and a goroutine per device otherwise).
 	clock   *minion.BeaconClock
 	matcher *target.Matcher
+	// The devices' options (configuration and __opts__) keep the entries
+	// they have in common once.
+	cfgShare config.OptsShare
+	optShare minion.OptionShare
+	// Every device receives each publish; it is opened once for all.
+	pubs *minion.PublishCache
 
 	mu      sync.Mutex
 	runCtx  context.Context
@@ -182,6 +190,8 @@ func New(o Options) (*Fleet, error) {
 	}
 	f.conns = make(chan struct{}, n)
 	f.newSem = make(chan struct{}, max(1, runtime.NumCPU()))
+	f.authSlots = make(chan struct{}, fleetAuthSlots)
+	f.pubs = minion.NewPublishCache()
 	if f.restartMin <= 0 {
 		f.restartMin = DefaultRestartMin
 	}
@@ -270,6 +280,7 @@ func (f *Fleet) Run(ctx context.Context) error {
 	}
 	f.runCtx = ctx
 	f.hub = newPubHub(ctx, f.log, deviceSubQueue)
+	f.reqs = newReqPools(f.log)
 	f.clock = minion.NewBeaconClock(beacons.New(beacons.Options{Opts: cfg.Opts, Logger: f.log}).LoopInterval())
 	f.matcher = target.New(target.Options{Logger: f.log})
 	f.mu.Unlock()
@@ -280,6 +291,7 @@ func (f *Fleet) Run(ctx context.Context) error {
 	}
 	go f.settle(ctx)
 	f.wg.Wait()
+	f.reqs.close()
 	if ctx.Err() != nil {
 		return nil
 	}

@@ -22,3 +22,57 @@ proc_cpu() {
 proc_rss_mib() {
   awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$1/status"
 }
+
+# proxy_keycache: the scratch folder (outside the repo) where the proxy
+# benches keep their devices' RSA key pairs (ids sw1, sw2, ...) between runs.
+proxy_keycache() {
+  echo "${GSALT_BENCH_PROXY_KEYS:-${XDG_CACHE_HOME:-$HOME/.cache}/gsalt-bench/proxy-keys}"
+}
+
+# proxy_keys_in PKI N: copies the cached key pairs of devices sw1..swN into
+# PKI/<id>/; prints how many it found. proxy_keys_out PKI: saves the pairs
+# gsalt-proxy generated for devices the cache did not have.
+proxy_keys_in() {
+  /usr/bin/python3 - "$(proxy_keycache)" "$1" "$2" <<'PY'
+import os, shutil, sys
+cache, pki, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+got = 0
+for i in range(1, n + 1):
+    src = os.path.join(cache, "sw%d" % i)
+    if not os.path.isfile(os.path.join(src, "minion.pem")):
+        continue
+    dst = os.path.join(pki, "sw%d" % i)
+    os.makedirs(dst, exist_ok=True)
+    for f in ("minion.pem", "minion.pub"):
+        shutil.copy2(os.path.join(src, f), dst)
+    got += 1
+print(got)
+PY
+}
+proxy_keys_out() {
+  /usr/bin/python3 - "$(proxy_keycache)" "$1" <<'PY'
+import os, shutil, sys
+cache, pki = sys.argv[1], sys.argv[2]
+for ident in os.listdir(pki):
+    src, dst = os.path.join(pki, ident), os.path.join(cache, ident)
+    if os.path.isfile(os.path.join(dst, "minion.pem")) or not os.path.isfile(os.path.join(src, "minion.pem")):
+        continue
+    os.makedirs(dst, exist_ok=True)
+    for f in ("minion.pem", "minion.pub"):
+        shutil.copy2(os.path.join(src, f), dst)
+PY
+}
+
+# raise_nofile N: raises this shell's open files limits (inherited by the
+# daemons it starts) towards N; the hard limit only as far as allowed
+# (a container may cap it, e.g. at 20000: then one process can hold
+# about that many sockets).
+raise_nofile() {
+  local need=$1
+  if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$need" ]; then
+    ulimit -Hn "$need" 2>/dev/null || echo "open files: hard limit $(ulimit -Hn) < $need wanted (not root, or a container cap); large N may fail"
+  fi
+  if [ "$(ulimit -Sn)" != unlimited ] && [ "$(ulimit -Sn)" -lt "$need" ]; then
+    ulimit -Sn "$(ulimit -Hn)"
+  fi
+}

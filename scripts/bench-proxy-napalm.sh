@@ -24,13 +24,10 @@ case $platform in
 esac
 bin=${BIN:-$PWD/bin}
 . "$(dirname "$0")/bench-lib.sh"
-# Each device costs a listener and a connection in gsalt-devsim and an SSH
-# connection plus its master connections in gsalt-proxy and gsalt-master.
-need=$((4 * n + 4096))
-if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$need" ]; then
-  ulimit -Hn "$need" 2>/dev/null || echo "cannot raise the open files hard limit to $need (not root?); large N may fail"
-fi
-[ "$(ulimit -Sn)" != unlimited ] && [ "$(ulimit -Sn)" -lt "$need" ] && ulimit -Sn "$(ulimit -Hn)"
+# Each device costs a listener and a connection in gsalt-devsim (one
+# gsalt-devsim per DEVSIM_PER devices) and a connection in gsalt-proxy; the
+# master connections are the fleet's, shared.
+raise_nofile $((2 * ${DEVSIM_PER:-5000} + 4096))
 tmp=$(mktemp -d /tmp/gsalt-napalm.XXXXXX)
 pids=()
 cleanup() {
@@ -45,17 +42,20 @@ swarm_setup "$tmp" "auto_accept: False
 timeout: 30
 pillar_roots: {base: [$tmp/srv/pillar]}"
 
-# N consecutive free loopback ports for the simulated devices.
+# N consecutive free loopback ports for the simulated devices: the first
+# free window from port 10000 up (below the ephemeral range when N fits),
+# skipping past any port in use.
 dev=$(python3 - "$n" <<'PY'
-import socket, sys, random
+import socket, sys
 n = int(sys.argv[1])
-for _ in range(50):
-    base = random.randrange(20000, 60000 - n)
+base = 10000
+while base + n <= 65535:
     socks = []
     try:
         for p in range(base, base + n):
-            s = socket.socket(); s.bind(("127.0.0.1", p)); socks.append(s)
+            s = socket.socket(); socks.append(s); s.bind(("127.0.0.1", p))
     except OSError:
+        base = p + 1
         continue
     finally:
         for s in socks: s.close()
@@ -154,24 +154,8 @@ profile() { # profile NAME: heap and goroutine profiles of gsalt-proxy
 # The devices' RSA key pairs are kept between runs in the bench's scratch
 # folder (generating 1,000 takes minutes on a loaded machine); the time to
 # "all keys pending" includes generation only for the missing ones.
-keycache=${GSALT_BENCH_PROXY_KEYS:-${XDG_CACHE_HOME:-$HOME/.cache}/gsalt-bench/proxy-keys}
-cached=$(/usr/bin/python3 - "$keycache" "$tmp/proxy/pki" "$n" <<'PY'
-import os, shutil, sys
-cache, pki, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-got = 0
-for i in range(1, n + 1):
-    src = os.path.join(cache, "sw%d" % i)
-    if not os.path.isfile(os.path.join(src, "minion.pem")):
-        continue
-    dst = os.path.join(pki, "sw%d" % i)
-    os.makedirs(dst, exist_ok=True)
-    for f in ("minion.pem", "minion.pub"):
-        shutil.copy2(os.path.join(src, f), dst)
-    got += 1
-print(got)
-PY
-)
-echo "$cached of $n device key pairs from the key cache $keycache"
+cached=$(proxy_keys_in "$tmp/proxy/pki" "$n")
+echo "$cached of $n device key pairs from the key cache $(proxy_keycache)"
 start=$(now); startiso=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
 "${pprof[@]}" "$bin/gsalt-proxy" -c "$tmp/etc/proxy" --proxyids-file "$tmp/ids" -l info ${PROXY_ARGS:-} 2>"$tmp/proxy.err" & pp=$!; pids+=($pp)
 until [ "$(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l)" -ge "$n" ]; do
@@ -179,17 +163,7 @@ until [ "$(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l)" -ge "$n" ]; do
   sleep 0.5
 done
 echo "all $n keys pending after $(since "$start") s (includes $((n - cached)) new RSA-2048 key pairs)"
-/usr/bin/python3 - "$keycache" "$tmp/proxy/pki" <<'PY'
-import os, shutil, sys
-cache, pki = sys.argv[1], sys.argv[2]
-for ident in os.listdir(pki):
-    src, dst = os.path.join(pki, ident), os.path.join(cache, ident)
-    if os.path.isfile(os.path.join(dst, "minion.pem")) or not os.path.isfile(os.path.join(src, "minion.pem")):
-        continue
-    os.makedirs(dst, exist_ok=True)
-    for f in ("minion.pem", "minion.pub"):
-        shutil.copy2(os.path.join(src, f), dst)
-PY
+proxy_keys_out "$tmp/proxy/pki"
 "$bin/gsalt-key" -c "$tmp/etc/master" -A -y >/dev/null
 sleep 3 # acceptance_wait_time before the devices re-authenticate
 # Wait until every device re-authenticated, rendered its pillar, opened its

@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # bench-proxy.sh [N]: one gsalt-master and one gsalt-proxy process serving N
-# dummy devices (ids dev-0000 ...) on 127.0.0.1, every device its own minion
-# with its own key pair. Reports the time until all N keys are pending, the
-# time of `gsalt '*' test.ping` until all N returned, and the RSS of both
-# processes (and per device). Numbers go in the notes, never into tests.
+# dummy devices (ids sw1 ... swN, no device connection) on 127.0.0.1, every
+# device its own minion with its own key pair. Reports the time until all N
+# keys are pending, the time of `gsalt '*' test.ping` until all N returned,
+# and the RSS of both processes (and per device). Numbers go in the notes,
+# never into tests. The devices' key pairs are kept between runs in the
+# proxy benches' key cache (see proxy_keycache in bench-lib.sh), shared
+# with bench-proxy-napalm.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000}
-bin=$PWD/bin
+bin=${BIN:-$PWD/bin}
+. "$(dirname "$0")/bench-lib.sh"
+# gsalt-proxy holds few files per dummy device (the master connections are
+# the fleet's); gsalt-master one per connection.
+raise_nofile $((n + 4096))
 tmp=$(mktemp -d /tmp/gsalt-proxy.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 . "$(dirname "$0")/swarm-lib.sh"
 swarm_setup "$tmp"
 mkdir -p "$tmp/etc/proxy"
@@ -24,17 +32,26 @@ log_file: $tmp/proxy/log
 master: 127.0.0.1
 master_port: $ret
 acceptance_wait_time: 2
+acceptance_wait_time_max: 30
 proxy:
   proxytype: dummy
 CONF
-for i in $(seq 0 $((n - 1))); do printf 'dev-%04d\n' "$i"; done >"$tmp/ids"
+for i in $(seq 1 "$n"); do echo "sw$i"; done >"$tmp/ids"
 rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+# Replies wait longer for large fleets (the CLI's -t).
+wait_s=$((30 + n / 200))
 "$bin/gsalt-master" -c "$tmp/etc/master" -l error & mp=$!; pids+=($mp)
 sleep 1
+cached=$(proxy_keys_in "$tmp/proxy/pki" "$n")
+echo "$cached of $n device key pairs from the key cache $(proxy_keycache)"
 start=$(date +%s.%N)
 "$bin/gsalt-proxy" -c "$tmp/etc/proxy" --proxyids-file "$tmp/ids" -l quiet 2>/dev/null & pp=$!; pids+=($pp)
-until [ "$(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l)" -ge "$n" ]; do sleep 0.5; done
-echo "gsalt-proxy N=$n: all keys pending after $(echo "$(date +%s.%N) - $start" | bc) s (includes generating $n RSA-2048 key pairs)"
+until [ "$(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l)" -ge "$n" ]; do
+  kill -0 $pp 2>/dev/null || { echo "gsalt-proxy exited"; exit 1; }
+  sleep 0.5
+done
+echo "gsalt-proxy N=$n: all keys pending after $(echo "$(date +%s.%N) - $start" | bc) s (includes generating $((n - cached)) RSA-2048 key pairs)"
+proxy_keys_out "$tmp/proxy/pki"
 "$bin/gsalt-key" -c "$tmp/etc/master" -A -y >/dev/null
 # Wait until every device re-authenticated, initialised its dummy module and answers.
 for _ in $(seq 120); do
@@ -43,12 +60,16 @@ for _ in $(seq 120); do
   sleep 1
 done
 t0=$(date +%s.%N)
-got=$("$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t 30 | grep -c ': true' || true)
+got=$("$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t "$wait_s" | grep -c ': true' || true)
 t1=$(date +%s.%N)
-echo "gsalt '*' test.ping: $got/$n returned in $(echo "$t1 - $t0" | bc) s (whole CLI run)"
+ping_s=$(echo "$t1 - $t0" | bc)
+echo "gsalt '*' test.ping: $got/$n returned in $ping_s s (whole CLI run)"
 t0=$(date +%s.%N)
-got=$("$bin/gsalt" -c "$tmp/etc/master" '*' pkg.list_pkgs --out json --static -t 30 | grep -c '"redbull"' || true)
+got=$("$bin/gsalt" -c "$tmp/etc/master" '*' pkg.list_pkgs --out json --static -t "$wait_s" | grep -c '"redbull"' || true)
 t1=$(date +%s.%N)
 echo "gsalt '*' pkg.list_pkgs: $got/$n returned in $(echo "$t1 - $t0" | bc) s"
 mr=$(rss $mp); pr=$(rss $pp)
 echo "RSS: gsalt-master $((mr / 1024)) MiB, gsalt-proxy ($n devices) $((pr / 1024)) MiB = $(echo "scale=1; $pr / $n" | bc) KiB per device (a Salt salt-proxy is one ~110 MB process per device)"
+echo "gsalt-proxy CPU $(proc_cpu $pp) s, gsalt-master CPU $(proc_cpu $mp) s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_row "$n dummy devices (no device session) in one gsalt-proxy: RSS per device, test.ping" \
+  "$(echo "scale=2; $pr / $n / 1024" | bc) MB, $ping_s s" - -

@@ -112,9 +112,9 @@ func main() {
 			// The heap is mostly the devices' long-lived state: collect
 			// at half the default growth (GOGC overrides).
 			daemon.GCPercent(proxy.GCPercent)
-			// Per device: a device connection, the master subscription and
-			// short-lived requests to the master.
-			if _, err := rlimit.RaiseNoFile(uint64(3*len(all) + 1024)); err != nil {
+			// One device connection per device; the master connections
+			// are the fleet's, shared.
+			if _, err := rlimit.RaiseNoFile(proxy.OpenFilesFor(len(all))); err != nil {
 				logger.Warn("not enough open files for every device", "devices", len(all), "err", err)
 			}
 			if err := daemon.SwitchUser(df.User); err != nil {

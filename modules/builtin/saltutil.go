@@ -31,6 +31,14 @@ type JobTable interface {
 	Signal(jid string, sig int) (pid int, ok bool)
 }
 
+// JobFinder is what a JobTable may provide besides: the proc data of the
+// running job jid alone, so saltutil.find_job decodes one job's data and
+// not every running job's (the CLI's find_job publishes target every
+// minion yet to return, and those jobs' own data name them all).
+type JobFinder interface {
+	RunningJob(jid string) (*payload.Map, bool)
+}
+
 // jobsServiceName is the Env.Services key of the JobTable.
 const jobsServiceName = "jobs"
 
@@ -57,6 +65,14 @@ func saltutilFunctions() []modules.Function {
 			Doc: "Return the data for a specific job id that is currently running.\n\njid\n    The job id to search for and return data.\n\nCLI Example:\n\n    salt '*' saltutil.find_job <job id>",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
 				jid := c.Args.Get("jid")
+				if jt, ok := modules.Service[JobTable](c.Env, jobsServiceName); ok {
+					if f, ok := jt.(JobFinder); ok {
+						if d, ok := f.RunningJob(payload.Text(jid)); ok && payload.Text(jid) != "" {
+							return d, nil
+						}
+						return &payload.Map{}, nil
+					}
+				}
 				for _, d := range saltutilRunning(c) {
 					if v, _ := d.Get("jid"); saltutilSameJID(v, jid) {
 						return d, nil

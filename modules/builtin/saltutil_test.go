@@ -40,6 +40,50 @@ func (f *fakeJobs) Signal(jid string, sig int) (int, bool) {
 	return 0, false
 }
 
+// fakeFinder is a job table that answers find_job by jid only.
+type fakeFinder struct {
+	fakeJobs
+	found []string
+}
+
+func (f *fakeFinder) RunningJob(jid string) (*payload.Map, bool) {
+	f.found = append(f.found, jid)
+	for _, j := range f.jobs {
+		if j.Str("jid") == jid {
+			return j, true
+		}
+	}
+	return nil, false
+}
+
+// TestSaltutilFindJobByJID: find_job asks a JobFinder for the one job.
+func TestSaltutilFindJobByJID(t *testing.T) {
+	r := registry(t)
+	jobs := &fakeFinder{fakeJobs: fakeJobs{jobs: []*payload.Map{
+		payload.NewMap("pid", int64(4242), "fun", "test.sleep", "jid", "12345"),
+		payload.NewMap("pid", int64(4242), "fun", "test.ping", "jid", "20260101000000000002"),
+	}}}
+	env := &modules.Env{ID: "m1", Registry: r, Services: map[string]any{"jobs": jobs}}
+	cases := []struct {
+		jid  any
+		want string
+	}{
+		{"20260101000000000002", "test.ping"},
+		{int64(12345), "test.sleep"},
+		{"20269999999999999999", ""},
+		{"", ""},
+	}
+	for _, tc := range cases {
+		got, _ := r.Execute(context.Background(), modules.Binder{}, env, "saltutil.find_job", []any{tc.jid}, nil).Return.(*payload.Map)
+		if got.Str("fun") != tc.want || (tc.want == "" && got.Len() != 0) {
+			t.Errorf("find_job %v: %s, want fun %q", tc.jid, jsonText(got), tc.want)
+		}
+	}
+	if len(jobs.found) != len(cases) {
+		t.Errorf("RunningJob called for %v, want every find_job", jobs.found)
+	}
+}
+
 type fakePillar struct {
 	mu        sync.Mutex
 	refreshes []bool

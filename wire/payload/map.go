@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Item is one key/value pair of an ordered Map.
@@ -38,6 +39,11 @@ type Map struct {
 	// text, other keys in other by keyID.
 	index map[string]int
 	other map[string]int
+	// shared is non-zero once Clone handed index and other to a copy:
+	// neither map may then be written, the next write copies them first
+	// (clones of a large map, e.g. the options of thousands of proxy
+	// devices, share one index). Set atomically, as Clone is a read.
+	shared uint32
 }
 
 const indexThreshold = 16
@@ -139,6 +145,9 @@ func textKey(k any) (string, bool) {
 
 // addIndex records item i in the index.
 func (m *Map) addIndex(key any, i int) {
+	if atomic.LoadUint32(&m.shared) != 0 {
+		m.ownIndex()
+	}
 	if ks, ok := textKey(key); ok {
 		m.index[ks] = i
 		return
@@ -149,9 +158,27 @@ func (m *Map) addIndex(key any, i int) {
 	m.other[keyID(key)] = i
 }
 
+// ownIndex gives m its own copies of a shared index.
+func (m *Map) ownIndex() {
+	idx := make(map[string]int, len(m.index)+1)
+	for k, v := range m.index {
+		idx[k] = v
+	}
+	var other map[string]int
+	if m.other != nil {
+		other = make(map[string]int, len(m.other)+1)
+		for k, v := range m.other {
+			other[k] = v
+		}
+	}
+	m.index, m.other = idx, other
+	atomic.StoreUint32(&m.shared, 0)
+}
+
 func (m *Map) buildIndex() {
 	m.index = make(map[string]int, len(m.items))
 	m.other = nil
+	atomic.StoreUint32(&m.shared, 0)
 	for i, it := range m.items {
 		m.addIndex(it.Key, i)
 	}
@@ -264,6 +291,7 @@ func (m *Map) DeleteKey(key any) (any, bool) {
 	v := m.items[i].Value
 	m.items = append(m.items[:i], m.items[i+1:]...)
 	m.index, m.other = nil, nil
+	atomic.StoreUint32(&m.shared, 0)
 	if len(m.items) > indexThreshold {
 		m.buildIndex()
 	}
@@ -387,7 +415,12 @@ func (m *Map) Clone() *Map {
 	}
 	c := &Map{items: make([]Item, len(m.items))}
 	copy(c.items, m.items)
-	if len(c.items) > indexThreshold {
+	if m.index != nil {
+		// Same keys at the same positions: share the index until either
+		// map adds a key (Delete builds a new one).
+		atomic.StoreUint32(&m.shared, 1)
+		c.index, c.other, c.shared = m.index, m.other, 1
+	} else if len(c.items) > indexThreshold {
 		c.buildIndex()
 	}
 	return c
@@ -434,6 +467,9 @@ func FromGo(v any) any {
 		m := &Map{items: make([]Item, 0, len(keys))}
 		for _, k := range keys {
 			m.items = append(m.items, Item{Key: k, Value: FromGo(x[k])})
+		}
+		if len(m.items) > indexThreshold {
+			m.buildIndex() // once here, shared by its clones
 		}
 		return m
 	case []any:

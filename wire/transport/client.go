@@ -250,10 +250,18 @@ type ReqPool struct {
 	Limits Limits
 	// Logger receives retry logs; nil means slog.Default().
 	Logger *slog.Logger
+	// MaxOpen, when > 0, bounds the requests (so the connections in use)
+	// at once, besides the MaxIdle idle ones: a request beyond it waits,
+	// for as long as its context allows (the wait is not part of an
+	// attempt's timeout). A pool shared by thousands of identities (a
+	// proxy's devices) sets it so that a burst of returns does not open a
+	// connection for each.
+	MaxOpen int
 
 	mu     sync.Mutex
 	idle   []pooledConn
 	closed bool
+	slots  chan struct{} // MaxOpen tokens, made on first use
 }
 
 type pooledConn struct {
@@ -278,6 +286,14 @@ func (p *ReqPool) Send(ctx context.Context, req []byte, tries int, timeout time.
 		return nil, err
 	}
 	lim := p.Limits.withDefaults()
+	if slots := p.openSlots(); slots != nil {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctxErr(ctx, a, ctx.Err())
+		}
+		defer func() { <-slots }()
+	}
 	for i := 1; i <= tries; i++ {
 		var reply []byte
 		reply, err = p.attempt(ctx, a, req, timeout, lim)
@@ -357,6 +373,20 @@ func (p *ReqPool) exchange(ctx context.Context, a string, c *zconn, req []byte) 
 func deadConn(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}
+
+// openSlots returns the MaxOpen tokens (nil when unbounded). A request
+// holds one token from its first attempt to its end.
+func (p *ReqPool) openSlots() chan struct{} {
+	if p.MaxOpen <= 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.slots == nil {
+		p.slots = make(chan struct{}, p.MaxOpen)
+	}
+	return p.slots
 }
 
 // take returns a reusable idle connection, or nil.

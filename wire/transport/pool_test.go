@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -138,5 +140,97 @@ func TestReqServerShedsClosedConnections(t *testing.T) {
 	}
 	if srv.Shed() != 1 {
 		t.Errorf("Shed() = %d, want 1", srv.Shed())
+	}
+}
+
+// TestReqPoolMaxOpen checks that a pool with MaxOpen never has more
+// requests at the server at once than MaxOpen, that every request still
+// gets its own reply, and that a request waiting for a slot gives up when
+// its context ends.
+func TestReqPoolMaxOpen(t *testing.T) {
+	var mu sync.Mutex
+	inFlight, peak := 0, 0
+	release := make(chan struct{})
+	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		mu.Lock()
+		inFlight++
+		peak = max(peak, inFlight)
+		mu.Unlock()
+		if string(req) == "hold" {
+			<-release
+		} else {
+			time.Sleep(2 * time.Millisecond)
+		}
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return echo(ctx, req)
+	}, ReqOptions{Workers: 16})
+	p := &ReqPool{Addr: srv.Addr().String(), MaxIdle: 2, MaxOpen: 3, Logger: testLogger(t)}
+	defer p.Close()
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			msg := []byte{byte('a' + i%26), byte(i)}
+			reply, err := p.Send(context.Background(), msg, 1, 10*time.Second)
+			switch {
+			case err != nil:
+				errs <- err
+			case string(reply) != "re:"+string(msg):
+				errs <- fmt.Errorf("request %d: reply %q", i, reply)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if peak > 3 {
+		t.Errorf("%d requests at the server at once, MaxOpen 3", peak)
+	}
+
+	// Three requests hold every slot: a fourth waits and gives up with
+	// its context, without reaching the server.
+	held := make(chan error, 3)
+	for range 3 {
+		go func() {
+			_, err := p.Send(context.Background(), []byte("hold"), 1, 10*time.Second)
+			held <- err
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := inFlight
+		mu.Unlock()
+		if n == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 3 holding requests reached the server", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	_, err := p.Send(ctx, []byte("late"), 1, 10*time.Second)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) {
+		t.Errorf("waiting request: err %v, want a timeout", err)
+	}
+	close(release)
+	for range 3 {
+		if err := <-held; err != nil {
+			t.Error(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if peak > 3 {
+		t.Errorf("%d requests at the server at once, MaxOpen 3", peak)
 	}
 }
