@@ -221,6 +221,9 @@ func (m *Minion) subOptions() transport.SubOptions {
 		QueueSize:    m.subQueue,
 		Logger:       m.log,
 	}
+	if m.opened != nil {
+		o.Intern = m.opened.intern
+	}
 	if o.ReconnectMax < o.ReconnectMin {
 		o.ReconnectMax = o.ReconnectMin
 	}

@@ -1,6 +1,7 @@
 package minion
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -242,5 +243,35 @@ func TestOpenedPubsOnceUnderConcurrency(t *testing.T) {
 		if len(o.m) != 0 && failing {
 			t.Errorf("a failed opening stayed in the cache")
 		}
+	}
+}
+
+// TestInternFrames: identical large publish bodies received by different
+// identities end up sharing one copy; small or different bodies are left
+// alone, and the memory kept is bounded.
+func TestInternFrames(t *testing.T) {
+	o := newOpenedPubs()
+	big := func(b byte) []byte { return bytes.Repeat([]byte{b}, internMin) }
+	a1 := o.intern([][]byte{[]byte("broadcast"), big('a')})
+	a2 := o.intern([][]byte{[]byte("broadcast"), big('a')})
+	if &a1[1][0] != &a2[1][0] {
+		t.Errorf("identical bodies not shared")
+	}
+	if !bytes.Equal(a2[0], []byte("broadcast")) || !bytes.Equal(a2[1], big('a')) {
+		t.Errorf("interned frames changed content")
+	}
+	b := o.intern([][]byte{big('b')})
+	if &b[0][0] == &a1[1][0] || !bytes.Equal(b[0], big('b')) {
+		t.Errorf("a different body was replaced")
+	}
+	small1, small2 := []byte("small"), []byte("small")
+	if s := o.intern([][]byte{small2}); &s[0][0] != &small2[0] || &s[0][0] == &small1[0] {
+		t.Errorf("a small body was interned")
+	}
+	for i := range 3 * maxInterned {
+		o.intern([][]byte{bytes.Repeat([]byte{byte(i)}, internMin+i)})
+	}
+	if len(o.frames) > maxInterned || len(o.fring) > maxInterned {
+		t.Errorf("kept %d bodies (%d in the ring), want at most %d", len(o.frames), len(o.fring), maxInterned)
 	}
 }

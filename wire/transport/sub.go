@@ -35,6 +35,11 @@ type SubOptions struct {
 	// QueueSize bounds received messages not yet taken by Recv; when it is
 	// full new messages are dropped (libzmq RCVHWM semantics). Default DefaultSubQueue.
 	QueueSize int
+	// Intern, when set, is applied to each received message before it is
+	// queued; it may return frames with the same bytes held elsewhere
+	// (subscribers of one process receiving the same publishes keep one
+	// copy of each instead of one per subscriber while they wait).
+	Intern func(frames [][]byte) [][]byte
 	// Heartbeat, if positive, sends a ZMTP PING that often and reconnects when
 	// nothing (data or PONG) has arrived for three intervals. It detects a
 	// publisher that vanished without closing TCP. Off by default, as in Salt.
@@ -240,6 +245,9 @@ func (s *Subscriber) serve(c *zconn) error {
 		frames, err := c.recv()
 		if err != nil {
 			return err
+		}
+		if s.opts.Intern != nil {
+			frames = s.opts.Intern(frames)
 		}
 		select {
 		case s.q <- frames:
