@@ -91,29 +91,36 @@ func pgDatabasePresent(ctx context.Context, c *states.Call) (states.Ret, error) 
 }
 
 func pgDatabaseAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
+	return pgObjectAbsent(ctx, c, "Database", "postgres.db_exists", "postgres.db_remove")
+}
+
+// pgObjectAbsent is the absent state of the objects Salt removes the same
+// way (databases, tablespaces): check with existsFn, remove with
+// removeFn; kind starts the comments.
+func pgObjectAbsent(ctx context.Context, c *states.Call, kind, existsFn, removeFn string) (states.Ret, error) {
 	name := sbName(c)
 	ret := states.Ret{Name: name, Result: states.True, Changes: &payload.Map{}}
 	dbArgs := pgStateDBArgs(c)
-	exists, err := pgExec(ctx, c, "postgres.db_exists", []any{name}, dbArgs...)
+	exists, err := pgExec(ctx, c, existsFn, []any{name}, dbArgs...)
 	if err != nil {
 		return ret, err
 	}
 	if payload.Truthy(exists) {
 		if c.Test {
 			ret.Result = states.None
-			ret.Comment = fmt.Sprintf("Database %s is set to be removed", name)
+			ret.Comment = fmt.Sprintf("%s %s is set to be removed", kind, name)
 			return ret, nil
 		}
-		ok, err := pgExec(ctx, c, "postgres.db_remove", []any{name}, dbArgs...)
+		ok, err := pgExec(ctx, c, removeFn, []any{name}, dbArgs...)
 		if err != nil {
 			return ret, err
 		}
 		if payload.Truthy(ok) {
-			ret.Comment = fmt.Sprintf("Database %s has been removed", name)
+			ret.Comment = fmt.Sprintf("%s %s has been removed", kind, name)
 			ret.Changes.Set(name, "Absent")
 			return ret, nil
 		}
 	}
-	ret.Comment = fmt.Sprintf("Database %s is not present, so it cannot be removed", name)
+	ret.Comment = fmt.Sprintf("%s %s is not present, so it cannot be removed", kind, name)
 	return ret, nil
 }

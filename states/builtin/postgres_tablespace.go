@@ -117,29 +117,5 @@ func pgTablespacePresent(ctx context.Context, c *states.Call) (states.Ret, error
 }
 
 func pgTablespaceAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
-	name := sbName(c)
-	ret := states.Ret{Name: name, Result: states.True, Changes: &payload.Map{}}
-	dbArgs := pgStateDBArgs(c)
-	exists, err := pgExec(ctx, c, "postgres.tablespace_exists", []any{name}, dbArgs...)
-	if err != nil {
-		return ret, err
-	}
-	if payload.Truthy(exists) {
-		if c.Test {
-			ret.Result = states.None
-			ret.Comment = fmt.Sprintf("Tablespace %s is set to be removed", name)
-			return ret, nil
-		}
-		ok, err := pgExec(ctx, c, "postgres.tablespace_remove", []any{name}, dbArgs...)
-		if err != nil {
-			return ret, err
-		}
-		if payload.Truthy(ok) {
-			ret.Comment = fmt.Sprintf("Tablespace %s has been removed", name)
-			ret.Changes.Set(name, "Absent")
-			return ret, nil
-		}
-	}
-	ret.Comment = fmt.Sprintf("Tablespace %s is not present, so it cannot be removed", name)
-	return ret, nil
+	return pgObjectAbsent(ctx, c, "Tablespace", "postgres.tablespace_exists", "postgres.tablespace_remove")
 }
