@@ -1311,20 +1311,26 @@ func loadYAMLFilter(e *jinja.Runtime, in *value, va *varArgs) *value {
 	})(e, in, va)
 }
 
-// intIP is str(ipaddress.ip_address(n)) for an int (or bool) n.
-func intIP(v any) (string, bool) {
-	var n *big.Int
+// pyIntValue is the Python int value of v (a bool, int64 or *big.Int).
+func pyIntValue(v any) (*big.Int, bool) {
 	switch x := v.(type) {
 	case bool:
-		n = big.NewInt(0)
 		if x {
-			n = big.NewInt(1)
+			return big.NewInt(1), true
 		}
+		return big.NewInt(0), true
 	case int64:
-		n = big.NewInt(x)
+		return big.NewInt(x), true
 	case *big.Int:
-		n = x
-	default:
+		return x, true
+	}
+	return nil, false
+}
+
+// intIP is str(ipaddress.ip_address(n)) for an int (or bool) n.
+func intIP(v any) (string, bool) {
+	n, ok := pyIntValue(v)
+	if !ok {
 		return "", false
 	}
 	if n.Sign() < 0 || n.BitLen() > 128 {

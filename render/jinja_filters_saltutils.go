@@ -579,19 +579,10 @@ func dictAddToList(p *payload.Map, k string, v any, extend bool) error {
 // False when fstat fails; a descriptor beyond a C int is an
 // OverflowError.
 func fstatEmpty(v any) (any, error) {
-	var n *big.Int
-	switch x := v.(type) {
-	case bool:
-		n = big.NewInt(0)
-		if x {
-			n = big.NewInt(1)
-		}
-	case int64:
-		n = big.NewInt(x)
-	case *big.Int:
-		n = x
-	}
+	n, ok := pyIntValue(v)
 	switch {
+	case !ok:
+		return false, nil
 	case n.Cmp(big.NewInt(math.MaxInt32)) > 0:
 		return nil, pyErr("OverflowError", "fd is greater than maximum")
 	case n.Cmp(big.NewInt(math.MinInt32)) < 0:
