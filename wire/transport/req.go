@@ -122,6 +122,9 @@ func ListenReq(ctx context.Context, addr string, h Handler, opts ReqOptions) (*R
 	if opts.MaxInFlightPerConn <= 0 {
 		opts.MaxInFlightPerConn = DefaultMaxInFlightPerConn
 	}
+	if opts.Slow != nil && opts.SlowWorkers <= 0 {
+		opts.SlowWorkers = 2 * runtime.GOMAXPROCS(0)
+	}
 	opts.Limits = opts.Limits.withDefaults()
 	log := opts.Logger
 	if log == nil {
@@ -133,10 +136,6 @@ func ListenReq(ctx context.Context, addr string, h Handler, opts ReqOptions) (*R
 	}
 	s := &ReqServer{l: l, h: h, opts: opts, log: log, jobs: make(chan reqJob, opts.QueueSize)}
 	if opts.Slow != nil {
-		if opts.SlowWorkers <= 0 {
-			opts.SlowWorkers = 2 * runtime.GOMAXPROCS(0)
-		}
-		s.opts.SlowWorkers = opts.SlowWorkers
 		s.slow = make(chan reqJob, opts.QueueSize)
 		for range opts.SlowWorkers {
 			s.workers.Add(1)
