@@ -1,5 +1,6 @@
 // Package proc is the one home of what gsalt's real-process tests share:
-// building the repository's commands once per test binary, free loopback
+// building the repository's commands once for all test binaries of a
+// checkout (build.go), free loopback
 // ports, and daemons started in their own process group with their output
 // kept in a file, awaited by a log line, a port or any condition, and
 // stopped (SIGTERM to the group, then SIGKILL) when the test ends. When
@@ -19,7 +20,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -33,100 +33,6 @@ import (
 func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "..")
-}
-
-// RaceBuild reports whether the running test binary was built with
-// -race; Build then builds the commands with -race too.
-func RaceBuild() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" && s.Value == "true" {
-			return true
-		}
-	}
-	return false
-}
-
-// builds holds the folders Build filled, one per set of packages, for
-// the life of the test binary.
-var builds struct {
-	mu   sync.Mutex
-	root string
-	dirs map[string]*built
-}
-
-type built struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// Build builds the given packages (import paths relative to the module
-// root, such as "./cmd/gsalt-master"; "./cmd/..." when none are given)
-// into a folder and returns it. Each set of packages is built once per
-// test binary, with -race when the test binary has it; call Main from
-// TestMain so the folder is removed at the end.
-func Build(t testing.TB, pkgs ...string) string {
-	t.Helper()
-	if len(pkgs) == 0 {
-		pkgs = []string{"./cmd/..."}
-	}
-	key := strings.Join(pkgs, " ")
-	builds.mu.Lock()
-	if builds.dirs == nil {
-		builds.dirs = map[string]*built{}
-	}
-	b := builds.dirs[key]
-	if b == nil {
-		b = &built{}
-		builds.dirs[key] = b
-	}
-	builds.mu.Unlock()
-	b.once.Do(func() {
-		builds.mu.Lock()
-		if builds.root == "" {
-			builds.root, b.err = os.MkdirTemp("", "gsalt-testbin")
-		}
-		root := builds.root
-		n := len(builds.dirs)
-		builds.mu.Unlock()
-		if b.err != nil {
-			return
-		}
-		dir := filepath.Join(root, fmt.Sprint(n))
-		args := []string{"build"}
-		if RaceBuild() {
-			args = append(args, "-race")
-		}
-		args = append(args, "-o", dir+string(filepath.Separator))
-		args = append(args, pkgs...)
-		cmd := exec.Command("go", args...)
-		cmd.Dir = RepoRoot()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
-			return
-		}
-		b.dir = dir
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.dir
-}
-
-// Main runs the tests and removes what Build built; call it from
-// TestMain: func TestMain(m *testing.M) { proc.Main(m) }.
-func Main(m *testing.M) {
-	code := m.Run()
-	builds.mu.Lock()
-	if builds.root != "" {
-		os.RemoveAll(builds.root)
-	}
-	builds.mu.Unlock()
-	os.Exit(code)
 }
 
 // FreePort returns a loopback TCP port that was free a moment ago and that
