@@ -121,6 +121,7 @@ const cloudMAC = "52:54:00:12:34:56"
 // dnsmasq answers dig for it on 127.0.0.1; virt.purge fires
 // salt/cloud/vmc/destroyed and the reservation is gone.
 func TestCloudEventsDnsmasqReservation(t *testing.T) {
+	t.Parallel() // its own private libvirtd, folders and ports
 	if testing.Short() {
 		t.Skip("virt: the cloud-events dnsmasq test is skipped in -short mode")
 	}
@@ -132,8 +133,7 @@ func TestCloudEventsDnsmasqReservation(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(base) })
 	dns := startCloudDNS(t, filepath.Join(base, "dns"))
-	bin := filepath.Join(base, "bin")
-	goBuild(t, bin+"/", []string{"CGO_ENABLED=1"}, "-tags", "libvirt_dlopen", "./cmd/gsalt-master", "./cmd/gsalt-minion", "./cmd/gsalt", "./cmd/gsalt-run", "./cmd/gsalt-key")
+	bin := hostBins(t)
 	example := filepath.Join(repoRoot(t), "examples", "dnsmasq")
 	roots := filepath.Join(base, "srv")
 	if err := os.MkdirAll(filepath.Join(roots, "images"), 0o755); err != nil {

@@ -91,14 +91,21 @@ func repoRoot(t *testing.T) string {
 	return filepath.Dir(filepath.Dir(file))
 }
 
-func goBuild(t *testing.T, out string, env []string, args ...string) {
+// hostBins builds the host side's commands (without -race, on cgo for
+// libvirt, as `make build` does) and returns their folder: once for all
+// tests of every package (proc.BuildWith), so the virt tests that run
+// daemons share one build.
+func hostBins(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"build", "-o", out}, args...)...)
-	cmd.Dir = repoRoot(t)
-	cmd.Env = append(os.Environ(), env...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %v: %v\n%s", args, err, b)
-	}
+	return proc.BuildWith(t, proc.BuildOptions{Flags: []string{"-tags", "libvirt_dlopen"}, Env: []string{"CGO_ENABLED=1"}},
+		"./cmd/gsalt-master", "./cmd/gsalt-minion", "./cmd/gsalt", "./cmd/gsalt-run", "./cmd/gsalt-key")
+}
+
+// guestBins builds the guest's gsalt-minion, static (no cgo: the guest
+// has no libc) and stripped, and returns its folder (proc.BuildWith).
+func guestBins(t *testing.T) string {
+	t.Helper()
+	return proc.BuildWith(t, proc.BuildOptions{Flags: []string{"-ldflags=-s -w"}, Env: []string{"CGO_ENABLED=0"}}, "./cmd/gsalt-minion")
 }
 
 func freePort(t *testing.T) int {
@@ -161,7 +168,7 @@ func buildGuestImage(t *testing.T, dest string) {
 		t.Fatalf("initramfs: %v %s", err, out)
 	}
 	virttestCopy(t, kernel, filepath.Join(root, "boot", "vmlinuz"), 0o644)
-	goBuild(t, filepath.Join(root, "usr", "bin", "gsalt-minion"), []string{"CGO_ENABLED=0"}, "-trimpath", "-ldflags=-s -w", "./cmd/gsalt-minion")
+	virttestCopy(t, filepath.Join(guestBins(t), "gsalt-minion"), filepath.Join(root, "usr", "bin", "gsalt-minion"), 0o755)
 	raw := filepath.Join(work, "disk.raw")
 	virttest.BuildRaw(t, raw, virttest.Image{Root: root, SizeMB: 112, Boot: true, Append: "console=ttyS0 panic=5 quiet"})
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
@@ -255,8 +262,7 @@ func newE2ELab(t *testing.T) *e2eLab {
 	d := virttest.Start(t)
 	t.Cleanup(d.DestroyAll)
 	l := &e2eLab{base: t.TempDir(), d: d, pub: freePort(t), ret: freePort(t)}
-	l.bin = filepath.Join(l.base, "bin")
-	goBuild(t, l.bin+"/", []string{"CGO_ENABLED=1"}, "-tags", "libvirt_dlopen", "./cmd/gsalt-master", "./cmd/gsalt-minion", "./cmd/gsalt", "./cmd/gsalt-run", "./cmd/gsalt-key")
+	l.bin = hostBins(t)
 	l.images = filepath.Join(l.base, "images")
 	roots := filepath.Join(l.base, "srv", "salt")
 	buildGuestImage(t, filepath.Join(roots, "images", "tiny.qcow2"))
@@ -298,6 +304,7 @@ file_roots: {base: [%[4]s]}
 // disk and its key. Then virt.init enable_qcow=True start=False defines
 // a guest on a qcow2 overlay of the cached image without starting it.
 func TestE2EVirtInitBootsSeededGuest(t *testing.T) {
+	t.Parallel() // its own private libvirtd, folders and ports
 	if testing.Short() {
 		t.Skip("virt: the guest boot test is skipped in -short mode")
 	}

@@ -23,6 +23,7 @@ import (
 // disk file (in or next to the images directory) and no definition
 // behind.
 func TestInitBadInput(t *testing.T) {
+	t.Parallel() // its own private libvirtd, folders and ports
 	f := newInitFixture(t)
 	env := f.env(t)
 	ctx := context.Background()
@@ -124,6 +125,7 @@ func (c *stopConn) DefineDomain(xml string) (virt.Domain, error) {
 // fails with libvirt's error ("Cannot write data: Broken pipe") and the
 // disk image it made is gone.
 func TestInitLibvirtdDownMidCall(t *testing.T) {
+	t.Parallel() // its own private libvirtd, folders and ports
 	f := newInitFixture(t)
 	reg := modules.NewRegistry()
 	if err := builtin.Register(reg); err != nil {

@@ -121,6 +121,7 @@ var fixedMACs = []string{"52:54:00:aa:bb:cc", "52:54:00:aa:bb:dd"}
 // virt.init for the same arguments (compared on what libvirt keeps:
 // virt.get_xml), and virt.get_disks agrees, on a private libvirtd.
 func TestInitXMLGolden(t *testing.T) {
+	t.Parallel() // its own private libvirtd, folders and ports
 	f := newInitFixture(t)
 	if testutil.Update() {
 		out := runGoldenScript(t, 5*time.Minute, "init_golden.py", initCasesFile, f.d.URI, f.images, f.roots, f.cache)

@@ -292,8 +292,7 @@ func TestInteropVirtRunnerBothWays(t *testing.T) {
 	}
 	d := virttest.Start(t)
 	t.Cleanup(d.DestroyAll)
-	bin := filepath.Join(t.TempDir(), "bin")
-	goBuild(t, bin+"/", []string{"CGO_ENABLED=1"}, "-tags", "libvirt_dlopen", "./cmd/gsalt-master", "./cmd/gsalt-minion", "./cmd/gsalt", "./cmd/gsalt-run", "./cmd/gsalt-key")
+	bin := hostBins(t)
 	roots := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(roots, "images"), 0o755); err != nil {
 		t.Fatal(err)

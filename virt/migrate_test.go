@@ -44,6 +44,7 @@ func hvEnv(t *testing.T, uri string) *modules.Env {
 // copy_storage and moved with copy_storage=all (an NBD copy to a volume
 // libvirt creates in the target's pool).
 func TestMigrateBetweenDaemons(t *testing.T) {
+	t.Parallel() // its own private libvirtd, folders and ports
 	if testing.Short() {
 		t.Skip("virt: the migration test is skipped in -short mode")
 	}

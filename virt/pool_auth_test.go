@@ -90,6 +90,7 @@ func secrets(t *testing.T, f *initFixture) []any {
 // pool, as a step shows; the rbd pool and secret definitions gsalt would
 // send are compared with the ones Salt's templates render.
 func TestPoolAuthGolden(t *testing.T) {
+	t.Parallel() // its own private libvirtd, folders and ports
 	f := newInitFixture(t)
 	if testutil.Update() {
 		out := runGoldenScript(t, 5*time.Minute, "update_golden.py", poolAuthStepsFile, f.d.URI, f.images, f.roots, f.cache)

@@ -158,6 +158,7 @@ const (
 // driver and compares their returns with Salt 3006's state module on the
 // same steps.
 func TestDomainStatesGolden(t *testing.T) {
+	t.Parallel() // its own private libvirtd, folders and ports
 	f := newInitFixture(t)
 	if testutil.Update() {
 		out := runGoldenScript(t, 5*time.Minute, "states_golden.py", statesQemuStepsFile, f.d.URI, f.images, f.roots, f.cache)

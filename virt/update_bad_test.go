@@ -19,6 +19,7 @@ import (
 // errors, and a failed update leaves the definition as it was and no new
 // disk file behind.
 func TestUpdateBadInput(t *testing.T) {
+	t.Parallel() // its own private libvirtd, folders and ports
 	f := newInitFixture(t)
 	env := f.env(t)
 	ctx := context.Background()

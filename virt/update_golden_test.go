@@ -84,6 +84,7 @@ func canonAll(v any) any {
 // domain XML after it with Salt 3006's for the same steps
 // (testdata/update_golden.py).
 func TestUpdateGolden(t *testing.T) {
+	t.Parallel() // its own private libvirtd, folders and ports
 	f := newInitFixture(t)
 	if testutil.Update() {
 		out := runGoldenScript(t, 5*time.Minute, "update_golden.py", updateStepsFile, f.d.URI, f.images, f.roots, f.cache)
