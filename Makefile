@@ -7,7 +7,7 @@ FUZZTIME ?= 3
 # time: cgo and a C compiler are needed, libvirt headers are not.
 TAGS    ?= libvirt_dlopen
 
-.PHONY: all build test unit vet fuzz-short fuzz bench demo chaos clean
+.PHONY: all build test unit unit-novet vet fuzz-short fuzz bench demo chaos clean
 
 all: build
 
@@ -24,8 +24,19 @@ vet:
 	$(GO) run $(STATICCHECK) -tags $(TAGS) -checks 'inherit,-ST1005' ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || (gofmt -l . ; echo "gofmt needed"; exit 1)
 
+# go test runs at most TESTP test binaries and builds at a time. Many
+# packages' tests mostly wait (real daemons, libvirtd guests, failover
+# intervals): with the default (one per core) two waiting packages held
+# both slots while the rest of the tree waited to be compiled.
+TESTP ?= 4
+
 unit:
-	$(GO) test -tags $(TAGS) -race -count=1 ./...
+	$(GO) test -tags $(TAGS) -race -count=1 -p $(TESTP) ./...
+
+# unit without go test's own vet pass (a subset of go vet's checks): for
+# `make test`, which runs the whole of go vet and staticcheck beside it.
+unit-novet: build
+	$(GO) test -tags $(TAGS) -race -count=1 -p $(TESTP) -vet=off ./...
 
 fuzz-short:
 	./scripts/fuzz.sh $(FUZZTIME)
@@ -33,7 +44,11 @@ fuzz-short:
 # The README's test command: vet, unit + interop tests (interop runs when
 # GSALT_SALT_SRC is set); every fuzz target runs its seed corpus there.
 # `make fuzz-short` (3 s a target) is left out to keep CI under 20 minutes.
-test: vet build unit
+# vet (go vet, staticcheck, gofmt) runs beside build + the tests, which
+# then skip go test's own vet pass (go vet checks all of it); a failure of
+# either fails the target.
+test:
+	$(MAKE) --no-print-directory -j2 vet unit-novet
 
 # Longer fuzzing (60 s a target by default).
 fuzz:
