@@ -19,7 +19,10 @@ import (
 	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
-func TestMain(m *testing.M) { proc.Main(m) }
+// TestMain lets the parallel tests (each with its own masters and
+// minion) run at once: they mostly wait on failover intervals and job
+// timeouts.
+func TestMain(m *testing.M) { proc.MainParallel(m, 6) }
 
 // commands builds gsalt's commands once for the package's tests.
 func commands(t *testing.T) string {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -267,5 +269,23 @@ func writeOwners(dir string, m map[string]string) error {
 // func TestMain(m *testing.M) { proc.Main(m) }. The commands Build made
 // stay in the shared folder for the next test binary.
 func Main(m *testing.M) {
+	os.Exit(m.Run())
+}
+
+// MainParallel is Main for a package whose parallel tests mostly wait on
+// real processes (daemons, guests, failover intervals) rather than use
+// the CPU: unless the command line sets -test.parallel, up to n of them
+// run at once instead of GOMAXPROCS (go test's default), so their waits
+// overlap.
+func MainParallel(m *testing.M, n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && n > runtime.GOMAXPROCS(0) {
+		if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+			fmt.Fprintln(os.Stderr, "proc:", err)
+			os.Exit(2)
+		}
+	}
 	os.Exit(m.Run())
 }
