@@ -29,14 +29,16 @@ vet:
 # intervals): with the default (one per core) two waiting packages held
 # both slots while the rest of the tree waited to be compiled.
 TESTP ?= 4
+# Further go test flags (e.g. TESTFLAGS=-timeout=30m on a loaded machine).
+TESTFLAGS ?=
 
 unit:
-	$(GO) test -tags $(TAGS) -race -count=1 -p $(TESTP) ./...
+	$(GO) test -tags $(TAGS) -race -count=1 -p $(TESTP) $(TESTFLAGS) ./...
 
 # unit without go test's own vet pass (a subset of go vet's checks): for
 # `make test`, which runs the whole of go vet and staticcheck beside it.
 unit-novet: build
-	$(GO) test -tags $(TAGS) -race -count=1 -p $(TESTP) -vet=off ./...
+	$(GO) test -tags $(TAGS) -race -count=1 -p $(TESTP) -vet=off $(TESTFLAGS) ./...
 
 fuzz-short:
 	./scripts/fuzz.sh $(FUZZTIME)
