@@ -97,15 +97,20 @@ func repoRoot(t *testing.T) string {
 // daemons share one build.
 func hostBins(t *testing.T) string {
 	t.Helper()
-	return proc.BuildWith(t, proc.BuildOptions{Flags: []string{"-tags", "libvirt_dlopen"}, Env: []string{"CGO_ENABLED=1"}},
-		"./cmd/gsalt-master", "./cmd/gsalt-minion", "./cmd/gsalt", "./cmd/gsalt-run", "./cmd/gsalt-key")
+	return proc.BuildWith(t, hostBuild, hostCommands...)
 }
+
+var (
+	hostBuild    = proc.BuildOptions{Flags: []string{"-tags", "libvirt_dlopen"}, Env: []string{"CGO_ENABLED=1"}}
+	hostCommands = []string{"./cmd/gsalt-master", "./cmd/gsalt-minion", "./cmd/gsalt", "./cmd/gsalt-run", "./cmd/gsalt-key"}
+	guestBuild   = proc.BuildOptions{Flags: []string{"-ldflags=-s -w"}, Env: []string{"CGO_ENABLED=0"}}
+)
 
 // guestBins builds the guest's gsalt-minion, static (no cgo: the guest
 // has no libc) and stripped, and returns its folder (proc.BuildWith).
 func guestBins(t *testing.T) string {
 	t.Helper()
-	return proc.BuildWith(t, proc.BuildOptions{Flags: []string{"-ldflags=-s -w"}, Env: []string{"CGO_ENABLED=0"}}, "./cmd/gsalt-minion")
+	return proc.BuildWith(t, guestBuild, "./cmd/gsalt-minion")
 }
 
 func freePort(t *testing.T) int {

@@ -92,6 +92,27 @@ func BuildWith(t testing.TB, o BuildOptions, pkgs ...string) string {
 	if len(pkgs) == 0 {
 		pkgs = []string{"./cmd/..."}
 	}
+	b := buildOnce(o, pkgs)
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.dir
+}
+
+// Prebuild starts BuildWith's build of pkgs in the background (from
+// TestMain, for a package whose longest test needs commands that take
+// long to build); the test's BuildWith call then waits for it and reports
+// its error.
+func Prebuild(o BuildOptions, pkgs ...string) {
+	if len(pkgs) == 0 {
+		pkgs = []string{"./cmd/..."}
+	}
+	go buildOnce(o, pkgs)
+}
+
+// buildOnce builds pkgs as o says, once per test binary, and returns the
+// result.
+func buildOnce(o BuildOptions, pkgs []string) *built {
 	conf := buildConfig(o)
 	key := conf + "\x00" + strings.Join(pkgs, " ")
 	builds.mu.Lock()
@@ -105,10 +126,7 @@ func BuildWith(t testing.TB, o BuildOptions, pkgs ...string) string {
 	}
 	builds.mu.Unlock()
 	b.once.Do(func() { b.dir, b.err = buildShared(o, conf, pkgs) })
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.dir
+	return b
 }
 
 // buildConfig is the text that names a build configuration: what changes
