@@ -42,11 +42,12 @@ type Master struct {
 	ipc    *event.IPCServer
 	req    *transport.ReqServer
 
-	mu      sync.Mutex
-	loads   []*payload.Map
-	handler Handler
-	jid     int
-	wg      sync.WaitGroup
+	mu        sync.Mutex
+	lastLater chan struct{} // closed when the last Later event has fired
+	loads     []*payload.Map
+	handler   Handler
+	jid       int
+	wg        sync.WaitGroup
 }
 
 // Start runs a fake master; extraConfig is appended to its config file.
@@ -153,8 +154,27 @@ func (m *Master) Fire(tag string, data *payload.Map) {
 }
 
 // Later fires an event after d, unless the master stopped.
+//
+// Events of Later fire in the order of the calls (each not before its own
+// delay): a loaded machine may run two timers a few milliseconds apart in
+// either order, and a job's progress event then came after its return.
 func (m *Master) Later(d time.Duration, tag string, data *payload.Map) {
-	m.AfterFunc(d, func() { m.Fire(tag, data) })
+	m.mu.Lock()
+	prev := m.lastLater
+	mine := make(chan struct{})
+	m.lastLater = mine
+	m.mu.Unlock()
+	m.AfterFunc(d, func() {
+		if prev != nil {
+			select {
+			case <-prev:
+			case <-m.done():
+				return
+			}
+		}
+		m.Fire(tag, data)
+		close(mine)
+	})
 }
 
 // AfterFunc runs fn after d, unless the master stopped first.
