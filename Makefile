@@ -28,7 +28,7 @@ vet:
 # packages' tests mostly wait (real daemons, libvirtd guests, failover
 # intervals): with the default (one per core) two waiting packages held
 # both slots while the rest of the tree waited to be compiled.
-TESTP ?= 4
+TESTP ?= 3
 # Further go test flags (e.g. TESTFLAGS=-timeout=30m on a loaded machine).
 TESTFLAGS ?=
 
