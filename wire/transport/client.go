@@ -160,7 +160,8 @@ func dialRetry(ctx context.Context, addr string) (net.Conn, error) {
 	backoff := 50 * time.Millisecond
 	for {
 		var d net.Dialer
-		raw, err := d.DialContext(ctx, "tcp", addr)
+		nw, a := network(addr)
+		raw, err := d.DialContext(ctx, nw, a)
 		if err == nil {
 			return raw, nil
 		}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -443,5 +445,58 @@ func TestReqSlowLane(t *testing.T) {
 	}
 	if s := slowStarted.Load(); s != n {
 		t.Errorf("handler ran %d slow requests, want %d", s, n)
+	}
+}
+
+// TestReqServerUnixSocket: a request server on "ipc://PATH" answers
+// requests over the unix socket with the same bytes as over TCP, its
+// socket file has mode 0600 (a stale socket at PATH is replaced), and
+// Close removes the file. A path holding a regular file is refused.
+func TestReqServerUnixSocket(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, LocalReqSocket)
+	stale, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.(*net.UnixListener).SetUnlinkOnClose(false)
+	_ = stale.Close()
+	srv, err := ListenReq(context.Background(), "ipc://"+path, echo, ReqOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatalf("ListenReq over a stale socket: %v", err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket file %s: %v, %v; want a socket of mode 0600", path, fi.Mode(), err)
+	}
+	for _, c := range []interface {
+		Send(context.Context, []byte) ([]byte, error)
+	}{
+		&ReqClient{Addr: "ipc://" + path, Tries: 1, Timeout: testutil.Scale(10 * time.Second), Logger: testLogger(t)},
+		&ReqClient{Addr: "ipc://" + path, Tries: 3, Timeout: testutil.Scale(10 * time.Second), Logger: testLogger(t), KeepWaiting: true},
+	} {
+		got, err := c.Send(context.Background(), []byte("local"))
+		if err != nil || string(got) != "re:local" {
+			t.Fatalf("Send over the unix socket = %q, %v", got, err)
+		}
+	}
+	p := &ReqPool{Addr: "ipc://" + path, Logger: testLogger(t)}
+	if got, err := p.Send(context.Background(), []byte("pooled"), 1, testutil.Scale(10*time.Second)); err != nil || string(got) != "re:pooled" {
+		t.Fatalf("ReqPool over the unix socket = %q, %v", got, err)
+	}
+	p.Close()
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Close the socket file is still there: %v", err)
+	}
+	regular := filepath.Join(dir, "file")
+	if err := os.WriteFile(regular, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := ListenReq(context.Background(), "ipc://"+regular, echo, ReqOptions{Logger: testLogger(t)}); err == nil {
+		s.Close()
+		t.Fatal("ListenReq replaced a regular file with its socket")
 	}
 }
