@@ -19,7 +19,11 @@
 # returns, and a target as long as the swarm).
 # BENCH_MASTER_EXTRA is appended to the master's config (e.g.
 # "gomemlimit: 100MiB"). BENCH_PROFILE=DIR also fetches 15 s pprof CPU profiles and heap profiles
-# of the master and the swarm under a ping loop into DIR.
+# of the master and the swarm under a ping loop into DIR, and during the
+# auth storm 20 s CPU profiles (storm-*-cpu.pprof) and goroutine dumps
+# taken 10 s in (storm-*-goroutine.txt). The storm line gives the CPU
+# seconds the master and the swarm spent on it (compare those on a loaded
+# machine: the wall time depends on the CPU the other processes leave).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000}
