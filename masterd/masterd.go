@@ -102,8 +102,11 @@ type Daemon struct {
 	rets *masterReturners
 	pub  *transport.PubServer
 	req  *transport.ReqServer
-	m    *master.Master
-	rx   *reactor.Reactor // nil unless the reactor option is set
+	// localReq serves the request port on sock_dir/gsalt_req.ipc for the
+	// CLIs on this host (nil when it could not be bound).
+	localReq *transport.ReqServer
+	m        *master.Master
+	rx       *reactor.Reactor // nil unless the reactor option is set
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -225,6 +228,15 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 		transport.ReqOptions{Workers: workers, Limits: lim, Logger: log, Release: d.m.ReplyRelease(), Slow: master.SlowRequest})
 	if err != nil {
 		return nil, fmt.Errorf("masterd: request port: %w", err)
+	}
+	// The same requests on a unix socket for the local CLIs, with workers
+	// of its own: a command typed during an auth storm does not wait
+	// behind 10,000 minion connections in the TCP port's backlog.
+	local := filepath.Join(cfg.SockDir, transport.LocalReqSocket)
+	if d.localReq, err = transport.ListenReq(d.ctx, "ipc://"+local, d.m.HandleRequest,
+		transport.ReqOptions{Workers: transport.DefaultWorkers, Logger: log, Release: d.m.ReplyRelease()}); err != nil {
+		log.Warn("cannot serve the local request socket; the CLIs use the request port", "path", local, "err", err)
+		d.localReq, err = nil, nil
 	}
 	// Metrics first: /readyz turns ready with the request port, and a
 	// scraper that starts then must find every family.
@@ -587,6 +599,9 @@ func (d *Daemon) shutdown() {
 		d.up.closing.Store(true)
 		d.cancel()
 		var errs []error
+		if d.localReq != nil {
+			errs = append(errs, ignoreClosed(d.localReq.Close()))
+		}
 		if d.req != nil {
 			errs = append(errs, ignoreClosed(d.req.Close()))
 		}

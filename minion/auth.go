@@ -127,12 +127,23 @@ func (m *Minion) signIn(ctx context.Context, l *link, failFast bool) (*message.A
 			return nil, ctx.Err()
 		}
 	}
-	m.checkMasterReachable(ctx, l)
+	// The probe only when the master was not reached last time: after a
+	// master restart 10,000 re-authenticating minions would each make one
+	// more connection to a master whose listen backlog they already fill.
+	m.mu.Lock()
+	reached := l.reached
+	m.mu.Unlock()
+	if !reached {
+		m.checkMasterReachable(ctx, l)
+	}
 	// An earlier try keeps waiting while the next one is sent: a master
 	// busy with a crowd of re-authenticating minions answers late, and
 	// its answer still counts (see transport.ReqClient.KeepWaiting).
 	client := transport.ReqClient{Addr: addr, Tries: tries, Timeout: timeout, Logger: m.log, KeepWaiting: !failFast}
 	reply, err := client.Send(ctx, frame)
+	m.mu.Lock()
+	l.reached = err == nil
+	m.mu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("minion: _auth: %w", err)
 	}

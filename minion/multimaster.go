@@ -78,6 +78,9 @@ type link struct {
 	subPort     int
 	resubFn     context.CancelFunc
 	lastDialErr string
+	// reached: the last _auth exchange with this master got a reply, so
+	// the next sign-in (a re-authentication) skips the reachability probe.
+	reached bool
 }
 
 // target returns the host and the request address (host:ret_port) of l.

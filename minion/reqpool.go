@@ -2,6 +2,7 @@ package minion
 
 import (
 	"sync"
+	"time"
 
 	"github.com/gsalt/gsalt/wire/transport"
 )
@@ -14,6 +15,16 @@ const maxReqPools = 8
 // serveWindow), and with one idle connection all but one of them would
 // connect and handshake again for every chunk.
 const reqPoolIdle = 4
+
+// reqPoolIdleTimeout is how long a minion keeps a request connection it
+// is not using. Salt's minion opens a REQ connection for each request and
+// closes it after the reply (Minion._send_req_async: a ReqChannel in a
+// with block), so a master holds one connection (the publish one) per
+// quiet minion; gsalt's keeps it for the requests of one job or file
+// transfer, then closes it: 10,000 minions holding their REQ
+// connections besides their publish ones exhausted a master's 20,000
+// descriptors.
+const reqPoolIdleTimeout = 5 * time.Second
 
 // reqPools keeps one transport.ReqPool per master address: the minion's
 // AES requests (returns, events, mine, file client) reuse their REQ
@@ -41,7 +52,7 @@ func (m *Minion) reqPool(addr string) *transport.ReqPool {
 		}
 		r.pools = map[string]*transport.ReqPool{}
 	}
-	p := &transport.ReqPool{Addr: addr, MaxIdle: reqPoolIdle, Logger: m.log}
+	p := &transport.ReqPool{Addr: addr, MaxIdle: reqPoolIdle, IdleTimeout: reqPoolIdleTimeout, Logger: m.log}
 	r.pools[addr] = p
 	return p
 }

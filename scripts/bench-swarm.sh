@@ -19,7 +19,11 @@
 # returns, and a target as long as the swarm).
 # BENCH_MASTER_EXTRA is appended to the master's config (e.g.
 # "gomemlimit: 100MiB"). BENCH_PROFILE=DIR also fetches 15 s pprof CPU profiles and heap profiles
-# of the master and the swarm under a ping loop into DIR.
+# of the master and the swarm under a ping loop into DIR, and during the
+# auth storm 20 s CPU profiles (storm-*-cpu.pprof) and goroutine dumps
+# taken 10 s in (storm-*-goroutine.txt). The storm line gives the CPU
+# seconds the master and the swarm spent on it (compare those on a loaded
+# machine: the wall time depends on the CPU the other processes leave).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000}
@@ -133,10 +137,21 @@ fi
 
 # Auth storm: restart the master; every identity re-authenticates.
 kill "$mp"; wait "$mp" 2>/dev/null || true
+mcs0=$(proc_cpu "$mp" 2>/dev/null || echo 0); scs0=$(swarm_cpu)
 start_master
+if [ -n "$prof" ]; then
+  # The storm's first 20 s: CPU profiles of the master and the first swarm,
+  # then goroutine dumps (where the identities still waiting are waiting).
+  curl -s -o "$prof/storm-master-cpu.pprof" "http://127.0.0.1:$mport/debug/pprof/profile?seconds=20" & c1=$!
+  curl -s -o "$prof/storm-swarm-cpu.pprof" "http://127.0.0.1:${sports[0]}/debug/pprof/profile?seconds=20" & c2=$!
+  ( sleep 10
+    curl -s -o "$prof/storm-master-goroutine.txt" "http://127.0.0.1:$mport/debug/pprof/goroutine?debug=1"
+    curl -s -o "$prof/storm-swarm-goroutine.txt" "http://127.0.0.1:${sports[0]}/debug/pprof/goroutine?debug=1" ) & c3=$!
+fi
 storm=$(wait_all "${STORM_LIMIT:-300}")
+[ -n "$prof" ] && { wait "$c1" "$c2" "$c3" || true; }
 srss=$(proc_rss_mib "$mp")
-echo "auth storm: all $n answer after $storm s from the master restart; master RSS $srss MiB"
+echo "auth storm: all $n answer after $storm s from the master restart; master RSS $srss MiB; during it master CPU $(proc_cpu "$mp") s, swarm CPU $(echo "$(swarm_cpu) - $scs0" | bc) s"
 
 salt_wall=-; salt_ret=-; salt_rss=-
 if [ -n "${GSALT_SALT_SRC:-}" ] && { [ "$n" -le 5000 ] || [ "${BENCH_SALT_BIG:-0}" = 1 ]; }; then

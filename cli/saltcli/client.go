@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gsalt/gsalt/config"
@@ -74,6 +75,9 @@ type Client struct {
 	User string
 	// Addr is the request server, host:port.
 	Addr string
+	// Local, when set ("ipc://PATH"), is the master's local request
+	// socket (transport.LocalReqSocket), used instead of Addr.
+	Local string
 	// Logger receives debug logs.
 	Logger *slog.Logger
 }
@@ -130,13 +134,33 @@ func NewClient(cfg *config.Master, log *slog.Logger) *Client {
 	case "::":
 		host = "::1"
 	}
-	return &Client{
+	c := &Client{
 		Master: cfg,
 		Key:    ReadKey(cfg.CacheDir, u, cfg.User),
 		User:   u,
 		Addr:   net.JoinHostPort(host, strconv.Itoa(cfg.RetPort)),
 		Logger: log,
 	}
+	if local := localReqSocket(cfg.SockDir); local != "" {
+		c.Local = "ipc://" + local
+	}
+	return c
+}
+
+// localReqSocket returns sock_dir's gsalt_req.ipc when a gsalt-master on
+// this host serves its request port there and this user may connect to
+// it (the same requests as the TCP port, which stays the way for Salt's
+// masters and for users without access), else "".
+func localReqSocket(sockDir string) string {
+	if sockDir == "" {
+		return ""
+	}
+	path := filepath.Join(sockDir, transport.LocalReqSocket)
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode()&os.ModeSocket == 0 || syscall.Access(path, 2 /* W_OK */) != nil {
+		return ""
+	}
+	return path
 }
 
 // Request sends a clear load ({enc: clear, load, version: 2}) and returns
@@ -146,7 +170,11 @@ func (c *Client) Request(ctx context.Context, load *payload.Map, timeout time.Du
 	if err != nil {
 		return nil, fmt.Errorf("saltcli: encoding the request: %w", err)
 	}
-	rc := &transport.ReqClient{Addr: c.Addr, Tries: 1, Timeout: timeout, Logger: c.Logger}
+	addr := c.Addr
+	if c.Local != "" {
+		addr = c.Local
+	}
+	rc := &transport.ReqClient{Addr: addr, Tries: 1, Timeout: timeout, Logger: c.Logger}
 	reply, err := rc.Send(ctx, frame)
 	if err != nil {
 		if errors.Is(err, transport.ErrTimeout) {

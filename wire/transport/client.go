@@ -45,15 +45,18 @@ type ReqClient struct {
 	Limits Limits
 	// Logger receives retry logs; nil means slog.Default().
 	Logger *slog.Logger
-	// KeepWaiting keeps an earlier try's connection open, still waiting
-	// for its reply, when its Timeout runs out and the next try starts:
-	// the first reply of any try is the answer. A loaded server that
-	// answers every request a little later than Timeout then still gets
-	// through (closing the connection would throw that work away and
-	// queue the same request again: a retry storm, as after a master
-	// restart with hundreds of minions re-authenticating). The bytes sent
-	// and the tries are those of the default; only the wait differs.
-	// The whole exchange is bounded by Tries*Timeout.
+	// KeepWaiting keeps waiting on a try's connection when its Timeout
+	// runs out instead of closing it and sending the request again: the
+	// request is already queued at the server, and a copy on a new
+	// connection would only queue the same work once more (after a master
+	// restart, 10,000 re-authenticating minions sending a copy every
+	// auth_timeout held ~7 connections each and filled the master's
+	// descriptors and listen backlog, so even the CLI could not connect).
+	// A new try, on a new connection, starts only when the connection
+	// fails (closed, reset, refused); a try that merely waits counts as
+	// the tries its wait spans. The bytes sent are those of the default;
+	// the whole exchange is bounded by Tries*Timeout, as Salt's minion
+	// waits on its one REQ socket through its tries.
 	KeepWaiting bool
 }
 
@@ -90,59 +93,30 @@ func (c *ReqClient) Send(ctx context.Context, req []byte) ([]byte, error) {
 	return nil, err
 }
 
-// sendKeepWaiting is Send with KeepWaiting: try i+1 starts when try i
-// failed or has waited timeout for its reply; tries still waiting go on
-// waiting until one of them answers or Tries*Timeout has passed. The other
-// connections are closed as soon as one reply is in (the server sheds a
-// queued request whose connection is gone).
+// sendKeepWaiting is Send with KeepWaiting: one connection at a time,
+// waiting for its reply until Tries*Timeout has passed; a connection that
+// fails before the reply is replaced by a new one (a new try) while tries
+// remain.
 func (c *ReqClient) sendKeepWaiting(ctx context.Context, req []byte, tries int, timeout time.Duration, lim Limits, log *slog.Logger) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(tries)*timeout)
 	defer cancel()
-	type result struct {
-		reply []byte
-		err   error
-	}
-	results := make(chan result, tries)
-	started, running := 0, 0
-	start := func() {
-		started++
-		running++
-		go func() {
-			reply, err := request(ctx, c.Addr, req, 0, lim)
-			results <- result{reply, err}
-		}()
-	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	start()
-	var last error
-	for {
-		select {
-		case r := <-results:
-			running--
-			if r.err == nil {
-				return r.reply, nil
-			}
-			last = r.err
-			if errors.Is(r.err, ErrInvalid) {
-				return nil, r.err
-			}
-			log.Debug("transport: request failed", "addr", c.Addr, "try", started, "of", tries, "waiting", running, "err", r.err)
-			switch {
-			case ctx.Err() == nil && started < tries:
-				start()
-				timer.Reset(timeout)
-			case running == 0:
-				return nil, last
-			}
-		case <-timer.C:
-			if started < tries {
-				log.Debug("transport: no reply yet, sending again and still waiting", "addr", c.Addr, "try", started, "of", tries)
-				start()
-				timer.Reset(timeout)
-			}
+	start := time.Now()
+	var err error
+	for try := 1; try <= tries; try++ {
+		var reply []byte
+		reply, err = request(ctx, c.Addr, req, 0, lim)
+		if err == nil {
+			return reply, nil
 		}
+		if ctx.Err() != nil || errors.Is(err, ErrInvalid) {
+			return nil, err
+		}
+		log.Debug("transport: request failed", "addr", c.Addr, "try", try, "of", tries, "err", err)
+		// The tries a long wait used up count too: a connection that
+		// failed after two timeouts' worth of waiting was three tries.
+		try = max(try, int(time.Since(start)/timeout))
 	}
+	return nil, err
 }
 
 func request(ctx context.Context, addr string, req []byte, timeout time.Duration, lim Limits) ([]byte, error) {
@@ -186,7 +160,8 @@ func dialRetry(ctx context.Context, addr string) (net.Conn, error) {
 	backoff := 50 * time.Millisecond
 	for {
 		var d net.Dialer
-		raw, err := d.DialContext(ctx, "tcp", addr)
+		nw, a := network(addr)
+		raw, err := d.DialContext(ctx, nw, a)
 		if err == nil {
 			return raw, nil
 		}
@@ -226,7 +201,7 @@ func ctxErr(ctx context.Context, addr string, err error) error {
 const DefaultPoolIdle = 1
 
 // DefaultPoolIdleTimeout is how long a ReqPool keeps a connection unused
-// before it closes it instead of reusing it.
+// before it closes it.
 const DefaultPoolIdleTimeout = 5 * time.Minute
 
 // ReqPool sends requests like ReqClient but keeps the REQ connection open
@@ -243,7 +218,10 @@ type ReqPool struct {
 	Addr string
 	// MaxIdle bounds the idle connections kept; 0 means DefaultPoolIdle.
 	MaxIdle int
-	// IdleTimeout is how long an idle connection may be reused; 0 means
+	// IdleTimeout is how long a connection is kept unused: it is closed
+	// then (one timer per pool, armed while connections are idle), so a
+	// quiet peer holds no descriptor on the server, as a Salt minion that
+	// opens a REQ connection per request does not; 0 means
 	// DefaultPoolIdleTimeout.
 	IdleTimeout time.Duration
 	// Limits bounds replies; zero fields take DefaultLimits values.
@@ -262,6 +240,7 @@ type ReqPool struct {
 	idle   []pooledConn
 	closed bool
 	slots  chan struct{} // MaxOpen tokens, made on first use
+	reaper *time.Timer   // closes connections idle for IdleTimeout; nil when none are
 }
 
 type pooledConn struct {
@@ -389,14 +368,19 @@ func (p *ReqPool) openSlots() chan struct{} {
 	return p.slots
 }
 
+// idleTimeout returns IdleTimeout or its default.
+func (p *ReqPool) idleTimeout() time.Duration {
+	if p.IdleTimeout > 0 {
+		return p.IdleTimeout
+	}
+	return DefaultPoolIdleTimeout
+}
+
 // take returns a reusable idle connection, or nil.
 func (p *ReqPool) take() *zconn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	maxAge := p.IdleTimeout
-	if maxAge <= 0 {
-		maxAge = DefaultPoolIdleTimeout
-	}
+	maxAge := p.idleTimeout()
 	for len(p.idle) > 0 {
 		pc := p.idle[len(p.idle)-1]
 		p.idle[len(p.idle)-1] = pooledConn{}
@@ -423,7 +407,45 @@ func (p *ReqPool) put(c *zconn) {
 		return
 	}
 	p.idle = append(p.idle, pooledConn{c: c, used: time.Now()})
+	if p.reaper == nil {
+		p.reaper = time.AfterFunc(p.idleTimeout(), p.reap)
+	}
 	p.mu.Unlock()
+}
+
+// reap closes the connections idle for IdleTimeout and re-arms the timer
+// for the oldest one left (the idle list is oldest first).
+func (p *ReqPool) reap() {
+	maxAge := p.idleTimeout()
+	var stale []*zconn
+	p.mu.Lock()
+	now := time.Now()
+	n := 0
+	for n < len(p.idle) && now.Sub(p.idle[n].used) >= maxAge {
+		stale = append(stale, p.idle[n].c)
+		n++
+	}
+	if n > 0 {
+		rest := copy(p.idle, p.idle[n:])
+		clear(p.idle[rest:])
+		p.idle = p.idle[:rest]
+	}
+	if len(p.idle) > 0 && !p.closed {
+		p.reaper = time.AfterFunc(maxAge-now.Sub(p.idle[0].used), p.reap)
+	} else {
+		p.reaper = nil
+	}
+	p.mu.Unlock()
+	for _, c := range stale {
+		c.close()
+	}
+}
+
+// IdleConns returns the connections kept open between requests.
+func (p *ReqPool) IdleConns() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.idle)
 }
 
 // Close closes the idle connections; requests still running close theirs
@@ -432,6 +454,10 @@ func (p *ReqPool) Close() {
 	p.mu.Lock()
 	idle := p.idle
 	p.idle, p.closed = nil, true
+	if p.reaper != nil {
+		p.reaper.Stop()
+		p.reaper = nil
+	}
 	p.mu.Unlock()
 	for _, pc := range idle {
 		pc.c.close()

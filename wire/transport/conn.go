@@ -203,11 +203,39 @@ func (c *zconn) close() {
 	c.budget.release(c.reserved.Swap(0))
 }
 
-// normalizeAddr accepts "host:port" or "tcp://host:port".
+// ipcScheme prefixes a unix socket address ("ipc://PATH", as ZeroMQ
+// names them).
+const ipcScheme = "ipc://"
+
+// normalizeAddr accepts "host:port", "tcp://host:port" or "ipc://PATH" (a
+// unix socket; kept with its prefix, see network).
 func normalizeAddr(addr string) (string, error) {
+	if path, ok := strings.CutPrefix(addr, ipcScheme); ok {
+		if path == "" {
+			return "", fmt.Errorf("%w: address %q: empty socket path", ErrInvalid, addr)
+		}
+		return addr, nil
+	}
 	addr = strings.TrimPrefix(addr, "tcp://")
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return "", fmt.Errorf("%w: address %q: %w", ErrInvalid, addr, err)
 	}
 	return addr, nil
 }
+
+// network splits a normalized address into net's network and address:
+// ("unix", PATH) for "ipc://PATH", else ("tcp", addr).
+func network(addr string) (string, string) {
+	if path, ok := strings.CutPrefix(addr, ipcScheme); ok {
+		return "unix", path
+	}
+	return "tcp", addr
+}
+
+// LocalReqSocket is the name, in the master's sock_dir, of the unix socket
+// where a gsalt-master also serves its request port for local clients:
+// the gsalt CLIs on the master host use it when they may, so an operator's
+// command never queues behind thousands of minion connections in the TCP
+// port's listen backlog (after a master restart). Salt's LocalClient uses
+// the TCP port; the messages are the same on both.
+const LocalReqSocket = "gsalt_req.ipc"

@@ -234,3 +234,28 @@ func TestReqPoolMaxOpen(t *testing.T) {
 		t.Errorf("%d requests at the server at once, MaxOpen 3", peak)
 	}
 }
+
+// TestReqPoolClosesIdle checks that a pool closes its connections once
+// they have been idle for IdleTimeout, so the server holds none for a
+// quiet peer, and that the next request opens a new one.
+func TestReqPoolClosesIdle(t *testing.T) {
+	srv := listenReq(t, "127.0.0.1:0", echo, ReqOptions{})
+	p := &ReqPool{Addr: srv.Addr().String(), MaxIdle: 2, IdleTimeout: testutil.Scale(200 * time.Millisecond), Logger: testLogger(t)}
+	defer p.Close()
+	ctx := context.Background()
+	for round := range 2 {
+		if _, err := p.Send(ctx, []byte("x"), 1, 5*time.Second); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if n := p.IdleConns(); n != 1 {
+			t.Fatalf("round %d: %d idle connections after a request, want 1", round, n)
+		}
+		deadline := time.Now().Add(testutil.Scale(10 * time.Second))
+		for (p.IdleConns() > 0 || srv.l.connCount() > 0) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n, s := p.IdleConns(), srv.l.connCount(); n != 0 || s != 0 {
+			t.Fatalf("round %d: after the idle timeout the pool keeps %d connections and the server %d, want 0 and 0", round, n, s)
+		}
+	}
+}

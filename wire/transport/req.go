@@ -108,7 +108,8 @@ func PeerAddr(ctx context.Context) (net.Addr, bool) {
 }
 
 // ListenReq listens on addr ("host:port" or "tcp://host:port"; port 0 picks a
-// free port) and serves requests with h until Close or until ctx is done.
+// free port; or "ipc://PATH", a unix socket of mode 0600 removed on Close)
+// and serves requests with h until Close or until ctx is done.
 func ListenReq(ctx context.Context, addr string, h Handler, opts ReqOptions) (*ReqServer, error) {
 	if h == nil {
 		return nil, fmt.Errorf("%w: nil handler", ErrInvalid)

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -293,42 +296,37 @@ func TestReqQueueFullBackPressure(t *testing.T) {
 	}
 }
 
-// TestReqClientKeepWaiting: a server answers the first try of a request
-// only after the client has sent it twice more (a master busy with a
-// crowd of re-authenticating minions) and never answers the copies. With
-// KeepWaiting the late reply to the first try is the answer; without it
-// the first connection was closed at its timeout, its reply is lost and
-// every try fails.
+// TestReqClientKeepWaiting: a server answers a request only after three
+// of the client's per-try timeouts (a master busy with a crowd of
+// re-authenticating minions). With KeepWaiting the late reply is the
+// answer and the request went out once, on one connection; without it
+// every try was cut off at its timeout (each a new connection and a new
+// copy of the request) and the request failed.
 func TestReqClientKeepWaiting(t *testing.T) {
+	timeout := testutil.Scale(300 * time.Millisecond)
 	for _, tc := range []struct {
-		keep bool
-		want string // reply, or "" for ErrTimeout
+		keep      bool
+		want      string // reply, or "" for ErrTimeout
+		wantCalls int32
 	}{
-		{true, "re:first"},
-		{false, ""},
+		{true, "re:late", 1},
+		{false, "", 4},
 	} {
 		t.Run(fmt.Sprintf("keep_waiting=%v", tc.keep), func(t *testing.T) {
 			var calls atomic.Int32
-			release := make(chan struct{})
 			srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
-				if calls.Add(1) == 1 {
-					select {
-					case <-release:
-						return []byte("re:first"), true
-					case <-ctx.Done():
-						return nil, false
-					}
+				calls.Add(1)
+				select {
+				case <-time.After(3 * timeout):
+					return []byte("re:late"), true
+				case <-ctx.Done():
+					return nil, false
 				}
-				return nil, false
 			}, ReqOptions{Workers: 8})
-			go func() {
-				deadline := time.Now().Add(testutil.Scale(30 * time.Second))
-				for calls.Load() < 3 && time.Now().Before(deadline) {
-					time.Sleep(10 * time.Millisecond)
-				}
-				close(release)
-			}()
-			c := &ReqClient{Addr: srv.Addr().String(), Tries: 4, Timeout: testutil.Scale(time.Second), Logger: testLogger(t), KeepWaiting: tc.keep}
+			c := &ReqClient{Addr: srv.Addr().String(), Tries: 6, Timeout: timeout, Logger: testLogger(t), KeepWaiting: tc.keep}
+			if !tc.keep {
+				c.Tries = 4
+			}
 			got, err := c.Send(context.Background(), []byte("x"))
 			switch {
 			case tc.want != "" && (err != nil || string(got) != tc.want):
@@ -336,10 +334,64 @@ func TestReqClientKeepWaiting(t *testing.T) {
 			case tc.want == "" && !errors.Is(err, ErrTimeout):
 				t.Fatalf("Send = %q, %v; want ErrTimeout", got, err)
 			}
-			if n := calls.Load(); n < 3 {
-				t.Errorf("the request was sent %d times, want at least 3 (the tries go on while the first waits)", n)
+			deadline := time.Now().Add(testutil.Scale(5 * time.Second))
+			for calls.Load() < tc.wantCalls && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if n := calls.Load(); n != tc.wantCalls {
+				t.Errorf("the server got the request %d times, want %d", n, tc.wantCalls)
 			}
 		})
+	}
+}
+
+// TestReqClientKeepWaitingReconnects: with KeepWaiting a connection
+// closed before the reply (a restarted master) is replaced by a new one
+// carrying the same request, which is answered. The first connection
+// through the front listener is closed after its first bytes; the next
+// ones are relayed to the server.
+func TestReqClientKeepWaitingReconnects(t *testing.T) {
+	var calls atomic.Int32
+	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		calls.Add(1)
+		return append([]byte("re:"), req...), true
+	}, ReqOptions{Workers: 8})
+	front, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = front.Close() })
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := front.Accept()
+			if err != nil {
+				return
+			}
+			if accepted.Add(1) == 1 {
+				_, _ = c.Read(make([]byte, 16))
+				_ = c.Close()
+				continue
+			}
+			go func() {
+				defer c.Close()
+				back, err := net.Dial("tcp", srv.Addr().String())
+				if err != nil {
+					return
+				}
+				defer back.Close()
+				go func() { _, _ = io.Copy(back, c); _ = back.Close() }()
+				_, _ = io.Copy(c, back)
+			}()
+		}
+	}()
+	c := &ReqClient{Addr: front.Addr().String(), Tries: 3, Timeout: testutil.Scale(10 * time.Second), Logger: testLogger(t), KeepWaiting: true}
+	got, err := c.Send(context.Background(), []byte("x"))
+	if err != nil || string(got) != "re:x" {
+		t.Fatalf("Send = %q, %v; want %q", got, err, "re:x")
+	}
+	if n, a := calls.Load(), accepted.Load(); n != 1 || a != 2 {
+		t.Errorf("the server answered %d requests over %d connections, want 1 over 2", n, a)
 	}
 }
 
@@ -393,5 +445,58 @@ func TestReqSlowLane(t *testing.T) {
 	}
 	if s := slowStarted.Load(); s != n {
 		t.Errorf("handler ran %d slow requests, want %d", s, n)
+	}
+}
+
+// TestReqServerUnixSocket: a request server on "ipc://PATH" answers
+// requests over the unix socket with the same bytes as over TCP, its
+// socket file has mode 0600 (a stale socket at PATH is replaced), and
+// Close removes the file. A path holding a regular file is refused.
+func TestReqServerUnixSocket(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, LocalReqSocket)
+	stale, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.(*net.UnixListener).SetUnlinkOnClose(false)
+	_ = stale.Close()
+	srv, err := ListenReq(context.Background(), "ipc://"+path, echo, ReqOptions{Logger: testLogger(t)})
+	if err != nil {
+		t.Fatalf("ListenReq over a stale socket: %v", err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket file %s: %v, %v; want a socket of mode 0600", path, fi.Mode(), err)
+	}
+	for _, c := range []interface {
+		Send(context.Context, []byte) ([]byte, error)
+	}{
+		&ReqClient{Addr: "ipc://" + path, Tries: 1, Timeout: testutil.Scale(10 * time.Second), Logger: testLogger(t)},
+		&ReqClient{Addr: "ipc://" + path, Tries: 3, Timeout: testutil.Scale(10 * time.Second), Logger: testLogger(t), KeepWaiting: true},
+	} {
+		got, err := c.Send(context.Background(), []byte("local"))
+		if err != nil || string(got) != "re:local" {
+			t.Fatalf("Send over the unix socket = %q, %v", got, err)
+		}
+	}
+	p := &ReqPool{Addr: "ipc://" + path, Logger: testLogger(t)}
+	if got, err := p.Send(context.Background(), []byte("pooled"), 1, testutil.Scale(10*time.Second)); err != nil || string(got) != "re:pooled" {
+		t.Fatalf("ReqPool over the unix socket = %q, %v", got, err)
+	}
+	p.Close()
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Close the socket file is still there: %v", err)
+	}
+	regular := filepath.Join(dir, "file")
+	if err := os.WriteFile(regular, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := ListenReq(context.Background(), "ipc://"+regular, echo, ReqOptions{Logger: testLogger(t)}); err == nil {
+		s.Close()
+		t.Fatal("ListenReq replaced a regular file with its socket")
 	}
 }

@@ -3,8 +3,11 @@ package transport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,8 +42,13 @@ func newListener(ctx context.Context, addr string, lim Limits, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", a)
+	var ln net.Listener
+	if nw, na := network(a); nw == "unix" {
+		ln, err = listenUnix(na)
+	} else {
+		var lc net.ListenConfig
+		ln, err = lc.Listen(ctx, nw, na)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -161,5 +169,46 @@ func (l *listener) close() error {
 	}
 	l.mu.Unlock()
 	l.wg.Wait()
+	return err
+}
+
+// listenUnix binds a unix socket at path, mode 0600, with no moment at
+// looser permissions: it binds in a private directory beside path, sets
+// the mode and renames the socket into place (replacing a stale socket).
+// Closing the listener removes the file.
+func listenUnix(path string) (net.Listener, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket == 0 {
+		return nil, fmt.Errorf("%w: %s exists and is not a socket", ErrInvalid, path)
+	}
+	dir, err := os.MkdirTemp(filepath.Dir(path), ".req")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "s")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
+	if err != nil {
+		return nil, err
+	}
+	ln.SetUnlinkOnClose(false)
+	if err = os.Chmod(tmp, 0o600); err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	return &unixListener{UnixListener: ln, path: path}, nil
+}
+
+// unixListener removes its socket file when closed.
+type unixListener struct {
+	*net.UnixListener
+	path string
+}
+
+func (u *unixListener) Close() error {
+	err := u.UnixListener.Close()
+	_ = os.Remove(u.path)
 	return err
 }

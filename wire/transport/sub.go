@@ -209,7 +209,8 @@ func (s *Subscriber) sleep(d time.Duration) {
 
 func (s *Subscriber) connect() (*zconn, error) {
 	d := net.Dialer{Timeout: s.lim.HandshakeTimeout}
-	raw, err := d.DialContext(s.ctx, "tcp", s.addr)
+	nw, a := network(s.addr)
+	raw, err := d.DialContext(s.ctx, nw, a)
 	if err != nil {
 		return nil, err
 	}
