@@ -112,6 +112,33 @@ func (st *renderState) installFilters() {
 			st.env.Filters[name] = undefinedAware(pol, fn)
 		}
 	}
+	// Salt's filters read a Markup value (or argument) as the str it is;
+	// its serializers return Markup
+	for _, names := range []map[string]bool{
+		keysOf(st.filters()), keysOf(sharedItertoolsFilters()), keysOf(sharedExactFilters()),
+		keysOf(sharedSaltUtilsFilters()), keysOf(sharedRandomFilters()), keysOf(sharedOsFilters()),
+		{"tojson": true, "str_to_num": true, "unique": true, "min": true, "max": true},
+	} {
+		for name := range names {
+			if fn, ok := st.env.Filters[name]; ok {
+				st.env.Filters[name] = jinja.DemoteMarkup(fn)
+			}
+		}
+	}
+	for _, name := range []string{"json", "yaml", "python", "xml"} {
+		if fn, ok := st.env.Filters[name]; ok {
+			st.env.Filters[name] = jinja.MarkupResult(fn)
+		}
+	}
+}
+
+// keysOf is the set of a filter table's names.
+func keysOf[F any](m map[string]F) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 // The filter tables that do not depend on a render are built once and

@@ -83,17 +83,18 @@ func compileTruth(env *Environment, x Expr) (bool, error) {
 // compile time: the expression's as_const, finalized, when that raises
 // nothing (top down: an inline if evaluates only the branch its constant
 // test picks, and/or only what they need).
-func foldPrint(env *Environment, x Expr) (string, bool) {
+func foldPrint(env *Environment, x Expr) (s string, safe, ok bool) {
 	v, err := constEval(env, x)
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
 	r := newRuntime(env)
-	s, err := r.finalize(v)
+	s, err = r.finalize(v)
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
-	return s, true
+	_, safe = v.(Markup)
+	return s, safe, true
 }
 
 // compileExpr does what compiling the expression x does in Jinja2 beside
