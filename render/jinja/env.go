@@ -180,6 +180,9 @@ type Template struct {
 	FromString bool
 	// Globals are this template's own globals (jinja2's template.globals).
 	Globals map[string]any
+	// compileAE is the autoescape setting the compiler folds constants
+	// with: 0 off, 1 on, -1 known only at run time (no folding)
+	compileAE int8
 }
 
 // Parse parses source as the template called name.
@@ -351,7 +354,19 @@ func (t *Template) checkNodes(n any, soft bool) error {
 			return false
 		case *scopeNode:
 			sub(x.Autoescape, soft)
+			saved := t.compileAE
+			if t.compileAE >= 0 {
+				if v, cerr := constEval(t, x.Autoescape); cerr == nil {
+					t.compileAE = 0
+					if truthy(v) {
+						t.compileAE = 1
+					}
+				} else {
+					t.compileAE = -1
+				}
+			}
 			sub(x.Body, false)
+			t.compileAE = saved
 			return false
 		case *extNode:
 			if ex, ok := x.Data.(Expr); ok {
@@ -362,7 +377,7 @@ func (t *Template) checkNodes(n any, soft bool) error {
 		case *printNode:
 			// an output expression that is constant as a whole becomes
 			// text at compile time: nothing else of it is compiled
-			if s, safe, ok := foldPrint(t.env, x.X); ok {
+			if s, safe, ok := foldPrint(t, x.X); ok {
 				x.Text = &s
 				x.Safe = safe
 				return false
@@ -584,10 +599,10 @@ func walkNodes(n any, fn func(any) bool) {
 	}
 }
 
-// checkExtends marks the extends tags inside top-level if statements
-// (and autoescape scopes), which Jinja2's compiler accepts as top level
-// (soft frames), and refuses one anywhere else: loops, macros, blocks
-// and the like have frames of their own.
+// checkExtends marks the extends tags inside top-level if statements,
+// which Jinja2's compiler accepts as top level (soft frames), and refuses
+// one anywhere else: loops, macros, blocks, autoescape scopes and the
+// like have frames of their own.
 func checkExtends(n any, toplevel, nested bool) error {
 	var err error
 	walkNodes(n, func(n any) bool {
@@ -616,12 +631,6 @@ func checkExtends(n any, toplevel, nested bool) error {
 					err = checkExtends(x.Elifs[i].Body, true, true)
 				}
 			}
-			return false
-		case *scopeNode:
-			if !toplevel {
-				return true
-			}
-			err = checkExtends(x.Body, true, true)
 			return false
 		case *outputNode:
 			return true

@@ -269,20 +269,13 @@ func (r *Runtime) execTop(t *Template, f *frame) (*Template, error) {
 			continue
 		}
 		if r.ext.parent != nil {
-			// after extends only assignments, macros and imports matter
+			// after extends Jinja2 guards every output statement with
+			// "if parent_template is None" (see extended); includes and
+			// call blocks still write
 			switch n.(type) {
 			case *dataNode, *printNode, *blockNode:
 				continue
 			}
-			saved := r.out
-			var sink strings.Builder
-			r.out = &limitWriter{b: &sink, max: saved.max}
-			err := r.exec(n, f)
-			r.out = saved
-			if err != nil {
-				return nil, err
-			}
-			continue
 		}
 		if err := r.exec(n, f); err != nil {
 			return nil, err
@@ -403,7 +396,11 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		}
 		return r.assign(x.Target, v, f)
 	case *setBlockNode:
+		// a set block's body is not guarded by an extends
+		savedExt := r.ext
+		r.ext = nil
 		s, err := r.capture(x.Body, &frame{vars: map[string]any{}, parent: f, ctx: f.ctx})
+		r.ext = savedExt
 		if err != nil {
 			return err
 		}
@@ -448,6 +445,9 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		out, err := Str(v)
 		if err != nil {
 			return err
+		}
+		if r.extended() {
+			return nil
 		}
 		return r.out.write(out)
 	case *withNode:

@@ -189,7 +189,9 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 		}
 		return r.eval(e.Else, f)
 	case *concatExpr:
-		if r.autoescape {
+		// Concat.as_const joins str() of the parts; the generated code
+		// uses markup_join under autoescape
+		if r.autoescape && !r.constMode {
 			vals := make([]any, len(e.Items))
 			for i, it := range e.Items {
 				v, err := r.eval(it, f)

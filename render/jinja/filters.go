@@ -431,7 +431,7 @@ func builtinFilters() map[string]FilterFunc {
 			}
 			return &List{Items: out}, nil
 		},
-		"sort":   filterSort,
+		"sort": filterSort,
 		"string": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 			// soft_str keeps a Markup value
 			if m, ok := v.(Markup); ok {
