@@ -90,7 +90,7 @@ func TestExtPillarGolden(t *testing.T) {
 			cfg.Opts.Set("pki_dir", pki)
 			cfg.Opts.Set("ext_pillar", substDir(tc.ExtPillar, extdir))
 			for k, v := range tc.Opts {
-				cfg.Opts.Set(k, v)
+				cfg.Opts.Set(k, payload.FromGo(substDir(v, extdir)))
 			}
 			comp := pillar.New(pillar.ConfigFromOpts(cfg.Opts), pillar.Options{Logger: quiet, Caller: testCaller(t, cfg.Opts)})
 			grains := decodeMap(t, spec.Minions[tc.Minion])

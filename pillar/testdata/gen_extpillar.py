@@ -61,7 +61,7 @@ for case in spec["cases"]:
     opts["pillar_roots"] = {"base": [os.path.join(extdir, "roots") if case.get("roots") else extdir]}
     opts["nodegroups"] = copy.deepcopy(spec["nodegroups"])
     opts["ext_pillar"] = subst(case["ext_pillar"])
-    opts.update(case.get("opts", {}))
+    opts.update(subst(case.get("opts", {})))
     grains = copy.deepcopy(spec["minions"][case["minion"]])
     try:
         p = salt.pillar.Pillar(
