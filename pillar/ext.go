@@ -93,11 +93,11 @@ func NewExtRegistry(mods ...ExtModule) *ExtRegistry {
 
 // DefaultExt returns gsalt's ext_pillar modules: cmd_json, cmd_yaml,
 // cmd_yamlex, file_tree, csv, nodegroups, libvirt, virtkey, stack and
-// sqlite3.
+// sqlite3 and postgres.
 func DefaultExt() *ExtRegistry {
 	return NewExtRegistry(
 		extCmdJSON(), extCmdYAML(), extCmdYAMLEx(), extFileTree(), extCSV(),
-		extNodegroups(), extLibvirt(), extVirtkey(), extStack(), extSQLite3(),
+		extNodegroups(), extLibvirt(), extVirtkey(), extStack(), extSQLite3(), extPostgres(),
 	)
 }
 
