@@ -292,6 +292,10 @@ func (st *renderState) filters() map[string]filterFunc {
 			if in.IsError() {
 				return in
 			}
+			// json.dumps refuses what it cannot serialize (a range)
+			if err := jinja.JSONSerializable(in.Interface(), 0); err != nil {
+				return asValue(err)
+			}
 			out, err := PyJSON(fromJinja(in), JSONOptions{SortKeys: arg(va, 0, "sort_keys", true).IsTrue(), Indent: indentArg(arg(va, 1, "indent", nil))})
 			if err != nil {
 				return asValue(err)
