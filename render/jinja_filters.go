@@ -120,8 +120,8 @@ func (st *renderState) installFilters() {
 		{"tojson": true, "str_to_num": true, "unique": true, "min": true, "max": true},
 	} {
 		for name := range names {
-			if name == "python" || name == "yaml" {
-				// pformat and Salt's dumper see the Markup type
+			if name == "python" || name == "yaml" || name == "sequence" {
+				// pformat, Salt's dumper and [data] keep the Markup type
 				continue
 			}
 			if fn, ok := st.env.Filters[name]; ok {
