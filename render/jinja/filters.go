@@ -182,6 +182,10 @@ func builtinFilters() map[string]FilterFunc {
 			if len(items) == 0 {
 				return r.undefinedHint("No last item, sequence was empty."), nil
 			}
+			if _, ok := v.(Markup); ok {
+				// reversed() indexes the Markup: its items are Markup
+				return Markup(items[len(items)-1].(string)), nil
+			}
 			return items[len(items)-1], nil
 		},
 		"float": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
@@ -288,6 +292,10 @@ func builtinFilters() map[string]FilterFunc {
 			}
 			if len(items) == 0 {
 				return r.undefinedHint("No random item, sequence was empty."), nil
+			}
+			if _, ok := v.(Markup); ok {
+				// seq[i] of a Markup is Markup
+				return Markup(items[randIntn(len(items))].(string)), nil
 			}
 			return items[randIntn(len(items))], nil
 		},
