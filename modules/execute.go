@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -30,6 +31,13 @@ func (r *Registry) Execute(ctx context.Context, b Binder, env *Env, fun string, 
 	fn, ok := r.Lookup(fun)
 	if !ok {
 		return Result{Return: fmt.Sprintf("'%s' is not available.", fun), Retcode: ExitGeneric, Out: "nested"}
+	}
+	if mod, _, _ := strings.Cut(fun, "."); mod != "" {
+		if err := r.Unavailable(mod, env); err != nil {
+			// Salt's LazyLoader.missing_fun_string for a module whose
+			// __virtual__ returned (False, reason)
+			return Result{Return: fmt.Sprintf("'%s' __virtual__ returned False: %s", mod, err.Error()), Retcode: ExitGeneric, Out: "nested"}
+		}
 	}
 	bound, err := b.Bind(fn, args, pub)
 	if err != nil {

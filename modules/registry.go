@@ -11,6 +11,7 @@ import (
 	"github.com/gsalt/gsalt/internal/fnreg"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -50,7 +51,68 @@ type Function struct {
 // Registry maps function names to functions. It is safe for concurrent use.
 type Registry struct {
 	t fnreg.Table[Function]
+
+	mu   sync.RWMutex
+	virt map[string]Virtual
 }
+
+// Virtual is a module's __virtual__: nil when the module loads on the
+// minion env describes, else an error whose text is Salt's reason
+// ("psql was not found").
+type Virtual func(env *Env) error
+
+// SetVirtual makes module's functions available only where v returns nil,
+// as Salt's loader keeps a module whose __virtual__ returns False out of
+// __salt__.
+func (r *Registry) SetVirtual(module string, v Virtual) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.virt == nil {
+		r.virt = map[string]Virtual{}
+	}
+	r.virt[module] = v
+}
+
+// Unavailable is the reason module does not load on the minion env
+// describes (nil when it loads).
+func (r *Registry) Unavailable(module string, env *Env) error {
+	r.mu.RLock()
+	v := r.virt[module]
+	r.mu.RUnlock()
+	if v == nil {
+		return nil
+	}
+	return v(env)
+}
+
+// NamesFor returns the names of the functions loaded on the minion env
+// describes (Names without the modules whose __virtual__ refuses it).
+func (r *Registry) NamesFor(env *Env) []string {
+	names := r.Names()
+	r.mu.RLock()
+	n := len(r.virt)
+	r.mu.RUnlock()
+	if n == 0 {
+		return names
+	}
+	refused := map[string]bool{}
+	out := names[:0:0]
+	for _, name := range names {
+		m := name[:strings.IndexByte(name, '.')]
+		no, seen := refused[m]
+		if !seen {
+			no = r.Unavailable(m, env) != nil
+			refused[m] = no
+		}
+		if !no {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// ModulesFor returns the modules loaded on the minion env describes.
+func (r *Registry) ModulesFor(env *Env) []string { return modulesOf(r.NamesFor(env)) }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{} }
@@ -75,10 +137,13 @@ func (r *Registry) Lookup(name string) (*Function, bool) { return r.t.Get(name) 
 func (r *Registry) Names() []string { return r.t.Names() }
 
 // Modules returns the module names, sorted and unique.
-func (r *Registry) Modules() []string {
+func (r *Registry) Modules() []string { return modulesOf(r.Names()) }
+
+// modulesOf returns the module names of sorted function names.
+func modulesOf(names []string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, n := range r.Names() {
+	for _, n := range names {
 		m := n[:strings.IndexByte(n, '.')]
 		if !seen[m] {
 			seen[m] = true

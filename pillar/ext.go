@@ -92,11 +92,12 @@ func NewExtRegistry(mods ...ExtModule) *ExtRegistry {
 }
 
 // DefaultExt returns gsalt's ext_pillar modules: cmd_json, cmd_yaml,
-// cmd_yamlex, file_tree, csv, nodegroups, libvirt, virtkey and stack.
+// cmd_yamlex, file_tree, csv, nodegroups, libvirt, virtkey, stack and
+// sqlite3 and postgres.
 func DefaultExt() *ExtRegistry {
 	return NewExtRegistry(
 		extCmdJSON(), extCmdYAML(), extCmdYAMLEx(), extFileTree(), extCSV(),
-		extNodegroups(), extLibvirt(), extVirtkey(), extStack(),
+		extNodegroups(), extLibvirt(), extVirtkey(), extStack(), extSQLite3(), extPostgres(),
 	)
 }
 

@@ -46,19 +46,37 @@ type extSpec struct {
 // and its own ext_pillar modules produced. file_tree cases compare
 // without key order (directory order differs between checkouts).
 func TestExtPillarGolden(t *testing.T) {
+	extGolden(t, "ext_cases.json", "ext_golden.json", nil)
+}
+
+// extGolden runs the ext_pillar cases of testdata/cases against
+// testdata/golden (regenerated with Salt under -update); vars are
+// @NAME@ placeholders of the cases besides @DIR@, passed to the
+// generator as GSALT_EXT_NAME environment variables.
+func extGolden(t *testing.T, cases, goldenFile string, vars map[string]string) {
 	if testutil.Update() {
 		src := saltpeer.Require(t)
 		dir, _ := filepath.Abs("testdata")
-		cmd := exec.Command(saltpeer.Python(), "-W", "ignore", filepath.Join(dir, "gen_extpillar.py"), dir)
+		cmd := exec.Command(saltpeer.Python(), "-W", "ignore", filepath.Join(dir, "gen_extpillar.py"), dir, cases, goldenFile)
 		cmd.Env = saltpeer.Env(src)
+		for k, v := range vars {
+			cmd.Env = append(cmd.Env, "GSALT_EXT_"+k+"="+v)
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("gen_extpillar.py: %v\n%s", err, out)
 		}
 	}
 	var spec extSpec
-	readJSON(t, "testdata/ext_cases.json", &spec)
+	readJSON(t, filepath.Join("testdata", cases), &spec)
 	var golden map[string]map[string]json.RawMessage
-	readJSON(t, "testdata/ext_golden.json", &golden)
+	readJSON(t, filepath.Join("testdata", goldenFile), &golden)
+	subst := func(v any, dir string) any {
+		v = substDir(v, dir)
+		for k, val := range vars {
+			v = substVar(v, "@"+k+"@", val)
+		}
+		return v
+	}
 	extdir, _ := filepath.Abs("testdata/ext")
 	pki := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(pki, "minions"), 0o755); err != nil {
@@ -88,9 +106,9 @@ func TestExtPillarGolden(t *testing.T) {
 			// put root_dir in front of pki_dir and refuses a
 			// non-list ext_pillar.
 			cfg.Opts.Set("pki_dir", pki)
-			cfg.Opts.Set("ext_pillar", substDir(tc.ExtPillar, extdir))
+			cfg.Opts.Set("ext_pillar", subst(tc.ExtPillar, extdir))
 			for k, v := range tc.Opts {
-				cfg.Opts.Set(k, v)
+				cfg.Opts.Set(k, payload.FromGo(subst(v, extdir)))
 			}
 			comp := pillar.New(pillar.ConfigFromOpts(cfg.Opts), pillar.Options{Logger: quiet, Caller: testCaller(t, cfg.Opts)})
 			grains := decodeMap(t, spec.Minions[tc.Minion])
@@ -117,20 +135,23 @@ func TestExtPillarGolden(t *testing.T) {
 }
 
 // substDir puts the absolute testdata/ext path in for @DIR@.
-func substDir(v any, dir string) any {
+func substDir(v any, dir string) any { return substVar(v, "@DIR@", dir) }
+
+// substVar replaces the placeholder name with val in every string of v.
+func substVar(v any, name, val string) any {
 	switch x := v.(type) {
 	case string:
-		return strings.ReplaceAll(x, "@DIR@", dir)
+		return strings.ReplaceAll(x, name, val)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = substDir(e, dir)
+			out[i] = substVar(e, name, val)
 		}
 		return out
 	case map[string]any:
 		out := map[string]any{}
 		for k, e := range x {
-			out[k] = substDir(e, dir)
+			out[k] = substVar(e, name, val)
 		}
 		return out
 	}

@@ -268,16 +268,16 @@ func gsaltError(err error, dir string) corpusResult {
 	return r
 }
 
-var reObjectAddr = regexp.MustCompile(` at 0x[0-9a-f]+>`)
+var reObjectAddr = regexp.MustCompile(` at 0x[0-9a-f]+(>|&gt;)`)
 
 // normalizeResult replaces object addresses ("<generator object f at
 // 0x7f..>") that change from run to run; saltjinja.py does the same.
 func normalizeResult(r *corpusResult) {
 	if r.Out != nil {
-		s := reObjectAddr.ReplaceAllString(*r.Out, " at 0x...>")
+		s := reObjectAddr.ReplaceAllString(*r.Out, " at 0x...$1")
 		r.Out = &s
 	}
-	r.Error = reObjectAddr.ReplaceAllString(r.Error, " at 0x...>")
+	r.Error = reObjectAddr.ReplaceAllString(r.Error, " at 0x...$1")
 }
 
 var reLineNo = regexp.MustCompile(`; line \d+`)

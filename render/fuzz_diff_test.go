@@ -39,6 +39,16 @@ func FuzzJinjaDifferential(f *testing.F) {
 			_ = sj.close()
 		}
 	})
+	// Salt's imports take seconds on a loaded machine: start and warm up
+	// saltjinja.py here, outside the fuzzer's per-input hang timer (a
+	// first input that waited for them made the worker look hung)
+	var err error
+	if sj, err = startSaltJinja(src); err != nil {
+		f.Fatal(err)
+	}
+	if _, err := renderSaltDeadline(sj, corpusCase{ID: "warmup", Category: "fuzz", Template: "x"}, 180*time.Second); err != nil {
+		f.Fatalf("saltjinja.py did not start: %v", err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := genTemplate(data)
 		mu.Lock()

@@ -112,6 +112,75 @@ func (st *renderState) installFilters() {
 			st.env.Filters[name] = undefinedAware(pol, fn)
 		}
 	}
+	// Salt's filters read a Markup value (or argument) as the str it is;
+	// its serializers return Markup
+	for _, names := range []map[string]bool{
+		keysOf(st.filters()), keysOf(sharedItertoolsFilters()), keysOf(sharedExactFilters()),
+		keysOf(sharedSaltUtilsFilters()), keysOf(sharedRandomFilters()), keysOf(sharedOsFilters()),
+		{"tojson": true, "str_to_num": true, "unique": true, "min": true, "max": true},
+	} {
+		for name := range names {
+			if name == "python" || name == "yaml" || name == "sequence" {
+				// pformat, Salt's dumper and [data] keep the Markup type
+				continue
+			}
+			if fn, ok := st.env.Filters[name]; ok {
+				st.env.Filters[name] = jinja.DemoteMarkup(fn)
+			}
+		}
+	}
+	for _, name := range []string{"json", "yaml", "python", "xml"} {
+		if fn, ok := st.env.Filters[name]; ok {
+			st.env.Filters[name] = jinja.MarkupResult(fn)
+		}
+	}
+}
+
+// yamlUnknown stands for a value Salt's YAML dumper cannot represent.
+type yamlUnknown struct{ n int }
+
+// markupUnknown replaces the Markup values (and keys) of an engine value
+// with yamlUnknown.
+func markupUnknown(v any, depth int) any {
+	if depth > maxConvertDepth {
+		return v
+	}
+	switch x := v.(type) {
+	case jinja.Markup:
+		return yamlUnknown{depth}
+	case *jinja.List:
+		out := make([]any, len(x.Items))
+		for i, e := range x.Items {
+			out[i] = markupUnknown(e, depth+1)
+		}
+		return jinja.NewList(out...)
+	case jinja.Tuple:
+		out := make(jinja.Tuple, len(x))
+		for i, e := range x {
+			out[i] = markupUnknown(e, depth+1)
+		}
+		return out
+	case *payload.Map:
+		out := payload.NewMap()
+		for i, it := range x.Items() {
+			k := it.Key
+			if _, ok := k.(jinja.Markup); ok {
+				k = yamlUnknown{-1 - i}
+			}
+			out.SetKey(k, markupUnknown(it.Value, depth+1))
+		}
+		return out
+	}
+	return v
+}
+
+// keysOf is the set of a filter table's names.
+func keysOf[F any](m map[string]F) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 // The filter tables that do not depend on a render are built once and
@@ -196,7 +265,9 @@ func (st *renderState) filters() map[string]filterFunc {
 			if in.IsError() {
 				return in
 			}
-			out, err := YAMLDump(fromJinja(in), arg(va, 0, "flow_style", true).IsTrue())
+			// Salt's dumper writes what it cannot represent (a Markup
+			// value) as NULL
+			out, err := yamlDumpUnknownNull(fromJinja(markupUnknown(in.Interface(), 0)), arg(va, 0, "flow_style", true).IsTrue())
 			if err != nil {
 				return asValue(err)
 			}
@@ -220,6 +291,10 @@ func (st *renderState) filters() map[string]filterFunc {
 		"json": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			if in.IsError() {
 				return in
+			}
+			// json.dumps refuses what it cannot serialize (a range)
+			if err := jinja.JSONSerializable(in.Interface(), 0); err != nil {
+				return asValue(err)
 			}
 			out, err := PyJSON(fromJinja(in), JSONOptions{SortKeys: arg(va, 0, "sort_keys", true).IsTrue(), Indent: indentArg(arg(va, 1, "indent", nil))})
 			if err != nil {

@@ -93,7 +93,7 @@ func printableStr(b *strings.Builder, m *payload.Map, depth int) error {
 		b.WriteString(jinja.Repr(it.Key))
 		b.WriteString(": ")
 		switch x := it.Value.(type) {
-		case string:
+		case string, jinja.Markup:
 			b.WriteString(jinja.Repr(x))
 		case *payload.Map:
 			if depth > 200 {

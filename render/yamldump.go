@@ -57,3 +57,13 @@ func yamlSingleQuoted(s string) string { return pyyaml.SingleQuoted(s) }
 // yamlScalarText is the plain text of a non-string YAML scalar as PyYAML's
 // SafeRepresenter writes it.
 func yamlScalarText(v any) string { return pyyaml.ScalarText(v) }
+
+// yamlDumpUnknownNull is YAMLDump writing values outside the data model
+// as NULL, as Salt's SafeOrderedDumper does.
+func yamlDumpUnknownNull(v any, flow bool) (string, error) {
+	s, err := pyyaml.Dump(v, pyyaml.Options{Flow: flow, AllowUnicode: true, SortKeys: sortItems, MaxDepth: maxConvertDepth, UnknownAsNull: true})
+	if errors.Is(err, pyyaml.ErrTooDeep) {
+		return "", fmt.Errorf("%w: data nested too deeply for YAML", ErrTemplate)
+	}
+	return s, err
+}

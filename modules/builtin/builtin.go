@@ -58,7 +58,15 @@ func Register(r *modules.Registry) error {
 		r.Register(alternativesFunctions()...),
 		r.Register(dataFunctions()...),
 		r.Register(postgresFunctions()...),
+		setVirtuals(r),
 	)
+}
+
+// setVirtuals installs the __virtual__ checks of the modules that load
+// only where what they need is found.
+func setVirtuals(r *modules.Registry) error {
+	r.SetVirtual("postgres", postgresVirtual)
+	return nil
 }
 
 // req, opt and kw build Params.

@@ -1145,7 +1145,16 @@ func cmdWhich(v any) string {
 	if !payload.Truthy(v) {
 		return ""
 	}
-	exe := pyfmt.Str(v)
+	return saltWhichIn(pyfmt.Str(v), os.Getenv("PATH"), saltWhichDirs)
+}
+
+// saltWhichDirs are the directories salt.utils.path.which searches after
+// PATH ("in case someone's PATH is busted").
+var saltWhichDirs = []string{"/sbin", "/bin", "/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"}
+
+// saltWhichIn is salt.utils.path.which over the PATH value path, then
+// the extra directories not on it.
+func saltWhichIn(exe, path string, extra []string) string {
 	isExec := func(p string) bool {
 		fi, err := os.Stat(p)
 		return err == nil && fi.Mode().IsRegular() && syscall.Access(p, 1) == nil
@@ -1153,12 +1162,12 @@ func cmdWhich(v any) string {
 	if isExec(exe) {
 		return exe
 	}
-	dirs := strings.Split(os.Getenv("PATH"), ":")
+	dirs := strings.Split(path, ":")
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		seen[d] = true
 	}
-	for _, d := range []string{"/sbin", "/bin", "/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"} {
+	for _, d := range extra {
 		if !seen[d] {
 			dirs = append(dirs, d)
 		}

@@ -17,6 +17,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -76,6 +77,30 @@ func pgSchemaConn(a *modules.Args) pgConn {
 	return pgConn{user: a.Get("db_user"), host: a.Get("db_host"), port: a.Get("db_port"), db: a.Get("dbname"),
 		password: a.Get("db_password"), runas: a.Get("user")}
 }
+
+// postgresVirtual is the postgres module's __virtual__: it loads only
+// where psql is found (salt.utils.path.which, then postgres.bins_dir).
+func postgresVirtual(env *modules.Env) error {
+	return postgresVirtualIn(env, os.Getenv("PATH"), saltWhichDirs)
+}
+
+// postgresVirtualIn is postgresVirtual searching the PATH value path and
+// the extra directories which adds.
+func postgresVirtualIn(env *modules.Env, path string, extra []string) error {
+	if saltWhichIn("psql", path, extra) != "" {
+		return nil
+	}
+	c := &modules.Call{Fun: "postgres.__virtual__", Env: env}
+	if dir := cmdOptStr(configOptionValue(c, "postgres.bins_dir", "")); dir != "" {
+		if saltWhichIn(filepath.Join(dir, "psql"), path, extra) != "" {
+			return nil
+		}
+	}
+	return errPsqlNotFound
+}
+
+// errPsqlNotFound is the reason the postgres module does not load.
+var errPsqlNotFound = errors.New("psql was not found")
 
 // pgBinary is _find_pg_binary: util on PATH, else in postgres.bins_dir.
 func pgBinary(c *modules.Call, util string) string {

@@ -79,7 +79,7 @@ func sysDocOf(r *modules.Registry, name string) any {
 
 func sysDoc(_ context.Context, c *modules.Call) (any, error) {
 	r := sysRegistry(c)
-	names := r.Names()
+	names := r.NamesFor(c.Env)
 	picked := map[string]bool{}
 	args := sysPatterns(c)
 	if len(args) == 0 {
@@ -117,7 +117,7 @@ func sysDoc(_ context.Context, c *modules.Call) (any, error) {
 }
 
 func sysListFunctions(_ context.Context, c *modules.Call) (any, error) {
-	names := sysRegistry(c).Names()
+	names := sysRegistry(c).NamesFor(c.Env)
 	args := sysPatterns(c)
 	if len(args) == 0 {
 		return grainsStrList(names), nil
@@ -146,11 +146,11 @@ func sysListModules(_ context.Context, c *modules.Call) (any, error) {
 	r := sysRegistry(c)
 	args := sysPatterns(c)
 	if len(args) == 0 {
-		return grainsStrList(r.Modules()), nil
+		return grainsStrList(r.ModulesFor(c.Env)), nil
 	}
 	picked := map[string]bool{}
 	for _, module := range args {
-		for _, n := range r.Names() {
+		for _, n := range r.NamesFor(c.Env) {
 			mod, _, _ := strings.Cut(n, ".")
 			if strings.Contains(module, "*") {
 				if py.Fnmatch(n, module) {
@@ -199,7 +199,7 @@ func sysArgspec(_ context.Context, c *modules.Call) (any, error) {
 	module := c.Args.Str("module")
 	out := &payload.Map{}
 	glob := strings.Contains(module, "*") || strings.Contains(module, ".")
-	for _, n := range r.Names() {
+	for _, n := range r.NamesFor(c.Env) {
 		if glob && !py.Fnmatch(n, module) || !glob && !strings.HasPrefix(n, module+".") {
 			continue
 		}

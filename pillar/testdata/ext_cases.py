@@ -107,6 +107,32 @@ case("stack_no_colon", [{"stack": {"foo": {"x": "y"}}}])
 case("stack_missing_cfg", [{"stack": S + "/nonexistent.cfg"}])
 case("stack_none", [{"stack": None}])
 
+# sqlite3 (salt/pillar/sql_base.py): positional and keyword queries,
+# depth, as_list, with_lists, ignore_null, a failing query, a database
+# that cannot be opened
+DB = {"sqlite3": {"database": "@DIR@/sqlite/pillar.db"}}
+KV = "SELECT k, v FROM kv WHERE minion_id = ? ORDER BY rowid"
+APPS = "SELECT app, env, setting, value FROM apps WHERE minion_id = ? ORDER BY rowid"
+USERS = "SELECT name, uid, shell FROM users WHERE minion_id = ? ORDER BY rowid"
+case("sqlite3_positional", [{"sqlite3": [KV]}], opts=DB)
+case("sqlite3_positional_db1", [{"sqlite3": [KV]}], minion="db1", opts=DB)
+case("sqlite3_nested", [{"sqlite3": [APPS]}], opts=DB)
+case("sqlite3_depth_list", [{"sqlite3": [[APPS, 2]]}], opts=DB)
+case("sqlite3_depth_1", [{"sqlite3": {"apps": {"query": APPS, "depth": 1}}}], opts=DB)
+case("sqlite3_users_depth_1", [{"sqlite3": {"users": {"query": USERS, "depth": 1}}}], opts=DB)
+case("sqlite3_as_list", [{"sqlite3": {"kv": {"query": KV, "as_list": True}, "apps": {"query": APPS, "as_list": True}}}], opts=DB)
+case("sqlite3_as_list_depth", [{"sqlite3": {"apps": {"query": APPS, "depth": 2, "as_list": True}}}], opts=DB)
+case("sqlite3_with_lists", [{"sqlite3": {"apps": {"query": APPS, "with_lists": "1,3"}}}], opts=DB)
+case("sqlite3_with_lists_2", [{"sqlite3": {"apps": {"query": APPS, "with_lists": [2]}}}], opts=DB)
+case("sqlite3_with_lists_users", [{"sqlite3": {"users": {"query": USERS, "depth": 1, "with_lists": "1"}}}], opts=DB)
+case("sqlite3_ignore_null", [{"sqlite3": {"kv": {"query": KV, "ignore_null": True}, "users": {"query": USERS, "depth": 1, "ignore_null": True}}}], opts=DB)
+case("sqlite3_mixed", [{"sqlite3": {"users": USERS, "kv": [KV, 0]}}], opts=DB)
+case("sqlite3_empty_root", [{"sqlite3": {"nothing": "SELECT k, v FROM kv WHERE minion_id = ? AND 0"}}], opts=DB)
+case("sqlite3_skipped_queries", [{"sqlite3": {"a": "", "b": [], "c": {"depth": 1}, "d": KV}}], opts=DB)
+case("sqlite3_bad_query_keeps_earlier", [{"sqlite3": {"a": KV, "b": "SELECT nope FROM nowhere WHERE x = ?", "c": USERS}}], opts=DB)
+case("sqlite3_then_cmd", [{"sqlite3": [KV]}, {"cmd_json": J}], opts=DB)
+case("sqlite3_cannot_open", [{"sqlite3": [KV]}], opts={"sqlite3": {"database": "@DIR@/sqlite/nodir/pillar.db"}})
+
 spec = {
     "minions": {
         "web1": {"id": "web1", "role": "app", "os": "Debian"},

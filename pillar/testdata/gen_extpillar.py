@@ -12,7 +12,11 @@ import salt.pillar
 
 here = os.path.abspath(sys.argv[1])
 extdir = os.path.join(here, "ext")
-spec = json.load(open(os.path.join(here, "ext_cases.json")))
+cases_file = sys.argv[2] if len(sys.argv) > 2 else "ext_cases.json"
+golden_file = sys.argv[3] if len(sys.argv) > 3 else "ext_golden.json"
+spec = json.load(open(os.path.join(here, cases_file)))
+# @NAME@ placeholders besides @DIR@ come from GSALT_EXT_NAME variables
+extvars = {"@%s@" % k[len("GSALT_EXT_"):]: v for k, v in os.environ.items() if k.startswith("GSALT_EXT_")}
 tmp = tempfile.mkdtemp()
 conf = os.path.join(tmp, "master")
 with open(conf, "w") as f:
@@ -31,7 +35,10 @@ for m in spec["accepted"]:
 
 def subst(v):
     if isinstance(v, str):
-        return v.replace("@DIR@", extdir)
+        v = v.replace("@DIR@", extdir)
+        for k, x in extvars.items():
+            v = v.replace(k, x)
+        return v
     if isinstance(v, list):
         return [subst(x) for x in v]
     if isinstance(v, dict):
@@ -61,7 +68,7 @@ for case in spec["cases"]:
     opts["pillar_roots"] = {"base": [os.path.join(extdir, "roots") if case.get("roots") else extdir]}
     opts["nodegroups"] = copy.deepcopy(spec["nodegroups"])
     opts["ext_pillar"] = subst(case["ext_pillar"])
-    opts.update(case.get("opts", {}))
+    opts.update(subst(case.get("opts", {})))
     grains = copy.deepcopy(spec["minions"][case["minion"]])
     try:
         p = salt.pillar.Pillar(
@@ -76,6 +83,6 @@ for case in spec["cases"]:
     except Exception as exc:  # Salt raises: the master answers no pillar
         res = {"exception": type(exc).__name__}
     out[case["name"]] = res
-with open(os.path.join(here, "ext_golden.json"), "w") as f:
+with open(os.path.join(here, golden_file), "w") as f:
     json.dump(out, f, indent=1, ensure_ascii=False)
     f.write("\n")

@@ -116,6 +116,8 @@ type (
 		// Text is the output Jinja2's compiler computed from a constant
 		// X at compile time (nil when X is evaluated at run time)
 		Text *string
+		// Safe: the constant was Markup (autoescape leaves it as it is)
+		Safe bool
 	}
 	ifNode struct {
 		pos
@@ -199,6 +201,9 @@ type (
 	extendsNode struct {
 		pos
 		Template Expr
+		// Nested: inside an if (or autoescape) at the top level, where
+		// Jinja2 decides at run time whether the template extends
+		Nested bool
 	}
 	blockNode struct {
 		pos

@@ -180,6 +180,9 @@ type Template struct {
 	FromString bool
 	// Globals are this template's own globals (jinja2's template.globals).
 	Globals map[string]any
+	// compileAE is the autoescape setting the compiler folds constants
+	// with: 0 off, 1 on, -1 known only at run time (no folding)
+	compileAE int8
 }
 
 // Parse parses source as the template called name.
@@ -276,6 +279,9 @@ func (e *Environment) lineSyntax(src string) string {
 // compiler does.
 func (t *Template) check(nodes []Node) error {
 	err := t.checkNodes(nodes, false)
+	if err == nil {
+		err = checkExtends(nodes, true, false)
+	}
 	var je *Error
 	if errors.As(err, &je) && je.Name == "" {
 		je.Name = t.Name
@@ -348,7 +354,19 @@ func (t *Template) checkNodes(n any, soft bool) error {
 			return false
 		case *scopeNode:
 			sub(x.Autoescape, soft)
+			saved := t.compileAE
+			if t.compileAE >= 0 {
+				if v, cerr := constEval(t, x.Autoescape); cerr == nil {
+					t.compileAE = 0
+					if truthy(v) {
+						t.compileAE = 1
+					}
+				} else {
+					t.compileAE = -1
+				}
+			}
 			sub(x.Body, false)
+			t.compileAE = saved
 			return false
 		case *extNode:
 			if ex, ok := x.Data.(Expr); ok {
@@ -359,8 +377,9 @@ func (t *Template) checkNodes(n any, soft bool) error {
 		case *printNode:
 			// an output expression that is constant as a whole becomes
 			// text at compile time: nothing else of it is compiled
-			if s, ok := foldPrint(t.env, x.X); ok {
+			if s, safe, ok := foldPrint(t, x.X); ok {
 				x.Text = &s
+				x.Safe = safe
 				return false
 			}
 		case *constExpr, *nameExpr, *tupleExpr, *listExpr, *dictExpr, *getattrExpr, *getitemExpr,
@@ -578,4 +597,50 @@ func walkNodes(n any, fn func(any) bool) {
 		e(x.X)
 		args(x.callArgs)
 	}
+}
+
+// checkExtends marks the extends tags inside top-level if statements,
+// which Jinja2's compiler accepts as top level (soft frames), and refuses
+// one anywhere else: loops, macros, blocks, autoescape scopes and the
+// like have frames of their own.
+func checkExtends(n any, toplevel, nested bool) error {
+	var err error
+	walkNodes(n, func(n any) bool {
+		if err != nil {
+			return false
+		}
+		switch x := n.(type) {
+		case *extendsNode:
+			if !toplevel {
+				err = &Error{Kind: "TemplateAssertionError", Msg: "cannot use extend from a non top-level scope", Line: x.Line}
+				return false
+			}
+			x.Nested = nested
+			return false
+		case *ifNode:
+			if !toplevel {
+				return true
+			}
+			for _, b := range [][]Node{x.Body, x.Else} {
+				if err == nil {
+					err = checkExtends(b, true, true)
+				}
+			}
+			for i := range x.Elifs {
+				if err == nil {
+					err = checkExtends(x.Elifs[i].Body, true, true)
+				}
+			}
+			return false
+		case *outputNode:
+			return true
+		}
+		if toplevel {
+			// any other statement opens a frame of its own
+			err = checkExtends(n, false, false)
+			return false
+		}
+		return true
+	})
+	return err
 }

@@ -101,6 +101,37 @@ type Runtime struct {
 	imported map[*payload.Map]any
 	// constMode evaluates as Jinja2's optimizer does (see fold.go)
 	constMode bool
+	// ext is the extends state of the template whose top level runs
+	// (nil inside macros and blocks)
+	ext *extState
+}
+
+// extState is Jinja2's parent_template of one template's root render:
+// once set, the rest of the top level runs without output.
+type extState struct{ parent *Template }
+
+// extended reports that the running top level has extended a parent:
+// its output statements are skipped.
+func (r *Runtime) extended() bool { return r.ext != nil && r.ext.parent != nil }
+
+// extend runs an extends tag of the running top level.
+func (r *Runtime) extend(ex *extendsNode, f *frame) error {
+	if r.ext == nil {
+		return r.errAt(&Error{Kind: "TemplateRuntimeError", Msg: "extends tag must be at the top level of the template"}, ex.Line)
+	}
+	if r.ext.parent != nil {
+		return r.errAt(&Error{Kind: "TemplateRuntimeError", Msg: "extended multiple times"}, ex.Line)
+	}
+	name, err := r.eval(ex.Template, f)
+	if err != nil {
+		return r.errAt(err, ex.Line)
+	}
+	pt, err := r.loadTemplate(name, ex.Line)
+	if err != nil {
+		return r.errAt(err, ex.Line)
+	}
+	r.ext.parent = pt
+	return nil
 }
 
 func newRuntime(env *Environment) *Runtime { return &Runtime{env: env} }
@@ -227,44 +258,30 @@ func (r *Runtime) renderTemplate(t *Template, root *frame) error {
 // execTop runs a template's top-level nodes; after an extends tag the
 // output is discarded and the parent template returned.
 func (r *Runtime) execTop(t *Template, f *frame) (*Template, error) {
-	var parent *Template
+	saved := r.ext
+	r.ext = &extState{}
+	defer func() { r.ext = saved }()
 	for _, n := range t.body {
 		if ex, ok := n.(*extendsNode); ok {
-			if parent != nil {
-				return nil, r.errAt(&Error{Kind: "TemplateRuntimeError", Msg: "extended multiple times"}, ex.Line)
+			if err := r.extend(ex, f); err != nil {
+				return nil, err
 			}
-			name, err := r.eval(ex.Template, f)
-			if err != nil {
-				return nil, r.errAt(err, ex.Line)
-			}
-			pt, err := r.loadTemplate(name, ex.Line)
-			if err != nil {
-				return nil, r.errAt(err, ex.Line)
-			}
-			parent = pt
 			continue
 		}
-		if parent != nil {
-			// after extends only assignments, macros and imports matter
+		if r.ext.parent != nil {
+			// after extends Jinja2 guards every output statement with
+			// "if parent_template is None" (see extended); includes and
+			// call blocks still write
 			switch n.(type) {
 			case *dataNode, *printNode, *blockNode:
 				continue
 			}
-			saved := r.out
-			var sink strings.Builder
-			r.out = &limitWriter{b: &sink, max: saved.max}
-			err := r.exec(n, f)
-			r.out = saved
-			if err != nil {
-				return nil, err
-			}
-			continue
 		}
 		if err := r.exec(n, f); err != nil {
 			return nil, err
 		}
 	}
-	return parent, nil
+	return r.ext.parent, nil
 }
 
 func (r *Runtime) errAt(err error, line int) error {
@@ -322,21 +339,30 @@ func (r *Runtime) exec(n Node, f *frame) error {
 func (r *Runtime) execNode(n Node, f *frame) error {
 	switch x := n.(type) {
 	case *dataNode:
+		if r.extended() {
+			return nil
+		}
 		return r.out.write(x.Text)
 	case *printNode:
+		if r.extended() {
+			// Jinja2 guards output with "if parent_template is None"
+			return nil
+		}
 		var s string
+		safe := false
 		if x.Text != nil {
-			s = *x.Text
+			s, safe = *x.Text, x.Safe
 		} else {
 			v, err := r.eval(x.X, f)
 			if err != nil {
 				return err
 			}
+			_, safe = v.(Markup)
 			if s, err = r.finalize(v); err != nil {
 				return err
 			}
 		}
-		if r.autoescape {
+		if r.autoescape && !safe {
 			s = htmlEscape(s)
 		}
 		return r.out.write(s)
@@ -370,13 +396,20 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		}
 		return r.assign(x.Target, v, f)
 	case *setBlockNode:
+		// a set block's body is not guarded by an extends
+		savedExt := r.ext
+		r.ext = nil
 		s, err := r.capture(x.Body, &frame{vars: map[string]any{}, parent: f, ctx: f.ctx})
+		r.ext = savedExt
 		if err != nil {
 			return err
 		}
 		var v any = s
+		if r.autoescape {
+			v = Markup(s)
+		}
 		if x.Filter != nil {
-			if v, err = r.applyFilterChain(x.Filter, s, f); err != nil {
+			if v, err = r.applyFilterChain(x.Filter, v, f); err != nil {
 				return err
 			}
 		}
@@ -401,13 +434,20 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		if err != nil {
 			return err
 		}
-		v, err := r.applyFilterChain(x.Filter, s, f)
+		var in any = s
+		if r.autoescape {
+			in = Markup(s)
+		}
+		v, err := r.applyFilterChain(x.Filter, in, f)
 		if err != nil {
 			return err
 		}
 		out, err := Str(v)
 		if err != nil {
 			return err
+		}
+		if r.extended() {
+			return nil
 		}
 		return r.out.write(out)
 	case *withNode:
@@ -462,8 +502,11 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		}
 		return nil
 	case *extendsNode:
-		return &Error{Kind: "TemplateRuntimeError", Msg: "extends tag must be at the top level of the template"}
+		return r.extend(x, f)
 	case *blockNode:
+		if r.extended() {
+			return nil
+		}
 		// the call site decides: a scoped block sees the loop and local
 		// variables around it, and a required block must be overridden
 		base := f
@@ -529,6 +572,10 @@ func (r *Runtime) Lookup(ctx any, name string) (any, bool) {
 // frame f (the call site's frame for a scoped block, else the template's
 // root frame); super() renders the next level in the same context.
 func (r *Runtime) renderBlock(name string, level int, f *frame) error {
+	// a block function has no extends state of its own
+	savedExt := r.ext
+	r.ext = nil
+	defer func() { r.ext = savedExt }()
 	ctx := f.ctx
 	if ctx == nil {
 		return nil

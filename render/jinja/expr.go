@@ -189,6 +189,19 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 		}
 		return r.eval(e.Else, f)
 	case *concatExpr:
+		// Concat.as_const joins str() of the parts; the generated code
+		// uses markup_join under autoescape
+		if r.autoescape && !r.constMode {
+			vals := make([]any, len(e.Items))
+			for i, it := range e.Items {
+				v, err := r.eval(it, f)
+				if err != nil {
+					return nil, err
+				}
+				vals[i] = v
+			}
+			return markupJoin(vals)
+		}
 		var b strings.Builder
 		for _, it := range e.Items {
 			v, err := r.eval(it, f)
@@ -231,6 +244,10 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 		fn := r.env.Tests[e.Name]
 		if fn == nil {
 			return nil, &Error{Kind: "TemplateRuntimeError", Msg: fmt.Sprintf("No test named %s found.", pyStrRepr(e.Name))}
+		}
+		if e.Name != "escaped" && e.Name != "sameas" {
+			// tests read a Markup value as the str it is
+			v = demote(v)
 		}
 		args, kw, err := r.evalArgs(&e.callArgs, f)
 		if err != nil {
@@ -394,6 +411,14 @@ func (r *Runtime) GetAttr(obj any, name string) (any, error) {
 		if v, ok := o.GetAttr(name); ok {
 			return v, nil
 		}
+	case Markup:
+		if strings.HasPrefix(name, "_") && (hasDunder(obj, name) || name == "__html__" || name == "__html_format__") {
+			return &Undefined{Name: name, Obj: obj, HasObj: true, Strict: !r.env.opts.Lenient, Kind: "SecurityError",
+				Hint: fmt.Sprintf("access to attribute '%s' of '%s' object is unsafe.", name, TypeName(obj))}, nil
+		}
+		if m := markupMethod(o, name); m != nil {
+			return m, nil
+		}
 	case *payload.Map, *List, Tuple, string, []byte, int64, *big.Int, float64, bool:
 		if strings.HasPrefix(name, "_") && hasDunder(obj, name) {
 			// Salt's SandboxedEnvironment: a Python attribute starting
@@ -428,6 +453,19 @@ func (r *Runtime) GetItem(obj any, key any) (any, error) {
 	switch o := obj.(type) {
 	case *Undefined:
 		return nil, o.err()
+	case Markup:
+		if _, ok := asInt(key); ok {
+			v, err := r.GetItem(string(o), key)
+			if s, ok := v.(string); ok {
+				return Markup(s), err
+			}
+			return v, err
+		}
+		if s, ok := key.(string); ok {
+			if m := markupMethod(o, s); m != nil {
+				return m, nil
+			}
+		}
 	case *payload.Map:
 		if err := hashable(key); err != nil {
 			return nil, err
@@ -510,14 +548,14 @@ func hasDunder(v any, name string) bool {
 	case *payload.Map:
 		extra = []string{"__len__", "__contains__", "__getitem__", "__iter__", "__setitem__", "__delitem__",
 			"__or__", "__ror__", "__ior__", "__reversed__", "__class_getitem__"}
-	case *List, Tuple, string, []byte:
+	case *List, Tuple, string, []byte, Markup:
 		extra = []string{"__len__", "__contains__", "__getitem__", "__iter__", "__add__", "__mul__", "__rmul__"}
 		switch v.(type) {
 		case *List:
 			extra = append(extra, "__setitem__", "__delitem__", "__iadd__", "__imul__", "__reversed__", "__class_getitem__")
 		case Tuple:
 			extra = append(extra, "__getnewargs__", "__class_getitem__")
-		case string, []byte:
+		case string, []byte, Markup:
 			extra = append(extra, "__mod__", "__rmod__", "__getnewargs__")
 		}
 	case int64, *big.Int, float64, bool:

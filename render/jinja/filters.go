@@ -136,7 +136,7 @@ func builtinFilters() map[string]FilterFunc {
 			}
 			return &List{Items: out}, nil
 		},
-		"capitalize": strFilter(pyCapitalize),
+		"capitalize": markupStrFilter(pyCapitalize),
 		"center": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 			a, err := Bind("do_center", args, kw, []string{"width"}, int64(80))
 			if err != nil {
@@ -147,14 +147,14 @@ func builtinFilters() map[string]FilterFunc {
 				return nil, err
 			}
 			w, _ := asInt(a[0])
-			return pad(s, int(w), " ", 'c'), nil
+			return keepMarkup(v, pad(s, int(w), " ", 'c')), nil
 		},
 		"default":        filterDefault,
 		"d":              filterDefault,
 		"dictsort":       filterDictsort,
 		"escape":         filterEscape,
 		"e":              filterEscape,
-		"forceescape":    filterEscape,
+		"forceescape":    filterForceescape,
 		"filesizeformat": filterFilesize,
 		"first": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 			items, err := Iterate(v)
@@ -181,6 +181,10 @@ func builtinFilters() map[string]FilterFunc {
 			}
 			if len(items) == 0 {
 				return r.undefinedHint("No last item, sequence was empty."), nil
+			}
+			if _, ok := v.(Markup); ok {
+				// reversed() indexes the Markup: its items are Markup
+				return Markup(items[len(items)-1].(string)), nil
 			}
 			return items[len(items)-1], nil
 		},
@@ -215,14 +219,20 @@ func builtinFilters() map[string]FilterFunc {
 			if len(args) > 0 && kw != nil && kw.Len() > 0 {
 				return nil, &Error{Kind: "FilterArgumentError", Msg: "can't handle positional and keyword arguments at the same time"}
 			}
+			var fargs any = Tuple(args)
+			if kw != nil && kw.Len() > 0 {
+				fargs = kw
+			}
+			if m, ok := v.(Markup); ok {
+				// Markup % args escapes the arguments
+				out, err := percentFormat(string(m), fargs, true)
+				return Markup(out), err
+			}
 			s, err := softStr(v)
 			if err != nil {
 				return nil, err
 			}
-			if kw != nil && kw.Len() > 0 {
-				return PercentFormat(s, kw)
-			}
-			return PercentFormat(s, Tuple(args))
+			return PercentFormat(s, fargs)
 		},
 		"groupby": filterGroupby,
 		"indent":  filterIndent,
@@ -250,8 +260,8 @@ func builtinFilters() map[string]FilterFunc {
 			items, err := Iterate(v)
 			return &List{Items: append([]any(nil), items...)}, err
 		},
-		"lower": strFilter(pyLower),
-		"upper": strFilter(pyUpper),
+		"lower": markupStrFilter(pyLower),
+		"upper": markupStrFilter(pyUpper),
 		"map":   filterMap,
 		"max":   minMax(1),
 		"min":   minMax(-1),
@@ -283,6 +293,10 @@ func builtinFilters() map[string]FilterFunc {
 			if len(items) == 0 {
 				return r.undefinedHint("No random item, sequence was empty."), nil
 			}
+			if _, ok := v.(Markup); ok {
+				// seq[i] of a Markup is Markup
+				return Markup(items[randIntn(len(items))].(string)), nil
+			}
 			return items[randIntn(len(items))], nil
 		},
 		"reject":     selectFilter(false, false),
@@ -293,6 +307,36 @@ func builtinFilters() map[string]FilterFunc {
 			a, err := Bind("do_replace", args, kw, []string{"old", "new", "count"}, Required, Required, nil)
 			if err != nil {
 				return nil, err
+			}
+			n := -1
+			if a[2] != nil {
+				c, _ := asInt(a[2])
+				n = int(c)
+			}
+			_, oldM := a[0].(Markup)
+			_, newM := a[1].(Markup)
+			_, sM := v.(Markup)
+			if r.autoescape && (oldM || newM || sM) {
+				// do_replace under autoescape: a plain value is escaped
+				// when old or new is Markup; Markup.replace escapes old
+				// and new
+				var m Markup
+				if oldM || (newM && !sM) {
+					if m, err = Escape(v); err != nil {
+						return nil, err
+					}
+				} else {
+					m = v.(Markup)
+				}
+				old, err := Escape(a[0])
+				if err != nil {
+					return nil, err
+				}
+				nw, err := Escape(a[1])
+				if err != nil {
+					return nil, err
+				}
+				return Markup(strings.Replace(string(m), string(old), string(nw), n)), nil
 			}
 			s, err := softStr(v)
 			if err != nil {
@@ -306,14 +350,17 @@ func builtinFilters() map[string]FilterFunc {
 			if err != nil {
 				return nil, err
 			}
-			n := -1
-			if a[2] != nil {
-				c, _ := asInt(a[2])
-				n = int(c)
-			}
 			return strings.Replace(s, old, nw, n), nil
 		},
 		"reverse": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+			if m, ok := v.(Markup); ok {
+				// value[::-1] of a Markup is Markup
+				rs := []rune(string(m))
+				for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+					rs[i], rs[j] = rs[j], rs[i]
+				}
+				return Markup(rs), nil
+			}
 			if s, ok := v.(string); ok {
 				rs := []rune(s)
 				for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
@@ -353,7 +400,14 @@ func builtinFilters() map[string]FilterFunc {
 		},
 		"round": filterRound,
 		"safe": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
-			return v, nil
+			if m, ok := v.(Markup); ok {
+				return m, nil
+			}
+			s, err := Str(v)
+			if err != nil {
+				return nil, err
+			}
+			return Markup(s), nil
 		},
 		"slice": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 			a, err := Bind("do_slice", args, kw, []string{"slices", "fill_with"}, Required, nil)
@@ -385,8 +439,14 @@ func builtinFilters() map[string]FilterFunc {
 			}
 			return &List{Items: out}, nil
 		},
-		"sort":   filterSort,
-		"string": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) { return softStr(v) },
+		"sort": filterSort,
+		"string": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+			// soft_str keeps a Markup value
+			if m, ok := v.(Markup); ok {
+				return m, nil
+			}
+			return softStr(v)
+		},
 		"striptags": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 			s, err := softStr(v)
 			if err != nil {
@@ -441,7 +501,11 @@ func builtinFilters() map[string]FilterFunc {
 			if err != nil {
 				return nil, err
 			}
-			return stripMethod(true, true)(r, s, []any{a[0]}, nil)
+			out, err := stripMethod(true, true)(r, s, []any{demote(a[0])}, nil)
+			if str, ok := out.(string); ok && err == nil {
+				return keepMarkup(v, str), nil
+			}
+			return out, err
 		},
 		"truncate": filterTruncate,
 		"unique":   filterUnique,
@@ -550,16 +614,39 @@ func strFilter(fn func(string) string) FilterFunc {
 	}
 }
 
+// markupStrFilter is strFilter for the filters that call the str method
+// on soft_str(value): a Markup value gives Markup.
+func markupStrFilter(fn func(string) string) FilterFunc {
+	return func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		s, err := softStr(v)
+		if err != nil {
+			return nil, err
+		}
+		return keepMarkup(v, fn(s)), nil
+	}
+}
+
+// keepMarkup is s as Markup when the filter's value v was Markup.
+func keepMarkup(v any, s string) any {
+	if _, ok := v.(Markup); ok {
+		return Markup(s)
+	}
+	return s
+}
+
 func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\"", "&#34;", "'", "&#39;").Replace(s)
 }
 
+// filterEscape is markupsafe.escape (the escape and e filters): a Markup
+// value is returned as it is.
 func filterEscape(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
-	s, err := softStr(v)
-	if err != nil {
-		return nil, err
-	}
-	return htmlEscape(s), nil
+	return Escape(v)
+}
+
+// filterForceescape escapes a Markup value's text too.
+func filterForceescape(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+	return Escape(demote(v))
 }
 
 func filterDefault(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
@@ -577,7 +664,7 @@ func filterDefault(r *Runtime, v any, args []any, kw *payload.Map) (any, error) 
 }
 
 func ignoreCase(v any) any {
-	if s, ok := v.(string); ok {
+	if s, ok := demote(v).(string); ok {
 		return strings.ToLower(s)
 	}
 	return v
@@ -657,7 +744,7 @@ func toPyFloat(v any) (float64, bool) {
 	if k != nkNone {
 		return toFloat(k, i, b, f), true
 	}
-	s, ok := v.(string)
+	s, ok := demote(v).(string)
 	if !ok {
 		return 0, false
 	}
@@ -680,7 +767,7 @@ func toPyFloat(v any) (float64, bool) {
 // toPyInt is Jinja2's int filter conversion: int(s, base), else
 // int(float(s)).
 func toPyInt(v any, base int) (any, bool) {
-	if s, ok := v.(string); ok {
+	if s, ok := demote(v).(string); ok {
 		t := strings.TrimSpace(s)
 		neg := false
 		body := t
@@ -856,7 +943,7 @@ func filterIndent(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 		return nil, err
 	}
 	// Jinja2 does s += "\n" then s.splitlines() on the value itself
-	s, isStr := v.(string)
+	s, isStr := demote(v).(string)
 	if !isStr {
 		switch v.(type) {
 		case *List, []any:
@@ -894,7 +981,7 @@ func filterIndent(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 	if truthy(a[1]) {
 		rv = ind + rv
 	}
-	return rv, nil
+	return keepMarkup(v, rv), nil
 }
 
 func filterJoin(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
@@ -912,6 +999,34 @@ func filterJoin(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 			if items[i], err = get(it); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if r.autoescape {
+		// do_join under autoescape: once the separator or an item is
+		// Markup, the others are escaped and the result is Markup
+		isM := false
+		if _, ok := a[0].(Markup); ok {
+			isM = true
+		}
+		for _, it := range items {
+			if _, ok := it.(Markup); ok {
+				isM = true
+			}
+		}
+		if isM {
+			sep, err := Escape(a[0])
+			if err != nil {
+				return nil, err
+			}
+			parts := make([]string, len(items))
+			for i, it := range items {
+				m, err := Escape(it)
+				if err != nil {
+					return nil, err
+				}
+				parts[i] = string(m)
+			}
+			return Markup(strings.Join(parts, string(sep))), nil
 		}
 	}
 	sep, err := softStr(a[0])
@@ -1268,14 +1383,18 @@ func filterTruncate(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	if int64(len(rs)) <= length+leeway {
 		return s, nil
 	}
-	if truthy(a[1]) {
-		return string(rs[:length-elen]) + end, nil
+	_, isM := v.(Markup)
+	if isM {
+		// a Markup slice + end escapes end
+		end = htmlEscape(end)
 	}
 	res := string(rs[:length-elen])
-	if i := strings.LastIndex(res, " "); i >= 0 {
-		res = res[:i]
+	if !truthy(a[1]) {
+		if i := strings.LastIndex(res, " "); i >= 0 {
+			res = res[:i]
+		}
 	}
-	return res + end, nil
+	return keepMarkup(v, res+end), nil
 }
 
 func filterUnique(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {

@@ -55,9 +55,15 @@ func foldRewrite(x Expr) Expr {
 
 // constEval is Jinja2's as_const: x's value at compile time, or an error
 // (errImpossible, or the error that made the optimizer give up).
-func constEval(env *Environment, x Expr) (any, error) {
-	r := newRuntime(env)
+func constEval(t *Template, x Expr) (any, error) {
+	if t.compileAE < 0 {
+		// an autoescape block with a value known only at run time: the
+		// optimizer does not run in it
+		return nil, errImpossible
+	}
+	r := newRuntime(t.env)
 	r.constMode = true
+	r.autoescape = t.compileAE > 0
 	return r.evalExpr(x, &frame{vars: map[string]any{}, rt: r})
 }
 
@@ -66,8 +72,8 @@ func constEval(env *Environment, x Expr) (any, error) {
 // undefined value raises UndefinedError when the template is compiled,
 // wherever the expression is. It reports whether x is a constant, and
 // that error.
-func compileTruth(env *Environment, x Expr) (bool, error) {
-	v, err := constEval(env, x)
+func compileTruth(t *Template, x Expr) (bool, error) {
+	v, err := constEval(t, x)
 	if err != nil {
 		return false, nil // the optimizer gives up on it (Impossible)
 	}
@@ -83,17 +89,18 @@ func compileTruth(env *Environment, x Expr) (bool, error) {
 // compile time: the expression's as_const, finalized, when that raises
 // nothing (top down: an inline if evaluates only the branch its constant
 // test picks, and/or only what they need).
-func foldPrint(env *Environment, x Expr) (string, bool) {
-	v, err := constEval(env, x)
+func foldPrint(t *Template, x Expr) (s string, safe, ok bool) {
+	v, err := constEval(t, x)
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
-	r := newRuntime(env)
-	s, err := r.finalize(v)
+	r := newRuntime(t.env)
+	s, err = r.finalize(v)
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
-	return s, true
+	_, safe = v.(Markup)
+	return s, safe, true
 }
 
 // compileExpr does what compiling the expression x does in Jinja2 beside
@@ -111,7 +118,7 @@ func (t *Template) compileExpr(x Expr, anc []Expr, soft bool) error {
 	check := func(e Expr) bool {
 		if err == nil {
 			var c bool
-			c, err = compileTruth(t.env, e)
+			c, err = compileTruth(t, e)
 			return c
 		}
 		return false
@@ -201,7 +208,7 @@ func (t *Template) compileExpr(x Expr, anc []Expr, soft bool) error {
 // so that no code is generated for x.
 func (t *Template) foldedAway(anc []Expr, x Expr) bool {
 	for _, e := range append(anc, x) {
-		if v, err := constEval(t.env, e); err == nil && hasSafeRepr(v, 0) {
+		if v, err := constEval(t, e); err == nil && hasSafeRepr(v, 0) {
 			return true
 		}
 	}
@@ -348,7 +355,7 @@ func hasSafeRepr(v any, depth int) bool {
 		return false
 	}
 	switch x := v.(type) {
-	case nil, bool, int64, float64, *big.Int, string:
+	case nil, bool, int64, float64, *big.Int, string, Markup:
 		return true
 	case *List:
 		for _, e := range x.Items {

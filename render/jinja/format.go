@@ -17,6 +17,13 @@ import (
 // PercentFormat is Python's format % args: args is a tuple for several
 // values, a dict for %(name)s, anything else a single value.
 func PercentFormat(format string, args any) (string, error) {
+	return percentFormat(format, args, false)
+}
+
+// percentFormat is format % args, or Markup(format) % args when esc is
+// set: markupsafe wraps every argument so that %s and %r give it escaped
+// and the numeric conversions see int() or float() of it.
+func percentFormat(format string, args any, esc bool) (string, error) {
 	var list []any
 	var mapping *payload.Map
 	switch x := args.(type) {
@@ -134,7 +141,13 @@ func PercentFormat(format string, args any) (string, error) {
 				return "", err
 			}
 		}
-		s, err := formatOne(conv, flags, prec, v, i)
+		var s string
+		var err error
+		if esc {
+			s, err = formatOneEscaped(conv, flags, prec, v, i)
+		} else {
+			s, err = formatOne(conv, flags, prec, v, i)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -283,6 +296,53 @@ func formatOne(conv byte, flags string, prec int, v any, pos int) (string, error
 	return "", valueErr("unsupported format character '%c' (0x%x) at index %d", conv, conv, pos)
 }
 
+// formatOneEscaped is formatOne of markupsafe's _MarkupEscapeHelper
+// around v.
+func formatOneEscaped(conv byte, flags string, prec int, v any, pos int) (string, error) {
+	if err := strictCheck(v); err != nil {
+		return "", err
+	}
+	switch conv {
+	case 's':
+		m, err := Escape(v)
+		if err != nil {
+			return "", err
+		}
+		s := string(m)
+		if prec >= 0 && utf8.RuneCountInString(s) > prec {
+			s = string([]rune(s)[:prec])
+		}
+		return s, nil
+	case 'r', 'a':
+		s := htmlEscape(Repr(v))
+		if prec >= 0 && utf8.RuneCountInString(s) > prec {
+			s = string([]rune(s)[:prec])
+		}
+		return s, nil
+	case 'd', 'i', 'u':
+		if k, _, _, _ := numOf(v); k == nkNone {
+			n, ok := toPyInt(demote(v), 10)
+			if !ok {
+				return "", valueErr("invalid literal for int() with base 10: %s", Repr(demote(v)))
+			}
+			v = n
+		}
+	case 'e', 'E', 'f', 'F', 'g', 'G':
+		if k, _, _, _ := numOf(v); k == nkNone {
+			f, ok := toPyFloat(demote(v))
+			if !ok {
+				return "", valueErr("could not convert string to float: %s", Repr(demote(v)))
+			}
+			v = f
+		}
+	case 'x', 'X', 'o':
+		return "", typeErr("%%%c format: an integer is required, not _MarkupEscapeHelper", conv)
+	case 'c':
+		return "", typeErr("%%c requires int or char")
+	}
+	return formatOne(conv, flags, prec, v, pos)
+}
+
 // formatFloat formats a non-negative float like Python's %e/%f/%g.
 func formatFloat(x float64, conv byte, prec int, alt bool) string {
 	if math.IsInf(x, 0) {
@@ -355,6 +415,12 @@ func fixExp(s string) string {
 
 // StrFormat is Python's str.format(*args, **kwargs).
 func StrFormat(format string, args []any, kwargs *payload.Map) (string, error) {
+	return strFormat(format, args, kwargs, false)
+}
+
+// strFormat is str.format, or Markup.format when esc is set: every
+// replacement field is HTML-escaped unless its value is Markup.
+func strFormat(format string, args []any, kwargs *payload.Map, esc bool) (string, error) {
 	var b strings.Builder
 	auto := 0
 	for i := 0; i < len(format); i++ {
@@ -422,7 +488,7 @@ func StrFormat(format string, args []any, kwargs *payload.Map) (string, error) {
 			spec = rest[1:]
 		}
 		if strings.Contains(spec, "{") {
-			expanded, err := StrFormat(spec, args, kwargs)
+			expanded, err := strFormat(spec, args, kwargs, esc)
 			if err != nil {
 				return "", err
 			}
@@ -478,9 +544,20 @@ func StrFormat(format string, args []any, kwargs *payload.Map) (string, error) {
 			}
 			v = s
 		}
-		s, err := FormatSpec(v, spec)
+		if m, ok := v.(Markup); ok && esc {
+			// Markup.__html_format__
+			if spec != "" {
+				return "", valueErr("Unsupported format specification for Markup.")
+			}
+			b.WriteString(string(m))
+			continue
+		}
+		s, err := FormatSpec(demote(v), spec)
 		if err != nil {
 			return "", err
+		}
+		if esc {
+			s = htmlEscape(s)
 		}
 		b.WriteString(s)
 	}

@@ -164,6 +164,8 @@ type Macro struct {
 	varargs  bool
 	kwargs   bool
 	caller   bool
+	// markup: defined under autoescape, the macro returns Markup
+	markup bool
 }
 
 func usesName(body []Node, name string) bool {
@@ -188,7 +190,7 @@ func usesName(body []Node, name string) bool {
 
 func (r *Runtime) newMacro(name string, args []string, defs []Expr, body []Node, f *frame) *Macro {
 	return &Macro{Name: name, args: args, defaults: defs, body: body, closure: f, tmpl: r.cur,
-		varargs: usesName(body, "varargs"), kwargs: usesName(body, "kwargs"), caller: usesName(body, "caller")}
+		varargs: usesName(body, "varargs"), kwargs: usesName(body, "kwargs"), caller: usesName(body, "caller"), markup: r.autoescape}
 }
 
 // Call runs the macro and returns its output.
@@ -279,7 +281,14 @@ func (m *Macro) Call(r *Runtime, args []any, kw *payload.Map) (any, error) {
 			f.vars["caller"] = r.undefinedHint("No caller defined")
 		}
 	}
-	return r.capture(m.body, f)
+	savedExt := r.ext
+	r.ext = nil
+	out, err := r.capture(m.body, f)
+	r.ext = savedExt
+	if m.markup && err == nil {
+		return Markup(out), nil
+	}
+	return out, err
 }
 
 // GetAttr exposes name, arguments, catch_kwargs, ... as Jinja2 does.

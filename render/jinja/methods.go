@@ -86,7 +86,7 @@ func nargs(name string, args []any, kw *payload.Map, min, max int) error {
 }
 
 func strArg(v any, method string) (string, error) {
-	s, ok := v.(string)
+	s, ok := demote(v).(string)
 	if !ok {
 		if err := strictCheck(v); err != nil {
 			return "", err
@@ -99,8 +99,15 @@ func strArg(v any, method string) (string, error) {
 func methodFor(obj any, name string) any {
 	var fn methodFn
 	switch obj.(type) {
+	case Markup:
+		return markupMethod(obj.(Markup), name)
 	case string:
-		fn = strMethods[name]
+		if base := strMethods[name]; base != nil {
+			// a str method reads Markup arguments as the str they are
+			fn = func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
+				return base(r, recv, demoteAll(args), demoteKw(kw))
+			}
+		}
 	case *List:
 		fn = listMethods[name]
 	case Tuple:
@@ -555,7 +562,7 @@ func init() {
 			}
 			parts := make([]string, len(items))
 			for i, it := range items {
-				s, ok := it.(string)
+				s, ok := demote(it).(string)
 				if !ok {
 					return nil, typeErr("sequence item %d: expected str instance, %s found", i, TypeName(it))
 				}

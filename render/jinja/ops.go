@@ -49,6 +49,16 @@ func BinOp(op string, a, b any) (any, error) {
 	if s, ok := a.(string); ok && op == "%" {
 		return PercentFormat(s, b)
 	}
+	if m, ok := a.(Markup); ok && op == "%" {
+		if err := strictCheck(b); err != nil {
+			return nil, err
+		}
+		s, err := percentFormat(string(m), b, true)
+		return Markup(s), err
+	}
+	if v, err, done := markupOp(op, a, b); done {
+		return v, err
+	}
 	if err := undefCheck(a, b); err != nil {
 		return nil, err
 	}
@@ -112,6 +122,54 @@ func BinOp(op string, a, b any) (any, error) {
 		}
 	}
 	return nil, unsupported(op, a, b)
+}
+
+// markupOp is + and * with a Markup operand (markupsafe's __add__,
+// __radd__, __mul__, __rmul__); done is false for other operands.
+func markupOp(op string, a, b any) (any, error, bool) {
+	_, am := a.(Markup)
+	_, bm := b.(Markup)
+	if !am && !bm {
+		return nil, nil, false
+	}
+	switch op {
+	case "+":
+		if v, ok := markupAdd(a, b); ok {
+			if len(v.(Markup)) > maxSeqLen {
+				return nil, &Error{Kind: "MemoryError", Msg: "string too long"}, true
+			}
+			return v, nil, true
+		}
+		if err := undefCheck(a, b); err != nil {
+			return nil, err, true
+		}
+		return nil, unsupported(op, a, b), true
+	case "*":
+		seq, n := a, b
+		if bm {
+			seq, n = b, a
+		}
+		if _, nm := n.(Markup); nm {
+			break
+		}
+		if i, ok := asInt(n); ok {
+			v, err := repeat(string(seq.(Markup)), i)
+			if s, ok := v.(string); ok {
+				return Markup(s), err, true
+			}
+			return v, err, true
+		}
+		v, err := BinOp(op, demote(a), demote(b))
+		return v, err, true
+	}
+	// other operators: the str behaviour, with Markup named in errors
+	v, err := BinOp(op, demote(a), demote(b))
+	if err != nil {
+		if je, ok := err.(*Error); ok && je.Kind == "TypeError" {
+			return nil, unsupported(op, a, b), true
+		}
+	}
+	return v, err, true
 }
 
 func repeat(seq any, n int64) (any, error) {

@@ -271,7 +271,7 @@ func (p *Parser) parseStatement() (Node, error) {
 		p.next()
 		var x Expr
 		x, err = p.parseExpression(true)
-		n = &extendsNode{pos{t.line}, x}
+		n = &extendsNode{pos: pos{t.line}, Template: x}
 	case "block":
 		n, err = p.parseBlock()
 	case "print":

@@ -133,7 +133,7 @@ func cpythonSetOrder(items []any, hashes []uint64) []any {
 // PyHash is CPython 3.11's hash(v) (64-bit, PYTHONHASHSEED=0) as an
 // unsigned word; ok is false where CPython's hash is not reproducible.
 func PyHash(v any) (uint64, bool) {
-	switch x := v.(type) {
+	switch x := demote(v).(type) {
 	case bool:
 		if x {
 			return 1, true

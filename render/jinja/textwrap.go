@@ -114,7 +114,7 @@ func filterWordwrap(r *Runtime, v any, args []any, kw *payload.Map) (any, error)
 	if u, ok := v.(*Undefined); ok {
 		return nil, u.err()
 	}
-	s, ok := v.(string)
+	s, ok := demote(v).(string)
 	if !ok {
 		return nil, &Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'splitlines'", TypeName(v))}
 	}

@@ -202,7 +202,7 @@ func importDepth(v any, depth int) any {
 	switch x := v.(type) {
 	case Live:
 		return x.V
-	case nil, string, bool, int64, float64, *big.Int, []byte, Tuple, *List, *Undefined, Callable, *Namespace, time.Time:
+	case nil, string, bool, int64, float64, *big.Int, []byte, Tuple, *List, *Undefined, Callable, *Namespace, time.Time, Markup:
 		return v
 	case []any:
 		out := make([]any, len(x))
@@ -279,7 +279,7 @@ func importDepth(v any, depth int) any {
 // stored dict itself, which the template may change.
 func importShallow(v any) any {
 	switch v.(type) {
-	case nil, string, bool, int64, float64, *big.Int, *payload.Map, *List, Tuple, *Undefined:
+	case nil, string, bool, int64, float64, *big.Int, *payload.Map, *List, Tuple, *Undefined, Markup:
 		return v
 	}
 	return Import(v)
@@ -322,7 +322,7 @@ func exportDepth(v any, depth int) any {
 		}
 		m := &payload.Map{}
 		for _, it := range x.Items() {
-			k := it.Key
+			k := demote(it.Key)
 			if t, ok := k.(Tuple); ok {
 				k = Repr(t)
 			}
@@ -331,6 +331,8 @@ func exportDepth(v any, depth int) any {
 		return m
 	case *Undefined:
 		return nil
+	case Markup:
+		return string(x)
 	case *Namespace:
 		return exportDepth(x.M, depth+1)
 	case Iterable:
@@ -374,6 +376,8 @@ func Truthy(v any) (bool, error) {
 		return x != 0, nil
 	case string:
 		return x != "", nil
+	case Markup:
+		return x != "", nil
 	case []byte:
 		return len(x) > 0, nil
 	case *List:
@@ -406,6 +410,8 @@ func Str(v any) (string, error) {
 	switch x := v.(type) {
 	case string:
 		return x, nil
+	case Markup:
+		return string(x), nil
 	case *Undefined:
 		if x.Strict {
 			return "", x.err()
@@ -453,6 +459,8 @@ func writeRepr(b *strings.Builder, v any, depth int) {
 		b.WriteByte('}')
 	case *Undefined:
 		b.WriteString("Undefined")
+	case Markup:
+		b.WriteString("Markup(" + pyStrRepr(string(x)) + ")")
 	case float64:
 		b.WriteString(pyfmt.FloatRepr(x))
 	case *Macro:
@@ -546,6 +554,7 @@ func equalDepth(a, b any, depth int) bool {
 	if depth > 200 {
 		return false
 	}
+	a, b = demote(a), demote(b)
 	ka, ia, ba, fa := numOf(a)
 	kb, ib, bb, fb := numOf(b)
 	if ka != nkNone && kb != nkNone {
@@ -657,6 +666,7 @@ func valueErr(format string, args ...any) error {
 // Compare orders a and b like Python's <, returning -1, 0 or 1; op names
 // the operator for the TypeError.
 func Compare(a, b any, op string) (int, error) {
+	a, b = demote(a), demote(b)
 	ka, ia, ba, fa := numOf(a)
 	kb, ib, bb, fb := numOf(b)
 	if ka != nkNone && kb != nkNone {
@@ -728,6 +738,10 @@ func hashable(v any) error {
 
 // Contains is Python's "x in container".
 func Contains(container, x any) (bool, error) {
+	container = demote(container)
+	if _, ok := container.(string); ok {
+		x = demote(x)
+	}
 	switch c := container.(type) {
 	case string:
 		s, ok := x.(string)
@@ -807,6 +821,15 @@ func mapGet(m *payload.Map, k any) (any, bool) {
 	if v, ok := m.GetKey(k); ok {
 		return v, true
 	}
+	// a Markup key is the same key as its str
+	switch x := k.(type) {
+	case Markup:
+		return m.GetKey(string(x))
+	case string:
+		if v, ok := m.GetKey(Markup(x)); ok {
+			return v, true
+		}
+	}
 	switch x := k.(type) {
 	case bool:
 		if x {
@@ -851,6 +874,19 @@ func mapSet(m *payload.Map, k, v any) {
 		m.SetKey(k, v)
 		return
 	}
+	var alt any
+	switch x := k.(type) {
+	case Markup:
+		alt = string(x)
+	case string:
+		alt = Markup(x)
+	}
+	if alt != nil {
+		if _, ok := m.GetKey(alt); ok {
+			m.SetKey(alt, v)
+			return
+		}
+	}
 	for _, it := range m.Items() {
 		if Equal(it.Key, k) {
 			if _, isStr := it.Key.(string); !isStr {
@@ -879,6 +915,8 @@ func Len(v any) (int, error) {
 	switch x := v.(type) {
 	case string:
 		return utf8.RuneCountInString(x), nil
+	case Markup:
+		return utf8.RuneCountInString(string(x)), nil
 	case []byte:
 		return len(x), nil
 	case *List:
@@ -907,6 +945,7 @@ func Len(v any) (int, error) {
 // Iterate returns the items iterating v gives in Python (a dict gives its
 // keys, a string its characters).
 func Iterate(v any) ([]any, error) {
+	v = demote(v)
 	switch x := v.(type) {
 	case *List:
 		return append([]any(nil), x.Items...), nil
@@ -1066,6 +1105,12 @@ func sliceItems[T any](items []T, s *sliceVal) ([]T, error) {
 
 func applySlice(v any, s *sliceVal) (any, error) {
 	switch x := v.(type) {
+	case Markup:
+		out, err := applySlice(string(x), s)
+		if str, ok := out.(string); ok {
+			return Markup(str), err
+		}
+		return out, err
 	case *List:
 		out, err := sliceItems(x.Items, s)
 		return &List{Items: out}, err

@@ -670,6 +670,10 @@ func sbExec(ctx context.Context, c *states.Call, fun string, args []any, kwargs 
 	if !ok {
 		return nil, fmt.Errorf("%w: '%s'", errNoFunction, fun)
 	}
+	if mod, _, _ := strings.Cut(fun, "."); c.Env.Registry.Unavailable(mod, c.Env) != nil {
+		// a module whose __virtual__ refuses the minion is not in __salt__
+		return nil, fmt.Errorf("%w: '%s'", errNoFunction, fun)
+	}
 	bound, err := sbBind(fn, args, kwargs)
 	if err != nil {
 		return nil, err

@@ -874,6 +874,79 @@ for t in ["{% extends 'lib/b1.jinja' %}{% extends 'lib/b2.jinja' %}",
           "{{ self }}", "{{ self.nope() }}", "{% block a %}A{% endblock %}{{ self.a() }}{{ self.a() }}"]:
     add("g_inheritance", t, files=BASES)
 
+# markupsafe.Markup (designer docs "HTML Escaping"): what |e, |safe,
+# |forceescape and Salt's json/yaml/python filters return, how Markup
+# survives concatenation, repetition, %-formatting, format, str methods and
+# filters, and what autoescape blocks print
+mk = random.Random(SEED + 14)
+MSRC = ["('<a>'|e)", "('<b>'|safe)", "('&x'|forceescape)", "(['<', 1]|json)", "({'k': '<v>'}|yaml)",
+        "('x'|e)", "(\"'q'\"|e)", "(('<a>'|e)|e)", "('a b'|safe)"]
+PLAIN = ["'<i>'", "'&'", "'x'", "'a b'", "1", "none", "[1, '<']"]
+MOPS = ["{m} + {p}", "{p} + {m}", "{m} ~ {p}", "{p} ~ {m}", "{m} * 2", "2 * {m}", "{m} + {m}",
+        "{m}|upper", "{m}|lower", "{m}|capitalize", "{m}|title", "{m}|string", "{m}|reverse", "{m}|e",
+        "{m}|forceescape", "{m}|safe", "{m}|length", "{m}|trim", "{m}|center(9)", "{m}|replace('a', '<')",
+        "{m}|first", "{m}|last", "{m}|list", "{m}|join('<')", "[{m}, {p}]|join('|')", "{m}|format({p})",
+        "{m}|indent(2)", "{m}|truncate(3, true, '<')", "{m}|striptags", "{m}|wordcount", "{m}|default('d')",
+        "{m} is escaped", "({m}|upper) is escaped", "({m}|title) is escaped", "({m} ~ '') is escaped",
+        "({m} + '') is escaped", "{m}[0]", "{m}[1:]", "{m}[::-1]", "{m}.upper()", "{m}.strip()",
+        "{m}.split()", "{m}.replace('a', {p})", "{m}.join([{p}, {p}])", "{m}.partition('<')",
+        "{m}.format({p})", "{m}.unescape()", "{m}.striptags()", "{m}.startswith('&')", "{m}.count('&')",
+        "{m} == {p}", "{m} in {p}|string", "'a' in {m}", "[{m}]", "({m},)", "{{'k': {m}}}", "{{{m}: 1}}",
+        "{m} % {p}", "('%s|%r' % ({m}, {m}))", "'%s' % {m}", "{m}|int", "{m}|float", "{m}|sort", "{m}|unique|list",
+        "{m}.__html__()", "'{{}}'.format({m})", "{m}|tojson", "[{m}]|sequence", "{m}|sequence", "{m}|is_list",
+        "{m}|to_bool", "{m}|yaml", "{m}|json", "{m}|python"]
+MWRAP = ["{{{{ {e} }}}}", "{{% autoescape true %}}{{{{ {e} }}}}{{% endautoescape %}}",
+         "{{% autoescape false %}}{{{{ {e} }}}}{{% endautoescape %}}"]
+for _ in range(220):
+    m = mk.choice(MSRC)
+    p = mk.choice(PLAIN)
+    e = mk.choice(MOPS).format(m=m, p=p)
+    add("g_markup", mk.choice(MWRAP).format(e=e))
+for t in ["{% autoescape true %}{% set x %}<b>{% endset %}{{ x }}|{{ x is escaped }}|{{ x ~ '<' }}{% endautoescape %}",
+          "{% autoescape true %}{% macro m(a) %}<{{ a }}>{% endmacro %}{{ m('&') }}|{{ m('&') is escaped }}{% endautoescape %}",
+          "{% autoescape true %}{% macro m() %}<i>{% endmacro %}{% endautoescape %}{{ m() is escaped }}|{{ m() ~ '&' }}",
+          "{% autoescape true %}{% filter upper %}<b>{{ '<i>' }}{% endfilter %}{% endautoescape %}",
+          "{% autoescape true %}{{ '<a>' ~ ('<b>'|safe) }}|{{ '<a>' ~ '<b>' }}{% endautoescape %}",
+          "{% autoescape true %}{{ ['<a>', '<b>'|safe]|join('&') }}|{{ ['<a>', 'b']|join('&') }}{% endautoescape %}",
+          "{% autoescape true %}{{ '<a>'|replace('a', '&') }}|{{ ('<a>'|safe)|replace('a', '&') }}|{{ '<a>'|replace('a', '&'|safe) }}{% endautoescape %}",
+          "{% autoescape true %}{{ {'a': '<'|safe} }}|{{ ['<'|e] }}{% endautoescape %}",
+          "{% autoescape true %}{% for x in ['<', '<'|safe] %}{{ x }}{{ loop.cycle('<', '>'|safe) }}{% endfor %}{% endautoescape %}",
+          "{% set v = '<'|e %}{% autoescape true %}{{ v }}{{ v + '>' }}{{ v|upper }}{{ v.lower() }}{% endautoescape %}",
+          "{{ ('<a>'|e).__html__() }}", "{{ ('<%s>'|safe) % '&' }}|{{ ('<%(k)s>'|safe) % {'k': '&'} }}",
+          "{{ ('{0}<{1}>'|safe).format('&', '<'|safe) }}|{{ ('{:>3}'|safe).format('x') }}",
+          "{{ ('{0!r}'|safe).format('&') }}|{{ ('{0!s}'|safe).format('<'|safe) }}",
+          "{{ ('%d|%.1f'|safe) % ('3', '2.5') }}", "{{ ('%x'|safe) % 3 }}",
+          "{{ ('a'|e) - 1 }}", "{{ 1 + ('a'|e) }}", "{{ ('a'|e) * 'b' }}", "{{ ('a'|e) * true }}",
+          "{{ ('a'|e) < 'b' }}|{{ ('b'|e) > ('a'|e) }}|{{ ['b'|e, 'a']|sort }}|{{ ['b'|e, 'a']|max }}"]:
+    add("g_markup", t)
+
+# {% extends %} inside a top-level if (a soft frame: the parent is chosen
+# at run time and the output after it is skipped) and in the scopes where
+# Jinja2's compiler refuses it
+xi = random.Random(SEED + 15)
+XCOND = ["true", "false", "pillar.count", "pillar.nothing", "grains.os == 'Debian'", "v is defined"]
+XPRE = ["", "pre ", "{% set v = 1 %}", "{{ 'printed' }}", "{% block a %}childA{% endblock %}"]
+XPOST = ["", "post", "{{ 'after' }}", "{% set v = 2 %}{{ v }}", "{% block b %}childB{{ v|default('') }}{% endblock %}",
+         "{% if true %}in-if{% endif %}", "{% for i in [1] %}f{{ i }}{% endfor %}", "{% extends 'lib/b2.jinja' %}"]
+for _ in range(60):
+    ext = "{%% extends '%s' %%}" % xi.choice(["lib/b1.jinja", "lib/b2.jinja", "lib/mid.jinja"])
+    shape = xi.choice(["{%% if %s %%}%s{%% endif %%}", "{%% if %s %%}x{%% else %%}%s{%% endif %%}",
+                       "{%% if %s %%}{%% elif true %%}%s{%% endif %%}", "{%% if %s %%}{%% autoescape true %%}%s{%% endautoescape %%}{%% endif %%}"])
+    body = shape % (xi.choice(XCOND), xi.choice(["", "in "]) + ext + xi.choice(["", " tail"]))
+    add("g_inheritance", xi.choice(XPRE) + body + xi.choice(XPOST) + xi.choice(XPOST), files=BASES)
+for t in ["{% for x in [1] %}{% extends 'lib/b1.jinja' %}{% endfor %}",
+          "{% macro m() %}{% extends 'lib/b1.jinja' %}{% endmacro %}x",
+          "{% block a %}{% extends 'lib/b1.jinja' %}{% endblock %}",
+          "{% with %}{% extends 'lib/b1.jinja' %}{% endwith %}",
+          "{% filter upper %}{% extends 'lib/b1.jinja' %}{% endfilter %}",
+          "{% set x %}{% extends 'lib/b1.jinja' %}{% endset %}",
+          "{% autoescape true %}{% extends 'lib/b1.jinja' %}{% endautoescape %}body",
+          "{% if true %}{% if true %}{% extends 'lib/b1.jinja' %}{% endif %}{% endif %}body",
+          "{% if true %}{% extends 'lib/b1.jinja' %}{% endif %}{% if true %}{% extends 'lib/b2.jinja' %}{% endif %}",
+          "{% if true %}{% extends 'lib/b1.jinja' %}{% endif %}{% macro m() %}in macro{% endmacro %}{% block a %}{{ m() }}{% endblock %}",
+          "a{% if true %}{% extends 'lib/b1.jinja' %}{% endif %}{% include 'lib/b2.jinja' %}"]:
+    add("g_inheritance", t, files=BASES)
+
 cases.sort(key=lambda c: (c["category"], c["id"]))
 with open(os.path.join(corpus, "cases.json"), "w", encoding="utf-8") as f:
     f.write("[\n")

@@ -95,13 +95,13 @@ def classify(exc):
     return "error", name
 
 
-ADDR = re.compile(r" at 0x[0-9a-f]+>")
+ADDR = re.compile(r" at 0x[0-9a-f]+(>|&gt;)")
 
 
 def clean(msg):
     """Replace the scratch tree's paths and object addresses."""
     msg = msg.replace(FILES_PREFIX, "<files>").replace(srv, "<files>")
-    return ADDR.sub(" at 0x...>", msg)
+    return ADDR.sub(r" at 0x...\1", msg)
 
 
 def render(req):
