@@ -268,8 +268,9 @@ func formulaSalt(ctx context.Context, t *testing.T, src, conf string, calls [][]
 }
 
 // normalizeApply drops what differs between two runs of the same states
-// (start_time, duration) from a state.apply return, and sorts what Salt
-// lists in a set's order.
+// (start_time, duration) from a state.apply return, sorts what Salt
+// lists in a set's order, and reduces Python tracebacks in comments to
+// their stable parts.
 func normalizeApply(v any) any {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -287,6 +288,12 @@ func normalizeApply(v any) any {
 			}
 			delete(rm, "start_time")
 			delete(rm, "duration")
+			// a Python traceback's frames (Salt's and Jinja's source
+			// files and lines) have no counterpart in gsalt: compare the
+			// exception and its message (saltpeer.StableTraceback)
+			if c, ok := rm["comment"].(string); ok {
+				rm["comment"] = saltpeer.StableTraceback(c)
+			}
 			// file.directory's clean list comes from a Python set: its
 			// order changes from run to run in Salt
 			if c, ok := rm["comment"].(string); ok && strings.HasPrefix(c, cleanPrefix) {
