@@ -157,6 +157,9 @@ func fgCases() []fgCase {
 		Roots: []fgEntry{fgFile("e.j2", "a\n{%- for k, v in {'b': 1, 2: 3}|dictsort %}\n{{ k }}\n{%- endfor %}\n")}})...)
 	add(fgBoth(fgCase{Name: "managed_template_undefined", Fun: "managed", Args: `{"name":"@D@/t","source":"@S@/u.j2","template":"jinja"}`,
 		Setup: []fgEntry{fgFile("t", "old\n")}, Roots: []fgEntry{fgFile("u.j2", "x\n{{ missing.attr }}\n")}})...)
+	// A source_hash URL that cannot be fetched (nothing listens on
+	// 127.0.0.1:9): cp.cache_file's MinionError escapes get_managed.
+	add(fgBoth(fgCase{Name: "managed_source_hash_unreachable", Fun: "managed", Args: `{"name":"@D@/t","source":"http://127.0.0.1:9/f","source_hash":"http://127.0.0.1:9/f.sha256"}`})...)
 	// A contents template gets context and defaults, not the extra kwargs.
 	add(fgCase{Name: "managed_contents_kwargs", Fun: "managed", Args: `{"name":"@D@/t","contents":"{{ a }}-{{ role | default('none') }}","template":"jinja","role":"web","context":{"a":"1"}}`})
 	add(fgBoth(fgCase{Name: "managed_contents_template", Fun: "managed", Args: `{"name":"@D@/t","contents":"{{ a }}-{{ b }}","template":"jinja","context":{"a":"1"},"defaults":{"b":"2"}}`})...)

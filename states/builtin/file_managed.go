@@ -317,10 +317,10 @@ func (r *fileRun) managed(a fileManagedArgs) (*states.Ret, error) {
 	}
 	if r.test {
 		changes, failComment, err := r.checkManagedChanges(name, a, keepMode, userArg, groupArg, mode, contentsPtr)
-		if pe := (*modules.PyException)(nil); errors.As(err, &pe) && pe.Class == fileSaltRenderError {
+		if pe := (*modules.PyException)(nil); errors.As(err, &pe) && (pe.Class == fileSaltRenderError || pe.Class == fileMinionError) {
 			// only CommandExecutionError is caught around
-			// check_managed_changes: a template's error is the state's
-			// exception
+			// check_managed_changes: a template's error or a remote
+			// file that could not be fetched is the state's exception
 			return nil, err
 		}
 		if err != nil {
@@ -564,6 +564,12 @@ func (r *fileRun) sourceSum(name, source string, sourceHash, sourceHashName any)
 		switch proto := fileScheme(sh); proto {
 		case "salt", "file", "http", "https", "ftp", "swift", "s3":
 			p, err := r.cacheFile(sh)
+			if err != nil && errors.Is(err, modules.ErrExecution) && fileRemoteProto(proto) {
+				// cp.cache_file raises MinionError ("Error: <reason>
+				// reading <path>") for a remote file it could not fetch:
+				// get_managed catches only CommandExecutionError
+				return nil, &modules.PyException{Class: fileMinionError, Message: sbErrText(err)}
+			}
 			if err != nil || p == "" {
 				return nil, fmt.Errorf("Source hash file %s not found", sh)
 			}
@@ -712,6 +718,9 @@ func (r *fileRun) getManaged(name string, a fileManagedArgs, source string, sour
 		if !a.skipVerify {
 			if hasHash {
 				s, err := r.sourceSum(name, source, sourceHash, a.sourceHashName)
+				if pe := (*modules.PyException)(nil); errors.As(err, &pe) {
+					return "", nil, "", err
+				}
 				if err != nil {
 					return "", nil, err.Error(), nil
 				}
@@ -783,6 +792,20 @@ func (r *fileRun) getManaged(name string, a fileManagedArgs, source string, sour
 // fileSaltRenderError is the class of the exception Salt's template
 // renderers raise for a template that fails to render.
 const fileSaltRenderError = "salt.exceptions.SaltRenderError"
+
+// fileMinionError is the class of the exception Salt's file client raises
+// for a remote (http, https, ftp) file it could not fetch.
+const fileMinionError = "salt.exceptions.MinionError"
+
+// fileRemoteProto reports whether Salt's file client fetches proto URLs
+// from a remote server (salt.utils.files.REMOTE_PROTOS).
+func fileRemoteProto(proto string) bool {
+	switch proto {
+	case "http", "https", "ftp", "swift", "s3":
+		return true
+	}
+	return false
+}
 
 // fileRenderError is the SaltRenderError file.get_managed raises for a
 // source template that failed to render (Salt 3006's render_tmpl re-raises

@@ -41,6 +41,11 @@ def main(conf, calls):
             out = json.dumps(json.loads(out))
         except Exception as exc:  # one call failing does not stop the others
             out = json.dumps({"error": "%s: %s" % (type(exc).__name__, exc)})
+        except SystemExit as exc:
+            # salt-call's caller exits (after printing the error) when a
+            # function raises CommandExecutionError, e.g. a pillar that
+            # failed to render: that call failed, the next ones still run
+            out = json.dumps({"error": "SystemExit: exit status %s" % (exc.code,)})
         sys.stdout.write(out + "\n")
         sys.stdout.flush()
 
