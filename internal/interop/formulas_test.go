@@ -340,9 +340,12 @@ const failedPrefix = "One or more requisite failed: "
 // difference. show_sls and apply get the pillar Salt compiled (as
 // pillar=...), so that they compare the states; show_lowstate takes no
 // pillar argument and uses each side's own pillar, and the pillar column
-// says whether gsalt-call's pillar.items equals Salt's. It fails when a
-// check whose status in formulas.txt is "equal" differs now (-update
-// rewrites the statuses).
+// says whether gsalt-call's pillar.items equals Salt's. Python tracebacks
+// in apply's comments are compared by their stable parts (exception class,
+// message, the text around them: saltpeer.StableTraceback). It fails when
+// a check whose status in formulas.txt is "equal" differs now (-update
+// rewrites the statuses, keeping a formulaNotes reason while the check
+// still differs).
 //
 // With GSALT_FORMULAS_REUSE=1 Salt's outputs are kept in
 // $GSALT_FORMULAS_DIR/.salt-out and reused by the next run (for working
