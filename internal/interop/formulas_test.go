@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -63,7 +64,6 @@ type formula struct {
 // formulaNotes are the statuses of a check that differs for a known reason
 // outside gsalt, kept by -update for as long as the check still differs.
 var formulaNotes = map[string]string{
-	"bothfail": "Salt and gsalt both fail with the same final message (the formula's own pillar.example does not render)",
 	"network":  "Salt's result needs the network (a source or source_hash on the internet)",
 	"random":   "Salt's own result changes from run to run (the formula uses random values)",
 	"saltbug":  "Salt raises an exception of its own where gsalt returns the errors it found",
@@ -118,6 +118,30 @@ log_level: error
 	return conf
 }
 
+// formulaError is a call that printed no result; last is the last
+// non-empty line it wrote to stderr (salt-call's final message).
+type formulaError struct {
+	msg, last string
+}
+
+func (e *formulaError) Error() string { return e.msg }
+
+// lastLine is the last non-empty line of text.
+func lastLine(text string) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// sameFailure reports whether both errors are calls that failed with the
+// same final message.
+func sameFailure(a, b error) (string, bool) {
+	var fa, fb *formulaError
+	if errors.As(a, &fa) && errors.As(b, &fb) && fa.last != "" && fa.last == fb.last {
+		return fa.last, true
+	}
+	return "", false
+}
+
 // showSLS runs CLI state.show_sls SLS --out json and returns the "local"
 // value, or an error naming what went wrong.
 func showSLS(cmd *exec.Cmd, replace map[string]string) (any, error) {
@@ -135,7 +159,7 @@ func showSLS(cmd *exec.Cmd, replace map[string]string) (any, error) {
 		if len(msg) > 300 {
 			msg = msg[len(msg)-300:]
 		}
-		return nil, fmt.Errorf("no JSON output (%v): %s", err, msg)
+		return nil, &formulaError{msg: fmt.Sprintf("no JSON output (%v): %s", err, msg), last: lastLine(errb.String())}
 	}
 	return wrapped["local"], nil
 }
@@ -264,7 +288,8 @@ func formulaSalt(ctx context.Context, t *testing.T, src, conf string, calls [][]
 			continue
 		}
 		if e, ok := wrapped["error"]; ok {
-			errs[i] = fmt.Errorf("salt: %v", e)
+			last, _ := wrapped["last_line"].(string)
+			errs[i] = &formulaError{msg: fmt.Sprintf("salt: %v", e), last: last}
 			continue
 		}
 		out[i] = wrapped["local"]
@@ -476,6 +501,10 @@ func TestFormulas(t *testing.T) {
 				switch {
 				case werr != nil && gerr != nil:
 					result, detail = "both failed", "salt: "+werr.Error()+"; gsalt: "+gerr.Error()
+					if last, ok := sameFailure(werr, gerr); ok {
+						result, detail = "both failed", "same final message: "+last
+						status[c] = "bothfail"
+					}
 				case werr != nil:
 					result, detail = "salt failed", werr.Error()+"; gsalt returned "+short(got)
 				case gerr != nil:
@@ -503,6 +532,8 @@ func TestFormulas(t *testing.T) {
 			switch {
 			case was == "equal" && status[c] != "equal":
 				t.Errorf("%s %s: was equal to Salt, now %s: %s", name, check, r.results[c], r.detail)
+			case was == "bothfail" && status[c] != "bothfail" && status[c] != "equal":
+				t.Errorf("%s %s: failed as in Salt, now %s: %s", name, check, r.results[c], r.detail)
 			case was != "equal" && status[c] == "equal":
 				t.Logf("%s %s: now equal to Salt (run with -update to record it)", name, check)
 			}
