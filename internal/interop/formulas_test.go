@@ -64,9 +64,9 @@ type formula struct {
 // formulaNotes are the statuses of a check that differs for a known reason
 // outside gsalt, kept by -update for as long as the check still differs.
 var formulaNotes = map[string]string{
-	"network":  "Salt's result needs the network (a source or source_hash on the internet)",
-	"random":   "Salt's own result changes from run to run (the formula uses random values)",
-	"saltbug":  "Salt raises an exception of its own where gsalt returns the errors it found",
+	"network": "Salt's result needs the network (a source or source_hash on the internet)",
+	"random":  "Salt's own result changes from run to run (the formula uses random values)",
+	"saltbug": "Salt raises an exception of its own where gsalt returns the errors it found",
 }
 
 func readFormulas(t *testing.T) ([]formula, []string) {
