@@ -9,7 +9,8 @@
 #     go test ./internal/interop -run Formulas -v
 #
 # Repositories come from a local mirror when one is there
-# ($GSALT_FORMULAS_MIRROR/<owner>+<name>/repo, a bare git directory; default
+# ($GSALT_FORMULAS_MIRROR/<owner>+<name>/repo, a bare git directory or a
+# work tree's .git; default
 # /work/.mirror), else they are cloned from GitHub into
 # $GSALT_FORMULAS_DIR/.git-cache. Nothing is written inside the repository.
 set -euo pipefail
@@ -23,6 +24,8 @@ while read -r repo commit _; do
   [[ -z $repo || $repo == \#* ]] && continue
   name=${repo#*/}
   gitdir="$mirror/${repo/\//+}/repo"
+  # a snapshot is either a bare git directory or a work tree with .git
+  [ -d "$gitdir/.git" ] && gitdir="$gitdir/.git"
   if ! git --git-dir="$gitdir" cat-file -e "$commit^{commit}" 2>/dev/null; then
     gitdir="$GSALT_FORMULAS_DIR/.git-cache/${repo/\//+}.git"
     if [ ! -d "$gitdir" ]; then

@@ -244,6 +244,10 @@ func (h *highState) compileTemplate(path, saltenv, sls, source string) (any, err
 	return rd.Render(h.ctx, data, h.opts.strDefault("renderer", render.DefaultPipeline), rc)
 }
 
+// RenderErrorText is a render error's text as Salt's SaltRenderError
+// prints it: without the render package's sentinel prefixes.
+func RenderErrorText(err error) string { return renderErrText(err) }
+
 // renderErrText strips the render package's sentinel prefixes.
 func renderErrText(err error) string {
 	s := err.Error()

@@ -8,10 +8,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
@@ -103,33 +101,22 @@ func gitCwd(c *modules.Call, global bool) (string, error) {
 	return filepath.Join(p), nil
 }
 
-// gitRun runs git (no shell) in cwd; failhard turns a non-zero exit into
-// Salt's "Command '...' failed: stderr" error.
-func gitRun(ctx context.Context, argv []string, cwd string, failhard bool) (pkgCmdResult, error) {
-	cmd := exec.CommandContext(ctx, "git", argv[1:]...)
-	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	stdout := &pkgLimitedBuffer{max: pkgMaxOutput}
-	stderr := &pkgLimitedBuffer{max: pkgMaxOutput}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	res := pkgCmdResult{stdout: strings.TrimRight(stdout.buf.String(), " \t\r\n"), stderr: strings.TrimRight(stderr.buf.String(), " \t\r\n")}
+// gitRun is _git_run for the config functions: git through cmd.run_all
+// as the user argument (runas, so that a missing user is Salt's "User
+// '...' is not available" and --global is that user's file); failhard
+// turns a non-zero exit into Salt's "Command '...' failed: stderr" error.
+func gitRun(ctx context.Context, c *modules.Call, argv []string, cwd string, failhard bool) (pkgCmdResult, error) {
+	o := gitRunOpts{noFailhard: !failhard, ignoreRetcode: payload.Truthy(c.Args.Get("ignore_retcode"))}
+	if cwd != "" {
+		o.cwd = cwd
+	}
+	m, err := gitExec(ctx, c, argv, o)
 	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			res.retcode = ee.ExitCode()
-		} else {
-			return res, fmt.Errorf("%w: Unable to run command '%s': %v", modules.ErrExecution, strings.Join(argv, " "), err)
-		}
+		return pkgCmdResult{}, err
 	}
-	if res.retcode != 0 && failhard {
-		msg := fmt.Sprintf("Command '%s' failed", strings.Join(argv, " "))
-		if res.stderr != "" {
-			msg += ": " + res.stderr
-		}
-		return res, fmt.Errorf("%w: %s", modules.ErrExecution, msg)
-	}
-	return res, nil
+	v, _ := m.Get("retcode")
+	rc, _ := cmdPyInt(v)
+	return pkgCmdResult{stdout: m.Str("stdout"), stderr: m.Str("stderr"), retcode: int(rc)}, nil
 }
 
 // gitWhich is _which_git_config for a modern git.
@@ -154,7 +141,7 @@ func gitConfigGetter(ctx context.Context, c *modules.Call, op string, valueRegex
 	if op == "--get-regexp" && valueRegex != nil {
 		argv = append(argv, pyfmt.Str(valueRegex))
 	}
-	return gitRun(ctx, argv, cwd, false)
+	return gitRun(ctx, c, argv, cwd, false)
 }
 
 func gitConfigGet(ctx context.Context, c *modules.Call, all bool) (any, error) {
@@ -210,7 +197,7 @@ func gitConfigSet(ctx context.Context, c *modules.Call) (any, error) {
 		if kw["add"] {
 			mode = "--add"
 		}
-		if _, err := gitRun(ctx, append(append([]string(nil), prefix...), mode, key, pyfmt.Str(value)), cwd, true); err != nil {
+		if _, err := gitRun(ctx, c, append(append([]string(nil), prefix...), mode, key, pyfmt.Str(value)), cwd, true); err != nil {
 			return nil, err
 		}
 	} else {
@@ -219,7 +206,7 @@ func gitConfigSet(ctx context.Context, c *modules.Call) (any, error) {
 			if i == 0 {
 				mode = "--replace-all"
 			}
-			if _, err := gitRun(ctx, append(append([]string(nil), prefix...), mode, key, target), cwd, true); err != nil {
+			if _, err := gitRun(ctx, c, append(append([]string(nil), prefix...), mode, key, target), cwd, true); err != nil {
 				return nil, err
 			}
 		}
@@ -246,7 +233,7 @@ func gitConfigUnset(ctx context.Context, c *modules.Call) (any, error) {
 	if vr := c.Args.Get("value_regex"); vr != nil {
 		argv = append(argv, pyfmt.Str(vr))
 	}
-	res, err := gitRun(ctx, argv, cwd, false)
+	res, err := gitRun(ctx, c, argv, cwd, false)
 	if err != nil {
 		return nil, err
 	}

@@ -317,6 +317,12 @@ func (r *fileRun) managed(a fileManagedArgs) (*states.Ret, error) {
 	}
 	if r.test {
 		changes, failComment, err := r.checkManagedChanges(name, a, keepMode, userArg, groupArg, mode, contentsPtr)
+		if pe := (*modules.PyException)(nil); errors.As(err, &pe) && (pe.Class == fileSaltRenderError || pe.Class == fileMinionError) {
+			// only CommandExecutionError is caught around
+			// check_managed_changes: a template's error or a remote
+			// file that could not be fetched is the state's exception
+			return nil, err
+		}
 		if err != nil {
 			ret.Result = states.False
 			ret.Comment = "Unable to manage file: " + err.Error()
@@ -349,7 +355,11 @@ func (r *fileRun) managed(a fileManagedArgs) (*states.Ret, error) {
 	sfn, sum, comment, err := r.getManaged(name, a, src, srcHash, userArg, groupArg, mode)
 	if err != nil {
 		ret.Changes = &payload.Map{}
-		fileError(ret, "Unable to manage file: "+err.Error())
+		msg := err.Error()
+		if pe := (*modules.PyException)(nil); errors.As(err, &pe) {
+			msg = pe.Message // str(exc)
+		}
+		fileError(ret, "Unable to manage file: "+msg)
 		return ret, nil
 	}
 	defer func() { fileCleanTmp(sfn) }()
@@ -554,6 +564,12 @@ func (r *fileRun) sourceSum(name, source string, sourceHash, sourceHashName any)
 		switch proto := fileScheme(sh); proto {
 		case "salt", "file", "http", "https", "ftp", "swift", "s3":
 			p, err := r.cacheFile(sh)
+			if err != nil && errors.Is(err, modules.ErrExecution) && fileRemoteProto(proto) {
+				// cp.cache_file raises MinionError ("Error: <reason>
+				// reading <path>") for a remote file it could not fetch:
+				// get_managed catches only CommandExecutionError
+				return nil, &modules.PyException{Class: fileMinionError, Message: sbErrText(err)}
+			}
 			if err != nil || p == "" {
 				return nil, fmt.Errorf("Source hash file %s not found", sh)
 			}
@@ -702,6 +718,9 @@ func (r *fileRun) getManaged(name string, a fileManagedArgs, source string, sour
 		if !a.skipVerify {
 			if hasHash {
 				s, err := r.sourceSum(name, source, sourceHash, a.sourceHashName)
+				if pe := (*modules.PyException)(nil); errors.As(err, &pe) {
+					return "", nil, "", err
+				}
 				if err != nil {
 					return "", nil, err.Error(), nil
 				}
@@ -747,6 +766,10 @@ func (r *fileRun) getManaged(name string, a fileManagedArgs, source string, sour
 			}
 			out, err := r.renderText(a.template, data, source, a.defaults, a.context, extra)
 			if err != nil {
+				if rerr := fileRenderError(err); rerr != nil {
+					fileCleanTmp(sfn)
+					return "", nil, "", rerr
+				}
 				return sfn, nil, err.Error(), nil
 			}
 			tmp, err := fileMkstemp("", fileTempPrefix, "")
@@ -764,6 +787,37 @@ func (r *fileRun) getManaged(name string, a fileManagedArgs, source string, sour
 		}
 	}
 	return sfn, sum, "", nil
+}
+
+// fileSaltRenderError is the class of the exception Salt's template
+// renderers raise for a template that fails to render.
+const fileSaltRenderError = "salt.exceptions.SaltRenderError"
+
+// fileMinionError is the class of the exception Salt's file client raises
+// for a remote (http, https, ftp) file it could not fetch.
+const fileMinionError = "salt.exceptions.MinionError"
+
+// fileRemoteProto reports whether Salt's file client fetches proto URLs
+// from a remote server (salt.utils.files.REMOTE_PROTOS).
+func fileRemoteProto(proto string) bool {
+	switch proto {
+	case "http", "https", "ftp", "swift", "s3":
+		return true
+	}
+	return false
+}
+
+// fileRenderError is the SaltRenderError file.get_managed raises for a
+// source template that failed to render (Salt 3006's render_tmpl re-raises
+// it instead of returning it as a comment), or nil when err is not a
+// render error.
+func fileRenderError(err error) error {
+	for _, sent := range []error{render.ErrTemplate, render.ErrData, render.ErrNotFound} {
+		if errors.Is(err, sent) {
+			return &modules.PyException{Class: fileSaltRenderError, Message: states.RenderErrorText(err)}
+		}
+	}
+	return nil
 }
 
 // fileModeValue is a normalised mode as payload data (nil for None).

@@ -41,6 +41,11 @@ func TestGitConfigStateGolden(t *testing.T) {
 		single("unset regex key", "git.config_unset", false, "name", "foo\\..*", "repo", r),
 		single("unset regex key test", "git.config_unset", true, "name", "foo\\..*", "repo", r),
 		single("unset no repo", "git.config_unset", false, "name", "a.b"),
+		// user= runs git as that user (cmd.run_all's runas): a user that
+		// does not exist is cmd's "User '...' is not available"
+		single("set global missing user", "git.config_set", false, "name", "user.name", "value", "X", "global", true, "user", "gsalt_no_such_user"),
+		single("set global missing user test", "git.config_set", true, "name", "user.name", "value", "X", "global", true, "user", "gsalt_no_such_user"),
+		single("unset global missing user test", "git.config_unset", true, "name", "push.default", "global", true, "user", "gsalt_no_such_user"),
 	}
 	for i := range calls {
 		calls[i].Files = map[string]string{".git/config": cfg, ".git/HEAD": "ref: refs/heads/main\n", ".git/objects/": "", ".git/refs/": ""}

@@ -10,6 +10,8 @@ modules) so that Salt starts once; an argument "pillar=@pillar.items"
 becomes pillar= with the JSON of the last pillar.items return; each result is printed as one line,
 {"local": <return>} in JSON, as `--out json` prints it.
 """
+import contextlib
+import io
 import json
 import sys
 
@@ -33,14 +35,28 @@ def main(conf, calls):
         else:
             # what the parser makes of the function and its arguments
             caller.opts["fun"], caller.opts["arg"] = argv[0], argv[1:]
+        err = io.StringIO()
         try:
-            ret = caller.call()
+            with contextlib.redirect_stderr(err):
+                ret = caller.call()
             if argv[0] == "pillar.items":
                 pillar = ret["return"]
             out = salt.output.out_format({"local": ret["return"]}, "json", caller.opts)
             out = json.dumps(json.loads(out))
         except Exception as exc:  # one call failing does not stop the others
             out = json.dumps({"error": "%s: %s" % (type(exc).__name__, exc)})
+        except SystemExit as exc:
+            # salt-call's caller exits (after printing the error) when a
+            # function raises CommandExecutionError, e.g. a pillar that
+            # failed to render: that call failed, the next ones still run
+            lines = [l for l in err.getvalue().splitlines() if l.strip()]
+            out = json.dumps(
+                {
+                    "error": "SystemExit: exit status %s" % (exc.code,),
+                    "last_line": lines[-1] if lines else "",
+                }
+            )
+        sys.stderr.write(err.getvalue())
         sys.stdout.write(out + "\n")
         sys.stdout.flush()
 
