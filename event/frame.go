@@ -248,93 +248,14 @@ func (s *scanner) scan(buf []byte, max int) (int, bool, error) {
 	return s.pos, true, nil
 }
 
-// header decodes the msgpack header at the start of b (which is not empty).
-// size is the full encoded size of the item excluding nested values, count
-// the number of nested values that follow. complete is false when b is too
-// short to hold the header's length field.
+// header decodes the msgpack header at the start of b (which is not empty):
+// payload.Header, with ErrBadFrame for a reserved code.
 func header(b []byte) (size, count int64, complete bool, err error) {
-	c := b[0]
-	lenField := func(w int) (int64, bool) {
-		if len(b) < 1+w {
-			return 0, false
-		}
-		switch w {
-		case 1:
-			return int64(b[1]), true
-		case 2:
-			return int64(binary.BigEndian.Uint16(b[1:])), true
-		}
-		return int64(binary.BigEndian.Uint32(b[1:])), true
+	size, count, complete, ok := payload.Header(b)
+	if !ok {
+		return 0, 0, false, fmt.Errorf("%w: reserved code 0x%02x", ErrBadFrame, b[0])
 	}
-	switch {
-	case c <= 0x7f || c >= 0xe0:
-		return 1, 0, true, nil
-	case c <= 0x8f:
-		return 1, 2 * int64(c&0x0f), true, nil
-	case c <= 0x9f:
-		return 1, int64(c & 0x0f), true, nil
-	case c <= 0xbf:
-		return 1 + int64(c&0x1f), 0, true, nil
-	}
-	switch c {
-	case 0xc0, 0xc2, 0xc3:
-		return 1, 0, true, nil
-	case 0xc1:
-		return 0, 0, false, fmt.Errorf("%w: reserved code 0xc1", ErrBadFrame)
-	case 0xc4, 0xd9:
-		n, ok := lenField(1)
-		return 2 + n, 0, ok, nil
-	case 0xc5, 0xda:
-		n, ok := lenField(2)
-		return 3 + n, 0, ok, nil
-	case 0xc6, 0xdb:
-		n, ok := lenField(4)
-		return 5 + n, 0, ok, nil
-	case 0xc7:
-		n, ok := lenField(1)
-		return 3 + n, 0, ok, nil
-	case 0xc8:
-		n, ok := lenField(2)
-		return 4 + n, 0, ok, nil
-	case 0xc9:
-		n, ok := lenField(4)
-		return 6 + n, 0, ok, nil
-	case 0xca:
-		return 5, 0, true, nil
-	case 0xcb:
-		return 9, 0, true, nil
-	case 0xcc, 0xd0:
-		return 2, 0, true, nil
-	case 0xcd, 0xd1:
-		return 3, 0, true, nil
-	case 0xce, 0xd2:
-		return 5, 0, true, nil
-	case 0xcf, 0xd3:
-		return 9, 0, true, nil
-	case 0xd4:
-		return 3, 0, true, nil
-	case 0xd5:
-		return 4, 0, true, nil
-	case 0xd6:
-		return 6, 0, true, nil
-	case 0xd7:
-		return 10, 0, true, nil
-	case 0xd8:
-		return 18, 0, true, nil
-	case 0xdc:
-		n, ok := lenField(2)
-		return 3, n, ok, nil
-	case 0xdd:
-		n, ok := lenField(4)
-		return 5, n, ok, nil
-	case 0xde:
-		n, ok := lenField(2)
-		return 3, 2 * n, ok, nil
-	case 0xdf:
-		n, ok := lenField(4)
-		return 5, 2 * n, ok, nil
-	}
-	return 0, 0, false, fmt.Errorf("%w: unknown code 0x%02x", ErrBadFrame, c)
+	return size, count, complete, nil
 }
 
 // FrameReader splits a byte stream into IPC frames and decodes them. It

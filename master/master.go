@@ -600,15 +600,8 @@ var authMarker = []byte("\xa5_auth")
 // SlowRequest reports whether a request body is a clear-text minion
 // authentication (cmd "_auth"): the one request whose cost is an RSA
 // private-key operation, which the request port queues apart from
-// returns and publishes (transport.ReqOptions.Slow). It never keeps body.
+// returns and publishes (transport.ReqOptions.Slow). It reads the body in
+// place (the handler decodes it once, later) and never keeps it.
 func SlowRequest(body []byte) bool {
-	if !bytes.Contains(body, authMarker) {
-		return false
-	}
-	req, err := message.ParseRequest(body, payload.DefaultLimits)
-	if err != nil || req.Enc != message.EncClear {
-		return false
-	}
-	cmd, _ := req.Load.Get("cmd")
-	return cmd == "_auth"
+	return bytes.Contains(body, authMarker) && message.IsClearCmd(body, "_auth")
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -322,10 +323,14 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 		}
 	}
 	m.jobs.add(j)
-	if u := load.Str("user"); u != "" {
-		m.log.Info("executing command", "user", u, "fun", load.Str("fun"), "jid", jid)
-	} else {
-		m.log.Info("executing command", "fun", load.Str("fun"), "jid", jid)
+	// Guarded: the arguments of a disabled log line are still built (a
+	// swarm starts a job per identity per publish).
+	if m.log.Enabled(ctx, slog.LevelInfo) {
+		if u := load.Str("user"); u != "" {
+			m.log.Info("executing command", "user", u, "fun", load.Str("fun"), "jid", jid)
+		} else {
+			m.log.Info("executing command", "fun", load.Str("fun"), "jid", jid)
+		}
 	}
 	m.wg.Add(1)
 	go func() {
@@ -644,7 +649,9 @@ func (m *Minion) returnJob(ctx context.Context, ret *payload.Map) {
 	if tries <= 0 {
 		tries = defaultRequestTries
 	}
-	m.log.Info("returning information for job", "jid", jid)
+	if m.log.Enabled(ctx, slog.LevelInfo) {
+		m.log.Info("returning information for job", "jid", jid)
+	}
 	// A return that failed for a reason a new session or a restarted
 	// master fixes (timeout, "bad load", not authenticated yet) is sent
 	// again after return_retry_timer..return_retry_timer_max seconds, up to

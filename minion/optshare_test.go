@@ -1,9 +1,11 @@
 package minion
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -36,41 +38,51 @@ func TestOptionShare(t *testing.T) {
 		t.Fatal("the first identity's options must be kept as they are")
 	}
 	cases := []struct {
-		name  string
-		own   *payload.Map
-		share bool // the result is a new map sharing the reference's values
+		name string
+		own  *payload.Map
 	}{
-		{"same keys, own id", optsOf("dev2", nil), true},
-		{"a nested value differs", optsOf("dev3", map[string]any{"proxy": map[string]any{"proxytype": "napalm", "host": "10.0.0.3"}}), true},
-		{"a type differs", optsOf("dev4", map[string]any{"opt05": "5"}), true},
-		{"one more key", optsOf("dev5", map[string]any{"zzz": true}), false},
+		{"same keys, own id", optsOf("dev2", nil)},
+		{"a nested value differs", optsOf("dev3", map[string]any{"proxy": map[string]any{"proxytype": "napalm", "host": "10.0.0.3"}})},
+		{"a type differs", optsOf("dev4", map[string]any{"opt05": "5"})},
+		{"one more key", optsOf("dev5", map[string]any{"zzz": true})},
 		{"a key replaced", func() *payload.Map {
 			m := optsOf("dev6", nil)
 			m.Delete("opt39")
 			m.Set("opt99", 39)
 			return m
-		}(), false},
+		}()},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			want, err := payload.Marshal(tc.own)
+			if err != nil {
+				t.Fatal(err)
+			}
 			got := s.share(tc.own)
-			if !sameValue(got, tc.own) {
+			if b, _ := payload.Marshal(got); !bytes.Equal(b, want) {
 				t.Fatalf("shared options differ from the identity's own: %v", got)
 			}
-			if (got != tc.own) != tc.share {
-				t.Fatalf("shared = %v, want %v", got != tc.own, tc.share)
-			}
-			if !tc.share {
-				return
+			if got == tc.own {
+				t.Fatal("the options share nothing with the reference")
 			}
 			// Equal values are the reference's, values that differ the identity's.
 			for _, it := range tc.own.Items() {
 				k := it.Key.(string)
 				gv, _ := got.Get(k)
-				rv, _ := ref.Get(k)
-				if nm, ok := gv.(*payload.Map); ok && sameValue(rv, it.Value) {
-					if rm, _ := rv.(*payload.Map); rm != nm {
+				rv, ok := ref.Get(k)
+				if !ok {
+					continue
+				}
+				ob, _ := payload.Marshal(it.Value)
+				rb, _ := payload.Marshal(rv)
+				switch rm := rv.(type) {
+				case *payload.Map:
+					if bytes.Equal(ob, rb) && gv != any(rm) {
 						t.Errorf("%s: an equal nested map is not the reference's", k)
+					}
+				case string:
+					if gs, _ := gv.(string); bytes.Equal(ob, rb) && unsafe.StringData(gs) != unsafe.StringData(rm) {
+						t.Errorf("%s: an equal string is not the reference's", k)
 					}
 				}
 			}

@@ -9,11 +9,22 @@
 # profiles of gsalt-minion and gsalt-master over the second runs'
 # first PPROF_SECONDS (default 10; raise STATES_RUNS to fill them) as
 # DIR/states-minion.pprof and DIR/states-master.pprof; NO_SALT=1 skips Salt.
+# The gsalt binaries come from BIN (default bin/); the ones the bench runs
+# are built there first (go build; NO_BUILD=1 uses them as they are), and
+# the bench stops with an error when one is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 n=${1:-500}
-bin=$PWD/bin
+bin=${BIN:-$PWD/bin}
+need=(gsalt gsalt-master gsalt-minion gsalt-key)
+if [ -z "${NO_BUILD:-}" ]; then
+  mkdir -p "$bin"
+  go build -tags "${TAGS:-libvirt_dlopen}" -o "$bin/" "${need[@]/#/./cmd/}" || { echo "bench-states: go build of ${need[*]} failed" >&2; exit 1; }
+fi
+for b in "${need[@]}"; do
+  [ -x "$bin/$b" ] || { echo "bench-states: $bin/$b is missing (run make build, or unset NO_BUILD)" >&2; exit 1; }
+done
 tmp=$(mktemp -d /tmp/gsalt-bench-states.XXXXXX)
 pids=()
 cleanup() {

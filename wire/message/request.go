@@ -411,3 +411,37 @@ func OpenSignedClear(frame []byte, pub *rsa.PublicKey, lim payload.Limits) (*pay
 	}
 	return im, load, nil
 }
+
+// IsClearCmd reports whether frame is a clear request whose load's cmd is
+// cmd, reading the envelope in place (nothing decoded or allocated): a
+// cheap classifier for the request port, which decodes the request fully
+// afterwards. Keys repeated in a map count by their last value, as in
+// the decoded form; str and bin texts are alike.
+func IsClearCmd(frame []byte, cmd string) bool {
+	var enc, load []byte
+	if !payload.MapAt(frame, func(k, v []byte) bool {
+		switch key, _, _ := payload.TextAt(k); string(key) {
+		case "enc":
+			enc = v
+		case "load":
+			load = v
+		}
+		return true
+	}) {
+		return false
+	}
+	if e, _, ok := payload.TextAt(enc); !ok || string(e) != EncClear {
+		return false
+	}
+	var got []byte
+	found := false
+	if !payload.MapAt(load, func(k, v []byte) bool {
+		if key, _, _ := payload.TextAt(k); string(key) == "cmd" {
+			got, _, found = payload.TextAt(v)
+		}
+		return true
+	}) {
+		return false
+	}
+	return found && string(got) == cmd
+}

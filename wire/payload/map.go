@@ -96,25 +96,7 @@ func (m *Map) find(k any) int {
 		return -1
 	}
 	if ks, ok := textKey(k); ok {
-		if m.index != nil {
-			if i, ok := m.index[ks]; ok {
-				return i
-			}
-			return -1
-		}
-		for i := range m.items {
-			switch x := m.items[i].Key.(type) {
-			case string:
-				if x == ks {
-					return i
-				}
-			case []byte:
-				if string(x) == ks {
-					return i
-				}
-			}
-		}
-		return -1
+		return m.findText(ks)
 	}
 	id := keyID(k)
 	if m.index != nil {
@@ -126,6 +108,33 @@ func (m *Map) find(k any) int {
 	for i := range m.items {
 		if _, text := textKey(m.items[i].Key); !text && keyID(m.items[i].Key) == id {
 			return i
+		}
+	}
+	return -1
+}
+
+// findText is find for a str or bytes key given as its text (without
+// boxing it: the lookups of Get, Has and Set allocate nothing).
+func (m *Map) findText(ks string) int {
+	if m == nil {
+		return -1
+	}
+	if m.index != nil {
+		if i, ok := m.index[ks]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range m.items {
+		switch x := m.items[i].Key.(type) {
+		case string:
+			if x == ks {
+				return i
+			}
+		case []byte:
+			if string(x) == ks {
+				return i
+			}
 		}
 	}
 	return -1
@@ -245,10 +254,16 @@ func (m *Map) Range(fn func(k, v any) bool) {
 }
 
 // Has reports whether the string key is present.
-func (m *Map) Has(key string) bool { return m.find(key) >= 0 }
+func (m *Map) Has(key string) bool { return m.findText(key) >= 0 }
 
 // Get returns the value stored under a string key.
-func (m *Map) Get(key string) (any, bool) { return m.GetKey(key) }
+func (m *Map) Get(key string) (any, bool) {
+	i := m.findText(key)
+	if i < 0 {
+		return nil, false
+	}
+	return m.items[i].Value, true
+}
 
 // GetKey returns the value stored under any key.
 func (m *Map) GetKey(key any) (any, bool) {
@@ -261,7 +276,13 @@ func (m *Map) GetKey(key any) (any, bool) {
 
 // Set stores v under a string key, replacing the value in place when the key
 // exists (keeping its position) and appending otherwise. It returns m.
-func (m *Map) Set(key string, v any) *Map { return m.SetKey(key, v) }
+func (m *Map) Set(key string, v any) *Map {
+	if i := m.findText(key); i >= 0 {
+		m.items[i].Value = v
+		return m
+	}
+	return m.SetKey(key, v)
+}
 
 // SetKey is Set for any key type.
 func (m *Map) SetKey(key, v any) *Map {

@@ -121,3 +121,25 @@ func TestCloneConcurrentReaders(t *testing.T) {
 		t.Errorf("base lost keys to its clones: len %d", base.Len())
 	}
 }
+
+// TestMapLookupsAllocateNothing: Get, Has and Set of an existing str key
+// box nothing (they run for every field of every message).
+func TestMapLookupsAllocateNothing(t *testing.T) {
+	small := NewMap("cmd", "_return", "id", "m1")
+	large := NewMap()
+	for i := range 40 {
+		large.Set(fmt.Sprintf("k%02d", i), int64(i))
+	}
+	key := "k07"
+	for _, m := range []*Map{small, large} {
+		allocs := testing.AllocsPerRun(100, func() {
+			m.Get("id")
+			m.Get(key)
+			m.Has("cmd")
+			m.Set("id", "m2")
+		})
+		if allocs != 0 {
+			t.Errorf("map of %d: %v allocations per lookup round, want 0", m.Len(), allocs)
+		}
+	}
+}

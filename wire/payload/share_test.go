@@ -3,8 +3,12 @@ package payload
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"reflect"
+	"sync"
 	"testing"
+	"unsafe"
 )
 
 // genTree makes a random payload tree; mutate derives a near-copy of it
@@ -22,6 +26,9 @@ func genTree(r *rand.Rand, depth int) any {
 		case 3:
 			return []byte{byte(r.IntN(3))}
 		case 4:
+			if r.IntN(4) == 0 {
+				return math.Copysign(0, -1) // == 0.0, encodes differently
+			}
 			return float64(r.IntN(3))
 		}
 		return nil
@@ -34,7 +41,11 @@ func genTree(r *rand.Rand, depth int) any {
 	default:
 		m := NewMap()
 		for i := range r.IntN(20) {
-			m.Set(fmt.Sprintf("k%d", i), genTree(r, depth+1))
+			var k any = fmt.Sprintf("k%d", i)
+			if r.IntN(10) == 0 { // a bytes key: the same text, not the same key type
+				k = []byte(k.(string))
+			}
+			m.SetKey(k, genTree(r, depth+1))
 		}
 		return m
 	}
@@ -58,7 +69,15 @@ func mutate(r *rand.Rand, v any, depth int) any {
 			items = append(items[1:len(items):len(items)], items[0])
 		}
 		for _, it := range items {
-			if r.IntN(10) == 0 {
+			switch r.IntN(20) {
+			case 0, 1:
+				continue
+			case 2: // the same text as the other key type
+				if k, ok := it.Key.(string); ok {
+					c.SetKey([]byte(k), mutate(r, it.Value, depth+1))
+				} else {
+					c.SetKey(string(it.Key.([]byte)), mutate(r, it.Value, depth+1))
+				}
 				continue
 			}
 			c.SetKey(it.Key, mutate(r, it.Value, depth+1))
@@ -131,5 +150,80 @@ func TestShareAliases(t *testing.T) {
 	}
 	if Share("x", nil) != "x" || Share(nil, ref) != nil {
 		t.Errorf("nil handling")
+	}
+}
+
+// TestShareSameKeysClonesRef: a map with the reference's keys in its order
+// becomes a copy of the reference's entries that shares its lookup index,
+// with only the differing values replaced.
+func TestShareSameKeysClonesRef(t *testing.T) {
+	ref := NewMap()
+	for i := range 40 {
+		ref.Set(fmt.Sprintf("opt%02d", i), fmt.Sprintf("v%d", i))
+	}
+	ref.Set("id", "dev1")
+	v := DeepClone(ref).(*Map)
+	v.Set("id", "dev2")
+	v.Set("opt07", int64(7)) // another type
+	out := Share(v, ref).(*Map)
+	if reflect.ValueOf(out.index).Pointer() != reflect.ValueOf(ref.index).Pointer() {
+		t.Errorf("the shared map does not share the reference's lookup index")
+	}
+	for i, it := range out.Items() {
+		want := v.Items()[i]
+		if it.Key != want.Key || it.Value != want.Value {
+			t.Errorf("entry %d = %v, want %v", i, it, want)
+		}
+	}
+	got8, _ := out.Get("opt08")
+	ref8, _ := ref.Get("opt08")
+	if got8 != "v8" || unsafe.StringData(got8.(string)) != unsafe.StringData(ref8.(string)) {
+		t.Errorf("opt08 = %v, not the reference's string", got8)
+	}
+	if got, _ := out.Get("opt07"); got != int64(7) {
+		t.Errorf("opt07 = %v (a lookup through the shared index)", got)
+	}
+	if got, _ := ref.Get("id"); got != "dev1" {
+		t.Errorf("the reference changed: id %v", got)
+	}
+	// Writing to the copy leaves the reference's index alone.
+	out.Set("zzz", true)
+	if ref.Has("zzz") || !out.Has("zzz") {
+		t.Errorf("a key added to the copy shows in the reference")
+	}
+}
+
+// TestSharer: the first tree is the reference and is returned as is;
+// later trees read as themselves and share its equal parts, also when
+// shared from several goroutines at once (run with -race).
+func TestSharer(t *testing.T) {
+	var s Sharer
+	ref := NewMap("id", "dev0", "master", "127.0.0.1", "file_roots", NewMap("base", []any{"/srv/salt"}))
+	if s.Share(ref) != any(ref) {
+		t.Fatal("the first tree must be kept as it is")
+	}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range 50 {
+				id := fmt.Sprintf("dev%d-%d", w, n)
+				v := DeepClone(ref).(*Map)
+				v.Set("id", id)
+				want, _ := Marshal(v)
+				out := s.Share(v).(*Map)
+				if got, _ := Marshal(out); !bytes.Equal(got, want) {
+					t.Errorf("%s: the shared form encodes differently", id)
+				}
+				if fr, _ := out.Get("file_roots"); fr != ref.Map("file_roots") {
+					t.Errorf("%s: an equal nested map is not the reference's", id)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got := ref.Str("id"); got != "dev0" {
+		t.Errorf("the reference changed: id %q", got)
 	}
 }

@@ -71,11 +71,13 @@ func openZMTP(ctx context.Context, raw net.Conn, r role, id []byte, lim Limits, 
 		peers:         r.peers,
 		translateSubs: r.translateSubs,
 		server:        r.server,
-		keep:          r.keep,
 		onPing:        c.pong,
 		budget:        b,
 		reserved:      &c.reserved,
 	})
+	if r.keep > 0 {
+		c.g.keep = r.keep
+	}
 	deadline := time.Now().Add(lim.HandshakeTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d

@@ -66,8 +66,6 @@ type parser struct {
 	translateSubs bool
 	// server is set on the accepting side (frame deadlines apply).
 	server bool
-	// keep, when > 0, overrides the largest idle buffer kept.
-	keep int
 	// onPing is called with the PING context (already copied) for every PING.
 	onPing func(ctx []byte)
 
@@ -359,6 +357,10 @@ type guard struct {
 	lastRead atomic.Int64
 	// deadlineSet is set while a frame read deadline is in force.
 	deadlineSet bool
+	// keep is the largest buffer kept once drained: a setting of the
+	// connection (its role's keep), the server or client default unless
+	// set.
+	keep int
 }
 
 // maxWriteBatch bounds the bytes of queued publishes written in one
@@ -366,7 +368,10 @@ type guard struct {
 const maxWriteBatch = 64 << 10
 
 func newGuard(c net.Conn, p parser) *guard {
-	g := &guard{Conn: c, p: p}
+	g := &guard{Conn: c, p: p, keep: clientKeepBuf}
+	if p.server {
+		g.keep = keepBuf
+	}
 	g.lastRead.Store(time.Now().UnixNano())
 	return g
 }
@@ -379,7 +384,7 @@ func (g *guard) Read(b []byte) (int, error) {
 			g.buf = g.buf[n:]
 			g.ready -= n
 			if len(g.buf) == 0 {
-				if cap(g.base) > g.keep() {
+				if cap(g.base) > g.keep {
 					g.buf, g.base = nil, nil
 				} else {
 					g.buf = g.base[:0]
@@ -488,17 +493,6 @@ func (g *guard) parse() (need int, err error) {
 		}
 		r += n // vDrop: skip
 	}
-}
-
-// keep is the largest buffer kept once drained.
-func (g *guard) keep() int {
-	if g.p.keep > 0 {
-		return g.p.keep
-	}
-	if g.p.server {
-		return keepBuf
-	}
-	return clientKeepBuf
 }
 
 // fill reads from the network until at least one more byte is pending; need is
