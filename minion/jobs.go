@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,18 +39,36 @@ type job struct {
 	proc     *payload.Map
 	procOnce sync.Once
 	procEnc  []byte
+	procDone atomic.Bool // procOnce ran: procEnc is set (or nil on failure)
 }
 
 // procData returns the proc file content (msgpack of proc), nil when it
-// cannot be encoded.
+// cannot be encoded; the encoding is kept for the job's later readers.
 func (j *job) procData() []byte {
 	j.procOnce.Do(func() {
 		b, err := payload.Marshal(j.proc)
 		if err == nil {
 			j.procEnc = b
 		}
+		j.procDone.Store(true)
 	})
 	return j.procEnc
+}
+
+// procFileData is the proc file content for writing it once: the kept
+// encoding when there is one (a job with mutable arguments is encoded
+// at its start), otherwise a fresh one the job does not keep. A publish
+// can be large (a find_job names every minion yet to return), and
+// thousands of identities' jobs held their encoding until they ended.
+func (j *job) procFileData() []byte {
+	if j.procDone.Load() {
+		return j.procEnc
+	}
+	b, err := payload.Marshal(j.proc)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // encodeNowIfMutable encodes the proc data at once when the job's
@@ -309,7 +328,7 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 	j.encodeNowIfMutable(arg)
 	var pf *procFile
 	if filepath.Base(jid) == jid && jid != "" && jid != "." && jid != ".." {
-		pf = m.writeProcLater(filepath.Join(m.cacheDir, "proc", jid), j.procData)
+		pf = m.writeProcLater(filepath.Join(m.cacheDir, "proc", jid), j.procFileData)
 	}
 	if max := m.optInt("process_count_max", -1); max > 0 {
 		// Salt waits while process_count_max jobs run.

@@ -155,6 +155,11 @@ type Options struct {
 	// to return).
 	ProcDelay time.Duration
 
+	// OnReady, when set, is called once when Ready closes (the minion is
+	// connected and serves jobs): a process serving thousands of
+	// identities needs no goroutine per identity waiting on Ready.
+	OnReady func()
+
 	// PublishCache, when set, is shared by identities that receive the
 	// same publishes (a proxy's devices read one publisher connection):
 	// each publish is checked, decrypted and decoded once for all of them
@@ -199,6 +204,7 @@ type Minion struct {
 	reqPoolFn     func(string) *transport.ReqPool
 	authSlots     chan struct{}
 	procDelay     time.Duration
+	onReady       func()
 
 	// The masters (multimaster.go): links in connection order, the
 	// configured order (master_list) for failback, the current master in
@@ -277,6 +283,7 @@ func New(o Options) (*Minion, error) {
 		reqPoolFn:     o.ReqPool,
 		authSlots:     o.AuthSlots,
 		procDelay:     o.ProcDelay,
+		onReady:       o.OnReady,
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),
 	}
@@ -538,7 +545,14 @@ func (m *Minion) setAuthErr(err error) {
 }
 
 // markReady closes Ready once.
-func (m *Minion) markReady() { m.readyOnce.Do(func() { close(m.ready) }) }
+func (m *Minion) markReady() {
+	m.readyOnce.Do(func() {
+		close(m.ready)
+		if m.onReady != nil {
+			m.onReady()
+		}
+	})
+}
 
 // sleep waits d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) error {

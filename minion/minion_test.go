@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,13 +37,17 @@ func jobLoad(jid, fun string, args []any, kv ...any) *payload.Map {
 func TestPendingThenAccepted(t *testing.T) {
 	fm := newFakeMaster(t, filepath.Join(vectorsPKI, "master/master.pem"), 0, 0)
 	cfg := minionConfig(t, "m1", fm, "")
-	m, stop := startMinion(t, cfg, Options{})
+	var readyCalls atomic.Int64
+	m, stop := startMinion(t, cfg, Options{OnReady: func() { readyCalls.Add(1) }})
 
 	testutil.Eventually(t, wait, func() bool { return fm.authCount("m1") >= 2 }, "the minion to retry its pending auth")
 	select {
 	case <-m.Ready():
 		t.Fatal("ready while pending")
 	default:
+	}
+	if n := readyCalls.Load(); n != 0 {
+		t.Fatalf("OnReady called %d times while pending", n)
 	}
 	if !errors.Is(m.LastAuthError(), ErrPending) {
 		t.Fatalf("last auth error %v, want pending", m.LastAuthError())
@@ -77,6 +82,12 @@ func TestPendingThenAccepted(t *testing.T) {
 		}
 	}
 	waitReady(t, m, wait)
+	testutil.Eventually(t, wait, func() bool { return readyCalls.Load() >= 1 }, "OnReady once ready")
+	defer func() {
+		if n := readyCalls.Load(); n != 1 {
+			t.Errorf("OnReady called %d times", n)
+		}
+	}()
 	warmup(t, fm)
 	cached, err := os.ReadFile(filepath.Join(cfg.PKIDir, "minion_master.pub"))
 	if err != nil || !bytes.Equal(cached, fm.pubPEM) {

@@ -618,6 +618,11 @@ func (m *Minion) runFailover(rctx context.Context) {
 // master of a plain minion). The pillar and Prepare run once, after the
 // first master accepted the key.
 func (m *Minion) runHot(rctx context.Context) {
+	if len(m.links) == 1 {
+		m.runSingle(rctx, m.links[0])
+		<-rctx.Done() // as below: a failed link waits for the run's end
+		return
+	}
 	firstOK := make(chan struct{}, len(m.links))
 	prepared := make(chan struct{})
 	var wg sync.WaitGroup
@@ -661,6 +666,35 @@ func (m *Minion) runHot(rctx context.Context) {
 	}
 	<-rctx.Done()
 	wg.Wait()
+}
+
+// runSingle is runHot for the one master of a plain minion, in the
+// caller's goroutine: the same steps (resolve, authenticate, pillar and
+// Prepare, then serve) without a goroutine per link waiting beside the
+// caller (a process serving thousands of identities keeps one goroutine
+// less for each).
+func (m *Minion) runSingle(rctx context.Context, l *link) {
+	if err := m.resolveLink(rctx, l); err != nil {
+		if rctx.Err() == nil {
+			m.fatal(err)
+		}
+		return
+	}
+	l.authMu.Lock()
+	s, err := m.authenticate(rctx, l, false)
+	l.authMu.Unlock()
+	if err != nil {
+		m.fatal(err)
+		return
+	}
+	if err := m.initAfterAuth(rctx); err != nil {
+		m.fatal(err)
+		return
+	}
+	if cur := m.linkSession(l); cur != nil {
+		s = cur
+	}
+	m.serveLink(rctx, l, s)
 }
 
 // initAfterAuth fetches the pillar and runs Prepare once the first master

@@ -115,6 +115,20 @@ func (d *Device) Do(ctx context.Context, fn func(ctx context.Context, m proxymod
 	return d.gate(ctx, true, fn)
 }
 
+// statePing implements statePinger: a module whose ping reports only its
+// own state (proxymod.StatePinger) answers at once, whatever runs on the
+// device.
+func (d *Device) statePing() (up, ok bool) {
+	d.mu.RLock()
+	mod := d.mod
+	d.mu.RUnlock()
+	sp, ok := mod.(proxymod.StatePinger)
+	if !ok {
+		return false, false
+	}
+	return sp.PingState(), true
+}
+
 // gate runs fn on the device's module: after the commands already waiting
 // (at most the fleet's queue depth), within the fleet's limit of
 // concurrent device operations. requireInit refuses modules whose Init did
@@ -231,22 +245,17 @@ func (d *Device) runOnce(ctx context.Context) error {
 	d.mu.Lock()
 	d.m = m
 	d.mu.Unlock()
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-m.Ready():
-			d.readyOnce.Do(func() { close(d.ready) })
-		case <-rctx.Done():
-		}
-	}()
-	err = m.Run(rctx)
+	err = m.Run(ctx)
 	d.shutdownModule()
 	if err == nil && ctx.Err() == nil {
 		err = errors.New("proxy: the minion stopped")
 	}
 	return err
 }
+
+// markReady closes Ready (the first time one of the device's minions is
+// ready; minion.Options.OnReady).
+func (d *Device) markReady() { d.readyOnce.Do(func() { close(d.ready) }) }
 
 // minionOptions are the minion.Options of the device.
 func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
@@ -271,6 +280,7 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		AuthSlots:     d.f.authSlots,
 		PublishCache:  d.f.pubs,
 		ProcDelay:     deviceProcDelay,
+		OnReady:       d.markReady,
 	}
 }
 

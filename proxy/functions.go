@@ -17,10 +17,25 @@ func commonFunctions() []modules.Function {
 	}
 }
 
+// statePinger is a proxymod.Service that can answer test.ping without
+// the device gate when its module is a proxymod.StatePinger (*Device).
+type statePinger interface {
+	// statePing returns the module's PingState; ok is false when the
+	// module is not a StatePinger (or there is none yet).
+	statePing() (up, ok bool)
+}
+
 // proxyPing is test.ping on a proxy: the proxy module's ping. A device
 // whose module is not initialised (or is too busy to ask) is reported as
 // not answering rather than as an error.
 func proxyPing(ctx context.Context, c *modules.Call) (any, error) {
+	if svc, ok := modules.Service[proxymod.Service](c.Env, proxymod.ServiceName); ok {
+		if sp, ok := svc.(statePinger); ok {
+			if up, ok := sp.statePing(); ok {
+				return up, nil
+			}
+		}
+	}
 	ok, err := proxymod.With(ctx, c, func(ctx context.Context, m proxymod.Module) (bool, error) {
 		return m.Ping(ctx)
 	})

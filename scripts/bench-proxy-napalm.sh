@@ -10,7 +10,9 @@
 # BIN overrides the binary directory (default bin/); PROXY_ARGS adds flags to
 # gsalt-proxy (e.g. --max-conns 512), DEVSIM_ARGS to gsalt-devsim.
 # PROFILE_DIR=DIR saves gsalt-proxy's heap and goroutine profiles there
-# (GSALT_PPROF) once every device answered, and again after the fan-outs.
+# (GSALT_PPROF) once every device answered, and again after the fan-outs,
+# and a CPU profile of its first START_CPU_S seconds (default 90): the
+# devices signing in and opening their sessions.
 # The issue 17 rows (RSS per device, and for N >= 10000 the whole fleet)
 # go through bench_row.
 set -euo pipefail
@@ -157,7 +159,15 @@ profile() { # profile NAME: heap and goroutine profiles of gsalt-proxy
 cached=$(proxy_keys_in "$tmp/proxy/pki" "$n")
 echo "$cached of $n device key pairs from the key cache $(proxy_keycache)"
 start=$(now); startiso=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
-"${pprof[@]}" "$bin/gsalt-proxy" -c "$tmp/etc/proxy" --proxyids-file "$tmp/ids" -l info ${PROXY_ARGS:-} 2>"$tmp/proxy.err" & pp=$!; pids+=($pp)
+# Logs at info tell when each device's napalm init finished (read back at
+# the end); from 5,000 devices the two info lines of every job of every
+# device (20,000 lines per fan-out at 10,000) make the log's lock a queue
+# of its own, so large fleets log warnings only (PROXY_LOG overrides).
+plog=${PROXY_LOG:-$([ "$n" -ge 5000 ] && echo warning || echo info)}
+"${pprof[@]}" "$bin/gsalt-proxy" -c "$tmp/etc/proxy" --proxyids-file "$tmp/ids" -l "$plog" ${PROXY_ARGS:-} 2>"$tmp/proxy.err" & pp=$!; pids+=($pp)
+if [ -n "${PROFILE_DIR:-}" ]; then
+  (sleep 1; curl -s -o "$PROFILE_DIR/cpu-start.pb.gz" "http://127.0.0.1:$pport/debug/pprof/profile?seconds=${START_CPU_S:-90}") &
+fi
 until [ "$(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l)" -ge "$n" ]; do
   kill -0 $pp 2>/dev/null || { echo "gsalt-proxy exited"; tail -20 "$tmp/proxy.err"; exit 1; }
   sleep 0.5
@@ -169,9 +179,12 @@ sleep 3 # acceptance_wait_time before the devices re-authenticate
 # Wait until every device re-authenticated, rendered its pillar, opened its
 # napalm (SSH) session and answered test.ping at least once (the union over
 # short polls, so a slow poll does not hide devices that are ready).
-got=0; : >"$tmp/seen"
+# Each poll is a job (and find_jobs) on every device: large fleets poll
+# with a longer timeout, fewer times, so the polls do not queue returns
+# faster than the master takes them.
+got=0; : >"$tmp/seen"; poll_t=$((5 + n / 1000))
 for _ in $(seq 200); do
-  salt 'sw*' test.ping --out json --static -t 5 >"$tmp/ping.json" 2>/dev/null || true
+  salt 'sw*' test.ping --out json --static -t "$poll_t" >"$tmp/ping.json" 2>/dev/null || true
   got=$(/usr/bin/python3 - "$tmp/ping.json" "$tmp/seen" <<'PY'
 import json, sys
 seen = set(open(sys.argv[2]).read().split())

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gsalt/gsalt/proxy/driver"
@@ -64,7 +65,7 @@ type Napalm struct {
 
 	drv    driver.Driver
 	up     bool
-	inited bool
+	inited atomic.Bool // read by PingState while other methods run
 }
 
 // NewNapalm returns an uninitialised napalm module using drivers (nil
@@ -159,7 +160,7 @@ func (n *Napalm) Init(ctx context.Context, cfg *Config) error {
 	if err := n.open(ctx); err != nil {
 		return err
 	}
-	n.inited = true
+	n.inited.Store(true)
 	if !n.alwaysAlive {
 		n.closeDriver(ctx)
 	}
@@ -203,7 +204,11 @@ func (n *Napalm) closeDriver(ctx context.Context) {
 
 // Ping implements Module: whether Init succeeded (Salt's ping returns
 // the UP flag set by init, without contacting the device).
-func (n *Napalm) Ping(context.Context) (bool, error) { return n.inited, nil }
+func (n *Napalm) Ping(context.Context) (bool, error) { return n.inited.Load(), nil }
+
+// PingState implements StatePinger: napalm's ping only reports whether
+// the connection was initialised.
+func (n *Napalm) PingState() bool { return n.inited.Load() }
 
 // Alive implements Aliver: always true without always_alive, otherwise
 // the driver's is_alive probe.
@@ -278,7 +283,7 @@ func lookupIPs(ctx context.Context, family, host string) []any {
 // Shutdown implements Module: it closes the connection; failures are only
 // logged, as in Salt.
 func (n *Napalm) Shutdown(ctx context.Context) error {
-	n.inited = false
+	n.inited.Store(false)
 	n.closeDriver(ctx)
 	return nil
 }

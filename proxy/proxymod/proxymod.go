@@ -86,6 +86,19 @@ type Aliver interface {
 	Alive(ctx context.Context) (bool, error)
 }
 
+// StatePinger is implemented by modules whose Ping only reports what the
+// module itself knows, without asking the device (NAPALM's ping is its
+// "UP" flag). test.ping then answers from PingState at once, safe to call
+// while another method runs, instead of waiting behind the device's
+// commands (an Init opening a session) and for the process-wide limit of
+// device operations: thousands of pings of a fleet starting up would
+// otherwise queue behind the session openings.
+type StatePinger interface {
+	// PingState returns what Ping would return; it may be called
+	// concurrently with the module's other methods.
+	PingState() bool
+}
+
 // Keepaliver is implemented by modules that keep a session open and want
 // it probed more often than every proxy_keep_alive_interval minutes
 // (NAPALM's keepalive seconds with always_alive); 0 means the default.
