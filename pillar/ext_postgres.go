@@ -176,10 +176,10 @@ func pgValue(v any) any {
 		return x.Format("2006-01-02T15:04:05.999999")
 	case interface{ Int64Value() (int64, error) }:
 		return v
-	case fmt.Stringer:
-		return x.String()
 	case *big.Int:
 		return x
+	case fmt.Stringer:
+		return x.String()
 	}
 	return pyfmt.Str(v)
 }

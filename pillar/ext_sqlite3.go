@@ -106,7 +106,7 @@ func decodeSQLiteJSON(b []byte) (sqlRows, error) {
 			return bad(fmt.Errorf("unexpected %v", tok))
 		}
 		for dec.More() {
-			if tok, err = dec.Token(); err != nil {
+			if _, err = dec.Token(); err != nil {
 				return bad(err)
 			}
 			var names []string

@@ -98,9 +98,9 @@ func strArg(v any, method string) (string, error) {
 
 func methodFor(obj any, name string) any {
 	var fn methodFn
-	switch obj.(type) {
+	switch obj := obj.(type) {
 	case Markup:
-		return markupMethod(obj.(Markup), name)
+		return markupMethod(obj, name)
 	case string:
 		if base := strMethods[name]; base != nil {
 			// a str method reads Markup arguments as the str they are
