@@ -630,17 +630,8 @@ func (m *Minion) runHot(rctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := m.resolveLink(rctx, l); err != nil {
-				if rctx.Err() == nil {
-					m.fatal(err)
-				}
-				return
-			}
-			l.authMu.Lock()
-			s, err := m.authenticate(rctx, l, false)
-			l.authMu.Unlock()
-			if err != nil {
-				m.fatal(err)
+			s, ok := m.linkUp(rctx, l)
+			if !ok {
 				return
 			}
 			firstOK <- struct{}{}
@@ -674,17 +665,8 @@ func (m *Minion) runHot(rctx context.Context) {
 // caller (a process serving thousands of identities keeps one goroutine
 // less for each).
 func (m *Minion) runSingle(rctx context.Context, l *link) {
-	if err := m.resolveLink(rctx, l); err != nil {
-		if rctx.Err() == nil {
-			m.fatal(err)
-		}
-		return
-	}
-	l.authMu.Lock()
-	s, err := m.authenticate(rctx, l, false)
-	l.authMu.Unlock()
-	if err != nil {
-		m.fatal(err)
+	s, ok := m.linkUp(rctx, l)
+	if !ok {
 		return
 	}
 	if err := m.initAfterAuth(rctx); err != nil {
@@ -695,6 +677,25 @@ func (m *Minion) runSingle(rctx context.Context, l *link) {
 		s = cur
 	}
 	m.serveLink(rctx, l, s)
+}
+
+// linkUp resolves a link's master and authenticates to it; on failure it
+// reports the error as fatal (unless the run is ending) and returns false.
+func (m *Minion) linkUp(rctx context.Context, l *link) (*session, bool) {
+	if err := m.resolveLink(rctx, l); err != nil {
+		if rctx.Err() == nil {
+			m.fatal(err)
+		}
+		return nil, false
+	}
+	l.authMu.Lock()
+	s, err := m.authenticate(rctx, l, false)
+	l.authMu.Unlock()
+	if err != nil {
+		m.fatal(err)
+		return nil, false
+	}
+	return s, true
 }
 
 // initAfterAuth fetches the pillar and runs Prepare once the first master
