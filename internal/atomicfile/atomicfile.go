@@ -28,7 +28,20 @@ var ErrExists = errors.New("atomicfile: file exists")
 // Errors name the failing step and path ("write PATH: ...", "chmod ...",
 // "sync ...", "close ...", "rename ..."), without a package prefix, for
 // the caller to add.
-func WriteFile(path string, data []byte, mode fs.FileMode, exclusive bool) (err error) {
+func WriteFile(path string, data []byte, mode fs.FileMode, exclusive bool) error {
+	return write(path, data, mode, exclusive, true)
+}
+
+// WriteCache is WriteFile (not exclusive) without the syncs: readers still
+// see the old or the whole new content, but a crash may leave the old
+// content or none. For caches rebuilt from their source, where a flush
+// per write costs more than a lost entry (Salt's localfs cache does not
+// sync either).
+func WriteCache(path string, data []byte, mode fs.FileMode) error {
+	return write(path, data, mode, false, false)
+}
+
+func write(path string, data []byte, mode fs.FileMode, exclusive, sync bool) (err error) {
 	if exclusive {
 		if _, statErr := os.Lstat(path); statErr == nil {
 			return fmt.Errorf("%w: %s", ErrExists, path)
@@ -56,9 +69,11 @@ func WriteFile(path string, data []byte, mode fs.FileMode, exclusive bool) (err 
 		_ = f.Close()
 		return fmt.Errorf("chmod %s: %w", path, err)
 	}
-	if err = f.Sync(); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("sync %s: %w", path, err)
+	if sync {
+		if err = f.Sync(); err != nil {
+			_ = f.Close()
+			return fmt.Errorf("sync %s: %w", path, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", path, err)
@@ -83,7 +98,9 @@ func WriteFile(path string, data []byte, mode fs.FileMode, exclusive bool) (err 
 	} else {
 		_ = os.Remove(tmp)
 	}
-	syncDir(dir)
+	if sync {
+		syncDir(dir)
+	}
 	return nil
 }
 

@@ -75,3 +75,28 @@ func TestExclusiveRace(t *testing.T) {
 		t.Errorf("wins %d, lost %d", wins, lost)
 	}
 }
+
+func TestWriteCache(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "data.p")
+	for _, want := range []string{"first", "second, longer than the first"} {
+		if err := WriteCache(path, []byte(want), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != want {
+			t.Fatalf("read %q, %v; want %q", got, err, want)
+		}
+		fi, err := os.Stat(path)
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("mode %v, %v; want 0600", fi.Mode(), err)
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("directory holds %v (%v); want only data.p", ents, err)
+	}
+	if err := WriteCache(filepath.Join(dir, "missing", "x"), []byte("x"), 0o600); err == nil {
+		t.Fatal("writing into a missing directory succeeded")
+	}
+}
