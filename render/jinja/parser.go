@@ -1253,11 +1253,9 @@ func (p *Parser) parseSubscript(x Expr) (Expr, error) {
 	var args []Expr
 	for !p.isOp("]") {
 		if len(args) > 0 {
+			// no trailing comma: Jinja2 then fails on the "]"
 			if _, err := p.expect(tOp, ","); err != nil {
 				return nil, err
-			}
-			if p.isOp("]") {
-				break
 			}
 		}
 		a, err := p.parseSubscribed()
