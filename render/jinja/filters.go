@@ -387,6 +387,12 @@ func builtinFilters() map[string]FilterFunc {
 			}
 			items, err := Iterate(v)
 			if err != nil {
+				// only Python's TypeError becomes the filter's error; an
+				// undefined variable met while iterating (a lazy select
+				// over it) raises as itself, as in Jinja2's do_reverse
+				if je, ok := err.(*Error); ok && je.Kind != "TypeError" {
+					return nil, err
+				}
 				return nil, &Error{Kind: "FilterArgumentError", Msg: "argument must be iterable"}
 			}
 			out := make([]any, len(items))
