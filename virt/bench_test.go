@@ -78,7 +78,7 @@ func TestBenchVirtInitToPing(t *testing.T) {
 	}
 	rssIdle := procStatusKiB(pid, "VmRSS")
 	start := time.Now()
-	out, err := l.cli(t, 10*time.Minute, "gsalt-run", "virt.init", "vmb", "1", "256", "salt://images/tiny.qcow2",
+	out, err := l.cli(t, 10*time.Minute, "gsalt-run", "virt.init", "vmb", "1", "256", "salt://images/tiny.qcow2", "hypervisor=qemu",
 		fmt.Sprintf("config={master: 10.0.2.2, master_port: %d, publish_port: %d, acceptance_wait_time: 1, enable_fqdns_grains: False, ipv6: False}", l.ret, l.pub))
 	if err != nil || !strings.Contains(out, "good") {
 		t.Fatalf("gsalt-run virt.init: %v\n%s", err, out)

@@ -303,7 +303,8 @@ file_roots: {base: [%[4]s]}
 }
 
 // TestE2EVirtInitBootsSeededGuest: gsalt-run virt.init boots a guest from
-// salt://images/tiny.qcow2 on a real libvirtd + qemu (TCG); its seeded
+// salt://images/tiny.qcow2 on a real libvirtd + qemu (TCG: hypervisor=qemu,
+// as a host's /dev/kvm may not boot it, e.g. a nested host's kvm-pvm); its seeded
 // gsalt-minion connects with the pre-accepted key and answers test.ping;
 // virt.query shows it with its disk and NIC; virt.purge removes it, its
 // disk and its key. Then virt.init enable_qcow=True start=False defines
@@ -316,7 +317,7 @@ func TestE2EVirtInitBootsSeededGuest(t *testing.T) {
 	l := newE2ELab(t)
 	// The key directory of the master before virt.init: only hv1.
 	start := time.Now()
-	out, err := l.cli(t, 10*time.Minute, "gsalt-run", "virt.init", "vm1", "1", "256", "salt://images/tiny.qcow2",
+	out, err := l.cli(t, 10*time.Minute, "gsalt-run", "virt.init", "vm1", "1", "256", "salt://images/tiny.qcow2", "hypervisor=qemu",
 		fmt.Sprintf("config={master: 10.0.2.2, master_port: %d, publish_port: %d, acceptance_wait_time: 1, enable_fqdns_grains: False, ipv6: False}", l.ret, l.pub))
 	if err != nil || !strings.Contains(out, "good") {
 		t.Fatalf("gsalt-run virt.init: %v\n%s", err, out)
