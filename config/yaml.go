@@ -626,3 +626,13 @@ func pyRepr(v any) string {
 	}
 	return fmt.Sprintf("%v", v)
 }
+
+// PlainTag returns the YAML 1.1 tag PyYAML's implicit resolver gives a
+// plain scalar, in yaml.v3's short form ("!!bool", "!!float", "!!int",
+// "!!merge", "!!null", "!!value" or "!!str"); timestamps are not
+// resolved (see DecodeYAML).
+func PlainTag(s string) string { return resolvePlain(s) }
+
+// ConstructFloat converts the text of a float scalar as PyYAML's
+// construct_yaml_float does (underscores, base 60, .inf, .nan).
+func ConstructFloat(v string) (float64, bool) { return constructFloat(v) }

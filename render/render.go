@@ -116,13 +116,14 @@ type Registry struct {
 func NewRegistry() *Registry { return &Registry{r: map[string]Renderer{}} }
 
 // Default returns a registry with gsalt's renderers: jinja, yaml (remembering
-// the trees of recent documents, see memoYAML), json,
+// the trees of recent documents, see memoYAML), json, yamlex,
 // and refusals for the Python-based ones.
 func Default() *Registry {
 	r := NewRegistry()
 	r.Register("jinja", Jinja{})
 	r.Register("yaml", newMemoYAML())
 	r.Register("json", JSON{})
+	r.Register("yamlex", YAMLEx{})
 	for _, name := range refused {
 		r.Register(name, refusal(name))
 	}
