@@ -1,9 +1,19 @@
 package pillar_test
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/pillar"
+	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // TestGitExtPillarGolden compiles the git ext_pillar cases of
@@ -22,4 +32,77 @@ func TestGitExtPillarGolden(t *testing.T) {
 		t.Fatalf("mkrepos.sh: %v\n%s", err, out)
 	}
 	extGolden(t, "ext_git_cases.json", "ext_git_golden.json", map[string]string{"GITDIR": repos})
+}
+
+// TestGitPillarUpdateInterval: a commit pushed to a remote reaches the
+// pillar once git_pillar_update_interval has passed since the last fetch
+// (Salt's master fetches on that interval in its maintenance process),
+// and not before; the checkout sits under cachedir/git_pillar/<base64
+// sha256 of the remote>/_ as Salt names it.
+func TestGitPillarUpdateInterval(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("TestGitPillarUpdateInterval: no git binary; skipping")
+	}
+	dir := t.TempDir()
+	work, bare := filepath.Join(dir, "work"), filepath.Join(dir, "p.git")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=master"}, args...)...)
+		cmd.Dir = work
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(work, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	write("top.sls", "base:\n  '*':\n    - v\n")
+	write("v.sls", "version: 1\n")
+	git("add", "-A")
+	git("commit", "-q", "-m", "1")
+	git("clone", "-q", "--bare", work, bare)
+	git("remote", "add", "origin", bare)
+	remote := "master file://" + bare
+	for _, interval := range []int64{3600, 0} {
+		cfg := loadMaster(t, map[string]any{"pillar_roots": map[string]any{"base": []any{}}})
+		cfg.Opts.Set("ext_pillar", []any{payload.NewMap("git", []any{remote})})
+		cfg.Opts.Set("git_pillar_update_interval", interval)
+		comp := pillar.New(pillar.ConfigFromOpts(cfg.Opts), pillar.Options{Logger: quiet})
+		version := func() int64 {
+			t.Helper()
+			p, err := comp.Compile(context.Background(), pillar.Request{ID: "m1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, ok := p.Int("version")
+			if !ok {
+				t.Fatalf("no version in %v", p)
+			}
+			return v
+		}
+		v0 := version()
+		cache, _ := cfg.Opts.Get("cachedir")
+		sum := sha256.Sum256([]byte(remote))
+		co := filepath.Join(pyfmt.Str(cache), "git_pillar", strings.ReplaceAll(base64.StdEncoding.EncodeToString(sum[:]), "/", "_"), "_", "v.sls")
+		if _, err := os.Stat(co); err != nil {
+			t.Errorf("checkout not where Salt puts it: %v", err)
+		}
+		write("v.sls", fmt.Sprintf("version: %d\n", v0+1))
+		git("commit", "-q", "-am", "next")
+		git("push", "-q", "origin", "master")
+		want := v0 + 1
+		if interval > 0 {
+			want = v0
+		}
+		if got := version(); got != want {
+			t.Errorf("interval %d s: version %d after a push of %d, want %d", interval, got, v0+1, want)
+		}
+	}
 }
