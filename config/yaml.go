@@ -633,6 +633,10 @@ func pyRepr(v any) string {
 // resolved (see DecodeYAML).
 func PlainTag(s string) string { return resolvePlain(s) }
 
+// KeyIdentity maps a decoded key to a string equal for the keys a Python
+// dict finds equal (1, 1.0 and True are one key; str and bytes differ).
+func KeyIdentity(k any) string { return pyKeyIdentity(k) }
+
 // ConstructFloat converts the text of a float scalar as PyYAML's
 // construct_yaml_float does (underscores, base 60, .inf, .nan).
 func ConstructFloat(v string) (float64, bool) { return constructFloat(v) }

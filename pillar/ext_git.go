@@ -3,14 +3,10 @@ package pillar
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
-	"crypto/sha1"
 	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"hash"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gsalt/gsalt/fileserver"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -336,17 +333,11 @@ func gitRemotes(c *ExtCall, repos []any, cacheRoot, pillarenv, saltenv string) (
 	return out, nil
 }
 
-// gitHash is hashlib's hash_type digest of s.
+// gitHash is hashlib's hash_type digest of s (sha256 for a name Salt's
+// hashlib would not know either).
 func gitHash(name, s string) []byte {
-	var h hash.Hash
-	switch name {
-	case "md5":
-		h = md5.New()
-	case "sha1":
-		h = sha1.New()
-	case "sha512":
-		h = sha512.New()
-	default:
+	h, err := fileserver.NewHash(name)
+	if err != nil {
 		h = sha256.New()
 	}
 	h.Write([]byte(s))

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/big"
 	"regexp"
 	"strconv"
@@ -187,34 +186,12 @@ func (m *yxMap) copy() *yxMap {
 	return out
 }
 
-// yamlexKeyID is equal for keys Python's dict finds equal (1, 1.0 and
-// True are one key).
+// yamlexKeyID is equal for keys Python's dict finds equal.
 func yamlexKeyID(k any) string {
-	switch v := k.(type) {
-	case nil:
-		return "none"
-	case bool:
-		if v {
-			return "n:1"
-		}
-		return "n:0"
-	case int64:
-		return "n:" + strconv.FormatInt(v, 10)
-	case *big.Int:
-		return "n:" + v.String()
-	case float64:
-		if v == math.Trunc(v) && math.Abs(v) < 1e18 {
-			return "n:" + strconv.FormatInt(int64(v), 10)
-		}
-		return "f:" + pyfmt.FloatRepr(v)
-	case string:
-		return "s:" + v
-	case []byte:
-		return "b:" + string(v)
-	case time.Time:
-		return "t:" + v.Format(time.RFC3339Nano)
+	if t, ok := k.(time.Time); ok {
+		return "t:" + t.Format(time.RFC3339Nano)
 	}
-	return fmt.Sprintf("?:%T:%v", k, k)
+	return config.KeyIdentity(k)
 }
 
 // yamlexAggregate is salt.utils.aggregation.aggregate(a, b, level=False)
