@@ -475,8 +475,10 @@ func (rp *gitRemote) checkout(ctx context.Context, c *ExtCall, alwaysFetch bool,
 	if err := os.MkdirAll(rp.cachedir, 0o755); err != nil {
 		return "", err
 	}
+	applied := filepath.Join(rp.workdir, "gsalt_config")
 	ents, _ := os.ReadDir(rp.cachedir)
 	if len(ents) == 0 {
+		_ = os.Remove(applied)
 		if _, err := gitRun(ctx, rp.cachedir, "", "init", "-q"); err != nil {
 			return "", fmt.Errorf("Exception caught while initializing git_pillar remote '%s': %w", rp.id, err)
 		}
@@ -484,15 +486,20 @@ func (rp *gitRemote) checkout(ctx context.Context, c *ExtCall, alwaysFetch bool,
 		c.Log.Error(fmt.Sprintf("Cache path %s (corresponding remote: %s) exists but is not a valid git repository. You will need to manually delete this directory on the master to continue to use this git_pillar remote.", rp.cachedir, rp.url))
 		return "", nil
 	}
-	// enforce_git_config: the remote's URL and refspecs
-	if _, err := gitRun(ctx, rp.cachedir, "", "config", "remote.origin.url", rp.url); err != nil {
-		return "", err
-	}
-	_, _ = gitRun(ctx, rp.cachedir, "", "config", "--unset-all", "remote.origin.fetch")
-	for _, spec := range rp.refspecs {
-		if _, err := gitRun(ctx, rp.cachedir, "", "config", "--add", "remote.origin.fetch", spec); err != nil {
+	// enforce_git_config: the remote's URL and refspecs (remembered in
+	// the work folder, so a compile with nothing to change runs no git)
+	want := rp.url + "\n" + strings.Join(rp.refspecs, "\n")
+	if b, err := os.ReadFile(applied); err != nil || string(b) != want {
+		if _, err := gitRun(ctx, rp.cachedir, "", "config", "remote.origin.url", rp.url); err != nil {
 			return "", err
 		}
+		_, _ = gitRun(ctx, rp.cachedir, "", "config", "--unset-all", "remote.origin.fetch")
+		for _, spec := range rp.refspecs {
+			if _, err := gitRun(ctx, rp.cachedir, "", "config", "--add", "remote.origin.fetch", spec); err != nil {
+				return "", err
+			}
+		}
+		_ = os.WriteFile(applied, []byte(want), 0o644)
 	}
 	stamp := filepath.Join(rp.workdir, "gsalt_fetched")
 	fetch := func() error {

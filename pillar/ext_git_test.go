@@ -106,3 +106,30 @@ func TestGitPillarUpdateInterval(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGitPillarCompile compiles a pillar from one git remote whose
+// checkout is up to date (the steady state of a master: every minion's
+// pillar refresh); each runs two git rev-parse commands.
+func BenchmarkGitPillarCompile(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("no git binary")
+	}
+	repos := b.TempDir()
+	if out, err := exec.Command("/bin/sh", filepath.Join("testdata", "git", "mkrepos.sh"), repos).CombinedOutput(); err != nil {
+		b.Fatalf("mkrepos.sh: %v\n%s", err, out)
+	}
+	cfg := loadMaster(b, map[string]any{"pillar_roots": map[string]any{"base": []any{}}})
+	cfg.Opts.Set("ext_pillar", []any{payload.NewMap("git", []any{"master file://" + repos + "/base.git"})})
+	comp := pillar.New(pillar.ConfigFromOpts(cfg.Opts), pillar.Options{Logger: quiet})
+	req := pillar.Request{ID: "web1", Grains: payload.NewMap("id", "web1", "role", "app")}
+	if _, err := comp.Compile(context.Background(), req); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p, err := comp.Compile(context.Background(), req)
+		if err != nil || !p.Has("common") {
+			b.Fatalf("%v %v", p, err)
+		}
+	}
+}
