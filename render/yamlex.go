@@ -224,8 +224,9 @@ func yamlexAggregate(a, b any, depth int) any {
 	bs, bSeq := b.(*yxSeq)
 	if aSeq && bSeq && as.agg && bs.agg {
 		out := &yxSeq{agg: true, items: append([]any(nil), as.items...)}
+		in := newYamlexMembers(as.items)
 		for _, v := range bs.items {
-			if !yamlexContains(as.items, v) {
+			if !in.has(v) {
 				out.items = append(out.items, v)
 			}
 		}
@@ -249,11 +250,33 @@ func yamlexCopy(v any) any {
 	return v
 }
 
-// yamlexContains is Python's `v in items`.
-func yamlexContains(items []any, v any) bool {
-	fv := yamlexFinal(v, 0)
+// yamlexMembers answers Python's `v in items` for one list: scalars
+// through a set (Python's == on them is its dict key equality), the
+// other items compared one by one.
+type yamlexMembers struct {
+	scalars map[string]bool
+	others  []any // finalised containers
+}
+
+func newYamlexMembers(items []any) *yamlexMembers {
+	m := &yamlexMembers{scalars: map[string]bool{}}
 	for _, it := range items {
-		if py.Equal(yamlexFinal(it, 0), fv) {
+		if hashable(it) {
+			m.scalars[yamlexKeyID(it)] = true
+		} else {
+			m.others = append(m.others, yamlexFinal(it, 0))
+		}
+	}
+	return m
+}
+
+func (m *yamlexMembers) has(v any) bool {
+	if hashable(v) {
+		return m.scalars[yamlexKeyID(v)]
+	}
+	fv := yamlexFinal(v, 0)
+	for _, o := range m.others {
+		if py.Equal(o, fv) {
 			return true
 		}
 	}

@@ -144,3 +144,39 @@ func typedYAMLEx(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// FuzzDecodeYAMLEx feeds arbitrary documents (seeded with the golden
+// inputs) to DecodeYAMLEx: it returns a value or an ErrData error, never
+// panics, and a document it accepts renders through the yamlex renderer
+// to the same value (or {} for a false one).
+func FuzzDecodeYAMLEx(f *testing.F) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "yamlex", "yamlex.golden.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var cases []struct {
+		Input string `json:"input"`
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range cases {
+		f.Add(c.Input)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		v, err := render.DecodeYAMLEx([]byte(doc))
+		if err != nil {
+			if !errors.Is(err, render.ErrData) {
+				t.Fatalf("error %v is not ErrData", err)
+			}
+			return
+		}
+		r, err := render.YAMLEx{}.Render(context.Background(), doc, nil)
+		if err != nil {
+			t.Fatalf("decoded but the renderer failed: %v", err)
+		}
+		if payload.Truthy(v) && typedYAMLEx(t, v) != typedYAMLEx(t, r) {
+			t.Fatalf("renderer gave %s, decoder %s", typedYAMLEx(t, r), typedYAMLEx(t, v))
+		}
+	})
+}
