@@ -275,7 +275,7 @@ func (r *run) extPillarWith(ctx context.Context, pillar *payload.Map, errs []str
 			data = out
 		}
 		if payload.Truthy(data) {
-			merged, err := mergeAny(pillar, data, r.c.cfg.MergeStrategy, r.c.cfg.Renderer, r.c.cfg.MergeLists, r.log)
+			merged, err := mergeAny(pillar, data, r.c.cfg.MergeStrategy, r.c.cfg.Renderer, r.c.cfg.MergeLists, r.log, r.marks)
 			if err != nil {
 				return nil, nil, err
 			}

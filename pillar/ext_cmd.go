@@ -190,11 +190,12 @@ func cmdYAML(ctx context.Context, c *ExtCall, plain bool) (any, error) {
 	if err != nil {
 		return fail(command, out)
 	}
-	decode := render.DecodeYAMLEx
+	var v any
 	if plain {
-		decode = config.DecodeYAMLPayload
+		v, err = config.DecodeYAMLPayload([]byte(out))
+	} else {
+		v, err = render.DecodeYAMLExMarked([]byte(out), c.r.marks)
 	}
-	v, err := decode([]byte(out))
 	if err != nil {
 		return fail(command, out)
 	}

@@ -168,7 +168,7 @@ func gitPillar(ctx context.Context, c *ExtCall) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		merged, err := mergeAny(ret, sub, strategy, "yaml", mergeLists, c.Log)
+		merged, err := mergeAny(ret, sub, strategy, "yaml", mergeLists, c.Log, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -88,6 +88,9 @@ type Context struct {
 	Files FileSource
 	// Log receives template log calls; nil means slog.Default().
 	Log *slog.Logger
+	// Aggregates, when set, receives the maps and lists the yamlex
+	// renderer made aggregates (for Salt's "aggregate" merge strategy).
+	Aggregates *AggregateMarks
 }
 
 // Renderer is one renderer of a pipeline. Input is the previous stage's

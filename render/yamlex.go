@@ -26,13 +26,18 @@ import (
 // list or map, 0, "") renders as an empty dict.
 type YAMLEx struct{}
 
-// Render decodes input with DecodeYAMLEx.
-func (YAMLEx) Render(_ context.Context, input any, _ *Context) (any, error) {
+// Render decodes input with DecodeYAMLEx, recording the aggregates in
+// rc.Aggregates when it is set.
+func (YAMLEx) Render(_ context.Context, input any, rc *Context) (any, error) {
 	text, err := inputText("yamlex", input)
 	if err != nil {
 		return nil, err
 	}
-	v, err := DecodeYAMLEx([]byte(text))
+	var marks *AggregateMarks
+	if rc != nil {
+		marks = rc.Aggregates
+	}
+	v, err := DecodeYAMLExMarked([]byte(text), marks)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +78,11 @@ const (
 // empty document is nil. Errors wrap ErrData with the text of Salt's
 // DeserializationError where gsalt reproduces it (constructor errors;
 // libyaml scanner errors are "Unknown yaml render error").
-func DecodeYAMLEx(src []byte) (any, error) {
+func DecodeYAMLEx(src []byte) (any, error) { return DecodeYAMLExMarked(src, nil) }
+
+// DecodeYAMLExMarked is DecodeYAMLEx recording in marks (when not nil)
+// the maps and lists that are aggregates in Salt (!aggregate values).
+func DecodeYAMLExMarked(src []byte, marks *AggregateMarks) (any, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -97,7 +106,7 @@ func DecodeYAMLEx(src []byte) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrData, err)
 	}
-	return yamlexFinal(v, 0), nil
+	return yamlexFinal(v, 0, marks), nil
 }
 
 // libyaml scanner problems: Salt maps a ScannerError to "Unknown yaml
@@ -264,7 +273,7 @@ func newYamlexMembers(items []any) *yamlexMembers {
 		if hashable(it) {
 			m.scalars[yamlexKeyID(it)] = true
 		} else {
-			m.others = append(m.others, yamlexFinal(it, 0))
+			m.others = append(m.others, yamlexFinal(it, 0, nil))
 		}
 	}
 	return m
@@ -274,7 +283,7 @@ func (m *yamlexMembers) has(v any) bool {
 	if hashable(v) {
 		return m.scalars[yamlexKeyID(v)]
 	}
-	fv := yamlexFinal(v, 0)
+	fv := yamlexFinal(v, 0, nil)
 	for _, o := range m.others {
 		if py.Equal(o, fv) {
 			return true
@@ -284,8 +293,8 @@ func (m *yamlexMembers) has(v any) bool {
 }
 
 // yamlexFinal turns the constructed tree into payload values (pending
-// containers are complete by now).
-func yamlexFinal(v any, depth int) any {
+// containers are complete by now), recording the aggregates in marks.
+func yamlexFinal(v any, depth int, marks *AggregateMarks) any {
 	if depth > yamlexMaxDepth*4 {
 		return nil
 	}
@@ -293,13 +302,20 @@ func yamlexFinal(v any, depth int) any {
 	case *yxMap:
 		out := payload.NewMap()
 		for i, k := range x.keys {
-			out.SetKey(k, yamlexFinal(x.vals[i], depth+1))
+			out.SetKey(k, yamlexFinal(x.vals[i], depth+1, marks))
+		}
+		if x.agg {
+			marks.Mark(out)
 		}
 		return out
 	case *yxSeq:
-		out := make([]any, len(x.items))
+		// a backing array of its own, even when empty: marks go by it
+		out := make([]any, len(x.items), max(len(x.items), 1))
 		for i, e := range x.items {
-			out[i] = yamlexFinal(e, depth+1)
+			out[i] = yamlexFinal(e, depth+1, marks)
+		}
+		if x.agg {
+			marks.Mark(out)
 		}
 		return out
 	}

@@ -33,6 +33,9 @@ YXA = "/bin/sh @DIR@/bin/yamlex_agg.sh %s"
 case("cmd_yamlex_aggregate", [{"cmd_yamlex": YXA}])
 case("cmd_yamlex_aggregate_strategy", [{"cmd_json": J}, {"cmd_yamlex": YXA}], opts={"pillar_source_merging_strategy": "aggregate"})
 case("cmd_yamlex_aggregate_roots", [{"cmd_yamlex": YXA}], roots=True)
+YXA2 = "/bin/sh @DIR@/bin/yamlex_agg2.sh %s"
+case("cmd_yamlex_two_aggregate", [{"cmd_yamlex": YXA}, {"cmd_yamlex": YXA2}], opts={"pillar_source_merging_strategy": "aggregate"})
+case("cmd_yamlex_two_recurse", [{"cmd_yamlex": YXA}, {"cmd_yamlex": YXA2}])
 case("cmd_yamlex_bad_int", [{"cmd_yamlex": "/bin/sh @DIR@/bin/yamlex_bad.sh %s"}])
 case("cmd_yamlex_scalar", [{"cmd_yamlex": "/bin/sh @DIR@/bin/yamlex_list.sh"}], exception=True)
 case("two_sources_recurse", [{"cmd_json": J}, {"cmd_json": J2}])

@@ -56,6 +56,10 @@ case("git_with_roots", [{"git": ["master " + SECOND]}], roots=True)
 case("git_with_roots_ext_first", [{"git": ["master " + SECOND]}], roots=True, opts={"ext_pillar_first": True})
 case("git_kwargs", [{"git": {"master": BASE}}])
 case("git_no_remotes", [{"git": []}])
+YX = "master file://@GITDIR@/yamlex.git"
+case("git_yamlex_recurse", [{"git": [YX]}])
+case("git_yamlex_aggregate", [{"git": [YX]}], opts={"pillar_source_merging_strategy": "aggregate"})
+case("git_yamlex_smart_renderer", [{"git": [YX]}], opts={"renderer": "jinja|yamlex"})
 case("git_list_remote", [{"git": [["master", BASE]]}])
 
 spec = json.load(open("ext_cases.json"))

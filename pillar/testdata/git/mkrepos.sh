@@ -76,3 +76,11 @@ printf 'base:\n  "*":\n    - local\n    - a.b.mnt\n' > top.sls
 printf 'local: true\n' > local.sls
 commit master
 publish usesmount
+
+# yamlex: two #!yamlex files with !aggregate values under one top
+newrepo yamlex
+printf 'base:\n  "*":\n    - a\n    - b\n' > top.sls
+printf '#!yamlex\npkgs: !aggregate [vim]\nusers: !aggregate {alice: {groups: !aggregate [adm]}}\nplain: [1]\nmixed: !aggregate [x]\n' > a.sls
+printf '#!yamlex\npkgs: !aggregate [git, vim]\nusers: !aggregate {alice: {groups: !aggregate [sudo]}, bob: {}}\nplain: [2]\nmixed: [y]\n' > b.sls
+commit master
+publish yamlex
