@@ -489,11 +489,8 @@ func yamlexScalar(n *yaml.Node, tag string) (any, error) {
 	case "!!null":
 		return nil, nil
 	case "!!bool":
-		switch strings.ToLower(v) {
-		case "yes", "true", "on":
-			return true, nil
-		case "no", "false", "off":
-			return false, nil
+		if b, ok := config.ConstructBool(v); ok {
+			return b, nil
 		}
 		return nil, fmt.Errorf("%s", pyfmt.Repr(strings.ToLower(v)))
 	case "!!int":
