@@ -19,8 +19,9 @@ const maxMergeDepth = 512
 // pipeline ends in yamlex and "recurse" otherwise; "recurse" deep-copies a
 // and updates it recursively with b (lists replaced, or with mergeLists
 // extended by the items of b not already present); "overwrite" replaces
-// a's top-level keys with b's; "aggregate" (on data without yamlex
-// aggregation marks) updates the top level, keeping nested values of b;
+// a's top-level keys with b's; "aggregate" updates the top level, keeping
+// nested values of b (Merge sees no yamlex aggregation marks; a compile's
+// merges do, see aggregateDeep);
 // "list" keeps only a's keys, turning keys present in both into
 // [a value, b value]; "none" is "recurse" without list merging. Unknown
 // strategies fall back to "recurse" with a warning.
