@@ -65,6 +65,7 @@ type gitRemote struct {
 	base, env, root, fallback     string
 	mountpoint, name, allSaltenvs string
 	hasAllSaltenvs, hasName       bool
+	sslVerify                     bool
 	refspecs                      []string
 	cachedir, linkdir, workdir    string
 }
@@ -236,11 +237,15 @@ func gitRemotes(c *ExtCall, repos []any, cacheRoot, pillarenv, saltenv string) (
 	var order []string
 	for _, remote := range repos {
 		rp := &gitRemote{
-			base:     gitOptStr(opts, "git_pillar_base", "master"),
-			env:      gitOptStr(opts, "git_pillar_env", ""),
-			root:     gitOptStr(opts, "git_pillar_root", ""),
-			fallback: gitOptStr(opts, "git_pillar_fallback", ""),
-			refspecs: gitStringList(defaultRefs),
+			base:      gitOptStr(opts, "git_pillar_base", "master"),
+			env:       gitOptStr(opts, "git_pillar_env", ""),
+			root:      gitOptStr(opts, "git_pillar_root", ""),
+			fallback:  gitOptStr(opts, "git_pillar_fallback", ""),
+			refspecs:  gitStringList(defaultRefs),
+			sslVerify: true,
+		}
+		if v, ok := opts.Get("git_pillar_ssl_verify"); ok {
+			rp.sslVerify = payload.Truthy(v)
 		}
 		var conf *payload.Map
 		switch x := remote.(type) {
@@ -295,6 +300,8 @@ func gitRemotes(c *ExtCall, repos []any, cacheRoot, pillarenv, saltenv string) (
 					rp.fallback = s
 				case "refspecs":
 					rp.refspecs = gitStringList(v)
+				case "ssl_verify":
+					rp.sslVerify = payload.Truthy(v)
 				case "name":
 					rp.name, rp.hasName = s, true
 				case "mountpoint":
@@ -486,11 +493,15 @@ func (rp *gitRemote) checkout(ctx context.Context, c *ExtCall, alwaysFetch bool,
 		c.Log.Error(fmt.Sprintf("Cache path %s (corresponding remote: %s) exists but is not a valid git repository. You will need to manually delete this directory on the master to continue to use this git_pillar remote.", rp.cachedir, rp.url))
 		return "", nil
 	}
-	// enforce_git_config: the remote's URL and refspecs (remembered in
-	// the work folder, so a compile with nothing to change runs no git)
-	want := rp.url + "\n" + strings.Join(rp.refspecs, "\n")
+	// enforce_git_config: the remote's URL, refspecs and http.sslVerify
+	// (remembered in the work folder, so a compile with nothing to change
+	// runs no git)
+	want := fmt.Sprintf("%s\n%t\n%s", rp.url, rp.sslVerify, strings.Join(rp.refspecs, "\n"))
 	if b, err := os.ReadFile(applied); err != nil || string(b) != want {
 		if _, err := gitRun(ctx, rp.cachedir, "", "config", "remote.origin.url", rp.url); err != nil {
+			return "", err
+		}
+		if _, err := gitRun(ctx, rp.cachedir, "", "config", "http.sslVerify", strconv.FormatBool(rp.sslVerify)); err != nil {
 			return "", err
 		}
 		_, _ = gitRun(ctx, rp.cachedir, "", "config", "--unset-all", "remote.origin.fetch")

@@ -38,7 +38,7 @@ func TestGitExtPillarGolden(t *testing.T) {
 // pillar once git_pillar_update_interval has passed since the last fetch
 // (Salt's master fetches on that interval in its maintenance process),
 // and not before; the checkout sits under cachedir/git_pillar/<base64
-// sha256 of the remote>/_ as Salt names it.
+// sha256 of the remote>/_ as Salt names it, with http.sslVerify set.
 func TestGitPillarUpdateInterval(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("TestGitPillarUpdateInterval: no git binary; skipping")
@@ -93,6 +93,10 @@ func TestGitPillarUpdateInterval(t *testing.T) {
 		co := filepath.Join(pyfmt.Str(cache), "git_pillar", strings.ReplaceAll(base64.StdEncoding.EncodeToString(sum[:]), "/", "_"), "_", "v.sls")
 		if _, err := os.Stat(co); err != nil {
 			t.Errorf("checkout not where Salt puts it: %v", err)
+		}
+		// enforce_git_config: http.sslVerify as git_pillar_ssl_verify (true)
+		if out, err := exec.Command("git", "-C", filepath.Dir(co), "config", "--get", "http.sslVerify").Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
+			t.Errorf("http.sslVerify of the checkout: %q %v", out, err)
 		}
 		write("v.sls", fmt.Sprintf("version: %d\n", v0+1))
 		git("commit", "-q", "-am", "next")

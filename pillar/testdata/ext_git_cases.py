@@ -60,6 +60,10 @@ YX = "master file://@GITDIR@/yamlex.git"
 case("git_yamlex_recurse", [{"git": [YX]}])
 case("git_yamlex_aggregate", [{"git": [YX]}], opts={"pillar_source_merging_strategy": "aggregate"})
 case("git_yamlex_smart_renderer", [{"git": [YX]}], opts={"renderer": "jinja|yamlex"})
+case("git_per_remote_branch", [{"git": [{"master " + BASE: [{"branch": "dev"}]}]}])
+case("git_global_fallback", [{"git": ["__env__ " + ENVS]}], pillarenv="qa", opts={"git_pillar_fallback": "dev"})
+case("git_ssl_verify_refspecs", [{"git": [{"master " + SECOND: [{"ssl_verify": False}, {"refspecs": ["+refs/heads/*:refs/remotes/origin/*"]}]}]}])
+case("git_tag_refspec_missing", [{"git": [{"v1 " + BASE: [{"refspecs": "+refs/heads/*:refs/remotes/origin/*"}]}]}])
 case("git_list_remote", [{"git": [["master", BASE]]}])
 
 spec = json.load(open("ext_cases.json"))
