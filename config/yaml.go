@@ -438,11 +438,8 @@ func (d *yamlDecoder) scalar(n *yaml.Node, isKey bool) (any, error) {
 	case "!!null":
 		return nil, nil
 	case "!!bool":
-		switch strings.ToLower(v) {
-		case "yes", "true", "on":
-			return true, nil
-		case "no", "false", "off":
-			return false, nil
+		if b, ok := ConstructBool(v); ok {
+			return b, nil
 		}
 		return nil, yamlErr(n, "invalid boolean %q", v)
 	case "!!int":
@@ -626,3 +623,30 @@ func pyRepr(v any) string {
 	}
 	return fmt.Sprintf("%v", v)
 }
+
+// PlainTag returns the YAML 1.1 tag PyYAML's implicit resolver gives a
+// plain scalar, in yaml.v3's short form ("!!bool", "!!float", "!!int",
+// "!!merge", "!!null", "!!value" or "!!str"); timestamps are not
+// resolved (see DecodeYAML).
+func PlainTag(s string) string { return resolvePlain(s) }
+
+// KeyIdentity maps a decoded key to a string equal for the keys a Python
+// dict finds equal (1, 1.0 and True are one key; str and bytes differ).
+func KeyIdentity(k any) string { return pyKeyIdentity(k) }
+
+// ConstructBool converts the text of a bool scalar as PyYAML's
+// construct_yaml_bool does (yes/no, true/false, on/off in any case); ok
+// is false for other text.
+func ConstructBool(v string) (b, ok bool) {
+	switch strings.ToLower(v) {
+	case "yes", "true", "on":
+		return true, true
+	case "no", "false", "off":
+		return false, true
+	}
+	return false, false
+}
+
+// ConstructFloat converts the text of a float scalar as PyYAML's
+// construct_yaml_float does (underscores, base 60, .inf, .nan).
+func ConstructFloat(v string) (float64, bool) { return constructFloat(v) }

@@ -19,7 +19,7 @@ import (
 	"github.com/gsalt/gsalt/config"
 	gminion "github.com/gsalt/gsalt/minion"
 
-	"github.com/gsalt/gsalt/internal/pgtest"
+	"github.com/gsalt/gsalt/internal/testutil/pgtest"
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/master"
@@ -59,8 +59,8 @@ func runRunner(t *testing.T, d *masterd.Daemon, fun string, args ...any) any {
 // with each master's id; while the database is down a master keeps serving
 // and spools, and the rows appear once it is back.
 func TestPgjsonbTwoMasters(t *testing.T) {
-	c := pgtest.Start(t)
-	c.CreateDB("salt", pgtest.PgjsonbSchema)
+	c := pgtest.Start(t, pgtest.Options{})
+	c.CreateDB(t, "salt", pgtest.PgjsonbSchema)
 	dirA, dirB := shortDir(t), shortDir(t)
 	dA, cfgA := startMaster(t, dirA, pgMasterConf(c, "salt", "id: mastera\nevent_return_whitelist: ['salt/job/*']\nevent_return_queue: 2\n"))
 	dB, cfgB := startMaster(t, dirB, pgMasterConf(c, "salt", "id: masterb\n"))
@@ -78,16 +78,16 @@ func TestPgjsonbTwoMasters(t *testing.T) {
 	flushReturners(t, dA, 60*time.Second)
 	flushReturners(t, dB, 60*time.Second)
 
-	rows := c.Psql("salt", "SELECT jid, id, fun, success, return::text, full_ret->>'cmd' FROM salt_returns ORDER BY id")
+	rows := c.MustPSQL(t, "salt", "SELECT jid, id, fun, success, return::text, full_ret->>'cmd' FROM salt_returns ORDER BY id")
 	want := resA.JID + "|ma|test.ping|true|true|_return\n" + resB.JID + "|mb|test.arg|true|"
 	if !strings.HasPrefix(rows, want) {
 		t.Fatalf("salt_returns:\n%s\nwant prefix\n%s", rows, want)
 	}
-	if got := c.Psql("salt", "SELECT count(*) FROM jids WHERE jid IN ('"+resA.JID+"','"+resB.JID+"')"); got != "2" {
+	if got := c.MustPSQL(t, "salt", "SELECT count(*) FROM jids WHERE jid IN ('"+resA.JID+"','"+resB.JID+"')"); got != "2" {
 		t.Fatalf("jids rows: %s", got)
 	}
 	// A forwards only salt/job/* (whitelist); B everything, with its id.
-	if got := c.Psql("salt", "SELECT count(*) FROM salt_events WHERE master_id = 'mastera' AND tag NOT LIKE 'salt/job/%'"); got != "0" {
+	if got := c.MustPSQL(t, "salt", "SELECT count(*) FROM salt_events WHERE master_id = 'mastera' AND tag NOT LIKE 'salt/job/%'"); got != "0" {
 		t.Fatalf("A's events outside the whitelist: %s", got)
 	}
 	for _, q := range []string{
@@ -95,7 +95,7 @@ func TestPgjsonbTwoMasters(t *testing.T) {
 		"SELECT count(*) > 0 FROM salt_events WHERE master_id = 'masterb' AND tag = 'salt/job/" + resB.JID + "/ret/mb'",
 		"SELECT count(*) > 0 FROM salt_events WHERE master_id = 'masterb' AND tag NOT LIKE 'salt/job/%'",
 	} {
-		if got := c.Psql("salt", q); got != "t" {
+		if got := c.MustPSQL(t, "salt", q); got != "t" {
 			t.Errorf("%s: %s", q, got)
 		}
 	}
@@ -132,9 +132,9 @@ func TestPgjsonbTwoMasters(t *testing.T) {
 		t.Fatal("flush succeeded with the database down")
 	}
 	cancel()
-	c.Start()
+	c.Start(t)
 	flushReturners(t, dA, 120*time.Second)
-	if got := c.Psql("salt", "SELECT return::text FROM salt_returns WHERE jid = '"+resC.JID+"'"); got != `"offline"` {
+	if got := c.MustPSQL(t, "salt", "SELECT return::text FROM salt_returns WHERE jid = '"+resC.JID+"'"); got != `"offline"` {
 		t.Fatalf("row of the job run while the database was down: %q", got)
 	}
 	_ = cfgA
@@ -191,7 +191,7 @@ func startGsaltMinionConf(t *testing.T, d *masterd.Daemon, dir, id, extra string
 func pollPsql(t *testing.T, c *pgtest.Cluster, db, sql, want string, within time.Duration) {
 	t.Helper()
 	got := ""
-	if testutil.Poll(within, func() bool { got = c.Psql(db, sql); return got == want }) {
+	if testutil.Poll(within, func() bool { got = c.MustPSQL(t, db, sql); return got == want }) {
 		return
 	}
 	t.Fatalf("%s:\n got %q\nwant %q", sql, got, want)
@@ -202,10 +202,10 @@ func pollPsql(t *testing.T, c *pgtest.Cluster, db, sql, want string, within time
 // with --return_config alternative (another database) and --return_kwargs,
 // and a schedule entry with returner: pgjsonb.
 func TestPgjsonbMinionReturner(t *testing.T) {
-	c := pgtest.Start(t)
-	c.CreateDB("salt", pgtest.PgjsonbSchema)
-	c.CreateDB("alt", pgtest.PgjsonbSchema)
-	c.CreateDB("kw", pgtest.PgjsonbSchema)
+	c := pgtest.Start(t, pgtest.Options{})
+	c.CreateDB(t, "salt", pgtest.PgjsonbSchema)
+	c.CreateDB(t, "alt", pgtest.PgjsonbSchema)
+	c.CreateDB(t, "kw", pgtest.PgjsonbSchema)
 	dir := shortDir(t)
 	d, mcfg := startMaster(t, dir, "auto_accept: True\n")
 	opts := fmt.Sprintf("returner.pgjsonb.host: %s\nreturner.pgjsonb.port: %d\nreturner.pgjsonb.user: %s\nreturner.pgjsonb.db: salt\n"+
@@ -226,7 +226,7 @@ func TestPgjsonbMinionReturner(t *testing.T) {
 	jid := run(master.PublishRequest{Tgt: "mr", Fun: "test.ping", Arg: []any{}, Ret: "pgjsonb"})
 	pollPsql(t, c, "salt", "SELECT fun, id, success, return::text, full_ret->>'jid', full_ret ? 'cmd' FROM salt_returns WHERE jid = '"+jid+"'",
 		"test.ping|mr|true|true|"+jid+"|f", 60*time.Second)
-	if got := c.Psql("salt", "SELECT count(*) FROM jids"); got != "0" {
+	if got := c.MustPSQL(t, "salt", "SELECT count(*) FROM jids"); got != "0" {
 		t.Fatalf("the minion's returner wrote jids rows: %s", got)
 	}
 	load := masterPublish("mr", "test.echo", "alt")
@@ -270,9 +270,9 @@ func TestPgjsonbRowsLikeSalt(t *testing.T) {
 	if err := saltpeer.PythonCommand(context.Background(), src, "import psycopg2").Run(); err != nil {
 		t.Skip("pgjsonb: python3-psycopg2 is not installed (apt-get install python3-psycopg2); skipping the real-Salt pgjsonb comparison")
 	}
-	c := pgtest.Start(t)
-	c.CreateDB("gsalt", pgtest.PgjsonbSchema)
-	c.CreateDB("salt", pgtest.PgjsonbSchema)
+	c := pgtest.Start(t, pgtest.Options{})
+	c.CreateDB(t, "gsalt", pgtest.PgjsonbSchema)
+	c.CreateDB(t, "salt", pgtest.PgjsonbSchema)
 	dir := shortDir(t)
 	conf := fmt.Sprintf("auto_accept: True\nid: cmp_master\nmaster_job_cache: pgjsonb\nevent_return: pgjsonb\n"+
 		"event_return_whitelist: ['salt/job/*/ret/*']\n"+
@@ -329,7 +329,7 @@ func TestPgjsonbRowsLikeSalt(t *testing.T) {
 		"SELECT fun, jid, return::text, id, success, full_ret::text FROM salt_returns ORDER BY jid, id",
 		"SELECT tag, data::text, master_id FROM salt_events ORDER BY id",
 	} {
-		g, s := c.Psql("gsalt", q), c.Psql("salt", q)
+		g, s := c.MustPSQL(t, "gsalt", q), c.MustPSQL(t, "salt", q)
 		if g != s || g == "" {
 			t.Errorf("%s\ngsalt: %s\n salt: %s", q, g, s)
 		}
@@ -368,7 +368,7 @@ func TestPgjsonbRowsLikeSalt(t *testing.T) {
 			t.Errorf("jobs.list_jobs %s: gsalt %v, Salt %v", jid, gj, sj)
 		}
 	}
-	t.Logf("rows equal to real Salt's pgjsonb returner:\n%s", c.Psql("salt", "SELECT fun, success, full_ret::text FROM salt_returns ORDER BY jid"))
+	t.Logf("rows equal to real Salt's pgjsonb returner:\n%s", c.MustPSQL(t, "salt", "SELECT fun, success, full_ret::text FROM salt_returns ORDER BY jid"))
 }
 
 // TestUnknownMasterReturners: a master_job_cache or event_return naming a

@@ -158,11 +158,14 @@ type run struct {
 	caller      render.Caller
 	files       fileSource
 	onDemand    any
+	// marks are the aggregates of the data rendered so far (yamlex).
+	marks *render.AggregateMarks
 }
 
 func (c *Compiler) newRun(req Request) *run {
 	r := &run{c: c, log: c.log, id: req.ID, grains: req.Grains, saltenvArg: req.Saltenv,
-		ignored: map[string][]string{}, override: req.Override, initial: req.Initial, onDemand: req.Ext}
+		ignored: map[string][]string{}, override: req.Override, initial: req.Initial, onDemand: req.Ext,
+		marks: render.NewAggregateMarks()}
 	if r.grains == nil {
 		r.grains = payload.NewMap()
 	}
@@ -334,7 +337,7 @@ const saltVersion = "3006.0"
 
 // merge is dictupdate.merge with the configured strategy.
 func (r *run) merge(a, b *payload.Map) (*payload.Map, error) {
-	out, err := mergeAny(a, b, r.c.cfg.MergeStrategy, r.c.cfg.Renderer, r.c.cfg.MergeLists, r.log)
+	out, err := mergeAny(a, b, r.c.cfg.MergeStrategy, r.c.cfg.Renderer, r.c.cfg.MergeLists, r.log, r.marks)
 	if err != nil {
 		return nil, err
 	}
@@ -377,6 +380,7 @@ func (r *run) renderFile(ctx context.Context, file, source, env, sls string, def
 	rc := &render.Context{
 		Grains: r.grains, Pillar: r.tplPillar, Opts: r.opts, Saltenv: env, SLS: sls,
 		Source: source, Path: file, Vars: defaults, Salt: r.caller, Files: r.files, Log: r.log,
+		Aggregates: r.marks,
 	}
 	if rc.Pillar == nil {
 		rc.Pillar = payload.NewMap()

@@ -32,12 +32,19 @@
 //     configuration order (sorted when the order is unknown).
 //   - ext_pillar modules (ExtRegistry, DefaultExt): cmd_json, cmd_yaml,
 //     cmd_yamlex, file_tree, csv, nodegroups, libvirt, virtkey, stack,
-//     sqlite3 (through the sqlite3 shell) and postgres (pgx), the last two
-//     over Salt's sql_base (ext_sqlbase.go), with Salt's argument binding,
-//     merge, ext_pillar_first, exclude_ext_pillar, on_demand_ext_pillar
-//     (Request.Ext) and failure texts ("Failed to load ext_pillar NAME:
-//     ..." in _errors). Other modules (git, mongo, ...) are logged as
-//     unavailable, as Salt does for an unknown one. cmd_yamlex decodes YAML (no !aggregate/!reset tags). The
+//     sqlite3 (through the sqlite3 shell), postgres (pgx), the last two
+//     over Salt's sql_base (ext_sqlbase.go), and git (the git binary in
+//     place of GitPython: Salt's checkout rules and cache layout; per-remote
+//     authentication parameters are refused as with GitPython; the master
+//     fetches on git_pillar_update_interval when a compile finds the last
+//     fetch older, not in a maintenance process), with Salt's argument
+//     binding, merge, ext_pillar_first, exclude_ext_pillar,
+//     on_demand_ext_pillar (Request.Ext) and failure texts ("Failed to
+//     load ext_pillar NAME: ..." in _errors). Other modules (mongo, ...)
+//     are logged as unavailable, as Salt does for an unknown one.
+//     cmd_yamlex and #!yamlex files use render.DecodeYAMLEx, and their
+//     !aggregate values stay aggregates for the aggregate merge strategy
+//     within one compile (render.AggregateMarks). The
 //     nodegroups order is the configuration's where the options keep it,
 //     sorted otherwise (the YAML loader does not keep it). Nodegroup
 //     membership (nodegroups, file_tree) uses the accepted keys in

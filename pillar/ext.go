@@ -92,12 +92,12 @@ func NewExtRegistry(mods ...ExtModule) *ExtRegistry {
 }
 
 // DefaultExt returns gsalt's ext_pillar modules: cmd_json, cmd_yaml,
-// cmd_yamlex, file_tree, csv, nodegroups, libvirt, virtkey, stack and
-// sqlite3 and postgres.
+// cmd_yamlex, file_tree, csv, nodegroups, libvirt, virtkey, stack,
+// sqlite3, postgres and git.
 func DefaultExt() *ExtRegistry {
 	return NewExtRegistry(
 		extCmdJSON(), extCmdYAML(), extCmdYAMLEx(), extFileTree(), extCSV(),
-		extNodegroups(), extLibvirt(), extVirtkey(), extStack(), extSQLite3(), extPostgres(),
+		extNodegroups(), extLibvirt(), extVirtkey(), extStack(), extSQLite3(), extPostgres(), extGit(),
 	)
 }
 
@@ -275,7 +275,7 @@ func (r *run) extPillarWith(ctx context.Context, pillar *payload.Map, errs []str
 			data = out
 		}
 		if payload.Truthy(data) {
-			merged, err := mergeAny(pillar, data, r.c.cfg.MergeStrategy, r.c.cfg.Renderer, r.c.cfg.MergeLists, r.log)
+			merged, err := mergeAny(pillar, data, r.c.cfg.MergeStrategy, r.c.cfg.Renderer, r.c.cfg.MergeLists, r.log, r.marks)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -164,7 +164,8 @@ func extCmdYAML() ExtModule {
 }
 
 // extCmdYAMLEx is salt/pillar/cmd_yamlex.py: the command's output parsed
-// with the yamlex serializer (gsalt decodes it as YAML).
+// with the yamlex serializer (render.DecodeYAMLEx: !aggregate, !reset,
+// repeated keys merged).
 func extCmdYAMLEx() ExtModule {
 	return ExtModule{Name: "cmd_yamlex", Params: commandParam, Fn: func(ctx context.Context, c *ExtCall) (any, error) {
 		return cmdYAML(ctx, c, false)
@@ -189,7 +190,12 @@ func cmdYAML(ctx context.Context, c *ExtCall, plain bool) (any, error) {
 	if err != nil {
 		return fail(command, out)
 	}
-	v, err := config.DecodeYAMLPayload([]byte(out))
+	var v any
+	if plain {
+		v, err = config.DecodeYAMLPayload([]byte(out))
+	} else {
+		v, err = render.DecodeYAMLExMarked([]byte(out), c.r.marks)
+	}
 	if err != nil {
 		return fail(command, out)
 	}

@@ -125,6 +125,11 @@ func extGolden(t *testing.T, cases, goldenFile string, vars map[string]string) {
 				t.Fatalf("Compile: %v", err)
 			}
 			view := goldenView(got, extdir)
+			for k, val := range vars {
+				if strings.HasPrefix(val, "/") { // a path: back to its placeholder
+					view = substVar(view, val, "@"+k+"@")
+				}
+			}
 			if tc.Unordered {
 				compareUnordered(t, exp["pillar"], view)
 				return
@@ -137,7 +142,8 @@ func extGolden(t *testing.T, cases, goldenFile string, vars map[string]string) {
 // substDir puts the absolute testdata/ext path in for @DIR@.
 func substDir(v any, dir string) any { return substVar(v, "@DIR@", dir) }
 
-// substVar replaces the placeholder name with val in every string of v.
+// substVar replaces the placeholder name with val in every string of v,
+// keys included.
 func substVar(v any, name, val string) any {
 	switch x := v.(type) {
 	case string:
@@ -151,7 +157,17 @@ func substVar(v any, name, val string) any {
 	case map[string]any:
 		out := map[string]any{}
 		for k, e := range x {
-			out[k] = substVar(e, name, val)
+			out[strings.ReplaceAll(k, name, val)] = substVar(e, name, val)
+		}
+		return out
+	case *payload.Map:
+		out := payload.NewMap()
+		for _, it := range x.Items() {
+			k := it.Key
+			if ks, ok := k.(string); ok {
+				k = strings.ReplaceAll(ks, name, val)
+			}
+			out.SetKey(k, substVar(it.Value, name, val))
 		}
 		return out
 	}

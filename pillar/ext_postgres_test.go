@@ -21,7 +21,7 @@ func TestPostgresExtPillarGolden(t *testing.T) {
 	if os.Getenv("GSALT_POSTGRES_FULL") != "1" && !testutil.Update() {
 		t.Skip("TestPostgresExtPillarGolden: set GSALT_POSTGRES_FULL=1 to start a PostgreSQL cluster (~20 s); skipping")
 	}
-	c := pgtest.Start(t)
+	c := pgtest.Start(t, pgtest.Options{PasswordTCP: true})
 	c.MustPSQL(t, "postgres", "CREATE ROLE salt LOGIN PASSWORD 'salt'")
 	c.MustPSQL(t, "postgres", "CREATE DATABASE salt OWNER salt")
 	for _, q := range []string{

@@ -63,7 +63,7 @@ func regenerate(t *testing.T) {
 
 // loadMaster writes a master config (JSON is YAML) and loads it the way
 // gsalt-master does.
-func loadMaster(t *testing.T, opts map[string]any) *config.Master {
+func loadMaster(t testing.TB, opts map[string]any) *config.Master {
 	t.Helper()
 	dir := t.TempDir()
 	opts["root_dir"] = dir

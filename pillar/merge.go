@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gsalt/gsalt/internal/py"
+	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -18,8 +19,9 @@ const maxMergeDepth = 512
 // pipeline ends in yamlex and "recurse" otherwise; "recurse" deep-copies a
 // and updates it recursively with b (lists replaced, or with mergeLists
 // extended by the items of b not already present); "overwrite" replaces
-// a's top-level keys with b's; "aggregate" (on data without yamlex
-// aggregation marks) updates the top level, keeping nested values of b;
+// a's top-level keys with b's; "aggregate" updates the top level, keeping
+// nested values of b (Merge sees no yamlex aggregation marks; a compile's
+// merges do, see aggregateDeep);
 // "list" keeps only a's keys, turning keys present in both into
 // [a value, b value]; "none" is "recurse" without list merging. Unknown
 // strategies fall back to "recurse" with a warning.
@@ -27,7 +29,7 @@ const maxMergeDepth = 512
 // Like Salt, "overwrite" also changes a's top level in place, and values
 // taken from b are shared with the result, not copied.
 func Merge(a, b *payload.Map, strategy, renderer string, mergeLists bool) *payload.Map {
-	m, _ := mergeAny(a, b, strategy, renderer, mergeLists, nil)
+	m, _ := mergeAny(a, b, strategy, renderer, mergeLists, nil, nil)
 	mm, _ := m.(*payload.Map)
 	if mm == nil {
 		mm = payload.NewMap()
@@ -41,8 +43,10 @@ func errMerge(a, b any) error {
 }
 
 // mergeAny is dictupdate.merge over arbitrary values; it fails where
-// Python would raise (a non-mapping under recurse/overwrite/list).
-func mergeAny(a, b any, strategy, renderer string, mergeLists bool, log *slog.Logger) (any, error) {
+// Python would raise (a non-mapping under recurse/overwrite/list). marks
+// are the aggregates of the data (yamlex's !aggregate values; nil for
+// none), which the aggregate strategy merges as Salt does.
+func mergeAny(a, b any, strategy, renderer string, mergeLists bool, log *slog.Logger, marks *render.AggregateMarks) (any, error) {
 	if strategy == StrategySmart {
 		parts := strings.Split(renderer, "|")
 		if parts[len(parts)-1] == "yamlex" || strings.HasPrefix(renderer, "yamlex_") {
@@ -70,7 +74,7 @@ func mergeAny(a, b any, strategy, renderer string, mergeLists bool, log *slog.Lo
 	case StrategyRecurse:
 		return mergeRecurse(a, b, mergeLists)
 	case StrategyAggregate:
-		return aggregateTop(a, b), nil
+		return aggregateTop(a, b, marks), nil
 	case StrategyOverwrite:
 		am, aok := a.(*payload.Map)
 		bm, bok := b.(*payload.Map)
@@ -145,11 +149,10 @@ func containsPy(l []any, x any) bool {
 }
 
 // aggregateTop is dictupdate.merge_aggregate (yamlex merge_recursive with
-// level 1) for data without aggregation marks: both top-level maps are
-// marked, so the result starts from a and takes every key of b; below the
-// top level nothing is marked and b's values win (a nested map keeps only
-// b's keys, recursively aggregated with a's values).
-func aggregateTop(a, b any) any {
+// level 1): both top-level maps are marked, so the result starts from a
+// and takes every key of b; below the top level only the values marks
+// records are aggregates (see aggregateDeep).
+func aggregateTop(a, b any, marks *render.AggregateMarks) any {
 	am, aok := a.(*payload.Map)
 	if !aok {
 		if a == nil {
@@ -169,7 +172,7 @@ func aggregateTop(a, b any) any {
 	for _, it := range bm.Items() {
 		v := it.Value
 		if av, ok := am.GetKey(it.Key); ok {
-			v = aggregateDeep(av, v, 0)
+			v = aggregateDeep(av, v, 0, marks)
 		}
 		out.SetKey(it.Key, v)
 	}
@@ -195,20 +198,42 @@ func aggregateList(a []any, b any) any {
 	return out
 }
 
-// aggregateDeep is aggregation.aggregate below the first level, where no
-// value is marked: maps start from b and aggregate common keys, anything
-// else is b.
-func aggregateDeep(a, b any, depth int) any {
-	am, aok := a.(*payload.Map)
-	bm, bok := b.(*payload.Map)
-	if !aok || !bok || am == nil || bm == nil || depth >= maxMergeDepth {
+// aggregateDeep is aggregation.aggregate below the first level (level
+// False): two aggregate maps start from a, other maps from b, and both
+// take b's keys with common ones aggregated; two aggregate lists are
+// joined without repeating a's items; anything else is b. Results keep
+// the mark of the value they copy, as Python's copy.copy keeps the class.
+func aggregateDeep(a, b any, depth int, marks *render.AggregateMarks) any {
+	if depth >= maxMergeDepth {
 		return b
 	}
-	out := bm.Clone()
-	for _, it := range bm.Items() {
-		if av, ok := am.GetKey(it.Key); ok {
-			out.SetKey(it.Key, aggregateDeep(av, it.Value, depth+1))
+	am, aok := a.(*payload.Map)
+	bm, bok := b.(*payload.Map)
+	if aok && bok && am != nil && bm != nil {
+		bothMarked := marks.Marked(am) && marks.Marked(bm)
+		out := bm.Clone()
+		if bothMarked {
+			out = am.Clone()
+		}
+		if bothMarked || marks.Marked(bm) {
+			marks.Mark(out)
+		}
+		for _, it := range bm.Items() {
+			v := it.Value
+			if av, ok := am.GetKey(it.Key); ok {
+				v = aggregateDeep(av, v, depth+1, marks)
+			}
+			out.SetKey(it.Key, v)
+		}
+		return out
+	}
+	if al, ok := a.([]any); ok && marks.Marked(al) {
+		if bl, ok := b.([]any); ok && marks.Marked(bl) {
+			out := aggregateList(al, bl).([]any)
+			out = append(make([]any, 0, max(len(out), 1)), out...)
+			marks.Mark(out)
+			return out
 		}
 	}
-	return out
+	return b
 }

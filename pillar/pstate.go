@@ -208,7 +208,7 @@ func (r *run) renderPState(ctx context.Context, sls, env string, mods modsTable,
 				if !override {
 					includeStates = append(includeStates, nstate)
 				} else {
-					merged, e := mergeAny(state, nstate, r.c.cfg.MergeStrategy, r.c.cfg.Renderer, r.c.cfg.MergeLists, r.log)
+					merged, e := mergeAny(state, nstate, r.c.cfg.MergeStrategy, r.c.cfg.Renderer, r.c.cfg.MergeLists, r.log, r.marks)
 					if e != nil {
 						return nil, nil, e
 					}
@@ -226,7 +226,7 @@ func (r *run) renderPState(ctx context.Context, sls, env string, mods modsTable,
 				acc = s
 				continue
 			}
-			merged, e := mergeAny(acc, s, r.c.cfg.MergeStrategy, r.c.cfg.Renderer, r.c.cfg.MergeLists, r.log)
+			merged, e := mergeAny(acc, s, r.c.cfg.MergeStrategy, r.c.cfg.Renderer, r.c.cfg.MergeLists, r.log, r.marks)
 			if e != nil {
 				return nil, nil, e
 			}

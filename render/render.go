@@ -88,6 +88,9 @@ type Context struct {
 	Files FileSource
 	// Log receives template log calls; nil means slog.Default().
 	Log *slog.Logger
+	// Aggregates, when set, receives the maps and lists the yamlex
+	// renderer made aggregates (for Salt's "aggregate" merge strategy).
+	Aggregates *AggregateMarks
 }
 
 // Renderer is one renderer of a pipeline. Input is the previous stage's
@@ -116,13 +119,14 @@ type Registry struct {
 func NewRegistry() *Registry { return &Registry{r: map[string]Renderer{}} }
 
 // Default returns a registry with gsalt's renderers: jinja, yaml (remembering
-// the trees of recent documents, see memoYAML), json,
+// the trees of recent documents, see memoYAML), json, yamlex,
 // and refusals for the Python-based ones.
 func Default() *Registry {
 	r := NewRegistry()
 	r.Register("jinja", Jinja{})
 	r.Register("yaml", newMemoYAML())
 	r.Register("json", JSON{})
+	r.Register("yamlex", YAMLEx{})
 	for _, name := range refused {
 		r.Register(name, refusal(name))
 	}

@@ -15,9 +15,42 @@ import (
 	"github.com/gsalt/gsalt/internal/saltpeer"
 )
 
+// gitPillarRepo makes a bare repository dir/pillar.git whose master
+// branch has a top.sls and one pillar file for the git ext_pillar.
+func gitPillarRepo(t *testing.T, dir string) string {
+	t.Helper()
+	work := filepath.Join(dir, "pillar-work")
+	bare := filepath.Join(dir, "pillar.git")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"top.sls":     "base:\n  'pf1':\n    - gitdata\n",
+		"gitdata.sls": "git_from: git ext_pillar\ngit_id: {{ grains['id'] }}\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"-c", "init.defaultBranch=master", "init", "-q"},
+		{"add", "-A"},
+		{"-c", "user.name=gsalt", "-c", "user.email=gsalt@example.com", "commit", "-q", "-m", "pillar"},
+		{"clone", "-q", "--bare", work, bare},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = work
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return bare
+}
+
 // addExtPillar appends ext_pillar options to the master and minion
-// configs of ft: a cmd_yaml command and a CSV file (the minion's copy
-// serves gsalt-call --local).
+// configs of ft: a cmd_yaml command, a CSV file and a git remote when
+// git is installed (the minion's copy serves gsalt-call --local).
 func addExtPillar(t *testing.T, ft *freshTree) {
 	t.Helper()
 	csv := filepath.Join(ft.dir, "hosts.csv")
@@ -29,6 +62,9 @@ func addExtPillar(t *testing.T, ft *freshTree) {
   - csv: {path: %s, namespace: inventory}
   - nosuchmodule: x
 `, csv)
+	if _, err := exec.LookPath("git"); err == nil {
+		extra += fmt.Sprintf("  - git: [\"master file://%s\"]\n", gitPillarRepo(t, ft.dir))
+	}
 	for _, f := range []string{"master", "minion"} {
 		p := filepath.Join(ft.conf, f)
 		b, err := os.ReadFile(p)
@@ -58,6 +94,9 @@ func checkExtData(t *testing.T, what string, p map[string]any) {
 	inv, _ := p["inventory"].(map[string]any)
 	if p["ext_from"] != "cmd_yaml" || p["ext_id"] != "pf1" || inv["rack"] != "r42" || p["fresh"] != "one" {
 		t.Errorf("%s: ext_pillar data missing: %v", what, p)
+	}
+	if _, err := exec.LookPath("git"); err == nil && (p["git_from"] != "git ext_pillar" || p["git_id"] != "pf1") {
+		t.Errorf("%s: git ext_pillar data missing: %v", what, p)
 	}
 	if _, ok := p["_errors"]; ok {
 		t.Errorf("%s: _errors %v (an unknown ext_pillar is only logged)", what, p["_errors"])

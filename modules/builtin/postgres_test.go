@@ -24,7 +24,7 @@ import (
 // cluster, which the sequence leaves as it found it). The cluster's roles
 // and databases are checked with psql at the end.
 func TestPostgresGolden(t *testing.T) {
-	c := pgtest.Start(t)
+	c := pgtest.Start(t, pgtest.Options{PasswordTCP: true, AsPostgres: true})
 	ts := filepath.Join(c.Dir, "ts")
 	if err := os.Mkdir(ts, 0o700); err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ def subst(v):
     if isinstance(v, list):
         return [subst(x) for x in v]
     if isinstance(v, dict):
-        return {k: subst(x) for k, x in v.items()}
+        return {subst(k): subst(x) for k, x in v.items()}
     return v
 
 
@@ -50,7 +50,10 @@ def plain(v):
     if isinstance(v, bytes):
         return {"__bytes__": base64.b64encode(v).decode()}
     if isinstance(v, str):
-        return v.replace(extdir, "@DIR@")
+        for k, x in extvars.items():
+            if x.startswith("/"):  # a path: back to its placeholder
+                v = v.replace(x, k)
+        return v.replace(tmp, "@TMP@").replace(extdir, "@DIR@")
     if isinstance(v, (list, tuple)):
         return [plain(x) for x in v]
     if isinstance(v, dict):

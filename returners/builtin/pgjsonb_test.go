@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gsalt/gsalt/internal/pgtest"
+	"github.com/gsalt/gsalt/internal/testutil/pgtest"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/returners"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -19,12 +19,12 @@ func optionFunc(m map[string]any) returners.Option {
 }
 
 func pgEnv(c *pgtest.Cluster, db string) returners.Env {
-	return returners.Env{Option: optionFunc(c.Options(db)), ID: "m1_master"}
+	return returners.Env{Option: optionFunc(c.PgjsonbOptions(db)), ID: "m1_master"}
 }
 
 func TestPgjsonbFunctions(t *testing.T) {
-	c := pgtest.Start(t)
-	c.CreateDB("salt", pgtest.PgjsonbSchema)
+	c := pgtest.Start(t, pgtest.Options{})
+	c.CreateDB(t, "salt", pgtest.PgjsonbSchema)
 	p := NewPgjsonb(pgEnv(c, "salt"))
 	defer p.Close()
 	ctx := context.Background()
@@ -50,7 +50,7 @@ func TestPgjsonbFunctions(t *testing.T) {
 		{"events", "SELECT tag, data, master_id FROM salt_events ORDER BY id", "salt/job/x/new|{\"a\": 1}|m1_master\nt2|\"s\"|m1_master"},
 	}
 	for _, tc := range tests {
-		if got := c.Psql("salt", tc.sql); got != tc.want {
+		if got := c.MustPSQL(t, "salt", tc.sql); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}
@@ -81,15 +81,15 @@ func TestPgjsonbFunctions(t *testing.T) {
 	if err := p.SaveLoad(ctx, jid, payload.NewMap("fun", "other")); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.Psql("salt", "SELECT load->>'fun' FROM jids"); got != "other" {
+	if got := c.MustPSQL(t, "salt", "SELECT load->>'fun' FROM jids"); got != "other" {
 		t.Fatalf("load after a second save_load: %q", got)
 	}
 	// clean_old_jobs with archive_jobs: old rows move to the archive tables.
-	c.Psql("salt", "UPDATE salt_returns SET alter_time = NOW() - interval '2 hours'; UPDATE salt_events SET alter_time = NOW() - interval '2 hours'")
+	c.MustPSQL(t, "salt", "UPDATE salt_returns SET alter_time = NOW() - interval '2 hours'; UPDATE salt_events SET alter_time = NOW() - interval '2 hours'")
 	if err := p.CleanOldJobs(ctx, time.Hour, true); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.Psql("salt", "SELECT (SELECT count(*) FROM jids), (SELECT count(*) FROM salt_returns), (SELECT count(*) FROM salt_events), (SELECT count(*) FROM jids_archive), (SELECT count(*) FROM salt_returns_archive), (SELECT count(*) FROM salt_events_archive)"); got != "0|0|0|1|2|2" {
+	if got := c.MustPSQL(t, "salt", "SELECT (SELECT count(*) FROM jids), (SELECT count(*) FROM salt_returns), (SELECT count(*) FROM salt_events), (SELECT count(*) FROM jids_archive), (SELECT count(*) FROM salt_returns_archive), (SELECT count(*) FROM salt_events_archive)"); got != "0|0|0|1|2|2" {
 		t.Fatalf("after clean_old_jobs archive: %q", got)
 	}
 }
@@ -123,8 +123,8 @@ func TestPgjsonbOptions(t *testing.T) {
 // TestPgjsonbQueueSpool stops the database, queues writes (they go to the
 // disk spool), starts it again and sees every row arrive in order.
 func TestPgjsonbQueueSpool(t *testing.T) {
-	c := pgtest.Start(t)
-	c.CreateDB("salt", pgtest.PgjsonbSchema)
+	c := pgtest.Start(t, pgtest.Options{})
+	c.CreateDB(t, "salt", pgtest.PgjsonbSchema)
 	p := NewPgjsonb(pgEnv(c, "salt"))
 	defer p.Close()
 	spoolPath := filepath.Join(t.TempDir(), "pgjsonb.spool")
@@ -150,7 +150,7 @@ func TestPgjsonbQueueSpool(t *testing.T) {
 	if err := q.Close(); err != nil {
 		t.Fatal(err)
 	}
-	c.Start()
+	c.Start(t)
 	q, err = returners.NewQueue(p, returners.QueueOptions{Name: "test", SpoolPath: spoolPath, Retry: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestPgjsonbQueueSpool(t *testing.T) {
 	if err := q.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got := c.Psql("salt", "SELECT string_agg(data::text, ',' ORDER BY id) FROM salt_events")
+	got := c.MustPSQL(t, "salt", "SELECT string_agg(data::text, ',' ORDER BY id) FROM salt_events")
 	want := "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21"
 	if got != want {
 		t.Fatalf("events after catch-up: %q, want %q", got, want)
@@ -173,8 +173,8 @@ func TestPgjsonbQueueSpool(t *testing.T) {
 // TestQueueSpoolFull: past the spool's bound writes are dropped and
 // counted, never blocking.
 func TestQueueSpoolFull(t *testing.T) {
-	c := pgtest.Start(t)
-	c.CreateDB("salt", pgtest.PgjsonbSchema)
+	c := pgtest.Start(t, pgtest.Options{})
+	c.CreateDB(t, "salt", pgtest.PgjsonbSchema)
 	p := NewPgjsonb(pgEnv(c, "salt"))
 	defer p.Close()
 	c.Stop()

@@ -53,7 +53,7 @@ func pgStateRet(name string, v any) any {
 // GSALT_POSTGRES_FULL=1 (each psql run costs ~0.2 s); by default a short
 // part runs. The cluster must be left as found.
 func TestPostgresStatesGolden(t *testing.T) {
-	c := pgtest.Start(t)
+	c := pgtest.Start(t, pgtest.Options{PasswordTCP: true, AsPostgres: true})
 	ts := filepath.Join(c.Dir, "ts")
 	if err := os.Mkdir(ts, 0o700); err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func pgStatesFull() bool {
 // the rerun that finds the directory. Without GSALT_POSTGRES_FULL=1 only
 // the test=True step runs.
 func TestPostgresInitdbGolden(t *testing.T) {
-	c := pgtest.Prepare(t)
+	c := pgtest.Prepare(t, pgtest.Options{AsPostgres: true})
 	parent := filepath.Join(c.Dir, "initdb")
 	if err := os.Mkdir(parent, 0o755); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,3 @@
+#!/bin/sh
+# prints a yamlex document that is a scalar
+echo "just-text"
