@@ -118,6 +118,10 @@ func newRenderState(ctx context.Context, rc *Context, maxOut int) *renderState {
 		MaxCallDepth:     MaxMacroDepth,
 		MaxTemplateDepth: MaxIncludeDepth,
 		Finalize:         saltFinalize,
+		// Salt's filters and tests hold no render state: one table each
+		// serves every render (see sharedFilterTable).
+		Filters: sharedFilterTable(),
+		Tests:   sharedTestTable(),
 	}
 	envKey := "jinja_env"
 	if rc.SLS != "" {
@@ -129,8 +133,6 @@ func newRenderState(ctx context.Context, rc *Context, maxOut int) *renderState {
 	st.strict = !o.Lenient
 	st.env = jinja.NewEnvironment(o)
 	st.env.Loader = &saltLoader{st: st}
-	st.installFilters()
-	st.installTests()
 	st.installTags()
 	st.setGlobals()
 	return st

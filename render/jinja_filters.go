@@ -63,24 +63,19 @@ func adaptFilter[T any](conv func(any) T, fn func(in T, va *varArgs) (any, error
 	}
 }
 
-// installFilters gives the render's environment Salt's filters
-// (replacing the Jinja2 builtins Salt replaces: min, max, tojson): the
-// table sharedFilterTable builds once. No filter holds a render's state
-// (each gets what it needs from its *jinja.Runtime), so one table serves
-// every render; building it per render was about 40% of the reactor's
-// CPU per event (BenchmarkEventsToLocalJobs). Nothing writes to the table
-// after it is built.
-func (st *renderState) installFilters() {
-	st.env.Filters = sharedFilterTable()
-}
-
-// sharedFilterTable is the filter table of every render's environment.
+// sharedFilterTable is the filter table of every render's environment:
+// Salt's filters (replacing the Jinja2 builtins Salt replaces: min, max,
+// tojson), built once. No filter holds a render's state (each gets what
+// it needs from its *jinja.Runtime), so one table serves every render;
+// building it per render was about 40% of the reactor's CPU per event
+// (BenchmarkEventsToLocalJobs). Nothing writes to the table after it is
+// built.
 var sharedFilterTable = sync.OnceValue(buildFilterTable)
 
 // buildFilterTable returns Jinja2's builtin filters with Salt's added and
 // wrapped as Salt's environment has them.
 func buildFilterTable() map[string]jinja.FilterFunc {
-	f := jinja.NewEnvironment(jinja.Options{}).Filters
+	f := jinja.BuiltinFilters()
 	salt := saltFilters()
 	for name, fn := range salt {
 		f[name] = adapt(fn)
