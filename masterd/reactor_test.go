@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -268,7 +267,7 @@ func benchReactorLocalJobs(b *testing.B, conf string) {
 	r := d.Reactor()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start, cpu0 := time.Now(), processCPU()
+	start, cpu0 := time.Now(), testutil.ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		// Distinct tags (the loop protection limits one tag to 10/s),
 		// paced by the events published so the bus subscription never
@@ -285,18 +284,7 @@ func benchReactorLocalJobs(b *testing.B, conf string) {
 		time.Sleep(100 * time.Microsecond) // drain poll interval of the benchmark
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "jobs/s")
-	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/job")
-}
-
-// processCPU is the test process's user+system CPU time so far (all
-// goroutines: the master's whole cost of a job, less disturbed by a
-// loaded machine than the wall clock).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((testutil.ProcessCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/job")
 }
 
 // TestReactorRunners drives the running reactor with the reactor.* runners

@@ -3,11 +3,11 @@ package reactor_test
 import (
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/reactor"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -39,7 +39,7 @@ func benchEventsToLocalJobs(b *testing.B, sls string) {
 		Map: []any{map[string]any{"bench/*": []any{filepath.Join(dir, "job.sls")}}}})
 	ids := []string{"sw-0000", "sw-0001", "sw-0002", "sw-0003"}
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), testutil.ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		// Pace by what was published, not by what the reactor read: the
 		// bus's queue for the reactor (16,384) must not overflow.
@@ -55,14 +55,5 @@ func benchEventsToLocalJobs(b *testing.B, sls string) {
 		time.Sleep(50 * time.Microsecond) // drain poll interval of the benchmark
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "jobs/s")
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/job")
-}
-
-// cpuTime is the process's user+system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((testutil.ProcessCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/job")
 }
