@@ -21,7 +21,11 @@ cd "$(dirname "$0")/.."
 events=${1:-20000}
 salt_events=${SALT_EVENTS:-1000}
 n=${RX_SWARM:-4}
-window=${RX_WINDOW:-2000}
+# At most RX_WINDOW events ahead of the returns: below the master's
+# pub_hwm (1000 publishes queued per subscriber, as Salt's), so a swarm
+# falling behind on a loaded machine is not sent more jobs than the
+# publisher may queue for it (the rest would be dropped, as libzmq does).
+window=${RX_WINDOW:-800}
 bin=${BIN:-${BENCH_BIN:-$PWD/bin}}
 py=/usr/bin/python3
 tmp=$(mktemp -d /tmp/gsalt-bench-reactor.XXXXXX)
