@@ -56,22 +56,12 @@ test:
 fuzz:
 	./scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
-# Go benchmarks, then the swarm load test (SWARM=N identities, default 1000)
-# against gsalt-master and, when GSALT_SALT_SRC is set, against a real Salt master
-# (bench-swarm.sh runs bench-swarm-salt.sh itself for the Salt column).
+# Go benchmarks, then every bench script (SWARM=N identities, default 1000;
+# SWARM=10000 also runs the 10k proxy rows), then one table of the rows:
+# gsalt, and with GSALT_SALT_SRC real Salt 3006, ratio, goal. A failed step
+# is a FAILED row; the others still run (scripts/bench.sh).
 bench: build
-	@rm -f bin/bench-rows.tsv
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./...
-	./scripts/bench-swarm.sh $${SWARM:-1000}
-	./scripts/bench-states.sh $${STATES:-500}
-	./scripts/bench-proxy.sh $${PROXIES:-1000}
-	./scripts/bench-proxy-napalm.sh $${NAPALM:-1000}
-	./scripts/bench-reactor.sh $${REACTOR_EVENTS:-20000}
-	./scripts/bench-cp.sh $${CP_MIB:-1024}
-	./scripts/bench-fleet.sh $${FLEET:-3000}
-	./scripts/bench-virt.sh
-	./scripts/bench-api.sh $${API_SWARM:-1000}
-	./scripts/bench-table.sh
+	./scripts/bench.sh
 
 # Production faults against real processes (issue 13): master SIGKILL during
 # a 500-minion return burst (20 runs) and SIGSTOP/SIGCONT, stalled-frame

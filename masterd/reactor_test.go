@@ -267,11 +267,12 @@ func benchReactorLocalJobs(b *testing.B, conf string) {
 	r := d.Reactor()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), testutil.ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		// Distinct tags (the loop protection limits one tag to 10/s),
-		// paced so the bus subscription never overflows.
-		for r.Stats().Received-uint64(jobs.Load()) > 4096 {
+		// paced by the events published so the bus subscription never
+		// overflows.
+		for int64(i)-jobs.Load() > 4096 {
 			time.Sleep(50 * time.Microsecond) // pace the benchmark producer (backpressure)
 		}
 		d.Bus().Publish(event.Event{Tag: fmt.Sprintf("bench/%d", i), Data: payload.NewMap("id", "bm1", "n", int64(i))})
@@ -283,6 +284,7 @@ func benchReactorLocalJobs(b *testing.B, conf string) {
 		time.Sleep(100 * time.Microsecond) // drain poll interval of the benchmark
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "jobs/s")
+	b.ReportMetric(float64((testutil.ProcessCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/job")
 }
 
 // TestReactorRunners drives the running reactor with the reactor.* runners

@@ -99,6 +99,10 @@ type renderState struct {
 	sources map[string]string
 	// paths maps template names to the local file they came from
 	paths map[string]string
+	// vars is contextVars as setGlobals computed it, also the top
+	// template's render variables (computing them twice was a tenth of
+	// a small reactor render)
+	vars *payload.Map
 }
 
 func newRenderState(ctx context.Context, rc *Context, maxOut int) *renderState {
@@ -118,6 +122,10 @@ func newRenderState(ctx context.Context, rc *Context, maxOut int) *renderState {
 		MaxCallDepth:     MaxMacroDepth,
 		MaxTemplateDepth: MaxIncludeDepth,
 		Finalize:         saltFinalize,
+		// Salt's filters and tests hold no render state: one table each
+		// serves every render (see sharedFilterTable).
+		Filters: sharedFilterTable(),
+		Tests:   sharedTestTable(),
 	}
 	envKey := "jinja_env"
 	if rc.SLS != "" {
@@ -129,8 +137,6 @@ func newRenderState(ctx context.Context, rc *Context, maxOut int) *renderState {
 	st.strict = !o.Lenient
 	st.env = jinja.NewEnvironment(o)
 	st.env.Loader = &saltLoader{st: st}
-	st.installFilters()
-	st.installTests()
 	st.installTags()
 	st.setGlobals()
 	return st
@@ -276,6 +282,7 @@ func (st *renderState) contextVars() *payload.Map {
 func (st *renderState) setGlobals() {
 	g := st.env.Globals
 	vars := st.contextVars()
+	st.vars = vars
 	for _, it := range vars.Items() {
 		g[payload.KeyString(it.Key)] = it.Value
 	}
@@ -301,7 +308,11 @@ func (st *renderState) renderRoot(text string) (string, error) {
 	if err != nil {
 		return "", st.wrapErr(err)
 	}
-	out, err := tpl.RenderContext(st.ctx, st.contextVars(), st)
+	vars := st.vars
+	if vars == nil {
+		vars = st.contextVars()
+	}
+	out, err := tpl.RenderContext(st.ctx, vars, st)
 	if err != nil {
 		return "", st.wrapErr(err)
 	}

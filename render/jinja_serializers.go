@@ -9,9 +9,7 @@ import (
 // load_json, load_text) to a plain environment, for modules that build
 // their own Jinja environment with that extension (the stack ext_pillar).
 func InstallSerializerFilters(env *jinja.Environment) {
-	st := &renderState{env: env, rc: &Context{}, files: map[string]string{},
-		sources: map[string]string{}, paths: map[string]string{}}
-	all := st.filters()
+	all := saltFilters()
 	for _, name := range []string{"yaml", "json", "load_yaml", "load_json", "load_text"} {
 		if fn, ok := all[name]; ok {
 			env.Filters[name] = adapt(fn)

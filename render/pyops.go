@@ -2,15 +2,20 @@ package render
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/gsalt/gsalt/render/jinja"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-// installTests adds Salt's Jinja tests: match (regex at the start),
-// equalto (Salt's ==) and list (salt.utils.data.is_list).
-func (st *renderState) installTests() {
-	t := st.env.Tests
+// sharedTestTable is the test table of every render's environment,
+// built once like sharedFilterTable.
+var sharedTestTable = sync.OnceValue(buildTestTable)
+
+// buildTestTable returns Jinja2's builtin tests with Salt's: match (regex
+// at the start), equalto (Salt's ==) and list (salt.utils.data.is_list).
+func buildTestTable() map[string]jinja.TestFunc {
+	t := jinja.BuiltinTests()
 	t["list"] = func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (bool, error) {
 		_, ok := v.(*jinja.List)
 		return ok, nil
@@ -46,4 +51,5 @@ func (st *renderState) installTests() {
 		m, err := re.MatchStart(text)
 		return m != nil, err
 	}
+	return t
 }

@@ -35,10 +35,12 @@ const (
 	// yamlMemoEntries is how many distinct documents are remembered.
 	yamlMemoEntries = 64
 	// yamlMemoMaxInput is the largest document remembered, in bytes.
+	// Small documents are remembered too: a copy of a reactor's few-line
+	// reaction costs 1/30 of decoding it again (BenchmarkSmallYAML:
+	// yaml.v3 sets up a parser per document), and a render repeating an
+	// earlier output is common (a reactor file reacting to the same
+	// minion again).
 	yamlMemoMaxInput = 1 << 20
-	// yamlMemoMinInput is the smallest: shorter ones decode faster than
-	// a copy is made.
-	yamlMemoMinInput = 512
 )
 
 // memoYAML is the yaml renderer Default registers: YAML with a bounded
@@ -60,7 +62,7 @@ func newMemoYAML() *memoYAML { return &memoYAML{trees: map[string]any{}} }
 // Render decodes input as YAML does, through the memo.
 func (y *memoYAML) Render(ctx context.Context, input any, rc *Context) (any, error) {
 	text, ok := input.(string)
-	if !ok || len(text) < yamlMemoMinInput || len(text) > yamlMemoMaxInput {
+	if !ok || len(text) > yamlMemoMaxInput {
 		return YAML{}.Render(ctx, input, rc)
 	}
 	y.mu.Lock()

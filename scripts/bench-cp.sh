@@ -128,10 +128,11 @@ measure() {
     if [ "$(echo "$mbs > $best" | bc)" = 1 ]; then best=$mbs; fi
   done
 }
-# cpu_of PID: CPU seconds of the process group led by PID (Salt forks workers).
+# cpu_of PID: CPU seconds of the process group led by PID, with the
+# children its processes reaped (Salt forks workers and job processes).
 cpu_of() {
   local t=0 p
-  for p in $(pgrep -g "$1" 2>/dev/null || echo "$1"); do t=$(echo "$t + $(proc_cpu "$p" 2>/dev/null || echo 0)" | bc); done
+  for p in $(pgrep -g "$1" 2>/dev/null || echo "$1"); do t=$(echo "$t + $(proc_cpu_reaped "$p" 2>/dev/null || echo 0)" | bc); done
   echo "$t"
 }
 

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 n=${1:-3000}
 log=$(mktemp /tmp/gsalt-fleet.XXXXXX)
 trap 'rm -f "$log"' EXIT
-GSALT_FLEET_DEVICES=$n go test -count=1 -timeout 90m -run '^TestShardedFleet$' -v ./cmd/gsalt-proxy | tee "$log" | grep -E 'shard [0-9]/3:|RSS|moved|^(--- |ok|FAIL)' || true
+GSALT_FLEET_DEVICES=$n go test -tags "${TAGS:-libvirt_dlopen}" -count=1 -timeout 90m -run '^TestShardedFleet$' -v ./cmd/gsalt-proxy | tee "$log" | grep -E 'shard [0-9]/3:|RSS|moved|^(--- |ok|FAIL)' || true
 if ! grep -q '^--- PASS: TestShardedFleet' "$log"; then
   echo "bench-fleet: TestShardedFleet failed; the test's own lines:" >&2
   grep -E '_test.go:[0-9]+:' "$log" | cut -c1-300 | tail -40 >&2

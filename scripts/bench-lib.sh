@@ -18,6 +18,12 @@ proc_cpu() {
   awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f", ($14+$15)/hz}' "/proc/$1/stat"
 }
 
+# proc_cpu_reaped PID: proc_cpu plus the CPU of the children the process
+# has reaped (Salt's minion runs each job in a child process that exits).
+proc_cpu_reaped() {
+  awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f", ($14+$15+$16+$17)/hz}' "/proc/$1/stat"
+}
+
 # proc_rss_mib PID: resident set size in MiB.
 proc_rss_mib() {
   awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$1/status"

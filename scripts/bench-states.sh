@@ -86,10 +86,11 @@ SLS
 now() { date +%s.%N; }
 elapsed() { $py -c "print(f'{$2-$1:.2f}')"; }
 
-# cpu_of PID: CPU seconds of the process group led by PID (Salt forks).
+# cpu_of PID: CPU seconds of the process group led by PID, with the
+# children its processes reaped (Salt forks a process per job).
 cpu_of() {
   local t=0 p
-  for p in $(pgrep -g "$1" 2>/dev/null || echo "$1"); do t=$(echo "$t + $(proc_cpu "$p" 2>/dev/null || echo 0)" | bc); done
+  for p in $(pgrep -g "$1" 2>/dev/null || echo "$1"); do t=$(echo "$t + $(proc_cpu_reaped "$p" 2>/dev/null || echo 0)" | bc); done
   echo "$t"
 }
 

@@ -77,6 +77,13 @@ type Options struct {
 	// Finalize, when set, turns the value of every {{ expression }} into
 	// its text instead of str() (Jinja2's finalize followed by str()).
 	Finalize func(v any) (string, error)
+	// Filters and Tests, when not nil, are the environment's filter and
+	// test tables, used as they are: an embedder rendering many templates
+	// builds its tables once (see BuiltinFilters) and shares them, and
+	// nothing may write to a shared table. nil gives the environment its
+	// own copy of the builtin ones.
+	Filters map[string]FilterFunc
+	Tests   map[string]TestFunc
 }
 
 // FilterFunc is a filter: v|name(args, kwargs). Filters and Funcs get
@@ -154,10 +161,23 @@ func NewEnvironment(o Options) *Environment {
 	if o.MaxTemplateDepth <= 0 {
 		o.MaxTemplateDepth = 32
 	}
-	e := &Environment{opts: o, Globals: builtinGlobals(), Filters: builtinFilters(), Tests: builtinTests(),
+	e := &Environment{opts: o, Globals: builtinGlobals(), Filters: o.Filters, Tests: o.Tests,
 		tags: map[string]TagFunc{}, exts: map[string]ExtExec{}, cache: map[string]*Template{}}
+	if e.Filters == nil {
+		e.Filters = builtinFilters()
+	}
+	if e.Tests == nil {
+		e.Tests = builtinTests()
+	}
+	e.opts.Filters, e.opts.Tests = nil, nil
 	return e
 }
+
+// BuiltinFilters returns a new table of Jinja2's builtin filters.
+func BuiltinFilters() map[string]FilterFunc { return builtinFilters() }
+
+// BuiltinTests returns a new table of Jinja2's builtin tests.
+func BuiltinTests() map[string]TestFunc { return builtinTests() }
 
 // Options returns the environment's options.
 func (e *Environment) Options() Options { return e.opts }
