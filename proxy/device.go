@@ -473,15 +473,7 @@ func (k *keeper) schedule() {
 	d := k.d
 	var wait time.Duration
 	if d.Initialized() {
-		wait = k.every
-		d.mu.RLock()
-		ka, ok := d.mod.(proxymod.Keepaliver)
-		d.mu.RUnlock()
-		if ok {
-			if iv := ka.KeepaliveInterval(); iv > 0 && iv < wait {
-				wait = iv
-			}
-		}
+		wait = k.probeWait()
 		if k.first {
 			// Spread the probes of devices started together.
 			wait = time.Duration(rand.Int64N(int64(wait))) + time.Millisecond
@@ -496,6 +488,24 @@ func (k *keeper) schedule() {
 		return
 	}
 	k.t = time.AfterFunc(wait, k.step)
+}
+
+// probeWait is the wait between two probes of an initialised module:
+// proxy_keep_alive_interval, or the module's own shorter keepalive
+// interval (proxymod.Keepaliver) as long as the fleet's probes together
+// stay within probeRate a second (a large fleet probes each session less
+// often, never less often than proxy_keep_alive_interval).
+func (k *keeper) probeWait() time.Duration {
+	wait := k.every
+	k.d.mu.RLock()
+	ka, ok := k.d.mod.(proxymod.Keepaliver)
+	k.d.mu.RUnlock()
+	if ok {
+		if iv := ka.KeepaliveInterval(); iv > 0 && iv < wait {
+			wait = min(max(iv, k.d.f.probeSpacing()), wait)
+		}
+	}
+	return wait
 }
 
 // step is one turn: re-initialise a module that is down, or probe one

@@ -3,16 +3,19 @@
 # IOS-XE (PLATFORM=ios, the default) or Arista EOS (PLATFORM=eos) switches
 # (SSH on 127.0.0.1, ports P..P+N-1) and one gsalt-proxy
 # serving them all as proxy minions sw1..swN through the napalm proxytype
-# (selected by pillar). Reports the time until all N answer test.ping after
-# the proxy started, the fan-out time of test.ping and of net.load_config
+# (selected by pillar). Reports the time until all N are connected (the
+# proxy's gauge) and answer test.ping after the proxy started, with the
+# processes' CPU seconds, the idle fleet's CPU, the fan-out time of
+# test.ping and of net.load_config
 # (test=True and commit=True) over all N, and the RSS of the three
 # processes. Numbers go in the notes, never into tests.
 # BIN overrides the binary directory (default bin/); PROXY_ARGS adds flags to
 # gsalt-proxy (e.g. --max-conns 512), DEVSIM_ARGS to gsalt-devsim.
 # PROFILE_DIR=DIR saves gsalt-proxy's heap and goroutine profiles there
 # (GSALT_PPROF) once every device answered, and again after the fan-outs,
-# and a CPU profile of its first START_CPU_S seconds (default 90): the
-# devices signing in and opening their sessions.
+# a CPU profile of its first START_CPU_S seconds (default 90): the
+# devices signing in and opening their sessions, and one of the IDLE_S
+# seconds (default 30) the idle fleet is measured.
 # The issue 17 rows (RSS per device, and for N >= 10000 the whole fleet)
 # go through bench_row.
 set -euo pipefail
@@ -67,6 +70,7 @@ else:
 PY
 )
 
+mport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p "$tmp/srv/pillar" "$tmp/etc/proxy"
 printf "base:\n  'sw*':\n    - sw\n" >"$tmp/srv/pillar/top.sls"
 cat >"$tmp/srv/pillar/sw.sls" <<SLS
@@ -95,6 +99,9 @@ acceptance_wait_time: 2
 # Back off (2 s doubling to 32 s) when the master is too busy to answer an
 # _auth: thousands of devices authenticate at once.
 acceptance_wait_time_max: 30
+# The bench reads gsalt_proxy_devices_connected here.
+metrics_host: 127.0.0.1
+metrics_port: $mport
 CONF
 for i in $(seq 1 "$n"); do echo "sw$i"; done >"$tmp/ids"
 
@@ -177,14 +184,33 @@ proxy_keys_out "$tmp/proxy/pki"
 "$bin/gsalt-key" -c "$tmp/etc/master" -A -y >/dev/null
 sleep 3 # acceptance_wait_time before the devices re-authenticate
 # Wait until every device re-authenticated, rendered its pillar, opened its
-# napalm (SSH) session and answered test.ping at least once (the union over
-# short polls, so a slow poll does not hide devices that are ready).
-# Each poll is a job (and find_jobs) on every device: large fleets poll
-# with a longer timeout, fewer times, so the polls do not queue returns
-# faster than the master takes them.
-got=0; : >"$tmp/seen"; poll_t=$((5 + n / 1000))
-for _ in $(seq 200); do
-  salt 'sw*' test.ping --out json --static -t "$poll_t" >"$tmp/ping.json" 2>/dev/null || true
+# napalm (SSH) session and subscribed: gsalt-proxy's own gauge
+# (gsalt_proxy_devices_connected, read every 2 s, so the wait puts no load
+# on the master; test.ping polls of thousands of devices would: each poll
+# is a job and a find_job round on every device ready so far, their
+# returns queued in front of the sign-ins and pillars of the others).
+# READY_MAX_S bounds the wait (default 720 s): the fan-outs then run on
+# the devices that are ready. Then test.ping fan-outs (up to three, the
+# union counted) until every device answered.
+metric() { curl -s "http://127.0.0.1:$mport/metrics" | awk -v m="$1" '$1 == m {printf "%d", $2}'; }
+conn=0; last=0
+while :; do
+  conn=$(metric gsalt_proxy_devices_connected); conn=${conn:-0}
+  [ "$conn" -ge "$n" ] && break
+  el=$(since "$start")
+  if [ "${el%.*}" -ge "$((last + 30))" ]; then
+    last=${el%.*}
+    echo "  $el s: $conn/$n devices connected, gsalt-proxy $(proc_rss_mib $pp) MiB, $(proc_cpu $pp) CPU s, $(curl -s "http://127.0.0.1:$mport/metrics" | awk '$1 == "go_goroutines" {print $2}') goroutines"
+  fi
+  [ "${el%.*}" -ge "${READY_MAX_S:-720}" ] && { echo "  giving up waiting after $el s"; break; }
+  kill -0 $pp 2>/dev/null || { echo "gsalt-proxy exited"; tail -20 "$tmp/proxy.err"; exit 1; }
+  sleep 2
+done
+echo "$conn/$n devices connected after $(since "$start") s from gsalt-proxy start (gsalt-proxy $(proc_cpu $pp) CPU s, gsalt-master $(proc_cpu $mp) CPU s, gsalt-devsim $(devsim_cpu) CPU s)"
+profile ready
+got=0; : >"$tmp/seen"
+for _ in 1 2 3; do
+  salt 'sw*' test.ping --out json --static -t $((30 + n / 200)) >"$tmp/ping.json" 2>/dev/null || true
   got=$(/usr/bin/python3 - "$tmp/ping.json" "$tmp/seen" <<'PY'
 import json, sys
 seen = set(open(sys.argv[2]).read().split())
@@ -196,9 +222,8 @@ open(sys.argv[2], "w").write("\n".join(sorted(seen)))
 print(len(seen))
 PY
 )
-  [ "$got" -ge "$n" ] && break
   echo "  $(since "$start") s: $got/$n have answered test.ping"
-  kill -0 $pp 2>/dev/null || { echo "gsalt-proxy exited"; tail -20 "$tmp/proxy.err"; exit 1; }
+  [ "$got" -ge "$n" ] && break
 done
 echo "all answered test.ping: $got/$n after $(since "$start") s from gsalt-proxy start"
 
@@ -210,6 +235,15 @@ pr=$(rss $pp); dr=$(devsim_rss)
 idle_kib=$(echo "scale=1; $pr / $n" | bc)
 echo "RSS with every session open: gsalt-proxy $((pr / 1024)) MiB = $idle_kib KiB per device, gsalt-devsim $((dr / 1024)) MiB"
 profile idle
+# What the idle fleet costs: CPU seconds over IDLE_S seconds (default 30)
+# with every session open and no job (keepalive probes, timers, GC).
+idle_s=${IDLE_S:-30}; pc0=$(proc_cpu $pp); dc0=$(devsim_cpu); mc0=$(proc_cpu $mp)
+if [ -n "${PROFILE_DIR:-}" ]; then
+  curl -s -o "$PROFILE_DIR/cpu-idle.pb.gz" "http://127.0.0.1:$pport/debug/pprof/profile?seconds=$idle_s"
+else
+  sleep "$idle_s"
+fi
+echo "idle ${idle_s} s: gsalt-proxy $(echo "$(proc_cpu $pp) - $pc0" | bc) CPU s, gsalt-devsim $(echo "$(devsim_cpu) - $dc0" | bc) CPU s, gsalt-master $(echo "$(proc_cpu $mp) - $mc0" | bc) CPU s"
 
 for mode in test=True commit=True; do
   t0=$(now)
