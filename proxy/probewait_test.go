@@ -13,11 +13,11 @@ import (
 type keepaliveModule struct{ iv time.Duration }
 
 func (keepaliveModule) Init(context.Context, *proxymod.Config) error { return nil }
-func (keepaliveModule) Ping(context.Context) (bool, error)          { return true, nil }
+func (keepaliveModule) Ping(context.Context) (bool, error)           { return true, nil }
 func (keepaliveModule) Grains(context.Context) (*payload.Map, error) {
 	return payload.NewMap(), nil
 }
-func (keepaliveModule) Shutdown(context.Context) error    { return nil }
+func (keepaliveModule) Shutdown(context.Context) error     { return nil }
 func (m keepaliveModule) KeepaliveInterval() time.Duration { return m.iv }
 
 // TestProbeWait: an initialised module is probed at its own keepalive

@@ -14,8 +14,9 @@
 # PROFILE_DIR=DIR saves gsalt-proxy's heap and goroutine profiles there
 # (GSALT_PPROF) once every device answered, and again after the fan-outs,
 # a CPU profile of its first START_CPU_S seconds (default 90): the
-# devices signing in and opening their sessions, and one of the IDLE_S
-# seconds (default 30) the idle fleet is measured.
+# devices signing in and opening their sessions, one of the IDLE_S
+# seconds (default 30) the idle fleet is measured and one of the first
+# FAN_CPU_S seconds (default 30) of the net.load_config test=True fan-out.
 # The issue 17 rows (RSS per device, and for N >= 10000 the whole fleet)
 # go through bench_row.
 set -euo pipefail
@@ -246,11 +247,14 @@ fi
 echo "idle ${idle_s} s: gsalt-proxy $(echo "$(proc_cpu $pp) - $pc0" | bc) CPU s, gsalt-devsim $(echo "$(devsim_cpu) - $dc0" | bc) CPU s, gsalt-master $(echo "$(proc_cpu $mp) - $mc0" | bc) CPU s"
 
 for mode in test=True commit=True; do
-  t0=$(now)
+  if [ -n "${PROFILE_DIR:-}" ] && [ "$mode" = test=True ]; then
+    curl -s -o "$PROFILE_DIR/cpu-fanout.pb.gz" "http://127.0.0.1:$pport/debug/pprof/profile?seconds=${FAN_CPU_S:-30}" &
+  fi
+  t0=$(now); pc0=$(proc_cpu $pp); dc0=$(devsim_cpu); mc0=$(proc_cpu $mp)
   salt -t 300 -C "G@vendor:$vendor and I@proxy:proxytype:napalm" net.load_config text='ntp server 10.0.0.1' "$mode" --out json --static \
     >"$tmp/load.json" 2>"$tmp/load.err" || true
   el=$(since "$t0"); read -r got tot < <(count_true "$tmp/load.json" result)
-  echo "gsalt -t 300 -C 'G@vendor:$vendor and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' $mode: $got result True of $tot returned, $el s"
+  echo "gsalt -t 300 -C 'G@vendor:$vendor and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' $mode: $got result True of $tot returned, $el s (CPU s: gsalt-proxy $(echo "$(proc_cpu $pp) - $pc0" | bc), gsalt-devsim $(echo "$(devsim_cpu) - $dc0" | bc), gsalt-master $(echo "$(proc_cpu $mp) - $mc0" | bc); gsalt-proxy RSS $(proc_rss_mib $pp) MiB)"
   [ "$mode" = test=True ] && { fan_got=$got; fan_s=$el; }
   if [ "$got" -lt "$n" ]; then
     /usr/bin/python3 - "$tmp/load.json" <<'PY' || head -c 600 "$tmp/load.err"
