@@ -382,15 +382,14 @@ const procDelay = 20 * time.Millisecond
 type procFile struct {
 	mu      sync.Mutex
 	path    string
-	shared  *ProcFiles
-	written bool // the file is written (and, when shared, held)
+	written bool
 	ended   bool
 	timer   *time.Timer
 }
 
 // writeProcLater schedules the proc file of a job.
 func (m *Minion) writeProcLater(path string, data func() []byte) *procFile {
-	pf := &procFile{path: path, shared: m.procFiles}
+	pf := &procFile{path: path}
 	delay := m.procDelay
 	if delay <= 0 {
 		delay = procDelay
@@ -401,19 +400,12 @@ func (m *Minion) writeProcLater(path string, data func() []byte) *procFile {
 		if pf.ended {
 			return
 		}
-		if pf.shared.join(path) {
-			// Another identity of this process wrote the file already.
-			pf.written = true
-			return
-		}
 		b := data()
 		if b == nil {
-			pf.shared.leave(path)
 			m.log.Error("cannot encode the job's proc data", "path", path)
 			return
 		}
 		if err := os.WriteFile(path, b, 0o600); err != nil {
-			pf.shared.leave(path)
 			m.log.Warn("cannot write the proc file", "path", path, "err", err)
 			return
 		}
@@ -423,7 +415,6 @@ func (m *Minion) writeProcLater(path string, data func() []byte) *procFile {
 }
 
 // done cancels or removes the proc file (the job ended); nil is a no-op.
-// A shared file is removed when the last job holding it ends.
 func (pf *procFile) done() {
 	if pf == nil {
 		return
@@ -432,57 +423,9 @@ func (pf *procFile) done() {
 	pf.mu.Lock()
 	defer pf.mu.Unlock()
 	pf.ended = true
-	if pf.written && pf.shared.leave(pf.path) {
+	if pf.written {
 		_ = os.Remove(pf.path)
 	}
-}
-
-// ProcFiles is shared by the identities of one process that share a
-// cachedir (a proxy's devices, as Salt's proxies and deltaproxy
-// sub-proxies share cachedir/proc): a publish runs one job per identity
-// under the same jid, so the same proc file path. The first job that
-// outlives the proc delay writes cachedir/proc/<jid>; the others with
-// that jid only count themselves, and the file is removed when the last
-// of them ends. A fan-out over 10,000 devices writes it once instead of
-// 10,000 times (each write replacing the previous one's content). The
-// zero value is ready to use; a nil *ProcFiles shares nothing.
-type ProcFiles struct {
-	mu    sync.Mutex
-	holds map[string]int // path -> jobs holding the written file
-}
-
-// join counts one more job holding path; it reports whether the file is
-// written already (false: the caller writes it, or calls leave when it
-// cannot). A nil table never shares.
-func (p *ProcFiles) join(path string) bool {
-	if p == nil {
-		return false
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.holds == nil {
-		p.holds = map[string]int{}
-	}
-	n := p.holds[path]
-	p.holds[path] = n + 1
-	return n > 0
-}
-
-// leave counts one job less holding path; it reports whether it was the
-// last (the file is to be removed). A nil table: always the last.
-func (p *ProcFiles) leave(path string) bool {
-	if p == nil {
-		return true
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := p.holds[path] - 1
-	if n > 0 {
-		p.holds[path] = n
-		return false
-	}
-	delete(p.holds, path)
-	return true
 }
 
 // env is the execution environment of one job.

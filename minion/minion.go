@@ -154,10 +154,6 @@ type Options struct {
 	// file holding the whole publish (a find_job names every minion yet
 	// to return).
 	ProcDelay time.Duration
-	// ProcFiles, when set, is shared by the identities of the process
-	// that share a cachedir: a jid's proc file is written once for all of
-	// them (see ProcFiles).
-	ProcFiles *ProcFiles
 
 	// OnReady, when set, is called once when Ready closes (the minion is
 	// connected and serves jobs): a process serving thousands of
@@ -208,7 +204,6 @@ type Minion struct {
 	reqPoolFn     func(string) *transport.ReqPool
 	authSlots     chan struct{}
 	procDelay     time.Duration
-	procFiles     *ProcFiles
 	onReady       func()
 
 	// The masters (multimaster.go): links in connection order, the
@@ -288,7 +283,6 @@ func New(o Options) (*Minion, error) {
 		reqPoolFn:     o.ReqPool,
 		authSlots:     o.AuthSlots,
 		procDelay:     o.ProcDelay,
-		procFiles:     o.ProcFiles,
 		onReady:       o.OnReady,
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),

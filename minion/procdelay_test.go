@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -89,74 +88,6 @@ func TestProcFileDataNotKept(t *testing.T) {
 			}
 			if again := j.procData(); !bytes.Equal(again, b) {
 				t.Fatal("procData differs from the proc file")
-			}
-		})
-	}
-}
-
-// TestProcFilesShared: jobs of several identities with one jid and one
-// cachedir (a proxy's devices) write the proc file once: the first job
-// past the delay writes it, the others only hold it, and it is removed
-// when the last of them ends, whatever the order; a different path is
-// written on its own; without a shared table each job writes and
-// removes its own.
-func TestProcFilesShared(t *testing.T) {
-	cases := []struct {
-		name   string
-		shared bool
-		order  []int // the order the three jobs end
-	}{
-		{"shared, first writer ends first", true, []int{0, 1, 2}},
-		{"shared, first writer ends last", true, []int{2, 1, 0}},
-		{"not shared", false, []int{1, 0, 2}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var table *ProcFiles
-			if tc.shared {
-				table = &ProcFiles{}
-			}
-			dir := t.TempDir()
-			path := filepath.Join(dir, "20261128000000000001")
-			var writes atomic.Int64
-			pfs := make([]*procFile, 3)
-			for i := range pfs {
-				m := &Minion{procDelay: time.Millisecond, procFiles: table, log: slog.New(slog.DiscardHandler)}
-				pfs[i] = m.writeProcLater(path, func() []byte { writes.Add(1); return fmt.Appendf(nil, "job %d", i) })
-			}
-			other := (&Minion{procDelay: time.Millisecond, procFiles: table, log: slog.New(slog.DiscardHandler)}).
-				writeProcLater(filepath.Join(dir, "20261128000000000002"), func() []byte { writes.Add(1); return []byte("other") })
-			testutil.Eventually(t, wait, func() bool {
-				for _, pf := range append(pfs, other) {
-					pf.mu.Lock()
-					w := pf.written
-					pf.mu.Unlock()
-					if !w {
-						return false
-					}
-				}
-				return true
-			}, "every job past its proc delay")
-			want := int64(4)
-			if tc.shared {
-				want = 2
-			}
-			if got := writes.Load(); got != want {
-				t.Fatalf("%d proc files encoded and written, want %d", got, want)
-			}
-			for k, i := range tc.order {
-				pfs[i].done()
-				_, err := os.Stat(path)
-				if last := k == len(tc.order)-1; tc.shared && (err == nil) == last {
-					t.Fatalf("after %d of 3 jobs ended the shared proc file exists: %v", k+1, err == nil)
-				}
-			}
-			if _, err := os.Stat(filepath.Join(dir, "20261128000000000002")); err != nil {
-				t.Fatalf("the other jid's proc file: %v", err)
-			}
-			other.done()
-			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-				t.Fatalf("proc files left: %v", ents)
 			}
 		})
 	}

@@ -280,7 +280,6 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		AuthSlots:     d.f.authSlots,
 		PublishCache:  d.f.pubs,
 		ProcDelay:     deviceProcDelay,
-		ProcFiles:     &d.f.procFiles,
 		OnReady:       d.markReady,
 	}
 }

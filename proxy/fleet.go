@@ -141,8 +141,6 @@ type Fleet struct {
 	optShare minion.OptionShare
 	// Every device receives each publish; it is opened once for all.
 	pubs *minion.PublishCache
-	// The devices' jobs of one publish share a jid, so a proc file path.
-	procFiles minion.ProcFiles
 
 	mu      sync.Mutex
 	runCtx  context.Context

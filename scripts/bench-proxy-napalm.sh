@@ -224,7 +224,9 @@ print(len(seen))
 PY
 )
   echo "  $(since "$start") s: $got/$n have answered test.ping"
-  [ "$got" -ge "$n" ] && break
+  # Another round only while devices the gauge counts connected are
+  # missing (the wait may have given up with some still starting).
+  [ "$got" -ge "$conn" ] && break
 done
 echo "all answered test.ping: $got/$n after $(since "$start") s from gsalt-proxy start"
 
@@ -248,7 +250,7 @@ echo "idle ${idle_s} s: gsalt-proxy $(echo "$(proc_cpu $pp) - $pc0" | bc) CPU s,
 
 for mode in test=True commit=True; do
   if [ -n "${PROFILE_DIR:-}" ] && [ "$mode" = test=True ]; then
-    curl -s -o "$PROFILE_DIR/cpu-fanout.pb.gz" "http://127.0.0.1:$pport/debug/pprof/profile?seconds=${FAN_CPU_S:-30}" &
+    curl -s -o "$PROFILE_DIR/cpu-fanout.pb.gz" "http://127.0.0.1:$pport/debug/pprof/profile?seconds=${FAN_CPU_S:-30}" & cpid=$!
   fi
   t0=$(now); pc0=$(proc_cpu $pp); dc0=$(devsim_cpu); mc0=$(proc_cpu $mp)
   salt -t 300 -C "G@vendor:$vendor and I@proxy:proxytype:napalm" net.load_config text='ntp server 10.0.0.1' "$mode" --out json --static \
@@ -256,6 +258,8 @@ for mode in test=True commit=True; do
   el=$(since "$t0"); read -r got tot < <(count_true "$tmp/load.json" result)
   echo "gsalt -t 300 -C 'G@vendor:$vendor and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' $mode: $got result True of $tot returned, $el s (CPU s: gsalt-proxy $(echo "$(proc_cpu $pp) - $pc0" | bc), gsalt-devsim $(echo "$(devsim_cpu) - $dc0" | bc), gsalt-master $(echo "$(proc_cpu $mp) - $mc0" | bc); gsalt-proxy RSS $(proc_rss_mib $pp) MiB)"
   [ "$mode" = test=True ] && { fan_got=$got; fan_s=$el; }
+  # The fan-out's CPU profile ends before the next step.
+  [ -n "${cpid:-}" ] && { wait "$cpid" || true; cpid=; }
   if [ "$got" -lt "$n" ]; then
     /usr/bin/python3 - "$tmp/load.json" <<'PY' || head -c 600 "$tmp/load.err"
 import json, sys, collections
