@@ -279,14 +279,25 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		OptionShare:   &d.f.optShare,
 		AuthSlots:     d.f.authSlots,
 		PublishCache:  d.f.pubs,
-		ProcDelay:     deviceProcDelay,
+		ProcDelay:     d.f.procDelay(),
 		OnReady:       d.markReady,
 	}
 }
 
 // deviceProcDelay is how long a device's job runs before its proc file
-// is written (minion.Options.ProcDelay).
+// is written (minion.Options.ProcDelay) in fleets of up to 1,000 devices.
 const deviceProcDelay = time.Second
+
+// procDelay is a device's minion.Options.ProcDelay: deviceProcDelay, and
+// 1 ms a device in larger fleets (10 s at 10,000). A fan-out's device
+// jobs run MaxConns at a time, so most wait longer than a second for
+// their turn, and each wrote its proc file (cachedir/<id>/proc/<jid>,
+// read only by other processes: the fleet's find_job and
+// saltutil.running read the job table) and removed it: 8% of gsalt-proxy's
+// CPU in a net.load_config fan-out over 500 devices.
+func (f *Fleet) procDelay() time.Duration {
+	return max(deviceProcDelay, time.Duration(f.count.Load())*time.Millisecond)
+}
 
 // deviceSubQueue bounds the publishes waiting for one device's minion
 // (a minion's default, 1000 slots, costs ~24 KiB per device; each device

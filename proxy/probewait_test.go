@@ -53,3 +53,23 @@ func TestProbeWait(t *testing.T) {
 		})
 	}
 }
+
+// TestFleetProcDelay: a device's job writes its proc file after 1 s in
+// fleets of up to 1,000 devices, 1 ms a device beyond.
+func TestFleetProcDelay(t *testing.T) {
+	for _, tc := range []struct {
+		devices int64
+		want    time.Duration
+	}{
+		{1, time.Second},
+		{1000, time.Second},
+		{2500, 2500 * time.Millisecond},
+		{10000, 10 * time.Second},
+	} {
+		f := &Fleet{}
+		f.count.Store(tc.devices)
+		if got := f.procDelay(); got != tc.want {
+			t.Errorf("%d devices: procDelay = %s, want %s", tc.devices, got, tc.want)
+		}
+	}
+}
