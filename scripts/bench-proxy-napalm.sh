@@ -14,7 +14,9 @@
 # PROFILE_DIR=DIR saves gsalt-proxy's heap and goroutine profiles there
 # (GSALT_PPROF) once every device answered, and again after the fan-outs,
 # a CPU profile of its first START_CPU_S seconds (default 90): the
-# devices signing in and opening their sessions, one of the IDLE_S
+# devices signing in and opening their sessions, goroutine, heap and 30 s
+# CPU profiles MID_PROFILE_S seconds (default 240) into the start if the
+# fleet is not ready by then, one of the IDLE_S
 # seconds (default 30) the idle fleet is measured and one of the first
 # FAN_CPU_S seconds (default 30) of the net.load_config test=True fan-out.
 # The issue 17 rows (RSS per device, and for N >= 10000 the whole fleet)
@@ -202,6 +204,11 @@ while :; do
   if [ "${el%.*}" -ge "$((last + 30))" ]; then
     last=${el%.*}
     echo "  $el s: $conn/$n devices connected, gsalt-proxy $(proc_rss_mib $pp) MiB, $(proc_cpu $pp) CPU s, $(curl -s "http://127.0.0.1:$mport/metrics" | awk '$1 == "go_goroutines" {print $2}') goroutines"
+  fi
+  if [ -n "${PROFILE_DIR:-}" ] && [ -z "${mid:-}" ] && [ "${el%.*}" -ge "${MID_PROFILE_S:-240}" ]; then
+    # The middle of the start: goroutines, heap and 30 s of CPU.
+    mid=1; profile mid
+    curl -s -o "$PROFILE_DIR/cpu-mid.pb.gz" "http://127.0.0.1:$pport/debug/pprof/profile?seconds=30" &
   fi
   [ "${el%.*}" -ge "${READY_MAX_S:-720}" ] && { echo "  giving up waiting after $el s"; break; }
   kill -0 $pp 2>/dev/null || { echo "gsalt-proxy exited"; tail -20 "$tmp/proxy.err"; exit 1; }
