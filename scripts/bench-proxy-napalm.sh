@@ -156,11 +156,13 @@ if [ -n "${PROFILE_DIR:-}" ]; then
 fi
 profile() { # profile NAME: heap and goroutine profiles of gsalt-proxy
   [ -n "${PROFILE_DIR:-}" ] || return 0
-  curl -s -o "$PROFILE_DIR/heap-$1.pb.gz" "http://127.0.0.1:$pport/debug/pprof/heap?gc=1"
-  curl -s -o "$PROFILE_DIR/goroutine-$1.txt" "http://127.0.0.1:$pport/debug/pprof/goroutine?debug=1"
+  # Bounded: at 10,000 devices the heap profile after the fan-outs did
+  # not answer within minutes (twice), and the run ended on its timeout.
+  curl -s -m 120 -o "$PROFILE_DIR/heap-$1.pb.gz" "http://127.0.0.1:$pport/debug/pprof/heap?gc=1"
+  curl -s -m 120 -o "$PROFILE_DIR/goroutine-$1.txt" "http://127.0.0.1:$pport/debug/pprof/goroutine?debug=1"
   # The runtime's MemStats (heap in use, stacks, what the GC keeps) close
   # the text form of the heap profile.
-  curl -s "http://127.0.0.1:$pport/debug/pprof/heap?debug=1" | sed -n '/^# runtime.MemStats/,$p' >"$PROFILE_DIR/memstats-$1.txt"
+  curl -s -m 120 "http://127.0.0.1:$pport/debug/pprof/heap?debug=1" | sed -n '/^# runtime.MemStats/,$p' >"$PROFILE_DIR/memstats-$1.txt"
   echo "profiles saved: $PROFILE_DIR/heap-$1.pb.gz $PROFILE_DIR/goroutine-$1.txt $PROFILE_DIR/memstats-$1.txt"
 }
 # The devices' RSA key pairs are kept between runs in the bench's scratch
