@@ -290,7 +290,14 @@ func (l *loader) logUnknown(overrides, defaults map[string]any) {
 			continue
 		}
 		l.log.Debug("config: unknown option", "role", l.role, "key", k)
-		l.unknown = append(l.unknown, UnknownOption{Key: k, Suggestion: nearestOption(k, defaults)})
+		u := UnknownOption{Key: k}
+		if !isGsaltOption(k) {
+			// gsalt's own options are not misspellings (Warnings skips
+			// them): no search through every option for them, which a
+			// gsalt-proxy paid for each of its 10,000 devices.
+			u.Suggestion = nearestOption(k, defaults)
+		}
+		l.unknown = append(l.unknown, u)
 	}
 }
 

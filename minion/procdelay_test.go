@@ -52,11 +52,13 @@ func TestProcDelay(t *testing.T) {
 	}
 }
 
-// TestProcFileDataNotKept: the proc file of a job with scalar arguments is
-// encoded for the write and not kept by the job (a find_job naming 10,000
-// minions made every device keep ~70 KB); a job encoded at its start
-// (mutable arguments) writes that encoding; both decode to the proc data,
-// and later readers (saltutil.running) still get it.
+// TestProcFileDataNotKept: the proc file of a job is encoded for the
+// write and not kept by the job (a find_job naming 10,000 minions made
+// every device keep ~70 KB), also when its arguments hold a map: those
+// are copied into the proc data at the start, so the binder taking
+// __kwarg__ out of the job's own map does not change the proc file (nor
+// race with its encoding); the proc file decodes to the proc data as the
+// job started, and later readers (saltutil.running) still get it.
 func TestProcFileDataNotKept(t *testing.T) {
 	tgt := make([]any, 1000)
 	for i := range tgt {
@@ -65,16 +67,21 @@ func TestProcFileDataNotKept(t *testing.T) {
 	cases := []struct {
 		name string
 		arg  []any
-		kept bool
 	}{
-		{"scalar arguments", []any{"20261128123343146227"}, false},
-		{"a keyword map", []any{payload.NewMap("test", true, "__kwarg__", true)}, true},
+		{"scalar arguments", []any{"20261128123343146227"}},
+		{"a keyword map", []any{payload.NewMap("test", true, "__kwarg__", true)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			proc := payload.NewMap("pid", int64(1), "fun", "saltutil.find_job", "arg", tc.arg, "tgt", tgt, "tgt_type", "list", "jid", "1")
 			j := &job{jid: "1", proc: proc}
-			j.encodeNowIfMutable(tc.arg)
+			j.isolateMutableArgs("arg", tc.arg)
+			if j.procEnc != nil {
+				t.Fatal("the proc data was encoded at the start")
+			}
+			if kw, ok := tc.arg[0].(*payload.Map); ok {
+				kw.Delete("__kwarg__") // what the binder does to the job's own map
+			}
 			b := j.procFileData()
 			got, err := payload.UnmarshalMap(b)
 			if err != nil {
@@ -83,8 +90,13 @@ func TestProcFileDataNotKept(t *testing.T) {
 			if l, _ := got.Get("tgt"); len(l.([]any)) != len(tgt) {
 				t.Fatalf("proc file tgt: %d ids", len(l.([]any)))
 			}
-			if kept := j.procEnc != nil; kept != tc.kept {
-				t.Fatalf("encoding kept by the job: %v, want %v", kept, tc.kept)
+			if j.procEnc != nil {
+				t.Fatal("the proc file's encoding is kept by the job")
+			}
+			if a, _ := got.Get("arg"); len(a.([]any)) == 1 {
+				if kw, ok := a.([]any)[0].(*payload.Map); ok && !kw.Has("__kwarg__") {
+					t.Fatal("the proc file lost __kwarg__: it shares the map the binder changes")
+				}
 			}
 			if again := j.procData(); !bytes.Equal(again, b) {
 				t.Fatal("procData differs from the proc file")

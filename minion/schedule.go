@@ -57,7 +57,7 @@ func (m *Minion) startScheduled(ctx context.Context, j schedule.Job) {
 	}
 	jctx, cancel := context.WithCancel(ctx)
 	sj := &job{jid: jid, proc: proc, cancel: cancel}
-	sj.encodeNowIfMutable(funArgs)
+	sj.isolateMutableArgs("fun_args", funArgs)
 	m.jobs.add(sj)
 	m.wg.Add(1)
 	go func() {

@@ -279,14 +279,25 @@ func (d *Device) minionOptions(cfg *config.Minion) minion.Options {
 		OptionShare:   &d.f.optShare,
 		AuthSlots:     d.f.authSlots,
 		PublishCache:  d.f.pubs,
-		ProcDelay:     deviceProcDelay,
+		ProcDelay:     d.f.procDelay(),
 		OnReady:       d.markReady,
 	}
 }
 
 // deviceProcDelay is how long a device's job runs before its proc file
-// is written (minion.Options.ProcDelay).
+// is written (minion.Options.ProcDelay) in fleets of up to 1,000 devices.
 const deviceProcDelay = time.Second
+
+// procDelay is a device's minion.Options.ProcDelay: deviceProcDelay, and
+// 1 ms a device in larger fleets (10 s at 10,000). A fan-out's device
+// jobs run MaxConns at a time, so most wait longer than a second for
+// their turn, and each wrote its proc file (cachedir/<id>/proc/<jid>,
+// read only by other processes: the fleet's find_job and
+// saltutil.running read the job table) and removed it: 8% of gsalt-proxy's
+// CPU in a net.load_config fan-out over 500 devices.
+func (f *Fleet) procDelay() time.Duration {
+	return max(deviceProcDelay, time.Duration(f.count.Load())*time.Millisecond)
+}
 
 // deviceSubQueue bounds the publishes waiting for one device's minion
 // (a minion's default, 1000 slots, costs ~24 KiB per device; each device
@@ -473,15 +484,7 @@ func (k *keeper) schedule() {
 	d := k.d
 	var wait time.Duration
 	if d.Initialized() {
-		wait = k.every
-		d.mu.RLock()
-		ka, ok := d.mod.(proxymod.Keepaliver)
-		d.mu.RUnlock()
-		if ok {
-			if iv := ka.KeepaliveInterval(); iv > 0 && iv < wait {
-				wait = iv
-			}
-		}
+		wait = k.probeWait()
 		if k.first {
 			// Spread the probes of devices started together.
 			wait = time.Duration(rand.Int64N(int64(wait))) + time.Millisecond
@@ -496,6 +499,24 @@ func (k *keeper) schedule() {
 		return
 	}
 	k.t = time.AfterFunc(wait, k.step)
+}
+
+// probeWait is the wait between two probes of an initialised module:
+// proxy_keep_alive_interval, or the module's own shorter keepalive
+// interval (proxymod.Keepaliver) as long as the fleet's probes together
+// stay within probeRate a second (a large fleet probes each session less
+// often, never less often than proxy_keep_alive_interval).
+func (k *keeper) probeWait() time.Duration {
+	wait := k.every
+	k.d.mu.RLock()
+	ka, ok := k.d.mod.(proxymod.Keepaliver)
+	k.d.mu.RUnlock()
+	if ok {
+		if iv := ka.KeepaliveInterval(); iv > 0 && iv < wait {
+			wait = min(max(iv, k.d.f.probeSpacing()), wait)
+		}
+	}
+	return wait
 }
 
 // step is one turn: re-initialise a module that is down, or probe one

@@ -3,16 +3,22 @@
 # IOS-XE (PLATFORM=ios, the default) or Arista EOS (PLATFORM=eos) switches
 # (SSH on 127.0.0.1, ports P..P+N-1) and one gsalt-proxy
 # serving them all as proxy minions sw1..swN through the napalm proxytype
-# (selected by pillar). Reports the time until all N answer test.ping after
-# the proxy started, the fan-out time of test.ping and of net.load_config
+# (selected by pillar). Reports the time until all N are connected (the
+# proxy's gauge) and answer test.ping after the proxy started, with the
+# processes' CPU seconds, the idle fleet's CPU, the fan-out time of
+# test.ping and of net.load_config
 # (test=True and commit=True) over all N, and the RSS of the three
 # processes. Numbers go in the notes, never into tests.
 # BIN overrides the binary directory (default bin/); PROXY_ARGS adds flags to
 # gsalt-proxy (e.g. --max-conns 512), DEVSIM_ARGS to gsalt-devsim.
 # PROFILE_DIR=DIR saves gsalt-proxy's heap and goroutine profiles there
 # (GSALT_PPROF) once every device answered, and again after the fan-outs,
-# and a CPU profile of its first START_CPU_S seconds (default 90): the
-# devices signing in and opening their sessions.
+# a CPU profile of its first START_CPU_S seconds (default 90): the
+# devices signing in and opening their sessions, goroutine, heap and 30 s
+# CPU profiles MID_PROFILE_S seconds (default 240) into the start if the
+# fleet is not ready by then, one of the IDLE_S
+# seconds (default 30) the idle fleet is measured and one of the first
+# FAN_CPU_S seconds (default 30) of the net.load_config test=True fan-out.
 # The issue 17 rows (RSS per device, and for N >= 10000 the whole fleet)
 # go through bench_row.
 set -euo pipefail
@@ -67,6 +73,7 @@ else:
 PY
 )
 
+mport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p "$tmp/srv/pillar" "$tmp/etc/proxy"
 printf "base:\n  'sw*':\n    - sw\n" >"$tmp/srv/pillar/top.sls"
 cat >"$tmp/srv/pillar/sw.sls" <<SLS
@@ -95,6 +102,9 @@ acceptance_wait_time: 2
 # Back off (2 s doubling to 32 s) when the master is too busy to answer an
 # _auth: thousands of devices authenticate at once.
 acceptance_wait_time_max: 30
+# The bench reads gsalt_proxy_devices_connected here.
+metrics_host: 127.0.0.1
+metrics_port: $mport
 CONF
 for i in $(seq 1 "$n"); do echo "sw$i"; done >"$tmp/ids"
 
@@ -146,11 +156,13 @@ if [ -n "${PROFILE_DIR:-}" ]; then
 fi
 profile() { # profile NAME: heap and goroutine profiles of gsalt-proxy
   [ -n "${PROFILE_DIR:-}" ] || return 0
-  curl -s -o "$PROFILE_DIR/heap-$1.pb.gz" "http://127.0.0.1:$pport/debug/pprof/heap?gc=1"
-  curl -s -o "$PROFILE_DIR/goroutine-$1.txt" "http://127.0.0.1:$pport/debug/pprof/goroutine?debug=1"
+  # Bounded: at 10,000 devices the heap profile after the fan-outs did
+  # not answer within minutes (twice), and the run ended on its timeout.
+  curl -s -m 120 -o "$PROFILE_DIR/heap-$1.pb.gz" "http://127.0.0.1:$pport/debug/pprof/heap?gc=1"
+  curl -s -m 120 -o "$PROFILE_DIR/goroutine-$1.txt" "http://127.0.0.1:$pport/debug/pprof/goroutine?debug=1"
   # The runtime's MemStats (heap in use, stacks, what the GC keeps) close
   # the text form of the heap profile.
-  curl -s "http://127.0.0.1:$pport/debug/pprof/heap?debug=1" | sed -n '/^# runtime.MemStats/,$p' >"$PROFILE_DIR/memstats-$1.txt"
+  curl -s -m 120 "http://127.0.0.1:$pport/debug/pprof/heap?debug=1" | sed -n '/^# runtime.MemStats/,$p' >"$PROFILE_DIR/memstats-$1.txt"
   echo "profiles saved: $PROFILE_DIR/heap-$1.pb.gz $PROFILE_DIR/goroutine-$1.txt $PROFILE_DIR/memstats-$1.txt"
 }
 # The devices' RSA key pairs are kept between runs in the bench's scratch
@@ -177,14 +189,38 @@ proxy_keys_out "$tmp/proxy/pki"
 "$bin/gsalt-key" -c "$tmp/etc/master" -A -y >/dev/null
 sleep 3 # acceptance_wait_time before the devices re-authenticate
 # Wait until every device re-authenticated, rendered its pillar, opened its
-# napalm (SSH) session and answered test.ping at least once (the union over
-# short polls, so a slow poll does not hide devices that are ready).
-# Each poll is a job (and find_jobs) on every device: large fleets poll
-# with a longer timeout, fewer times, so the polls do not queue returns
-# faster than the master takes them.
-got=0; : >"$tmp/seen"; poll_t=$((5 + n / 1000))
-for _ in $(seq 200); do
-  salt 'sw*' test.ping --out json --static -t "$poll_t" >"$tmp/ping.json" 2>/dev/null || true
+# napalm (SSH) session and subscribed: gsalt-proxy's own gauge
+# (gsalt_proxy_devices_connected, read every 2 s, so the wait puts no load
+# on the master; test.ping polls of thousands of devices would: each poll
+# is a job and a find_job round on every device ready so far, their
+# returns queued in front of the sign-ins and pillars of the others).
+# READY_MAX_S bounds the wait (default 720 s): the fan-outs then run on
+# the devices that are ready. Then test.ping fan-outs (up to three, the
+# union counted) until every device answered.
+metric() { curl -s "http://127.0.0.1:$mport/metrics" | awk -v m="$1" '$1 == m {printf "%d", $2}'; }
+conn=0; last=0
+while :; do
+  conn=$(metric gsalt_proxy_devices_connected); conn=${conn:-0}
+  [ "$conn" -ge "$n" ] && break
+  el=$(since "$start")
+  if [ "${el%.*}" -ge "$((last + 30))" ]; then
+    last=${el%.*}
+    echo "  $el s: $conn/$n devices connected, gsalt-proxy $(proc_rss_mib $pp) MiB, $(proc_cpu $pp) CPU s, $(curl -s "http://127.0.0.1:$mport/metrics" | awk '$1 == "go_goroutines" {print $2}') goroutines"
+  fi
+  if [ -n "${PROFILE_DIR:-}" ] && [ -z "${mid:-}" ] && [ "${el%.*}" -ge "${MID_PROFILE_S:-240}" ]; then
+    # The middle of the start: goroutines, heap and 30 s of CPU.
+    mid=1; profile mid
+    curl -s -o "$PROFILE_DIR/cpu-mid.pb.gz" "http://127.0.0.1:$pport/debug/pprof/profile?seconds=30" &
+  fi
+  [ "${el%.*}" -ge "${READY_MAX_S:-720}" ] && { echo "  giving up waiting after $el s"; break; }
+  kill -0 $pp 2>/dev/null || { echo "gsalt-proxy exited"; tail -20 "$tmp/proxy.err"; exit 1; }
+  sleep 2
+done
+echo "$conn/$n devices connected after $(since "$start") s from gsalt-proxy start (gsalt-proxy $(proc_cpu $pp) CPU s, gsalt-master $(proc_cpu $mp) CPU s, gsalt-devsim $(devsim_cpu) CPU s)"
+profile ready
+got=0; : >"$tmp/seen"
+for _ in 1 2 3; do
+  salt 'sw*' test.ping --out json --static -t $((30 + n / 200)) >"$tmp/ping.json" 2>/dev/null || true
   got=$(/usr/bin/python3 - "$tmp/ping.json" "$tmp/seen" <<'PY'
 import json, sys
 seen = set(open(sys.argv[2]).read().split())
@@ -196,9 +232,10 @@ open(sys.argv[2], "w").write("\n".join(sorted(seen)))
 print(len(seen))
 PY
 )
-  [ "$got" -ge "$n" ] && break
   echo "  $(since "$start") s: $got/$n have answered test.ping"
-  kill -0 $pp 2>/dev/null || { echo "gsalt-proxy exited"; tail -20 "$tmp/proxy.err"; exit 1; }
+  # Another round only while devices the gauge counts connected are
+  # missing (the wait may have given up with some still starting).
+  [ "$got" -ge "$conn" ] && break
 done
 echo "all answered test.ping: $got/$n after $(since "$start") s from gsalt-proxy start"
 
@@ -210,14 +247,28 @@ pr=$(rss $pp); dr=$(devsim_rss)
 idle_kib=$(echo "scale=1; $pr / $n" | bc)
 echo "RSS with every session open: gsalt-proxy $((pr / 1024)) MiB = $idle_kib KiB per device, gsalt-devsim $((dr / 1024)) MiB"
 profile idle
+# What the idle fleet costs: CPU seconds over IDLE_S seconds (default 30)
+# with every session open and no job (keepalive probes, timers, GC).
+idle_s=${IDLE_S:-30}; pc0=$(proc_cpu $pp); dc0=$(devsim_cpu); mc0=$(proc_cpu $mp)
+if [ -n "${PROFILE_DIR:-}" ]; then
+  curl -s -o "$PROFILE_DIR/cpu-idle.pb.gz" "http://127.0.0.1:$pport/debug/pprof/profile?seconds=$idle_s"
+else
+  sleep "$idle_s"
+fi
+echo "idle ${idle_s} s: gsalt-proxy $(echo "$(proc_cpu $pp) - $pc0" | bc) CPU s, gsalt-devsim $(echo "$(devsim_cpu) - $dc0" | bc) CPU s, gsalt-master $(echo "$(proc_cpu $mp) - $mc0" | bc) CPU s"
 
 for mode in test=True commit=True; do
-  t0=$(now)
+  if [ -n "${PROFILE_DIR:-}" ] && [ "$mode" = test=True ]; then
+    curl -s -o "$PROFILE_DIR/cpu-fanout.pb.gz" "http://127.0.0.1:$pport/debug/pprof/profile?seconds=${FAN_CPU_S:-30}" & cpid=$!
+  fi
+  t0=$(now); pc0=$(proc_cpu $pp); dc0=$(devsim_cpu); mc0=$(proc_cpu $mp)
   salt -t 300 -C "G@vendor:$vendor and I@proxy:proxytype:napalm" net.load_config text='ntp server 10.0.0.1' "$mode" --out json --static \
     >"$tmp/load.json" 2>"$tmp/load.err" || true
   el=$(since "$t0"); read -r got tot < <(count_true "$tmp/load.json" result)
-  echo "gsalt -t 300 -C 'G@vendor:$vendor and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' $mode: $got result True of $tot returned, $el s"
+  echo "gsalt -t 300 -C 'G@vendor:$vendor and I@proxy:proxytype:napalm' net.load_config text='ntp server 10.0.0.1' $mode: $got result True of $tot returned, $el s (CPU s: gsalt-proxy $(echo "$(proc_cpu $pp) - $pc0" | bc), gsalt-devsim $(echo "$(devsim_cpu) - $dc0" | bc), gsalt-master $(echo "$(proc_cpu $mp) - $mc0" | bc); gsalt-proxy RSS $(proc_rss_mib $pp) MiB)"
   [ "$mode" = test=True ] && { fan_got=$got; fan_s=$el; }
+  # The fan-out's CPU profile ends before the next step.
+  [ -n "${cpid:-}" ] && { wait "$cpid" || true; cpid=; }
   if [ "$got" -lt "$n" ]; then
     /usr/bin/python3 - "$tmp/load.json" <<'PY' || head -c 600 "$tmp/load.err"
 import json, sys, collections
