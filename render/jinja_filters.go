@@ -112,6 +112,11 @@ func (st *renderState) installFilters() {
 			st.env.Filters[name] = undefinedAware(pol, fn)
 		}
 	}
+	for name, use := range sharedNestedFilters() {
+		if fn, ok := st.env.Filters[name]; ok {
+			st.env.Filters[name] = nestedAware(use, fn)
+		}
+	}
 	// Salt's filters read a Markup value (or argument) as the str it is;
 	// its serializers return Markup
 	for _, names := range []map[string]bool{
@@ -194,6 +199,7 @@ var (
 	sharedRandomFilters    = sync.OnceValue(randomFilters)
 	sharedOsFilters        = sync.OnceValue(osFilters)
 	sharedUndefinedFilters = sync.OnceValue(undefinedFilters)
+	sharedNestedFilters    = sync.OnceValue(nestedFilters)
 )
 
 // saltUnique is Salt's unique (salt.utils.jinja.unique replaces
@@ -362,24 +368,14 @@ func (st *renderState) filters() map[string]filterFunc {
 		}),
 		"yaml_dquote": strFilter(func(s string, va *varArgs) (any, error) { return yamlDoubleQuoted(s), nil }),
 		"yaml_squote": strFilter(func(s string, va *varArgs) (any, error) { return yamlSingleQuoted(s), nil }),
-		"to_bool": simple(func(in any, va *varArgs) (any, error) {
-			switch x := in.(type) {
-			case nil:
-				return false, nil
-			case bool:
-				return x, nil
-			case string:
-				l := strings.ToLower(x)
-				return l == "yes" || l == "1" || l == "true", nil
-			case int64:
-				return x > 0, nil
-			case *payload.Map:
-				return x.Len() > 0, nil
-			case []any:
-				return len(x) > 0, nil
+		"to_bool": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			switch in.Interface().(type) {
+			case jinja.Tuple, *jinja.Generator, *jinja.DictView:
+				// hashable containers are not sized: False
+				return asValue(false)
 			}
-			return false, nil
-		}),
+			return simple(toBoolData)(e, in, va)
+		},
 		"sequence": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			if in.IsError() {
 				return in
@@ -399,6 +395,10 @@ func (st *renderState) filters() map[string]filterFunc {
 			return asValue(false)
 		},
 		"is_iter": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if _, ok := in.Interface().(jinja.Iterable); ok {
+				// generators, reversed lists and dict views are iterable
+				return asValue(true)
+			}
 			_, ok := listItems(in)
 			return asValue(ok || asDict(in) != nil)
 		},
@@ -737,7 +737,19 @@ func (st *renderState) filters() map[string]filterFunc {
 		"method_call": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			return filterErr("method_call is not supported by gsalt")
 		},
-		"uuid": strFilter(func(s string, va *varArgs) (any, error) { return uuid5URL(s), nil }),
+		// salt.utils.stringutils.to_str refuses anything but str and bytes
+		"uuid": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if in.IsError() {
+				return in
+			}
+			switch v := in.Interface().(type) {
+			case string, jinja.Markup:
+				return asValue(uuid5URL(pyStr(v)))
+			case []byte:
+				return asValue(uuid5URL(string(v)))
+			}
+			return asValue(&jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("expected str, bytes, or bytearray not <class '%s'>", jinja.TypeName(in.Interface()))})
+		},
 		"zip": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			lists := [][]any{}
 			a, _ := listItems(in)
@@ -1314,6 +1326,15 @@ func flatten(l []any, levels int, preserveNulls bool) []any {
 			out = append(out, flatten(sub, levels-1, preserveNulls)...)
 			continue
 		}
+		if m, ok := x.(*payload.Map); ok && levels != 0 {
+			// a dict is iterable: flatten descends into its keys
+			keys := make([]any, 0, m.Len())
+			for _, it := range m.Items() {
+				keys = append(keys, it.Key)
+			}
+			out = append(out, flatten(keys, levels-1, preserveNulls)...)
+			continue
+		}
 		out = append(out, x)
 	}
 	return out
@@ -1345,6 +1366,26 @@ func uuid5URL(s string) string {
 	u[8] = (u[8] & 0x3f) | 0x80
 	x := hex.EncodeToString(u)
 	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+}
+
+// toBoolData is Salt's to_bool on exported data.
+func toBoolData(in any, va *varArgs) (any, error) {
+	switch x := in.(type) {
+	case nil:
+		return false, nil
+	case bool:
+		return x, nil
+	case string:
+		l := strings.ToLower(x)
+		return l == "yes" || l == "1" || l == "true", nil
+	case int64:
+		return x > 0, nil
+	case *payload.Map:
+		return x.Len() > 0, nil
+	case []any:
+		return len(x) > 0, nil
+	}
+	return false, nil
 }
 
 // pyIterItems is list(in) (py.Iter); what Python cannot iterate fails
