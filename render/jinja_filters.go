@@ -144,14 +144,17 @@ func (st *renderState) installFilters() {
 // yamlUnknown stands for a value Salt's YAML dumper cannot represent.
 type yamlUnknown struct{ n int }
 
-// markupUnknown replaces the Markup values (and keys) of an engine value
-// with yamlUnknown.
+// markupUnknown replaces the Markup values (and keys), undefined values,
+// generators and dict views of an engine value with yamlUnknown: Salt's
+// dumper writes them as NULL.
 func markupUnknown(v any, depth int) any {
 	if depth > maxConvertDepth {
 		return v
 	}
 	switch x := v.(type) {
-	case jinja.Markup:
+	case jinja.Markup, *jinja.Undefined, *jinja.Generator, *jinja.DictView:
+		// Markup, Jinja2's Undefined (represent_undefined), generators and
+		// dict views
 		return yamlUnknown{depth}
 	case *jinja.List:
 		out := make([]any, len(x.Items))
@@ -427,7 +430,7 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return out
 		}),
-		"symmetric_difference": listSetFilter(func(a, b []any) []any {
+		"symmetric_difference": unionFirst(listSetFilter(func(a, b []any) []any {
 			var out []any
 			for _, x := range append(append([]any{}, a...), b...) {
 				if containsPy(a, x) != containsPy(b, x) {
@@ -435,7 +438,7 @@ func (st *renderState) filters() map[string]filterFunc {
 				}
 			}
 			return out
-		}),
+		})),
 		"min": simple(func(in any, va *varArgs) (any, error) { return extreme(in, -1) }),
 		"max": simple(func(in any, va *varArgs) (any, error) { return extreme(in, 1) }),
 		"avg": simple(func(in any, va *varArgs) (any, error) {
@@ -812,6 +815,33 @@ func pyHashableType(v any) bool {
 	return true
 }
 
+// setOperands are a set filter's two values, and whether the list
+// behaviour applies (two lists, or two hashable values).
+func setOperands(in *value, va *varArgs) (a, b any, asList bool) {
+	a, b = in.Interface(), arg(va, 0, "lst2", nil).Interface()
+	_, aList := a.(*jinja.List)
+	_, bList := b.(*jinja.List)
+	return a, b, (aList && bList) || (pyHashableType(a) && pyHashableType(b))
+}
+
+// unionFirst is symmetric_difference's first step when the two values
+// are not both hashable: union(lst1, lst2) adds them with Python's +,
+// which fails unless both are lists (a tuple and a list, a dict, ...).
+func unionFirst(fn filterFunc) filterFunc {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if in.IsError() {
+			return in
+		}
+		a, b, asList := setOperands(in, va)
+		if !asList {
+			if _, err := jinja.BinOp("+", a, b); err != nil {
+				return asValue(err)
+			}
+		}
+		return fn(e, in, va)
+	}
+}
+
 // setFilter is Salt's union/intersect/difference: when either side is a
 // list or dict, unique() of the Python expression over both (op); two
 // hashable values (Python sets, unordered) keep the list behaviour.
@@ -821,10 +851,8 @@ func setFilter(name string, listFn func(a, b []any) []any) filterFunc {
 		if in.IsError() {
 			return in
 		}
-		a, b := in.Interface(), arg(va, 0, "lst2", nil).Interface()
-		_, aList := a.(*jinja.List)
-		_, bList := b.(*jinja.List)
-		if (aList && bList) || (pyHashableType(a) && pyHashableType(b)) {
+		a, b, asList := setOperands(in, va)
+		if asList {
 			return fallback(e, in, va)
 		}
 		var items []any

@@ -92,8 +92,8 @@ type Runtime struct {
 	// "yield from", which reaches it directly, past set and filter
 	// block buffers
 	stream *limitWriter
-	steps int
-	depth int
+	steps  int
+	depth  int
 	// Data is free for the embedding application (package render keeps
 	// its per-render state here).
 	Data any
