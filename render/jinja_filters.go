@@ -594,22 +594,25 @@ func (st *renderState) filters() map[string]filterFunc {
 		"contains_whitespace": strFilter(func(s string, va *varArgs) (any, error) {
 			return strings.ContainsAny(s, " \t\n\r\v\f"), nil
 		}),
-		"sorted_ignorecase": simple(func(in any, va *varArgs) (any, error) {
-			l, err := pyIterItems(in)
-			if err != nil {
-				return nil, err
+		"sorted_ignorecase": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if in.IsError() {
+				return in
 			}
-			out := append([]any(nil), l...)
-			for _, x := range out {
-				if _, ok := x.(string); !ok {
-					return nil, &jinja.Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'lower'", pyTypeName(x))}
+			// the items as Python sees them (a tuple key of a dict stays
+			// a tuple): each must have .lower()
+			l, err := jinja.Iterate(in.Interface())
+			if err != nil {
+				return asValue(err)
+			}
+			for _, x := range l {
+				switch x.(type) {
+				case string, jinja.Markup:
+				default:
+					return asValue(&jinja.Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'lower'", jinja.TypeName(x))})
 				}
 			}
-			sort.SliceStable(out, func(i, j int) bool {
-				return strings.ToLower(payload.Text(out[i])) < strings.ToLower(payload.Text(out[j]))
-			})
-			return out, nil
-		}),
+			return simple(sortedIgnorecase)(e, asValue(jinja.NewList(l...)), va)
+		},
 		"flatten": simple(func(in any, va *varArgs) (any, error) {
 			l, err := pyIterItems(in)
 			if err != nil {
@@ -1394,6 +1397,19 @@ func uuid5URL(s string) string {
 	u[8] = (u[8] & 0x3f) | 0x80
 	x := hex.EncodeToString(u)
 	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+}
+
+// sortedIgnorecase is sorted(list, key=str.lower) on exported strings.
+func sortedIgnorecase(in any, va *varArgs) (any, error) {
+	l, err := pyIterItems(in)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]any(nil), l...)
+	sort.SliceStable(out, func(i, j int) bool {
+		return strings.ToLower(payload.Text(out[i])) < strings.ToLower(payload.Text(out[j]))
+	})
+	return out, nil
 }
 
 // toBoolData is Salt's to_bool on exported data.
