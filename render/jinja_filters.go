@@ -439,8 +439,8 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return out
 		})),
-		"min": simple(func(in any, va *varArgs) (any, error) { return extreme(in, -1) }),
-		"max": simple(func(in any, va *varArgs) (any, error) { return extreme(in, 1) }),
+		"min": extremeFilter(-1),
+		"max": extremeFilter(1),
 		"avg": simple(func(in any, va *varArgs) (any, error) {
 			if m, isMap := in.(*payload.Map); isMap {
 				// a dict is not hashable: sum(d) / len(d) over its keys
@@ -587,10 +587,17 @@ func (st *renderState) filters() map[string]filterFunc {
 			}
 			return s, nil
 		}),
-		"is_hex": strFilter(func(s string, va *varArgs) (any, error) {
-			_, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 64)
-			return err == nil, nil
-		}),
+		// salt.utils.stringutils.is_hex: int(value, 16) succeeds; a value
+		// that is not a string is Python's TypeError, so False
+		"is_hex": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			s, ok := in.Interface().(string)
+			if !ok {
+				if m, isMarkup := in.Interface().(jinja.Markup); isMarkup {
+					s, ok = string(m), true
+				}
+			}
+			return asValue(ok && isPyHexInt(s))
+		},
 		"contains_whitespace": strFilter(func(s string, va *varArgs) (any, error) {
 			return strings.ContainsAny(s, " \t\n\r\v\f"), nil
 		}),
@@ -907,36 +914,44 @@ func containsPy(l []any, x any) bool {
 	return false
 }
 
-func extreme(in any, sign int) (any, error) {
-	var items []any
-	switch x := in.(type) {
-	case []any:
-		items = x
-	case *payload.Map:
-		for _, it := range x.Items() {
-			items = append(items, it.Key)
+// extremeFilter is Salt's min (sign -1) or max (1): Python's min(obj) /
+// max(obj) over the template values themselves, so the item returned is
+// the object (an undefined value, a tuple, a dict holding one) and
+// ordering an undefined value raises as Jinja2's Undefined does.
+func extremeFilter(sign int) filterFunc {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if in.IsError() {
+			return in
 		}
-	case string:
-		for _, r := range x {
-			items = append(items, string(r))
+		v := in.Interface()
+		switch v.(type) {
+		case *jinja.List, jinja.Tuple, *payload.Map, string, jinja.Markup, jinja.Iterable:
+		default:
+			return asValue(fmt.Errorf("'%s' object is not iterable", jinja.TypeName(v)))
 		}
-	default:
-		return nil, fmt.Errorf("'%s' object is not iterable", pyTypeName(in))
-	}
-	if len(items) == 0 {
-		return nil, errors.New("arg is an empty sequence")
-	}
-	best := items[0]
-	for _, x := range items[1:] {
-		c, err := pyCompare(x, best)
+		items, err := jinja.Iterate(v)
 		if err != nil {
-			return nil, err
+			return asValue(err)
 		}
-		if c*sign > 0 {
-			best = x
+		if len(items) == 0 {
+			return asValue(errors.New("arg is an empty sequence"))
 		}
+		op := "<"
+		if sign > 0 {
+			op = ">"
+		}
+		best := items[0]
+		for _, x := range items[1:] {
+			c, err := jinja.Compare(x, best, op)
+			if err != nil {
+				return asValue(err)
+			}
+			if c == sign {
+				best = x
+			}
+		}
+		return asValue(best)
 	}
-	return best, nil
 }
 
 func toFloat(v any) (float64, bool) {
@@ -1410,6 +1425,24 @@ func sortedIgnorecase(in any, va *varArgs) (any, error) {
 		return strings.ToLower(payload.Text(out[i])) < strings.ToLower(payload.Text(out[j]))
 	})
 	return out, nil
+}
+
+// isPyHexInt reports whether Python's int(s, 16) accepts s: surrounding
+// whitespace, a sign, an optional 0x prefix, hex digits with single
+// underscores between them, any size.
+func isPyHexInt(s string) bool {
+	body := strings.TrimSpace(s)
+	if strings.HasPrefix(body, "-") || strings.HasPrefix(body, "+") {
+		body = body[1:]
+	}
+	if strings.HasPrefix(strings.ToLower(body), "0x") {
+		body = strings.TrimPrefix(body[2:], "_")
+	}
+	if body == "" || strings.HasPrefix(body, "_") || strings.HasSuffix(body, "_") || strings.Contains(body, "__") {
+		return false
+	}
+	_, ok := new(big.Int).SetString(strings.ReplaceAll(body, "_", ""), 16)
+	return ok
 }
 
 // toBoolData is Salt's to_bool on exported data.

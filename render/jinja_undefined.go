@@ -239,7 +239,6 @@ type nestedUse struct {
 	values        bool // the values of a dict input are used (strict only)
 	lenientValues bool // ... and a lenient undefined value raises too (its attributes are used)
 	lenient       bool // a lenient undefined item raises too (ordering, attribute access)
-	lenientPairs  bool // ... but only when there is another item to compare it with
 	// iterators: an iterator input (generator, reversed list, dict view) is
 	// consumed first and its items used; generators only: just Python's
 	// generator objects (isinstance(x, types.GeneratorType))
@@ -279,8 +278,6 @@ func nestedFilters() map[string]nestedUse {
 		"network_size":          ip,
 		"ipwrap":                items,
 		"filter_by_networks":    items,
-		"max":                   {lists: true, tuples: true, iterators: true, lenient: true, lenientPairs: true},
-		"min":                   {lists: true, tuples: true, iterators: true, lenient: true, lenientPairs: true},
 		"sorted_ignorecase":     firstAttr,
 		"to_snake_case":         {lists: true, tuples: true, first: true, lenient: true},
 		"urlencode":             {lists: true, tuples: true, first: true, values: true, iterators: true},
@@ -333,7 +330,7 @@ func (use nestedUse) check(v any) (any, error) {
 	case *payload.Map:
 		if use.values {
 			for _, it := range x.Items() {
-				if err := use.item(it.Value, use.lenientValues, 1, 0); err != nil {
+				if err := use.item(it.Value, use.lenientValues, 0); err != nil {
 					return v, err
 				}
 			}
@@ -363,7 +360,7 @@ func (use nestedUse) items(items []any, depth int) error {
 		items = items[:1]
 	}
 	for _, it := range items {
-		if err := use.item(it, use.lenient, len(items), depth); err != nil {
+		if err := use.item(it, use.lenient, depth); err != nil {
 			return err
 		}
 	}
@@ -378,10 +375,10 @@ func (use nestedUse) walks(depth int) bool {
 	return !use.levelsArg || use.maxDepth < 0 || depth <= use.maxDepth
 }
 
-func (use nestedUse) item(v any, lenient bool, n, depth int) error {
+func (use nestedUse) item(v any, lenient bool, depth int) error {
 	switch x := v.(type) {
 	case *jinja.Undefined:
-		if x.Strict || lenient && (!use.lenientPairs || n > 1) {
+		if x.Strict || lenient {
 			return &jinja.Error{Kind: "UndefinedError", Msg: x.Message()}
 		}
 	case *jinja.List:
@@ -395,7 +392,7 @@ func (use nestedUse) item(v any, lenient bool, n, depth int) error {
 	case *payload.Map:
 		if use.deep && use.values && depth < maxConvertDepth {
 			for _, it := range x.Items() {
-				if err := use.item(it.Value, use.lenientValues, 1, depth+1); err != nil {
+				if err := use.item(it.Value, use.lenientValues, depth+1); err != nil {
 					return err
 				}
 			}

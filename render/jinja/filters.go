@@ -1049,6 +1049,11 @@ func filterJoin(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 }
 
 func filterMap(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+	// sync_do_map: `if value:` before anything else, so a false value
+	// (None, 0, '') maps nothing and its arguments are not looked at
+	if t, err := Truthy(v); err != nil || !t {
+		return &List{}, err
+	}
 	items, err := Iterate(v)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package jinja
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gsalt/gsalt/wire/payload"
@@ -194,22 +195,30 @@ func yieldsDirectly(body []Node) bool {
 	return found
 }
 
+// usesName is Jinja2's find_undeclared for a macro body: whether it
+// loads name, looking into nested macros and call blocks too (Jinja2's
+// UndeclaredNameVisitor does not stop at closures, so a nested macro's
+// caller makes the outer one take a caller) but not into blocks; a
+// nested macro's parameter of that name, met first, ends the search.
 func usesName(body []Node, name string) bool {
-	found := false
+	found, done := false, false
 	walkNodes(body, func(n any) bool {
-		if found {
+		if done {
 			return false
 		}
 		switch x := n.(type) {
 		case *nameExpr:
 			if x.Name == name {
-				found = true
+				found, done = true, true
 			}
 		case *macroNode:
-			// names used by nested macros belong to them
+			done = slices.Contains(x.Args, name)
+		case *callBlockNode:
+			done = slices.Contains(x.Args, name)
+		case *blockNode:
 			return false
 		}
-		return true
+		return !done
 	})
 	return found
 }
