@@ -575,8 +575,17 @@ func builtinFilters() map[string]FilterFunc {
 				if _, u := it.Value.(*Undefined); u {
 					continue
 				}
-				k, _ := Str(it.Key)
-				if strings.ContainsAny(k, " /><=") || k == "" {
+				// _attr_key_re.search(key): a str key, no ASCII whitespace, '/', '>' or '='
+				var k string
+				switch x := it.Key.(type) {
+				case string:
+					k = x
+				case Markup:
+					k = string(x)
+				default:
+					return nil, typeErr("expected string or bytes-like object, got '%s'", TypeName(it.Key))
+				}
+				if strings.ContainsAny(k, " \t\n\r\f\v/>=") {
 					return nil, valueErr("Invalid character in attribute name: %s", pyStrRepr(k))
 				}
 				vs, err := Str(it.Value)
