@@ -444,6 +444,14 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		if err != nil {
 			return err
 		}
+		// Jinja2 yields (or appends) the call's result as it is: what is
+		// not a str fails when the output is joined (the item's index is
+		// not tracked here)
+		switch v.(type) {
+		case string, Markup:
+		default:
+			return typeErr("sequence item 0: expected str instance, %s found", TypeName(v))
+		}
 		s, err := Str(v)
 		if err != nil {
 			return err

@@ -101,6 +101,10 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 			// Jinja2 compiles a slice to Python's own obj[a:b:c] (not
 			// environment.getitem): a TypeError is raised, not undefined;
 			// its optimizer folds through environment.getitem
+			if u, ok := obj.(*Undefined); ok && !r.constMode {
+				// Undefined.__getitem__ raises, strict or lenient
+				return nil, u.err()
+			}
 			v, err := applySlice(obj, sv)
 			if err != nil && r.constMode {
 				if je, ok := err.(*Error); ok && (je.Kind == "TypeError" || je.Kind == "IndexError" || je.Kind == "KeyError" || je.Kind == "AttributeError") {
