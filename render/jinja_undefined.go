@@ -335,16 +335,9 @@ func (use nestedUse) check(v any) (any, error) {
 				}
 			}
 		}
-	case *jinja.Generator:
-		if use.iterators || use.generators && x.Module == "" && x.Type == "generator" {
-			items, err := x.Iter()
-			if err != nil {
-				return v, err
-			}
-			return jinja.NewList(items...), use.items(items, 0)
-		}
 	case jinja.Iterable:
-		if use.iterators {
+		g, isGen := v.(*jinja.Generator)
+		if use.iterators || use.generators && isGen && g.Module == "" && g.Type == "generator" {
 			items, err := x.Iter()
 			if err != nil {
 				return v, err

@@ -101,8 +101,12 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 			// Jinja2 compiles a slice to Python's own obj[a:b:c] (not
 			// environment.getitem): a TypeError is raised, not undefined;
 			// its optimizer folds through environment.getitem
-			if u, ok := obj.(*Undefined); ok && !r.constMode {
-				// Undefined.__getitem__ raises, strict or lenient
+			if u, ok := obj.(*Undefined); ok {
+				// Undefined.__getitem__ raises, strict or lenient; the
+				// optimizer's Getitem.as_const turns that into Impossible
+				if r.constMode {
+					return nil, errImpossible
+				}
 				return nil, u.err()
 			}
 			v, err := applySlice(obj, sv)
