@@ -427,6 +427,10 @@ func (r *Runtime) GetAttr(obj any, name string) (any, error) {
 		if m := markupMethod(o, name); m != nil {
 			return m, nil
 		}
+	case *rangeVal:
+		if m := methodFor(obj, name); m != nil {
+			return m, nil
+		}
 	case *payload.Map, *List, Tuple, string, []byte, int64, *big.Int, float64, bool:
 		if strings.HasPrefix(name, "_") && hasDunder(obj, name) {
 			// Salt's SandboxedEnvironment: a Python attribute starting
