@@ -131,9 +131,12 @@ func (b *byteSource) pick(n int) int {
 func (b *byteSource) choose(xs []string) string { return xs[b.pick(len(xs))] }
 
 // templateGen builds a template from a small Jinja grammar: text, prints,
-// if/else, for loops (with loop variables), set, and expressions over
-// literals, variables in scope, operators, filters, tests, methods,
-// indexing and conditionals.
+// if/else, for loops (with loop variables), set and set blocks, macros
+// called directly or through call blocks, namespaces, recursive loops,
+// with and filter blocks, import/from/include of a library file (with and
+// without context), and expressions over literals, variables in scope,
+// undefined values in containers, operators, Jinja2's and Salt's filters,
+// tests, methods, indexing and conditionals.
 type templateGen struct {
 	b     *byteSource
 	vars  []string
@@ -150,7 +153,19 @@ var (
 	fzFilters = []string{"length", "upper", "lower", "string", "list", "first", "last", "sort", "reverse", "int", "float", "abs",
 		"default(1)", "join(',')", "unique", "sum", "tojson", "json", "yaml", "to_bool", "trim", "capitalize", "title",
 		"count", "min", "max", "dictsort", "items", "select", "reject", "map('string')", "batch(2)|list", "round",
-		"replace('a', 'b')", "center(5)", "indent(2)", "wordcount", "e", "is_list", "sequence", "flatten", "avg"}
+		"replace('a', 'b')", "center(5)", "indent(2)", "wordcount", "e", "is_list", "sequence", "flatten", "avg",
+		// Salt's filters
+		"unique|list", "difference([1])", "union(['a'])", "intersect([1, 'a'])", "symmetric_difference([1])",
+		"exactly_one_true", "exactly_n_true(2)", "sorted_ignorecase", "compare_lists([1])", "traverse('a')",
+		"to_snake_case", "to_camelcase", "quote", "yaml_dquote", "yaml_encode", "md5", "base64_encode",
+		"regex_replace('a', 'b')", "regex_search('(a)')", "regex_match('(.)')", "to_num", "is_ip", "ipaddr",
+		"is_iter", "json_query('a')", "flatten(levels=1)", "skip", "python", "yaml(False)", "uuid",
+		"strftime('%Y')", "to_bytes", "is_hex", "contains_whitespace", "check_whitelist_blacklist(whitelist=['a'])",
+		"dict_to_sls_yaml_params", "combinations(1)|list", "product([0])|list", "zip_longest('ab')|list",
+		// more of Jinja2's
+		"groupby(0)|list", "slice(2)|list", "sum(start=1)", "map('default', 0)|list", "selectattr('a')|list",
+		"rejectattr('a', 'none')|list", "attr('a')", "batch(2, 'x')|list", "xmlattr", "urlencode", "pprint",
+		"truncate(5)", "wordwrap(3)", "format(1)", "striptags", "filesizeformat", "items|list", "min(attribute='a')"}
 	fzTests   = []string{"defined", "undefined", "none", "number", "string", "mapping", "iterable", "sequence", "even", "odd", "true", "false", "integer", "float", "boolean", "divisibleby(2)", "in([1, 'a'])", "eq(1)"}
 	fzMethods = []string{"upper()", "split()", "split(',')", "strip()", "get('a')", "get(1, 'd')", "items()|list", "keys()|list", "values()|list", "startswith('a')", "count(1)", "index(1)", "format(1)", "replace('a', 'x')", "join(['1', '2'])"}
 	fzTexts   = []string{"a", " ", "\n", "x-", "  ", "\n  ", "|", ":"}
@@ -203,7 +218,8 @@ func (g *templateGen) atom() string {
 		}
 		return g.b.choose(names)
 	default:
-		return g.b.choose([]string{"nope", "pillar.nope", "grains.nope", "range(3)", "[]", "{}", "()", "(1, 'a')"})
+		return g.b.choose([]string{"nope", "pillar.nope", "grains.nope", "range(3)", "[]", "{}", "()", "(1, 'a')",
+			"[nope]", "{'a': nope}", "(nope,)", "[{'a': 1}, {'a': 2}]", "{'b': 1, 'a': [2, 3]}", "'10.0.0.1'", "ns.c"})
 	}
 }
 
@@ -218,7 +234,7 @@ func (g *templateGen) stmts(depth, n int) {
 }
 
 func (g *templateGen) stmt(depth int) {
-	k := g.b.pick(6)
+	k := g.b.pick(13)
 	if depth <= 0 && k >= 2 {
 		k = k % 2
 	}
@@ -254,22 +270,96 @@ func (g *templateGen) stmt(depth int) {
 		name := fmt.Sprintf("v%d", g.b.pick(3))
 		fmt.Fprintf(&g.out, "{%% set %s = %s %%}", name, g.expr(3))
 		g.vars = append(g.vars, name)
-	default:
+	case 5:
 		fmt.Fprintf(&g.out, "{%% do %s %%}", g.expr(2))
+	case 6:
+		// a set block, then its value used
+		name := fmt.Sprintf("v%d", g.b.pick(3))
+		l, r := g.ws()
+		fmt.Fprintf(&g.out, "{%%%s set %s %s%%}", l, name, r)
+		g.stmts(depth-1, 1+g.b.pick(2))
+		fmt.Fprintf(&g.out, "{%% endset %%}{{ %s%s }}", name, g.b.choose([]string{"", "|length", "|trim", "|upper", "|list|first"}))
+		g.vars = append(g.vars, name)
+	case 7:
+		// a macro, called directly or through a call block (caller)
+		l, r := g.ws()
+		arg := g.b.choose([]string{"a", "a=1", "a, b=none", "a, *args", "a, **kw"})
+		fmt.Fprintf(&g.out, "{%%%s macro m%d(%s) %s%%}", l, g.loops, arg, r)
+		saved := g.vars
+		g.vars = append(append([]string{}, g.vars...), "a", "varargs", "kwargs")
+		g.stmts(depth-1, 1+g.b.pick(2))
+		if g.b.pick(2) == 1 {
+			g.out.WriteString("{{ caller() if caller is defined }}")
+		}
+		g.vars = saved
+		g.out.WriteString("{% endmacro %}")
+		if g.b.pick(2) == 1 {
+			fmt.Fprintf(&g.out, "{{ m%d(%s) }}", g.loops, g.expr(2))
+		} else {
+			fmt.Fprintf(&g.out, "{%% call%s m%d(%s) %%}", g.b.choose([]string{"", "(y)"}), g.loops, g.expr(2))
+			g.stmts(depth-1, 1)
+			g.out.WriteString("{% endcall %}")
+		}
+	case 8:
+		// a namespace changed inside a loop
+		fmt.Fprintf(&g.out, "{%% set ns = namespace(c=%s) %%}{%% for x%d in %s %%}{%% set ns.c = %s %%}",
+			g.expr(1), g.loops, g.expr(1), g.b.choose([]string{"ns.c + 1", "ns.c ~ x" + fmt.Sprint(g.loops), "[ns.c]", "loop.index"}))
+		g.out.WriteString("{% endfor %}{{ ns.c }}")
+	case 9:
+		// a recursive loop over nested lists
+		l, r := g.ws()
+		fmt.Fprintf(&g.out, "{%%%s for x in %s recursive %s%%}[{{ loop.depth }}:{{ x if x is not iterable or x is string }}{%% if x is iterable and x is not string and x is not mapping %%}{{ loop(x) }}{%% endif %%}{{ loop.cycle('a', 'b') }}{{ loop.previtem is defined }}]{%% endfor %%}",
+			l, g.b.choose([]string{"[1, [2, [3]], 'ab']", "[[nope]]", "[[], [[]]]", "pillar.ports", "[{'a': 1}, [range(2)]]", g.expr(2)}), r)
+	case 10:
+		// with and filter blocks
+		if g.b.pick(2) == 0 {
+			fmt.Fprintf(&g.out, "{%% with w = %s %%}", g.expr(2))
+			g.vars = append(g.vars, "w")
+			g.stmts(depth-1, 1+g.b.pick(2))
+			g.vars = g.vars[:len(g.vars)-1]
+			g.out.WriteString("{% endwith %}")
+		} else {
+			fmt.Fprintf(&g.out, "{%% filter %s %%}", g.b.choose([]string{"upper", "trim", "indent(2)", "replace('a', 'b')", "center(9)", "yaml_dquote"}))
+			g.stmts(depth-1, 1+g.b.pick(2))
+			g.out.WriteString("{% endfilter %}")
+		}
+	case 11:
+		// the library file (macros reading the importer's variables with context)
+		form := g.b.choose([]string{
+			"{%% import 'lib.jinja' as lib with context %%}{{ lib.show(%s) }}",
+			"{%% import 'lib.jinja' as lib %%}{{ lib.show(%s) }}",
+			"{%% from 'lib.jinja' import show with context %%}{{ show(%s) }}",
+			"{%% set libv = %s %%}{%% include 'inc.jinja' %%}",
+			"{%% set libv = %s %%}{%% include 'inc.jinja' without context %%}",
+			"{%% import 'lib.jinja' as lib %%}{{ lib.val }}{{ %s }}",
+		})
+		fmt.Fprintf(&g.out, form, g.expr(2))
+	default:
+		fmt.Fprintf(&g.out, "{{ %s is %s }}", g.expr(2), g.b.choose(fzTests))
 	}
+}
+
+// fuzzLibFiles are the salt:// files every fuzz case can import or include.
+var fuzzLibFiles = map[string]string{
+	"lib.jinja": "{% set val = 'libval' %}{% macro show(x) %}<{{ x }}|{{ libv|default('nolibv') }}|{{ grains.os }}>{% endmacro %}",
+	"inc.jinja": "[{{ libv|default('nolibv') }}]\n",
 }
 
 // genTemplate builds one case from fuzz input: its first byte picks
 // Salt's whitespace options, the rest the template.
 func genTemplate(data []byte) corpusCase {
 	b := &byteSource{data: data}
-	opts := []string{"", `{"jinja_trim_blocks": true}`, `{"jinja_lstrip_blocks": true}`, `{"jinja_trim_blocks": true, "jinja_lstrip_blocks": true}`}[b.pick(4)]
+	opts := []string{"", `{"jinja_trim_blocks": true}`, `{"jinja_lstrip_blocks": true}`, `{"jinja_trim_blocks": true, "jinja_lstrip_blocks": true}`,
+		`{"allow_undefined": true}`, ""}[b.pick(6)]
 	g := &templateGen{b: b}
 	g.stmts(3, 1+b.pick(4))
 	if b.pick(2) == 1 {
 		g.out.WriteString("\n")
 	}
 	c := corpusCase{Category: "fuzz", Template: g.out.String()}
+	if strings.Contains(c.Template, ".jinja'") {
+		c.Files = fuzzLibFiles
+	}
 	if opts != "" {
 		c.Opts = []byte(opts)
 	}

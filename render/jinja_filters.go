@@ -122,6 +122,11 @@ func buildFilterTable() map[string]jinja.FilterFunc {
 			f[name] = undefinedAware(pol, fn)
 		}
 	}
+	for name, use := range sharedNestedFilters() {
+		if fn, ok := st.env.Filters[name]; ok {
+			st.env.Filters[name] = nestedAware(use, fn)
+		}
+	}
 	// Salt's filters read a Markup value (or argument) as the str it is;
 	// its serializers return Markup
 	for _, names := range []map[string]bool{
@@ -150,14 +155,17 @@ func buildFilterTable() map[string]jinja.FilterFunc {
 // yamlUnknown stands for a value Salt's YAML dumper cannot represent.
 type yamlUnknown struct{ n int }
 
-// markupUnknown replaces the Markup values (and keys) of an engine value
-// with yamlUnknown.
+// markupUnknown replaces the Markup values (and keys), undefined values,
+// generators and dict views of an engine value with yamlUnknown: Salt's
+// dumper writes them as NULL.
 func markupUnknown(v any, depth int) any {
 	if depth > maxConvertDepth {
 		return v
 	}
 	switch x := v.(type) {
-	case jinja.Markup:
+	case jinja.Markup, *jinja.Undefined, *jinja.Generator, *jinja.DictView:
+		// Markup, Jinja2's Undefined (represent_undefined), generators and
+		// dict views
 		return yamlUnknown{depth}
 	case *jinja.List:
 		out := make([]any, len(x.Items))
@@ -205,6 +213,7 @@ var (
 	sharedRandomFilters    = sync.OnceValue(randomFilters)
 	sharedOsFilters        = sync.OnceValue(osFilters)
 	sharedUndefinedFilters = sync.OnceValue(undefinedFilters)
+	sharedNestedFilters    = sync.OnceValue(nestedFilters)
 )
 
 // saltUnique is Salt's unique (salt.utils.jinja.unique replaces
@@ -374,24 +383,14 @@ func saltFilters() map[string]filterFunc {
 		}),
 		"yaml_dquote": strFilter(func(s string, va *varArgs) (any, error) { return yamlDoubleQuoted(s), nil }),
 		"yaml_squote": strFilter(func(s string, va *varArgs) (any, error) { return yamlSingleQuoted(s), nil }),
-		"to_bool": simple(func(in any, va *varArgs) (any, error) {
-			switch x := in.(type) {
-			case nil:
-				return false, nil
-			case bool:
-				return x, nil
-			case string:
-				l := strings.ToLower(x)
-				return l == "yes" || l == "1" || l == "true", nil
-			case int64:
-				return x > 0, nil
-			case *payload.Map:
-				return x.Len() > 0, nil
-			case []any:
-				return len(x) > 0, nil
+		"to_bool": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			switch in.Interface().(type) {
+			case jinja.Tuple, *jinja.Generator, *jinja.DictView:
+				// hashable containers are not sized: False
+				return asValue(false)
 			}
-			return false, nil
-		}),
+			return simple(toBoolData)(e, in, va)
+		},
 		"sequence": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			if in.IsError() {
 				return in
@@ -411,6 +410,10 @@ func saltFilters() map[string]filterFunc {
 			return asValue(false)
 		},
 		"is_iter": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if _, ok := in.Interface().(jinja.Iterable); ok {
+				// generators, reversed lists and dict views are iterable
+				return asValue(true)
+			}
 			_, ok := listItems(in)
 			return asValue(ok || asDict(in) != nil)
 		},
@@ -439,7 +442,7 @@ func saltFilters() map[string]filterFunc {
 			}
 			return out
 		}),
-		"symmetric_difference": listSetFilter(func(a, b []any) []any {
+		"symmetric_difference": unionFirst(listSetFilter(func(a, b []any) []any {
 			var out []any
 			for _, x := range append(append([]any{}, a...), b...) {
 				if containsPy(a, x) != containsPy(b, x) {
@@ -447,9 +450,9 @@ func saltFilters() map[string]filterFunc {
 				}
 			}
 			return out
-		}),
-		"min": simple(func(in any, va *varArgs) (any, error) { return extreme(in, -1) }),
-		"max": simple(func(in any, va *varArgs) (any, error) { return extreme(in, 1) }),
+		})),
+		"min": extremeFilter(-1),
+		"max": extremeFilter(1),
 		"avg": simple(func(in any, va *varArgs) (any, error) {
 			if m, isMap := in.(*payload.Map); isMap {
 				// a dict is not hashable: sum(d) / len(d) over its keys
@@ -596,29 +599,39 @@ func saltFilters() map[string]filterFunc {
 			}
 			return s, nil
 		}),
-		"is_hex": strFilter(func(s string, va *varArgs) (any, error) {
-			_, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 64)
-			return err == nil, nil
-		}),
+		// salt.utils.stringutils.is_hex: int(value, 16) succeeds; a value
+		// that is not a string is Python's TypeError, so False
+		"is_hex": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			s, ok := in.Interface().(string)
+			if !ok {
+				if m, isMarkup := in.Interface().(jinja.Markup); isMarkup {
+					s, ok = string(m), true
+				}
+			}
+			return asValue(ok && isPyHexInt(s))
+		},
 		"contains_whitespace": strFilter(func(s string, va *varArgs) (any, error) {
 			return strings.ContainsAny(s, " \t\n\r\v\f"), nil
 		}),
-		"sorted_ignorecase": simple(func(in any, va *varArgs) (any, error) {
-			l, err := pyIterItems(in)
-			if err != nil {
-				return nil, err
+		"sorted_ignorecase": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if in.IsError() {
+				return in
 			}
-			out := append([]any(nil), l...)
-			for _, x := range out {
-				if _, ok := x.(string); !ok {
-					return nil, &jinja.Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'lower'", pyTypeName(x))}
+			// the items as Python sees them (a tuple key of a dict stays
+			// a tuple): each must have .lower()
+			l, err := jinja.Iterate(in.Interface())
+			if err != nil {
+				return asValue(err)
+			}
+			for _, x := range l {
+				switch x.(type) {
+				case string, jinja.Markup:
+				default:
+					return asValue(&jinja.Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'lower'", jinja.TypeName(x))})
 				}
 			}
-			sort.SliceStable(out, func(i, j int) bool {
-				return strings.ToLower(payload.Text(out[i])) < strings.ToLower(payload.Text(out[j]))
-			})
-			return out, nil
-		}),
+			return simple(sortedIgnorecase)(e, asValue(jinja.NewList(l...)), va)
+		},
 		"flatten": simple(func(in any, va *varArgs) (any, error) {
 			l, err := pyIterItems(in)
 			if err != nil {
@@ -749,7 +762,19 @@ func saltFilters() map[string]filterFunc {
 		"method_call": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			return filterErr("method_call is not supported by gsalt")
 		},
-		"uuid": strFilter(func(s string, va *varArgs) (any, error) { return uuid5URL(s), nil }),
+		// salt.utils.stringutils.to_str refuses anything but str and bytes
+		"uuid": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if in.IsError() {
+				return in
+			}
+			switch v := in.Interface().(type) {
+			case string, jinja.Markup:
+				return asValue(uuid5URL(pyStr(v)))
+			case []byte:
+				return asValue(uuid5URL(string(v)))
+			}
+			return asValue(&jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("expected str, bytes, or bytearray not <class '%s'>", jinja.TypeName(in.Interface()))})
+		},
 		"zip": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			lists := [][]any{}
 			a, _ := listItems(in)
@@ -812,6 +837,33 @@ func pyHashableType(v any) bool {
 	return true
 }
 
+// setOperands are a set filter's two values, and whether the list
+// behaviour applies (two lists, or two hashable values).
+func setOperands(in *value, va *varArgs) (a, b any, asList bool) {
+	a, b = in.Interface(), arg(va, 0, "lst2", nil).Interface()
+	_, aList := a.(*jinja.List)
+	_, bList := b.(*jinja.List)
+	return a, b, (aList && bList) || (pyHashableType(a) && pyHashableType(b))
+}
+
+// unionFirst is symmetric_difference's first step when the two values
+// are not both hashable: union(lst1, lst2) adds them with Python's +,
+// which fails unless both are lists (a tuple and a list, a dict, ...).
+func unionFirst(fn filterFunc) filterFunc {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if in.IsError() {
+			return in
+		}
+		a, b, asList := setOperands(in, va)
+		if !asList {
+			if _, err := jinja.BinOp("+", a, b); err != nil {
+				return asValue(err)
+			}
+		}
+		return fn(e, in, va)
+	}
+}
+
 // setFilter is Salt's union/intersect/difference: when either side is a
 // list or dict, unique() of the Python expression over both (op); two
 // hashable values (Python sets, unordered) keep the list behaviour.
@@ -821,10 +873,8 @@ func setFilter(name string, listFn func(a, b []any) []any) filterFunc {
 		if in.IsError() {
 			return in
 		}
-		a, b := in.Interface(), arg(va, 0, "lst2", nil).Interface()
-		_, aList := a.(*jinja.List)
-		_, bList := b.(*jinja.List)
-		if (aList && bList) || (pyHashableType(a) && pyHashableType(b)) {
+		a, b, asList := setOperands(in, va)
+		if asList {
 			return fallback(e, in, va)
 		}
 		var items []any
@@ -876,36 +926,44 @@ func containsPy(l []any, x any) bool {
 	return false
 }
 
-func extreme(in any, sign int) (any, error) {
-	var items []any
-	switch x := in.(type) {
-	case []any:
-		items = x
-	case *payload.Map:
-		for _, it := range x.Items() {
-			items = append(items, it.Key)
+// extremeFilter is Salt's min (sign -1) or max (1): Python's min(obj) /
+// max(obj) over the template values themselves, so the item returned is
+// the object (an undefined value, a tuple, a dict holding one) and
+// ordering an undefined value raises as Jinja2's Undefined does.
+func extremeFilter(sign int) filterFunc {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if in.IsError() {
+			return in
 		}
-	case string:
-		for _, r := range x {
-			items = append(items, string(r))
+		v := in.Interface()
+		switch v.(type) {
+		case *jinja.List, jinja.Tuple, *payload.Map, string, jinja.Markup, jinja.Iterable:
+		default:
+			return asValue(fmt.Errorf("'%s' object is not iterable", jinja.TypeName(v)))
 		}
-	default:
-		return nil, fmt.Errorf("'%s' object is not iterable", pyTypeName(in))
-	}
-	if len(items) == 0 {
-		return nil, errors.New("arg is an empty sequence")
-	}
-	best := items[0]
-	for _, x := range items[1:] {
-		c, err := pyCompare(x, best)
+		items, err := jinja.Iterate(v)
 		if err != nil {
-			return nil, err
+			return asValue(err)
 		}
-		if c*sign > 0 {
-			best = x
+		if len(items) == 0 {
+			return asValue(errors.New("arg is an empty sequence"))
 		}
+		op := "<"
+		if sign > 0 {
+			op = ">"
+		}
+		best := items[0]
+		for _, x := range items[1:] {
+			c, err := jinja.Compare(x, best, op)
+			if err != nil {
+				return asValue(err)
+			}
+			if c == sign {
+				best = x
+			}
+		}
+		return asValue(best)
 	}
-	return best, nil
 }
 
 func toFloat(v any) (float64, bool) {
@@ -1326,6 +1384,15 @@ func flatten(l []any, levels int, preserveNulls bool) []any {
 			out = append(out, flatten(sub, levels-1, preserveNulls)...)
 			continue
 		}
+		if m, ok := x.(*payload.Map); ok && levels != 0 {
+			// a dict is iterable: flatten descends into its keys
+			keys := make([]any, 0, m.Len())
+			for _, it := range m.Items() {
+				keys = append(keys, it.Key)
+			}
+			out = append(out, flatten(keys, levels-1, preserveNulls)...)
+			continue
+		}
 		out = append(out, x)
 	}
 	return out
@@ -1357,6 +1424,57 @@ func uuid5URL(s string) string {
 	u[8] = (u[8] & 0x3f) | 0x80
 	x := hex.EncodeToString(u)
 	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+}
+
+// sortedIgnorecase is sorted(list, key=str.lower) on exported strings.
+func sortedIgnorecase(in any, va *varArgs) (any, error) {
+	l, err := pyIterItems(in)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]any(nil), l...)
+	sort.SliceStable(out, func(i, j int) bool {
+		return strings.ToLower(payload.Text(out[i])) < strings.ToLower(payload.Text(out[j]))
+	})
+	return out, nil
+}
+
+// isPyHexInt reports whether Python's int(s, 16) accepts s: surrounding
+// whitespace, a sign, an optional 0x prefix, hex digits with single
+// underscores between them, any size.
+func isPyHexInt(s string) bool {
+	body := strings.TrimSpace(s)
+	if strings.HasPrefix(body, "-") || strings.HasPrefix(body, "+") {
+		body = body[1:]
+	}
+	if strings.HasPrefix(strings.ToLower(body), "0x") {
+		body = strings.TrimPrefix(body[2:], "_")
+	}
+	if body == "" || strings.HasPrefix(body, "_") || strings.HasSuffix(body, "_") || strings.Contains(body, "__") {
+		return false
+	}
+	_, ok := new(big.Int).SetString(strings.ReplaceAll(body, "_", ""), 16)
+	return ok
+}
+
+// toBoolData is Salt's to_bool on exported data.
+func toBoolData(in any, va *varArgs) (any, error) {
+	switch x := in.(type) {
+	case nil:
+		return false, nil
+	case bool:
+		return x, nil
+	case string:
+		l := strings.ToLower(x)
+		return l == "yes" || l == "1" || l == "true", nil
+	case int64:
+		return x > 0, nil
+	case *payload.Map:
+		return x.Len() > 0, nil
+	case []any:
+		return len(x) > 0, nil
+	}
+	return false, nil
 }
 
 // pyIterItems is list(in) (py.Iter); what Python cannot iterate fails

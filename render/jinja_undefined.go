@@ -215,3 +215,181 @@ func missingArgs(pyName string, required []string, args []any, kw *payload.Map) 
 	}
 	return &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() missing %d required positional %s: %s", pyName, len(missing), noun, list)}
 }
+
+// An undefined value can also reach one of Salt's filters inside its
+// input: [nope], (nope,), {'a': nope}, or a generator yielding one. The
+// Python function then meets Jinja2's Undefined object only when it uses
+// the item: comparing, hashing, str(), bool() or iterating it raises on a
+// StrictUndefined, while isinstance checks, repr() and len() of the
+// container do not. nestedFilters records, per filter, which items its
+// Python code uses before anything else can fail (measured against Salt:
+// the g_undefined_nested corpus family, every filter × an undefined value
+// in a list, a tuple, a dict, a nested list and through sequence, list,
+// select, reject, map, reverse, unique, sort and dictsort). Filters not
+// listed either never use the items (is_list, sequence, repr-based
+// serializers) or do it through the engine's own operations, which raise
+// as Python does.
+
+// nestedUse is how a filter's Python code uses the items of its input.
+type nestedUse struct {
+	lists, tuples bool // the items of a list / tuple input are used in order
+	first         bool // only the first item is used before a different error can come first
+	deep          bool // nested lists and tuples are walked too (recursive functions)
+	levelsArg     bool // ... at most as deep as the levels argument (flatten's) says
+	values        bool // the values of a dict input are used (strict only)
+	lenientValues bool // ... and a lenient undefined value raises too (its attributes are used)
+	lenient       bool // a lenient undefined item raises too (ordering, attribute access)
+	// iterators: an iterator input (generator, reversed list, dict view) is
+	// consumed first and its items used; generators only: just Python's
+	// generator objects (isinstance(x, types.GeneratorType))
+	iterators, generators bool
+	maxDepth              int // with levelsArg: the deepest level walked (-1: no limit)
+}
+
+// levelsDepth is the nesting flatten(levels=N) walks: the items of N+1
+// levels are compared with None; without levels every level is.
+func levelsDepth(args []any, kw *payload.Map) int {
+	var v any
+	if len(args) > 0 {
+		v = args[0]
+	} else if kw != nil {
+		v, _ = kw.Get("levels")
+	}
+	if n, ok := v.(int64); ok {
+		return int(n)
+	}
+	return -1
+}
+
+func nestedFilters() map[string]nestedUse {
+	items := nestedUse{lists: true, tuples: true}
+	ip := nestedUse{lists: true, tuples: true, generators: true}
+	dictKV := nestedUse{lists: true, tuples: true, values: true, lenientValues: true, iterators: true}
+	firstAttr := nestedUse{lists: true, tuples: true, first: true, lenient: true, iterators: true}
+	tupleOnly := nestedUse{tuples: true}
+	return map[string]nestedUse{
+		"exactly_n_true":        {lists: true, tuples: true, iterators: true},
+		"exactly_one_true":      {lists: true, tuples: true, iterators: true},
+		"ip_host":               ip,
+		"ipaddr":                ip,
+		"ipv4":                  ip,
+		"ipv6":                  ip,
+		"network_hosts":         ip,
+		"network_size":          ip,
+		"ipwrap":                items,
+		"filter_by_networks":    items,
+		"sorted_ignorecase":     firstAttr,
+		"to_snake_case":         {lists: true, tuples: true, first: true, lenient: true},
+		"urlencode":             {lists: true, tuples: true, first: true, values: true, iterators: true},
+		"union":                 {lists: true},
+		"symmetric_difference":  {lists: true},
+		"difference":            items,
+		"intersect":             items,
+		"append_dict_key_value": dictKV,
+		"extend_dict_key_value": dictKV,
+		"update_dict_key_value": dictKV,
+		"compare_dicts":         {lists: true, tuples: true, values: true, iterators: true},
+		"flatten":               {lists: true, tuples: true, deep: true, levelsArg: true, iterators: true},
+		"json_query":            {values: true, deep: true},
+		"traverse":              {values: true, deep: true},
+		"load_text":             {values: true},
+		"is_ip":                 tupleOnly,
+		"is_ipv4":               tupleOnly,
+		"is_ipv6":               tupleOnly,
+		"list_files":            tupleOnly,
+	}
+}
+
+// nestedAware wraps a filter so an undefined item of its input raises
+// where Salt's Python function would (see nestedFilters).
+func nestedAware(use nestedUse, fn jinja.FilterFunc) jinja.FilterFunc {
+	return func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		if use.levelsArg {
+			use.maxDepth = levelsDepth(args, kw)
+		}
+		v, err := use.check(v)
+		if err != nil {
+			return nil, err
+		}
+		return fn(r, v, args, kw)
+	}
+}
+
+// check returns the error using the input's items raises, and the input
+// to pass on (an iterator it consumed becomes a list of its items).
+func (use nestedUse) check(v any) (any, error) {
+	switch x := v.(type) {
+	case *jinja.List:
+		if use.lists {
+			return v, use.items(x.Items, 0)
+		}
+	case jinja.Tuple:
+		if use.tuples {
+			return v, use.items(x, 0)
+		}
+	case *payload.Map:
+		if use.values {
+			for _, it := range x.Items() {
+				if err := use.item(it.Value, use.lenientValues, 0); err != nil {
+					return v, err
+				}
+			}
+		}
+	case jinja.Iterable:
+		g, isGen := v.(*jinja.Generator)
+		if use.iterators || use.generators && isGen && g.Module == "" && g.Type == "generator" {
+			items, err := x.Iter()
+			if err != nil {
+				return v, err
+			}
+			return jinja.NewList(items...), use.items(items, 0)
+		}
+	}
+	return v, nil
+}
+
+func (use nestedUse) items(items []any, depth int) error {
+	if use.first && len(items) > 1 {
+		items = items[:1]
+	}
+	for _, it := range items {
+		if err := use.item(it, use.lenient, depth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walks reports whether the items at this nesting depth are used.
+func (use nestedUse) walks(depth int) bool {
+	if !use.deep || depth >= maxConvertDepth {
+		return false
+	}
+	return !use.levelsArg || use.maxDepth < 0 || depth <= use.maxDepth
+}
+
+func (use nestedUse) item(v any, lenient bool, depth int) error {
+	switch x := v.(type) {
+	case *jinja.Undefined:
+		if x.Strict || lenient {
+			return &jinja.Error{Kind: "UndefinedError", Msg: x.Message()}
+		}
+	case *jinja.List:
+		if use.walks(depth + 1) {
+			return use.items(x.Items, depth+1)
+		}
+	case jinja.Tuple:
+		if use.walks(depth + 1) {
+			return use.items(x, depth+1)
+		}
+	case *payload.Map:
+		if use.deep && use.values && depth < maxConvertDepth {
+			for _, it := range x.Items() {
+				if err := use.item(it.Value, use.lenientValues, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -441,6 +441,7 @@ func (t *Template) RenderContext(ctx context.Context, vars *payload.Map, data an
 	root := r.newRootFrame(t, vars)
 	var b strings.Builder
 	r.out = &limitWriter{b: &b, max: t.env.opts.MaxOutput}
+	r.stream = r.out
 	if err := r.renderTemplate(t, root); err != nil {
 		return "", err
 	}

@@ -84,10 +84,16 @@ func (f *frame) set(name string, v any) {
 // Runtime is the state of one render; filters, tests and functions get
 // it to evaluate callbacks and reach the environment.
 type Runtime struct {
-	env   *Environment
-	out   *limitWriter
-	steps int
-	depth int
+	env *Environment
+	out *limitWriter
+	// stream is the output of the running Python render function (the
+	// template's root, a block called as self.x() or super(), an
+	// imported module): Jinja2 compiles an include without context to
+	// "yield from", which reaches it directly, past set and filter
+	// block buffers
+	stream *limitWriter
+	steps  int
+	depth  int
 	// Data is free for the embedding application (package render keeps
 	// its per-render state here).
 	Data any
@@ -325,6 +331,20 @@ func (r *Runtime) capture(body []Node, f *frame) (string, error) {
 	return b.String(), err
 }
 
+// captureFunc is capture for the body of a Python render function of
+// its own (a block called as self.name() or super()): what it yields
+// directly stays in its output.
+func (r *Runtime) captureFunc(body []Node, f *frame) (string, error) {
+	saved := r.stream
+	var b strings.Builder
+	r.stream = &limitWriter{b: &b, max: r.out.max}
+	savedOut := r.out
+	r.out = r.stream
+	err := r.execBody(body, f)
+	r.out, r.stream = savedOut, saved
+	return b.String(), err
+}
+
 func (r *Runtime) exec(n Node, f *frame) error {
 	if err := r.step(); err != nil {
 		return r.errAt(err, n.nodeLine())
@@ -423,6 +443,14 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		v, err := r.evalCall(x.Call, f, caller)
 		if err != nil {
 			return err
+		}
+		// Jinja2 yields (or appends) the call's result as it is: what is
+		// not a str fails when the output is joined (the item's index is
+		// not tracked here)
+		switch v.(type) {
+		case string, Markup:
+		default:
+			return typeErr("sequence item 0: expected str instance, %s found", TypeName(v))
 		}
 		s, err := Str(v)
 		if err != nil {
@@ -591,7 +619,7 @@ func (r *Runtime) renderBlock(name string, level int, f *frame) error {
 			// Context.super gives an undefined value; calling it raises
 			return nil, r.undefinedHint(fmt.Sprintf("there is no parent block called %s.", pyStrRepr(name))).err()
 		}
-		return r.capture([]Node{&blockCallNode{name: name, level: level + 1}}, f)
+		return r.captureFunc([]Node{&blockCallNode{name: name, level: level + 1}}, f)
 	})
 	prev := r.cur
 	if t := ctx.blockTmpl[b]; t != nil {
@@ -613,7 +641,7 @@ func (s *selfRef) GetAttr(name string) (any, bool) {
 		return nil, false
 	}
 	return Func(func(r *Runtime, args []any, kw *payload.Map) (any, error) {
-		return r.capture([]Node{&blockCallNode{name: name}}, rootOf(s.f))
+		return r.captureFunc([]Node{&blockCallNode{name: name}}, rootOf(s.f))
 	}), true
 }
 
@@ -701,6 +729,18 @@ func (r *Runtime) execInclude(x *includeNode, f *frame) error {
 		}
 		return lastErr
 	}
+	if !x.WithContext && r.stream != nil {
+		// yield from template._get_default_module()._body_stream
+		saved := r.out
+		r.out = r.stream
+		defer func() { r.out = saved }()
+	} else {
+		// the included root function's events are written where the
+		// include stands; inside it, its own yields go there too
+		savedStream := r.stream
+		r.stream = r.out
+		defer func() { r.stream = savedStream }()
+	}
 	var root *frame
 	if x.WithContext {
 		// Jinja2 passes the context and the local variables, not loop
@@ -770,8 +810,11 @@ func (r *Runtime) RenderModule(t *Template, withContext bool, f *frame) (*Module
 		max = saved.max
 	}
 	r.out = &limitWriter{b: &b, max: max}
+	savedStream := r.stream
+	r.stream = r.out
 	err := r.renderTemplate(t, root)
 	r.out = saved
+	r.stream = savedStream
 	if err != nil {
 		return nil, err
 	}

@@ -101,6 +101,14 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 			// Jinja2 compiles a slice to Python's own obj[a:b:c] (not
 			// environment.getitem): a TypeError is raised, not undefined;
 			// its optimizer folds through environment.getitem
+			if u, ok := obj.(*Undefined); ok {
+				// Undefined.__getitem__ raises, strict or lenient; the
+				// optimizer's Getitem.as_const turns that into Impossible
+				if r.constMode {
+					return nil, errImpossible
+				}
+				return nil, u.err()
+			}
 			v, err := applySlice(obj, sv)
 			if err != nil && r.constMode {
 				if je, ok := err.(*Error); ok && (je.Kind == "TypeError" || je.Kind == "IndexError" || je.Kind == "KeyError" || je.Kind == "AttributeError") {
@@ -417,6 +425,10 @@ func (r *Runtime) GetAttr(obj any, name string) (any, error) {
 				Hint: fmt.Sprintf("access to attribute '%s' of '%s' object is unsafe.", name, TypeName(obj))}, nil
 		}
 		if m := markupMethod(o, name); m != nil {
+			return m, nil
+		}
+	case *rangeVal:
+		if m := methodFor(obj, name); m != nil {
 			return m, nil
 		}
 	case *payload.Map, *List, Tuple, string, []byte, int64, *big.Int, float64, bool:

@@ -575,8 +575,17 @@ func builtinFilters() map[string]FilterFunc {
 				if _, u := it.Value.(*Undefined); u {
 					continue
 				}
-				k, _ := Str(it.Key)
-				if strings.ContainsAny(k, " /><=") || k == "" {
+				// _attr_key_re.search(key): a str key, no ASCII whitespace, '/', '>' or '='
+				var k string
+				switch x := it.Key.(type) {
+				case string:
+					k = x
+				case Markup:
+					k = string(x)
+				default:
+					return nil, typeErr("expected string or bytes-like object, got '%s'", TypeName(it.Key))
+				}
+				if strings.ContainsAny(k, " \t\n\r\f\v/>=") {
 					return nil, valueErr("Invalid character in attribute name: %s", pyStrRepr(k))
 				}
 				vs, err := Str(it.Value)
@@ -1049,6 +1058,11 @@ func filterJoin(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 }
 
 func filterMap(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+	// sync_do_map: `if value:` before anything else, so a false value
+	// (None, 0, '') maps nothing and its arguments are not looked at
+	if t, err := Truthy(v); err != nil || !t {
+		return &List{}, err
+	}
 	items, err := Iterate(v)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package jinja
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gsalt/gsalt/wire/payload"
@@ -166,31 +167,66 @@ type Macro struct {
 	caller   bool
 	// markup: defined under autoescape, the macro returns Markup
 	markup bool
+	// yields: the body holds an include without context outside nested
+	// macros and call blocks (Jinja2 then compiles a generator function)
+	yields bool
 }
 
-func usesName(body []Node, name string) bool {
+// yieldsDirectly reports whether a function body compiles to a Python
+// generator: an include without context, not inside a nested macro,
+// call block, block or recursive loop (functions of their own).
+func yieldsDirectly(body []Node) bool {
 	found := false
 	walkNodes(body, func(n any) bool {
-		if found {
+		switch x := n.(type) {
+		case *includeNode:
+			if !x.WithContext {
+				found = true
+			}
+		case *macroNode, *callBlockNode, *blockNode:
+			return false
+		case *forNode:
+			if x.Recursive {
+				return false
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// usesName is Jinja2's find_undeclared for a macro body: whether it
+// loads name, looking into nested macros and call blocks too (Jinja2's
+// UndeclaredNameVisitor does not stop at closures, so a nested macro's
+// caller makes the outer one take a caller) but not into blocks; a
+// nested macro's parameter of that name, met first, ends the search.
+func usesName(body []Node, name string) bool {
+	found, done := false, false
+	walkNodes(body, func(n any) bool {
+		if done {
 			return false
 		}
 		switch x := n.(type) {
 		case *nameExpr:
 			if x.Name == name {
-				found = true
+				found, done = true, true
 			}
 		case *macroNode:
-			// names used by nested macros belong to them
+			done = slices.Contains(x.Args, name)
+		case *callBlockNode:
+			done = slices.Contains(x.Args, name)
+		case *blockNode:
 			return false
 		}
-		return true
+		return !done
 	})
 	return found
 }
 
 func (r *Runtime) newMacro(name string, args []string, defs []Expr, body []Node, f *frame) *Macro {
 	return &Macro{Name: name, args: args, defaults: defs, body: body, closure: f, tmpl: r.cur,
-		varargs: usesName(body, "varargs"), kwargs: usesName(body, "kwargs"), caller: usesName(body, "caller"), markup: r.autoescape}
+		varargs: usesName(body, "varargs"), kwargs: usesName(body, "kwargs"), caller: usesName(body, "caller"), markup: r.autoescape,
+		yields: yieldsDirectly(body)}
 }
 
 // Call runs the macro and returns its output.
@@ -280,6 +316,12 @@ func (m *Macro) Call(r *Runtime, args []any, kw *payload.Map) (any, error) {
 		if _, ok := f.vars["caller"]; !ok {
 			f.vars["caller"] = r.undefinedHint("No caller defined")
 		}
+	}
+	if m.yields {
+		// an include without context compiles to "yield from" in the
+		// macro's Python function: calling it returns a generator and
+		// runs nothing
+		return NewGenerator("root.<locals>.macro", nil, nil), nil
 	}
 	savedExt := r.ext
 	r.ext = nil

@@ -112,6 +112,8 @@ func methodFor(obj any, name string) any {
 		fn = listMethods[name]
 	case Tuple:
 		fn = tupleMethods[name]
+	case *rangeVal:
+		fn = rangeMethods[name]
 	case *payload.Map:
 		fn = dictMethods[name]
 	}
@@ -690,6 +692,29 @@ var tupleMethods = map[string]methodFn{
 	},
 	"count": func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
 		return seqCount(recv.(Tuple), args)
+	},
+}
+
+// rangeMethods are range's count and index (the sandbox's range holds
+// at most 100,000 numbers, so they iterate).
+var rangeMethods = map[string]methodFn{
+	"index": func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
+		items, err := recv.(*rangeVal).Iter()
+		if err != nil {
+			return nil, err
+		}
+		i, err := seqIndex(items, args, "range")
+		if je, ok := err.(*Error); ok && je.Kind == "ValueError" {
+			return nil, valueErr("%s is not in range", Repr(args[0]))
+		}
+		return i, err
+	},
+	"count": func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
+		items, err := recv.(*rangeVal).Iter()
+		if err != nil {
+			return nil, err
+		}
+		return seqCount(items, args)
 	},
 }
 

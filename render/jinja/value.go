@@ -698,11 +698,10 @@ func Compare(a, b any, op string) (int, error) {
 			return seqCompare(x, y, op)
 		}
 	case *Undefined:
-		if x.Strict {
-			return 0, x.err()
-		}
+		// Jinja2's Undefined (lenient too) raises on <, <=, >, >=
+		return 0, x.err()
 	}
-	if u, ok := b.(*Undefined); ok && u.Strict {
+	if u, ok := b.(*Undefined); ok {
 		return 0, u.err()
 	}
 	return 0, typeErr("'%s' not supported between instances of '%s' and '%s'", op, TypeName(a), TypeName(b))

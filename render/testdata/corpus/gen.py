@@ -716,6 +716,28 @@ for name in sorted(SALT_FILTERS):
             add("g_undefined_salt", "{{ (nope|%s%s) is defined }}" % (name, a), opts=opts)
             add("g_undefined_salt", "{%% if pillar.nope|%s%s %%}T{%% endif %%}" % (name, a), opts=opts)
 
+# every filter (Jinja2's and Salt's) given an undefined value inside a
+# container, or one passed on by another filter: what Python does with
+# the element (==, hash(), str(), iteration, bool(), isinstance, repr)
+# decides whether the strict or lenient Undefined raises, vanishes or
+# comes out as itself
+UNESTED = ["[nope]", "[1, nope]", "(nope,)", "{'a': nope}", "[[nope]]", "[{'a': nope}]", "[pillar.nope]",
+           "nope|sequence", "[nope]|reverse", "[nope]|list", "[nope]|select", "[nope]|reject",
+           "[nope]|map('sequence')", "[nope]|unique", "[nope]|sort", "{'a': nope}|dictsort", "{'a': nope}.values()"]
+UNESTED_FILTERS = dict((f, a[0]) for f, a in FILTERS.items())
+UNESTED_FILTERS.update(SALT_FILTERS)
+UNESTED_FILTERS.update({"combinations": "(1)", "permutations": "(1)", "product": "([0])", "zip_longest": "('xy')",
+                        "compress": "([1, 1])", "combinations_with_replacement": "(1)", "ipaddr": "", "flatten": ""})
+# (upper, title and replace would change the object address Salt prints
+# for an iterator, which the comparison cannot then normalize)
+UNESTED_ITERS = ("|select", "|reject", "|map(", "|reverse")
+for name in sorted(UNESTED_FILTERS):
+    for w in UNESTED:
+        if name in ("upper", "title", "replace") and any(i in w for i in UNESTED_ITERS):
+            continue
+        for opts in (None, {"allow_undefined": True}):
+            add("g_undefined_nested", "{{ (%s)|%s%s }}" % (w, name, UNESTED_FILTERS[name]), opts=opts)
+
 # Python str/list/dict methods with generated arguments
 STRM = ["upper()", "lower()", "title()", "capitalize()", "swapcase()", "strip()", "strip('a')", "lstrip(' A')",
         "rstrip('c ')", "split()", "split(' ')", "split('b', 1)", "rsplit(None, 1)", "splitlines()", "startswith('A')",
