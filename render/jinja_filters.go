@@ -123,8 +123,8 @@ func buildFilterTable() map[string]jinja.FilterFunc {
 		}
 	}
 	for name, use := range sharedNestedFilters() {
-		if fn, ok := st.env.Filters[name]; ok {
-			st.env.Filters[name] = nestedAware(use, fn)
+		if fn, ok := f[name]; ok {
+			f[name] = nestedAware(use, fn)
 		}
 	}
 	// Salt's filters read a Markup value (or argument) as the str it is;
