@@ -277,11 +277,25 @@ func (m *Map) GetKey(key any) (any, bool) {
 // Set stores v under a string key, replacing the value in place when the key
 // exists (keeping its position) and appending otherwise. It returns m.
 func (m *Map) Set(key string, v any) *Map {
+	// Kept small enough to inline: a constant key (nearly every caller's)
+	// is then boxed statically instead of allocated for each new key.
+	return m.setText(key, key, v)
+}
+
+// setText is Set with the key also given boxed (boxed holds key).
+func (m *Map) setText(key string, boxed, v any) *Map {
 	if i := m.findText(key); i >= 0 {
 		m.items[i].Value = v
 		return m
 	}
-	return m.SetKey(key, v)
+	m.items = append(m.items, Item{Key: boxed, Value: v})
+	switch {
+	case m.index != nil:
+		m.addIndex(boxed, len(m.items)-1)
+	case len(m.items) > indexThreshold:
+		m.buildIndex()
+	}
+	return m
 }
 
 // SetKey is Set for any key type.
