@@ -116,8 +116,10 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 
 // returnRecord is what the job cache keeps of a return.
 func returnRecord(load *payload.Map) *payload.Map {
+	keys := [...]string{"return", "retcode", "success", "out", "fun", "fun_args"}
 	rec := payload.NewMap()
-	for _, k := range []string{"return", "retcode", "success", "out", "fun", "fun_args"} {
+	rec.Grow(len(keys))
+	for _, k := range keys {
 		if v, ok := load.Get(k); ok {
 			rec.Set(k, v)
 		}

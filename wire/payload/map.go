@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -443,12 +444,20 @@ func (m *Map) List(key string) []any {
 	return l
 }
 
-// Clone returns a shallow copy of the map (values are shared).
+// Grow makes room for n more keys without reallocating (like
+// slices.Grow), for a map about to get a known number of them.
+func (m *Map) Grow(n int) {
+	m.items = slices.Grow(m.items, n)
+}
+
+// Clone returns a shallow copy of the map (values are shared). It has
+// room for one more key: a copy is usually made to add one (an event's
+// _stamp, a request's nonce).
 func (m *Map) Clone() *Map {
 	if m == nil {
 		return nil
 	}
-	c := &Map{items: make([]Item, len(m.items))}
+	c := &Map{items: make([]Item, len(m.items), len(m.items)+1)}
 	copy(c.items, m.items)
 	if m.index != nil {
 		// Same keys at the same positions: share the index until either
