@@ -354,7 +354,7 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 		}
 	}
 	m.wg.Add(1)
-	go func() {
+	m.goJob(func() {
 		defer m.wg.Done()
 		defer cancel()
 		ret := m.runJob(jctx, load)
@@ -369,7 +369,7 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 		}
 		m.returnJob(ctx, ret)
 		m.callReturners(m.jobReturners(load), ret, load)
-	}()
+	})
 }
 
 // procDelay is how long a job runs before its proc file is written: a job
