@@ -63,7 +63,9 @@ type Event struct {
 // parts are left out: Tagify("", "wheel") is "salt/wheel". (Salt's table
 // of known prefixes maps each one to itself, so prefix is used as given.)
 func Tagify(suffix any, prefix string) string {
-	parts := []string{"salt", prefix}
+	// On the stack for up to 8 parts: the master tags every return.
+	var buf [8]string
+	parts := append(buf[:0], "salt", prefix)
 	switch s := suffix.(type) {
 	case []string:
 		parts = append(parts, s...)
