@@ -6,21 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/message"
 )
-
-// processCPU is the CPU time (user+system) this process has used.
-func processCPU(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkHandleReturn is the master's side of one test.ping return as
 // bench-swarm.sh drives it: HandleRequest of an encrypted _return frame
@@ -79,7 +70,7 @@ func BenchmarkHandleReturn(b *testing.B) {
 		if k := b.N - done; k < n {
 			frames = frames[:k]
 		}
-		c0 := processCPU(b)
+		c0 := testutil.ProcessCPU(b)
 		b.StartTimer()
 		next := make(chan []byte, len(frames))
 		for _, f := range frames {
@@ -98,7 +89,7 @@ func BenchmarkHandleReturn(b *testing.B) {
 		}
 		wg.Wait()
 		b.StopTimer()
-		cpu += processCPU(b) - c0
+		cpu += testutil.ProcessCPU(b) - c0
 		b.StartTimer()
 		done += len(frames)
 	}

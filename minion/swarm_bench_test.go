@@ -4,22 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
-
-// processCPU is the CPU time (user+system) this process has used.
-func processCPU(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkSwarmPing is one `test.ping` glob job to a swarm of 100
 // identities over real sockets, as bench-swarm.sh drives it at 1,000: the
@@ -67,7 +57,7 @@ func BenchmarkSwarmPing(b *testing.B) {
 			b.Fatalf("%s not ready: %v", m.ID(), m.LastAuthError())
 		}
 	}
-	if !testutil.Poll(testutil.Scale(30*time.Second), func() bool { return fm.pub.Subscribers() >= n }) {
+	if !testutil.Poll(30*time.Second, func() bool { return fm.pub.Subscribers() >= n }) {
 		b.Fatalf("%d of %d subscribed", fm.pub.Subscribers(), n)
 	}
 	// The start-up requests (start events, pillar) are not part of a job.
@@ -96,13 +86,13 @@ func BenchmarkSwarmPing(b *testing.B) {
 	ping() // warm: connections open, buffers grown
 	b.ReportAllocs()
 	b.ResetTimer()
-	c0 := processCPU(b)
+	c0 := testutil.ProcessCPU(b)
 	jobs := (b.N + n - 1) / n
 	for range jobs {
 		ping()
 	}
 	b.StopTimer()
-	cpu := processCPU(b) - c0
+	cpu := testutil.ProcessCPU(b) - c0
 	// Each op is one identity's job; the loop ran whole jobs.
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(jobs*n), "cpu-ns/op")
 }

@@ -40,11 +40,11 @@ func TestJobWorkers(t *testing.T) {
 					ran.Add(1)
 				})
 			}
-			testutil.Eventually(t, testutil.Scale(5*time.Second), func() bool { return running.Load() == burst },
+			testutil.Eventually(t, 5*time.Second, func() bool { return running.Load() == burst },
 				"all jobs of a burst running at once")
 			close(release)
 			wg.Wait()
-			testutil.Eventually(t, testutil.Scale(5*time.Second), func() bool { return w.idle.Load() == maxIdle },
+			testutil.Eventually(t, 5*time.Second, func() bool { return w.idle.Load() == maxIdle },
 				"maxIdle workers waiting")
 			// The next jobs go to the waiting workers: while they run, none
 			// is left waiting (new goroutines would have left them there).
@@ -58,19 +58,19 @@ func TestJobWorkers(t *testing.T) {
 					<-hold
 				})
 			}
-			testutil.Eventually(t, testutil.Scale(5*time.Second), func() bool { return running.Load() == burst+maxIdle },
+			testutil.Eventually(t, 5*time.Second, func() bool { return running.Load() == burst+maxIdle },
 				"the jobs handed to the waiting workers running")
 			if n := w.idle.Load(); n != 0 {
 				t.Errorf("%d workers still waiting while %d jobs run: the jobs went to new goroutines", n, maxIdle)
 			}
 			close(hold)
 			held.Wait()
-			testutil.Eventually(t, testutil.Scale(5*time.Second), func() bool { return w.idle.Load() == maxIdle },
+			testutil.Eventually(t, 5*time.Second, func() bool { return w.idle.Load() == maxIdle },
 				"the same workers waiting again")
 			if tc.cancel {
 				cancel()
 			}
-			testutil.Eventually(t, testutil.Scale(5*time.Second), func() bool { return w.idle.Load() == 0 },
+			testutil.Eventually(t, 5*time.Second, func() bool { return w.idle.Load() == 0 },
 				"idle workers gone")
 			if ran.Load() != burst {
 				t.Fatalf("%d of %d jobs ran", ran.Load(), burst)

@@ -14,14 +14,7 @@ import (
 // bytes of msgpack(raw(Crypticle.Seal(msgpack(ret)))), the straightforward
 // construction, across the raw header sizes and with and without a nonce.
 func TestEncodeSendReplyBytes(t *testing.T) {
-	key, err := crypt.GenerateKeyString()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := crypt.NewCrypticle(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newTestCrypticle(t)
 	iv := bytes.Repeat([]byte{7}, crypt.IVSize)
 	nonce := strings.Repeat("ab", crypt.NonceLen/2)
 	chunk := func(n int) []byte {
@@ -101,14 +94,7 @@ func TestEncodeSendReplyBytes(t *testing.T) {
 // captured request_build frames), across the raw header sizes; the frame
 // parses back to the load.
 func TestEncodeAESRequestBytes(t *testing.T) {
-	key, err := crypt.GenerateKeyString()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := crypt.NewCrypticle(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newTestCrypticle(t)
 	iv := bytes.Repeat([]byte{9}, crypt.IVSize)
 	for _, tc := range []struct {
 		name string
@@ -158,4 +144,18 @@ func TestEncodeAESRequestBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newTestCrypticle returns a Crypticle with a fresh session key.
+func newTestCrypticle(t *testing.T) *crypt.Crypticle {
+	t.Helper()
+	key, err := crypt.GenerateKeyString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := crypt.NewCrypticle(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

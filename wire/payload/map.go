@@ -285,23 +285,17 @@ func (m *Map) Set(key string, v any) *Map {
 
 // setText is Set with the key also given boxed (boxed holds key).
 func (m *Map) setText(key string, boxed, v any) *Map {
-	if i := m.findText(key); i >= 0 {
-		m.items[i].Value = v
-		return m
-	}
-	m.items = append(m.items, Item{Key: boxed, Value: v})
-	switch {
-	case m.index != nil:
-		m.addIndex(boxed, len(m.items)-1)
-	case len(m.items) > indexThreshold:
-		m.buildIndex()
-	}
-	return m
+	return m.setAt(m.findText(key), boxed, v)
 }
 
 // SetKey is Set for any key type.
 func (m *Map) SetKey(key, v any) *Map {
-	if i := m.find(key); i >= 0 {
+	return m.setAt(m.find(key), key, v)
+}
+
+// setAt replaces the value of item i, or appends key and v when i < 0.
+func (m *Map) setAt(i int, key, v any) *Map {
+	if i >= 0 {
 		m.items[i].Value = v
 		return m
 	}
