@@ -124,10 +124,11 @@ const ownedAlias = 64 << 10
 
 // Short strings: up to maxSlabString bytes they are copied into the
 // decoder's slab (slabSize bytes at most, or what is left of the input),
-// so a small string keeps at most slabSize bytes alive.
+// so a small string kept for long (a minion id in a cache) keeps at most
+// slabSize bytes alive.
 const (
-	maxSlabString = 64
-	slabSize      = 1024
+	maxSlabString = 32
+	slabSize      = 256
 )
 
 // maxInternLen is the longest entry of interned.
