@@ -525,37 +525,8 @@ func (c *Cache) writer() {
 				break fill
 			}
 		}
-		if len(ops) >= 2 {
-			ops = c.linger(ops)
-		}
 		c.runBatch(ops)
 	}
-}
-
-// commitLinger is how long the writer waits for more writes before it
-// commits a batch that found two or more waiting (a burst of returns is
-// arriving): each commit costs two fdatasyncs and a page rewrite, and
-// with returns handled faster the batches of a 1,000-minion ping had
-// halved (twice the commits for the same returns). A lone write (a job
-// load before its publish) is committed at once.
-const commitLinger = time.Millisecond
-
-// linger adds the writes that arrive within commitLinger to ops, up to
-// maxBatch.
-func (c *Cache) linger(ops []writeOp) []writeOp {
-	t := time.NewTimer(commitLinger)
-	defer t.Stop()
-	for len(ops) < maxBatch {
-		select {
-		case op := <-c.writes:
-			ops = append(ops, op)
-		case <-t.C:
-			return ops
-		case <-c.closing:
-			return ops
-		}
-	}
-	return ops
 }
 
 func (c *Cache) runBatch(ops []writeOp) {
