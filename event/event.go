@@ -63,7 +63,9 @@ type Event struct {
 // parts are left out: Tagify("", "wheel") is "salt/wheel". (Salt's table
 // of known prefixes maps each one to itself, so prefix is used as given.)
 func Tagify(suffix any, prefix string) string {
-	parts := []string{"salt", prefix}
+	// On the stack for up to 8 parts: the master tags every return.
+	var buf [8]string
+	parts := append(buf[:0], "salt", prefix)
 	switch s := suffix.(type) {
 	case []string:
 		parts = append(parts, s...)
@@ -90,12 +92,15 @@ func Tagify(suffix any, prefix string) string {
 // when the microseconds are zero. Sub-microsecond digits are truncated.
 func Stamp(t time.Time) string {
 	t = t.UTC()
-	us := t.Nanosecond() / 1000
-	base := t.Format("2006-01-02T15:04:05")
-	if us == 0 {
-		return base
+	// One allocation (the string): every return fires an event with a
+	// stamp, and Format plus Sprintf made four.
+	var buf [32]byte
+	b := t.AppendFormat(buf[:0], "2006-01-02T15:04:05.000000")
+	if t.Nanosecond() < 1000 {
+		// No microseconds: isoformat() leaves the fraction out.
+		b = b[:len(b)-len(".000000")]
 	}
-	return fmt.Sprintf("%s.%06d", base, us)
+	return string(b)
 }
 
 // checkTag validates a tag for firing.

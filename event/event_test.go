@@ -181,3 +181,13 @@ func TestCheckTag(t *testing.T) {
 		t.Errorf("single newline refused: %v", err)
 	}
 }
+
+// BenchmarkStamp is the _stamp of every event the master fires (one per
+// return).
+func BenchmarkStamp(b *testing.B) {
+	t := time.Date(2026, 11, 22, 3, 2, 47, 987634000, time.UTC)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Stamp(t)
+	}
+}

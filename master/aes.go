@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -108,7 +109,11 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 			m.ext.Return(load)
 		}
 	}
-	m.log.Info("got a return", "id", id, "jid", jid)
+	if m.log.Enabled(context.Background(), slog.LevelInfo) {
+		// Guarded: the arguments of a disabled line are still boxed, for
+		// every return.
+		m.log.Info("got a return", "id", id, "jid", jid)
+	}
 	m.st.returns.Add(1)
 	m.fire(event.Tagify([]string{jid, "ret", id}, "job"), load)
 	return nil, nil
@@ -117,13 +122,18 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 // returnRecord is what the job cache keeps of a return.
 func returnRecord(load *payload.Map) *payload.Map {
 	rec := payload.NewMap()
-	for _, k := range []string{"return", "retcode", "success", "out", "fun", "fun_args"} {
-		if v, ok := load.Get(k); ok {
-			rec.Set(k, v)
+	rec.Grow(len(returnRecordKeys))
+	for _, k := range returnRecordKeys {
+		if v, ok := load.GetKey(k); ok {
+			rec.SetKey(k, v)
 		}
 	}
 	return rec
 }
+
+// returnRecordKeys are the fields of a return the job cache keeps, boxed
+// once (a key boxed per Set was an allocation per field per return).
+var returnRecordKeys = [...]any{"return", "retcode", "success", "out", "fun", "fun_args"}
 
 // aesMinionEvent handles _minion_event (SALT-WIRE §9.4).
 func (m *Master) aesMinionEvent(_ context.Context, load *payload.Map) (any, error) {

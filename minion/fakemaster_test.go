@@ -29,7 +29,7 @@ const vectorsPKI = "../testdata/vectors/pki"
 // session key that tests can rotate, _pillar, and recording of every AES
 // request the minion makes.
 type fakeMaster struct {
-	t      *testing.T
+	t      testing.TB
 	priv   *rsa.PrivateKey
 	pubPEM []byte
 
@@ -55,7 +55,7 @@ type fakeMaster struct {
 	pub *transport.PubServer
 }
 
-func loadKey(t *testing.T, path string) (*rsa.PrivateKey, []byte) {
+func loadKey(t testing.TB, path string) (*rsa.PrivateKey, []byte) {
 	t.Helper()
 	priv, err := crypt.LoadPrivateKey(path)
 	if err != nil {
@@ -69,7 +69,7 @@ func loadKey(t *testing.T, path string) (*rsa.PrivateKey, []byte) {
 }
 
 // newFakeMaster starts a fake master on free ports (or the given ones).
-func newFakeMaster(t *testing.T, keyFile string, retPort, pubPort int) *fakeMaster {
+func newFakeMaster(t testing.TB, keyFile string, retPort, pubPort int) *fakeMaster {
 	t.Helper()
 	priv, pubPEM := loadKey(t, keyFile)
 	fm := &fakeMaster{t: t, priv: priv, pubPEM: pubPEM, decision: map[string]string{}, auths: map[string]int{}, lastAuth: map[string]*payload.Map{},
@@ -343,7 +343,7 @@ func mustJSON(v any) string {
 }
 
 // minionConfig writes a minion config pointing at fm and loads it.
-func minionConfig(t *testing.T, id string, fm *fakeMaster, extra string) *config.Minion {
+func minionConfig(t testing.TB, id string, fm *fakeMaster, extra string) *config.Minion {
 	t.Helper()
 	dir := t.TempDir()
 	conf := fmt.Sprintf(`id: %s
@@ -374,7 +374,7 @@ grains:
 
 // installKey copies a vector key pair into the minion's pki_dir so tests
 // need not generate RSA keys.
-func installKey(t *testing.T, cfg *config.Minion, from string) {
+func installKey(t testing.TB, cfg *config.Minion, from string) {
 	t.Helper()
 	if err := os.MkdirAll(cfg.PKIDir, 0o700); err != nil {
 		t.Fatal(err)
@@ -396,7 +396,7 @@ func installKey(t *testing.T, cfg *config.Minion, from string) {
 
 // startMinion creates and runs a minion; the returned function stops it
 // and returns Run's error.
-func startMinion(t *testing.T, cfg *config.Minion, o Options) (*Minion, func() error) {
+func startMinion(t testing.TB, cfg *config.Minion, o Options) (*Minion, func() error) {
 	t.Helper()
 	m, stop, _ := startMinionRun(t, cfg, o)
 	return m, stop
@@ -405,7 +405,7 @@ func startMinion(t *testing.T, cfg *config.Minion, o Options) (*Minion, func() e
 // startMinionRun is startMinion that also returns a channel closed when
 // Run has returned on its own (a fatal auth answer), after which stop
 // returns Run's error.
-func startMinionRun(t *testing.T, cfg *config.Minion, o Options) (*Minion, func() error, <-chan struct{}) {
+func startMinionRun(t testing.TB, cfg *config.Minion, o Options) (*Minion, func() error, <-chan struct{}) {
 	t.Helper()
 	o.Config = cfg
 	if o.Logger == nil {
@@ -435,7 +435,7 @@ func startMinionRun(t *testing.T, cfg *config.Minion, o Options) (*Minion, func(
 	return m, stop, finished
 }
 
-func waitReady(t *testing.T, m *Minion, d time.Duration) {
+func waitReady(t testing.TB, m *Minion, d time.Duration) {
 	t.Helper()
 	d = testutil.Scale(2 * d) // authentication against a real master is slow under load
 	select {
@@ -446,7 +446,7 @@ func waitReady(t *testing.T, m *Minion, d time.Duration) {
 }
 
 // testLogger discards the minion's logs unless GSALT_TEST_LOG is set.
-func testLogger(t *testing.T) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger {
 	if os.Getenv("GSALT_TEST_LOG") != "" {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

@@ -322,7 +322,9 @@ func (m *Minion) firstSeen(jid string) bool {
 // startJob runs the job of load in its own goroutine.
 func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 	jid := load.Str("jid")
-	proc := payload.NewMap("pid", int64(os.Getpid()))
+	proc := &payload.Map{}
+	proc.Grow(load.Len() + 1)
+	proc.Set("pid", int64(os.Getpid()))
 	for _, it := range load.Items() {
 		proc.SetKey(it.Key, it.Value)
 	}
@@ -356,7 +358,7 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 		}
 	}
 	m.wg.Add(1)
-	go func() {
+	m.goJob(func() {
 		defer m.wg.Done()
 		defer cancel()
 		ret := m.runJob(jctx, load)
@@ -371,7 +373,7 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 		}
 		m.returnJob(ctx, ret)
 		m.callReturners(m.jobReturners(load), ret, load)
-	}()
+	})
 }
 
 // procDelay is how long a job runs before its proc file is written: a job
@@ -541,6 +543,7 @@ func (m *Minion) runJob(ctx context.Context, load *payload.Map) *payload.Map {
 		fnOut = fn.Outputter
 	}
 	ret := payload.NewMap("success", false)
+	ret.Grow(9) // return, out, retcode, jid, fun, fun_args, user, master_id, metadata
 	ret.Set("return", res.Return)
 	failed := missing || res.Out != fnOut
 	if failed && !missing {
@@ -648,7 +651,9 @@ func (m *Minion) returnJob(ctx context.Context, ret *payload.Map) {
 	if v, ok := m.opts.Get("pub_ret"); ok && !payload.Truthy(v) {
 		return
 	}
-	load := payload.NewMap("cmd", "_return", "id", m.id)
+	load := &payload.Map{}
+	load.Grow(ret.Len() + 4) // cmd, id, the items, then sig and the nonce
+	load.Set("cmd", "_return").Set("id", m.id)
 	for _, it := range ret.Items() {
 		load.SetKey(it.Key, it.Value)
 	}

@@ -172,6 +172,7 @@ type Options struct {
 	verified *verifiedPubs
 	opened   *openedPubs
 	clock    *beaconClock
+	workers  *jobWorkers
 }
 
 // Minion is one minion identity connected to one master. Create it with
@@ -188,6 +189,7 @@ type Minion struct {
 	matcher  *target.Matcher
 	verified *verifiedPubs // shared publish signature checks (swarm)
 	opened   *openedPubs   // shared opened publishes (swarm); their loads are read-only
+	workers  *jobWorkers   // the goroutines that run jobs (swarm); nil: one each
 	// beaconClock ticks the beacons of a swarm's identities (nil: the
 	// minion's own timer).
 	beaconClock *beaconClock
@@ -322,6 +324,7 @@ func New(o Options) (*Minion, error) {
 	m.matcher = o.matcher
 	m.verified = o.verified
 	m.opened = o.opened
+	m.workers = o.workers
 	if pc := o.PublishCache; pc != nil && m.opened == nil {
 		m.verified, m.opened = pc.verified, pc.opened
 	}

@@ -76,7 +76,8 @@ func RunSwarm(ctx context.Context, o SwarmOptions) error {
 	}
 	freeze(g)
 	shared := swarmShared{opts: baseOptions(o.Config), matcher: target.New(target.Options{Logger: log}), verified: newVerifiedPubs(), opened: newOpenedPubs(),
-		clock: newBeaconClock(beacons.New(beacons.Options{Opts: o.Config.Opts, Logger: log}).LoopInterval())}
+		clock:   newBeaconClock(beacons.New(beacons.Options{Opts: o.Config.Opts, Logger: log}).LoopInterval()),
+		workers: newJobWorkers(ctx, jobWorkersMaxIdle, jobWorkersIdleFor)}
 	go shared.clock.run(ctx)
 	var (
 		wg   sync.WaitGroup
@@ -128,6 +129,7 @@ type swarmShared struct {
 	verified *verifiedPubs
 	opened   *openedPubs
 	clock    *beaconClock
+	workers  *jobWorkers
 }
 
 func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *payload.Map, log *slog.Logger, id string) (*Minion, error) {
@@ -137,6 +139,7 @@ func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *pa
 		verified: sh.verified,
 		opened:   sh.opened,
 		clock:    sh.clock,
+		workers:  sh.workers,
 		Config:   o.Config,
 		ID:       id,
 		PKIDir:   filepath.Join(o.Config.PKIDir, id),

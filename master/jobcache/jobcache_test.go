@@ -131,3 +131,37 @@ func TestPrune(t *testing.T) {
 		t.Fatalf("left %v", jobs)
 	}
 }
+
+// TestGroupCommit: a burst of returns is committed in a few transactions
+// (a batch that found writes waiting lingers for the rest of the burst),
+// and every write of it is stored.
+func TestGroupCommit(t *testing.T) {
+	c, err := jobcache.Open(filepath.Join(t.TempDir(), "jobs.db"), jobcache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	jid := c.NewJID()
+	const n = 200
+	before := c.Stats()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if err := c.SaveReturn(jid, fmt.Sprintf("m%03d", i), payload.NewMap("return", true)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	st := c.Stats()
+	if w := st.Writes - before.Writes; w != n {
+		t.Fatalf("%d writes counted, want %d", w, n)
+	}
+	if k := st.Commits - before.Commits; k > n/8 {
+		t.Errorf("%d writes took %d commits: not grouped", n, k)
+	}
+	job, err := c.Get(jid)
+	if err != nil || len(job.Returns) != n {
+		t.Fatalf("stored %d of %d returns (%v)", len(job.Returns), n, err)
+	}
+}

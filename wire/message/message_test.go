@@ -260,6 +260,30 @@ func BenchmarkPublishEncode(b *testing.B) {
 	}
 }
 
+// BenchmarkReturnEncode: encode + encrypt of one test.ping _return, a
+// swarm identity's work per job, and the master's encrypted reply to it.
+func BenchmarkReturnEncode(b *testing.B) {
+	c, _ := crypt.NewCrypticle(mustKey(b))
+	load := payload.NewMap("cmd", "_return", "id", "minion1", "success", true, "return", true, "retcode", 0, "jid", "20261122025809097120", "fun", "test.ping", "fun_args", []any{}, "user", "root")
+	b.Run("request", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := message.EncodeAESRequest(c, load); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("reply", func(b *testing.B) {
+		nonce := crypt.NewNonce()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := message.EncodeSendReply(c, nil, nonce); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // BenchmarkReturnDecode: decrypt + decode of one _return request on the master.
 func BenchmarkReturnDecode(b *testing.B) {
 	c, _ := crypt.NewCrypticle(mustKey(b))

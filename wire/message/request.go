@@ -5,11 +5,9 @@
 package message
 
 import (
-	"bytes"
 	"crypto/rsa"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/gsalt/gsalt/wire/crypt"
@@ -148,17 +146,46 @@ func EncodeAESRequest(c *crypt.Crypticle, load *payload.Map) (frame []byte, nonc
 
 // EncodeAESRequestWithIV encrypts load as it is (its nonce included) with a
 // fixed IV (nil: random), for golden tests.
+// The frame is {enc: aes, load: blob, version: 2} in Wire mode: it is
+// built around the load, which is encoded once into the frame's buffer
+// with room in front for the map's head, the raw header and the
+// Crypticle head, and encrypted there (a minion sends one per return).
 func EncodeAESRequestWithIV(c *crypt.Crypticle, load *payload.Map, iv []byte) ([]byte, error) {
-	plain, err := payload.Marshal(load)
+	const maxRawHeader = 5
+	room := len(aesRequestHead) + maxRawHeader
+	pre := room + crypt.SealHeadroom("")
+	buf := make([]byte, pre, pre+sizeHint(load, 0)+crypt.SealOverhead+len(aesRequestTail))
+	buf, err := payload.AppendEncode(buf, load, payload.Wire)
 	if err != nil {
 		return nil, err
 	}
-	blob, err := seal(c, plain, "", iv)
+	blob, err := c.SealInPlace(buf[room:], "", iv)
 	if err != nil {
 		return nil, err
 	}
-	return payload.Marshal(payload.NewMap("enc", EncAES, "load", blob, "version", ProtocolVersion))
+	var hb [maxRawHeader]byte
+	hdr, err := payload.AppendRawHeader(hb[:0], len(blob))
+	if err != nil {
+		return nil, err
+	}
+	if &buf[room] == &blob[0] {
+		start := room - len(hdr) - len(aesRequestHead)
+		out := buf[start : room+len(blob)]
+		copy(out, aesRequestHead)
+		copy(out[len(aesRequestHead):], hdr)
+		return append(out, aesRequestTail...), nil
+	}
+	out := make([]byte, 0, len(aesRequestHead)+len(hdr)+len(blob)+len(aesRequestTail))
+	out = append(append(append(append(out, aesRequestHead...), hdr...), blob...), aesRequestTail...)
+	return out, nil
 }
+
+// aesRequestHead and aesRequestTail surround the blob of an aes request:
+// what payload.Marshal writes for {"enc": "aes", "load": blob, "version": 2}.
+const (
+	aesRequestHead = "\x83\xa3enc\xa3aes\xa4load"
+	aesRequestTail = "\xa7version\x02"
+)
 
 // OpenAESRequest decrypts an aes request's load and, for version 2, pops its
 // nonce. Decryption failures wrap ErrDecrypt: the master answers them with
@@ -218,31 +245,26 @@ func encodeSendReply(c *crypt.Crypticle, ret any, nonce string, iv, scratch []by
 	if cap(scratch) < size {
 		scratch = make([]byte, 0, size)
 	}
-	buf := bytes.NewBuffer(scratch[:pre])
-	if err := payload.NewEncoder(buf, payload.Wire).Encode(ret); err != nil {
-		return nil, err
-	}
-	blob, err := c.SealInPlace(buf.Bytes()[maxRawHeader:], nonce, iv)
+	buf, err := payload.AppendEncode(scratch[:pre], ret, payload.Wire)
 	if err != nil {
 		return nil, err
 	}
-	var hdr []byte
-	switch n := len(blob); {
-	case n < 32:
-		hdr = []byte{0xa0 | byte(n)}
-	case n <= math.MaxUint16:
-		hdr = []byte{0xda, byte(n >> 8), byte(n)}
-	case uint64(n) <= math.MaxUint32:
-		hdr = []byte{0xdb, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
-	default:
-		return nil, fmt.Errorf("%w: reply of %d bytes", payload.ErrUnsupportedType, n)
+	blob, err := c.SealInPlace(buf[maxRawHeader:], nonce, iv)
+	if err != nil {
+		return nil, err
 	}
-	if start := maxRawHeader - len(hdr); &buf.Bytes()[maxRawHeader] == &blob[0] {
-		out := buf.Bytes()[start : maxRawHeader+len(blob)]
+	var hb [maxRawHeader]byte
+	hdr, err := payload.AppendRawHeader(hb[:0], len(blob))
+	if err != nil {
+		return nil, fmt.Errorf("reply: %w", err)
+	}
+	if start := maxRawHeader - len(hdr); &buf[maxRawHeader] == &blob[0] {
+		out := buf[start : maxRawHeader+len(blob)]
 		copy(out, hdr)
 		return out, nil
 	}
-	return append(hdr, blob...), nil
+	out := make([]byte, 0, len(hdr)+len(blob))
+	return append(append(out, hdr...), blob...), nil
 }
 
 // sizeHint guesses the msgpack size of v from its strings and bytes (a

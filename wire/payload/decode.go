@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -80,44 +81,111 @@ func unmarshal(data []byte, lim Limits, owned []byte) (any, error) {
 	if lim.MaxDepth <= 0 {
 		lim.MaxDepth = DefaultLimits.MaxDepth
 	}
-	r := bytes.NewReader(data)
-	d := &decoder{r: r, d: msgpack.NewDecoder(r), lim: lim, owned: owned}
+	d := getDecoder(data, lim, owned)
+	defer d.put()
 	v, err := d.value(0)
 	if err != nil {
 		return nil, err
 	}
-	if r.Len() != 0 {
+	if d.r.Len() != 0 {
 		return nil, ErrTrailingData
 	}
 	return v, nil
 }
 
+// decoders keeps decoder states (reader, msgpack decoder and its scratch
+// buffer) between calls: three allocations per message, several
+// messages per request, were a share of a master's allocations per return.
+var decoders = sync.Pool{New: func() any {
+	d := &decoder{r: bytes.NewReader(nil)}
+	d.d = msgpack.NewDecoder(d.r)
+	return d
+}}
+
+// getDecoder returns a pooled decoder reading data.
+func getDecoder(data []byte, lim Limits, owned []byte) *decoder {
+	d := decoders.Get().(*decoder)
+	d.r.Reset(data)
+	d.d.Reset(d.r)
+	d.data, d.lim, d.owned = data, lim, owned
+	return d
+}
+
+// put returns d to the pool; nothing it decoded refers to its state (the
+// strings share data or d.slab, which are let go here).
+func (d *decoder) put() {
+	d.r.Reset(nil)
+	d.data, d.owned, d.slab = nil, nil, nil
+	decoders.Put(d)
+}
+
 // ownedAlias is the smallest value UnmarshalOwned leaves in its input.
 const ownedAlias = 64 << 10
+
+// Short strings: up to maxSlabString bytes they are copied into the
+// decoder's slab (slabSize bytes at most, or what is left of the input),
+// so a small string kept for long (a minion id in a cache) keeps at most
+// slabSize bytes alive.
+const (
+	maxSlabString = 32
+	slabSize      = 256
+)
+
+// maxInternLen is the longest entry of interned.
+const maxInternLen = 16
+
+// interned are the strings of nearly every Salt message (the keys of
+// requests, returns, publishes and events, and a few values), boxed once:
+// a decoded one costs no allocation. Equal strings are
+// indistinguishable, so sharing them changes nothing for the reader.
+var interned = func() map[string]any {
+	words := []string{
+		"cmd", "id", "enc", "aes", "clear", "load", "version", "nonce", "tok", "sig",
+		"_return", "_minion_event", "_pillar", "_auth", "_mine", "_mine_get", "_serve_file", "_file_hash",
+		"return", "retcode", "success", "jid", "fun", "fun_args", "out", "nested", "user", "root",
+		"tgt", "tgt_type", "glob", "list", "compound", "arg", "ret", "kwargs", "__kwarg__", "master_id",
+		"metadata", "delimiter", "timeout", "to", "test.ping", "minions", "missing", "_stamp",
+		"data", "tag", "events", "pretag", "grains", "saltenv", "pillarenv", "pillar_override", "ver",
+		"pub", "publish", "serial", "key", "jids", "pid", "path", "loc", "gzip", "local", "txt",
+		"highstate", "result", "comment", "changes", "name", "base",
+	}
+	m := make(map[string]any, len(words))
+	for _, w := range words {
+		m[w] = w // TestInterned checks that each fits maxInternLen
+	}
+	return m
+}()
 
 // UnmarshalPrefix decodes the first value of data with DefaultLimits and
 // returns it with the number of bytes it took; what follows is ignored
 // (a file rewritten in place may keep a stale tail after its value).
 func UnmarshalPrefix(data []byte) (any, int, error) {
-	r := bytes.NewReader(data)
-	d := &decoder{r: r, d: msgpack.NewDecoder(r), lim: DefaultLimits}
-	if d.lim.MaxSize > 0 && len(data) > d.lim.MaxSize {
-		return nil, 0, fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, len(data), d.lim.MaxSize)
+	if DefaultLimits.MaxSize > 0 && len(data) > DefaultLimits.MaxSize {
+		return nil, 0, fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, len(data), DefaultLimits.MaxSize)
 	}
+	d := getDecoder(data, DefaultLimits, nil)
+	defer d.put()
 	v, err := d.value(0)
 	if err != nil {
 		return nil, 0, err
 	}
-	return v, len(data) - r.Len(), nil
+	return v, len(data) - d.r.Len(), nil
 }
 
 type decoder struct {
 	r   *bytes.Reader
 	d   *msgpack.Decoder
 	lim Limits
+	// data is the whole input; the msgpack decoder reads r without
+	// buffering, so the next unread byte is data[len(data)-r.Len()].
+	data []byte
 	// owned is the whole input when the caller handed it over
 	// (UnmarshalOwned): large raw values are slices of it.
 	owned []byte
+	// slab holds the bytes of the short strings decoded so far (each a
+	// slice of it), so they cost one allocation together instead of one
+	// each.
+	slab []byte
 }
 
 func (d *decoder) fail(err error) error {
@@ -220,14 +288,36 @@ func (d *decoder) raw() (any, error) {
 		return "", nil
 	}
 	var b []byte
-	if d.owned != nil && n >= ownedAlias && 2*n >= len(d.owned) {
-		// need(n) checked that n bytes remain after the header.
-		at := len(d.owned) - d.r.Len()
-		b = d.owned[at : at+n : at+n]
+	// need(n) checked that n bytes remain after the header.
+	at := len(d.data) - d.r.Len()
+	src := d.data[at : at+n : at+n]
+	if n <= maxInternLen {
+		if v, ok := interned[string(src)]; ok {
+			// A key or value of nearly every message ("cmd", "id",
+			// "return", "test.ping", ...): shared, boxed once.
+			if _, err := d.r.Seek(int64(n), io.SeekCurrent); err != nil {
+				return nil, d.fail(err)
+			}
+			return v, nil
+		}
+	}
+	switch {
+	case d.owned != nil && n >= ownedAlias && 2*n >= len(d.owned):
+		b = src
 		if _, err := d.r.Seek(int64(n), io.SeekCurrent); err != nil {
 			return nil, d.fail(err)
 		}
-	} else {
+	case n <= maxSlabString:
+		if cap(d.slab)-len(d.slab) < n {
+			d.slab = make([]byte, 0, max(n, min(slabSize, d.r.Len())))
+		}
+		at := len(d.slab)
+		d.slab = append(d.slab, src...)
+		b = d.slab[at : at+n : at+n]
+		if _, err := d.r.Seek(int64(n), io.SeekCurrent); err != nil {
+			return nil, d.fail(err)
+		}
+	default:
 		b = make([]byte, n)
 		if err := d.d.ReadFull(b); err != nil {
 			return nil, d.fail(err)

@@ -73,6 +73,35 @@ func MarshalMode(v any, mode Mode) ([]byte, error) {
 	return bytes.Clone(p.buf.Bytes()), nil
 }
 
+// AppendEncode appends the encoding of v in mode to dst and returns the
+// extended slice (a new array when dst's capacity is short), with a
+// pooled encoder: for a caller that builds a frame around the value.
+func AppendEncode(dst []byte, v any, mode Mode) ([]byte, error) {
+	p := encoders.Get().(*pooledEncoder)
+	defer p.put()
+	p.buf = *bytes.NewBuffer(dst)
+	defer func() { p.buf = bytes.Buffer{} }() // dst is the caller's
+	p.enc.mode = mode
+	if err := p.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return p.buf.Bytes(), nil
+}
+
+// AppendRawHeader appends the header of a raw string of n bytes in Wire
+// mode (fixstr, str16 or str32; never str8 or bin, as salt.payload.dumps).
+func AppendRawHeader(dst []byte, n int) ([]byte, error) {
+	switch {
+	case n < 32:
+		return append(dst, 0xa0|byte(n)), nil
+	case n <= math.MaxUint16:
+		return append(dst, 0xda, byte(n>>8), byte(n)), nil
+	case uint64(n) <= math.MaxUint32:
+		return append(dst, 0xdb, byte(n>>24), byte(n>>16), byte(n>>8), byte(n)), nil
+	}
+	return nil, fmt.Errorf("%w: string of %d bytes", ErrUnsupportedType, n)
+}
+
 // pooledEncoder is an Encoder writing to its own buffer, reused by
 // MarshalMode: a fresh encoder and a buffer grown from nothing for every
 // value were a large share of the allocations of a master taking returns.
@@ -287,18 +316,11 @@ func (enc *Encoder) encodeString(s string, _ bool) error {
 
 // rawHeader writes an old-spec raw header: fixstr, str16 or str32.
 func (enc *Encoder) rawHeader(n int) error {
-	h := enc.hdr[:0]
-	switch {
-	case n < 32:
-		h = append(h, 0xa0|byte(n))
-	case n <= math.MaxUint16:
-		h = append(h, 0xda, byte(n>>8), byte(n))
-	case uint64(n) <= math.MaxUint32:
-		h = append(h, 0xdb, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	default:
-		return fmt.Errorf("%w: string of %d bytes", ErrUnsupportedType, n)
+	h, err := AppendRawHeader(enc.hdr[:0], n)
+	if err != nil {
+		return err
 	}
-	_, err := enc.w.Write(h)
+	_, err = enc.w.Write(h)
 	return err
 }
 

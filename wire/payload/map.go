@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -277,16 +278,24 @@ func (m *Map) GetKey(key any) (any, bool) {
 // Set stores v under a string key, replacing the value in place when the key
 // exists (keeping its position) and appending otherwise. It returns m.
 func (m *Map) Set(key string, v any) *Map {
-	if i := m.findText(key); i >= 0 {
-		m.items[i].Value = v
-		return m
-	}
-	return m.SetKey(key, v)
+	// Kept small enough to inline: a constant key (nearly every caller's)
+	// is then boxed statically instead of allocated for each new key.
+	return m.setText(key, key, v)
+}
+
+// setText is Set with the key also given boxed (boxed holds key).
+func (m *Map) setText(key string, boxed, v any) *Map {
+	return m.setAt(m.findText(key), boxed, v)
 }
 
 // SetKey is Set for any key type.
 func (m *Map) SetKey(key, v any) *Map {
-	if i := m.find(key); i >= 0 {
+	return m.setAt(m.find(key), key, v)
+}
+
+// setAt replaces the value of item i, or appends key and v when i < 0.
+func (m *Map) setAt(i int, key, v any) *Map {
+	if i >= 0 {
 		m.items[i].Value = v
 		return m
 	}
@@ -429,12 +438,20 @@ func (m *Map) List(key string) []any {
 	return l
 }
 
-// Clone returns a shallow copy of the map (values are shared).
+// Grow makes room for n more keys without reallocating (like
+// slices.Grow), for a map about to get a known number of them.
+func (m *Map) Grow(n int) {
+	m.items = slices.Grow(m.items, n)
+}
+
+// Clone returns a shallow copy of the map (values are shared). It has
+// room for one more key: a copy is usually made to add one (an event's
+// _stamp, a request's nonce).
 func (m *Map) Clone() *Map {
 	if m == nil {
 		return nil
 	}
-	c := &Map{items: make([]Item, len(m.items))}
+	c := &Map{items: make([]Item, len(m.items), len(m.items)+1)}
 	copy(c.items, m.items)
 	if m.index != nil {
 		// Same keys at the same positions: share the index until either

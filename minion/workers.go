@@ -1,0 +1,81 @@
+package minion
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// jobWorkers runs the jobs of a swarm's identities on goroutines that are
+// kept between jobs instead of one new goroutine per identity per job: a
+// new goroutine starts with a small stack that a job's return (encode,
+// encrypt, send) outgrows, and copying it was ~5% of a swarm's CPU. A job
+// goes to an idle worker when one waits, else to a new goroutine (which
+// then stays as a worker), so jobs never wait for each other: as many run
+// at once as before. At most maxIdle workers wait; each leaves after
+// idleFor without a job, or when ctx ends.
+type jobWorkers struct {
+	ctx     context.Context
+	work    chan func() // unbuffered: a send succeeds only with a waiting worker
+	idle    atomic.Int32
+	maxIdle int32
+	idleFor time.Duration
+}
+
+// Worker pool defaults: enough waiting workers for the identities whose
+// jobs run at one moment on a loaded machine, kept for a few publishes.
+const (
+	jobWorkersMaxIdle = 256
+	jobWorkersIdleFor = 30 * time.Second
+)
+
+func newJobWorkers(ctx context.Context, maxIdle int, idleFor time.Duration) *jobWorkers {
+	return &jobWorkers{ctx: ctx, work: make(chan func()), maxIdle: int32(maxIdle), idleFor: idleFor}
+}
+
+// run runs fn on a waiting worker or a new goroutine; it never blocks.
+func (w *jobWorkers) run(fn func()) {
+	select {
+	case w.work <- fn:
+	default:
+		go w.loop(fn)
+	}
+}
+
+// loop runs fn, then the jobs handed to it while it waits.
+func (w *jobWorkers) loop(fn func()) {
+	var t *time.Timer
+	for {
+		fn()
+		if w.idle.Add(1) > w.maxIdle {
+			w.idle.Add(-1)
+			return
+		}
+		if t == nil {
+			t = time.NewTimer(w.idleFor)
+		} else {
+			t.Reset(w.idleFor)
+		}
+		select {
+		case fn = <-w.work:
+			w.idle.Add(-1)
+			t.Stop()
+		case <-t.C:
+			w.idle.Add(-1)
+			return
+		case <-w.ctx.Done():
+			w.idle.Add(-1)
+			t.Stop()
+			return
+		}
+	}
+}
+
+// goJob runs fn in its own goroutine, or on the swarm's workers.
+func (m *Minion) goJob(fn func()) {
+	if m.workers != nil {
+		m.workers.run(fn)
+		return
+	}
+	go fn()
+}

@@ -1,0 +1,88 @@
+package minion
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil"
+)
+
+// TestJobWorkers: jobs never wait for each other (all of a burst run at
+// once, more than maxIdle of them), finished workers wait for the next
+// jobs (at most maxIdle) and take them instead of new goroutines, and
+// they leave after idleFor or when the context ends.
+func TestJobWorkers(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		idleFor time.Duration
+		cancel  bool // end the context instead of waiting idleFor
+	}{
+		{"idle timeout", 100 * time.Millisecond, false},
+		{"context ends", time.Hour, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const burst, maxIdle = 20, 4
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			w := newJobWorkers(ctx, maxIdle, tc.idleFor)
+			release := make(chan struct{})
+			var running, ran atomic.Int32
+			var wg sync.WaitGroup
+			for range burst {
+				wg.Add(1)
+				w.run(func() {
+					defer wg.Done()
+					running.Add(1)
+					<-release
+					ran.Add(1)
+				})
+			}
+			testutil.Eventually(t, 5*time.Second, func() bool { return running.Load() == burst },
+				"all jobs of a burst running at once")
+			close(release)
+			wg.Wait()
+			testutil.Eventually(t, 5*time.Second, func() bool { return w.idle.Load() == maxIdle },
+				"maxIdle workers waiting")
+			// The next jobs go to the waiting workers: while they run, none
+			// is left waiting (new goroutines would have left them there).
+			hold := make(chan struct{})
+			var held sync.WaitGroup
+			for range maxIdle {
+				held.Add(1)
+				w.run(func() {
+					defer held.Done()
+					running.Add(1)
+					<-hold
+				})
+			}
+			testutil.Eventually(t, 5*time.Second, func() bool { return running.Load() == burst+maxIdle },
+				"the jobs handed to the waiting workers running")
+			if n := w.idle.Load(); n != 0 {
+				t.Errorf("%d workers still waiting while %d jobs run: the jobs went to new goroutines", n, maxIdle)
+			}
+			close(hold)
+			held.Wait()
+			testutil.Eventually(t, 5*time.Second, func() bool { return w.idle.Load() == maxIdle },
+				"the same workers waiting again")
+			if tc.cancel {
+				cancel()
+			}
+			testutil.Eventually(t, 5*time.Second, func() bool { return w.idle.Load() == 0 },
+				"idle workers gone")
+			if ran.Load() != burst {
+				t.Fatalf("%d of %d jobs ran", ran.Load(), burst)
+			}
+			// With no worker waiting a job still runs at once.
+			ok := make(chan struct{})
+			w.run(func() { close(ok) })
+			select {
+			case <-ok:
+			case <-time.After(testutil.Scale(5 * time.Second)):
+				t.Fatal("a job with no waiting worker did not run")
+			}
+		})
+	}
+}
