@@ -70,7 +70,7 @@ func BenchmarkHandleReturn(b *testing.B) {
 		if k := b.N - done; k < n {
 			frames = frames[:k]
 		}
-		c0 := testutil.ProcessCPU(b)
+		c0 := testutil.ProcessCPU()
 		b.StartTimer()
 		next := make(chan []byte, len(frames))
 		for _, f := range frames {
@@ -89,7 +89,7 @@ func BenchmarkHandleReturn(b *testing.B) {
 		}
 		wg.Wait()
 		b.StopTimer()
-		cpu += testutil.ProcessCPU(b) - c0
+		cpu += testutil.ProcessCPU() - c0
 		b.StartTimer()
 		done += len(frames)
 	}

@@ -86,13 +86,13 @@ func BenchmarkSwarmPing(b *testing.B) {
 	ping() // warm: connections open, buffers grown
 	b.ReportAllocs()
 	b.ResetTimer()
-	c0 := testutil.ProcessCPU(b)
+	c0 := testutil.ProcessCPU()
 	jobs := (b.N + n - 1) / n
 	for range jobs {
 		ping()
 	}
 	b.StopTimer()
-	cpu := testutil.ProcessCPU(b) - c0
+	cpu := testutil.ProcessCPU() - c0
 	// Each op is one identity's job; the loop ran whole jobs.
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(jobs*n), "cpu-ns/op")
 }
