@@ -36,19 +36,7 @@ func TestVirtualStatesGolden(t *testing.T) {
 		sls("unknown module and function", false, "virt.unknown"),
 		sls("mixed", false, "virt.mixed"),
 	}
-	// state.sls returns: every ret without its timings
-	untimed := func(_ string, v any) any {
-		if m, ok := v.(*payload.Map); ok {
-			for _, it := range m.Items() {
-				if r, ok := it.Value.(*payload.Map); ok {
-					r.Delete("start_time")
-					r.Delete("duration")
-				}
-			}
-		}
-		return v
-	}
-	salttest.Run(t, salttest.Suite{Name: "virtual_states", Calls: calls, Srv: srv, Grains: payloadLinuxGrains(), Normalize: untimed}, suiteRegistry(t))
+	salttest.Run(t, salttest.Suite{Name: "virtual_states", Calls: calls, Srv: srv, Grains: payloadLinuxGrains(), Normalize: untimedRets}, suiteRegistry(t))
 }
 
 // TestCronVirtualGolden compares with Salt 3006
@@ -82,18 +70,20 @@ func TestCronVirtualGolden(t *testing.T) {
 		{Name: "state.sls test", Fun: "state.sls", Args: []any{"cronv.jobs"}, Kwargs: []any{"test", true}},
 		{Name: "state.single", Fun: "state.single", Args: []any{"cron.present", "/bin/true"}, Kwargs: []any{"user", "root"}},
 	}
-	untimed := func(_ string, v any) any {
-		if m, ok := v.(*payload.Map); ok {
-			for _, it := range m.Items() {
-				if r, ok := it.Value.(*payload.Map); ok {
-					r.Delete("start_time")
-					r.Delete("duration")
-				}
-			}
-		}
-		return v
-	}
 	reg := suiteRegistry(t)
 	reg.SetVirtual("cron", mbuiltin.CommandVirtual("crontab", mbuiltin.ErrCrontabNotFound, nil))
-	salttest.Run(t, salttest.Suite{Name: "virtual_cron", Calls: calls, Srv: srv, Grains: payloadLinuxGrains(), Normalize: untimed}, reg)
+	salttest.Run(t, salttest.Suite{Name: "virtual_cron", Calls: calls, Srv: srv, Grains: payloadLinuxGrains(), Normalize: untimedRets}, reg)
+}
+
+// untimedRets keeps a state.sls return without its rets' timings.
+func untimedRets(_ string, v any) any {
+	if m, ok := v.(*payload.Map); ok {
+		for _, it := range m.Items() {
+			if r, ok := it.Value.(*payload.Map); ok {
+				r.Delete("start_time")
+				r.Delete("duration")
+			}
+		}
+	}
+	return v
 }
