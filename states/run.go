@@ -120,14 +120,18 @@ func (s *stateRun) hasModWatch(low *payload.Map) bool {
 
 // missingFunString says why state function full is missing.
 func (s *stateRun) missingFunString(full string) string {
-	var exec *modules.Registry
-	if s.env != nil {
-		exec = s.env.Registry
-	}
 	if s.reg == nil {
 		return fmt.Sprintf("'%s' is not available.", full)
 	}
-	return s.reg.MissingFunString(full, exec)
+	return s.reg.MissingFunString(full, s.execRegistry(), s.env)
+}
+
+// execRegistry is the minion's execution functions (nil when unknown).
+func (s *stateRun) execRegistry() *modules.Registry {
+	if s.env == nil {
+		return nil
+	}
+	return s.env.Registry
 }
 
 // resolved is the Go function a low chunk calls.
@@ -145,6 +149,9 @@ func (s *stateRun) resolve(low *payload.Map) (resolved, bool) {
 		return resolved{}, false
 	}
 	state, fun := getStr(low, "state"), getStr(low, "fun")
+	if _, refused := s.reg.Refused(state, s.execRegistry(), s.env); refused {
+		return resolved{}, false
+	}
 	if fn, ok := s.reg.Lookup(state + "." + fun); ok {
 		return resolved{fn: fn, body: fn.Fn, spec: fn.Spec, watch: fun == "mod_watch"}, true
 	}

@@ -214,10 +214,14 @@ type Registry struct {
 	virts map[string]Virtual
 }
 
-// Virtual records a Salt state module gsalt does not run whose
-// __virtual__ refuses to load without an execution function: Salt then
-// reports "'<module>' __virtual__ returned False: <reason>" for its state
-// functions instead of "'<module>.<fun>' is not available.".
+// Virtual records a Salt state module whose __virtual__ refuses to load
+// without an execution function: Salt then reports "'<module>' __virtual__
+// returned False: <reason>" for its state functions instead of
+// "'<module>.<fun>' is not available.". For a state module gsalt does not
+// run it explains the missing functions; for one gsalt runs (cron,
+// postgres_user) its functions are missing too while the execution
+// function is not loaded (absent, or its module's __virtual__ refuses the
+// minion), as in Salt's loader.
 type Virtual struct {
 	// Needs is the execution function whose presence loads the module
 	// ("mysql.user_create").
@@ -236,17 +240,37 @@ func (r *Registry) RegisterVirtual(state string, v Virtual) {
 	r.virts[state] = v
 }
 
-// MissingFunString is the loader's missing_fun_string: why state function
-// full ("mod.fun") is missing, given the minion's execution functions.
-func (r *Registry) MissingFunString(full string, exec *modules.Registry) string {
-	mod, _, _ := strings.Cut(full, ".")
+// Refused is the __virtual__ reason state module mod does not load on the
+// minion whose execution functions are exec and whose environment is env
+// ("" and false when it loads). A module gsalt runs is judged only when
+// exec is known.
+func (r *Registry) Refused(mod string, exec *modules.Registry, env *modules.Env) (string, bool) {
 	r.mu.RLock()
 	v, ok := r.virts[mod]
 	r.mu.RUnlock()
-	if ok && !r.hasModule(mod) {
-		if _, loaded := lookupExec(exec, v.Needs); !loaded {
-			return fmt.Sprintf("'%s' __virtual__ returned False: %s", mod, v.Reason)
+	if !ok {
+		return "", false
+	}
+	implemented := r.hasModule(mod)
+	if implemented && exec == nil {
+		return "", false
+	}
+	if _, loaded := lookupExec(exec, v.Needs); loaded {
+		emod, _, _ := strings.Cut(v.Needs, ".")
+		if exec.Unavailable(emod, env) == nil {
+			return "", false
 		}
+	}
+	return fmt.Sprintf("'%s' __virtual__ returned False: %s", mod, v.Reason), true
+}
+
+// MissingFunString is the loader's missing_fun_string: why state function
+// full ("mod.fun") is missing, given the minion's execution functions and
+// environment.
+func (r *Registry) MissingFunString(full string, exec *modules.Registry, env *modules.Env) string {
+	mod, _, _ := strings.Cut(full, ".")
+	if reason, refused := r.Refused(mod, exec, env); refused {
+		return reason
 	}
 	return fmt.Sprintf("'%s' is not available.", full)
 }

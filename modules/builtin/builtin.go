@@ -4,6 +4,7 @@ package builtin
 
 import (
 	"errors"
+	"os"
 
 	"github.com/gsalt/gsalt/modules"
 )
@@ -66,7 +67,21 @@ func Register(r *modules.Registry) error {
 // only where what they need is found.
 func setVirtuals(r *modules.Registry) error {
 	r.SetVirtual("postgres", postgresVirtual)
+	r.SetVirtual("cron", CommandVirtual("crontab", ErrCrontabNotFound, saltWhichDirs))
 	return nil
+}
+
+// CommandVirtual is the __virtual__ of a module that loads only where
+// salt.utils.path.which finds the command exe: on PATH, then in the
+// directories extra (Salt's which adds the standard bin directories;
+// nil searches PATH only). Where exe is missing it returns reason.
+func CommandVirtual(exe string, reason error, extra []string) modules.Virtual {
+	return func(*modules.Env) error {
+		if saltWhichIn(exe, os.Getenv("PATH"), extra) != "" {
+			return nil
+		}
+		return reason
+	}
 }
 
 // req, opt and kw build Params.

@@ -25,6 +25,10 @@ import (
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
+// ErrCrontabNotFound is the reason the cron module does not load: Salt's
+// cron module needs crontab(1) (its __virtual__ text).
+var ErrCrontabNotFound = errors.New("Cannot load cron module: crontab command not found")
+
 const (
 	// cronTag is the marker line after which Salt owns the crontab.
 	cronTag = "# Lines below here are managed by Salt, do not edit"
