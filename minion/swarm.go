@@ -22,6 +22,7 @@ import (
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
+	"github.com/gsalt/gsalt/wire/transport"
 )
 
 // MaxSwarm bounds the identities of one swarm process.
@@ -76,7 +77,7 @@ func RunSwarm(ctx context.Context, o SwarmOptions) error {
 	}
 	freeze(g)
 	shared := swarmShared{opts: baseOptions(o.Config), matcher: target.New(target.Options{Logger: log}), verified: newVerifiedPubs(), opened: newOpenedPubs(),
-		clock: newBeaconClock(beacons.New(beacons.Options{Opts: o.Config.Opts, Logger: log}).LoopInterval())}
+		clock: newBeaconClock(beacons.New(beacons.Options{Opts: o.Config.Opts, Logger: log}).LoopInterval()), gates: &transport.DialGates{}}
 	go shared.clock.run(ctx)
 	var (
 		wg   sync.WaitGroup
@@ -128,23 +129,28 @@ type swarmShared struct {
 	verified *verifiedPubs
 	opened   *openedPubs
 	clock    *beaconClock
+	// gates: while a master is down one identity probes it, the others
+	// wait (their in-flight returns, re-authentications and publisher
+	// reconnections).
+	gates *transport.DialGates
 }
 
 func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *payload.Map, log *slog.Logger, id string) (*Minion, error) {
 	return New(Options{
-		baseOpts: sh.opts,
-		matcher:  sh.matcher,
-		verified: sh.verified,
-		opened:   sh.opened,
-		clock:    sh.clock,
-		Config:   o.Config,
-		ID:       id,
-		PKIDir:   filepath.Join(o.Config.PKIDir, id),
-		CacheDir: filepath.Join(o.Config.CacheDir, id),
-		Registry: reg,
-		Grains:   g,
-		Logger:   log,
-		SubQueue: swarmSubQueue,
+		baseOpts:  sh.opts,
+		matcher:   sh.matcher,
+		verified:  sh.verified,
+		opened:    sh.opened,
+		clock:     sh.clock,
+		Config:    o.Config,
+		ID:        id,
+		PKIDir:    filepath.Join(o.Config.PKIDir, id),
+		CacheDir:  filepath.Join(o.Config.CacheDir, id),
+		Registry:  reg,
+		Grains:    g,
+		Logger:    log,
+		SubQueue:  swarmSubQueue,
+		DialGates: sh.gates,
 	})
 }
 
