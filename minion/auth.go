@@ -139,7 +139,7 @@ func (m *Minion) signIn(ctx context.Context, l *link, failFast bool) (*message.A
 	// An earlier try keeps waiting while the next one is sent: a master
 	// busy with a crowd of re-authenticating minions answers late, and
 	// its answer still counts (see transport.ReqClient.KeepWaiting).
-	client := transport.ReqClient{Addr: addr, Tries: tries, Timeout: timeout, Logger: m.log, KeepWaiting: !failFast}
+	client := transport.ReqClient{Addr: addr, Tries: tries, Timeout: timeout, Logger: m.log, KeepWaiting: !failFast, Gate: m.gates.For(addr)}
 	reply, err := client.Send(ctx, frame)
 	m.mu.Lock()
 	l.reached = err == nil

@@ -155,7 +155,7 @@ func (m *Minion) fetchPillarExt(ctx context.Context, pillarenv any, override *pa
 			return nil, err
 		}
 		_, addr := lk.target()
-		client := transport.ReqClient{Addr: addr, Tries: defaultRequestTries, Timeout: defaultRequestTimeout, Logger: m.log}
+		client := transport.ReqClient{Addr: addr, Tries: defaultRequestTries, Timeout: defaultRequestTimeout, Logger: m.log, Gate: m.gates.For(addr)}
 		reply, err := client.Send(ctx, frame)
 		if err != nil {
 			return nil, fmt.Errorf("minion: _pillar request: %w", err)

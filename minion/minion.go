@@ -133,6 +133,13 @@ type Options struct {
 	// or failure.
 	AuthSlots chan struct{}
 
+	// DialGates, when set, gives the minion's connections to each master
+	// address (requests, _auth, the publisher) a transport.DialGate
+	// shared with the other identities given the same DialGates: while a
+	// master is down (restarting) one of them probes it and the others
+	// wait, instead of thousands redialing every second.
+	DialGates *transport.DialGates
+
 	// OptionShare, when set, lets this identity's options map share
 	// memory with the other identities given the same OptionShare (a
 	// proxy's devices); each still sees exactly its own configuration.
@@ -205,6 +212,7 @@ type Minion struct {
 	subscribeFn   func(context.Context, string, transport.SubOptions) (Subscription, error)
 	reqPoolFn     func(string) *transport.ReqPool
 	authSlots     chan struct{}
+	gates         *transport.DialGates
 	procDelay     time.Duration
 	onReady       func()
 
@@ -284,6 +292,7 @@ func New(o Options) (*Minion, error) {
 		subscribeFn:   o.Subscribe,
 		reqPoolFn:     o.ReqPool,
 		authSlots:     o.AuthSlots,
+		gates:         o.DialGates,
 		procDelay:     o.ProcDelay,
 		onReady:       o.OnReady,
 		jidSeen:       map[string]bool{},

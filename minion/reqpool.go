@@ -52,7 +52,7 @@ func (m *Minion) reqPool(addr string) *transport.ReqPool {
 		}
 		r.pools = map[string]*transport.ReqPool{}
 	}
-	p := &transport.ReqPool{Addr: addr, MaxIdle: reqPoolIdle, IdleTimeout: reqPoolIdleTimeout, Logger: m.log}
+	p := &transport.ReqPool{Addr: addr, MaxIdle: reqPoolIdle, IdleTimeout: reqPoolIdleTimeout, Logger: m.log, Gate: m.gates.For(addr)}
 	r.pools[addr] = p
 	return p
 }

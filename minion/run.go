@@ -136,6 +136,7 @@ func (m *Minion) subscribe(ctx context.Context, addr string, o transport.SubOpti
 	if m.subscribeFn != nil {
 		return m.subscribeFn(ctx, addr, o)
 	}
+	o.Gate = m.gates.For(addr)
 	return transport.DialSub(ctx, addr, o)
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/gsalt/gsalt/target"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/payload"
+	"github.com/gsalt/gsalt/wire/transport"
 )
 
 // MaxSwarm bounds the identities of one swarm process.
@@ -77,7 +78,7 @@ func RunSwarm(ctx context.Context, o SwarmOptions) error {
 	freeze(g)
 	shared := swarmShared{opts: baseOptions(o.Config), matcher: target.New(target.Options{Logger: log}), verified: newVerifiedPubs(), opened: newOpenedPubs(),
 		clock:   newBeaconClock(beacons.New(beacons.Options{Opts: o.Config.Opts, Logger: log}).LoopInterval()),
-		workers: newJobWorkers(ctx, jobWorkersMaxIdle, jobWorkersIdleFor)}
+		workers: newJobWorkers(ctx, jobWorkersMaxIdle, jobWorkersIdleFor), gates: &transport.DialGates{}}
 	go shared.clock.run(ctx)
 	var (
 		wg   sync.WaitGroup
@@ -130,24 +131,29 @@ type swarmShared struct {
 	opened   *openedPubs
 	clock    *beaconClock
 	workers  *jobWorkers
+	// gates: while a master is down one identity probes it, the others
+	// wait (their in-flight returns, re-authentications and publisher
+	// reconnections).
+	gates *transport.DialGates
 }
 
 func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *payload.Map, log *slog.Logger, id string) (*Minion, error) {
 	return New(Options{
-		baseOpts: sh.opts,
-		matcher:  sh.matcher,
-		verified: sh.verified,
-		opened:   sh.opened,
-		clock:    sh.clock,
-		workers:  sh.workers,
-		Config:   o.Config,
-		ID:       id,
-		PKIDir:   filepath.Join(o.Config.PKIDir, id),
-		CacheDir: filepath.Join(o.Config.CacheDir, id),
-		Registry: reg,
-		Grains:   g,
-		Logger:   log,
-		SubQueue: swarmSubQueue,
+		baseOpts:  sh.opts,
+		matcher:   sh.matcher,
+		verified:  sh.verified,
+		opened:    sh.opened,
+		clock:     sh.clock,
+		workers:   sh.workers,
+		Config:    o.Config,
+		ID:        id,
+		PKIDir:    filepath.Join(o.Config.PKIDir, id),
+		CacheDir:  filepath.Join(o.Config.CacheDir, id),
+		Registry:  reg,
+		Grains:    g,
+		Logger:    log,
+		SubQueue:  swarmSubQueue,
+		DialGates: sh.gates,
 	})
 }
 

@@ -125,14 +125,92 @@ func authEvent(result bool, act Act, req AuthRequest) map[string]any {
 // Files are written atomically with mode 0644. A received key longer than
 // MaxPubSize is refused without event. The error is non-nil only for I/O
 // failures where Salt would have raised (no reply is due then).
+//
+// The common case, an accepted minion signing in again with the key it
+// was accepted with, changes nothing and is decided under the shared lock
+// (the Store's read lock and a shared flock), so the master's auth workers
+// run it side by side; every other case, and one that could consume or
+// expire a minions_autosign stub, takes the exclusive lock.
 func (s *Store) Authenticate(req AuthRequest) (AuthDecision, error) {
-	var d AuthDecision
-	err := s.withLock(true, func() error {
+	var (
+		d    AuthDecision
+		done bool
+	)
+	err := s.withLock(false, func() error {
+		var err error
+		d, done, err = s.authKnown(req)
+		return err
+	})
+	if err != nil || done {
+		return d, err
+	}
+	err = s.withLock(true, func() error {
 		var err error
 		d, err = s.authLocked(req)
 		return err
 	})
 	return d, err
+}
+
+// authKnown is authLocked for a minion whose received key equals its
+// accepted key, when deciding it writes, moves and removes nothing: not
+// in open mode, no key in minions_rejected, max_minions not exceeded, and
+// no minions_autosign stub that checkAutosign could consume or expire (an
+// empty minions_autosign directory, or auto_accept, which is checked
+// before the stubs). It reports done false, with no decision, for every
+// other case, which authLocked then decides under the exclusive lock. It
+// only reads, so it runs under the shared lock.
+func (s *Store) authKnown(req AuthRequest) (AuthDecision, bool, error) {
+	id := req.ID
+	if s.opts.OpenMode || len(req.Pub) > MaxPubSize || !ValidID(s.pki, id) {
+		return AuthDecision{}, false, nil
+	}
+	if s.opts.MaxMinions > 0 {
+		if s.opts.ConnectedMinions == nil {
+			return AuthDecision{}, false, nil
+		}
+		if count, connected := s.opts.ConnectedMinions(id); count > s.opts.MaxMinions && !connected {
+			return AuthDecision{}, false, nil
+		}
+	}
+	if !s.opts.AutoAccept && dirHasEntries(filepath.Join(s.pki, "minions_autosign")) {
+		return AuthDecision{}, false, nil
+	}
+	pubfn := s.KeyPath(StateAccepted, id)
+	if isFile(s.KeyPath(StateRejected, id)) || !isFile(pubfn) {
+		return AuthDecision{}, false, nil
+	}
+	stored, err := readSmall(pubfn)
+	if err != nil || pyStrip(string(stored)) != pyStrip(string(req.Pub)) {
+		return AuthDecision{}, false, nil
+	}
+	// The received key must pass the checks authLocked makes before
+	// anything else (its failure is logged there).
+	pub, err := parseMinionPub(req.Pub)
+	if err != nil {
+		return AuthDecision{}, false, nil
+	}
+	// The decision carries the key as parsed from the accepted file: the
+	// same text (the usual case) is the same key.
+	if !bytes.Equal(stored, req.Pub) {
+		if pub, err = crypt.ParsePublicKeyPEM(stored); err != nil {
+			return AuthDecision{}, false, nil
+		}
+	}
+	return AuthDecision{Result: AuthAccept, Event: authEvent(true, ActAccept, req), MinionPub: pub,
+		Reason: "accepted"}, true, nil
+}
+
+// dirHasEntries reports whether dir holds any entry: false when it does
+// not exist, true when it cannot be read.
+func dirHasEntries(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist)
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(1)
+	return len(names) > 0
 }
 
 // MinPubBits is the smallest RSA modulus accepted from a minion (Salt
@@ -147,27 +225,33 @@ var ErrBadPub = errors.New("keys: not an acceptable minion public key")
 // KEY" (SubjectPublicKeyInfo) or "RSA PUBLIC KEY" (PKCS#1), holding an RSA
 // key of at least MinPubBits bits, with nothing but white space around it.
 func CheckMinionPub(pub []byte) error {
+	_, err := parseMinionPub(pub)
+	return err
+}
+
+// parseMinionPub is CheckMinionPub returning the parsed key.
+func parseMinionPub(pub []byte) (*rsa.PublicKey, error) {
 	block, rest := pem.Decode(pub)
 	if block == nil {
-		return fmt.Errorf("%w: no PEM block", ErrBadPub)
+		return nil, fmt.Errorf("%w: no PEM block", ErrBadPub)
 	}
 	if len(bytes.TrimSpace(rest)) != 0 || len(bytes.TrimSpace(pub[:bytes.Index(pub, []byte("-----BEGIN"))])) != 0 {
-		return fmt.Errorf("%w: text around the PEM block", ErrBadPub)
+		return nil, fmt.Errorf("%w: text around the PEM block", ErrBadPub)
 	}
 	if block.Type != "PUBLIC KEY" && block.Type != "RSA PUBLIC KEY" {
-		return fmt.Errorf("%w: PEM type %q", ErrBadPub, block.Type)
+		return nil, fmt.Errorf("%w: PEM type %q", ErrBadPub, block.Type)
 	}
 	k, err := crypt.ParsePublicKeyPEM(pub)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBadPub, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadPub, err)
 	}
 	if n := k.N.BitLen(); n < MinPubBits {
-		return fmt.Errorf("%w: %d-bit RSA key, at least %d bits needed", ErrBadPub, n, MinPubBits)
+		return nil, fmt.Errorf("%w: %d-bit RSA key, at least %d bits needed", ErrBadPub, n, MinPubBits)
 	}
 	if k.E < 3 || k.E%2 == 0 {
-		return fmt.Errorf("%w: bad RSA exponent %d", ErrBadPub, k.E)
+		return nil, fmt.Errorf("%w: bad RSA exponent %d", ErrBadPub, k.E)
 	}
-	return nil
+	return k, nil
 }
 
 // logBadKey logs a refused malformed key at error level once per id

@@ -27,7 +27,7 @@ const (
 // timeout bounds the whole exchange; if it is zero or negative only ctx does.
 // A request that runs out of time fails with an error matching ErrTimeout.
 func Request(ctx context.Context, addr string, req []byte, timeout time.Duration) ([]byte, error) {
-	return request(ctx, addr, req, timeout, DefaultLimits())
+	return request(ctx, nil, addr, req, timeout, DefaultLimits())
 }
 
 // ReqClient sends requests with retries, like Salt's
@@ -58,6 +58,10 @@ type ReqClient struct {
 	// the whole exchange is bounded by Tries*Timeout, as Salt's minion
 	// waits on its one REQ socket through its tries.
 	KeepWaiting bool
+	// Gate, when set, is shared with the other clients of the same
+	// server: while it refuses connections one of them probes and the
+	// others wait (see DialGate).
+	Gate *DialGate
 }
 
 // Send performs the request, retrying up to Tries times. It returns the last
@@ -81,7 +85,7 @@ func (c *ReqClient) Send(ctx context.Context, req []byte) ([]byte, error) {
 	var err error
 	for i := 1; i <= tries; i++ {
 		var reply []byte
-		reply, err = request(ctx, c.Addr, req, timeout, lim)
+		reply, err = request(ctx, c.Gate, c.Addr, req, timeout, lim)
 		if err == nil {
 			return reply, nil
 		}
@@ -104,7 +108,7 @@ func (c *ReqClient) sendKeepWaiting(ctx context.Context, req []byte, tries int, 
 	var err error
 	for try := 1; try <= tries; try++ {
 		var reply []byte
-		reply, err = request(ctx, c.Addr, req, 0, lim)
+		reply, err = request(ctx, c.Gate, c.Addr, req, 0, lim)
 		if err == nil {
 			return reply, nil
 		}
@@ -119,7 +123,7 @@ func (c *ReqClient) sendKeepWaiting(ctx context.Context, req []byte, tries int, 
 	return nil, err
 }
 
-func request(ctx context.Context, addr string, req []byte, timeout time.Duration, lim Limits) ([]byte, error) {
+func request(ctx context.Context, gate *DialGate, addr string, req []byte, timeout time.Duration, lim Limits) ([]byte, error) {
 	a, err := normalizeAddr(addr)
 	if err != nil {
 		return nil, err
@@ -130,7 +134,7 @@ func request(ctx context.Context, addr string, req []byte, timeout time.Duration
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	raw, err := dialRetry(ctx, a)
+	raw, err := dialRetry(ctx, gate, a)
 	if err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}
@@ -155,13 +159,15 @@ func request(ctx context.Context, addr string, req []byte, timeout time.Duration
 }
 
 // dialRetry dials addr, retrying refused connections with backoff while ctx
-// has a deadline that has not passed.
-func dialRetry(ctx context.Context, addr string) (net.Conn, error) {
-	backoff := 50 * time.Millisecond
+// has a deadline that has not passed. With a gate the clients sharing it
+// wait for one probing dialer while the server refuses connections.
+func dialRetry(ctx context.Context, gate *DialGate, addr string) (net.Conn, error) {
+	if gate != nil {
+		return gate.dial(ctx, addr)
+	}
+	backoff := dialBackoffMin
 	for {
-		var d net.Dialer
-		nw, a := network(addr)
-		raw, err := d.DialContext(ctx, nw, a)
+		raw, err := dialOnce(ctx, addr)
 		if err == nil {
 			return raw, nil
 		}
@@ -170,17 +176,10 @@ func dialRetry(ctx context.Context, addr string) (net.Conn, error) {
 			return nil, err
 		}
 		wait := min(backoff, time.Until(dl))
-		if wait <= 0 {
+		if wait <= 0 || sleepCtx(ctx, wait) != nil {
 			return nil, err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, err
-		}
-		backoff = min(2*backoff, time.Second)
+		backoff = min(2*backoff, dialBackoffMax)
 	}
 }
 
@@ -235,6 +234,10 @@ type ReqPool struct {
 	// proxy's devices) sets it so that a burst of returns does not open a
 	// connection for each.
 	MaxOpen int
+	// Gate, when set, is shared with the other clients of the same
+	// server: while it refuses connections one of them probes and the
+	// others wait (see DialGate).
+	Gate *DialGate
 
 	mu     sync.Mutex
 	idle   []pooledConn
@@ -309,7 +312,7 @@ func (p *ReqPool) attempt(ctx context.Context, a string, req []byte, timeout tim
 		}
 		// The idle connection was dead: a fresh one below.
 	}
-	raw, err := dialRetry(ctx, a)
+	raw, err := dialRetry(ctx, p.Gate, a)
 	if err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}

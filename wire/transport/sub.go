@@ -48,6 +48,12 @@ type SubOptions struct {
 	Limits Limits
 	// Logger receives connection logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Gate, when set, is shared with the other clients of the same
+	// publisher: while it refuses connections one of them probes and the
+	// others wait for it instead of each redialing with its own backoff
+	// (see DialGate); a connection lost or refused is then retried after
+	// ReconnectMin instead of a growing backoff.
+	Gate *DialGate
 }
 
 // Subscriber is the minion's SUB socket. It connects in the background and
@@ -169,7 +175,9 @@ func (s *Subscriber) run() {
 			}
 			s.log.Debug("transport: subscribe failed", "addr", s.addr, "err", err, "retry", backoff)
 			s.sleep(backoff)
-			backoff = min(2*backoff, s.opts.ReconnectMax)
+			if s.opts.Gate == nil {
+				backoff = min(2*backoff, s.opts.ReconnectMax)
+			}
 			continue
 		}
 		backoff = s.opts.ReconnectMin
@@ -208,9 +216,20 @@ func (s *Subscriber) sleep(d time.Duration) {
 }
 
 func (s *Subscriber) connect() (*zconn, error) {
-	d := net.Dialer{Timeout: s.lim.HandshakeTimeout}
-	nw, a := network(s.addr)
-	raw, err := d.DialContext(s.ctx, nw, a)
+	var (
+		raw net.Conn
+		err error
+	)
+	if g := s.opts.Gate; g != nil {
+		// One handshake timeout of waiting for the gate (or probing).
+		ctx, cancel := context.WithTimeout(s.ctx, s.lim.HandshakeTimeout)
+		raw, err = g.dial(ctx, s.addr)
+		cancel()
+	} else {
+		d := net.Dialer{Timeout: s.lim.HandshakeTimeout}
+		nw, a := network(s.addr)
+		raw, err = d.DialContext(s.ctx, nw, a)
+	}
 	if err != nil {
 		return nil, err
 	}
