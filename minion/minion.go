@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/beacons"
+	"github.com/gsalt/gsalt/internal/ctxsleep"
 	"github.com/gsalt/gsalt/schedule"
 
 	"github.com/gsalt/gsalt/config"
@@ -567,19 +568,7 @@ func (m *Minion) markReady() {
 }
 
 // sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func sleep(ctx context.Context, d time.Duration) error { return ctxsleep.Sleep(ctx, d) }
 
 // seconds converts a float number of seconds.
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }

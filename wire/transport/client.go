@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/ctxsleep"
 )
 
 // Defaults for ReqClient (Salt's AsyncReqChannel.send defaults).
@@ -176,7 +178,7 @@ func dialRetry(ctx context.Context, gate *DialGate, addr string) (net.Conn, erro
 			return nil, err
 		}
 		wait := min(backoff, time.Until(dl))
-		if wait <= 0 || sleepCtx(ctx, wait) != nil {
+		if wait <= 0 || ctxsleep.Sleep(ctx, wait) != nil {
 			return nil, err
 		}
 		backoff = min(2*backoff, dialBackoffMax)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/ctxsleep"
 )
 
 // Backoff bounds of a DialGate's probe (and of dialRetry without one).
@@ -109,7 +111,7 @@ func (g *DialGate) dial(ctx context.Context, addr string) (net.Conn, error) {
 				g.mu.Lock()
 				n := g.woken
 				g.mu.Unlock()
-				if err := sleepCtx(ctx, spread(n)); err != nil {
+				if err := ctxsleep.Sleep(ctx, spread(n)); err != nil {
 					return nil, g.waitErr()
 				}
 			case <-t.C:
@@ -183,7 +185,7 @@ func (g *DialGate) probe(ctx context.Context, addr string) (net.Conn, error) {
 		g.mu.Unlock()
 		dl, _ := ctx.Deadline()
 		wait := min(backoff, time.Until(dl))
-		if wait <= 0 || sleepCtx(ctx, wait) != nil {
+		if wait <= 0 || ctxsleep.Sleep(ctx, wait) != nil {
 			g.mu.Lock()
 			g.probing = false
 			g.mu.Unlock()
@@ -198,21 +200,6 @@ func dialOnce(ctx context.Context, addr string) (net.Conn, error) {
 	var d net.Dialer
 	nw, a := network(addr)
 	return d.DialContext(ctx, nw, a)
-}
-
-// sleepCtx waits d or until ctx ends (then it returns ctx.Err()).
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // maxDialGates bounds the addresses a DialGates keeps gates for.
