@@ -19,9 +19,9 @@ import (
 	"github.com/gsalt/gsalt/config"
 	gminion "github.com/gsalt/gsalt/minion"
 
-	"github.com/gsalt/gsalt/internal/testutil/pgtest"
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/pgtest"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/returners"

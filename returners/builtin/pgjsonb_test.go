@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gsalt/gsalt/internal/testutil/pgtest"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/pgtest"
 	"github.com/gsalt/gsalt/returners"
 	"github.com/gsalt/gsalt/wire/payload"
 )
