@@ -52,11 +52,18 @@ func TestJobWorkers(t *testing.T) {
 			var held sync.WaitGroup
 			for range maxIdle {
 				held.Add(1)
-				w.run(func() {
+				// Handed straight to the work channel (run's first choice):
+				// a worker counted idle may not have reached its receive
+				// yet, and then run would rightly start a new goroutine.
+				select {
+				case w.work <- func() {
 					defer held.Done()
 					running.Add(1)
 					<-hold
-				})
+				}:
+				case <-time.After(30 * time.Second):
+					t.Fatal("no waiting worker took a job")
+				}
 			}
 			testutil.Eventually(t, 5*time.Second, func() bool { return running.Load() == burst+maxIdle },
 				"the jobs handed to the waiting workers running")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -137,7 +138,8 @@ func ZipBytes(t testing.TB, entries []ArchiveEntry, skipDirs bool) []byte {
 }
 
 // EncryptedZip makes a PKWARE-encrypted zip (member sec/s.txt, password
-// pw123) with the zip binary.
+// pw123) with the zip binary, one whose header check rejects the password
+// "wrong".
 func EncryptedZip(t testing.TB) []byte {
 	t.Helper()
 	dir := t.TempDir()
@@ -147,10 +149,23 @@ func EncryptedZip(t testing.TB) []byte {
 	if err := os.WriteFile(filepath.Join(dir, "sec", "s.txt"), []byte("secret text\n"), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("zip", "-q", "-r", "-P", "pw123", "enc.zip", "sec")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("zip: %v %s", err, out)
+	// The 12-byte encryption header is random, and a wrong password passes
+	// its one check byte once in 256 (then Python's zipfile, like gsalt,
+	// reports a bad CRC instead of a bad password): make the archive again
+	// until the unzip binary rejects the password "wrong" at the check.
+	for try := 0; ; try++ {
+		_ = os.Remove(filepath.Join(dir, "enc.zip"))
+		cmd := exec.Command("zip", "-q", "-r", "-P", "pw123", "enc.zip", "sec")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("zip: %v %s", err, out)
+		}
+		check := exec.Command("unzip", "-P", "wrong", "-qt", "enc.zip")
+		check.Dir = dir
+		out, _ := check.CombinedOutput()
+		if try >= 20 || strings.Contains(string(out), "incorrect password") {
+			break
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "enc.zip"))
 	if err != nil {
