@@ -62,6 +62,9 @@ type Crypticle struct {
 	// macs holds keyed HMAC-SHA256 states for reuse (Reset), so a message
 	// does not allocate and key a new one.
 	macs sync.Pool
+	// fast holds the round keys of the assembly CBC loops (cbc.go); nil
+	// where crypto/cipher does the CBC.
+	fast *cbcKeys
 }
 
 // NewCrypticle builds a Crypticle from a key string. The string must be
@@ -79,7 +82,7 @@ func NewCrypticle(keyString string) (*Crypticle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadKeyString, err)
 	}
-	c := &Crypticle{keyString: keyString, block: block}
+	c := &Crypticle{keyString: keyString, block: block, fast: newCBCKeys(raw[:AESKeySize])}
 	copy(c.hmacKey[:], raw[AESKeySize:])
 	clear(raw)
 	return c, nil
@@ -126,7 +129,7 @@ func (c *Crypticle) EncryptWithIV(plaintext, iv []byte) ([]byte, error) {
 	for i := len(plaintext); i < len(body); i++ {
 		body[i] = byte(pad)
 	}
-	cipher.NewCBCEncrypter(c.block, iv).CryptBlocks(body, body)
+	c.cbcEncrypt(iv, body, body)
 	return append(out, c.mac(out)...), nil
 }
 
@@ -160,7 +163,7 @@ func (c *Crypticle) decrypt(blob []byte, inPlace bool) ([]byte, error) {
 	if !inPlace {
 		pt = make([]byte, len(ct))
 	}
-	cipher.NewCBCDecrypter(c.block, iv).CryptBlocks(pt, ct)
+	c.cbcDecrypt(iv, pt, ct)
 	pad := int(pt[len(pt)-1])
 	if pad < 1 || pad > aes.BlockSize {
 		return nil, fmt.Errorf("%w: pad byte %d", ErrBadPadding, pad)
@@ -240,7 +243,7 @@ func (c *Crypticle) SealInPlace(buf []byte, nonce string, iv []byte) ([]byte, er
 	for range pad {
 		buf = append(buf, byte(pad))
 	}
-	cipher.NewCBCEncrypter(c.block, buf[:IVSize]).CryptBlocks(buf[IVSize:], buf[IVSize:])
+	c.cbcEncrypt(buf[:IVSize], buf[IVSize:], buf[IVSize:])
 	return append(buf, c.mac(buf)...), nil
 }
 
