@@ -65,7 +65,7 @@ func (d *Daemon) registerMetrics(h *health.Server) {
 	if reg == nil {
 		return
 	}
-	m, bus, ipc, jobs, req, pub := d.m, d.bus, d.ipc, d.jobs, d.req, d.pub
+	m, bus, ipc, jobs, req, pub, gate := d.m, d.bus, d.ipc, d.jobs, d.req, d.pub, d.gate
 	cs := []prometheus.Collector{
 		health.CounterFunc("master", "jobs_published_total", "Jobs sent on the publish port.",
 			func() uint64 { return m.Stats().JobsPublished }),
@@ -91,6 +91,12 @@ func (d *Daemon) registerMetrics(h *health.Server) {
 			req.Malformed),
 		health.GaugeFunc("master", "publish_subscribers", "Minion connections to the publish port.",
 			func() float64 { return float64(pub.Subscribers()) }),
+		health.GaugeFunc("master", "connections", "Connections the publish and request ports hold together.",
+			func() float64 { return float64(gate.Conns()) }),
+		health.GaugeFunc("master", "connections_budget", "Connections the two ports may hold together (open files limit minus a reserve; 0: unbounded).",
+			func() float64 { return float64(gate.Max()) }),
+		health.CounterFunc("master", "connections_evicted_total", "Idle request connections closed to admit a new connection when the budget was spent.",
+			gate.Evicted),
 		health.CounterFunc("master", "publish_dropped_total", "Publish deliveries dropped because a subscriber's queue was full.",
 			pub.Dropped),
 		health.GaugeFunc("event_bus", "subscribers", "Subscriptions of the master event bus.",

@@ -92,6 +92,7 @@ func TestHealthAuthOutcomesAndClose(t *testing.T) {
 		`gsalt_master_auth_total{outcome="pending"} 1`,
 		`gsalt_master_auth_total{outcome="rejected"} 1`,
 		`gsalt_master_auth_total{outcome="full"} 0`,
+		`gsalt_master_connections_evicted_total 0`,
 	} {
 		if !strings.Contains(text, line+"\n") {
 			t.Errorf("/metrics lacks %q", line)

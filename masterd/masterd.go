@@ -102,6 +102,8 @@ type Daemon struct {
 	rets *masterReturners
 	pub  *transport.PubServer
 	req  *transport.ReqServer
+	// gate is the connection budget the two ports share (metrics).
+	gate *transport.ConnGate
 	// localReq serves the request port on sock_dir/gsalt_req.ipc for the
 	// CLIs on this host (nil when it could not be bound).
 	localReq *transport.ReqServer
@@ -186,6 +188,7 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	}
 	d.pullFile = true
 	lim := connLimits(cfg, log)
+	d.gate = lim.Gate
 	d.pub, err = transport.ListenPub(d.ctx, hostPort(cfg.Interface, cfg.PublishPort),
 		transport.PubOptions{HWM: cfg.PubHWM, Limits: lim, Logger: log})
 	if err != nil {

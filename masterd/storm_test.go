@@ -62,14 +62,19 @@ func TestProdRestartStorm(t *testing.T) {
 	// starts it again, or stops it (SIGSTOP) for stopFor and lets it go on
 	// (SIGCONT); then it waits until every return is in the job cache.
 	burst := func(run int, mode string, stopFor time.Duration) {
+		// Subscribe before publishing: the returns come a second after
+		// the publish, and a loaded machine can take longer than that
+		// between the CLI's exit and a subscription made after it (the
+		// burst was then over and this wait saw 2 of 60 returns). Events
+		// that come before the jid is known wait in the socket.
+		rd, err := event.DialPub(ctx, filepath.Join(pm.dir, "sock", event.MasterPubSocket))
+		if err != nil {
+			t.Fatal(err)
+		}
 		r := pm.c.mustTool(60*time.Second, "gsalt", "--async", "*", "test.sleep", "1")
 		jid := jidRE.FindString(r.stdout)
 		if jid == "" {
 			t.Fatalf("no jid in %s", r)
-		}
-		rd, err := event.DialPub(ctx, filepath.Join(pm.dir, "sock", event.MasterPubSocket))
-		if err != nil {
-			t.Fatal(err)
 		}
 		seen := 0
 		prefix := "salt/job/" + jid + "/ret/"

@@ -42,8 +42,9 @@ metrics_host: 127.0.0.1
 ${BENCH_MASTER_EXTRA:-}"
 # metric NAME: a counter from the master's /metrics (gsalt_NAME).
 metric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="gsalt_$1" '$1==k {printf "%d", $2; exit}'; }
-# stats: jobs published, returns received, job cache writes and commits.
-stats() { echo "$(metric master_jobs_published_total) $(metric master_returns_received_total) $(metric jobcache_writes_total) $(metric jobcache_commits_total)"; }
+# stats: jobs published, returns received, job cache writes and commits,
+# request connections evicted (the connection budget was spent).
+stats() { echo "$(metric master_jobs_published_total) $(metric master_returns_received_total) $(metric jobcache_writes_total) $(metric jobcache_commits_total) $(metric master_connections_evicted_total)"; }
 static=()
 [ "${BENCH_STATIC:-0}" = 1 ] && static=(--static)
 prof=${BENCH_PROFILE:-}
@@ -103,14 +104,14 @@ for k in "${!sizes[@]}"; do swarm_keys_out "$tmp" "${names[$k]}"; done
 echo "first answers from all $n (pre-accepted from the start, new keys after acceptance): $(wait_all 300) s"
 
 swarm_cpu() { local s=0 p; for p in "${sps[@]}"; do s=$(echo "$s + $(proc_cpu "$p")" | bc); done; echo "$s"; }
-mc0=$(proc_cpu "$mp"); sc0=$(swarm_cpu); read -r j0 r0 w0 k0 < <(stats)
+mc0=$(proc_cpu "$mp"); sc0=$(swarm_cpu); read -r j0 r0 w0 k0 e0 < <(stats)
 walls=(); short=0
 for ((r = 0; r < pings; r++)); do
   a=$(now); got=$(ping_timed 30); b=$(now)
   walls+=("$(echo "$b - $a" | bc)")
   [ "$got" -ge "$n" ] || short=$((short + 1))
 done
-mc1=$(proc_cpu "$mp"); sc1=$(swarm_cpu); read -r j1 r1 w1 k1 < <(stats)
+mc1=$(proc_cpu "$mp"); sc1=$(swarm_cpu); read -r j1 r1 w1 k1 e1 < <(stats)
 wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
 # Each ping is N returns (2N with --static: see above). The per-return
 # rows divide by the returns the master counted
@@ -122,7 +123,7 @@ sret=$(echo "scale=4; ($sc1 - $sc0) * 1000 / $rets" | bc)
 rss=$(proc_rss_mib "$mp")
 echo "gsalt '*' test.ping x$pings: walls ${walls[*]} s (median $wall s, $short run(s) short of $n); master CPU $(echo "$mc1 - $mc0" | bc) s, swarm CPU $(echo "$sc1 - $sc0" | bc) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "gsalt CLI process CPU per ping (user+system): $(sort -n "$tmp/cli.cpu" | tr '\n' ' ')s"
-[ -n "$k1" ] && echo "during the pings: $((j1 - j0)) jobs published, $((r1 - r0)) returns received, job cache $((w1 - w0)) writes in $((k1 - k0)) commits"
+[ -n "$k1" ] && echo "during the pings: $((j1 - j0)) jobs published, $((r1 - r0)) returns received, job cache $((w1 - w0)) writes in $((k1 - k0)) commits${e1:+, $((e1 - ${e0:-0})) request connections evicted (budget $(metric master_connections_budget))}"
 echo "RSS: gsalt-master $rss MiB, swarm $(for p in "${sps[@]}"; do printf '%s MiB ' "$(proc_rss_mib "$p")"; done)"
 
 if [ -n "$prof" ]; then

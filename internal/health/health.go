@@ -55,6 +55,8 @@
 //	  gsalt_master_request_queue_waits_total, gsalt_master_request_dropped_total
 //	  gsalt_master_request_malformed_total
 //	  gsalt_master_publish_subscribers, gsalt_master_publish_dropped_total
+//	  gsalt_master_connections, gsalt_master_connections_budget
+//	  gsalt_master_connections_evicted_total
 //	  gsalt_event_bus_subscribers, gsalt_event_bus_dropped_total
 //	  gsalt_event_bus_ipc_dropped_total
 //	  gsalt_jobcache_writes_total, gsalt_jobcache_write_errors_total

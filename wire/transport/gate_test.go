@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -72,4 +73,52 @@ func TestConnGateSharedBudget(t *testing.T) {
 		t.Fatalf("the waiting connection was not served after a subscriber left: %v", err)
 	}
 	waitFor(t, func() bool { return pub.Subscribers() == budget && gate.Conns() == budget })
+}
+
+// TestConnGateEvictsRecentlyDone drives the pattern of a job sent to more
+// minions than the budget holds: every requester sends one request per
+// round, in a new order each round. The requesters short of a connection
+// reconnect, and each reconnection evicts an idle connection: the one
+// that finished a request last is done for the round, so a round costs
+// about as many evictions as connections are missing. Evicting the one
+// idle the longest (a requester still to come this round) made each
+// eviction cause another: ~deficit*(1+ln(requesters/deficit)) a round.
+func TestConnGateEvictsRecentlyDone(t *testing.T) {
+	const (
+		requesters = 40
+		budget     = 30
+		deficit    = requesters - budget
+		rounds     = 6
+	)
+	gate := NewConnGate(budget)
+	srv := listenReq(t, "127.0.0.1:0", echo, ReqOptions{Limits: Limits{Gate: gate}})
+	ctx := context.Background()
+	pools := make([]*ReqPool, requesters)
+	for i := range pools {
+		pools[i] = &ReqPool{Addr: srv.Addr().String(), Logger: testLogger(t)}
+		defer pools[i].Close()
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var perRound []uint64
+	for round := range rounds {
+		before := gate.Evicted()
+		for _, i := range rng.Perm(requesters) {
+			reply, err := pools[i].Send(ctx, []byte("r"), 3, 10*time.Second)
+			if err != nil || string(reply) != "re:r" {
+				t.Fatalf("round %d requester %d: reply %q, err %v", round, i, reply, err)
+			}
+		}
+		perRound = append(perRound, gate.Evicted()-before)
+	}
+	// The first round fills the budget; from the second on the evictions
+	// are the pattern's. Allow a few at each round's start (the first
+	// reconnections of a round find only the last round's connections).
+	var sum uint64
+	for _, n := range perRound[1:] {
+		sum += n
+	}
+	if mean := float64(sum) / float64(rounds-1); mean > deficit*1.5 {
+		t.Fatalf("evictions per round %v (mean %.1f), want about %d", perRound, mean, deficit)
+	}
+	t.Logf("evictions per round: %v (deficit %d)", perRound, deficit)
 }

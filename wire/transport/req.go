@@ -317,7 +317,7 @@ func (s *ReqServer) worker(q chan reqJob) {
 }
 
 func (s *ReqServer) run(j reqJob) {
-	defer func() { <-j.slots; j.conn.end() }()
+	defer func() { <-j.slots; s.l.requestDone(j.conn) }()
 	defer j.c.releaseReserved(j.reserved)
 	select {
 	case <-j.c.done:

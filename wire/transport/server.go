@@ -32,6 +32,10 @@ type listener struct {
 	// the shared ConnGate (lim.Gate) is spent (request servers).
 	evictable bool
 
+	// recent: the request connections that finished a request last, the
+	// first to be evicted (evictIdle).
+	recent recentIdle
+
 	rejected atomic.Uint64
 	// budget bounds the bytes of large frames in flight on this server.
 	budget *budget
@@ -146,8 +150,10 @@ func (l *listener) connCount() int {
 func (l *listener) untrack(c net.Conn) {
 	_ = c.Close()
 	l.mu.Lock()
-	if _, ok := l.conns[c]; ok {
+	if s, ok := l.conns[c]; ok {
 		delete(l.conns, c)
+		// Gone: never an eviction candidate again (recent may hold it).
+		s.busy.Store(-1)
 		l.lim.Gate.release()
 	}
 	l.mu.Unlock()
