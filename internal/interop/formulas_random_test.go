@@ -146,27 +146,10 @@ func (s randomSpot) mask(v any, path []any) any {
 // value that does not fit (other surrounding text, another type, another
 // leaf) still differs.
 func TestRandomMask(t *testing.T) {
-	run1 := map[string]any{
-		"linux": map[string]any{"altpriority": 4242.0},
-		"fixed": "same",
-		"chunks": []any{
-			map[string]any{"name": "update-alternatives --install /usr/bin/x link-x /opt/x 4242  # noqa 204", "priority": 4242.0},
-			map[string]any{"name": "other", "priority": 10.0},
-		},
-	}
-	run2 := map[string]any{
-		"linux": map[string]any{"altpriority": 4299.0},
-		"fixed": "same",
-		"chunks": []any{
-			map[string]any{"name": "update-alternatives --install /usr/bin/x link-x /opt/x 4299  # noqa 204", "priority": 4299.0},
-			map[string]any{"name": "other", "priority": 10.0},
-		},
-	}
-	mask := findRandom(run1, run2)
-	if len(mask) != 3 {
-		t.Fatalf("found %d random leaves, want 3: %+v", len(mask), mask)
-	}
-	gsalt := func(prio any, name string, other float64, fixed string) map[string]any {
+	// values shaped like prometheus-formula's: a pillar leaf, chunks
+	// whose priority and command line carry it, and leaves that are not
+	// random
+	build := func(prio any, name string, other float64, fixed string) map[string]any {
 		return map[string]any{
 			"linux": map[string]any{"altpriority": prio},
 			"fixed": fixed,
@@ -176,14 +159,23 @@ func TestRandomMask(t *testing.T) {
 			},
 		}
 	}
-	const good = "update-alternatives --install /usr/bin/x link-x /opt/x 77  # noqa 204"
+	cmd := func(prio string) string {
+		return "update-alternatives --install /usr/bin/x link-x /opt/x " + prio + "  # noqa 204"
+	}
+	run1 := build(4242.0, cmd("4242"), 10, "same")
+	mask := findRandom(run1, build(4299.0, cmd("4299"), 10, "same"))
+	if len(mask) != 3 {
+		t.Fatalf("found %d random leaves, want 3: %+v", len(mask), mask)
+	}
+	gsalt := build
+	good := cmd("77")
 	for _, tc := range []struct {
 		name  string
 		got   map[string]any
 		equal bool
 	}{
 		{"another draw", gsalt(77.0, good, 10, "same"), true},
-		{"the same draw", gsalt(4242.0, "update-alternatives --install /usr/bin/x link-x /opt/x 4242  # noqa 204", 10, "same"), true},
+		{"the same draw", gsalt(4242.0, cmd("4242"), 10, "same"), true},
 		{"text around the draw differs", gsalt(77.0, "update-alternatives --install /usr/bin/y link-x /opt/x 77  # noqa 204", 10, "same"), false},
 		{"a string where Salt drew a number", gsalt("77", good, 10, "same"), false},
 		{"a leaf that is not random", gsalt(77.0, good, 11, "same"), false},
