@@ -126,6 +126,12 @@ type Binder struct {
 	// Yamlify converts the value of a "name=value" string argument (Salt's
 	// yamlify_arg). nil keeps the string as is.
 	Yamlify func(string) any
+	// Direct binds the arguments as Python code passes them to a loaded
+	// function (__salt__['fun'](...) in a state, salt['fun'](...) in a
+	// template): a "name=value" string stays a positional string. Salt
+	// parses such strings into keyword arguments only for jobs and the
+	// command line (load_args_and_kwargs).
+	Direct bool
 }
 
 // ParseKwarg splits "name=value" like Salt's KWARG_REGEX
@@ -194,7 +200,7 @@ func (b Binder) Bind(fn *Function, args []any, pub *payload.Map) (*Args, error) 
 				}
 			}
 		}
-		if s, ok := arg.(string); ok {
+		if s, ok := arg.(string); ok && !b.Direct {
 			if name, val, ok := ParseKwarg(s); ok {
 				var v any = val
 				if b.Yamlify != nil {

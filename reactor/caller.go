@@ -41,7 +41,7 @@ func (mc ModuleCaller) CallFunction(ctx context.Context, fun string, args []any,
 		kw.Set("__kwarg__", true)
 		all = append(all, kw)
 	}
-	bound, err := modules.Binder{}.Bind(fn, all, nil)
+	bound, err := modules.Binder{Direct: true}.Bind(fn, all, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,7 @@ var goldenCases = []goldenCase{
 	{"show_sls_main", []string{"state.show_sls", "main"}, ""},
 	{"show_low_sls_main", []string{"state.show_low_sls", "main"}, ""},
 	{"show_sls_names", []string{"state.show_sls", "rt.names"}, ""},
+	{"show_sls_kwstr", []string{"state.show_sls", "rt.kwstr"}, ""},
 	{"show_low_sls_names", []string{"state.show_low_sls", "rt.names"}, ""},
 	{"order", []string{"state.apply", "rt.order"}, ""},
 	{"show_low_sls_order", []string{"state.show_low_sls", "rt.order"}, ""},

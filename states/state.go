@@ -117,7 +117,8 @@ type Call struct {
 }
 
 // Exec runs an execution function through Env.Registry with positional
-// args and keyword kwargs (nil for none). A failed call (non-zero retcode)
+// args and keyword kwargs (nil for none), as Python code calls a loaded
+// function: a "name=value" string is a positional string (Binder.Direct). A failed call (non-zero retcode)
 // returns ErrExecFailed wrapping its return text.
 func (c *Call) Exec(ctx context.Context, fun string, args []any, kwargs *payload.Map) (any, error) {
 	if c.Env == nil || c.Env.Registry == nil {
@@ -129,7 +130,7 @@ func (c *Call) Exec(ctx context.Context, fun string, args []any, kwargs *payload
 		kw.Set("__kwarg__", true)
 		all = append(all, kw)
 	}
-	res := c.Env.Registry.Execute(ctx, modules.Binder{}, c.Env, fun, all, nil)
+	res := c.Env.Registry.Execute(ctx, modules.Binder{Direct: true}, c.Env, fun, all, nil)
 	if res.Retcode != 0 {
 		return res.Return, fmt.Errorf("%w: %s", ErrExecFailed, payload.Text(res.Return))
 	}

@@ -69,6 +69,8 @@ var formulaNotes = map[string]string{
 	"saltbug": "Salt raises an exception of its own where gsalt returns the errors it found",
 }
 
+// readFormulas returns the formulas of testdata/formulas.txt and all its
+// lines, in order.
 func readFormulas(t *testing.T) ([]formula, []string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "formulas.txt"))
@@ -76,12 +78,12 @@ func readFormulas(t *testing.T) ([]formula, []string) {
 		t.Fatal(err)
 	}
 	var fs []formula
-	var header []string
+	var lines []string
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := sc.Text()
+		lines = append(lines, line)
 		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			header = append(header, line)
 			continue
 		}
 		f := strings.Fields(line)
@@ -92,7 +94,7 @@ func readFormulas(t *testing.T) ([]formula, []string) {
 		copy(st[:], strings.Split(f[3], ","))
 		fs = append(fs, formula{repo: f[0], commit: f[1], sls: f[2], statuses: st})
 	}
-	return fs, header
+	return fs, lines
 }
 
 // formulaConfig writes a masterless minion configuration serving one
@@ -385,7 +387,7 @@ func TestFormulas(t *testing.T) {
 		t.Skip("formulas: GSALT_FORMULAS_DIR is not set (export the formulas with scripts/formulas.sh); skipping the formula corpus")
 	}
 	src := saltpeer.Require(t)
-	formulas, header := readFormulas(t)
+	formulas, lines := readFormulas(t)
 	bin := proc.Build(t, "./cmd/gsalt-call")
 	reuse := os.Getenv("GSALT_FORMULAS_REUSE") == "1"
 	only := map[string]bool{}
@@ -397,8 +399,11 @@ func TestFormulas(t *testing.T) {
 
 	type row struct {
 		name, sls, pillar string
-		results           [3]string
-		detail            string
+		// random counts the masked leaves of a pillar that draws
+		// random values: "pillar+show_lowstate", or ""
+		random  string
+		results [3]string
+		detail  string
 	}
 	var rows []row
 	var equal [3]int
@@ -441,18 +446,39 @@ func TestFormulas(t *testing.T) {
 			// Salt runs pillar.items and the three checks in one process
 			// (testdata/formulas_salt.py: salt-call's caller, started once).
 			cacheDir := filepath.Join(root, ".salt-out", name+"@"+f.commit)
-			names := append([]string{"pillar"}, formulaChecks...)
+			// a second pillar.items (after the calls that take the first
+			// one's pillar) shows whether the pillar draws random values
+			names := append(append([]string{"pillar"}, formulaChecks...), "pillar_2")
 			saltCalls := [][]string{
 				{"pillar.items"},
 				{"state.show_sls", f.sls, "pillar=@pillar.items"},
 				{"state.show_lowstate"},
 				{"state.apply", f.sls, "test=True", "pillar=@pillar.items"},
+				{"pillar.items"},
 			}
-			// Salt's four calls get one generous deadline (a loaded
+			// Salt's calls get one generous deadline (a loaded
 			// machine makes Python slow); each gsalt call its own
 			saltCtx, saltCancel := context.WithTimeout(context.Background(), 20*time.Minute)
 			saltOut, saltErr := formulaSalt(saltCtx, t, src, saltConf, saltCalls, names, replace(saltDir), cacheDir, reuse)
 			saltCancel()
+			// A pillar that draws random values (findRandom): the pillar
+			// column and show_lowstate, where each side compiles its own
+			// pillar, are compared with the drawn leaves masked, those
+			// found by running Salt's call twice (show_lowstate again, in
+			// a second process, only for such a formula).
+			var pillarMask, lowMask randomMask
+			if saltErr[0] == nil && saltErr[4] == nil {
+				pillarMask = findRandom(saltOut[0], saltOut[4])
+			}
+			if len(pillarMask) > 0 && saltErr[2] == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+				again, againErr := formulaSalt(ctx, t, src, saltConf, [][]string{{"state.show_lowstate"}}, []string{"show_lowstate_2"}, replace(saltDir), cacheDir, reuse)
+				cancel()
+				if againErr[0] == nil {
+					lowMask = findRandom(saltOut[2], again[0])
+				}
+				r.random = fmt.Sprintf("%d+%d", len(pillarMask), len(lowMask))
+			}
 			gsalt := func(args ...string) (any, error) {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				defer cancel()
@@ -467,7 +493,7 @@ func TestFormulas(t *testing.T) {
 			wantPillar, perr := saltOut[0], saltErr[0]
 			gotPillar, _ := gsalt("pillar.items")
 			if perr == nil {
-				if reflect.DeepEqual(wantPillar, gotPillar) {
+				if reflect.DeepEqual(pillarMask.apply(wantPillar), pillarMask.apply(gotPillar)) {
 					r.pillar = "equal"
 				} else {
 					r.pillar = "different"
@@ -490,6 +516,9 @@ func TestFormulas(t *testing.T) {
 				got, gerr := gsalt(args...)
 				if c == 2 {
 					want, got = normalizeApply(want), normalizeApply(got)
+				}
+				if c == 1 {
+					want, got = lowMask.apply(want), lowMask.apply(got)
 				}
 				if reuse && gerr == nil {
 					dump := filepath.Join(root, ".gsalt-out", name+"@"+f.commit)
@@ -552,16 +581,26 @@ func TestFormulas(t *testing.T) {
 		len(rows), equal[0], equal[1], equal[2])
 	fmt.Fprintf(&b, "%-20s %-18s %-10s %-12s %-13s %-12s %s\n", "formula", "sls", "pillar", "show_sls", "show_lowstate", "apply test", "first difference")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%-20s %-18s %-10s %-12s %-13s %-12s %s\n", r.name, r.sls, r.pillar, r.results[0], r.results[1], r.results[2], strings.ReplaceAll(r.detail, "\n", `\n`))
+		detail := strings.ReplaceAll(r.detail, "\n", `\n`)
+		if r.random != "" {
+			detail = "(random leaves masked, pillar+show_lowstate: " + r.random + ") " + detail
+		}
+		fmt.Fprintf(&b, "%-20s %-18s %-10s %-12s %-13s %-12s %s\n", r.name, r.sls, r.pillar, r.results[0], r.results[1], r.results[2], detail)
 	}
 	t.Log("\n" + b.String())
 
 	if testutil.Update() {
+		// each formula's line is rewritten where it is: comments and
+		// blocks of the file keep their places
 		var out strings.Builder
-		for _, h := range header {
-			out.WriteString(h + "\n")
-		}
-		for _, f := range formulas {
+		n := 0
+		for _, line := range lines {
+			if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+				out.WriteString(line + "\n")
+				continue
+			}
+			f := formulas[n]
+			n++
 			fmt.Fprintf(&out, "%s %s %s %s\n", f.repo, f.commit, f.sls, strings.Join(f.statuses[:], ","))
 		}
 		if err := os.WriteFile(filepath.Join(repoRoot(t), "testdata", "formulas.txt"), []byte(out.String()), 0o644); err != nil {

@@ -71,7 +71,7 @@ func (mc masterCaller) CallFunction(ctx context.Context, fun string, args []any,
 		kw.Set("__kwarg__", true)
 		all = append(all, kw)
 	}
-	bound, err := modules.Binder{}.Bind(fn, all, nil)
+	bound, err := modules.Binder{Direct: true}.Bind(fn, all, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gsalt/gsalt/internal/py"
 )
 
 // tokKind is the kind of a lexer token.
@@ -61,8 +63,34 @@ type lexer struct {
 	lineBeg bool // the previous match ended with a newline (lstrip_blocks)
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+// spaceLen is the length in bytes of the white space character at s[i]
+// (Python's re \s on str, which Jinja's lexer uses between tokens: ASCII
+// white space, the separators \x1c-\x1f and Unicode spaces such as a
+// no-break space), or 0.
+func spaceLen(s string, i int) int {
+	if s[i] < utf8.RuneSelf {
+		if py.IsSpace(rune(s[i])) {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if py.IsSpace(r) {
+		return n
+	}
+	return 0
+}
+
+// skipSpace is the offset after the white space starting at s[i].
+func skipSpace(s string, i int) int {
+	for i < len(s) {
+		n := spaceLen(s, i)
+		if n == 0 {
+			break
+		}
+		i += n
+	}
+	return i
 }
 
 func (lx *lexer) errf(line int, format string, args ...any) error {
@@ -106,7 +134,7 @@ func (lx *lexer) emitData(text string, line int) {
 // stripBefore applies "-" and lstrip_blocks to the text before a tag.
 func (lx *lexer) stripBefore(text, sign, kind string) string {
 	if sign == "-" {
-		return strings.TrimRightFunc(text, unicode.IsSpace)
+		return strings.TrimRightFunc(text, py.IsSpace)
 	}
 	if sign != "+" && lx.opts.LstripBlocks && kind != "var" {
 		l := strings.LastIndexByte(text, '\n') + 1
@@ -128,9 +156,7 @@ func (lx *lexer) endTag(pos int, end string, trim bool) int {
 	}
 	if strings.HasPrefix(s, "-"+end) {
 		n := 1 + len(end)
-		for pos+n < len(lx.src) && isSpace(lx.src[pos+n]) {
-			n++
-		}
+		n = skipSpace(lx.src, pos+n) - pos
 		return n
 	}
 	if strings.HasPrefix(s, end) {
@@ -228,21 +254,15 @@ func (lx *lexer) tokenize() ([]token, error) {
 // rawBegin matches `\s*raw\s*(-)?%}` at pos.
 func (lx *lexer) rawBegin(pos int) (int, bool) {
 	p := pos
-	for p < len(lx.src) && isSpace(lx.src[p]) {
-		p++
-	}
+	p = skipSpace(lx.src, p)
 	if !strings.HasPrefix(lx.src[p:], "raw") {
 		return 0, false
 	}
 	p += 3
-	for p < len(lx.src) && isSpace(lx.src[p]) {
-		p++
-	}
+	p = skipSpace(lx.src, p)
 	if strings.HasPrefix(lx.src[p:], "-"+lx.opts.BlockEnd) {
 		p += 1 + len(lx.opts.BlockEnd)
-		for p < len(lx.src) && isSpace(lx.src[p]) {
-			p++
-		}
+		p = skipSpace(lx.src, p)
 		return p - pos, true
 	}
 	if strings.HasPrefix(lx.src[p:], lx.opts.BlockEnd) {
@@ -268,14 +288,10 @@ func (lx *lexer) raw() error {
 			p++
 		}
 		q := p
-		for q < len(lx.src) && isSpace(lx.src[q]) {
-			q++
-		}
+		q = skipSpace(lx.src, q)
 		if strings.HasPrefix(lx.src[q:], "endraw") {
 			q += 6
-			for q < len(lx.src) && isSpace(lx.src[q]) {
-				q++
-			}
+			q = skipSpace(lx.src, q)
 			if n := lx.endTag(q, o.BlockEnd, true); n > 0 {
 				text := lx.stripBefore(lx.src[lx.pos:i+j], sign, "block")
 				lx.emitData(text, lx.line)
@@ -295,8 +311,8 @@ func (lx *lexer) inside(end string, endKind tokKind, block bool) error {
 	var stack []byte
 	startLine := lx.line
 	for {
-		for lx.pos < len(src) && isSpace(src[lx.pos]) {
-			lx.advance(1)
+		if n := skipSpace(src, lx.pos) - lx.pos; n > 0 {
+			lx.advance(n)
 		}
 		if lx.pos >= len(src) {
 			what := "variable"
