@@ -9,7 +9,9 @@ import "github.com/gsalt/gsalt/states"
 // mysql execution module; salt/states/mysql_*.py); cron it runs where the
 // cron execution module loads, that is where crontab(1) is found
 // (salt/states/cron.py); the postgres_* ones where the postgres execution
-// module loads, that is where psql is found (salt/states/postgres_*.py).
+// module loads, that is where psql is found (salt/states/postgres_*.py);
+// the NAPALM ones (salt.utils.napalm.virtual) where the NAPALM execution
+// modules load, that is on a napalm proxy (gsalt-proxy's proxy/netmod).
 var saltVirtuals = map[string]states.Virtual{
 	"cron":                {Needs: "cron.list_tab", Reason: "cron module could not be loaded"},
 	"mysql_database":      {Needs: "mysql.db_exists", Reason: "mysql module could not be loaded"},
@@ -25,6 +27,22 @@ var saltVirtuals = map[string]states.Virtual{
 	"postgres_schema":     {Needs: "postgres.schema_exists", Reason: pgStateVirtualReason},
 	"postgres_tablespace": {Needs: "postgres.tablespace_exists", Reason: pgStateVirtualReason},
 	"postgres_user":       {Needs: "postgres.user_exists", Reason: pgStateVirtualReason},
+	"netconfig":           {Needs: "net.load_template", Reason: napalmStateReason("netconfig")},
+	"netntp":              {Needs: "ntp.set_peers", Reason: napalmStateReason("netntp")},
+	"netsnmp":             {Needs: "snmp.update_config", Reason: napalmStateReason("netsnmp")},
+	"netusers":            {Needs: "users.set_users", Reason: napalmStateReason("netusers")},
+	"probes":              {Needs: "probes.set_probes", Reason: napalmStateReason("probes")},
+}
+
+// saltStatesDir is where Salt 3006's onedir packages install Salt's state
+// modules: salt.utils.napalm.virtual names the module's file.
+const saltStatesDir = "/opt/saltstack/salt/lib/python3.10/site-packages/salt/states/"
+
+// napalmStateReason is what salt.utils.napalm.virtual says for state
+// module mod away from a NAPALM (proxy) minion, with mod's file where
+// Salt 3006's onedir package has it.
+func napalmStateReason(mod string) string {
+	return `"` + mod + `"" (` + saltStatesDir + mod + ".py) cannot be loaded: NAPALM is not installed: ``pip install napalm``"
 }
 
 // pgStateVirtualReason is what every postgres_* state module's __virtual__

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
@@ -131,4 +132,52 @@ func TestPostgresVirtualGolden(t *testing.T) {
 	reg := suiteRegistry(t)
 	reg.SetVirtual("postgres", mbuiltin.CommandVirtual("psql", mbuiltin.ErrPsqlNotFound, nil))
 	salttest.Run(t, salttest.Suite{Name: "virtual_postgres", Calls: calls, Srv: srv, Grains: payloadLinuxGrains(), Normalize: untimedRets}, reg)
+}
+
+// TestNapalmVirtualGolden compares with Salt 3006
+// (testdata/golden/virtual_napalm.json) what a minion that is not a NAPALM
+// proxy says of the NAPALM state modules (netntp, netsnmp, netusers,
+// probes, netconfig): salt.utils.napalm.virtual refuses them ("... cannot
+// be loaded: NAPALM is not installed"), so each of their states is "not
+// found", in test mode and not, beside states that still run.
+// salt.utils.napalm.virtual names the module's file: the comparison puts
+// SALT/ for the folder Salt is installed in (napalmFileNormalize).
+func TestNapalmVirtualGolden(t *testing.T) {
+	srv := map[string]string{
+		"napv/all.sls": "ntp:\n  netntp.managed:\n    - peers: [10.0.0.1]\n" +
+			"snmp:\n  netsnmp.managed:\n    - config: {location: here}\n" +
+			"users:\n  netusers.managed:\n    - users: {admin: {level: 15}}\n" +
+			"probes:\n  probes.managed:\n    - probes: {}\n" +
+			"cfg:\n  netconfig.managed:\n    - template_name: salt://napv/cfg.j2\n    - require:\n      - netntp: ntp\n" +
+			"ok:\n  test.succeed_without_changes: []\n",
+		"napv/cfg.j2": "hostname r1\n",
+	}
+	calls := []salttest.Call{
+		{Name: "state.sls", Fun: "state.sls", Args: []any{"napv.all"}},
+		{Name: "state.sls test", Fun: "state.sls", Args: []any{"napv.all"}, Kwargs: []any{"test", true}},
+		{Name: "state.single", Fun: "state.single", Args: []any{"netntp.managed", "x"}, Kwargs: []any{"servers", []any{"10.0.0.2"}}},
+	}
+	salttest.Run(t, salttest.Suite{Name: "virtual_napalm", Calls: calls, Srv: srv, Grains: payloadLinuxGrains(), Normalize: napalmFileNormalize}, suiteRegistry(t))
+}
+
+// napalmModuleFileRe matches the state module file salt.utils.napalm.virtual
+// names, up to salt/states/.
+var napalmModuleFileRe = regexp.MustCompile(`\(/\S*/salt/states/`)
+
+// napalmFileNormalize is untimedRets with the folder of Salt's state
+// module files in comments replaced by SALT/.
+func napalmFileNormalize(name string, v any) any {
+	v = untimedRets(name, v)
+	if m, ok := v.(*payload.Map); ok {
+		for _, it := range m.Items() {
+			if r, ok := it.Value.(*payload.Map); ok {
+				if c, ok := r.Get("comment"); ok {
+					if s, ok := c.(string); ok {
+						r.Set("comment", napalmModuleFileRe.ReplaceAllString(s, "(SALT/salt/states/"))
+					}
+				}
+			}
+		}
+	}
+	return v
 }
