@@ -50,13 +50,7 @@ func TestVirtualStatesGolden(t *testing.T) {
 // /usr/bin and the other standard directories: the golden file is made on
 // a machine without crontab there).
 func TestCronVirtualGolden(t *testing.T) {
-	if f := flag.Lookup("update-golden"); f != nil && f.Value.String() == "true" {
-		for _, d := range []string{"/sbin", "/bin", "/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"} {
-			if _, err := os.Stat(filepath.Join(d, "crontab")); err == nil {
-				t.Skipf("crontab is in %s: Salt would load its cron module; regenerate on a machine without crontab(1)", d)
-			}
-		}
-	}
+	skipWhereSaltFinds(t, "crontab", "Salt would load its cron module; regenerate on a machine without crontab(1)")
 	t.Setenv("PATH", t.TempDir())
 	srv := map[string]string{
 		"cronv/jobs.sls": "job:\n  cron.present:\n    - name: /usr/bin/true\n    - user: root\n    - minute: 5\n" +
@@ -74,6 +68,21 @@ func TestCronVirtualGolden(t *testing.T) {
 	reg := suiteRegistry(t)
 	reg.SetVirtual("cron", mbuiltin.CommandVirtual("crontab", mbuiltin.ErrCrontabNotFound, nil))
 	salttest.Run(t, salttest.Suite{Name: "virtual_cron", Calls: calls, Srv: srv, Grains: payloadLinuxGrains(), Normalize: untimedRets}, reg)
+}
+
+// skipWhereSaltFinds skips a golden regeneration (-update-golden) when
+// exe is an executable file in one of the folders Salt's which adds to
+// PATH (Salt's module would then load); why says what to do.
+func skipWhereSaltFinds(t *testing.T, exe, why string) {
+	t.Helper()
+	if f := flag.Lookup("update-golden"); f == nil || f.Value.String() != "true" {
+		return
+	}
+	for _, d := range []string{"/sbin", "/bin", "/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"} {
+		if st, err := os.Stat(filepath.Join(d, exe)); err == nil && st.Mode().IsRegular() {
+			t.Skipf("%s is in %s: %s", exe, d, why)
+		}
+	}
 }
 
 // untimedRets keeps a state.sls return without its rets' timings.
@@ -103,13 +112,7 @@ func untimedRets(_ string, v any) any {
 //	unshare -m sh -c 'mount --bind /dev/null "$(readlink -f /usr/bin/psql)" &&
 //	  GSALT_SALT_SRC=... go test -run TestPostgresVirtualGolden -update-golden ./states/builtin'
 func TestPostgresVirtualGolden(t *testing.T) {
-	if f := flag.Lookup("update-golden"); f != nil && f.Value.String() == "true" {
-		for _, d := range []string{"/sbin", "/bin", "/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"} {
-			if st, err := os.Stat(filepath.Join(d, "psql")); err == nil && st.Mode().IsRegular() {
-				t.Skipf("psql is in %s: Salt would load its postgres module; regenerate with psql hidden (see the comment)", d)
-			}
-		}
-	}
+	skipWhereSaltFinds(t, "psql", "Salt would load its postgres module; regenerate with psql hidden (see the comment)")
 	t.Setenv("PATH", t.TempDir())
 	srv := map[string]string{
 		"pgv/all.sls": "app:\n  postgres_user.present:\n    - password: secret\n" +
