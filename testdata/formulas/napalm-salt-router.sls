@@ -18,13 +18,15 @@ snmp:
   contact: noc@example.org
   location: Unknown
 snmp.config:
+  # a list: Salt 3006's netsnmp.managed raises on a community given as a
+  # dict of details (its _clear_community_details assigns to dict.get)
   community:
-    public: ro
-    private: rw
+    - public
+    - private
   location: Rack 12, DC 1
   chassis_id: R1-{{ grains['id'] }}
-users:
-  level: 1
+# users (the default users of every router) left out: netusers.managed
+# takes a dict of users there
 users.config:
   admin:
     level: 15
