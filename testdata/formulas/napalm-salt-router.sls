@@ -40,14 +40,14 @@ probes:
   probe_count: 15
   test_interval: 3
 probes.config:
-  probe1:
+  "1":
     test1:
       probe_type: icmp-ping
       target: 192.168.0.1
       source: 192.168.0.2
     test2:
       target: 172.17.17.1
-  probe2:
+  "2":
     test3:
       probe_count: 5
       target: 8.8.8.8
