@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"sync"
 	"unsafe"
 
 	"github.com/gsalt/gsalt/render/jinja"
@@ -13,8 +14,10 @@ import (
 // values: Salt's AggregatedMap and AggregatedSequence), so a caller
 // merging the data with Salt's "aggregate" strategy treats them as Salt
 // does. Values are recorded by identity: a copy is not marked. A nil
-// *AggregateMarks marks nothing. Not safe for concurrent use.
+// *AggregateMarks marks nothing. Safe for concurrent use (the execution
+// functions of one render share it through its context).
 type AggregateMarks struct {
+	mu    sync.Mutex
 	maps  map[*payload.Map]bool
 	lists map[*any]bool
 	// jlists are the template engine's lists (copies Transfer made)
@@ -64,6 +67,8 @@ func (m *AggregateMarks) Mark(v any) {
 	if m == nil {
 		return
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.maps == nil {
 		m.maps, m.lists, m.jlists = map[*payload.Map]bool{}, map[*any]bool{}, map[*jinja.List]bool{}
 	}
@@ -88,6 +93,8 @@ func (m *AggregateMarks) Marked(v any) bool {
 	if m == nil {
 		return false
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	switch x := v.(type) {
 	case *payload.Map:
 		return m.maps[x]
@@ -109,7 +116,13 @@ const maxTransferDepth = 1000
 // aggregate, as the same Python object does in Salt. It does nothing
 // when nothing is marked.
 func (m *AggregateMarks) Transfer(from, to any) {
-	if m == nil || len(m.maps)+len(m.lists)+len(m.jlists) == 0 {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	empty := len(m.maps)+len(m.lists)+len(m.jlists) == 0
+	m.mu.Unlock()
+	if empty {
 		return
 	}
 	m.transfer(from, to, 0)
