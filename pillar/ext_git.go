@@ -479,47 +479,15 @@ func (rp *gitRemote) checkout(ctx context.Context, c *ExtCall, alwaysFetch bool,
 		return "", fmt.Errorf("git_pillar remote '%s': %w", rp.id, err)
 	}
 	defer unlock()
-	if err := os.MkdirAll(rp.cachedir, 0o755); err != nil {
+	if ok, err := rp.prepare(ctx, c); err != nil || !ok {
 		return "", err
 	}
-	applied := filepath.Join(rp.workdir, "gsalt_config")
-	ents, _ := os.ReadDir(rp.cachedir)
-	if len(ents) == 0 {
-		_ = os.Remove(applied)
-		if _, err := gitRun(ctx, rp.cachedir, "", "init", "-q"); err != nil {
-			return "", fmt.Errorf("Exception caught while initializing git_pillar remote '%s': %w", rp.id, err)
-		}
-	} else if _, err := os.Stat(filepath.Join(rp.cachedir, ".git")); err != nil {
-		c.Log.Error(fmt.Sprintf("Cache path %s (corresponding remote: %s) exists but is not a valid git repository. You will need to manually delete this directory on the master to continue to use this git_pillar remote.", rp.cachedir, rp.url))
-		return "", nil
-	}
-	// enforce_git_config: the remote's URL, refspecs and http.sslVerify
-	// (remembered in the work folder, so a compile with nothing to change
-	// runs no git)
-	want := fmt.Sprintf("%s\n%t\n%s", rp.url, rp.sslVerify, strings.Join(rp.refspecs, "\n"))
-	if b, err := os.ReadFile(applied); err != nil || string(b) != want {
-		if _, err := gitRun(ctx, rp.cachedir, "", "config", "remote.origin.url", rp.url); err != nil {
-			return "", err
-		}
-		if _, err := gitRun(ctx, rp.cachedir, "", "config", "http.sslVerify", strconv.FormatBool(rp.sslVerify)); err != nil {
-			return "", err
-		}
-		_, _ = gitRun(ctx, rp.cachedir, "", "config", "--unset-all", "remote.origin.fetch")
-		for _, spec := range rp.refspecs {
-			if _, err := gitRun(ctx, rp.cachedir, "", "config", "--add", "remote.origin.fetch", spec); err != nil {
-				return "", err
-			}
-		}
-		_ = os.WriteFile(applied, []byte(want), 0o644)
-	}
-	stamp := filepath.Join(rp.workdir, "gsalt_fetched")
+	stamp := rp.fetchedStamp()
 	fetch := func() error {
 		if _, err := gitRun(ctx, rp.cachedir, "git fetch -v -- origin", "fetch", "-q", "--", "origin"); err != nil {
 			return err
 		}
-		_ = os.WriteFile(stamp, nil, 0o644)
-		now := time.Now()
-		_ = os.Chtimes(stamp, now, now)
+		rp.markFetched()
 		return nil
 	}
 	fetched := false
@@ -558,6 +526,60 @@ func (rp *gitRemote) checkout(ctx context.Context, c *ExtCall, alwaysFetch bool,
 	}
 	c.Log.Error(fmt.Sprintf("Failed to checkout %s from git_pillar remote '%s': remote ref does not exist", tgt, rp.id))
 	return "", nil
+}
+
+// prepare is init_remote and enforce_git_config: the cache folder is a
+// git repository whose origin has the remote's URL, refspecs and
+// http.sslVerify. false (nil error) is a cache folder that is not a git
+// repository (logged, as Salt does). Callers hold rp.lock.
+func (rp *gitRemote) prepare(ctx context.Context, c *ExtCall) (bool, error) {
+	if err := os.MkdirAll(rp.cachedir, 0o755); err != nil {
+		return false, err
+	}
+	applied := filepath.Join(rp.workdir, "gsalt_config")
+	ents, _ := os.ReadDir(rp.cachedir)
+	if len(ents) == 0 {
+		_ = os.Remove(applied)
+		if _, err := gitRun(ctx, rp.cachedir, "", "init", "-q"); err != nil {
+			return false, fmt.Errorf("Exception caught while initializing git_pillar remote '%s': %w", rp.id, err)
+		}
+	} else if _, err := os.Stat(filepath.Join(rp.cachedir, ".git")); err != nil {
+		c.Log.Error(fmt.Sprintf("Cache path %s (corresponding remote: %s) exists but is not a valid git repository. You will need to manually delete this directory on the master to continue to use this git_pillar remote.", rp.cachedir, rp.url))
+		return false, nil
+	}
+	// enforce_git_config: the remote's URL, refspecs and http.sslVerify
+	// (remembered in the work folder, so a compile with nothing to change
+	// runs no git)
+	want := fmt.Sprintf("%s\n%t\n%s", rp.url, rp.sslVerify, strings.Join(rp.refspecs, "\n"))
+	if b, err := os.ReadFile(applied); err != nil || string(b) != want {
+		if _, err := gitRun(ctx, rp.cachedir, "", "config", "remote.origin.url", rp.url); err != nil {
+			return false, err
+		}
+		if _, err := gitRun(ctx, rp.cachedir, "", "config", "http.sslVerify", strconv.FormatBool(rp.sslVerify)); err != nil {
+			return false, err
+		}
+		_, _ = gitRun(ctx, rp.cachedir, "", "config", "--unset-all", "remote.origin.fetch")
+		for _, spec := range rp.refspecs {
+			if _, err := gitRun(ctx, rp.cachedir, "", "config", "--add", "remote.origin.fetch", spec); err != nil {
+				return false, err
+			}
+		}
+		_ = os.WriteFile(applied, []byte(want), 0o644)
+	}
+	return true, nil
+}
+
+// fetchedStamp is the file whose modification time is the remote's last
+// fetch.
+func (rp *gitRemote) fetchedStamp() string { return filepath.Join(rp.workdir, "gsalt_fetched") }
+
+// markFetched records a fetch now (git_pillar_update_interval counts from
+// it).
+func (rp *gitRemote) markFetched() {
+	stamp := rp.fetchedStamp()
+	_ = os.WriteFile(stamp, nil, 0o644)
+	now := time.Now()
+	_ = os.Chtimes(stamp, now, now)
 }
 
 // checkRoot is check_root: the root folder in the checkout, or "".

@@ -37,6 +37,15 @@ func Merge(a, b *payload.Map, strategy, renderer string, mergeLists bool) *paylo
 	return mm
 }
 
+// MergeMarked is Merge over any two values with the aggregates marks
+// records (the yamlex renderer's !aggregate values; nil for none), as
+// slsutil.merge merges data a template rendered: it fails where Python's
+// dictupdate.merge raises (ErrMerge), and the aggregate strategy's results
+// are marked as Salt's keep their aggregation classes.
+func MergeMarked(a, b any, strategy, renderer string, mergeLists bool, marks *render.AggregateMarks) (any, error) {
+	return mergeAny(a, b, strategy, renderer, mergeLists, nil, marks)
+}
+
 // errMerge is Python's TypeError from dictupdate.update on non-dicts.
 func errMerge(a, b any) error {
 	return fmt.Errorf("%w: cannot update using non-dict types (%s, %s)", ErrMerge, payload.TypeName(a), payload.TypeName(b))
@@ -169,6 +178,8 @@ func aggregateTop(a, b any, marks *render.AggregateMarks) any {
 		return b
 	}
 	out := am.Clone()
+	// Python's result is a copy of the marked obj_a: an aggregate itself
+	marks.Mark(out)
 	for _, it := range bm.Items() {
 		v := it.Value
 		if av, ok := am.GetKey(it.Key); ok {

@@ -150,13 +150,18 @@ func (st *renderState) saltFunction(fun string) jinja.Func {
 		if err := st.ctx.Err(); err != nil {
 			return nil, err
 		}
+		// yamlex aggregates keep their marks across the copies
+		// (AggregateMarks.Transfer)
+		marks := AggregateMarksFrom(st.ctx)
 		pargs := make([]any, len(args))
 		for i, a := range args {
 			pargs[i] = jinja.Export(a)
+			marks.Transfer(a, pargs[i])
 		}
 		var kwargs *payload.Map
 		if kw != nil && kw.Len() > 0 {
 			kwargs = jinja.Export(kw).(*payload.Map)
+			marks.Transfer(kw, kwargs)
 		}
 		if level, ok := logLevel(fun); ok {
 			msg := ""
@@ -188,7 +193,9 @@ func (st *renderState) saltFunction(fun string) jinja.Func {
 				}
 			}
 		}
-		return jinja.Import(out), nil
+		res := jinja.Import(out)
+		marks.Transfer(out, res)
+		return res, nil
 	}
 }
 

@@ -190,6 +190,7 @@ func (r *Registry) Render(ctx context.Context, src []byte, pipeline string, rc *
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%w: empty renderer pipeline %q", ErrRenderer, pipeline)
 	}
+	ctx = EnsureAggregateMarks(ctx, rc)
 	var data any = string(src)
 	for _, name := range names {
 		if isRefused(name) || !r.has(name) {
@@ -215,7 +216,7 @@ func (r *Registry) Text(ctx context.Context, template string, src []byte, rc *Co
 	if !ok {
 		return "", fmt.Errorf("%w: %q", ErrRenderer, template)
 	}
-	out, err := rd.Render(ctx, string(src), rc)
+	out, err := rd.Render(EnsureAggregateMarks(ctx, rc), string(src), rc)
 	if err != nil {
 		return "", err
 	}

@@ -27,14 +27,15 @@ import (
 type YAMLEx struct{}
 
 // Render decodes input with DecodeYAMLEx, recording the aggregates in
-// rc.Aggregates when it is set.
-func (YAMLEx) Render(_ context.Context, input any, rc *Context) (any, error) {
+// rc.Aggregates when it is set, else in the marks ctx carries
+// (WithAggregateMarks).
+func (YAMLEx) Render(ctx context.Context, input any, rc *Context) (any, error) {
 	text, err := inputText("yamlex", input)
 	if err != nil {
 		return nil, err
 	}
-	var marks *AggregateMarks
-	if rc != nil {
+	marks := AggregateMarksFrom(ctx)
+	if rc != nil && rc.Aggregates != nil {
 		marks = rc.Aggregates
 	}
 	v, err := DecodeYAMLExMarked([]byte(text), marks)

@@ -167,7 +167,7 @@ func NewRegistry() *Registry {
 func Default() *Registry {
 	r := NewRegistry()
 	r.t.MustRegister(slices.Concat(manageRunners(), jobsRunners(), mineRunners(), PillarRunners(),
-		eventRunners(), reactorRunners(), fileserverRunners(), saltutilRunners(), cacheRunners(), saltRunners(), testRunners(), stateRunners())...)
+		eventRunners(), reactorRunners(), fileserverRunners(), saltutilRunners(), cacheRunners(), saltRunners(), testRunners(), stateRunners(), gitPillarRunners())...)
 	return r
 }
 

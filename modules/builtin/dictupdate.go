@@ -6,6 +6,7 @@ import (
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/pillar"
+	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -70,7 +71,7 @@ func dictUpdateDepth(dest, upd *payload.Map, recursive, mergeLists bool, depth i
 
 // dictMerge is salt.utils.dictupdate.merge with a merge strategy (smart,
 // recurse, aggregate, overwrite, list, none).
-func dictMerge(a, b any, strategy, renderer string, mergeLists bool) (any, error) {
+func dictMerge(a, b any, strategy, renderer string, mergeLists bool, marks *render.AggregateMarks) (any, error) {
 	am, ok1 := a.(*payload.Map)
 	bm, ok2 := b.(*payload.Map)
 	if !ok1 || !ok2 || am == nil || bm == nil {
@@ -79,7 +80,11 @@ func dictMerge(a, b any, strategy, renderer string, mergeLists bool) (any, error
 		}
 		return nil, errDictUpdate
 	}
-	return pillar.Merge(am, bm, strategy, renderer, mergeLists), nil
+	out, _ := pillar.MergeMarked(am, bm, strategy, renderer, mergeLists, marks)
+	if _, ok := out.(*payload.Map); !ok {
+		out = payload.NewMap()
+	}
+	return out, nil
 }
 
 // argsBool is a parameter's Python truthiness.

@@ -96,11 +96,12 @@ func postgresVirtualIn(env *modules.Env, path string, extra []string) error {
 			return nil
 		}
 	}
-	return errPsqlNotFound
+	return ErrPsqlNotFound
 }
 
-// errPsqlNotFound is the reason the postgres module does not load.
-var errPsqlNotFound = errors.New("psql was not found")
+// ErrPsqlNotFound is the reason the postgres module does not load (Salt's
+// __virtual__ text).
+var ErrPsqlNotFound = errors.New("psql was not found")
 
 // pgBinary is _find_pg_binary: util on PATH, else in postgres.bins_dir.
 func pgBinary(c *modules.Call, util string) string {

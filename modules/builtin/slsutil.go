@@ -27,12 +27,12 @@ func slsutilFunctions() []modules.Function {
 			}},
 		{Name: "slsutil.merge", Spec: modules.Spec{Params: []modules.Param{req("obj_a"), req("obj_b"), opt("strategy", "smart"), opt("renderer", "yaml"), opt("merge_lists", false)}},
 			Doc: "Merge a data structure into another by choosing a merge strategy\n\nStrategies:\n\n* aggregate\n* list\n* overwrite\n* recurse\n* smart\n\nCLI Example:\n\n    salt '*' slsutil.merge '{foo: Foo}' '{bar: Bar}'",
-			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				return dictMerge(c.Args.Get("obj_a"), c.Args.Get("obj_b"), c.Args.Str("strategy"), c.Args.Str("renderer"), argsBool(c, "merge_lists"))
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return dictMerge(c.Args.Get("obj_a"), c.Args.Get("obj_b"), c.Args.Str("strategy"), c.Args.Str("renderer"), argsBool(c, "merge_lists"), render.AggregateMarksFrom(ctx))
 			}},
 		{Name: "slsutil.merge_all", Spec: modules.Spec{Params: []modules.Param{req("lst"), opt("strategy", "smart"), opt("renderer", "yaml"), opt("merge_lists", false)}},
 			Doc: "Merge a list of objects into each other in order\n\n:type lst: Iterable\n:param lst: List of objects to be merged.\n\n:type strategy: String\n:param strategy: Merge strategy. See utils.dictupdate.\n\n:type renderer: String\n:param renderer:\n    Renderer type. Used to determine strategy when strategy is 'smart'.\n\n:type merge_lists: Bool\n:param merge_lists: Defines whether to merge embedded object lists.\n\nCLI Example:\n\n    $ salt-call --output=txt slsutil.merge_all '[{foo: Foo}, {foo: Bar}]'\n    local: {u'foo': u'Bar'}",
-			Fn: func(_ context.Context, c *modules.Call) (any, error) {
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				var ret any = &payload.Map{}
 				items, ok := pyfmt.List(c.Args.Get("lst"))
 				if !ok {
@@ -46,7 +46,7 @@ func slsutilFunctions() []modules.Function {
 				}
 				for _, obj := range items {
 					var err error
-					ret, err = dictMerge(ret, obj, c.Args.Str("strategy"), c.Args.Str("renderer"), argsBool(c, "merge_lists"))
+					ret, err = dictMerge(ret, obj, c.Args.Str("strategy"), c.Args.Str("renderer"), argsBool(c, "merge_lists"), render.AggregateMarksFrom(ctx))
 					if err != nil {
 						return nil, err
 					}
@@ -249,6 +249,7 @@ func slsutilRenderer(ctx context.Context, c *modules.Call) (any, error) {
 // "#!" line picks the pipeline but stays in the text a text renderer
 // (jinja) sees, as in Salt; data renderers get the text without it.
 func renderKeepShebang(ctx context.Context, src []byte, pipeline string, rc *render.Context) (any, error) {
+	ctx = render.EnsureAggregateMarks(ctx, rc)
 	reg := render.Default()
 	shebang, rest := render.SplitShebang(src)
 	if shebang != "" {

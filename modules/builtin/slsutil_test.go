@@ -208,3 +208,47 @@ func TestMatchGolden(t *testing.T) {
 		},
 	})
 }
+
+// yamlexMergeTree renders yamlex files with slsutil.renderer inside one
+// Jinja template and merges them with slsutil.merge, merge_all and
+// update, so that the values carry the yamlex renderer's !aggregate
+// marks (Salt's AggregatedMap and AggregatedSequence) into the merge.
+var yamlexMergeTree = map[string]string{
+	"agg/a.yamlex":   "foo: !aggregate\n  a: 1\n  l: !aggregate [x]\n  plain: [p]\n  sub: !aggregate {k1: 1}\nbar:\n  p: 1\n  sub: {k1: 1}\nlst: !aggregate [1]\n",
+	"agg/b.yamlex":   "foo: !aggregate\n  b: 2\n  l: !aggregate [y, x]\n  plain: [q]\n  sub: !aggregate {k2: 2}\nbar:\n  q: 2\n  sub: {k2: 2}\nlst: !aggregate [2]\n",
+	"agg/c.yamlex":   "foo: !aggregate\n  c: 3\n  l: !aggregate [z]\n  sub: !aggregate {k3: 3}\nbar:\n  sub: {k3: 3}\n",
+	"agg/plain.yaml": "foo:\n  d: 4\n  l: [w]\n  sub: {k4: 4}\n",
+	"agg/main.sls": "#!jinja|yaml\n" +
+		"{%- set a = salt['slsutil.renderer']('salt://agg/a.yamlex', default_renderer='yamlex') %}\n" +
+		"{%- set b = salt['slsutil.renderer']('salt://agg/b.yamlex', default_renderer='yamlex') %}\n" +
+		"{%- set c = salt['slsutil.renderer']('salt://agg/c.yamlex', default_renderer='yamlex') %}\n" +
+		"{%- set p = salt['slsutil.renderer']('salt://agg/plain.yaml', default_renderer='yaml') %}\n" +
+		"{%- set ab = salt['slsutil.merge'](a, b, strategy='aggregate') %}\n" +
+		"aggregate: {{ ab | json }}\n" +
+		"smart_yamlex: {{ salt['slsutil.merge'](a, b, renderer='yamlex') | json }}\n" +
+		"smart_yaml: {{ salt['slsutil.merge'](a, b) | json }}\n" +
+		"chained: {{ salt['slsutil.merge'](ab, c, strategy='aggregate') | json }}\n" +
+		"nested: {{ salt['slsutil.merge']({'top': ab}, {'top': c}, strategy='aggregate') | json }}\n" +
+		"with_plain: {{ salt['slsutil.merge'](a, p, strategy='aggregate') | json }}\n" +
+		"plain_first: {{ salt['slsutil.merge'](p, a, strategy='aggregate') | json }}\n" +
+		"all: {{ salt['slsutil.merge_all']([a, b, c], strategy='aggregate') | json }}\n" +
+		"all_smart: {{ salt['slsutil.merge_all']([a, b, c], renderer='yamlex') | json }}\n" +
+		"all_recurse: {{ salt['slsutil.merge_all']([a, b, c]) | json }}\n" +
+		"update: {{ salt['slsutil.update'](a, b, merge_lists=True) | json }}\n",
+}
+
+// TestSlsutilYamlexMergeGolden compares with Salt 3006
+// (testdata/golden/slsutil_yamlex.json) slsutil.merge, merge_all and
+// update of yamlex data whose !aggregate marks Salt keeps through the
+// merge (aggregation.aggregate looks at the values' classes below the top
+// level, and its results keep them).
+func TestSlsutilYamlexMergeGolden(t *testing.T) {
+	runSuite(t, salttest.Suite{
+		Name: "slsutil_yamlex",
+		Srv:  yamlexMergeTree,
+		Calls: []salttest.Call{
+			{Name: "merges", Fun: "slsutil.renderer", Args: []any{"salt://agg/main.sls"}},
+			{Name: "yamlex alone", Fun: "slsutil.renderer", Args: []any{"salt://agg/a.yamlex"}, Kwargs: []any{"default_renderer", "yamlex"}},
+		},
+	})
+}

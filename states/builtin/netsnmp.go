@@ -3,9 +3,11 @@ package builtin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/gsalt/gsalt/internal/py"
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -34,6 +36,20 @@ func netValidStr(v any) bool { s, ok := v.(string); return ok && s != "" }
 
 func netValidDict(v any) bool { m, ok := v.(*payload.Map); return ok && m.Len() > 0 }
 
+// netsnmpClearErr is the exception Salt's _clear_community_details raises
+// on a community's details: a dict gets to its broken
+// `community_details.get["mode"] = ...`; anything else fails on
+// `config.pop(key, "")` first.
+func netsnmpClearErr(details any) error {
+	switch details.(type) {
+	case *payload.Map:
+		return errCommunityAssign
+	case []any:
+		return errors.New("pop expected at most 1 argument, got 2")
+	}
+	return fmt.Errorf("'%s' object has no attribute 'pop'", pyfmt.TypeName(details))
+}
+
 // netsnmpCheck is Salt's _check_config: the community normalised to
 // {name: {mode: ro}}, empty location/contact/chassis_id dropped.
 func netsnmpCheck(cfg *payload.Map) (bool, string, error) {
@@ -56,7 +72,7 @@ func netsnmpCheck(cfg *payload.Map) (bool, string, error) {
 			if netValidDict(e) {
 				for _, it := range e.(*payload.Map).Items() {
 					if netValidStr(it.Key) {
-						return false, "", errCommunityAssign
+						return false, "", netsnmpClearErr(it.Value)
 					}
 				}
 			}
@@ -64,7 +80,7 @@ func netsnmpCheck(cfg *payload.Map) (bool, string, error) {
 	case *payload.Map:
 		for _, it := range x.Items() {
 			if netValidStr(it.Key) {
-				return false, "", errCommunityAssign
+				return false, "", netsnmpClearErr(it.Value)
 			}
 		}
 	default:

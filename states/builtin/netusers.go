@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gsalt/gsalt/internal/py"
+	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -48,7 +49,7 @@ func netusersCheck(users *payload.Map) (bool, string, error) {
 		}
 		d, ok := it.Value.(*payload.Map)
 		if !ok {
-			return false, "", fmt.Errorf("'%T' object has no attribute 'get'", it.Value)
+			return false, "", fmt.Errorf("'%s' object has no attribute 'get'", pyfmt.TypeName(it.Value))
 		}
 		lvl, _ := d.Get("level")
 		switch x := lvl.(type) {
