@@ -29,12 +29,13 @@ func EncryptOAEP(pub *rsa.PublicKey, msg []byte) ([]byte, error) {
 
 // DecryptOAEP decrypts an RSAES-OAEP (SHA-1, MGF1-SHA-1, empty label)
 // ciphertext. Failures wrap ErrDecrypt (and the crypto/rsa error). The
-// private operation is crypto/rsa's constant-time one.
+// private operation is libcrypto's or crypto/rsa's constant-time one (see
+// backend); both give the same result.
 func DecryptOAEP(priv *rsa.PrivateKey, ct []byte) ([]byte, error) {
 	if priv == nil || priv.N == nil {
 		return nil, fmt.Errorf("%w: nil key", ErrDecrypt)
 	}
-	pt, err := rsa.DecryptOAEP(sha1.New(), nil, priv, ct, nil)
+	pt, err := backend().decryptOAEP(priv, ct)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrDecrypt, err)
 	}
@@ -43,14 +44,14 @@ func DecryptOAEP(priv *rsa.PrivateKey, ct []byte) ([]byte, error) {
 
 // Sign returns the RSASSA-PKCS1-v1_5 signature with SHA-1 of msg, Salt's
 // sign_message (signed clear replies, publish sig, pillar signed_msg,
-// pub_sig). It is deterministic and uses crypto/rsa's constant-time
-// private operation.
+// pub_sig). It is deterministic: libcrypto and crypto/rsa (see backend)
+// give the same bytes.
 func Sign(priv *rsa.PrivateKey, msg []byte) ([]byte, error) {
 	if priv == nil || priv.N == nil {
 		return nil, fmt.Errorf("crypt: sign: %w: nil key", ErrKeyFormat)
 	}
 	h := sha1.Sum(msg)
-	sig, err := rsa.SignPKCS1v15(nil, priv, crypto.SHA1, h[:])
+	sig, err := backend().signSHA1(priv, h[:])
 	if err != nil {
 		return nil, fmt.Errorf("crypt: sign: %w", err)
 	}
@@ -203,14 +204,14 @@ func X931Sign(priv *rsa.PrivateKey, msg []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := new(big.Int).SetBytes(em)
-	if f.Cmp(priv.N) >= 0 {
+	if new(big.Int).SetBytes(em).Cmp(priv.N) >= 0 {
 		return nil, fmt.Errorf("%w: padded block not below the modulus", ErrMessageTooLong)
 	}
-	s, err := rawPrivate(priv, f)
+	raw, err := backend().raw(priv, em)
 	if err != nil {
 		return nil, err
 	}
+	s := new(big.Int).SetBytes(raw)
 	if t := new(big.Int).Sub(priv.N, s); s.Cmp(t) > 0 {
 		s = t
 	}
