@@ -89,21 +89,15 @@ func (b *opensslBackend) key(priv *rsa.PrivateKey) *openssl.PrivateKeyRSA {
 // with Go.
 func convertKey(priv *rsa.PrivateKey) *openssl.PrivateKeyRSA {
 	if priv.N == nil || priv.D == nil || priv.N.BitLen() < minOpenSSLBits || len(priv.Primes) != 2 ||
-		priv.E <= 0 || priv.Validate() != nil {
+		priv.Primes[0] == nil || priv.Primes[1] == nil || priv.E <= 0 || priv.Validate() != nil {
 		return nil
 	}
-	p, q := priv.Primes[0], priv.Primes[1]
-	dp, dq, qinv := priv.Precomputed.Dp, priv.Precomputed.Dq, priv.Precomputed.Qinv
-	if dp == nil || dq == nil || qinv == nil {
-		one := big.NewInt(1)
-		dp = new(big.Int).Mod(priv.D, new(big.Int).Sub(p, one))
-		dq = new(big.Int).Mod(priv.D, new(big.Int).Sub(q, one))
-		if qinv = new(big.Int).ModInverse(q, p); qinv == nil {
-			return nil
-		}
+	dp, dq, qinv := crtValues(priv)
+	if qinv == nil {
+		return nil
 	}
 	k, err := openssl.NewPrivateKeyRSA(bn(priv.N), bn(big.NewInt(int64(priv.E))), bn(priv.D),
-		bn(p), bn(q), bn(dp), bn(dq), bn(qinv))
+		bn(priv.Primes[0]), bn(priv.Primes[1]), bn(dp), bn(dq), bn(qinv))
 	if err != nil {
 		return nil
 	}

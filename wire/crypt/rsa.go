@@ -134,6 +134,21 @@ func x931Unpad(block []byte) ([]byte, error) {
 
 func modulusBytes(n *big.Int) int { return (n.BitLen() + 7) / 8 }
 
+// crtValues returns priv's CRT exponents and coefficient (two primes):
+// the precomputed ones, else computed; qinv is nil when the primes are not
+// coprime.
+func crtValues(priv *rsa.PrivateKey) (dp, dq, qinv *big.Int) {
+	dp, dq, qinv = priv.Precomputed.Dp, priv.Precomputed.Dq, priv.Precomputed.Qinv
+	if dp == nil || dq == nil || qinv == nil {
+		p, q := priv.Primes[0], priv.Primes[1]
+		one := big.NewInt(1)
+		dp = new(big.Int).Mod(priv.D, new(big.Int).Sub(p, one))
+		dq = new(big.Int).Mod(priv.D, new(big.Int).Sub(q, one))
+		qinv = new(big.Int).ModInverse(q, p)
+	}
+	return dp, dq, qinv
+}
+
 // rawPrivate computes c^d mod n with CRT when two primes are known.
 //
 // math/big is not constant-time, so the input is blinded with a random
@@ -164,13 +179,7 @@ func rawPrivate(priv *rsa.PrivateKey, c *big.Int) (*big.Int, error) {
 	var m *big.Int
 	if len(priv.Primes) == 2 && priv.Primes[0] != nil && priv.Primes[1] != nil {
 		p, q := priv.Primes[0], priv.Primes[1]
-		dp, dq, qinv := priv.Precomputed.Dp, priv.Precomputed.Dq, priv.Precomputed.Qinv
-		if dp == nil || dq == nil || qinv == nil {
-			one := big.NewInt(1)
-			dp = new(big.Int).Mod(priv.D, new(big.Int).Sub(p, one))
-			dq = new(big.Int).Mod(priv.D, new(big.Int).Sub(q, one))
-			qinv = new(big.Int).ModInverse(q, p)
-		}
+		dp, dq, qinv := crtValues(priv)
 		if qinv == nil {
 			return nil, fmt.Errorf("crypt: private key: %w: primes not coprime", ErrKeyFormat)
 		}
