@@ -19,6 +19,16 @@
 // serialized payload bytes, and a higher layer encodes and decodes them. The
 // publish serial check of Crypticle.loads also belongs to that higher layer.
 //
+// The RSA private-key operations (OAEP decryption, PKCS#1 v1.5 signing,
+// the X9.31 private encrypt) run in OpenSSL's libcrypto (libcrypto.so.3,
+// dlopened through github.com/golang-fips/openssl/v2) when the build has
+// cgo and the library loads (3 to 4 times less CPU than Go's crypto/rsa),
+// and in crypto/rsa otherwise or when $GSALT_CRYPTO is "go". Both give the
+// same bytes: the signatures are deterministic and are compared with
+// Salt's vectors and with each other in the tests. Public-key operations
+// stay in Go (OpenSSL is not faster there).
+//
 // Every exported function and every Crypticle value is safe for concurrent
-// use. The package has no mutable package-level state.
+// use. The package's only package-level state is that backend, chosen once
+// on first use (sync.OnceValue), and its cache of converted OpenSSL keys.
 package crypt

@@ -29,12 +29,13 @@ func EncryptOAEP(pub *rsa.PublicKey, msg []byte) ([]byte, error) {
 
 // DecryptOAEP decrypts an RSAES-OAEP (SHA-1, MGF1-SHA-1, empty label)
 // ciphertext. Failures wrap ErrDecrypt (and the crypto/rsa error). The
-// private operation is crypto/rsa's constant-time one.
+// private operation is libcrypto's or crypto/rsa's constant-time one (see
+// backend); both give the same result.
 func DecryptOAEP(priv *rsa.PrivateKey, ct []byte) ([]byte, error) {
 	if priv == nil || priv.N == nil {
 		return nil, fmt.Errorf("%w: nil key", ErrDecrypt)
 	}
-	pt, err := rsa.DecryptOAEP(sha1.New(), nil, priv, ct, nil)
+	pt, err := backend().decryptOAEP(priv, ct)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrDecrypt, err)
 	}
@@ -43,14 +44,14 @@ func DecryptOAEP(priv *rsa.PrivateKey, ct []byte) ([]byte, error) {
 
 // Sign returns the RSASSA-PKCS1-v1_5 signature with SHA-1 of msg, Salt's
 // sign_message (signed clear replies, publish sig, pillar signed_msg,
-// pub_sig). It is deterministic and uses crypto/rsa's constant-time
-// private operation.
+// pub_sig). It is deterministic: libcrypto and crypto/rsa (see backend)
+// give the same bytes.
 func Sign(priv *rsa.PrivateKey, msg []byte) ([]byte, error) {
 	if priv == nil || priv.N == nil {
 		return nil, fmt.Errorf("crypt: sign: %w: nil key", ErrKeyFormat)
 	}
 	h := sha1.Sum(msg)
-	sig, err := rsa.SignPKCS1v15(nil, priv, crypto.SHA1, h[:])
+	sig, err := backend().signSHA1(priv, h[:])
 	if err != nil {
 		return nil, fmt.Errorf("crypt: sign: %w", err)
 	}
@@ -133,6 +134,21 @@ func x931Unpad(block []byte) ([]byte, error) {
 
 func modulusBytes(n *big.Int) int { return (n.BitLen() + 7) / 8 }
 
+// crtValues returns priv's CRT exponents and coefficient (two primes):
+// the precomputed ones, else computed; qinv is nil when the primes are not
+// coprime.
+func crtValues(priv *rsa.PrivateKey) (dp, dq, qinv *big.Int) {
+	dp, dq, qinv = priv.Precomputed.Dp, priv.Precomputed.Dq, priv.Precomputed.Qinv
+	if dp == nil || dq == nil || qinv == nil {
+		p, q := priv.Primes[0], priv.Primes[1]
+		one := big.NewInt(1)
+		dp = new(big.Int).Mod(priv.D, new(big.Int).Sub(p, one))
+		dq = new(big.Int).Mod(priv.D, new(big.Int).Sub(q, one))
+		qinv = new(big.Int).ModInverse(q, p)
+	}
+	return dp, dq, qinv
+}
+
 // rawPrivate computes c^d mod n with CRT when two primes are known.
 //
 // math/big is not constant-time, so the input is blinded with a random
@@ -163,13 +179,7 @@ func rawPrivate(priv *rsa.PrivateKey, c *big.Int) (*big.Int, error) {
 	var m *big.Int
 	if len(priv.Primes) == 2 && priv.Primes[0] != nil && priv.Primes[1] != nil {
 		p, q := priv.Primes[0], priv.Primes[1]
-		dp, dq, qinv := priv.Precomputed.Dp, priv.Precomputed.Dq, priv.Precomputed.Qinv
-		if dp == nil || dq == nil || qinv == nil {
-			one := big.NewInt(1)
-			dp = new(big.Int).Mod(priv.D, new(big.Int).Sub(p, one))
-			dq = new(big.Int).Mod(priv.D, new(big.Int).Sub(q, one))
-			qinv = new(big.Int).ModInverse(q, p)
-		}
+		dp, dq, qinv := crtValues(priv)
 		if qinv == nil {
 			return nil, fmt.Errorf("crypt: private key: %w: primes not coprime", ErrKeyFormat)
 		}
@@ -203,14 +213,14 @@ func X931Sign(priv *rsa.PrivateKey, msg []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := new(big.Int).SetBytes(em)
-	if f.Cmp(priv.N) >= 0 {
+	if new(big.Int).SetBytes(em).Cmp(priv.N) >= 0 {
 		return nil, fmt.Errorf("%w: padded block not below the modulus", ErrMessageTooLong)
 	}
-	s, err := rawPrivate(priv, f)
+	raw, err := backend().raw(priv, em)
 	if err != nil {
 		return nil, err
 	}
+	s := new(big.Int).SetBytes(raw)
 	if t := new(big.Int).Sub(priv.N, s); s.Cmp(t) > 0 {
 		s = t
 	}
