@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/internal/pytoml"
 	"github.com/gsalt/gsalt/internal/pyyaml"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
@@ -302,7 +303,7 @@ func (e execCaller) CallFunction(ctx context.Context, fun string, args []any, kw
 // ErrSerializer is returned for a serializer gsalt does not have.
 var ErrSerializer = errors.New("serializer not available")
 
-// Serialize is salt.serializers.<name>.serialize for json and yaml, with
+// Serialize is salt.serializers.<name>.serialize for json, yaml and toml, with
 // the options Salt's serializers honour (json: indent, sort_keys,
 // ensure_ascii; yaml: default_flow_style, indent, width, allow_unicode).
 func Serialize(name string, obj any, opts *payload.Map) (string, error) {
@@ -353,8 +354,31 @@ func Serialize(name string, obj any, opts *payload.Map) (string, error) {
 			return s[:len(s)-5], nil
 		}
 		return strings.TrimSuffix(s, "\n"), nil
+	case "toml":
+		s, err := serializeTOML(obj, opts)
+		if err != nil {
+			return "", fmt.Errorf("salt.serializers.SerializationError: %w", err)
+		}
+		return s, nil
 	}
 	return "", fmt.Errorf("%w: Serializer '%s' not found.", modules.ErrExecution, name)
+}
+
+// serializeTOML is salt.serializers.toml.serialize: toml.dumps(obj,
+// **opts) of python3-toml 0.10.2 (internal/pytoml), which takes no option
+// but encoder (a Python object, never given from SLS).
+func serializeTOML(obj any, opts *payload.Map) (string, error) {
+	if _, ok := opts.Get("file_out"); ok {
+		return "", pytoml.ParamError("dump", "file_out")
+	}
+	for _, it := range opts.Items() {
+		k := payload.Text(it.Key)
+		if k == "encoder" {
+			return "", pytoml.AttributeError(it.Value, "dump_sections")
+		}
+		return "", pytoml.ParamError("dumps", k)
+	}
+	return pytoml.Dumps(obj)
 }
 
 // Deserialize is salt.serializers.<name>.deserialize for json and yaml.
