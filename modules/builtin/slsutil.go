@@ -357,7 +357,7 @@ func Serialize(name string, obj any, opts *payload.Map) (string, error) {
 	case "toml":
 		s, err := serializeTOML(obj, opts)
 		if err != nil {
-			return "", fmt.Errorf("salt.serializers.SerializationError: %w", err)
+			return "", &modules.PyException{Class: "salt.serializers.SerializationError", Message: err.Error()}
 		}
 		return s, nil
 	}
@@ -371,12 +371,15 @@ func serializeTOML(obj any, opts *payload.Map) (string, error) {
 	if _, ok := opts.Get("file_out"); ok {
 		return "", pytoml.ParamError("dump", "file_out")
 	}
+	// Python refuses the first keyword argument dumps does not take
+	// before it uses the encoder
 	for _, it := range opts.Items() {
-		k := payload.Text(it.Key)
-		if k == "encoder" {
-			return "", pytoml.AttributeError(it.Value, "dump_sections")
+		if k := payload.Text(it.Key); k != "encoder" {
+			return "", pytoml.ParamError("dumps", k)
 		}
-		return "", pytoml.ParamError("dumps", k)
+	}
+	if enc, ok := opts.Get("encoder"); ok {
+		return "", pytoml.AttributeError(enc, "dump_sections")
 	}
 	return pytoml.Dumps(obj)
 }
