@@ -37,7 +37,24 @@ while read -r repo commit _; do
   dest="$GSALT_FORMULAS_DIR/$name"
   rm -rf "$dest"
   mkdir -p "$dest"
-  git --git-dir="$gitdir" archive "$commit" | tar -x -C "$dest"
+  # a snapshot may lack its largest blobs (listed in its tree, absent):
+  # then the tree is checked out without them, and they are named
+  missing=$(git --git-dir="$gitdir" ls-tree -r --format='%(objectname)' "$commit" |
+    git --git-dir="$gitdir" cat-file --batch-check='%(objectname) %(objecttype)' 2>/dev/null |
+    awk '$2 == "missing" {print $1}')
+  if [ -z "$missing" ]; then
+    git --git-dir="$gitdir" archive "$commit" | tar -x -C "$dest"
+  else
+    index=$(mktemp)
+    GIT_INDEX_FILE=$index git --git-dir="$gitdir" read-tree "$commit"
+    for hash in $missing; do
+      path=$(git --git-dir="$gitdir" ls-tree -r "$commit" | awk -v h="$hash" '$3 == h {sub(/^[^\t]*\t/, ""); print}')
+      echo "formulas.sh: $repo: $path is not in the mirror; exported without it" >&2
+      GIT_INDEX_FILE=$index git --git-dir="$gitdir" update-index --force-remove -- "$path"
+    done
+    GIT_INDEX_FILE=$index git --git-dir="$gitdir" --work-tree="$dest" checkout-index -a
+    rm -f "$index"
+  fi
   echo "$dest ($repo@${commit:0:12})"
   n=$((n + 1))
 done < "$list"

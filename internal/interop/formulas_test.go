@@ -423,6 +423,11 @@ func TestFormulas(t *testing.T) {
 		}
 	}
 
+	// Salt's pip module runs pip with the Python Salt itself runs on
+	// (sys.executable); gsalt's runs the python3 found on PATH: put
+	// Salt's interpreter first, so that both ask the same pip
+	gsaltPath := append(os.Environ(), "PATH="+filepath.Dir(saltpeer.Python())+string(os.PathListSeparator)+os.Getenv("PATH"))
+
 	type row struct {
 		name, sls, pillar string
 		// random counts the masked leaves of a pillar that draws
@@ -513,6 +518,7 @@ func TestFormulas(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				defer cancel()
 				cmd := exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), append([]string{"-c", gsaltConf, "--local", "--out", "json"}, args...)...)
+				cmd.Env = gsaltPath
 				return showSLS(cmd, replace(gsaltDir))
 			}
 			// show_sls and apply render the states with the pillar Salt

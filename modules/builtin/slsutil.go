@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/internal/pytoml"
 	"github.com/gsalt/gsalt/internal/pyyaml"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
@@ -303,7 +304,7 @@ func (e execCaller) CallFunction(ctx context.Context, fun string, args []any, kw
 // ErrSerializer is returned for a serializer gsalt does not have.
 var ErrSerializer = errors.New("serializer not available")
 
-// Serialize is salt.serializers.<name>.serialize for json and yaml, with
+// Serialize is salt.serializers.<name>.serialize for json, yaml and toml, with
 // the options Salt's serializers honour (json: indent, sort_keys,
 // ensure_ascii; yaml: default_flow_style, indent, width, allow_unicode).
 func Serialize(name string, obj any, opts *payload.Map) (string, error) {
@@ -354,8 +355,34 @@ func Serialize(name string, obj any, opts *payload.Map) (string, error) {
 			return s[:len(s)-5], nil
 		}
 		return strings.TrimSuffix(s, "\n"), nil
+	case "toml":
+		s, err := serializeTOML(obj, opts)
+		if err != nil {
+			return "", &modules.PyException{Class: "salt.serializers.SerializationError", Message: err.Error()}
+		}
+		return s, nil
 	}
 	return "", fmt.Errorf("%w: Serializer '%s' not found.", modules.ErrExecution, name)
+}
+
+// serializeTOML is salt.serializers.toml.serialize: toml.dumps(obj,
+// **opts) of python3-toml 0.10.2 (internal/pytoml), which takes no option
+// but encoder (a Python object, never given from SLS).
+func serializeTOML(obj any, opts *payload.Map) (string, error) {
+	if _, ok := opts.Get("file_out"); ok {
+		return "", pytoml.ParamError("dump", "file_out")
+	}
+	// Python refuses the first keyword argument dumps does not take
+	// before it uses the encoder
+	for _, it := range opts.Items() {
+		if k := payload.Text(it.Key); k != "encoder" {
+			return "", pytoml.ParamError("dumps", k)
+		}
+	}
+	if enc, ok := opts.Get("encoder"); ok {
+		return "", pytoml.AttributeError(enc, "dump_sections")
+	}
+	return pytoml.Dumps(obj)
 }
 
 // Deserialize is salt.serializers.<name>.deserialize for json and yaml.

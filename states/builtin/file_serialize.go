@@ -85,13 +85,14 @@ func fileSerializeState(ctx context.Context, c *states.Call) (states.Ret, error)
 	if dataset == nil {
 		return fileError(ret, "Neither 'dataset' nor 'dataset_pillar' was defined")
 	}
-	if ser != "json" && ser != "yaml" {
+	if ser != "json" && ser != "yaml" && ser != "toml" {
 		return states.Ret{Name: name, Result: states.False, Changes: &payload.Map{},
 			Comment: fmt.Sprintf("The %s serializer could not be found. It either does not exist or its prerequisites are not installed.", ser)}, nil
 	}
 	opts := map[string]*payload.Map{
 		"yaml": payload.NewMap("default_flow_style", false),
 		"json": payload.NewMap("indent", int64(2), "separators", []any{",", ": "}, "sort_keys", true),
+		"toml": payload.NewMap(),
 	}
 	if payload.Truthy(a.Get("encoding")) {
 		opts["yaml"].Set("allow_unicode", true)

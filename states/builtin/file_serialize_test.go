@@ -7,7 +7,7 @@ import (
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-// TestFileSerializeGolden compares file.serialize (json and yaml, test
+// TestFileSerializeGolden compares file.serialize (json, yaml and toml, test
 // mode, pillar data sets, errors) on temporary files with Salt 3006
 // (testdata/golden/file_serialize.json).
 func TestFileSerializeGolden(t *testing.T) {
@@ -30,6 +30,10 @@ func TestFileSerializeGolden(t *testing.T) {
 		single("unknown", "file.serialize", false, "name", "{dir}/x", "dataset", ds, "serializer", "nope"),
 		single("makedirs", "file.serialize", false, "name", "{dir}/sub/dir/x.json", "dataset", ds, "serializer", "json", "makedirs", true),
 		single("no makedirs", "file.serialize", false, "name", "{dir}/sub2/x.json", "dataset", ds, "serializer", "json"),
+		single("toml new", "file.serialize", false, "name", "{dir}/new.toml", "dataset", payload.NewMap("top", "x", "tbl", ds, "arr", []any{payload.NewMap("k", int64(1)), payload.NewMap("k", int64(2))}), "serializer", "toml"),
+		single("toml test", "file.serialize", true, "name", "{dir}/t.toml", "dataset", ds, "formatter", "TOML"),
+		single("toml opts", "file.serialize", false, "name", "{dir}/o.toml", "dataset", ds, "serializer", "toml", "serializer_opts", []any{payload.NewMap("indent", int64(4))}),
+		single("toml control char", "file.serialize", false, "name", "{dir}/c.toml", "dataset", payload.NewMap("k", "\x01"), "serializer", "toml"),
 		single("deserializer_opts warns", "file.serialize", false, "name", "{dir}/w.json", "dataset", ds, "serializer", "json", "deserializer_opts", []any{payload.NewMap("a", int64(1))}),
 	}
 	for i := range calls {
