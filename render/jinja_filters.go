@@ -224,8 +224,16 @@ func saltUnique(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	switch v.(type) {
-	case *jinja.List, []any, *payload.Map, *jinja.Set, *jinja.DictView:
+	hashable := true
+	switch x := v.(type) {
+	case *jinja.List, []any, *payload.Map, *jinja.Set:
+		hashable = false
+	case *jinja.DictView:
+		// dict_keys and dict_items are set-like (no hash); dict_values
+		// keeps object's hash
+		hashable = x.Kind == "values"
+	}
+	if !hashable {
 		out := jinja.NewList()
 		for _, x := range items {
 			in, err := jinja.Contains(out, x)
@@ -365,7 +373,14 @@ func saltFilters() map[string]filterFunc {
 			}
 			return v, nil
 		}),
-		"load_text": strFilter(func(s string, va *varArgs) (any, error) { return s, nil }),
+		// SerializerExtension.load_text: a template module becomes its
+		// text, any other value is returned as it is
+		"load_text": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if _, ok := in.Interface().(*jinja.Module); ok {
+				return asValue(pyStr(in))
+			}
+			return in
+		},
 		"yaml_encode": simple(func(in any, va *varArgs) (any, error) {
 			switch x := in.(type) {
 			case string:
