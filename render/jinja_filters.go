@@ -224,8 +224,16 @@ func saltUnique(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	switch v.(type) {
-	case *jinja.List, []any, *payload.Map, *jinja.Set, *jinja.DictView:
+	hashable := true
+	switch x := v.(type) {
+	case *jinja.List, []any, *payload.Map, *jinja.Set:
+		hashable = false
+	case *jinja.DictView:
+		// dict_keys and dict_items are set-like (no hash); dict_values
+		// keeps object's hash
+		hashable = x.Kind == "values"
+	}
+	if !hashable {
 		out := jinja.NewList()
 		for _, x := range items {
 			in, err := jinja.Contains(out, x)
@@ -288,7 +296,7 @@ func saltFilters() map[string]filterFunc {
 			}
 			// Salt's dumper writes what it cannot represent (a Markup
 			// value) as NULL
-			out, err := yamlDumpUnknownNull(fromJinja(markupUnknown(in.Interface(), 0)), arg(va, 0, "flow_style", true).IsTrue())
+			out, err := yamlDumpUnknownNull(plainData(markupUnknown(in.Interface(), 0)), arg(va, 0, "flow_style", true).IsTrue())
 			if err != nil {
 				return asValue(err)
 			}
@@ -301,7 +309,7 @@ func saltFilters() map[string]filterFunc {
 			}
 			var l []any
 			for _, it := range d.Items() {
-				l = append(l, payload.NewMap().SetKey(fromJinja(it.Key), fromJinja(it.Value)))
+				l = append(l, payload.NewMap().SetKey(plainData(it.Key), plainData(it.Value)))
 			}
 			out, err := YAMLDump(l, arg(va, 0, "flow_style", false).IsTrue())
 			if err != nil {
@@ -317,7 +325,7 @@ func saltFilters() map[string]filterFunc {
 			if err := jinja.JSONSerializable(in.Interface(), 0); err != nil {
 				return asValue(err)
 			}
-			out, err := PyJSON(fromJinja(in), JSONOptions{SortKeys: arg(va, 0, "sort_keys", true).IsTrue(), Indent: indentArg(arg(va, 1, "indent", nil))})
+			out, err := PyJSON(plainData(in), JSONOptions{SortKeys: arg(va, 0, "sort_keys", true).IsTrue(), Indent: indentArg(arg(va, 1, "indent", nil))})
 			if err != nil {
 				return asValue(err)
 			}
@@ -337,7 +345,7 @@ func saltFilters() map[string]filterFunc {
 			if v, ok := va.KwArgs["sort_keys"]; ok {
 				opts.SortKeys = v.IsTrue()
 			}
-			out, err := PyJSON(fromJinja(in), opts)
+			out, err := PyJSON(plainData(in), opts)
 			if err != nil {
 				return asValue(err)
 			}
@@ -349,8 +357,9 @@ func saltFilters() map[string]filterFunc {
 		},
 		"load_yaml": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			switch in.Interface().(type) {
-			case int64, *big.Int, float64, bool, *jinja.List, jinja.Tuple, *payload.Map:
-				// yaml.safe_load takes a string or a stream
+			case int64, *big.Int, float64, bool, *jinja.List, jinja.Tuple, *payload.Map, *jinja.Generator, *jinja.DictView:
+				// yaml.safe_load takes a string or a stream (an iterator
+				// object is neither)
 				if !in.IsError() {
 					return asValue(&jinja.Error{Kind: "TypeError", Msg: "a string or stream input is required"})
 				}
@@ -364,13 +373,23 @@ func saltFilters() map[string]filterFunc {
 			}
 			return v, nil
 		}),
-		"load_text": strFilter(func(s string, va *varArgs) (any, error) { return s, nil }),
+		// SerializerExtension.load_text: a template module becomes its
+		// text, any other value is returned as it is
+		"load_text": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if _, ok := in.Interface().(*jinja.Module); ok {
+				return asValue(pyStr(in))
+			}
+			return in
+		},
 		"yaml_encode": simple(func(in any, va *varArgs) (any, error) {
 			switch x := in.(type) {
 			case string:
 				return yamlDoubleQuoted(x), nil
 			case *payload.Map, []any:
 				return nil, fmt.Errorf("yaml_encode() only works with YAML scalar data; failed for %s", pyTypeName(in))
+			case jinja.Iterable:
+				// an iterator object: the dumper has no representer for it
+				return nil, &jinja.Error{Kind: "RepresenterError", Msg: fmt.Sprintf("('cannot represent an object', %s)", jinja.Repr(x))}
 			case nil:
 				return "null", nil
 			case bool:
@@ -577,8 +596,8 @@ func saltFilters() map[string]filterFunc {
 			if !ok {
 				// int(value): numbers convert, containers and None fail
 				switch x := in.(type) {
-				case []any, *payload.Map, nil:
-					return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("int() argument must be a string, a bytes-like object or a real number, not '%s'", pyTypeName(in))}
+				case []any, *payload.Map, nil, jinja.Iterable:
+					return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("int() argument must be a string, a bytes-like object or a real number, not '%s'", jinja.TypeName(in))}
 				case bool:
 					if x {
 						return int64(1), nil
@@ -645,31 +664,9 @@ func saltFilters() map[string]filterFunc {
 			return orEmptyList(flatten(l, levels, preserveNulls)), nil
 		}),
 		"exactly_n_true": simple(func(in any, va *varArgs) (any, error) {
-			l, err := jinja.Iterate(in)
-			if err != nil {
-				return nil, err
-			}
-			n := 0
-			for _, x := range l {
-				if payload.Truthy(x) {
-					n++
-				}
-			}
-			return n == arg(va, 0, "n", 1).Integer(), nil
+			return exactlyNTrue(in, arg(va, 0, "n", 1).Integer())
 		}),
-		"exactly_one_true": simple(func(in any, va *varArgs) (any, error) {
-			l, err := jinja.Iterate(in)
-			if err != nil {
-				return nil, err
-			}
-			n := 0
-			for _, x := range l {
-				if payload.Truthy(x) {
-					n++
-				}
-			}
-			return n == 1, nil
-		}),
+		"exactly_one_true": simple(func(in any, va *varArgs) (any, error) { return exactlyNTrue(in, 1) }),
 		// salt.utils.data.substr_in_list: any(x in s for s in list_), with
 		// Python's "in" (a str left operand needs a str right one)
 		"substring_in_list": func(e *jinja.Runtime, in *value, va *varArgs) *value {
@@ -1377,8 +1374,16 @@ func networkHosts(p netip.Prefix) (any, error) {
 func flatten(l []any, levels int, preserveNulls bool) []any {
 	var out []any
 	for _, x := range l {
-		if x == nil && !preserveNulls {
+		if !preserveNulls && (x == nil || x == "None" || x == "null") {
+			// element in (None, "None", "null")
 			continue
+		}
+		if _, ok := x.(*jinja.Undefined); ok && levels != 0 {
+			// is_iter(Undefined): it iterates as empty
+			continue
+		}
+		if t, ok := x.(jinja.Tuple); ok {
+			x = []any(t)
 		}
 		if sub, ok := x.([]any); ok && levels != 0 {
 			out = append(out, flatten(sub, levels-1, preserveNulls)...)
@@ -1396,6 +1401,22 @@ func flatten(l []any, levels int, preserveNulls bool) []any {
 		out = append(out, x)
 	}
 	return out
+}
+
+// exactlyNTrue is salt.utils.data.exactly_n: exactly n items of the
+// iterable are true (an undefined item is false).
+func exactlyNTrue(in any, n int) (any, error) {
+	l, err := jinja.Iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	count := 0
+	for _, x := range l {
+		if t, _ := jinja.Truthy(x); t {
+			count++
+		}
+	}
+	return count == n, nil
 }
 
 func toSnake(s string) string {

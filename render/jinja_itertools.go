@@ -83,37 +83,44 @@ func itertoolsFilters() map[string]jinja.FilterFunc {
 			if len(args) != 1 {
 				return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("compress() takes exactly 2 arguments (%d given)", len(args)+1)}
 			}
-			data, err := jinja.Iterate(v)
+			data, dataErr, err := pyIter(v)
 			if err != nil {
 				return nil, err
 			}
-			sel, err := jinja.Iterate(args[0])
+			sel, selErr, err := pyIter(args[0])
 			if err != nil {
 				return nil, err
 			}
 			var out []any
-			for i := 0; i < len(data) && i < len(sel); i++ {
+			for i := 0; ; i++ {
+				// next(data), then next(selectors): the first that raises
+				// or is exhausted ends the iterator
+				if i >= len(data) {
+					return jinja.NewIterator("itertools", "compress", out, dataErr), nil
+				}
+				if i >= len(sel) {
+					return jinja.NewIterator("itertools", "compress", out, selErr), nil
+				}
 				if ok, err := jinja.Truthy(sel[i]); err != nil {
 					return jinja.NewIterator("itertools", "compress", out, err), nil
 				} else if ok {
 					out = append(out, data[i])
 				}
 			}
-			return jinja.NewIterator("itertools", "compress", out, nil), nil
 		},
 		"zip": func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
-			out, err := zipItems("zip", v, args, kw, false)
+			out, lazy, err := zipItems("zip", v, args, kw, false)
 			if err != nil {
 				return nil, err
 			}
-			return jinja.NewIterator("", "zip", out, nil), nil
+			return jinja.NewIterator("", "zip", out, lazy), nil
 		},
 		"zip_longest": func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
-			out, err := zipItems("zip_longest", v, args, kw, true)
+			out, lazy, err := zipItems("zip_longest", v, args, kw, true)
 			if err != nil {
 				return nil, err
 			}
-			return jinja.NewIterator("itertools", "zip_longest", out, nil), nil
+			return jinja.NewIterator("itertools", "zip_longest", out, lazy), nil
 		},
 	}
 }
@@ -219,42 +226,63 @@ func perms(pool []any, r int) []any {
 	return out
 }
 
-// zipItems is zip (shortest) or zip_longest (padded with fillvalue).
-func zipItems(name string, v any, args []any, kw *payload.Map, longest bool) ([]any, error) {
+// pyIter is Python's iter(x) for an itertools object's input: a value
+// that is not iterable fails at once; an iterator whose next step raises
+// (a generator holding an error) gives the items before it and, apart,
+// the error, which the lazy itertools object raises only when iterated.
+func pyIter(x any) (items []any, lazy, err error) {
+	if g, ok := x.(*jinja.Generator); ok {
+		items, lazy = g.Iter()
+		return items, lazy, nil
+	}
+	items, err = jinja.Iterate(x)
+	return items, nil, err
+}
+
+// zipItems is zip (shortest) or zip_longest (padded with fillvalue): the
+// rows, and the error an input iterator raises where the rows stop.
+func zipItems(name string, v any, args []any, kw *payload.Map, longest bool) ([]any, error, error) {
 	var fill any
 	if kw != nil {
 		for _, it := range kw.Items() {
 			if !longest || it.Key != "fillvalue" {
-				return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() got an unexpected keyword argument %s", name, jinja.Repr(it.Key))}
+				return nil, nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() got an unexpected keyword argument %s", name, jinja.Repr(it.Key))}
 			}
 			fill = it.Value
 		}
 	}
 	var lists [][]any
+	var lazy []error
 	for _, x := range append([]any{v}, args...) {
-		items, err := jinja.Iterate(x)
+		items, lz, err := pyIter(x)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		lists = append(lists, items)
-	}
-	n := -1
-	for _, l := range lists {
-		if n < 0 || (longest && len(l) > n) || (!longest && len(l) < n) {
-			n = len(l)
-		}
+		lazy = append(lazy, lz)
 	}
 	var out []any
-	for i := 0; i < n; i++ {
+	for i := 0; len(lists) > 0 && len(out) <= 1<<16; i++ {
+		// one row: next() of every input in order
 		row := make(jinja.Tuple, len(lists))
+		active := 0
 		for j, l := range lists {
-			if i < len(l) {
+			switch {
+			case i < len(l):
 				row[j] = l[i]
-			} else {
+				active++
+			case lazy[j] != nil:
+				return out, lazy[j], nil
+			case !longest:
+				return out, nil, nil
+			default:
 				row[j] = fill
 			}
 		}
+		if active == 0 {
+			break
+		}
 		out = append(out, row)
 	}
-	return out, nil
+	return out, nil, nil
 }

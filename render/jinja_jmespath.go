@@ -33,7 +33,7 @@ func filterJSONQuery(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any,
 		return nil, pyErr("ParseError", "%s", err.Error())
 	}
 	c := &jmesConv{maps: map[uintptr]*payload.Map{}}
-	in := c.toJMES(jinja.Export(v), 0)
+	in := c.toJMES(jinja.ExportOptions{Undefined: true}.Export(v), 0)
 	out, err := q.Search(in)
 	if err != nil {
 		return nil, pyErr("JMESPathError", "%s", err.Error())
@@ -42,10 +42,17 @@ func filterJSONQuery(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any,
 }
 
 // jmesConv converts between payload data and go-jmespath's values,
-// remembering each dict's key order.
+// remembering each dict's key order and the undefined items (which a
+// query returns as the same objects, as Python's jmespath does).
 type jmesConv struct {
-	maps map[uintptr]*payload.Map
+	maps   map[uintptr]*payload.Map
+	opaque []any
 }
+
+// jmesOpaque stands for an object JMESPath does not look into (an
+// undefined item): an index into jmesConv.opaque. It is not a struct, so
+// go-jmespath finds no fields in it.
+type jmesOpaque int
 
 func (c *jmesConv) toJMES(v any, depth int) any {
 	if depth > maxConvertDepth {
@@ -74,6 +81,9 @@ func (c *jmesConv) toJMES(v any, depth int) any {
 	case *big.Int:
 		f, _ := new(big.Float).SetInt(x).Float64()
 		return f
+	case *jinja.Undefined:
+		c.opaque = append(c.opaque, x)
+		return jmesOpaque(len(c.opaque) - 1)
 	}
 	return v
 }
@@ -115,6 +125,10 @@ func (c *jmesConv) fromJMES(v any, depth int) any {
 			return int64(x)
 		}
 		return x
+	case jmesOpaque:
+		if int(x) >= 0 && int(x) < len(c.opaque) {
+			return c.opaque[x]
+		}
 	}
 	return v
 }

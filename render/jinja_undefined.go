@@ -243,7 +243,13 @@ type nestedUse struct {
 	// consumed first and its items used; generators only: just Python's
 	// generator objects (isinstance(x, types.GeneratorType))
 	iterators, generators bool
-	maxDepth              int // with levelsArg: the deepest level walked (-1: no limit)
+	// hashed: the items are hashed (set(), dict keys), so the elements of
+	// a tuple item are used too, nested tuples included
+	hashed bool
+	// pairs: the items are unpacked as (key, value) and both str()-ed, so
+	// the elements of a tuple or list item are used
+	pairs    bool
+	maxDepth int // with levelsArg: the deepest level walked (-1: no limit)
 }
 
 // levelsDepth is the nesting flatten(levels=N) walks: the items of N+1
@@ -280,7 +286,7 @@ func nestedFilters() map[string]nestedUse {
 		"filter_by_networks":    items,
 		"sorted_ignorecase":     firstAttr,
 		"to_snake_case":         {lists: true, tuples: true, first: true, lenient: true},
-		"urlencode":             {lists: true, tuples: true, first: true, values: true, iterators: true},
+		"urlencode":             {lists: true, tuples: true, first: true, values: true, iterators: true, pairs: true},
 		"union":                 {lists: true},
 		"symmetric_difference":  {lists: true},
 		"difference":            items,
@@ -288,7 +294,7 @@ func nestedFilters() map[string]nestedUse {
 		"append_dict_key_value": dictKV,
 		"extend_dict_key_value": dictKV,
 		"update_dict_key_value": dictKV,
-		"compare_dicts":         {lists: true, tuples: true, values: true, iterators: true},
+		"compare_dicts":         {lists: true, tuples: true, values: true, iterators: true, hashed: true},
 		"flatten":               {lists: true, tuples: true, deep: true, levelsArg: true, iterators: true},
 		"json_query":            {values: true, deep: true},
 		"traverse":              {values: true, deep: true},
@@ -355,6 +361,43 @@ func (use nestedUse) items(items []any, depth int) error {
 	for _, it := range items {
 		if err := use.item(it, use.lenient, depth); err != nil {
 			return err
+		}
+		if err := use.elements(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// elements checks the elements of an item that is hashed or unpacked.
+func (use nestedUse) elements(it any) error {
+	var elems []any
+	switch x := it.(type) {
+	case jinja.Tuple:
+		if !use.hashed && !use.pairs {
+			return nil
+		}
+		elems = x
+	case *jinja.List:
+		if !use.pairs {
+			return nil
+		}
+		elems = x.Items
+	default:
+		return nil
+	}
+	if use.pairs && len(elems) != 2 {
+		// unpacking fails first
+		return nil
+	}
+	for _, e := range elems {
+		if err := use.item(e, use.lenient, maxConvertDepth); err != nil {
+			return err
+		}
+		if _, isTuple := e.(jinja.Tuple); isTuple && use.hashed {
+			if err := use.elements(e); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

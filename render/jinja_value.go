@@ -130,8 +130,15 @@ func adapt(fn filterFunc) jinja.FilterFunc {
 	}
 }
 
-// fromJinja converts a template value to payload data.
-func fromJinja(v any) any {
+// fromJinja converts a template value to the payload data Salt's filters
+// written in Go work on (filterExport: undefined and tuple items stay).
+func fromJinja(v any) any { return exportWith(filterExport, v) }
+
+// plainData converts a template value to plain payload data (undefined
+// items None, tuples lists), for the serializers.
+func plainData(v any) any { return exportWith(jinja.ExportOptions{}, v) }
+
+func exportWith(o jinja.ExportOptions, v any) any {
 	if x, ok := v.(*value); ok {
 		if x == nil {
 			return nil
@@ -141,8 +148,13 @@ func fromJinja(v any) any {
 		}
 		v = x.v
 	}
-	return jinja.Export(v)
+	return o.Export(v)
 }
+
+// filterExport is how Salt's filters written in Go see their input: an
+// undefined or tuple item stays the object Salt's Python code would meet
+// (and returns untouched).
+var filterExport = jinja.ExportOptions{Undefined: true, Tuples: true, Iterators: true}
 
 // toJinja converts payload data to a template value.
 func toJinja(v any) any { return jinja.Import(v) }

@@ -297,9 +297,27 @@ func importKey(k any) any {
 
 // Export converts engine values back to plain payload data: *List and
 // Tuple become []any, dicts are copied; undefined becomes nil.
-func Export(v any) any { return exportDepth(v, 0) }
+func Export(v any) any { return ExportOptions{}.Export(v) }
 
-func exportDepth(v any, depth int) any {
+// ExportOptions says which engine values an export keeps as they are
+// below the top level of the value, where Python code handed the value
+// would still meet them as such: Jinja2's Undefined object, a tuple, an
+// unconsumed iterator. Salt's filters written in Go work on exported data
+// and return the items they do not touch as the same objects.
+type ExportOptions struct {
+	// Undefined keeps undefined items (Export makes them None).
+	Undefined bool
+	// Tuples keeps tuple items (Export makes them lists).
+	Tuples bool
+	// Iterators keeps iterators (generators, reversed lists, dict views)
+	// unconsumed, also at the top level (Export reads them as lists).
+	Iterators bool
+}
+
+// Export converts v as the options say.
+func (o ExportOptions) Export(v any) any { return o.export(v, 0) }
+
+func (o ExportOptions) export(v any, depth int) any {
 	if depth > 1000 {
 		return nil
 	}
@@ -307,13 +325,16 @@ func exportDepth(v any, depth int) any {
 	case *List:
 		out := make([]any, len(x.Items))
 		for i, e := range x.Items {
-			out[i] = exportDepth(e, depth+1)
+			out[i] = o.export(e, depth+1)
 		}
 		return out
 	case Tuple:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = exportDepth(e, depth+1)
+			out[i] = o.export(e, depth+1)
+		}
+		if o.Tuples && depth > 0 {
+			return Tuple(out)
 		}
 		return out
 	case *payload.Map:
@@ -326,22 +347,31 @@ func exportDepth(v any, depth int) any {
 			if t, ok := k.(Tuple); ok {
 				k = Repr(t)
 			}
-			m.SetKey(k, exportDepth(it.Value, depth+1))
+			m.SetKey(k, o.export(it.Value, depth+1))
 		}
 		return m
 	case *Undefined:
+		if o.Undefined && depth > 0 {
+			return x
+		}
 		return nil
 	case Markup:
 		return string(x)
 	case *Namespace:
-		return exportDepth(x.M, depth+1)
+		return o.export(x.M, depth+1)
 	case Iterable:
+		if o.Iterators {
+			switch x.(type) {
+			case *Generator, *DictView:
+				return x
+			}
+		}
 		// dict views, range objects and groupby items leave as lists
 		items, err := x.Iter()
 		if err != nil {
 			return nil
 		}
-		return exportDepth(&List{Items: items}, depth)
+		return o.export(&List{Items: items}, depth)
 	}
 	return v
 }
