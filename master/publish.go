@@ -45,6 +45,12 @@ type PublishRequest struct {
 	// ret_kwargs, module_executors, executor_opts, master_id, nocache, ...);
 	// nil for none.
 	Kwargs *payload.Map
+	// Queued queues the job's load for the job cache instead of waiting
+	// for its commit (Salt's local_cache writes it without an fsync): the
+	// load still commits before any return of the job, but may not be
+	// readable yet when Publish returns. For publishers that wait for
+	// nothing (the reactor's cmd_async).
+	Queued bool
 }
 
 // load renders r as Salt's clear publish load (without key).
@@ -95,22 +101,38 @@ func (m *Master) Publish(ctx context.Context, req PublishRequest) (jid string, m
 	if err := ctx.Err(); err != nil {
 		return "", nil, nil, err
 	}
-	return m.publishMirror(req.load(m), false)
+	mode := saveWait
+	if req.Queued {
+		mode = saveQueued
+	}
+	return m.publishMirror(req.load(m), mode)
 }
 
 // publish is the common path of the clear publish command and the
 // master's batches: publishMirror with the local_cache mirror written.
 func (m *Master) publish(clear *payload.Map) (string, []string, []string, error) {
-	return m.publishMirror(clear, true)
+	return m.publishMirror(clear, saveMirror)
 }
+
+// saveMode says how publishMirror saves a job's load.
+type saveMode int
+
+const (
+	// saveWait waits for the job cache's commit.
+	saveWait saveMode = iota
+	// saveMirror waits for it and writes the local_cache mirror too.
+	saveMirror
+	// saveQueued queues the write without waiting (PublishRequest.Queued).
+	saveQueued
+)
 
 // publishMirror is the common path of Publish and the clear publish
 // command. clear is the clear load (key already removed); its jid is set.
-// mirror writes the local_cache files Python's LocalClient reads (see
+// saveMirror writes the local_cache files Python's LocalClient reads (see
 // localcache.go); in-process publishers (reactor, orchestrate, runners)
 // have no such client waiting, and the three files per job were a
 // quarter of the master's CPU in a reactor publishing jobs.
-func (m *Master) publishMirror(clear *payload.Map, mirror bool) (string, []string, []string, error) {
+func (m *Master) publishMirror(clear *payload.Map, save saveMode) (string, []string, []string, error) {
 	if m.ctx.Err() != nil {
 		return "", nil, nil, ErrClosed
 	}
@@ -179,14 +201,7 @@ func (m *Master) publishMirror(clear *payload.Map, mirror bool) (string, []strin
 		m.ext.SaveLoad(jid, clear)
 	}
 	if m.cfg.JobCache && !(kwargs != nil && kwargs.Bool("nocache")) {
-		if err := m.jobs.SaveLoad(jid, clear, minions); err != nil {
-			m.log.Error("cannot save the job load", "jid", jid, "err", err)
-		}
-		if mirror {
-			if err := m.mirrorLoad(jid, clear, minions); err != nil {
-				m.log.Error("cannot write the local_cache job load", "jid", jid, "err", err)
-			}
-		}
+		m.saveLoad(jid, clear, minions, save)
 	}
 	load := m.pubLoad(clear, kwargs, delim)
 	var topics []string
@@ -205,6 +220,27 @@ func (m *Master) publishMirror(clear *payload.Map, mirror bool) (string, []strin
 	m.st.published.Add(1)
 	m.log.Info("published a job", "jid", jid, "fun", payload.Text(fun), "tgt", payload.Text(tgt), "minions", len(minions))
 	return jid, minions, missing, nil
+}
+
+// saveLoad writes a job's load to the job cache as save says. A queued
+// write is queued before the publish leaves, so it commits before any of
+// the job's returns; its failure is logged when the writer reaches it.
+func (m *Master) saveLoad(jid string, clear *payload.Map, minions []string, save saveMode) {
+	logErr := func(err error) {
+		if err != nil {
+			m.log.Error("cannot save the job load", "jid", jid, "err", err)
+		}
+	}
+	if save == saveQueued {
+		logErr(m.jobs.SaveLoadQueued(jid, clear, minions, logErr))
+		return
+	}
+	logErr(m.jobs.SaveLoad(jid, clear, minions))
+	if save == saveMirror {
+		if err := m.mirrorLoad(jid, clear, minions); err != nil {
+			m.log.Error("cannot write the local_cache job load", "jid", jid, "err", err)
+		}
+	}
 }
 
 // pubLoad builds the published job load in Salt's key order (§6.2).

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -234,6 +235,18 @@ func TestLocalCacheMirror(t *testing.T) {
 	}
 	if j, err := e.m.jobs.Get(inproc); err != nil || j.Load.Str("fun") != "test.ping" {
 		t.Fatalf("in-process publish not in the job cache: %v %v", j, err)
+	}
+	// A queued one (the reactor's) is committed soon after, without a mirror.
+	queued, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m1", Fun: "test.echo", Arg: []any{"q"}, Queued: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 10*time.Second, func() bool {
+		j, err := e.m.jobs.Get(queued)
+		return err == nil && j.Load.Str("fun") == "test.echo" && len(j.Minions) == 1
+	}, "the queued publish's load in the job cache")
+	if _, err := os.Stat(mirrorDir(queued)); !os.IsNotExist(err) {
+		t.Fatalf("queued publish wrote a local_cache mirror: %v", err)
 	}
 	// The clear publish command (Python's LocalClient) gets the mirror.
 	rl, _ := e.clear(e.publishReq("m1", "test.ping", []any{}, e.rootKy)).(*payload.Map)

@@ -68,19 +68,23 @@ func (m *Minion) RegisterHealth(ctx context.Context, h *health.Server) {
 		health.GaugeFunc("minion", "connected", "1 when the publish subscription is connected.",
 			func() float64 { return b2f(m.Connection().Connected) }),
 		health.CounterFunc("minion", "publish_dropped_total", "Publications dropped because the receive queue was full.",
-			func() uint64 {
-				var n uint64
-				m.mu.RLock()
-				links := append([]*link(nil), m.links...)
-				m.mu.RUnlock()
-				for _, l := range links {
-					if s := l.sub.Load(); s != nil {
-						n += s.Dropped()
-					}
-				}
-				return n
-			}),
+			m.publishDropped),
 	)
+}
+
+// publishDropped counts the publications the minion's subscriptions
+// dropped because their receive queue was full.
+func (m *Minion) publishDropped() uint64 {
+	var n uint64
+	m.mu.RLock()
+	links := append([]*link(nil), m.links...)
+	m.mu.RUnlock()
+	for _, l := range links {
+		if s := l.sub.Load(); s != nil {
+			n += s.Dropped()
+		}
+	}
+	return n
 }
 
 // SwarmHealth follows the identities of a swarm (RunSwarm) for the
@@ -110,6 +114,8 @@ func RegisterSwarmHealth(ctx context.Context, h *health.Server, n int) *SwarmHea
 			func() float64 { c, _ := s.counts(); return float64(c) }),
 		health.GaugeFunc("minion", "swarm_size", "Swarm identities configured (--swarm).",
 			func() float64 { return float64(n) }),
+		health.CounterFunc("minion", "swarm_publish_dropped_total", "Publications the swarm identities dropped because their receive queue was full.",
+			s.publishDropped),
 	)
 	return s
 }
@@ -122,6 +128,18 @@ func (s *SwarmHealth) Add(m *Minion) {
 	s.mu.Lock()
 	s.ms = append(s.ms, m)
 	s.mu.Unlock()
+}
+
+// publishDropped sums the identities' dropped publications.
+func (s *SwarmHealth) publishDropped() uint64 {
+	s.mu.Lock()
+	ms := append([]*Minion(nil), s.ms...)
+	s.mu.Unlock()
+	var n uint64
+	for _, m := range ms {
+		n += m.publishDropped()
+	}
+	return n
 }
 
 // counts returns the connected identities and the swarm size.

@@ -29,6 +29,8 @@ func (r *Reactor) runLocal(rx *Reaction, chain []string) {
 		req.Kwargs = payload.NewMap()
 	}
 	req.JID = r.jid(req.JID, chain)
+	// cmd_async: nothing waits for the job cache's commit of the load.
+	req.Queued = true
 	jid, minions, _, err := r.o.Local.Publish(r.ctx, req)
 	switch {
 	case errors.Is(err, master.ErrNoMinions):

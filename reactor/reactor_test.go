@@ -178,7 +178,7 @@ func TestReactionsFromEvents(t *testing.T) {
 	for _, q := range reqs {
 		byFun[q.Fun.(string)] = q
 	}
-	if q := byFun["saltutil.sync_grains"]; q.Tgt != "m7" || q.TgtType != "glob" || q.Timeout != 5 || q.Kwargs.Str("__id__") != "sync_grains" || q.JID == "" {
+	if q := byFun["saltutil.sync_grains"]; q.Tgt != "m7" || q.TgtType != "glob" || q.Timeout != 5 || q.Kwargs.Str("__id__") != "sync_grains" || q.JID == "" || !q.Queued {
 		t.Errorf("sync_grains job %+v", q)
 	}
 	if q := byFun["test.ping"]; q.Tgt != "web2" || q.Kwargs.Str("__sls__") != filepath.Join(dir, "srv", "reactor", "url.sls") {

@@ -5,11 +5,15 @@ driver, used the same way against gsalt-master and a real salt-master.
 Fires EVENTS events tagged bench/<i> with data {"id": <one of IDS>, "n": i}
 on the master's event pull socket (Salt's IPC frame: a msgpack map
 {"head": {}, "body": tag + "\\n\\n" + msgpack(data)}), keeping at most
-WINDOW events ahead of the job returns, and counts the salt/job/<jid>/new
+WINDOW events ahead of the job returns and at most WINDOW/len(IDS) ahead of
+each identity's returns (the next event goes to the next identity in turn
+with room: one identity falling behind on a loaded machine is not sent more
+jobs than its receive queue holds, 128 publishes for a swarm identity,
+while the others' returns keep the total window open), and counts the salt/job/<jid>/new
 and salt/job/<jid>/ret/<id> events on the pub socket. Prints one line of
 key=value results: jobs returned, seconds from the first event to the last
-return, jobs/s, and the CPU seconds the PIDS (the master's processes) used
-meanwhile. Each distinct tag keeps gsalt's per-(tag, reactor file, minion)
+return, jobs/s, the CPU seconds the PIDS (the master's processes) used
+meanwhile and the driver's own CPU seconds. Each distinct tag keeps gsalt's per-(tag, reactor file, minion)
 loop limiter out of the measurement. Only the standard library and msgpack.
 """
 import os
@@ -49,6 +53,9 @@ time.sleep(0.5)  # let the publisher register the subscriber
 unpacker = msgpack.Unpacker(raw=True)
 new = ret = 0
 seen = set()
+per_id = max(1, window // len(ids))
+ahead = {i.encode(): 0 for i in ids}  # jobs fired to each identity, not yet returned
+turn = 0
 
 
 def drain(timeout):
@@ -71,30 +78,53 @@ def drain(timeout):
         elif len(parts) >= 5 and parts[3] == b"ret" and parts[2] not in seen:
             seen.add(parts[2])
             ret += 1
+            who = b"/".join(parts[4:])
+            if who in ahead:
+                ahead[who] -= 1
     return True
 
 
 packer = msgpack.Packer(use_bin_type=True)
 c0 = cpu()
+d0 = sum(os.times()[:2])
 t0 = time.monotonic()
 fired = 0
 last = t0
+
+
+def pick():
+    """The next identity in turn with room in its window, or None."""
+    global turn
+    for _ in range(len(ids)):
+        i = ids[turn]
+        turn = (turn + 1) % len(ids)
+        if ahead[i.encode()] < per_id:
+            return i
+    return None
+
+
 while ret < total:
     if fired < total and fired - ret < window:
         batch = []
         for _ in range(min(200, total - fired, window - (fired - ret))):
-            data = packer.pack({"id": ids[fired % len(ids)], "n": fired, "_stamp": "2026-01-01T00:00:00.000000"})
+            who = pick()
+            if who is None:
+                break
+            ahead[who.encode()] += 1
+            data = packer.pack({"id": who, "n": fired, "_stamp": "2026-01-01T00:00:00.000000"})
             body = b"bench/%d\n\n" % fired + data
             batch.append(packer.pack({"head": {}, "body": body}))
             fired += 1
-        push.sendall(b"".join(batch))
-        drain(0)
-        continue
+        if batch:
+            push.sendall(b"".join(batch))
+            drain(0)
+            continue
     if drain(5.0):
         last = time.monotonic()
     elif time.monotonic() - last > 20:
         break
 t1 = time.monotonic()
 c1 = cpu()
+d1 = sum(os.times()[:2])
 el = max(last, t0) - t0 if ret < total else t1 - t0
-print(f"events={fired} published={new} returned={ret} seconds={el:.2f} jobs_per_s={ret / el if el else 0:.0f} master_cpu={c1 - c0:.2f}")
+print(f"events={fired} published={new} returned={ret} seconds={el:.2f} jobs_per_s={ret / el if el else 0:.0f} master_cpu={c1 - c0:.2f} driver_cpu={d1 - d0:.2f}")

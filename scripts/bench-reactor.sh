@@ -12,9 +12,11 @@
 # PROFILE_DIR=DIR records the gsalt-master with perf during the run
 # (perf report -i DIR/reactor-master.perf). PPROF_DIR=DIR saves a Go CPU
 # profile of the gsalt-master (PPROF_SECONDS, default 15, from the first
-# event) as DIR/reactor-master.pprof. NO_SALT=1 skips Salt. A second gsalt
+# event) as DIR/reactor-master.pprof (DIR/reactor-master-unsigned.pprof for
+# the sign_pub_messages: False run). NO_SALT=1 skips Salt. A second gsalt
 # run sets sign_pub_messages: False (Salt's master signs every publish by
-# default); NO_UNSIGNED=1 skips it.
+# default); NO_UNSIGNED=1 skips it, NO_SIGNED=1 the signed run. KEEP_TMP=1
+# keeps the configs and logs. RX_LOG_LEVEL sets the daemons' log file level.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -22,11 +24,17 @@ cd "$(dirname "$0")/.."
 events=${1:-20000}
 salt_events=${SALT_EVENTS:-1000}
 n=${RX_SWARM:-4}
-# At most RX_WINDOW events ahead of the returns: below the master's
-# pub_hwm (1000 publishes queued per subscriber, as Salt's), so a swarm
+# At most RX_WINDOW events ahead of the returns (default 100 per identity,
+# at most 800), and at most RX_WINDOW/RX_SWARM ahead for one identity: below
+# the master's pub_hwm (1000 publishes queued per subscriber, as Salt's)
+# and a swarm identity's receive queue (128 publishes), so an identity
 # falling behind on a loaded machine is not sent more jobs than the
-# publisher may queue for it (the rest would be dropped, as libzmq does).
-window=${RX_WINDOW:-800}
+# publisher may queue for it or it may hold (the rest would be dropped,
+# as libzmq does). Master and swarm run with zmq_filtering: True, so each
+# identity receives only its own jobs (without it every identity decrypts
+# every publish, and the ones of the identities that returned already keep
+# coming: a lagging identity's queue overflowed, 600 of 20,000 jobs lost).
+window=${RX_WINDOW:-$((n * 100 < 800 ? n * 100 : 800))}
 bin=${BIN:-${BENCH_BIN:-$PWD/bin}}
 py=/usr/bin/python3
 tmp=$(mktemp -d /tmp/gsalt-bench-reactor.XXXXXX)
@@ -34,7 +42,7 @@ pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  rm -rf "$tmp"
+  if [ -n "${KEEP_TMP:-}" ]; then echo "bench-reactor: kept $tmp" >&2; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 ids=$(for i in $(seq 0 $((n - 1))); do printf 'sw-%04d,' "$i"; done); ids=${ids%,}
@@ -49,11 +57,14 @@ bench-job:
     - tgt: {{ data['id'] }}
 SLS
   swarm_setup "$d" "log_level: error
+log_level_logfile: ${RX_LOG_LEVEL:-error}
+zmq_filtering: True
 user: $(id -un)
 auto_accept: True
 reactor:
   - 'bench/*':
     - $d/reactor/job.sls"
+  printf 'zmq_filtering: True\nlog_level_logfile: %s\n' "${RX_LOG_LEVEL:-error}" >>"$d/etc/swarm/minion"
 }
 
 # wait_all CLI...: until every swarm identity answers test.ping.
@@ -84,7 +95,7 @@ gsalt_run() {
   d=$tmp/$name; setup "$d"
   printf '%s\n' "$extra" >>"$d/etc/master/master"
   pp_addr=
-  [ -n "${PPROF_DIR:-}" ] && [ "$name" = gsalt ] && pp_addr=127.0.0.1:$((20000 + RANDOM % 20000))
+  [ -n "${PPROF_DIR:-}" ] && pp_addr=127.0.0.1:$((20000 + RANDOM % 20000))
   GSALT_PPROF=$pp_addr setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$tmp/gsalt.log" 2>&1 & mp=$!; pids+=($mp)
   sleep 1
   setsid "$bin/gsalt-minion" -c "$d/etc/swarm" --swarm "$n" -l quiet >>"$tmp/gsalt.log" 2>&1 & sp=$!; pids+=($sp)
@@ -97,7 +108,9 @@ gsalt_run() {
   fi
   if [ -n "$pp_addr" ]; then
     mkdir -p "$PPROF_DIR"
-    curl -s -o "$PPROF_DIR/reactor-master.pprof" "http://$pp_addr/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cp_pid=$!
+    local pf=reactor-master.pprof
+    [ "$name" != gsalt ] && pf=reactor-master-${name#gsalt-}.pprof
+    curl -s -o "$PPROF_DIR/$pf" "http://$pp_addr/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cp_pid=$!
   fi
   g=$(run "gsalt-master reactor ($name), $n swarm identities" "$d" "$events" "$mp")
   s1=$(proc_cpu "$sp")
@@ -112,8 +125,11 @@ gsalt_run() {
 # Salt 3006's master signs every publish (sign_pub_messages: True, its
 # default): one RSA-2048 signature per job. The second run turns it off,
 # as a Salt user can, to show what the signature costs.
-gsalt_run gsalt ""
-gj=$(field "$g" jobs_per_s)
+gj=-
+if [ -z "${NO_SIGNED:-}" ]; then
+  gsalt_run gsalt ""
+  gj=$(field "$g" jobs_per_s)
+fi
 gu=-
 if [ -z "${NO_UNSIGNED:-}" ]; then
   gsalt_run gsalt-unsigned "sign_pub_messages: False"

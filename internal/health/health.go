@@ -66,7 +66,8 @@
 //	gsalt-minion
 //	  gsalt_minion_authentications_total, gsalt_minion_authenticated
 //	  gsalt_minion_connected, gsalt_minion_publish_dropped_total
-//	  gsalt_minion_swarm_connected, gsalt_minion_swarm_size (--swarm)
+//	  gsalt_minion_swarm_connected, gsalt_minion_swarm_size,
+//	  gsalt_minion_swarm_publish_dropped_total (--swarm)
 //	gsalt-proxy
 //	  gsalt_proxy_devices{state="starting|up|down"}
 //	  gsalt_proxy_devices_connected

@@ -485,10 +485,22 @@ func (c *Cache) guard(err *error) {
 	}
 }
 
-// writeOp is one write waiting for the writer goroutine.
+// writeOp is one write waiting for the writer goroutine. Its outcome
+// goes to err, or to done when the write was queued without waiting
+// (SaveLoadQueued).
 type writeOp struct {
-	fn  func(*bbolt.Tx) error
-	err chan error
+	fn   func(*bbolt.Tx) error
+	err  chan error
+	done func(error)
+}
+
+// finish hands the write's outcome to whoever waits for it.
+func (op writeOp) finish(err error) {
+	if op.done != nil {
+		op.done(err)
+		return
+	}
+	op.err <- err
 }
 
 // maxBatch bounds the writes committed in one transaction.
@@ -544,13 +556,13 @@ func (c *Cache) runBatch(ops []writeOp) {
 		if failed >= 0 {
 			// The failing write runs alone so its error is its own.
 			op := ops[failed]
-			op.err <- c.safeUpdate(op.fn)
+			op.finish(c.safeUpdate(op.fn))
 			ops = append(ops[:failed:failed], ops[failed+1:]...)
 			continue
 		}
 		c.commits.Add(1)
 		for _, op := range ops {
-			op.err <- err
+			op.finish(err)
 		}
 		return
 	}
@@ -605,7 +617,7 @@ func (c *Cache) Close() error {
 		for {
 			select {
 			case op := <-c.writes:
-				op.err <- ErrClosed
+				op.finish(ErrClosed)
 				continue
 			default:
 			}
@@ -635,14 +647,54 @@ func (c *Cache) NewJID() string {
 // SaveLoad stores a job's clear load and expected minions (Salt's .load.p
 // and .minions.p). Saving again replaces the load and adds minions.
 func (c *Cache) SaveLoad(jid string, load *payload.Map, minions []string) error {
+	fn, err := c.saveLoadTx(jid, load, minions)
+	if err != nil {
+		return err
+	}
+	return c.update(fn)
+}
+
+// SaveLoadQueued is SaveLoad without waiting for the commit: the write is
+// queued (waiting only while the queue is full) and done, when not nil,
+// gets its outcome once committed, on the writer's goroutine (it must not
+// block). Writes commit in the order they were queued, so a return saved
+// after this call is committed after the load, as a publish's returns
+// come after its load. Salt's local_cache writes the load without an
+// fsync; a publisher that does not wait for one (the reactor) is not
+// held for every transaction of the job cache.
+func (c *Cache) SaveLoadQueued(jid string, load *payload.Map, minions []string, done func(error)) error {
+	fn, err := c.saveLoadTx(jid, load, minions)
+	if err != nil {
+		return err
+	}
+	op := writeOp{fn: fn, done: func(err error) {
+		c.countWrite(err)
+		if done != nil {
+			done(err)
+		}
+	}}
+	if !c.IsOpen() {
+		return ErrClosed
+	}
+	select {
+	case c.writes <- op:
+		return nil
+	case <-c.closing:
+		return ErrClosed
+	}
+}
+
+// saveLoadTx encodes a job's load and returns the transaction that saves
+// it with its expected minions.
+func (c *Cache) saveLoadTx(jid string, load *payload.Map, minions []string) (func(*bbolt.Tx) error, error) {
 	if !saltjid.Is(jid) {
-		return fmt.Errorf("%w: %q", ErrBadJID, jid)
+		return nil, fmt.Errorf("%w: %q", ErrBadJID, jid)
 	}
 	enc, err := payload.MarshalBin(load)
 	if err != nil {
-		return fmt.Errorf("jobcache: encode load: %w", err)
+		return nil, fmt.Errorf("jobcache: encode load: %w", err)
 	}
-	return c.update(func(tx *bbolt.Tx) error {
+	return func(tx *bbolt.Tx) error {
 		jb, err := tx.Bucket(bucketJobs).CreateBucketIfNotExists([]byte(jid))
 		if err != nil {
 			return err
@@ -663,7 +715,7 @@ func (c *Cache) SaveLoad(jid string, load *payload.Map, minions []string) error 
 			return err
 		}
 		return jb.Put(keyMinions, m)
-	})
+	}, nil
 }
 
 // AddMinions adds expected minions to a job (e.g. from syndics).
