@@ -85,7 +85,7 @@ func (g *ConnGate) acquire() bool {
 	for _, l := range ls {
 		if l.evictIdle() {
 			if n := g.evicted.Add(1); g.shouldWarn() {
-				l.log.Warn("transport: too many connections, closing the request connection idle the longest to admit one",
+				l.log.Warn("transport: too many connections, closing an idle request connection to admit one",
 					"max", g.max, "evicted_total", n)
 			}
 			return true
