@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -170,6 +171,14 @@ func TestInteropRealMaster(t *testing.T) {
 		// The one deliberate difference: hints name gsalt's commands.
 		got = strings.ReplaceAll(got, "gsalt-run jobs.lookup_jid", "salt-run jobs.lookup_jid")
 		t.Logf("%s: salt (%d) %q", c.name, wantCode, want)
+		if c.name == "batch_missing" {
+			// Salt's batch takes the minions that answered the presence
+			// ping from a Python set (salt/cli/batch.py gather_minions), so
+			// its sub-run order changes with the process's string hash
+			// seed; gsalt runs them in id order. Compare the sub-runs as a
+			// set.
+			got, want = batchBlocksSorted(got), batchBlocksSorted(want)
+		}
 		if normJID(got) != normJID(want) || gotCode != wantCode {
 			t.Errorf("%s: gsalt differs from salt\n gsalt (%d): %q\n salt  (%d): %q", c.name, gotCode, got, wantCode, want)
 		}
@@ -232,4 +241,15 @@ func TestInteropRealMaster(t *testing.T) {
 		!strings.Contains(r.out, "\"id\": \"m1\"") || !strings.HasSuffix(r.out, "}\nNone\n") {
 		t.Errorf("state.event: exit %d %q", r.code, r.out)
 	}
+}
+
+// batchBlocksSorted returns a batch run's output with its
+// "Executing run on" sub-runs sorted, for comparing runs whose sub-run
+// order is not defined.
+func batchBlocksSorted(out string) string {
+	const sep = "\nExecuting run on "
+	parts := strings.Split(out, sep)
+	head, blocks := parts[0], parts[1:]
+	sort.Strings(blocks)
+	return head + sep + strings.Join(blocks, sep)
 }
