@@ -152,7 +152,9 @@ func EncryptedZip(t testing.TB) []byte {
 	// The 12-byte encryption header is random, and a wrong password passes
 	// its one check byte once in 256 (then Python's zipfile, like gsalt,
 	// reports a bad CRC instead of a bad password): make the archive again
-	// until the unzip binary rejects the password "wrong" at the check.
+	// until Python's zipfile (Salt's unzip) rejects the password "wrong"
+	// at the check; the unzip binary's verdict is used without python3.
+	// (The unzip binary alone once let a bad-CRC archive through.)
 	for try := 0; ; try++ {
 		_ = os.Remove(filepath.Join(dir, "enc.zip"))
 		cmd := exec.Command("zip", "-q", "-r", "-P", "pw123", "enc.zip", "sec")
@@ -160,10 +162,7 @@ func EncryptedZip(t testing.TB) []byte {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("zip: %v %s", err, out)
 		}
-		check := exec.Command("unzip", "-P", "wrong", "-qt", "enc.zip")
-		check.Dir = dir
-		out, _ := check.CombinedOutput()
-		if try >= 20 || strings.Contains(string(out), "incorrect password") {
+		if try >= 20 || rejectsWrongPassword(dir) {
 			break
 		}
 	}
@@ -202,4 +201,20 @@ func ArchiveSrv(t testing.TB) map[string]string {
 		"plain.txt":    "plain text\n",
 		"sub/deep.txt": "deep\n",
 	}
+}
+
+// rejectsWrongPassword reports whether dir/enc.zip's header check rejects
+// the password "wrong": by Python's zipfile when /usr/bin/python3 is
+// there, else by the unzip binary.
+func rejectsWrongPassword(dir string) bool {
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		const prog = "import zipfile,sys\ntry:\n    zipfile.ZipFile('enc.zip').open('sec/s.txt', pwd=b'wrong').read()\nexcept RuntimeError as e:\n    sys.exit(0 if 'Bad password' in str(e) else 1)\nexcept Exception:\n    sys.exit(1)\nsys.exit(1)\n"
+		py := exec.Command("/usr/bin/python3", "-c", prog)
+		py.Dir = dir
+		return py.Run() == nil
+	}
+	check := exec.Command("unzip", "-P", "wrong", "-qt", "enc.zip")
+	check.Dir = dir
+	out, _ := check.CombinedOutput()
+	return strings.Contains(string(out), "incorrect password")
 }
