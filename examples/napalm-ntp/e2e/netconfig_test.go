@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/gsalt/gsalt/modules"
 	modbuiltin "github.com/gsalt/gsalt/modules/builtin"
@@ -110,17 +109,7 @@ func ncEnv(t *testing.T, plat, root string, pillar *payload.Map) (*devsim.Device
 // dict of tag.
 func ncRun(t *testing.T, env *modules.Env, mods, tag string, test bool) *payload.Map {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	kw := payload.NewMap("__kwarg__", true)
-	if test {
-		kw.Set("test", true)
-	}
-	res := env.Registry.Execute(ctx, modules.Binder{}, env, "state.sls", []any{mods, kw}, nil)
-	m, ok := res.Return.(*payload.Map)
-	if !ok {
-		t.Fatalf("state.sls %s: %T %v", mods, res.Return, res.Return)
-	}
+	m := nsRunAll(t, env, mods, test)
 	r := m.Map(tag)
 	if r == nil {
 		t.Fatalf("state.sls %s: no %s in %v", mods, tag, m)
