@@ -33,6 +33,8 @@ type job struct {
 	jid    string
 	cancel context.CancelFunc
 	killed bool
+	// pf is the job's proc file; nil for jobs without one.
+	pf *procFile
 	// proc is the proc data, encoded (procData) only when something reads
 	// it: most jobs (test.ping) end before their proc file is due and
 	// nobody asks saltutil.running meanwhile.
@@ -145,12 +147,26 @@ func (t *jobTable) RunningJob(jid string) (*payload.Map, bool) {
 	return m, true
 }
 
-// Signal cancels the job for every signal but 0 (a liveness check).
+// removeJob forgets j unless its jid already names another job.
+func (t *jobTable) removeJob(j *job) {
+	t.mu.Lock()
+	if t.jobs[j.jid] == j {
+		delete(t.jobs, j.jid)
+	}
+	t.mu.Unlock()
+}
+
+// Signal cancels the job for every signal but 0 (a liveness check). A
+// signalled job is gone at once, as a Salt job process killed by the
+// signal: saltutil.running and find_job stop listing it and its proc
+// file is removed before Signal returns, even while its goroutine is
+// still unwinding.
 func (t *jobTable) Signal(jid string, sig int) (int, bool) {
 	t.mu.Lock()
 	j, ok := t.jobs[jid]
 	if ok && sig != 0 {
 		j.killed = true
+		delete(t.jobs, jid)
 	}
 	t.mu.Unlock()
 	if !ok {
@@ -158,6 +174,7 @@ func (t *jobTable) Signal(jid string, sig int) (int, bool) {
 	}
 	if sig != 0 {
 		j.cancel()
+		j.pf.done()
 	}
 	return os.Getpid(), true
 }
@@ -335,6 +352,7 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 	var pf *procFile
 	if filepath.Base(jid) == jid && jid != "" && jid != "." && jid != ".." {
 		pf = m.writeProcLater(filepath.Join(m.cacheDir, "proc", jid), j.procFileData)
+		j.pf = pf
 	}
 	if max := m.optInt("process_count_max", -1); max > 0 {
 		// Salt waits while process_count_max jobs run.
@@ -362,7 +380,7 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map) {
 		defer m.wg.Done()
 		defer cancel()
 		ret := m.runJob(jctx, load)
-		m.jobs.remove(jid)
+		m.jobs.removeJob(j)
 		pf.done()
 		m.jobs.mu.Lock()
 		killed := j.killed
