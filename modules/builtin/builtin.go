@@ -33,6 +33,7 @@ func Register(r *modules.Registry) error {
 		r.Register(defaultsFunctions()...),
 		r.Register(matchFunctions()...),
 		r.Register(hostsFunctions()...),
+		r.Register(aliasesFunctions()...),
 		r.Register(sysctlFunctions()...),
 		r.Register(fileTextFunctions()...),
 		r.Register(userFunctions()...),

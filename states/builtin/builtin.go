@@ -13,7 +13,7 @@ import (
 // Register adds every built-in state function to r.
 func Register(r *states.Registry) error {
 	if err := r.Register(slices.Concat(fileStates(), cmdStates(), testStates(), eventStates(), moduleStates(),
-		pkgStates(), serviceStates(), saltmodStates(), netconfigStates(), netntpStates(), netsnmpStates(), netusersStates(), probesStates(), hostStates(), sysctlStates(), sshAuthStates(), groupStates(), fileCommentStates(), fileSerializeStates(), sshKnownHostsStates(), alternativesStates(), userStates(), fileCopyStates(), filePrependStates(), cronStates(), kmodStates(), timezoneStates(), localeStates(), mountStates(), mountFstabStates(), fileLinkStates(), fileKeyvalueStates(), fileAccumulatedStates(), gitStates(), gitRepoStates(), archiveStates(), fileCachedStates(), gitLatestStates(), pkgrepoStates(), pipStates(),
+		pkgStates(), serviceStates(), saltmodStates(), netconfigStates(), netntpStates(), netsnmpStates(), netusersStates(), probesStates(), hostStates(), aliasStates(), sysctlStates(), sshAuthStates(), groupStates(), fileCommentStates(), fileSerializeStates(), sshKnownHostsStates(), alternativesStates(), userStates(), fileCopyStates(), filePrependStates(), cronStates(), kmodStates(), timezoneStates(), localeStates(), mountStates(), mountFstabStates(), fileLinkStates(), fileKeyvalueStates(), fileAccumulatedStates(), gitStates(), gitRepoStates(), archiveStates(), fileCachedStates(), gitLatestStates(), pkgrepoStates(), pipStates(),
 		postgresUserStates(), postgresGroupStates(), postgresDatabaseStates(), postgresSchemaStates(), postgresExtensionStates(),
 		postgresTablespaceStates(), postgresLanguageStates(), postgresPrivilegesStates(), postgresInitdbStates())...); err != nil {
 		return err
