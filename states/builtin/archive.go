@@ -382,6 +382,12 @@ func archiveExtractedState(ctx context.Context, c *states.Call) (states.Ret, err
 	var sourceSum *fileSum
 	if payload.Truthy(sourceHash) {
 		s, err := a.r.sourceSum(sourceMatch, sourceMatch, sourceHash, args.Get("source_hash_name"))
+		if pe := (*modules.PyException)(nil); errors.As(err, &pe) {
+			// Salt catches only CommandExecutionError here: the file
+			// client's MinionError (a remote hash file it cannot fetch)
+			// is the state's exception
+			return a.ret, err
+		}
 		if err != nil {
 			return a.fail(sbErrText(err))
 		}

@@ -70,6 +70,8 @@ func TestArchiveExtractedGolden(t *testing.T) {
 		ex("source_hash wrong", false, nil, "name", d, "source", "{srv}/simple.tar.gz", "source_hash", sha),
 		ex("source_hash wrong test", true, nil, "name", d, "source", "{srv}/simple.tar.gz", "source_hash", sha),
 		ex("source_hash skip_verify", false, nil, "name", d, "source", "{srv}/simple.tar.gz", "source_hash", sha, "skip_verify", true),
+		ex("source_hash unreachable url", false, nil, "name", d, "source", "{srv}/simple.tar.gz", "source_hash", "http://127.0.0.1:1/simple.tar.gz.sha256"),
+		ex("source_hash unreachable url test", true, nil, "name", d, "source", "{srv}/simple.tar.gz", "source_hash", "http://127.0.0.1:1/simple.tar.gz.sha256"),
 		ex("source_hash bad", false, nil, "name", d, "source", "{srv}/simple.tar.gz", "source_hash", "md5=xyz"),
 		ex("skip both", false, nil, "name", d, "source", "{srv}/simple.tar.gz", "skip_verify", true, "skip_files_list_verify", true),
 		ex("zip", false, nil, "name", d, "source", "{srv}/app.zip"),
