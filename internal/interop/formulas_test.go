@@ -55,9 +55,12 @@ const formulaGrains = `grains:
 // formula is one line of testdata/formulas.txt.
 type formula struct {
 	repo, commit, sls string
-	// pillar, when set, is the pillar file (below testdata/) the test
-	// serves instead of the repository's pillar.example (the optional
-	// fifth field, for repositories that ship none).
+	// pillar, when set, is the pillar file the test serves instead of
+	// the repository's pillar.example (the optional fifth field): a file
+	// below testdata/ for repositories that ship none, or, prefixed with
+	// formulaTreePrefix, a file inside the exported repository (its own
+	// kitchen test pillar, for one whose pillar.example Salt cannot
+	// render).
 	pillar string
 	// before are the comment and blank lines above it in the file (kept
 	// in place by -update, e.g. a "# added by" block header)
@@ -67,6 +70,11 @@ type formula struct {
 	// file).
 	statuses [3]string
 }
+
+// formulaTreePrefix starts a fifth field of testdata/formulas.txt that
+// names a pillar file inside the exported repository rather than below
+// testdata/ ("tree:test/salt/pillar/default.sls").
+const formulaTreePrefix = "tree:"
 
 // formulaNotes are the statuses of a check that differs for a known reason
 // outside gsalt, kept by -update for as long as the check still differs.
@@ -448,7 +456,9 @@ func TestFormulas(t *testing.T) {
 		status := [3]string{"differs", "differs", "differs"}
 		func() {
 			examplePath := filepath.Join(tree, "pillar.example")
-			if f.pillar != "" {
+			if rel, ok := strings.CutPrefix(f.pillar, formulaTreePrefix); ok {
+				examplePath = filepath.Join(tree, rel)
+			} else if f.pillar != "" {
 				examplePath = filepath.Join(repoRoot(t), "testdata", f.pillar)
 			}
 			if _, err := os.Stat(tree); err != nil {
@@ -480,7 +490,11 @@ func TestFormulas(t *testing.T) {
 			}
 			// Salt runs pillar.items and the three checks in one process
 			// (testdata/formulas_salt.py: salt-call's caller, started once).
+			// (keyed by the pillar too: a formula's line may change it)
 			cacheDir := filepath.Join(root, ".salt-out", name+"@"+f.commit)
+			if f.pillar != "" {
+				cacheDir += "@" + strings.NewReplacer("/", "_", ":", "_").Replace(f.pillar)
+			}
 			// a second pillar.items (after the calls that take the first
 			// one's pillar) shows whether the pillar draws random values
 			names := append(append([]string{"pillar"}, formulaChecks...), "pillar_2")
@@ -557,7 +571,7 @@ func TestFormulas(t *testing.T) {
 					want, got = lowMask.apply(want), lowMask.apply(got)
 				}
 				if reuse && gerr == nil {
-					dump := filepath.Join(root, ".gsalt-out", name+"@"+f.commit)
+					dump := filepath.Join(root, ".gsalt-out", filepath.Base(cacheDir))
 					if b, err := json.MarshalIndent(got, "", "  "); err == nil && os.MkdirAll(dump, 0o755) == nil {
 						_ = os.WriteFile(filepath.Join(dump, formulaChecks[c]+".json"), b, 0o644)
 					}
