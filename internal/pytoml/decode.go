@@ -59,7 +59,9 @@ func Loads(s string) (out *payload.Map, err error) {
 	return plain(d.loads()).(*payload.Map), nil
 }
 
-// plain turns the decoder's lists into []any.
+// plain turns the decoder's lists into []any, in place (for the result,
+// and for the repr() of an error's message, after which the decoder
+// stops).
 func plain(v any) any {
 	switch t := v.(type) {
 	case *pylist:
@@ -490,7 +492,7 @@ func (d *decoder) table(line string, pos int, retval *payload.Map, implicitgroup
 				} else if arrayoftables {
 					appendItem(existing, payload.NewMap())
 				} else {
-					d.decodeErr("What? "+group+" already exists?"+pyfmt.Repr(plainCopy(currentlevel)), pos)
+					d.decodeErr("What? "+group+" already exists?"+pyfmt.Repr(plain(currentlevel)), pos)
 				}
 			}
 		} else {
@@ -514,25 +516,6 @@ func (d *decoder) table(line string, pos int, retval *payload.Map, implicitgroup
 		}
 	}
 	return currentlevel
-}
-
-// plainCopy is v with the decoder's lists as []any, for repr().
-func plainCopy(v any) any {
-	switch t := v.(type) {
-	case *pylist:
-		out := make([]any, len(t.items))
-		for i, e := range t.items {
-			out[i] = plainCopy(e)
-		}
-		return out
-	case *payload.Map:
-		m := payload.NewMap()
-		for _, it := range t.Items() {
-			m.SetKey(it.Key, plainCopy(it.Value))
-		}
-		return m
-	}
-	return v
 }
 
 func indexOf(l []string, s string) int {

@@ -1,8 +1,6 @@
 package pytoml
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"math/big"
@@ -207,23 +205,7 @@ func canon(t *testing.T, v any) string {
 // runLoadsPython runs testdata/loads.py on the cases and returns its output.
 func runLoadsPython(t *testing.T, src string, cases any) []byte {
 	t.Helper()
-	in, err := json.Marshal(cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := os.ReadFile(filepath.Join("testdata", "loads.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := saltpeer.PythonCommand(context.Background(), src, string(script))
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("loads.py: %v\n%s", err, stderr.String())
-	}
-	return out
+	return saltpeer.RunScript(t, src, filepath.Join("testdata", "loads.py"), cases)
 }
 
 // TestLoadsGolden compares Loads with python3-toml 0.10.2's toml.loads (as

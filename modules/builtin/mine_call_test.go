@@ -1,7 +1,6 @@
 package builtin_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -64,22 +63,7 @@ func TestMineCallGolden(t *testing.T) {
 	golden := filepath.Join("testdata", "golden", "mine_call.json")
 	if testutil.Update() {
 		src := saltpeer.Require(t)
-		in, err := json.Marshal(map[string]any{"root": t.TempDir(), "steps": mineCallSteps})
-		if err != nil {
-			t.Fatal(err)
-		}
-		script, err := os.ReadFile(filepath.Join("testdata", "mine_call.py"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := saltpeer.PythonCommand(context.Background(), src, string(script))
-		cmd.Stdin = bytes.NewReader(in)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("mine_call.py: %v\n%s", err, stderr.String())
-		}
+		out := saltpeer.RunScript(t, src, filepath.Join("testdata", "mine_call.py"), map[string]any{"root": t.TempDir(), "steps": mineCallSteps})
 		if err := os.WriteFile(golden, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
