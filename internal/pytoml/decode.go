@@ -148,6 +148,22 @@ func (d *decoder) scan() runes {
 	openstrchar := noChar
 	beginline := true
 	keyname := 0
+	// quote is what a quote character q does: when it counts (not
+	// escaped), it opens or closes a string (a multi-line one when
+	// triple); openstrchar then names the open string's quote.
+	quote := func(counts, triple bool, q rune) {
+		switch {
+		case counts && triple:
+			multilinestr = !multilinestr
+			openstring = multilinestr
+		case counts:
+			openstring = !openstring
+		}
+		openstrchar = noChar
+		if openstring {
+			openstrchar = q
+		}
+	}
 scan:
 	for i := 0; i < n; i++ {
 		item := sl[i]
@@ -222,16 +238,7 @@ scan:
 					break
 				}
 			}
-			if k == 3 {
-				multilinestr = !multilinestr
-				openstring = multilinestr
-			} else {
-				openstring = !openstring
-			}
-			openstrchar = noChar
-			if openstring {
-				openstrchar = '\''
-			}
+			quote(true, k == 3, '\'')
 		}
 		if item == '"' && openstrchar != '\'' {
 			odd, tripquote := false, false
@@ -265,18 +272,7 @@ scan:
 					}
 				}
 			}()
-			if !odd {
-				if tripquote {
-					multilinestr = !multilinestr
-					openstring = multilinestr
-				} else {
-					openstring = !openstring
-				}
-			}
-			openstrchar = noChar
-			if openstring {
-				openstrchar = '"'
-			}
+			quote(!odd, tripquote, '"')
 		}
 		if item == '#' && !openstring && !keygroup && !arrayoftables {
 			for j := i; ; j++ {

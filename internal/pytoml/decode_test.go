@@ -13,7 +13,6 @@ import (
 	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/internal/saltpeer"
-	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -212,21 +211,13 @@ func runLoadsPython(t *testing.T, src string, cases any) []byte {
 // Salt 3006's toml serializer calls it) on every case: the value with its
 // types and order, or the exception's class and text.
 func TestLoadsGolden(t *testing.T) {
-	golden := filepath.Join("testdata", "loads_golden.json")
-	if testutil.Update() {
-		src := saltpeer.Require(t)
+	raw := saltpeer.Golden(t, filepath.Join("testdata", "loads_golden.json"), func(src string) []byte {
 		var cases []map[string]string
 		for _, c := range loadsCases {
 			cases = append(cases, map[string]string{"name": c.name, "doc": c.doc})
 		}
-		if err := os.WriteFile(golden, runLoadsPython(t, src, cases), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
+		return runLoadsPython(t, src, cases)
+	})
 	var want []map[string]any
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)

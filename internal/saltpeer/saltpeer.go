@@ -118,3 +118,20 @@ func RunScript(t testing.TB, src, script string, input any) []byte {
 	}
 	return out
 }
+
+// Golden returns the golden file at path; under -update (with
+// GSALT_SALT_SRC, else the test skips) it first writes what gen makes
+// from the Salt source tree there.
+func Golden(t testing.TB, path string, gen func(src string) []byte) []byte {
+	t.Helper()
+	if testutil.Update() {
+		if err := os.WriteFile(path, gen(Require(t)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (regenerate with -update and GSALT_SALT_SRC)", err)
+	}
+	return b
+}

@@ -3,12 +3,10 @@ package builtin_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
-	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -60,18 +58,9 @@ var mineCallSteps = []mineCallStep{
 // 3006's mine module in local mode (testdata/mine_call.py): each step's
 // return and the mine cache after it.
 func TestMineCallGolden(t *testing.T) {
-	golden := filepath.Join("testdata", "golden", "mine_call.json")
-	if testutil.Update() {
-		src := saltpeer.Require(t)
-		out := saltpeer.RunScript(t, src, filepath.Join("testdata", "mine_call.py"), map[string]any{"root": t.TempDir(), "steps": mineCallSteps})
-		if err := os.WriteFile(golden, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := saltpeer.Golden(t, filepath.Join("testdata", "golden", "mine_call.json"), func(src string) []byte {
+		return saltpeer.RunScript(t, src, filepath.Join("testdata", "mine_call.py"), map[string]any{"root": t.TempDir(), "steps": mineCallSteps})
+	})
 	var want []map[string]any
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
