@@ -3,7 +3,7 @@
 # in the typed form of ../yamlex/gen_yamlex.py. The decoder itself is
 # compared case by case in internal/pytoml (TestLoadsGolden). Run by
 # `GSALT_SALT_SRC=/path/to/salt go test ./render -run TestTOMLRendererGolden -update`.
-import datetime
+import sys
 import json
 import logging
 import os
@@ -13,6 +13,8 @@ logging.disable(logging.CRITICAL)
 import salt.renderers.tomlmod as renderer
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+from typed import run  # noqa: E402
 
 cases = [
     ("states", '[nginx.pkg]\n"pkg.installed" = []\n\n[nginx_conf."file.managed"]\nname = "/etc/nginx/nginx.conf"\nsource = "salt://nginx/files/nginx.conf"\nmode = "0644"\nrequire = [{pkg = "nginx"}]\n'),
@@ -29,29 +31,6 @@ cases = [
     ("type error", 'a = "xyz"\na.b.c = 1\n'),
     ("duplicate table", '[a]\n[a]\n'),
 ]
-
-
-def typed(v):
-    if v is None or isinstance(v, (bool, str)):
-        return str.__str__(v) if isinstance(v, str) else v
-    if isinstance(v, int):
-        return {"int": str(v)}
-    if isinstance(v, float):
-        return {"float": repr(v)}
-    if isinstance(v, datetime.datetime):
-        return {"datetime": v.strftime("%Y%m%dT%H:%M:%S.%f")}
-    if isinstance(v, (list, tuple)):
-        return [typed(x) for x in v]
-    if isinstance(v, dict):
-        return {"map": [[typed(k), typed(x)] for k, x in v.items()]}
-    raise TypeError(type(v))
-
-
-def run(fn, text):
-    try:
-        return {"value": typed(fn(text))}
-    except Exception as exc:  # the exception class and text
-        return {"error": type(exc).__name__, "message": str(exc)}
 
 
 out = [{"name": name, "input": text, "render": run(renderer.render, text)} for name, text in cases]
