@@ -13,7 +13,7 @@ import (
 func TestFileSerializeGolden(t *testing.T) {
 	ds := payload.NewMap("b", int64(1), "a", []any{"x", int64(2), 1.5, nil, true}, "n", payload.NewMap("k", "v", "z", payload.NewMap()), "u", "ü")
 	existing := map[string]string{"out.json": "{\n  \"old\": 1\n}\n",
-		"m.toml":   "title = \"old\"\nwhen = 1979-05-27T07:32:00Z\nday = 1979-05-27\n[tbl]\nold = 1\nkeep = \"x\"\n[[arr]]\nk = 1\n",
+		"m.toml":    "title = \"old\"\nwhen = 1979-05-27T07:32:00Z\nday = 1979-05-27\n[tbl]\nold = 1\nkeep = \"x\"\n[[arr]]\nk = 1\n",
 		"same.toml": "a = 1\n\n[t]\nb = [ \"x\",]\n", "bad.toml": "a = 1\na = 2\n", "quirk.toml": "a = \"xyz\"\na.b.c = 1\n",
 		"empty.yaml": "", "list.json": "[1, 2]\n", "bad.json": "{nope\n", "same.yaml": "a:\n- x\n- 2\n- 1.5\n- null\n- true\nb: 1\nn:\n  k: v\n  z: {}\nu: \"\\xFC\"\n"}
 	calls := []salttest.Call{
