@@ -32,6 +32,7 @@ type extSpec struct {
 		Opts      map[string]any  `json:"opts"`
 		Roots     bool            `json:"roots"`
 		Pillarenv string          `json:"pillarenv"`
+		Saltenv   string          `json:"saltenv"`
 		Override  json.RawMessage `json:"override"`
 		Unordered bool            `json:"unordered"`
 		Exception bool            `json:"exception"`
@@ -112,7 +113,7 @@ func extGolden(t *testing.T, cases, goldenFile string, vars map[string]string) {
 			}
 			comp := pillar.New(pillar.ConfigFromOpts(cfg.Opts), pillar.Options{Logger: quiet, Caller: testCaller(t, cfg.Opts)})
 			grains := decodeMap(t, spec.Minions[tc.Minion])
-			req := pillar.Request{ID: grains.Str("id"), Grains: grains, Pillarenv: tc.Pillarenv,
+			req := pillar.Request{ID: grains.Str("id"), Grains: grains, Pillarenv: tc.Pillarenv, Saltenv: tc.Saltenv,
 				Override: decodeMap(t, tc.Override), Ext: payload.FromGo(substDir(tc.Ext, extdir))}
 			got, err := comp.Compile(context.Background(), req)
 			if _, isErr := exp["exception"]; isErr {

@@ -7,7 +7,7 @@ import (
 
 // refused are Salt renderers that run Python or other engines gsalt does
 // not embed; a pipeline naming them fails with ErrRenderer.
-var refused = []string{"py", "pyobjects", "pydsl", "mako", "genshi", "cheetah", "wempy", "stateconf", "gpg", "nacl", "aws_kms", "hjson", "toml", "dson", "yaml_jinja", "json5", "msgpack"}
+var refused = []string{"py", "pyobjects", "pydsl", "mako", "genshi", "cheetah", "wempy", "stateconf", "gpg", "nacl", "aws_kms", "hjson", "dson", "yaml_jinja", "json5", "msgpack"}
 
 // refusal is the renderer registered for a refused name.
 func refusal(name string) Renderer {

@@ -119,7 +119,7 @@ type Registry struct {
 func NewRegistry() *Registry { return &Registry{r: map[string]Renderer{}} }
 
 // Default returns a registry with gsalt's renderers: jinja, yaml (remembering
-// the trees of recent documents, see memoYAML), json, yamlex,
+// the trees of recent documents, see memoYAML), json, yamlex, toml,
 // and refusals for the Python-based ones.
 func Default() *Registry {
 	r := NewRegistry()
@@ -127,6 +127,7 @@ func Default() *Registry {
 	r.Register("yaml", newMemoYAML())
 	r.Register("json", JSON{})
 	r.Register("yamlex", YAMLEx{})
+	r.Register("toml", TOML{})
 	for _, name := range refused {
 		r.Register(name, refusal(name))
 	}

@@ -257,7 +257,11 @@ func dumpValue(v any, depth int) (string, error) {
 	case float64:
 		return dumpFloat(x), nil
 	case time.Time:
-		return isoformat(x), nil
+		return isoformat(x)
+	case Date:
+		return x.String(), nil
+	case TimeOfDay:
+		return x.String(), nil
 	}
 	items, ok := py.Iter(v)
 	if !ok {
@@ -283,14 +287,30 @@ func dumpFloat(f float64) string {
 	return strings.ReplaceAll(s, "e-0", "e-")
 }
 
-// isoformat is datetime.isoformat() of a naive datetime (gsalt's
-// datetimes carry no tzinfo).
-func isoformat(t time.Time) string {
+// isoformat is toml's datetime writer: datetime.isoformat(), "+00:00"
+// written "Z". gsalt's datetimes are naive but for those Loads read with
+// an offset (a fixed zone named "UTC+hh:mm", TomlTz's tzname).
+func isoformat(t time.Time) (string, error) {
 	s := t.Format("2006-01-02T15:04:05")
 	if us := t.Nanosecond() / 1000; us != 0 {
 		s += fmt.Sprintf(".%06d", us)
 	}
-	return s
+	name, off := t.Zone()
+	if !strings.HasPrefix(name, "UTC") || name == "UTC" {
+		return s, nil
+	}
+	if off <= -86400 || off >= 86400 {
+		return "", &py.Exception{Type: "ValueError", Msg: "offset must be a timedelta strictly between -timedelta(hours=24) and timedelta(hours=24)."}
+	}
+	sign := "+"
+	if off < 0 {
+		sign, off = "-", -off
+	}
+	s += fmt.Sprintf("%s%02d:%02d", sign, off/3600, off%3600/60)
+	if off%60 != 0 {
+		s += fmt.Sprintf(":%02d", off%60)
+	}
+	return strings.ReplaceAll(s, "+00:00", "Z"), nil
 }
 
 // dumpStr is toml's _dump_str: Python's repr of s inside double quotes,

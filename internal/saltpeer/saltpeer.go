@@ -4,12 +4,17 @@
 package saltpeer
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // Python is the interpreter Salt runs under: Debian's python3 (override
@@ -85,4 +90,48 @@ func PythonCommand(ctx context.Context, src, code string, args ...string) *exec.
 	cmd := exec.CommandContext(ctx, Python(), append([]string{"-c", code}, args...)...)
 	cmd.Env = Env(src)
 	return cmd
+}
+
+// RunScript runs the Python file script with Salt importable, input
+// given as JSON on its stdin, and returns its stdout; the test fails with
+// the script's stderr when it exits non-zero or outlives the deadline
+// (10 minutes, stretched by GSALT_TEST_SLOWDOWN).
+func RunScript(t testing.TB, src, script string, input any) []byte {
+	t.Helper()
+	in, err := json.Marshal(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(10*time.Minute))
+	defer cancel()
+	cmd := PythonCommand(ctx, src, string(code))
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", filepath.Base(script), err, stderr.String())
+	}
+	return out
+}
+
+// Golden returns the golden file at path; under -update (with
+// GSALT_SALT_SRC, else the test skips) it first writes what gen makes
+// from the Salt source tree there.
+func Golden(t testing.TB, path string, gen func(src string) []byte) []byte {
+	t.Helper()
+	if testutil.Update() {
+		if err := os.WriteFile(path, gen(Require(t)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (regenerate with -update and GSALT_SALT_SRC)", err)
+	}
+	return b
 }

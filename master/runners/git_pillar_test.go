@@ -16,6 +16,7 @@ import (
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/master/runners"
+	"github.com/gsalt/gsalt/pillar"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -29,6 +30,13 @@ type gitPillarScenario struct {
 	Steps     []struct {
 		Kwargs map[string]string `json:"kwargs"`
 		Push   string            `json:"push"`
+		// Branch is the branch Push commits to (master when empty).
+		Branch string `json:"branch"`
+		// Pillar compiles the pillar of this minion id, in Saltenv and
+		// Pillarenv, from the remotes as the runner left them.
+		Pillar    string `json:"pillar"`
+		Saltenv   string `json:"saltenv"`
+		Pillarenv string `json:"pillarenv"`
 	} `json:"steps"`
 }
 
@@ -96,10 +104,22 @@ func TestGitPillarUpdateGolden(t *testing.T) {
 			for j, st := range sc.Steps {
 				var got map[string]any
 				if st.Push != "" {
-					if out, err := exec.Command("/bin/sh", filepath.Join("testdata", "git_pillar_push.sh"), gitdir, st.Push).CombinedOutput(); err != nil {
+					argv := []string{filepath.Join("testdata", "git_pillar_push.sh"), gitdir, st.Push}
+					if st.Branch != "" {
+						argv = append(argv, st.Branch)
+					}
+					if out, err := exec.Command("/bin/sh", argv...).CombinedOutput(); err != nil {
 						t.Fatalf("push: %v\n%s", err, out)
 					}
 					got = map[string]any{"push": st.Push}
+				} else if st.Pillar != "" {
+					comp := pillar.New(pillar.ConfigFromOpts(pillar.GetterFunc(env.Opt)), pillar.Options{Logger: slog.New(slog.DiscardHandler)})
+					p, err := comp.Compile(context.Background(), pillar.Request{ID: st.Pillar, Grains: payload.NewMap("id", st.Pillar), Saltenv: st.Saltenv, Pillarenv: st.Pillarenv})
+					if err != nil {
+						got = map[string]any{"error": err.Error()}
+					} else {
+						got = map[string]any{"pillar": p}
+					}
 				} else {
 					args := map[string]any{}
 					for k, v := range st.Kwargs {

@@ -89,3 +89,10 @@ func dictMerge(a, b any, strategy, renderer string, mergeLists bool, marks *rend
 
 // argsBool is a parameter's Python truthiness.
 func argsBool(c *modules.Call, name string) bool { return payload.Truthy(c.Args.Get(name)) }
+
+// MergeRecurse is salt.utils.dictupdate.merge_recurse(a, b): a deep copy
+// of a with b merged in recursively (lists replaced); an error when
+// either is not a dict.
+func MergeRecurse(a, b any) (any, error) {
+	return dictUpdate(payload.DeepClone(a), b, true, false)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -59,9 +60,10 @@ func mineFunctions() []modules.Function {
 	}
 }
 
-// CallFunction runs another execution function of the call's registry with
-// Python-style args and kwargs, as salt.utils.functools.call_function does
-// for the mine: errors come back as Go errors instead of job returns.
+// callFunction runs another execution function of the call's registry as
+// Python code calls __salt__['name'](*args, **kwargs): a "name=value"
+// string stays a positional string (only jobs and the command line parse
+// those); errors come back as Go errors instead of job returns.
 func callFunction(ctx context.Context, c *modules.Call, name string, args []any, kwargs *payload.Map) (ret any, err error) {
 	if c.Env == nil || c.Env.Registry == nil {
 		return nil, fmt.Errorf("%w: '%s' is not available.", modules.ErrNotAvailable, name)
@@ -78,7 +80,7 @@ func callFunction(ctx context.Context, c *modules.Call, name string, args []any,
 		}
 		list = append(list, kw)
 	}
-	bound, err := modules.Binder{}.Bind(fn, list, nil)
+	bound, err := modules.Binder{Direct: true}.Bind(fn, list, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +90,82 @@ func callFunction(ctx context.Context, c *modules.Call, name string, args []any,
 		}
 	}()
 	return fn.Fn(ctx, &modules.Call{Fun: name, Env: c.Env, Args: bound, Pub: c.Pub})
+}
+
+// mineCall is salt.utils.functools.call_function, which mine.update and
+// mine.send call their function through: every parameter with a default
+// is passed as a keyword with that default unless a keyword gives it; a
+// dict among args gives keywords (its keys naming a required parameter
+// become positional, after the plain args); the plain args stay
+// positional, "name=value" strings included. A required parameter given
+// by nothing is Salt's "Missing arguments" error; a default also given
+// positionally fails as Python's "got multiple values".
+func mineCall(ctx context.Context, c *modules.Call, name string, args []any, kwargs *payload.Map) (any, error) {
+	if c.Env == nil || c.Env.Registry == nil {
+		return nil, fmt.Errorf("%w: '%s' is not available.", modules.ErrNotAvailable, name)
+	}
+	fn, ok := c.Env.Registry.Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("%w: '%s' is not available.", modules.ErrNotAvailable, name)
+	}
+	var expected, all []string
+	fkw := &payload.Map{}
+	for _, p := range fn.Spec.Params {
+		all = append(all, p.Name)
+		if p.Required {
+			expected = append(expected, p.Name)
+		} else {
+			fkw.Set(p.Name, p.Default)
+		}
+	}
+	isExpected := func(k string) bool { return slices.Contains(expected, k) }
+	var fargs []any
+	toArg := &payload.Map{}
+	for i := len(args) - 1; i >= 0; i-- {
+		set, ok := args[i].(*payload.Map)
+		if !ok {
+			fargs = append(fargs, args[i])
+			continue
+		}
+		for _, it := range set.Items() {
+			if k := payload.KeyString(it.Key); isExpected(k) {
+				toArg.Set(k, it.Value)
+			} else {
+				for _, kv := range set.Items() {
+					fkw.SetKey(kv.Key, kv.Value)
+				}
+			}
+		}
+	}
+	slices.Reverse(fargs)
+	if kwargs != nil {
+		for _, it := range kwargs.Items() {
+			fkw.SetKey(it.Key, it.Value)
+		}
+	}
+	for _, k := range expected {
+		if v, ok := toArg.Get(k); ok {
+			fargs = append(fargs, v)
+		}
+	}
+	passed := len(fargs)
+	var missing []string
+	if len(expected) > passed {
+		for _, k := range all[min(passed, len(all)):] {
+			if fkw.Has(k) {
+				passed++
+			} else {
+				missing = append(missing, k)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: Missing arguments: %s", modules.ErrInvocation, strings.Join(missing, ", "))
+	}
+	if len(expected) > passed {
+		return nil, fmt.Errorf("%w: Function expects %d positional parameters, got only %d", modules.ErrInvocation, len(expected), passed)
+	}
+	return callFunction(ctx, c, name, fargs, fkw)
 }
 
 // mineParseDefinition is salt.utils.mine.parse_function_definition.
@@ -186,7 +264,7 @@ func mineUpdate(ctx context.Context, c *modules.Call) (any, error) {
 			c.Log().Error("Function in mine_functions not available", "function", name)
 			continue
 		}
-		res, err := callFunction(ctx, c, name, args, kwargs)
+		res, err := mineCall(ctx, c, name, args, kwargs)
 		if err != nil {
 			c.Log().Error("Function in mine.update failed to execute", "function", name, "err", err)
 			continue
@@ -209,7 +287,7 @@ func mineSend(ctx context.Context, c *modules.Call) (any, error) {
 	}
 	allowTgt, _ := kwargs.Delete("allow_tgt")
 	allowType, _ := kwargs.Delete("allow_tgt_type")
-	res, err := callFunction(ctx, c, fun, c.Args.Varargs, kwargs)
+	res, err := mineCall(ctx, c, fun, c.Args.Varargs, kwargs)
 	if err != nil {
 		c.Log().Error("Function in mine.send failed to execute", "function", fun, "err", err)
 		return false, nil

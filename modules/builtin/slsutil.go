@@ -58,12 +58,12 @@ func slsutilFunctions() []modules.Function {
 			Doc: "Parse a string or file through Salt's renderer system\n\n:param path: The path to a file on Salt's fileserver (any URIs supported by\n    cp.get_url) or on the local file system.\n:param string: An inline string to be used as the file to send through the\n    renderer system.\n:param default_renderer: The renderer pipe to send the file through; this\n    is overridden by a \"she-bang\" at the top of the file.\n:param kwargs: Keyword args passed to the template as variables.\n\nCLI Example:\n\n    salt '*' slsutil.renderer salt://path/to/file\n    salt '*' slsutil.renderer /path/to/file\n    salt '*' slsutil.renderer string='Inline template! {{ saltenv }}'\n    salt '*' slsutil.renderer string='Hello, {{ name }}.' name='world'",
 			Fn:  slsutilRenderer},
 		{Name: "slsutil.serialize", Spec: modules.Spec{Params: []modules.Param{req("serializer"), req("obj")}, Kwargs: true},
-			Doc: "Serialize a Python object using one of the available serializers\n(gsalt has json and yaml).\n\nCLI Example:\n\n    salt '*' --no-parse=obj slsutil.serialize 'json' obj=\"{'foo': 'Foo!'}\n\nJinja Example:\n\n    {% set json_string = salt.slsutil.serialize('json',\n        {'foo': 'Foo!'}) %}",
+			Doc: "Serialize a Python object using one of the available serializers\n(gsalt has json, yaml and toml).\n\nCLI Example:\n\n    salt '*' --no-parse=obj slsutil.serialize 'json' obj=\"{'foo': 'Foo!'}\n\nJinja Example:\n\n    {% set json_string = salt.slsutil.serialize('json',\n        {'foo': 'Foo!'}) %}",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
 				return Serialize(c.Args.Str("serializer"), c.Args.Get("obj"), c.Args.CleanKwargs())
 			}},
 		{Name: "slsutil.deserialize", Spec: modules.Spec{Params: []modules.Param{req("serializer"), req("stream_or_string")}, Kwargs: true},
-			Doc: "Deserialize a Python object using one of the available serializers\n(gsalt has json and yaml).\n\nCLI Example:\n\n    salt '*' slsutil.deserialize 'json' '{\"foo\": \"Foo!\"}'\n\nJinja Example:\n\n    {% set python_object = salt.slsutil.deserialize('json',\n        '{\"foo\": \"Foo!\"}') %}",
+			Doc: "Deserialize a Python object using one of the available serializers\n(gsalt has json, yaml and toml).\n\nCLI Example:\n\n    salt '*' slsutil.deserialize 'json' '{\"foo\": \"Foo!\"}'\n\nJinja Example:\n\n    {% set python_object = salt.slsutil.deserialize('json',\n        '{\"foo\": \"Foo!\"}') %}",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				return Deserialize(ctx, c.Args.Str("serializer"), c.Args.Get("stream_or_string"))
 			}},
@@ -385,10 +385,17 @@ func serializeTOML(obj any, opts *payload.Map) (string, error) {
 	return pytoml.Dumps(obj)
 }
 
-// Deserialize is salt.serializers.<name>.deserialize for json and yaml.
+// Deserialize is salt.serializers.<name>.deserialize for json, yaml and
+// toml (python3-toml 0.10.2's toml.loads, internal/pytoml).
 func Deserialize(ctx context.Context, name string, src any) (any, error) {
 	text := payload.Text(src)
 	switch name {
+	case "toml":
+		v, err := pytoml.Loads(text)
+		if err != nil {
+			return nil, &modules.PyException{Class: "salt.serializers.DeserializationError", Message: err.Error()}
+		}
+		return v, nil
 	case "json":
 		v, err := render.DecodeJSON([]byte(text))
 		if err != nil {

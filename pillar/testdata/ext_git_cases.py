@@ -65,6 +65,14 @@ case("git_global_fallback", [{"git": ["__env__ " + ENVS]}], pillarenv="qa", opts
 case("git_ssl_verify_refspecs", [{"git": [{"master " + SECOND: [{"ssl_verify": False}, {"refspecs": ["+refs/heads/*:refs/remotes/origin/*"]}]}]}])
 case("git_tag_refspec_missing", [{"git": [{"v1 " + BASE: [{"refspecs": "+refs/heads/*:refs/remotes/origin/*"}]}]}])
 case("git_list_remote", [{"git": [["master", BASE]]}])
+# __env__ following the minion's saltenv when no pillarenv is asked for
+case("git_dunder_env_saltenv", [{"git": ["__env__ " + ENVS]}], saltenv="dev")
+case("git_dunder_env_saltenv_pillarenv", [{"git": ["__env__ " + ENVS]}], saltenv="dev", pillarenv="prod")
+case("git_dunder_env_saltenv_fallback", [{"git": [{"__env__ " + ENVS: [{"fallback": "prod"}]}]}], saltenv="qa")
+case("git_dunder_env_saltenv_missing", [{"git": ["__env__ " + ENVS]}], saltenv="qa")
+case("git_fixed_branches_saltenv", [{"git": ["master " + BASE, "dev " + BASE]}], saltenv="dev")
+case("git_dunder_env_pillarenv_from_saltenv", [{"git": ["__env__ " + ENVS, "master " + BASE]}], saltenv="prod", opts={"pillarenv_from_saltenv": True})
+case("git_dunder_env_two_remotes_saltenv", [{"git": ["__env__ " + ENVS, {"__env__ " + BASE: [{"base": "dev"}]}]}], saltenv="dev")
 
 spec = json.load(open("ext_cases.json"))
 spec["cases"] = cases

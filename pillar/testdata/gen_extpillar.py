@@ -75,7 +75,7 @@ for case in spec["cases"]:
     grains = copy.deepcopy(spec["minions"][case["minion"]])
     try:
         p = salt.pillar.Pillar(
-            opts, grains, grains["id"], None,
+            opts, grains, grains["id"], case.get("saltenv"),
             ext=subst(case.get("ext")),
             functions=funcs,
             pillar_override=case.get("override"),

@@ -178,7 +178,10 @@ func (d *iosDriver) load(ctx context.Context, config string, replace bool) error
 	})
 }
 
-// LoadMergeCandidate implements Driver (flash:/merge_config.txt).
+// LoadMergeCandidate implements Driver (flash:/merge_config.txt). As
+// NAPALM's ios driver (napalm/ios/ios.py load_merge_candidate, which puts
+// the text over the merge file), each load replaces the one before: a
+// commit after several loads applies only the last (TestMergeLoadsBeforeCommit).
 func (d *iosDriver) LoadMergeCandidate(ctx context.Context, config string) error {
 	return d.load(ctx, config, false)
 }

@@ -2,9 +2,12 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
@@ -103,12 +106,31 @@ func fileSerializeState(ctx context.Context, c *states.Call) (states.Ret, error)
 			opts[ser].SetKey(it.Key, it.Value)
 		}
 	}
-	if payload.Truthy(a.Get("merge_if_exists")) {
-		// Salt deserializes the file, merges and reports a dictdiffer
-		// diff; gsalt does not have that diff yet and says so.
-		return fileError(ret, "merge_if_exists is not supported by gsalt's file.serialize")
+	// the merge's recursive diff replaces the file diff in the changes
+	// (salt.utils.dictdiffer.recursive_diff), whatever else happened
+	var existing, merged any
+	withDiff := func(r states.Ret) states.Ret {
+		em, ok1 := existing.(*payload.Map)
+		mm, ok2 := merged.(*payload.Map)
+		if ok1 && ok2 {
+			if r.Changes == nil {
+				r.Changes = &payload.Map{}
+			}
+			r.Changes.Set("diff", recursiveDiff(mm, em))
+		}
+		return r
 	}
-	if payload.Truthy(a.Get("deserializer_opts")) {
+	if payload.Truthy(a.Get("merge_if_exists")) {
+		var done bool
+		var err error
+		existing, merged, done, err = serializeMerge(ctx, ret, name, ser, dataset)
+		if err != nil || done {
+			return *ret, err
+		}
+		if merged != nil {
+			dataset = merged
+		}
+	} else if payload.Truthy(a.Get("deserializer_opts")) {
 		ret.Warnings = append(ret.Warnings, "The 'deserializer_opts' option is ignored unless merge_if_exists is set to True.")
 	}
 	text, err := mbuiltin.Serialize(ser, dataset, opts[ser])
@@ -126,7 +148,7 @@ func fileSerializeState(ctx context.Context, c *states.Call) (states.Ret, error)
 		}
 		if comment != nil {
 			ret.Result, ret.Comment = states.False, *comment
-			return *ret, nil
+			return withDiff(*ret), nil
 		}
 		if changes != nil && changes.Len() > 0 {
 			ret.Changes = changes
@@ -138,7 +160,7 @@ func fileSerializeState(ctx context.Context, c *states.Call) (states.Ret, error)
 		} else {
 			ret.Comment = fmt.Sprintf("The file %s is in the correct state", name)
 		}
-		return *ret, nil
+		return withDiff(*ret), nil
 	}
 	out, err := r.manageFile(name, "", ret, fileManageOpts{user: a.Get("user"), group: a.Get("group"), mode: mode,
 		backup: fileBackupArg(a.Get("backup")), makedirs: payload.Truthy(a.Get("makedirs")), showChanges: payload.Truthy(a.Get("show_changes")),
@@ -146,7 +168,7 @@ func fileSerializeState(ctx context.Context, c *states.Call) (states.Ret, error)
 	if err != nil {
 		return *ret, err
 	}
-	return *out, nil
+	return withDiff(*out), nil
 }
 
 // serializeOptStr is an optional text argument ("" for None).
@@ -155,4 +177,71 @@ func serializeOptStr(v any) string {
 		return ""
 	}
 	return pyfmt.Str(v)
+}
+
+// serializeMerge is file.serialize's merge_if_exists: an existing regular
+// file is read with the serializer's deserializer (python3-toml's
+// toml.loads for toml) and the dataset merged into it
+// (salt.utils.dictupdate.merge_recurse); done when the state is decided
+// here (the file cannot be read as the format, or the merge changes
+// nothing); merged is nil when there was nothing to merge with. gsalt's
+// deserializers take no deserializer_opts.
+func serializeMerge(ctx context.Context, ret *states.Ret, name, ser string, dataset any) (existing, merged any, done bool, err error) {
+	st, err := os.Stat(name)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, nil, false, nil
+	}
+	text, err := os.ReadFile(name)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	existing, err = mbuiltin.Deserialize(ctx, ser, string(text))
+	if err != nil {
+		msg := err.Error()
+		var pe *modules.PyException
+		if errors.As(err, &pe) {
+			msg = pe.Message
+		}
+		ret.Result, ret.Comment = states.False, "Failed to deserialize existing data: "+strings.TrimPrefix(msg, "salt.serializers.DeserializationError: ")
+		return nil, nil, true, nil
+	}
+	if existing == nil {
+		return nil, nil, false, nil
+	}
+	merged, err = mbuiltin.MergeRecurse(existing, dataset)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	if py.Equal(existing, merged) {
+		ret.Result, ret.Comment = states.True, fmt.Sprintf("The file %s is in the correct state", name)
+		return nil, nil, true, nil
+	}
+	return existing, merged, false, nil
+}
+
+// recursiveDiff is salt.utils.dictdiffer.recursive_diff(past,
+// current).diffs (keys gone from current left out): for each key of
+// current that past lacks or holds a different value under, {"new",
+// "old"} ("<_null_>" for a missing old value), nested dicts diffed key by
+// key.
+func recursiveDiff(current, past *payload.Map) *payload.Map {
+	out := &payload.Map{}
+	for _, it := range current.Items() {
+		old, ok := past.GetKey(it.Key)
+		switch {
+		case !ok:
+			out.SetKey(it.Key, payload.NewMap("new", it.Value, "old", "<_null_>"))
+		case !py.Equal(it.Value, old):
+			cm, ok1 := it.Value.(*payload.Map)
+			pm, ok2 := old.(*payload.Map)
+			if ok1 && ok2 {
+				if sub := recursiveDiff(cm, pm); sub.Len() > 0 {
+					out.SetKey(it.Key, sub)
+				}
+				continue
+			}
+			out.SetKey(it.Key, payload.NewMap("new", it.Value, "old", old))
+		}
+	}
+	return out
 }

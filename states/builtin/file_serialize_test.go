@@ -12,7 +12,10 @@ import (
 // (testdata/golden/file_serialize.json).
 func TestFileSerializeGolden(t *testing.T) {
 	ds := payload.NewMap("b", int64(1), "a", []any{"x", int64(2), 1.5, nil, true}, "n", payload.NewMap("k", "v", "z", payload.NewMap()), "u", "ü")
-	existing := map[string]string{"out.json": "{\n  \"old\": 1\n}\n", "same.yaml": "a:\n- x\n- 2\n- 1.5\n- null\n- true\nb: 1\nn:\n  k: v\n  z: {}\nu: \"\\xFC\"\n"}
+	existing := map[string]string{"out.json": "{\n  \"old\": 1\n}\n",
+		"m.toml":    "title = \"old\"\nwhen = 1979-05-27T07:32:00Z\nday = 1979-05-27\n[tbl]\nold = 1\nkeep = \"x\"\n[[arr]]\nk = 1\n",
+		"same.toml": "a = 1\n\n[t]\nb = [ \"x\",]\n", "bad.toml": "a = 1\na = 2\n", "quirk.toml": "a = \"xyz\"\na.b.c = 1\n",
+		"empty.yaml": "", "list.json": "[1, 2]\n", "bad.json": "{nope\n", "same.yaml": "a:\n- x\n- 2\n- 1.5\n- null\n- true\nb: 1\nn:\n  k: v\n  z: {}\nu: \"\\xFC\"\n"}
 	calls := []salttest.Call{
 		single("json new", "file.serialize", false, "name", "{dir}/new.json", "dataset", ds, "serializer", "json"),
 		single("json replace", "file.serialize", false, "name", "{dir}/out.json", "dataset", ds, "serializer", "json"),
@@ -34,6 +37,16 @@ func TestFileSerializeGolden(t *testing.T) {
 		single("toml test", "file.serialize", true, "name", "{dir}/t.toml", "dataset", ds, "formatter", "TOML"),
 		single("toml opts", "file.serialize", false, "name", "{dir}/o.toml", "dataset", ds, "serializer", "toml", "serializer_opts", []any{payload.NewMap("indent", int64(4))}),
 		single("toml control char", "file.serialize", false, "name", "{dir}/c.toml", "dataset", payload.NewMap("k", "\x01"), "serializer", "toml"),
+		single("toml merge", "file.serialize", false, "name", "{dir}/m.toml", "dataset", payload.NewMap("tbl", payload.NewMap("new", int64(2), "keep", "y"), "top", "z"), "serializer", "toml", "merge_if_exists", true),
+		single("toml merge test", "file.serialize", true, "name", "{dir}/m.toml", "dataset", payload.NewMap("tbl", payload.NewMap("new", int64(2))), "serializer", "toml", "merge_if_exists", true),
+		single("toml merge same", "file.serialize", false, "name", "{dir}/same.toml", "dataset", payload.NewMap("t", payload.NewMap("b", []any{"x"})), "serializer", "toml", "merge_if_exists", true),
+		single("toml merge bad existing", "file.serialize", false, "name", "{dir}/bad.toml", "dataset", payload.NewMap("a", int64(3)), "serializer", "toml", "merge_if_exists", true),
+		single("toml merge quirk existing", "file.serialize", false, "name", "{dir}/quirk.toml", "dataset", payload.NewMap("a", int64(3)), "serializer", "toml", "merge_if_exists", true),
+		single("toml merge absent", "file.serialize", false, "name", "{dir}/absent.toml", "dataset", payload.NewMap("a", int64(3)), "serializer", "toml", "merge_if_exists", true),
+		single("json merge", "file.serialize", false, "name", "{dir}/out.json", "dataset", ds, "serializer", "json", "merge_if_exists", true),
+		single("yaml merge same", "file.serialize", false, "name", "{dir}/same.yaml", "dataset", payload.NewMap("b", int64(1)), "merge_if_exists", true),
+		single("yaml merge", "file.serialize", false, "name", "{dir}/same.yaml", "dataset", payload.NewMap("n", payload.NewMap("k", "w")), "merge_if_exists", true),
+		single("yaml merge empty existing", "file.serialize", false, "name", "{dir}/empty.yaml", "dataset", ds, "merge_if_exists", true),
 		single("deserializer_opts warns", "file.serialize", false, "name", "{dir}/w.json", "dataset", ds, "serializer", "json", "deserializer_opts", []any{payload.NewMap("a", int64(1))}),
 	}
 	for i := range calls {

@@ -2,13 +2,16 @@ package e2e
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/master/runners"
 	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/pillar"
 	"github.com/gsalt/gsalt/proxy/devsim"
 	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -99,4 +102,70 @@ func TestNapalmSaltRouterExample(t *testing.T) {
 	if ncHasLine(running, "ntp server 172.16.255.254") {
 		t.Errorf("running config keeps the NTP server netntp removed last")
 	}
+}
+
+// TestNapalmSaltStackProxy takes the pillar napalm-salt's saltstack/pillar
+// gives the proxy veos1 (veos.sls: proxytype napalm, driver eos, host the
+// minion id, admin/admin; compiled by gsalt's pillar compiler from the
+// unchanged files, which TestNapalmSaltStackTree in internal/interop
+// compares with Salt's) as the configuration of gsalt's napalm proxytype,
+// adding only what a lab adds beside it (the address and port of a
+// simulated EOS device, the enable secret), and applies the repository's
+// examples/router with that pillar. The pillar names no NTP peers,
+// servers, SNMP or users, so the states take the paths Salt's own take
+// (salt/states/netntp.py managed: neither peers nor servers is a list, it
+// returns its default result False with no comment before reading the
+// device; probes: NAPALM's eos driver has no get_probes_config) and
+// netusers.managed finds nothing to do. No Salt side: NAPALM cannot be
+// installed here.
+func TestNapalmSaltStackProxy(t *testing.T) {
+	root := filepath.Join(os.Getenv("GSALT_FORMULAS_DIR"), "napalm-salt")
+	stack := filepath.Join(root, "saltstack", "pillar")
+	if _, err := os.Stat(filepath.Join(stack, "veos.sls")); os.Getenv("GSALT_FORMULAS_DIR") == "" || err != nil {
+		t.Skip("TestNapalmSaltStackProxy: GSALT_FORMULAS_DIR has no napalm-salt (scripts/formulas.sh); skipping")
+	}
+	opts := payload.NewMap("pillar_roots", payload.NewMap("base", []any{stack}))
+	comp := runners.NewPillarCompiler(pillar.GetterFunc(opts.Get), slog.New(slog.DiscardHandler))
+	pil, err := comp.Compile(context.Background(), pillar.Request{ID: "veos1", Grains: payload.NewMap("id", "veos1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := pil.Map("proxy")
+	if px.Str("proxytype") != "napalm" || px.Str("driver") != "eos" || px.Str("host") != "veos1" || px.Str("username") != "admin" {
+		t.Fatalf("veos1's pillar: %v", pil)
+	}
+	dev, env := ncEnvProxy(t, devsim.PlatformEOS, root, pil, func(port int) *payload.Map {
+		lab := px.Clone()
+		lab.Set("host", "127.0.0.1")
+		lab.Set("optional_args", payload.NewMap("port", int64(port), "secret", ncSecret))
+		return lab
+	})
+	initial := dev.RunningConfig()
+	const ntpTag, usersTag, probesTag = "netntp_|-cf_ntp_|-cf_ntp_|-managed", "netusers_|-cf_users_|-cf_users_|-managed", "probes_|-cf_probes_|-cf_probes_|-managed"
+	check := func(what string, ret *payload.Map) {
+		t.Helper()
+		for _, tag := range nsRouterTags {
+			if ret.Map(tag) == nil {
+				t.Fatalf("%s: no %s in %v", what, tag, ret)
+			}
+		}
+		if r := ret.Map(ntpTag); r.Bool("result") || r.Str("comment") != "" || r.Map("changes").Len() != 0 {
+			t.Errorf("%s netntp: %v", what, r)
+		}
+		if r := ret.Map(probesTag); !strings.Contains(r.Str("comment"), "get_probes_config is not implemented for the NAPALM eos driver") {
+			t.Errorf("%s probes: %v", what, r)
+		}
+		if r := ret.Map(usersTag); r.Map("changes").Len() != 0 || !r.Bool("result") {
+			t.Errorf("%s netusers: %v", what, r)
+		}
+	}
+	check("test run", nsRunAll(t, env, "examples.router", true))
+	if got := dev.RunningConfig(); got != initial {
+		t.Errorf("test mode changed the device:\n%s", got)
+	}
+	check("run", nsRunAll(t, env, "examples.router", false))
+	if !ncHasLine(dev.RunningConfig(), "ntp server 172.16.255.254") {
+		t.Errorf("netntp.managed touched the device's NTP server:\n%s", dev.RunningConfig())
+	}
+	check("second run", nsRunAll(t, env, "examples.router", false))
 }

@@ -66,14 +66,23 @@ func (f ncFiles) CacheFile(_ context.Context, src, _ string) (string, error) {
 // state.sls over the given state functions, serving root.
 func ncEnv(t *testing.T, plat, root string, pillar *payload.Map) (*devsim.Device, *modules.Env) {
 	t.Helper()
+	return ncEnvProxy(t, plat, root, pillar, func(port int) *payload.Map {
+		return payload.NewMap("proxytype", "napalm", "driver", plat, "host", "127.0.0.1", "username", "admin",
+			"passwd", "admin", "timeout", int64(10),
+			"optional_args", payload.NewMap("port", int64(port), "secret", ncSecret))
+	})
+}
+
+// ncEnvProxy is ncEnv with the proxy configuration (the pillar's proxy
+// key) made by proxy from the simulated device's port.
+func ncEnvProxy(t *testing.T, plat, root string, pillar *payload.Map, proxy func(port int) *payload.Map) (*devsim.Device, *modules.Env) {
+	t.Helper()
 	fleet, err := devsim.Start(context.Background(), devsim.Options{Platform: plat, Devices: 1, Secret: ncSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = fleet.Close() })
-	px := payload.NewMap("proxytype", "napalm", "driver", plat, "host", "127.0.0.1", "username", "admin",
-		"passwd", "admin", "timeout", int64(10),
-		"optional_args", payload.NewMap("port", int64(fleet.Port(0)), "secret", ncSecret))
+	px := proxy(fleet.Port(0))
 	mod := proxymod.NewNapalm(nil)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if err := mod.Init(context.Background(), &proxymod.Config{ID: "dev1", ProxyType: "napalm", Proxy: px, Log: log}); err != nil {

@@ -9,6 +9,7 @@ logging.disable(logging.CRITICAL)
 
 import salt.config
 import salt.loader
+import salt.pillar
 
 gitdir, out_file = sys.argv[1], sys.argv[2]
 here = os.path.dirname(os.path.abspath(__file__))
@@ -45,8 +46,19 @@ for sc in scenarios:
     steps = []
     for st in sc["steps"]:
         if "push" in st:
-            subprocess.run(["/bin/sh", os.path.join(here, "git_pillar_push.sh"), gitdir, st["push"]], check=True)
+            subprocess.run(["/bin/sh", os.path.join(here, "git_pillar_push.sh"), gitdir, st["push"]] + ([st["branch"]] if st.get("branch") else []), check=True)
             steps.append({"push": st["push"]})
+            continue
+        if "pillar" in st:
+            # the master's pillar for a minion in a saltenv, from the
+            # remotes as the runner left them (a master does not fetch
+            # while compiling)
+            mid = st["pillar"]
+            try:
+                p = salt.pillar.Pillar(opts, {"id": mid}, mid, st.get("saltenv"), pillarenv=st.get("pillarenv"))
+                steps.append({"pillar": plain(p.compile_pillar())})
+            except Exception as exc:  # the error, as the master logs it
+                steps.append({"error": "%s: %s" % (type(exc).__name__, plain(str(exc)))})
             continue
         runners = salt.loader.runner(opts, utils=salt.loader.utils(opts))
         try:

@@ -4,7 +4,7 @@
 # 3006's yamlex serializer (salt.serializers.yamlex.deserialize) and
 # rendered by its yamlex renderer (salt.renderers.yamlex.render). Run by
 # `GSALT_SALT_SRC=/path/to/salt go test ./render -run TestYAMLExGolden -update`.
-import base64, datetime, json, logging, os, sys
+import json, logging, os, sys
 
 logging.disable(logging.CRITICAL)
 
@@ -15,6 +15,8 @@ renderer.__opts__ = {}
 renderer.__salt__ = {}
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+from typed import run  # noqa: E402
 
 cases = [
     ("doc_placeholder", "placeholder: !aggregate foo\nplaceholder: !aggregate bar\nplaceholder: !aggregate baz\n"),
@@ -84,31 +86,6 @@ for n1, v1 in forms.items():
         for t1, t2, kt in (("", "", ""), ("!aggregate ", "!aggregate ", ""), ("!aggregate ", "!aggregate ", "!reset ")):
             label = {"": "plain", "!aggregate ": "agg"}[t1] + ("_reset" if kt else "")
             cases.append(("gen_%s_%s_%s" % (label, n1, n2), "k: %s%s\n%sk: %s%s\n" % (t1, v1, kt, t2, v2)))
-
-
-def typed(v):
-    if v is None or isinstance(v, (bool, str)):
-        return str.__str__(v) if isinstance(v, str) else v
-    if isinstance(v, int):
-        return {"int": str(v)}
-    if isinstance(v, float):
-        return {"float": repr(v)}
-    if isinstance(v, bytes):
-        return {"bytes": base64.b64encode(v).decode()}
-    if isinstance(v, (datetime.datetime, datetime.date)):
-        return {"datetime": v.strftime("%Y%m%dT%H:%M:%S.%f")}
-    if isinstance(v, (list, tuple)):
-        return [typed(x) for x in v]
-    if isinstance(v, dict):
-        return {"map": [[typed(k), typed(x)] for k, x in v.items()]}
-    raise TypeError(type(v))
-
-
-def run(fn, text):
-    try:
-        return {"value": typed(fn(text))}
-    except Exception as exc:  # the exception class and text
-        return {"error": type(exc).__name__, "message": str(exc)}
 
 
 out = []

@@ -1,0 +1,4 @@
+#!toml
+[db]
+port = 1
+port = 2

@@ -1,0 +1,6 @@
+base:
+  '*':
+    - app
+    - templated
+  'db*':
+    - broken
