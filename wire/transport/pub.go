@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -39,6 +40,16 @@ type PubServer struct {
 
 	mu   sync.RWMutex
 	subs map[*pubSub]struct{}
+	// byID holds the subscribers that sent a ZMTP identity, by identity.
+	byID map[string][]*pubSub
+	// hs numbers the connections whose handshake started, handshaking
+	// holds the numbers of those still in it; changed is closed and
+	// replaced when a handshake ends, a subscriber leaves or applies a
+	// subscription while someone waits (waiting > 0): see WaitSubscribed.
+	hs          uint64
+	handshaking map[uint64]struct{}
+	changed     chan struct{}
+	waiting     atomic.Int32
 
 	dropped atomic.Uint64
 	stopMu  sync.Mutex
@@ -63,6 +74,9 @@ type pubSub struct {
 	// batch is the writer's reusable slice of messages taken by next.
 	batch [][]byte
 
+	// id is the peer's ZMTP identity (a Salt minion's id).
+	id string
+
 	mu     sync.RWMutex
 	topics map[string]int // subscription -> count (libzmq counts duplicates)
 }
@@ -82,7 +96,8 @@ func ListenPub(ctx context.Context, addr string, opts PubOptions) (*PubServer, e
 	if err != nil {
 		return nil, fmt.Errorf("transport: pub listen %q: %w", addr, err)
 	}
-	p := &PubServer{l: l, hwm: opts.HWM, log: log, subs: make(map[*pubSub]struct{})}
+	p := &PubServer{l: l, hwm: opts.HWM, log: log, subs: make(map[*pubSub]struct{}), byID: make(map[string][]*pubSub),
+		handshaking: make(map[uint64]struct{}), changed: make(chan struct{})}
 	// The callback only shuts down; it never touches p.stop, which is set
 	// under stopMu after registration (the callback may already be running).
 	stop := context.AfterFunc(ctx, func() { _ = p.shutdown() })
@@ -148,15 +163,29 @@ func (p *PubServer) Close() error {
 func (p *PubServer) shutdown() error { return p.l.close() }
 
 func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
+	p.mu.Lock()
+	p.hs++
+	n := p.hs
+	p.handshaking[n] = struct{}{}
+	p.mu.Unlock()
 	c, err := openZMTP(p.l.ctx, raw, rolePub, nil, p.l.lim, p.l.budget)
 	if err != nil {
+		p.mu.Lock()
+		delete(p.handshaking, n)
+		p.notifyLocked()
+		p.mu.Unlock()
 		p.log.Debug("transport: pub handshake failed", "peer", raw.RemoteAddr(), "err", err)
 		return
 	}
 	defer c.close()
-	s := &pubSub{c: c, log: p.log, topics: make(map[string]int)}
+	s := &pubSub{c: c, log: p.log, id: c.peerIdentity(), topics: make(map[string]int)}
 	p.mu.Lock()
+	delete(p.handshaking, n)
 	p.subs[s] = struct{}{}
+	if s.id != "" {
+		p.byID[s.id] = append(p.byID[s.id], s)
+	}
+	p.notifyLocked()
 	p.mu.Unlock()
 	for {
 		frames, err := c.recv()
@@ -165,9 +194,18 @@ func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 			break
 		}
 		s.subscription(frames)
+		p.notify()
 	}
 	p.mu.Lock()
 	delete(p.subs, s)
+	if s.id != "" {
+		if l := slices.DeleteFunc(p.byID[s.id], func(o *pubSub) bool { return o == s }); len(l) > 0 {
+			p.byID[s.id] = l
+		} else {
+			delete(p.byID, s.id)
+		}
+	}
+	p.notifyLocked()
 	p.mu.Unlock()
 	c.close()
 	s.stop()

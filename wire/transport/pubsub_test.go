@@ -358,3 +358,53 @@ func waitFor(t testing.TB, cond func() bool) {
 	t.Helper()
 	testutil.Eventually(t, 10*time.Second, cond)
 }
+
+// TestPubWaitSubscribed: a subscriber whose bytes reach the publisher
+// late (a proxy delays them 300 ms) has finished its side of the
+// handshake and sent its subscription before the publisher applied it;
+// once WaitSubscribed for its identity returns true, a message published
+// reaches it. An identity without a connection does not wait, and one
+// whose subscriptions do not cover the topics waits until its context
+// ends.
+func TestPubWaitSubscribed(t *testing.T) {
+	p := listenPub(t, "127.0.0.1:0", PubOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(30*time.Second))
+	defer cancel()
+	if p.WaitSubscribed(ctx, "nobody") || ctx.Err() != nil {
+		t.Fatalf("WaitSubscribed for an identity without a connection: waited (ctx %v)", ctx.Err())
+	}
+	proxy := testutil.DelayProxy(t, p.Addr().String(), 300*time.Millisecond)
+	for _, tc := range []struct {
+		id     string
+		topics [][]byte // the subscriber's (nil: everything)
+		want   [][]byte // the topics WaitSubscribed asks for
+		msg    []byte
+	}{
+		{"m1", nil, nil, []byte("job for m1")},
+		{"m2", [][]byte{[]byte("broadcast"), []byte("m2hex")}, [][]byte{[]byte("broadcast"), []byte("m2hex")}, []byte("m2hex")},
+	} {
+		sub := dialSub(t, proxy, SubOptions{Identity: []byte(tc.id), Topics: tc.topics})
+		select {
+		case <-sub.Connected():
+		case <-ctx.Done():
+			t.Fatalf("%s never connected", tc.id)
+		}
+		if !p.WaitSubscribed(ctx, tc.id, tc.want...) {
+			t.Fatalf("WaitSubscribed(%s): false (ctx %v)", tc.id, ctx.Err())
+		}
+		if err := p.Publish(tc.msg); err != nil {
+			t.Fatal(err)
+		}
+		rctx, rcancel := context.WithTimeout(ctx, testutil.Scale(10*time.Second))
+		got, err := sub.Recv(rctx)
+		rcancel()
+		if err != nil || !equalFrames(got, [][]byte{tc.msg}) {
+			t.Fatalf("%s: the message published after WaitSubscribed: %q %v", tc.id, got, err)
+		}
+	}
+	short, scancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer scancel()
+	if p.WaitSubscribed(short, "m2", []byte("other")) || short.Err() == nil {
+		t.Fatal("WaitSubscribed for a topic m2 did not subscribe to returned before its context ended")
+	}
+}
