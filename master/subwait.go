@@ -8,12 +8,14 @@ import (
 )
 
 // SubscriptionWaiter is implemented by a Publisher that can tell when a
-// subscriber's subscriptions are applied (transport.PubServer, where the
-// subscriber's ZMTP identity is its minion id).
+// subscriber's subscriptions are applied (transport.PubServer: by the
+// subscriber's ZMTP identity, a gsalt minion's id, or else by waiting for
+// the connections that are still to subscribe).
 type SubscriptionWaiter interface {
 	// WaitSubscribed waits until the peer id subscribed to a prefix of
-	// each of topics (with none: to anything) and reports whether it did;
-	// it returns false at once when there is nothing to wait for.
+	// each of topics (with none: to anything), or until no connection
+	// that may be its subscription is left unsubscribed; it reports
+	// whether it saw id's own subscription.
 	WaitSubscribed(ctx context.Context, id string, topics ...[]byte) bool
 }
 
@@ -36,15 +38,18 @@ func isStartTag(tag, id string) bool {
 
 // awaitSubscription holds a minion's start event until the publisher has
 // applied that minion's subscription. A minion fires its start event
-// right after it sent its subscription, on another connection; a busy
-// master could otherwise act on the event (a reactor publishing a job to
-// the minion, a test publishing right after the minion said it started)
+// after it sent its subscription, on another connection; a busy master
+// could otherwise act on the event (a reactor publishing a job to the
+// minion, a client publishing right after the minion said it started)
 // before it read the subscription, and the publish would not reach the
 // minion. Salt's minion fires the event in the same order (after its SUB
-// socket connected); Salt's master is slow enough that it rarely loses
-// the race. The wait is bounded by startSubscribeWait; a minion whose
-// publisher connection is shared (gsalt-proxy devices) or already
-// subscribed does not wait.
+// socket connected and its pillar came); Salt's master is slow enough
+// that it rarely loses the race. A gsalt minion names itself in its SUB
+// handshake; libzmq's SUB (a Salt minion) does not, and then the event
+// waits for the publish connections still in their handshake or not yet
+// subscribed. The wait is bounded by startSubscribeWait; a minion already
+// subscribed, or with no connection to wait for (gsalt-proxy devices
+// share one), does not wait.
 func (m *Master) awaitSubscription(ctx context.Context, id string) {
 	w, ok := m.pub.(SubscriptionWaiter)
 	if !ok {

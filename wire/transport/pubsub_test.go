@@ -362,10 +362,11 @@ func waitFor(t testing.TB, cond func() bool) {
 // TestPubWaitSubscribed: a subscriber whose bytes reach the publisher
 // late (a proxy delays them 300 ms) has finished its side of the
 // handshake and sent its subscription before the publisher applied it;
-// once WaitSubscribed for its identity returns true, a message published
-// reaches it. An identity without a connection does not wait, and one
-// whose subscriptions do not cover the topics waits until its context
-// ends.
+// once WaitSubscribed returns, a message published reaches it: true for a
+// subscriber that names itself (gsalt's SUB), false after waiting for one
+// that names no one (libzmq's SUB, a Salt minion). An identity without
+// any connection does not wait, and one whose subscriptions do not cover
+// the topics waits until its context ends.
 func TestPubWaitSubscribed(t *testing.T) {
 	p := listenPub(t, "127.0.0.1:0", PubOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(30*time.Second))
@@ -375,22 +376,25 @@ func TestPubWaitSubscribed(t *testing.T) {
 	}
 	proxy := testutil.DelayProxy(t, p.Addr().String(), 300*time.Millisecond)
 	for _, tc := range []struct {
-		id     string
-		topics [][]byte // the subscriber's (nil: everything)
-		want   [][]byte // the topics WaitSubscribed asks for
-		msg    []byte
+		id       string
+		identity []byte   // what the subscriber sends in its handshake
+		topics   [][]byte // the subscriber's (nil: everything)
+		want     [][]byte // the topics WaitSubscribed asks for
+		msg      []byte
+		named    bool // WaitSubscribed's result
 	}{
-		{"m1", nil, nil, []byte("job for m1")},
-		{"m2", [][]byte{[]byte("broadcast"), []byte("m2hex")}, [][]byte{[]byte("broadcast"), []byte("m2hex")}, []byte("m2hex")},
+		{"m1", []byte("m1"), nil, nil, []byte("job for m1"), true},
+		{"m2", []byte("m2"), [][]byte{[]byte("broadcast"), []byte("m2hex")}, [][]byte{[]byte("broadcast"), []byte("m2hex")}, []byte("m2hex"), true},
+		{"m3", nil, nil, nil, []byte("job for m3"), false},
 	} {
-		sub := dialSub(t, proxy, SubOptions{Identity: []byte(tc.id), Topics: tc.topics})
+		sub := dialSub(t, proxy, SubOptions{Identity: tc.identity, Topics: tc.topics})
 		select {
 		case <-sub.Connected():
 		case <-ctx.Done():
 			t.Fatalf("%s never connected", tc.id)
 		}
-		if !p.WaitSubscribed(ctx, tc.id, tc.want...) {
-			t.Fatalf("WaitSubscribed(%s): false (ctx %v)", tc.id, ctx.Err())
+		if got := p.WaitSubscribed(ctx, tc.id, tc.want...); got != tc.named || ctx.Err() != nil {
+			t.Fatalf("WaitSubscribed(%s): %v, want %v (ctx %v)", tc.id, got, tc.named, ctx.Err())
 		}
 		if err := p.Publish(tc.msg); err != nil {
 			t.Fatal(err)

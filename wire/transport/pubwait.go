@@ -2,23 +2,31 @@ package transport
 
 import (
 	"context"
+	"time"
 )
 
-// WaitSubscribed waits until the subscriptions of the peer whose ZMTP
-// identity is id (a Salt minion's SUB socket sends its minion id) are
-// applied, so that a message published afterwards reaches it: until one
-// of its connections subscribed to a prefix of each of topics (with no
-// topics: to anything). A subscriber sends its subscriptions right after
-// the handshake, but the server reads them on the connection's own
-// goroutine, which a busy machine may run later than a request the same
-// peer sent afterwards on another connection (a minion's start event);
-// a publish made in between is lost for that peer, as with libzmq.
+// freshSubscriber is how long after its handshake a subscriber that has
+// not subscribed to anything yet is waited for by WaitSubscribed (a peer
+// sends its subscriptions right after the handshake).
+const freshSubscriber = 10 * time.Second
+
+// WaitSubscribed waits until the subscriptions of the peer id are
+// applied, so that a message published afterwards reaches it. A
+// subscriber sends its subscriptions right after the handshake, but the
+// server reads them on the connection's own goroutine, which a busy
+// machine may run later than a request the same peer sent afterwards on
+// another connection (a minion's start event); a publish made in between
+// is lost for that peer, as with libzmq.
 //
-// While no connection of id has finished its handshake, it waits for the
-// handshakes under way when it was called (the peer's may be one of them:
-// its side of the handshake ends before the server's). It returns true
-// when the subscription is in place, false when there is nothing to wait
-// for (no connection of id, none in a handshake) or ctx ended first.
+// A peer that names itself in the handshake (the ZMTP identity: a gsalt
+// minion's SUB socket sends its id) is waited for until one of its
+// connections subscribed to a prefix of each of topics (with no topics:
+// to anything); it returns true then. Peers that name no one (libzmq
+// sends no identity from a SUB socket: a Salt minion) cannot be told
+// apart, so it also waits for every connection from before the call that
+// may be the peer's: still in its handshake, or through it less than
+// freshSubscriber ago without any subscription yet. It returns false
+// once none is left (also at once when there is none), or when ctx ends.
 func (p *PubServer) WaitSubscribed(ctx context.Context, id string, topics ...[]byte) bool {
 	p.waiting.Add(1)
 	defer p.waiting.Add(-1)
@@ -28,27 +36,12 @@ func (p *PubServer) WaitSubscribed(ctx context.Context, id string, topics ...[]b
 	for {
 		p.mu.RLock()
 		ch := p.changed
-		known, done := len(p.byID[id]) > 0, false
-		for _, s := range p.byID[id] {
-			if s.subscribed(topics) {
-				done = true
-				break
-			}
-		}
-		pending := false
-		if !known {
-			for n := range p.handshaking {
-				if n <= limit {
-					pending = true
-					break
-				}
-			}
-		}
+		done, pending := p.subscriptionState(id, topics, limit)
 		p.mu.RUnlock()
 		switch {
 		case done:
 			return true
-		case !known && !pending:
+		case !pending:
 			return false
 		}
 		select {
@@ -57,6 +50,44 @@ func (p *PubServer) WaitSubscribed(ctx context.Context, id string, topics ...[]b
 			return false
 		}
 	}
+}
+
+// subscriptionState reports whether peer id subscribed to topics, and
+// else whether a connection numbered up to limit may still turn out to
+// be its subscription. p.mu is held.
+func (p *PubServer) subscriptionState(id string, topics [][]byte, limit uint64) (done, pending bool) {
+	now := time.Now()
+	for _, s := range p.byID[id] {
+		if s.subscribed(topics) {
+			return true, false
+		}
+		if now.Sub(s.since) < freshSubscriber {
+			pending = true // still to send the topics asked for
+		}
+	}
+	if pending {
+		return false, true
+	}
+	for n := range p.handshaking {
+		if n <= limit {
+			return false, true
+		}
+	}
+	for s := range p.bare {
+		if s.seq <= limit && s.id == "" && now.Sub(s.since) < freshSubscriber {
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// subscribed takes s off the bare subscribers after it applied a
+// subscription and wakes the callers of WaitSubscribed, if any.
+func (p *PubServer) subscribed(s *pubSub) {
+	p.mu.Lock()
+	delete(p.bare, s)
+	p.notifyLocked()
+	p.mu.Unlock()
 }
 
 // notify wakes the callers of WaitSubscribed, if any.
@@ -69,7 +100,7 @@ func (p *PubServer) notify() {
 	p.mu.Unlock()
 }
 
-// notifyLocked is notify with p.mu held.
+// notifyLocked wakes the callers of WaitSubscribed, if any. p.mu is held.
 func (p *PubServer) notifyLocked() {
 	if p.waiting.Load() == 0 {
 		return
