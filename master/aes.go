@@ -136,7 +136,7 @@ func returnRecord(load *payload.Map) *payload.Map {
 var returnRecordKeys = [...]any{"return", "retcode", "success", "out", "fun", "fun_args"}
 
 // aesMinionEvent handles _minion_event (SALT-WIRE §9.4).
-func (m *Master) aesMinionEvent(_ context.Context, load *payload.Map) (any, error) {
+func (m *Master) aesMinionEvent(ctx context.Context, load *payload.Map) (any, error) {
 	if !m.verifyTok(load, "id", "tok") {
 		return payload.NewMap(), nil
 	}
@@ -179,6 +179,9 @@ func (m *Master) aesMinionEvent(_ context.Context, load *payload.Map) (any, erro
 			msg = d.Str("message")
 		}
 		m.log.Error("received a minion error", "id", id, "message", msg)
+	}
+	if isStartTag(tag, id) {
+		m.awaitSubscription(ctx, id)
 	}
 	m.fire(tag, load)
 	return nil, nil

@@ -3,8 +3,6 @@ package master
 import (
 	"context"
 	"crypto/rsa"
-	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -313,8 +311,7 @@ func (m *Master) send(load *payload.Map, topics []string) error {
 		return m.pub.Publish([]byte("broadcast"), body)
 	}
 	for _, id := range topics {
-		h := sha1.Sum([]byte(id))
-		if err := m.pub.Publish([]byte(hex.EncodeToString(h[:])), body); err != nil {
+		if err := m.pub.Publish(idTopic(id), body); err != nil {
 			return err
 		}
 	}

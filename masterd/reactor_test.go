@@ -342,3 +342,66 @@ func mustGetRet(m *payload.Map) any {
 	v, _ := m.Get("return")
 	return v
 }
+
+// TestStartEventWaitsForSubscription: a reaction to a minion's start
+// event reaches the minion although the master reads the minion's
+// publish subscription late (a proxy in front of the publish port delays
+// what the minion sends, as a busy machine may; the minion fires its
+// start event once it has sent the subscription). The master holds the
+// start event until the subscription is applied; without that the
+// reactor's job was published before it and lost (the dnsmasq example's
+// TestReservations flake: a started minion's announce job never ran).
+// With a gsalt-minion (300 ms) and, when GSALT_SALT_SRC is set, a real
+// Salt 3006 salt-minion (2 s: its pillar fetch and module loading come
+// between its SUB connect and its start event).
+func TestStartEventWaitsForSubscription(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		real  bool
+		delay time.Duration
+	}{
+		{"gsalt-minion", false, 300 * time.Millisecond},
+		{"salt-minion", true, 2 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := ""
+			if tc.real {
+				src = saltpeer.Require(t)
+			}
+			dir := shortDir(t)
+			sls := filepath.Join(dir, "reactor", "start.sls")
+			testutil.WriteFile(t, sls, "ping_{{ data['id'] }}:\n  local.test.ping:\n    - tgt: {{ data['id'] }}\n", 0o644)
+			d, _ := startMaster(t, dir, fmt.Sprintf("auto_accept: True\nreactor:\n  - 'salt/minion/*/start':\n    - %s\n", sls))
+			bus := d.Bus().Subscribe(event.All(), 1<<14)
+			defer bus.Close()
+			proxy := testutil.DelayProxy(t, d.PubAddr().String(), tc.delay)
+			_, port, err := net.SplitHostPort(proxy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.real {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				mdir := filepath.Join(dir, "m1")
+				writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "m1", d.ReqAddr().(*net.TCPAddr).Port, "publish_port: "+port+"\n"))
+				startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "m1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
+			} else {
+				startGsaltMinionConf(t, d, dir, "m1", "publish_port: "+port+"\n")
+			}
+			deadline := time.After(testutil.Scale(120 * time.Second))
+			for {
+				select {
+				case ev := <-bus.C():
+					if strings.HasPrefix(ev.Tag, "salt/job/") && strings.HasSuffix(ev.Tag, "/ret/m1") && ev.Data.Str("fun") == "test.ping" {
+						if ev.Data.Bool("return") != true {
+							t.Fatalf("test.ping return %v", mapJSONish(ev.Data))
+						}
+						return
+					}
+				case <-deadline:
+					t.Fatalf("the reaction's test.ping never returned from m1: reactor %+v", d.Reactor().Stats())
+				}
+			}
+		})
+	}
+}

@@ -21,7 +21,7 @@ clients=${CLIENTS:-4}
 bin=$PWD/bin
 tmp=$(mktemp -d /tmp/gsalt-api-bench.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
+cleanup() { stop_groups "${pids[@]}"; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/swarm-lib.sh"

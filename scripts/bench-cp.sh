@@ -22,7 +22,7 @@ py=/usr/bin/python3
 tmp=$(mktemp -d /tmp/gsalt-bench-cp.XXXXXX)
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
+  stop_groups "${pids[@]}"
   wait 2>/dev/null || true
   rm -rf "$tmp"
 }
@@ -145,7 +145,8 @@ GSALT_PPROF=$pp_minion setsid "$bin/gsalt-minion" -c "$d/etc/minion" -l error >>
 wait_ping "$bin/gsalt" -c "$d/etc/master"
 measure gsalt "$mp" "$np" "$bin/gsalt" -c "$d/etc/master"
 g=$best
-kill -- "-$np" "-$mp" 2>/dev/null || true
+stop_groups "$np" "$mp"
+pids=()
 rm -rf "$d"
 
 s=-

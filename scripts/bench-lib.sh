@@ -82,3 +82,39 @@ raise_nofile() {
     ulimit -Sn "$(ulimit -Hn)"
   fi
 }
+
+# group_live PGID: the live (not zombie) processes of process group PGID.
+group_live() {
+  local q
+  for q in $(pgrep -g "$1" 2>/dev/null); do
+    [ "$(sed 's/.*) //' "/proc/$q/stat" 2>/dev/null | cut -d' ' -f1)" = Z ] || echo "$q"
+  done
+}
+
+# stop_groups PID...: stops daemons this shell started, each the leader of
+# its own process group (setsid) or a lone process: SIGTERM to each group
+# (or process), then waits up to STOP_WAIT seconds (default 15) until no
+# process of them is alive, SIGKILLs whatever is left and reaps them. A
+# salt-master's workers get the SIGTERM with their parent; its process
+# managers restart a worker that dies before they stop themselves, and
+# that new worker (started after the signal) outlived the script when
+# only the leader was waited for.
+stop_groups() {
+  local p i alive
+  [ $# -gt 0 ] || return 0
+  for p in "$@"; do kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null || true; done
+  for i in $(seq $((${STOP_WAIT:-15} * 10))); do
+    alive=
+    for p in "$@"; do
+      if [ -n "$(group_live "$p")" ]; then alive=1; fi
+      if kill -0 "$p" 2>/dev/null && [ "$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]; then alive=1; fi
+    done
+    [ -z "$alive" ] && break
+    sleep 0.1
+  done
+  if [ -n "$alive" ]; then
+    echo "stop_groups: still running after ${STOP_WAIT:-15} s, killing: $(for p in "$@"; do group_live "$p"; done | tr '\n' ' ')" >&2
+    for p in "$@"; do kill -KILL -- "-$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null || true; done
+  fi
+  for p in "$@"; do wait "$p" 2>/dev/null || true; done
+}

@@ -39,7 +39,7 @@ raise_nofile $((2 * ${DEVSIM_PER:-5000} + 4096))
 tmp=$(mktemp -d /tmp/gsalt-napalm.XXXXXX)
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  stop_groups "${pids[@]}"
   wait 2>/dev/null || true
   rm -rf "$tmp"
 }

@@ -17,7 +17,7 @@ bin=${BIN:-$PWD/bin}
 raise_nofile $((n + 4096))
 tmp=$(mktemp -d /tmp/gsalt-proxy.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
+cleanup() { stop_groups "${pids[@]}"; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 . "$(dirname "$0")/swarm-lib.sh"

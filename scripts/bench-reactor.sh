@@ -40,7 +40,7 @@ py=/usr/bin/python3
 tmp=$(mktemp -d /tmp/gsalt-bench-reactor.XXXXXX)
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
+  stop_groups "${pids[@]}"
   wait 2>/dev/null || true
   if [ -n "${KEEP_TMP:-}" ]; then echo "bench-reactor: kept $tmp" >&2; else rm -rf "$tmp"; fi
 }
@@ -119,7 +119,7 @@ gsalt_run() {
   local gr gc
   gr=$(field "$g" returned); gc=$(field "$g" master_cpu)
   echo "$name: master CPU per reactor job $(echo "scale=3; 1000 * $gc / ($gr + 0.0001)" | bc) ms, swarm CPU $(echo "$s1 - $s0" | bc) s, master RSS $(proc_rss_mib "$mp") MiB"
-  kill -- "-$sp" "-$mp" 2>/dev/null || true
+  stop_groups "$sp" "$mp"
 }
 
 # Salt 3006's master signs every publish (sign_pub_messages: True, its
@@ -151,7 +151,7 @@ salt_run() {
   local sr sc
   sr=$(field "$s" returned); sc=$(field "$s" master_cpu)
   echo "$name: master CPU per reactor job $(echo "scale=3; 1000 * $sc / ($sr + 0.0001)" | bc) ms"
-  kill -- "-$sp" "-$mp" 2>/dev/null || true
+  stop_groups "$sp" "$mp"
 }
 
 sj=- su=-

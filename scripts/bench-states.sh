@@ -28,7 +28,7 @@ done
 tmp=$(mktemp -d /tmp/gsalt-bench-states.XXXXXX)
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
+  stop_groups "${pids[@]}"
   wait 2>/dev/null || true
   rm -rf "$tmp"
 }

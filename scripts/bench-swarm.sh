@@ -31,7 +31,7 @@ pings=${PINGS:-5}
 bin=$PWD/bin
 tmp=$(mktemp -d /tmp/gsalt-swarm.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; for f in "$tmp"/*.err; do [ -s "$f" ] && { echo "bench: last lines of the swarm's errors ($(basename "$f")):"; tail -3 "$f" | cut -c1-200; }; done; rm -rf "$tmp"; }
+cleanup() { stop_groups "${pids[@]}"; wait 2>/dev/null || true; for f in "$tmp"/*.err; do [ -s "$f" ] && { echo "bench: last lines of the swarm's errors ($(basename "$f")):"; tail -3 "$f" | cut -c1-200; }; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/swarm-lib.sh"

@@ -128,6 +128,16 @@ func mapNetErr(err error) error {
 	return err
 }
 
+// peerIdentity is the Identity property of the peer's READY command (a
+// Salt minion's SUB socket sends its id), "" when it sent none.
+func (c *zconn) peerIdentity() string {
+	z := c.zc.Load()
+	if z == nil {
+		return ""
+	}
+	return z.Peer.Meta["Identity"]
+}
+
 // recv returns the next data message.
 func (c *zconn) recv() ([][]byte, error) {
 	var msg zmq4.Msg

@@ -115,18 +115,36 @@ func (g *DialGate) dial(ctx context.Context, addr string) (net.Conn, error) {
 					return nil, g.waitErr()
 				}
 			case <-t.C:
-				g.mu.Lock()
-				g.waiters--
-				g.mu.Unlock()
+				g.leave(up)
 			case <-ctx.Done():
 				t.Stop()
-				g.mu.Lock()
-				g.waiters--
-				g.mu.Unlock()
+				g.leave(up)
 				return nil, g.waitErr()
 			}
 		}
 	}
+}
+
+// leave takes a waiter that stops waiting on up (its context ended, or it
+// woke up to take over probing) off the count, unless the gate opened
+// since: opening it hands the count over to woken and zeroes it, and a
+// waiter that woke up at the same moment must not take itself off again.
+func (g *DialGate) leave(up chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-up:
+	default:
+		g.waiters--
+	}
+}
+
+// openLocked opens the gate after a successful probe: the waiting clients
+// wake up and dial again. g.mu is held.
+func (g *DialGate) openLocked() {
+	g.down = false
+	close(g.up)
+	g.woken, g.waiters = g.waiters, 0
 }
 
 // spread is the random delay before a waiter dials once the gate opened
@@ -173,9 +191,7 @@ func (g *DialGate) probe(ctx context.Context, addr string) (net.Conn, error) {
 			g.mu.Lock()
 			g.probing = false
 			if err == nil && g.down {
-				g.down = false
-				close(g.up)
-				g.woken, g.waiters = g.waiters, 0
+				g.openLocked()
 			}
 			g.mu.Unlock()
 			return raw, err

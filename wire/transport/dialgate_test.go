@@ -138,6 +138,47 @@ func TestDialGateNoDeadline(t *testing.T) {
 	<-done
 }
 
+// TestDialGateWaiterLeavesAsGateOpens: a waiting client whose context
+// ends at the moment the prober opens the gate is counted once: opening
+// the gate already took it off the waiters, so its own leaving must not
+// take it off again (the count went to -1). The test holds the gate's
+// lock while it ends the waiter's context and opens the gate, so the
+// waiter sees its context end before it sees the gate open.
+func TestDialGateWaiterLeavesAsGateOpens(t *testing.T) {
+	addr := freeAddr(t)
+	for round := range 50 {
+		g := NewDialGate()
+		g.closeGate(syscall.ECONNREFUSED)
+		g.mu.Lock()
+		g.probing = true // another client is probing
+		g.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(30*time.Second))
+		done := make(chan error, 1)
+		go func() {
+			c, err := g.dial(ctx, addr)
+			if c != nil {
+				_ = c.Close()
+			}
+			done <- err
+		}()
+		testutil.Eventually(t, testutil.Scale(10*time.Second), func() bool {
+			w, _ := gateState(g)
+			return w == 1
+		}, "the client waiting")
+		g.mu.Lock()
+		cancel()
+		g.openLocked()
+		g.probing = false
+		g.mu.Unlock()
+		if err := <-done; err == nil {
+			t.Fatalf("round %d: the waiter connected after its context ended", round)
+		}
+		if w, _ := gateState(g); w != 0 {
+			t.Fatalf("round %d: %d waiters after the only waiter left, want 0", round, w)
+		}
+	}
+}
+
 // TestDialGatesPerAddress: one gate per normalized address.
 func TestDialGatesPerAddress(t *testing.T) {
 	var gs DialGates

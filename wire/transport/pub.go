@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // DefaultPubHWM is the default per-subscriber queue length (Salt's pub_hwm).
@@ -39,6 +41,18 @@ type PubServer struct {
 
 	mu   sync.RWMutex
 	subs map[*pubSub]struct{}
+	// byID holds the subscribers that sent a ZMTP identity, by identity;
+	// bare those that have not subscribed to anything yet.
+	byID map[string][]*pubSub
+	bare map[*pubSub]struct{}
+	// hs numbers the connections whose handshake started, handshaking
+	// holds the numbers of those still in it; changed is closed and
+	// replaced when a handshake ends, a subscriber leaves or applies a
+	// subscription while someone waits (waiting > 0): see WaitSubscribed.
+	hs          uint64
+	handshaking map[uint64]struct{}
+	changed     chan struct{}
+	waiting     atomic.Int32
 
 	dropped atomic.Uint64
 	stopMu  sync.Mutex
@@ -63,6 +77,13 @@ type pubSub struct {
 	// batch is the writer's reusable slice of messages taken by next.
 	batch [][]byte
 
+	// id is the peer's ZMTP identity (a gsalt minion's id; libzmq sends
+	// none from a SUB socket). seq numbers its handshake, since is when
+	// the handshake ended.
+	id    string
+	seq   uint64
+	since time.Time
+
 	mu     sync.RWMutex
 	topics map[string]int // subscription -> count (libzmq counts duplicates)
 }
@@ -82,7 +103,8 @@ func ListenPub(ctx context.Context, addr string, opts PubOptions) (*PubServer, e
 	if err != nil {
 		return nil, fmt.Errorf("transport: pub listen %q: %w", addr, err)
 	}
-	p := &PubServer{l: l, hwm: opts.HWM, log: log, subs: make(map[*pubSub]struct{})}
+	p := &PubServer{l: l, hwm: opts.HWM, log: log, subs: make(map[*pubSub]struct{}), byID: make(map[string][]*pubSub), bare: make(map[*pubSub]struct{}),
+		handshaking: make(map[uint64]struct{}), changed: make(chan struct{})}
 	// The callback only shuts down; it never touches p.stop, which is set
 	// under stopMu after registration (the callback may already be running).
 	stop := context.AfterFunc(ctx, func() { _ = p.shutdown() })
@@ -148,26 +170,58 @@ func (p *PubServer) Close() error {
 func (p *PubServer) shutdown() error { return p.l.close() }
 
 func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
+	p.mu.Lock()
+	p.hs++
+	n := p.hs
+	p.handshaking[n] = struct{}{}
+	p.mu.Unlock()
 	c, err := openZMTP(p.l.ctx, raw, rolePub, nil, p.l.lim, p.l.budget)
 	if err != nil {
+		p.mu.Lock()
+		delete(p.handshaking, n)
+		p.notifyLocked()
+		p.mu.Unlock()
 		p.log.Debug("transport: pub handshake failed", "peer", raw.RemoteAddr(), "err", err)
 		return
 	}
 	defer c.close()
-	s := &pubSub{c: c, log: p.log, topics: make(map[string]int)}
+	s := &pubSub{c: c, log: p.log, id: c.peerIdentity(), seq: n, since: time.Now(), topics: make(map[string]int)}
 	p.mu.Lock()
+	delete(p.handshaking, n)
 	p.subs[s] = struct{}{}
+	p.bare[s] = struct{}{}
+	if s.id != "" {
+		p.byID[s.id] = append(p.byID[s.id], s)
+	}
+	p.notifyLocked()
 	p.mu.Unlock()
+	bare := true
 	for {
 		frames, err := c.recv()
 		if err != nil {
 			p.log.Debug("transport: subscriber gone", "peer", raw.RemoteAddr(), "err", err)
 			break
 		}
-		s.subscription(frames)
+		if s.subscription(frames) {
+			if bare {
+				bare = false
+				p.subscribed(s)
+			} else {
+				p.notify()
+			}
+		}
 	}
 	p.mu.Lock()
 	delete(p.subs, s)
+	delete(p.bare, s)
+	if s.id != "" {
+		if l := slices.DeleteFunc(p.byID[s.id], func(o *pubSub) bool { return o == s }); len(l) > 0 {
+			p.byID[s.id] = l
+		} else {
+			delete(p.byID, s.id)
+		}
+	}
+	p.notifyLocked()
 	p.mu.Unlock()
 	c.close()
 	s.stop()
@@ -264,11 +318,12 @@ func (s *pubSub) next() [][]byte {
 // maxBatchMsgs bounds the messages of one writev (IOV_MAX is 1024).
 const maxBatchMsgs = 256
 
-// subscription applies a ZMTP 3.0 subscription message (0x01/0x00 + topic);
-// anything else a subscriber sends is ignored, as libzmq does.
-func (s *pubSub) subscription(frames [][]byte) {
+// subscription applies a ZMTP 3.0 subscription message (0x01/0x00 + topic)
+// and reports whether it was one; anything else a subscriber sends is
+// ignored, as libzmq does.
+func (s *pubSub) subscription(frames [][]byte) bool {
 	if len(frames) != 1 || len(frames[0]) == 0 {
-		return
+		return false
 	}
 	topic := string(frames[0][1:])
 	s.mu.Lock()
@@ -285,6 +340,7 @@ func (s *pubSub) subscription(frames [][]byte) {
 			delete(s.topics, topic)
 		}
 	}
+	return true
 }
 
 func (s *pubSub) matches(first []byte) bool {

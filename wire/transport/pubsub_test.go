@@ -358,3 +358,57 @@ func waitFor(t testing.TB, cond func() bool) {
 	t.Helper()
 	testutil.Eventually(t, 10*time.Second, cond)
 }
+
+// TestPubWaitSubscribed: a subscriber whose bytes reach the publisher
+// late (a proxy delays them 300 ms) has finished its side of the
+// handshake and sent its subscription before the publisher applied it;
+// once WaitSubscribed returns, a message published reaches it: true for a
+// subscriber that names itself (gsalt's SUB), false after waiting for one
+// that names no one (libzmq's SUB, a Salt minion). An identity without
+// any connection does not wait, and one whose subscriptions do not cover
+// the topics waits until its context ends.
+func TestPubWaitSubscribed(t *testing.T) {
+	p := listenPub(t, "127.0.0.1:0", PubOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(30*time.Second))
+	defer cancel()
+	if p.WaitSubscribed(ctx, "nobody") || ctx.Err() != nil {
+		t.Fatalf("WaitSubscribed for an identity without a connection: waited (ctx %v)", ctx.Err())
+	}
+	proxy := testutil.DelayProxy(t, p.Addr().String(), 300*time.Millisecond)
+	for _, tc := range []struct {
+		id       string
+		identity []byte   // what the subscriber sends in its handshake
+		topics   [][]byte // the subscriber's (nil: everything)
+		want     [][]byte // the topics WaitSubscribed asks for
+		msg      []byte
+		named    bool // WaitSubscribed's result
+	}{
+		{"m1", []byte("m1"), nil, nil, []byte("job for m1"), true},
+		{"m2", []byte("m2"), [][]byte{[]byte("broadcast"), []byte("m2hex")}, [][]byte{[]byte("broadcast"), []byte("m2hex")}, []byte("m2hex"), true},
+		{"m3", nil, nil, nil, []byte("job for m3"), false},
+	} {
+		sub := dialSub(t, proxy, SubOptions{Identity: tc.identity, Topics: tc.topics})
+		select {
+		case <-sub.Connected():
+		case <-ctx.Done():
+			t.Fatalf("%s never connected", tc.id)
+		}
+		if got := p.WaitSubscribed(ctx, tc.id, tc.want...); got != tc.named || ctx.Err() != nil {
+			t.Fatalf("WaitSubscribed(%s): %v, want %v (ctx %v)", tc.id, got, tc.named, ctx.Err())
+		}
+		if err := p.Publish(tc.msg); err != nil {
+			t.Fatal(err)
+		}
+		rctx, rcancel := context.WithTimeout(ctx, testutil.Scale(10*time.Second))
+		got, err := sub.Recv(rctx)
+		rcancel()
+		if err != nil || !equalFrames(got, [][]byte{tc.msg}) {
+			t.Fatalf("%s: the message published after WaitSubscribed: %q %v", tc.id, got, err)
+		}
+	}
+	short, scancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer scancel()
+	if p.WaitSubscribed(short, "m2", []byte("other")) || short.Err() == nil {
+		t.Fatal("WaitSubscribed for a topic m2 did not subscribe to returned before its context ended")
+	}
+}

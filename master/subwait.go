@@ -1,0 +1,68 @@
+package master
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"time"
+)
+
+// SubscriptionWaiter is implemented by a Publisher that can tell when a
+// subscriber's subscriptions are applied (transport.PubServer: by the
+// subscriber's ZMTP identity, a gsalt minion's id, or else by waiting for
+// the connections that are still to subscribe).
+type SubscriptionWaiter interface {
+	// WaitSubscribed waits until the peer id subscribed to a prefix of
+	// each of topics (with none: to anything), or until no connection
+	// that may be its subscription is left unsubscribed; it reports
+	// whether it saw id's own subscription.
+	WaitSubscribed(ctx context.Context, id string, topics ...[]byte) bool
+}
+
+// startSubscribeWait bounds how long a minion's start event waits for the
+// minion's publish subscription.
+const startSubscribeWait = 5 * time.Second
+
+// idTopic is the publish topic of one minion with zmq_filtering: the hex
+// SHA-1 of its id (Salt's hexid).
+func idTopic(id string) []byte {
+	h := sha1.Sum([]byte(id))
+	return []byte(hex.EncodeToString(h[:]))
+}
+
+// isStartTag reports whether tag is one of the start events minion id
+// fires once it subscribed to the publisher.
+func isStartTag(tag, id string) bool {
+	return tag == "minion_start" || tag == "salt/minion/"+id+"/start"
+}
+
+// awaitSubscription holds a minion's start event until the publisher has
+// applied that minion's subscription. A minion fires its start event
+// after it sent its subscription, on another connection; a busy master
+// could otherwise act on the event (a reactor publishing a job to the
+// minion, a client publishing right after the minion said it started)
+// before it read the subscription, and the publish would not reach the
+// minion. Salt's minion fires the event in the same order (after its SUB
+// socket connected and its pillar came); Salt's master is slow enough
+// that it rarely loses the race. A gsalt minion names itself in its SUB
+// handshake; libzmq's SUB (a Salt minion) does not, and then the event
+// waits for the publish connections still in their handshake or not yet
+// subscribed. The wait is bounded by startSubscribeWait; a minion already
+// subscribed, or with no connection to wait for (gsalt-proxy devices
+// share one), does not wait.
+func (m *Master) awaitSubscription(ctx context.Context, id string) {
+	w, ok := m.pub.(SubscriptionWaiter)
+	if !ok {
+		return
+	}
+	var topics [][]byte
+	if m.cfg.ZMQFiltering {
+		topics = [][]byte{[]byte("broadcast"), idTopic(id)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, startSubscribeWait)
+	defer cancel()
+	if !w.WaitSubscribed(ctx, id, topics...) && ctx.Err() != nil {
+		m.log.Info("a minion's publish subscription did not arrive in time; firing its start event anyway",
+			"id", id, "waited", startSubscribeWait)
+	}
+}
