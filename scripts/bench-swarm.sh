@@ -18,7 +18,9 @@
 # job sent to a *list* of every minion that answered: two jobs, 2N
 # returns, and a target as long as the swarm).
 # BENCH_MASTER_EXTRA is appended to the master's config (e.g.
-# "gomemlimit: 100MiB"). BENCH_PROFILE=DIR also fetches 15 s pprof CPU profiles and heap profiles
+# "gomemlimit: 100MiB"); BENCH_MASTER_ENV and BENCH_SWARM_ENV are
+# environment assignments for the master and the swarm processes (e.g.
+# "GOGC=200"). BENCH_PROFILE=DIR also fetches 15 s pprof CPU profiles and heap profiles
 # of the master and the swarm under a ping loop into DIR, and during the
 # auth storm 20 s CPU profiles (storm-*-cpu.pprof) and goroutine dumps
 # taken 10 s in (storm-*-goroutine.txt). The storm line gives the CPU
@@ -93,7 +95,8 @@ wait_all() { # wait_all LIMIT_S: polls until all N answer; prints the seconds ta
 }
 start_master() {
   local env=()
-  [ -n "$prof" ] && { mport=$(freeport); env=(GSALT_PPROF=127.0.0.1:$mport); }
+  read -r -a env <<<"${BENCH_MASTER_ENV:-}"
+  [ -n "$prof" ] && { mport=$(freeport); env+=(GSALT_PPROF=127.0.0.1:$mport); }
   env "${env[@]}" "$bin/gsalt-master" -c "$tmp/etc/master" -l error & mp=$!; pids+=($mp)
   until [ -e "$tmp/master/sock/master_event_pub.ipc" ]; do sleep 0.2; done
 }
@@ -109,8 +112,8 @@ for k in "${!sizes[@]}"; do
   # new ones go through pending + gsalt-key -A. With 10,000 pending
   # identities retrying every acceptance_wait_time the first auths starve.
   swarm_preaccept "$tmp" "${names[$k]}" "$tmp/master/pki" >/dev/null
-  env=()
-  [ -n "$prof" ] && { sports[$k]=$(freeport); env=(GSALT_PPROF=127.0.0.1:${sports[$k]}); }
+  read -r -a env <<<"${BENCH_SWARM_ENV:-}"
+  [ -n "$prof" ] && { sports[$k]=$(freeport); env+=(GSALT_PPROF=127.0.0.1:${sports[$k]}); }
   env "${env[@]}" "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" -l error 2>>"$tmp/${names[$k]}.err" & sps[$k]=$!; pids+=(${sps[$k]})
 done
 until [ "$(($(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l) + $(ls "$tmp/master/pki/minions" 2>/dev/null | wc -l)))" -ge "$n" ]; do sleep 0.5; done
