@@ -285,7 +285,7 @@ func (d *Daemon) lock() error {
 // check_max_open_files: the soft RLIMIT_NOFILE is raised towards
 // max_open_files (bounded by the hard limit). The two ports share one
 // budget of connections (a ConnGate): the descriptors minus a reserve (a
-// tenth, 256 to 2048) for files, the event bus's sockets and the job
+// fortieth, 256 to 2048: connBudget) for files, the event bus's sockets and the job
 // cache. 10,000 minions hold 10,000 publish connections plus their request
 // connections; with a fixed split (40% a port) a 20,000-descriptor limit
 // refused 2,000 minions on each port and every CLI request behind them.
@@ -317,9 +317,15 @@ func connLimits(cfg *config.Master, log *slog.Logger) transport.Limits {
 }
 
 // connBudget is the connections both ports may hold together with files
-// descriptors open: all but a reserve of a tenth (256 to 2048), at least 64.
+// descriptors open: all but a reserve of a fortieth (256 to 2048), at
+// least 64. The reserve covers what is not a minion connection: the job
+// cache, the event bus and its clients, key and file server reads (a few
+// dozen at a time, bounded by the request workers). A tenth (2,000 of
+// 20,000) left 10,000 minions ~2,000 request connections short, and the
+// master evicted and the minions reconnected ~2,300 of them for every job
+// to all; with 500 reserved the budget is 19,500.
 func connBudget(files uint64) int {
-	reserve := min(max(files/10, 256), 2048)
+	reserve := min(max(files/40, 256), 2048)
 	if files <= reserve+64 {
 		return 64
 	}

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -53,4 +56,91 @@ func TestAppendReplayGuardMatchesMarshalBin(t *testing.T) {
 			t.Errorf("case %d: encoding differs from MarshalBin", i)
 		}
 	}
+}
+
+// TestReplayGuardFile writes guards of changing lengths through
+// writeReplayGuard and reads the file back as loadReplayGuard does: the
+// latest guard is the value at its start, also after the file was
+// removed (created again), truncated by another process while mapped
+// (written again without the mapping, no crash) and reopened.
+func TestReplayGuardFile(t *testing.T) {
+	jids := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("2026112821%06d%06d", i, n)
+		}
+		return out
+	}
+	dir := t.TempDir()
+	m := &Minion{cacheDir: dir, log: testLogger(t)}
+	path := filepath.Join(dir, replayGuardFile)
+	check := func(step string, want []byte) {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		v, n, err := payload.UnmarshalPrefix(b)
+		if err != nil || n != len(want) || !bytes.Equal(b[:n], want) {
+			t.Fatalf("%s: file holds %d bytes, value of %d (%v), want the %d-byte guard", step, len(b), n, err, len(want))
+		}
+		if _, ok := v.(*payload.Map); !ok {
+			t.Fatalf("%s: value %T, want a map", step, v)
+		}
+		for _, c := range b[n:] {
+			if c != 0 {
+				t.Fatalf("%s: a stale tail follows the guard", step)
+			}
+		}
+	}
+	key := strings.Repeat("ab", 32)
+	write := func(step string, serial int64, nj int) {
+		t.Helper()
+		b := appendReplayGuard(nil, key, serial, jids(nj))
+		m.replayMu.Lock()
+		err := m.writeReplayGuard(b)
+		m.replayMu.Unlock()
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		check(step, b)
+	}
+	write("first", 1, 3)
+	if m.replay.mem == nil {
+		t.Fatal("the guard file is not mapped")
+	}
+	write("grown past a page", 2, 300)
+	write("shrunk", 3, 1)
+	write("grown again", 4, 100)
+
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	m.replay.checked = time.Time{} // the removal check is due
+	write("after removal", 5, 2)
+
+	// Another process truncates the mapped file: the write faults, is
+	// redone with pwrite, and later writes keep using pwrite.
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	write("after truncation", 6, 4)
+	if !m.replay.noMap || m.replay.mem != nil {
+		t.Fatalf("after a fault the guard is still mapped (noMap %v)", m.replay.noMap)
+	}
+	write("unmapped, shrunk", 7, 1)
+	m.closeReplayGuard()
+
+	// A restarted minion reads the last guard and maps the file again.
+	m2 := &Minion{cacheDir: dir, log: testLogger(t), jidSeen: map[string]bool{}}
+	m2.loadReplayGuard()
+	if m2.replay.serial != 7 || len(m2.jidQueue) != 1 {
+		t.Fatalf("reloaded serial %d, %d jids; want 7 and 1", m2.replay.serial, len(m2.jidQueue))
+	}
+	m = m2
+	write("reopened", 8, 50)
+	if m.replay.mem == nil {
+		t.Fatal("the reopened guard file is not mapped")
+	}
+	m.closeReplayGuard()
 }

@@ -18,12 +18,21 @@
 # job sent to a *list* of every minion that answered: two jobs, 2N
 # returns, and a target as long as the swarm).
 # BENCH_MASTER_EXTRA is appended to the master's config (e.g.
-# "gomemlimit: 100MiB"). BENCH_PROFILE=DIR also fetches 15 s pprof CPU profiles and heap profiles
+# "gomemlimit: 100MiB"); BENCH_MASTER_ENV and BENCH_SWARM_ENV are
+# environment assignments for the master and the swarm processes (e.g.
+# "GOGC=200"). BENCH_PROFILE=DIR also fetches 15 s pprof CPU profiles and heap profiles
 # of the master and the swarm under a ping loop into DIR, and during the
 # auth storm 20 s CPU profiles (storm-*-cpu.pprof) and goroutine dumps
 # taken 10 s in (storm-*-goroutine.txt). The storm line gives the CPU
 # seconds the master and the swarm spent on it (compare those on a loaded
 # machine: the wall time depends on the CPU the other processes leave).
+# BENCH_NOFILE (default 65536) is the open files limit the bench sets for
+# its own processes (soft and hard, where the shell may raise them: as
+# root, or up to the hard limit): 10,000 identities hold 10,000 publish and
+# up to 10,000 request connections, more than a 20,000-descriptor master
+# fits, and the master then evicts idle request connections that the
+# swarm reconnects (the run prints how many). BENCH_NOFILE=keep leaves the
+# inherited limit (to measure what the evictions cost).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000}
@@ -35,6 +44,12 @@ cleanup() { stop_groups "${pids[@]}"; wait 2>/dev/null || true; for f in "$tmp"/
 trap cleanup EXIT
 . "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/swarm-lib.sh"
+nofile=${BENCH_NOFILE:-65536}
+if [ "$nofile" != keep ]; then
+  [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$nofile" ] && { ulimit -Hn "$nofile" 2>/dev/null || nofile=$(ulimit -Hn); }
+  ulimit -n "$nofile" 2>/dev/null || true
+fi
+echo "open files limit of the bench's processes: $(ulimit -n) (hard $(ulimit -Hn))"
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 metrics=$(freeport)
 swarm_setup "$tmp" "metrics_port: $metrics
@@ -42,9 +57,12 @@ metrics_host: 127.0.0.1
 ${BENCH_MASTER_EXTRA:-}"
 # metric NAME: a counter from the master's /metrics (gsalt_NAME).
 metric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="gsalt_$1" '$1==k {printf "%d", $2; exit}'; }
+# gometric NAME: a Go runtime metric of the master (go_NAME).
+gometric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="go_$1" '$1==k {printf "%d", $2; exit}'; }
 # stats: jobs published, returns received, job cache writes and commits,
-# request connections evicted (the connection budget was spent).
-stats() { echo "$(metric master_jobs_published_total) $(metric master_returns_received_total) $(metric jobcache_writes_total) $(metric jobcache_commits_total) $(metric master_connections_evicted_total)"; }
+# request connections evicted (the connection budget was spent), the
+# master's completed GC cycles.
+stats() { echo "$(metric master_jobs_published_total) $(metric master_returns_received_total) $(metric jobcache_writes_total) $(metric jobcache_commits_total) $(metric master_connections_evicted_total) $(gometric gc_duration_seconds_count)"; }
 static=()
 [ "${BENCH_STATIC:-0}" = 1 ] && static=(--static)
 prof=${BENCH_PROFILE:-}
@@ -77,7 +95,8 @@ wait_all() { # wait_all LIMIT_S: polls until all N answer; prints the seconds ta
 }
 start_master() {
   local env=()
-  [ -n "$prof" ] && { mport=$(freeport); env=(GSALT_PPROF=127.0.0.1:$mport); }
+  read -r -a env <<<"${BENCH_MASTER_ENV:-}"
+  [ -n "$prof" ] && { mport=$(freeport); env+=(GSALT_PPROF=127.0.0.1:$mport); }
   env "${env[@]}" "$bin/gsalt-master" -c "$tmp/etc/master" -l error & mp=$!; pids+=($mp)
   until [ -e "$tmp/master/sock/master_event_pub.ipc" ]; do sleep 0.2; done
 }
@@ -93,8 +112,8 @@ for k in "${!sizes[@]}"; do
   # new ones go through pending + gsalt-key -A. With 10,000 pending
   # identities retrying every acceptance_wait_time the first auths starve.
   swarm_preaccept "$tmp" "${names[$k]}" "$tmp/master/pki" >/dev/null
-  env=()
-  [ -n "$prof" ] && { sports[$k]=$(freeport); env=(GSALT_PPROF=127.0.0.1:${sports[$k]}); }
+  read -r -a env <<<"${BENCH_SWARM_ENV:-}"
+  [ -n "$prof" ] && { sports[$k]=$(freeport); env+=(GSALT_PPROF=127.0.0.1:${sports[$k]}); }
   env "${env[@]}" "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" -l error 2>>"$tmp/${names[$k]}.err" & sps[$k]=$!; pids+=(${sps[$k]})
 done
 until [ "$(($(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l) + $(ls "$tmp/master/pki/minions" 2>/dev/null | wc -l)))" -ge "$n" ]; do sleep 0.5; done
@@ -104,14 +123,14 @@ for k in "${!sizes[@]}"; do swarm_keys_out "$tmp" "${names[$k]}"; done
 echo "first answers from all $n (pre-accepted from the start, new keys after acceptance): $(wait_all 300) s"
 
 swarm_cpu() { local s=0 p; for p in "${sps[@]}"; do s=$(echo "$s + $(proc_cpu "$p")" | bc); done; echo "$s"; }
-mc0=$(proc_cpu "$mp"); sc0=$(swarm_cpu); read -r j0 r0 w0 k0 e0 < <(stats)
+mc0=$(proc_cpu "$mp"); sc0=$(swarm_cpu); read -r j0 r0 w0 k0 e0 g0 < <(stats)
 walls=(); short=0
 for ((r = 0; r < pings; r++)); do
   a=$(now); got=$(ping_timed 30); b=$(now)
   walls+=("$(echo "$b - $a" | bc)")
   [ "$got" -ge "$n" ] || short=$((short + 1))
 done
-mc1=$(proc_cpu "$mp"); sc1=$(swarm_cpu); read -r j1 r1 w1 k1 e1 < <(stats)
+mc1=$(proc_cpu "$mp"); sc1=$(swarm_cpu); read -r j1 r1 w1 k1 e1 g1 < <(stats)
 wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')
 # Each ping is N returns (2N with --static: see above). The per-return
 # rows divide by the returns the master counted
@@ -123,7 +142,7 @@ sret=$(echo "scale=4; ($sc1 - $sc0) * 1000 / $rets" | bc)
 rss=$(proc_rss_mib "$mp")
 echo "gsalt '*' test.ping x$pings: walls ${walls[*]} s (median $wall s, $short run(s) short of $n); master CPU $(echo "$mc1 - $mc0" | bc) s, swarm CPU $(echo "$sc1 - $sc0" | bc) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "gsalt CLI process CPU per ping (user+system): $(sort -n "$tmp/cli.cpu" | tr '\n' ' ')s"
-[ -n "$k1" ] && echo "during the pings: $((j1 - j0)) jobs published, $((r1 - r0)) returns received, job cache $((w1 - w0)) writes in $((k1 - k0)) commits${e1:+, $((e1 - ${e0:-0})) request connections evicted (budget $(metric master_connections_budget))}"
+[ -n "$k1" ] && echo "during the pings: $((j1 - j0)) jobs published, $((r1 - r0)) returns received, job cache $((w1 - w0)) writes in $((k1 - k0)) commits${e1:+, $((e1 - ${e0:-0})) request connections evicted (budget $(metric master_connections_budget))}${g1:+, $((g1 - ${g0:-0})) master GC cycles}"
 echo "RSS: gsalt-master $rss MiB, swarm $(for p in "${sps[@]}"; do printf '%s MiB ' "$(proc_rss_mib "$p")"; done)"
 
 if [ -n "$prof" ]; then

@@ -86,3 +86,35 @@ func TestInFlightBudget(t *testing.T) {
 	}
 	waitFor(t, func() bool { return srv.l.budget.used.Load() == 0 })
 }
+
+// TestIdleAfterSplitFrame: a request whose frame arrived in two pieces
+// (the server set a frame read deadline while it waited for the rest)
+// leaves no deadline behind: the connection, idle for longer than
+// FrameTimeout after the reply, still serves the next request.
+func TestIdleAfterSplitFrame(t *testing.T) {
+	const frameTimeout = 300 * time.Millisecond
+	srv := listenReq(t, "127.0.0.1:0", echo, ReqOptions{Limits: Limits{FrameTimeout: frameTimeout}})
+	c := rawDial(t, srv.Addr().String())
+	c.handshake(t, "REQ")
+	body := make([]byte, 4<<10)
+	msg := append(zFrame(flagMore, nil), zFrame(0, body)...)
+	if _, err := c.Write(msg[:100]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(frameTimeout / 3) // the server reads the first piece alone (the behaviour under test)
+	if _, err := c.Write(msg[100:]); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if got, err := c.readMsg(); err != nil || len(got) != 2 || len(got[1]) != len(body)+3 {
+		t.Fatalf("split request: %d frames, %v", len(got), err)
+	}
+	time.Sleep(2 * frameTimeout) // idle past the frame timeout (the behaviour under test)
+	if _, err := c.Write(append(zFrame(flagMore, nil), zFrame(0, []byte("hi"))...)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.readMsg()
+	if err != nil || len(got) != 2 || string(got[1]) != "re:hi" {
+		t.Fatalf("request after idling: %q %v", got, err)
+	}
+}

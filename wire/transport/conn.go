@@ -138,6 +138,19 @@ func (c *zconn) peerIdentity() string {
 	return z.Peer.Meta["Identity"]
 }
 
+// recvIdle is recv for a connection that mostly waits between messages
+// (a master's request and publish connections, a minion's subscription):
+// it first waits for the peer's next bytes in the guard, with a short
+// stack, and only then decodes them through zmq4. Every GC cycle scans
+// the stack of each waiting goroutine; a wait inside zmq4's read is
+// about twice as many frames deep, and a master with 10,000 minions has
+// 20,000 such goroutines. The bytes read and their handling are those of
+// recv.
+func (c *zconn) recvIdle() ([][]byte, error) {
+	c.g.waitData()
+	return c.recv()
+}
+
 // recv returns the next data message.
 func (c *zconn) recv() ([][]byte, error) {
 	var msg zmq4.Msg

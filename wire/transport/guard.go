@@ -417,6 +417,20 @@ func (g *guard) Read(b []byte) (int, error) {
 	}
 }
 
+// waitData blocks until bytes arrive from the peer (or the read fails)
+// when nothing is buffered and no unit is under way, and buffers them for
+// the next Read; otherwise it returns at once. A failed read is kept and
+// returned by Read, as from Read's own fill.
+func (g *guard) waitData() {
+	if g.ready > 0 || len(g.buf) > 0 || g.err != nil || g.p.passLeft > 0 {
+		return
+	}
+	g.frameDeadline() // between units: a frame's read deadline no longer applies
+	if err := g.fill(1); err != nil {
+		g.err = err
+	}
+}
+
 // readThrough reads the rest of a streamed frame body from the network
 // directly into b.
 func (g *guard) readThrough(b []byte) (int, error) {

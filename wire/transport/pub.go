@@ -197,7 +197,7 @@ func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 	p.mu.Unlock()
 	bare := true
 	for {
-		frames, err := c.recv()
+		frames, err := c.recvIdle()
 		if err != nil {
 			p.log.Debug("transport: subscriber gone", "peer", raw.RemoteAddr(), "err", err)
 			break

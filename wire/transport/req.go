@@ -211,7 +211,7 @@ func (s *ReqServer) handle(raw net.Conn, slot *connSlot) {
 	slot.end() // the handshake is done: idle until a request arrives
 	slots := make(chan struct{}, s.opts.MaxInFlightPerConn)
 	for {
-		frames, err := c.recv()
+		frames, err := c.recvIdle()
 		if err != nil {
 			if errors.Is(err, ErrBusy) {
 				s.warnBusy(raw.RemoteAddr(), err)

@@ -262,7 +262,7 @@ func (s *Subscriber) serve(c *zconn) error {
 		}()
 	}
 	for {
-		frames, err := c.recv()
+		frames, err := c.recvIdle()
 		if err != nil {
 			return err
 		}

@@ -201,3 +201,48 @@ func TestZmq4UpstreamSubGivesUpAfterOutage(t *testing.T) {
 }
 
 var _ net.Conn = (*streamConn)(nil)
+
+// loopConn serves head once and then body over and over (an endless
+// stream of identical frames after a handshake).
+type loopConn struct {
+	streamConn
+	head, body []byte
+	off        int
+}
+
+func (c *loopConn) Read(p []byte) (int, error) {
+	if len(c.head) > 0 {
+		n := copy(p, c.head)
+		c.head = c.head[n:]
+		return n, nil
+	}
+	n := copy(p, c.body[c.off:])
+	c.off = (c.off + n) % len(c.body)
+	return n, nil
+}
+
+// BenchmarkZmq4RecvAlloc measures what zmq4 v0.17.0's Conn.RecvMsg
+// allocates for one data frame of each size, read from memory (no guard,
+// no network): a new buffer of exactly the frame's size for every frame
+// (make([]byte, size) in Conn.read), never reused and never a fixed
+// 1 MiB one, plus a few small objects (B/op ≈ size + ~100).
+func BenchmarkZmq4RecvAlloc(b *testing.B) {
+	for _, size := range []int{440, 80 << 10, 1 << 20} {
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			c, err := zmq4.Open(&loopConn{head: cat(zGreeting(), zReady("PUB")), body: zFrame(0, make([]byte, size))},
+				null.Security(), zmq4.Sub, nil, false, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				m, err := c.RecvMsg()
+				if err != nil || len(m.Frames) != 1 || len(m.Frames[0]) != size {
+					b.Fatalf("got %d frames, err %v", len(m.Frames), err)
+				}
+			}
+		})
+	}
+}
