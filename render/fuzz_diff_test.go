@@ -31,43 +31,26 @@ func FuzzJinjaDifferential(f *testing.F) {
 	root := f.TempDir()
 	var (
 		mu sync.Mutex
-		sj *saltJinja
 		n  int
 	)
-	f.Cleanup(func() {
-		if sj != nil {
-			_ = sj.close()
-		}
-	})
+	o := &saltOracle{src: src, deadline: 60 * time.Second, logf: f.Logf}
+	f.Cleanup(func() { _ = o.close() })
 	// Salt's imports take seconds on a loaded machine: start and warm up
 	// saltjinja.py here, outside the fuzzer's per-input hang timer (a
 	// first input that waited for them made the worker look hung)
-	var err error
-	if sj, err = startSaltJinja(src); err != nil {
+	if err := o.start(); err != nil {
 		f.Fatal(err)
-	}
-	if _, err := renderSaltDeadline(sj, corpusCase{ID: "warmup", Category: "fuzz", Template: "x"}, 180*time.Second); err != nil {
-		f.Fatalf("saltjinja.py did not start: %v", err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := genTemplate(data)
 		mu.Lock()
 		defer mu.Unlock()
-		if sj == nil {
-			var err error
-			if sj, err = startSaltJinja(src); err != nil {
-				t.Fatal(err)
-			}
-		}
 		n++
 		c.ID = fmt.Sprintf("fuzz.%d", n)
-		want, err := renderSaltDeadline(sj, c, 60*time.Second)
+		o.logf = t.Logf
+		want, err := o.render(c)
 		if err != nil {
-			// Salt itself hung or died: not a gsalt finding; start afresh
-			_ = sj.cmd.Process.Kill()
-			_ = sj.close()
-			sj = nil
-			t.Skipf("saltjinja.py: %v (template %q)", err, c.Template)
+			t.Fatal(err)
 		}
 		if want.Class == "harness" {
 			t.Skipf("saltjinja.py could not run the case: %s", want.Error)

@@ -362,6 +362,9 @@ func (st *renderState) wrapErr(err error) error {
 			}
 			return fmt.Errorf("%w%s", inner, loc)
 		}
+		if je.Kind == "MemoryError" {
+			return &limitError{msg: "Jinja error: " + je.Msg + loc}
+		}
 		msg = "Jinja error: " + je.Msg
 	}
 	if je.Err != nil {
@@ -378,6 +381,15 @@ func (e *raisedError) Error() string { return ErrTemplate.Error() + ": " + e.msg
 
 // Unwrap returns ErrRaised.
 func (e *raisedError) Unwrap() error { return ErrRaised }
+
+// limitError is a template stopped by one of gsalt's resource bounds
+// (Jinja error Kind MemoryError); it is ErrTemplate and ErrLimit.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return ErrTemplate.Error() + ": " + e.msg }
+
+// Unwrap returns ErrTemplate and ErrLimit.
+func (e *limitError) Unwrap() []error { return []error{ErrTemplate, ErrLimit} }
 
 // notFoundError is a missing template in Salt's words; it is ErrTemplate
 // and the loader's error (ErrNotFound).

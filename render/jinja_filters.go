@@ -1351,7 +1351,8 @@ func networkHosts(p netip.Prefix) (any, error) {
 	p = p.Masked()
 	bits := p.Addr().BitLen() - p.Bits()
 	if bits > 20 {
-		return nil, fmt.Errorf("network %s has too many hosts to list", p)
+		// Python lists them until MemoryError (a /2 is 2**30 strings)
+		return nil, &jinja.Error{Kind: "MemoryError", Msg: fmt.Sprintf("network %s has too many hosts to list", p)}
 	}
 	out := []any{}
 	a := p.Addr()
