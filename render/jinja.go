@@ -366,6 +366,10 @@ func (st *renderState) wrapErr(err error) error {
 			return &limitError{msg: "Jinja error: " + je.Msg + loc}
 		}
 		msg = "Jinja error: " + je.Msg
+		if je.Kind == "SaltInvocationError" || je.Kind == "CommandExecutionError" {
+			// render_jinja_tmpl's own clause for Salt's exceptions
+			msg = "Problem running salt function in Jinja template: " + je.Msg
+		}
 	}
 	if je.Err != nil {
 		return fmt.Errorf("%w: %s%s: %w", ErrTemplate, msg, loc, je.Err)

@@ -167,6 +167,10 @@ func markupUnknown(v any, depth int) any {
 		// Markup, Jinja2's Undefined (represent_undefined), generators and
 		// dict views
 		return yamlUnknown{depth}
+	case jinja.Iterable:
+		if jinja.TypeName(x) == "range" {
+			return yamlUnknown{depth}
+		}
 	case *jinja.List:
 		out := make([]any, len(x.Items))
 		for i, e := range x.Items {
@@ -363,6 +367,10 @@ func saltFilters() map[string]filterFunc {
 				if !in.IsError() {
 					return asValue(&jinja.Error{Kind: "TypeError", Msg: "a string or stream input is required"})
 				}
+			case jinja.Iterable:
+				if jinja.TypeName(in.Interface()) == "range" {
+					return asValue(&jinja.Error{Kind: "TypeError", Msg: "a string or stream input is required"})
+				}
 			}
 			return loadYAMLFilter(e, in, va)
 		},
@@ -403,10 +411,22 @@ func saltFilters() map[string]filterFunc {
 		"yaml_dquote": strFilter(func(s string, va *varArgs) (any, error) { return yamlDoubleQuoted(s), nil }),
 		"yaml_squote": strFilter(func(s string, va *varArgs) (any, error) { return yamlSingleQuoted(s), nil }),
 		"to_bool": func(e *jinja.Runtime, in *value, va *varArgs) *value {
-			switch in.Interface().(type) {
-			case jinja.Tuple, *jinja.Generator, *jinja.DictView:
+			switch x := in.Interface().(type) {
+			case *jinja.DictView:
+				// dict_keys and dict_items are set-like, not hashable:
+				// len(val) > 0; dict_values is hashable
+				if x.Kind != "values" {
+					n, _ := jinja.Len(x)
+					return asValue(n > 0)
+				}
+				return asValue(false)
+			case jinja.Tuple, *jinja.Generator:
 				// hashable containers are not sized: False
 				return asValue(false)
+			case jinja.Iterable:
+				if jinja.TypeName(x) == "range" {
+					return asValue(false)
+				}
 			}
 			return simple(toBoolData)(e, in, va)
 		},
@@ -576,10 +596,10 @@ func saltFilters() map[string]filterFunc {
 		"ipv4":    ipFilter(4),
 		"ipv6":    ipFilter(6),
 		"ipaddr":  ipFilter(0),
-		"network_hosts": simple(func(in any, va *varArgs) (any, error) {
+		"network_hosts": ipInput(simple(func(in any, va *varArgs) (any, error) {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) { return networkHosts(p) })
-		}),
-		"network_size": simple(func(in any, va *varArgs) (any, error) {
+		})),
+		"network_size": ipInput(simple(func(in any, va *varArgs) (any, error) {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) {
 				bits := p.Addr().BitLen() - p.Bits()
 				if bits >= 63 {
@@ -587,10 +607,10 @@ func saltFilters() map[string]filterFunc {
 				}
 				return int64(1) << bits, nil
 			})
-		}),
-		"ip_host": simple(func(in any, va *varArgs) (any, error) {
+		})),
+		"ip_host": ipInput(simple(func(in any, va *varArgs) (any, error) {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) { return p.String(), nil })
-		}),
+		})),
 		"to_num": simple(func(in any, va *varArgs) (any, error) {
 			s, ok := in.(string)
 			if !ok {
@@ -1191,7 +1211,14 @@ func parseIP(s string) (netip.Prefix, bool, bool) {
 // has the version and passes the options, else "", false.
 func isIPv(v any, version int, options string) (string, bool) {
 	s, ok := v.(string)
-	if !ok {
+	if t, isTuple := v.(jinja.Tuple); isTuple {
+		// ip_address(tuple) fails; ip_interface((address, prefix)) is
+		// the interface address/prefix
+		s, ok = tupleInterface(t)
+		if !ok {
+			return "", false
+		}
+	} else if !ok {
 		// ipaddress.ip_address(int): an IPv4 address below 2**32, else IPv6
 		if s, ok = intIP(v); !ok {
 			return "", false
@@ -1259,6 +1286,14 @@ func optionsArg(va *varArgs) string {
 
 // ipvFilter is Salt's _ipv_filter.
 func ipvFilter(in any, version int, opts string) (any, bool) {
+	if g, ok := in.(*jinja.Generator); ok && g.Module == "" && g.Type == "generator" {
+		// a generator is read once: ipaddr's ipv6 pass finds it empty
+		items, _ := g.Iter()
+		if items == nil {
+			items = []any{}
+		}
+		in = items
+	}
 	switch x := in.(type) {
 	case string:
 		s, ok := isIPv(x, version, opts)
@@ -1279,14 +1314,63 @@ func ipvFilter(in any, version int, opts string) (any, bool) {
 }
 
 func ipFilter(version int) filterFunc {
-	return simple(func(in any, va *varArgs) (any, error) {
+	return ipInput(simple(func(in any, va *varArgs) (any, error) {
 		opts := optionsArg(va)
 		if version != 0 {
 			v, _ := ipvFilter(in, version, opts)
 			return v, nil
 		}
 		return ipaddrFilter(in, opts), nil
-	})
+	}))
+}
+
+// ipInput gives Salt's IP filters None for a range: _ipv_filter reads a
+// str, list, tuple or generator only (the plain data view would make a
+// range a list).
+func ipInput(fn filterFunc) filterFunc {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if !in.IsError() && jinja.TypeName(in.Interface()) == "range" {
+			return asValue(nil)
+		}
+		return fn(e, in, va)
+	}
+}
+
+// tupleInterface is the text of ipaddress.ip_interface((address,
+// prefix)) (or of a 1-tuple (address,), a host prefix); false when
+// Python's constructor fails.
+func tupleInterface(t jinja.Tuple) (string, bool) {
+	if len(t) == 0 || len(t) > 2 {
+		return "", false
+	}
+	addr, ok := t[0].(string)
+	if !ok {
+		if addr, ok = intIP(t[0]); !ok {
+			return "", false
+		}
+	}
+	if len(t) == 1 {
+		if strings.Contains(addr, ":") {
+			return addr + "/128", true
+		}
+		return addr + "/32", true
+	}
+	var prefix string
+	switch p := t[1].(type) {
+	case string:
+		prefix = p
+	case int64:
+		prefix = strconv.FormatInt(p, 10)
+		if n, isInt := pyIntValue(t[0]); isInt && p > 32 && p <= 128 && n.BitLen() <= 32 {
+			// IPv4Interface refuses the prefix, IPv6Interface takes it
+			var b [16]byte
+			n.FillBytes(b[:])
+			addr = netip.AddrFrom16(b).String()
+		}
+	default:
+		return "", false
+	}
+	return addr + "/" + prefix, true
 }
 
 func ipaddrFilter(in any, opts string) any {
@@ -1331,7 +1415,11 @@ func networkFilter(in any, va *varArgs, fn func(netip.Prefix) (any, error)) (any
 		}
 		return fn(p)
 	}
-	if _, inList := in.([]any); !inList {
+	_, inList := in.([]any)
+	if g, ok := in.(*jinja.Generator); ok && g.Module == "" && g.Type == "generator" {
+		inList = true
+	}
+	if !inList {
 		return one(list[0])
 	}
 	res := []any{}

@@ -66,7 +66,7 @@ var (
 	uPathErr  = uErr("TypeError", "expected str, bytes or os.PathLike object, not %s")
 	uJSONErr  = uErr("TypeError", "Object of type %s is not JSON serializable")
 	uYAMLErr  = uErr("RepresenterError", "('cannot represent an object', Undefined)")
-	uDateErr  = uErr("SaltInvocationError", "Unable to parse . Consider installing timelib")
+	uDateErr  = uErr("RuntimeError", "Unable to parse . Consider installing timelib")
 	uStatErr  = uErr("TypeError", "stat: path should be string, bytes, os.PathLike or integer, not %s")
 	uNoneIter = uErr("TypeError", "'NoneType' object is not iterable")
 )
@@ -347,6 +347,10 @@ func (use nestedUse) check(v any) (any, error) {
 			items, err := x.Iter()
 			if err != nil {
 				return v, err
+			}
+			if !use.iterators {
+				// the filter goes by the generator type: pass one on
+				return jinja.NewGenerator(g.Func, items, nil), use.items(items, 0)
 			}
 			return jinja.NewList(items...), use.items(items, 0)
 		}

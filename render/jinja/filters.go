@@ -157,6 +157,17 @@ func builtinFilters() map[string]FilterFunc {
 		"forceescape":    filterForceescape,
 		"filesizeformat": filterFilesize,
 		"first": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+			if g, ok := v.(*Generator); ok {
+				// next(iter(seq)) takes one item
+				item, ok, err := g.Next()
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					return r.undefinedHint("No first item, sequence was empty."), nil
+				}
+				return item, nil
+			}
 			items, err := Iterate(v)
 			if err != nil {
 				return nil, err
