@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -314,12 +315,33 @@ func nestedAware(use nestedUse, fn jinja.FilterFunc) jinja.FilterFunc {
 			use.maxDepth = levelsDepth(args, kw)
 		}
 		v, err := use.check(v)
+		var late *iterRaised
+		if errors.As(err, &late) {
+			// the iterator raised after some items: the filter reads
+			// those first, and its own error on one of them comes first
+			// (with no item before it, the first read raises)
+			if n, _ := jinja.Len(v); n == 0 {
+				return nil, late.err
+			}
+			if _, ferr := fn(r, v, args, kw); ferr != nil {
+				return nil, ferr
+			}
+			return nil, late.err
+		}
 		if err != nil {
 			return nil, err
 		}
 		return fn(r, v, args, kw)
 	}
 }
+
+// iterRaised is an error an input iterator raised after the items check
+// passed on.
+type iterRaised struct{ err error }
+
+func (e *iterRaised) Error() string { return e.err.Error() }
+
+func (e *iterRaised) Unwrap() error { return e.err }
 
 // check returns the error using the input's items raises, and the input
 // to pass on (an iterator it consumed becomes a list of its items).
@@ -344,13 +366,24 @@ func (use nestedUse) check(v any) (any, error) {
 	case jinja.Iterable:
 		g, isGen := v.(*jinja.Generator)
 		if use.iterators || use.generators && isGen && g.Module == "" && g.Type == "generator" {
-			items, err := x.Iter()
-			if err != nil {
-				return v, err
+			items, ierr := x.Iter()
+			var err error
+			if ierr != nil {
+				// the items before the error are used first
+				if err := use.items(items, 0); err != nil {
+					return v, err
+				}
+				err = &iterRaised{ierr}
 			}
 			if !use.iterators {
 				// the filter goes by the generator type: pass one on
+				if err != nil {
+					return jinja.NewGenerator(g.Func, items, nil), err
+				}
 				return jinja.NewGenerator(g.Func, items, nil), use.items(items, 0)
+			}
+			if err != nil {
+				return jinja.NewList(items...), err
 			}
 			return jinja.NewList(items...), use.items(items, 0)
 		}

@@ -618,7 +618,8 @@ func builtinFilters() map[string]FilterFunc {
 		"batch": "do_batch", "items": "do_items", "map": "sync_do_map", "slice": "sync_do_slice",
 		"select": "select_or_reject", "reject": "select_or_reject", "selectattr": "select_or_reject", "rejectattr": "select_or_reject",
 	} {
-		f[name] = generatorFilter(gen, f[name])
+		perItem := name == "map" || strings.HasPrefix(name, "select") || strings.HasPrefix(name, "reject")
+		f[name] = generatorFilter(gen, f[name], perItem)
 	}
 	return f
 }

@@ -107,9 +107,12 @@ func (g *Generator) String() string {
 // generatorFilter makes fn, whose result is a list, a Jinja2 generator
 // filter named fn: it runs, and reads its input, when the generator is
 // first iterated; its result and error come out then.
-func generatorFilter(name string, fn FilterFunc) FilterFunc {
+func generatorFilter(name string, fn FilterFunc, perItem bool) FilterFunc {
 	return func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 		return NewLazyGenerator(name, func() ([]any, error) {
+			if perItem {
+				return perItemGenerator(r, fn, v, args, kw)
+			}
 			out, err := fn(r, v, args, kw)
 			if err != nil {
 				return nil, err
@@ -117,4 +120,49 @@ func generatorFilter(name string, fn FilterFunc) FilterFunc {
 			return Iterate(out)
 		}), nil
 	}
+}
+
+// perItemGenerator runs fn, a filter that handles each input item on its
+// own (select, reject, map, ...), as Python's generator does: when an item
+// fails, the items before it are yielded and then the error raised, so a
+// reader that stops early (urlencode failing on the first item) never
+// meets it.
+func perItemGenerator(r *Runtime, fn FilterFunc, v any, args []any, kw *payload.Map) ([]any, error) {
+	var srcErr error
+	if g, ok := v.(*Generator); ok {
+		var items []any
+		items, srcErr = g.Iter()
+		v = &List{Items: items}
+	}
+	out, err := fn(r, v, args, kw)
+	if err == nil {
+		res, err := Iterate(out)
+		if err != nil {
+			return res, err
+		}
+		return res, srcErr
+	}
+	var items []any
+	switch x := v.(type) {
+	case *List:
+		items = x.Items
+	case Tuple:
+		items = x
+	default:
+		return nil, err
+	}
+	// find the first item that fails
+	var res []any
+	for _, item := range items {
+		o, ierr := fn(r, &List{Items: []any{item}}, args, kw)
+		if ierr != nil {
+			return res, ierr
+		}
+		got, ierr := Iterate(o)
+		if ierr != nil {
+			return res, ierr
+		}
+		res = append(res, got...)
+	}
+	return res, err
 }
