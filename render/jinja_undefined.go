@@ -249,7 +249,10 @@ type nestedUse struct {
 	hashed bool
 	// pairs: the items are unpacked as (key, value) and both str()-ed, so
 	// the elements of a tuple or list item are used
-	pairs    bool
+	pairs bool
+	// streams: the filter reads the items one at a time, so its error on
+	// an item comes before an input iterator's error on a later one
+	streams  bool
 	maxDepth int // with levelsArg: the deepest level walked (-1: no limit)
 }
 
@@ -287,7 +290,7 @@ func nestedFilters() map[string]nestedUse {
 		"filter_by_networks":    items,
 		"sorted_ignorecase":     firstAttr,
 		"to_snake_case":         {lists: true, tuples: true, first: true, lenient: true},
-		"urlencode":             {lists: true, tuples: true, first: true, values: true, iterators: true, pairs: true},
+		"urlencode":             {lists: true, tuples: true, first: true, values: true, iterators: true, pairs: true, streams: true},
 		"union":                 {lists: true},
 		"symmetric_difference":  {lists: true},
 		"difference":            items,
@@ -319,8 +322,9 @@ func nestedAware(use nestedUse, fn jinja.FilterFunc) jinja.FilterFunc {
 		if errors.As(err, &late) {
 			// the iterator raised after some items: the filter reads
 			// those first, and its own error on one of them comes first
-			// (with no item before it, the first read raises)
-			if n, _ := jinja.Len(v); n == 0 {
+			// when it reads them one at a time (with no item before it,
+			// the first read raises; sorted() and set() read all first)
+			if n, _ := jinja.Len(v); n == 0 || !use.streams {
 				return nil, late.err
 			}
 			if _, ferr := fn(r, v, args, kw); ferr != nil {
