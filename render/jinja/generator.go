@@ -28,6 +28,9 @@ type Generator struct {
 	pos int
 	// thunk computes items and err on the first step (nil once run)
 	thunk func() ([]any, error)
+	// pull, when set, makes each item on demand (a generator reading
+	// another one item by item); nil once exhausted or raised
+	pull func() (any, bool, error)
 }
 
 // NewGenerator returns a generator of function fn yielding items, or
@@ -65,6 +68,16 @@ func (g *Generator) run() {
 // Iter consumes the rest of the generator: the items not taken yet, and
 // the error it raises after them (once).
 func (g *Generator) Iter() ([]any, error) {
+	if g.pull != nil {
+		var out []any
+		for {
+			v, ok, err := g.Next()
+			if err != nil || !ok {
+				return out, err
+			}
+			out = append(out, v)
+		}
+	}
 	g.run()
 	rest := g.items[min(g.pos, len(g.items)):]
 	g.pos = len(g.items)
@@ -76,6 +89,13 @@ func (g *Generator) Iter() ([]any, error) {
 // Next is Python's next(): the next item, false when the generator is
 // exhausted, or the error it raises at this step.
 func (g *Generator) Next() (any, bool, error) {
+	if g.pull != nil {
+		v, ok, err := g.pull()
+		if err != nil || !ok {
+			g.pull = nil
+		}
+		return v, ok, err
+	}
 	g.run()
 	if g.pos < len(g.items) {
 		g.pos++
@@ -109,6 +129,9 @@ func (g *Generator) String() string {
 // first iterated; its result and error come out then.
 func generatorFilter(name string, fn FilterFunc, perItem bool) FilterFunc {
 	return func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		if src, ok := v.(*Generator); ok && perItem {
+			return pullGenerator(name, r, fn, src, args, kw), nil
+		}
 		return NewLazyGenerator(name, func() ([]any, error) {
 			if perItem {
 				return perItemGenerator(r, fn, v, args, kw)
@@ -120,6 +143,31 @@ func generatorFilter(name string, fn FilterFunc, perItem bool) FilterFunc {
 			return Iterate(out)
 		}), nil
 	}
+}
+
+// pullGenerator is the generator of fn, a filter handling each item on
+// its own, over src read one item at a time: "it|map('string')|first"
+// takes one item of it, as Python's chained generators do.
+func pullGenerator(name string, r *Runtime, fn FilterFunc, src *Generator, args []any, kw *payload.Map) *Generator {
+	var pending []any
+	return &Generator{Type: "generator", Func: name, pull: func() (any, bool, error) {
+		for len(pending) == 0 {
+			item, ok, err := src.Next()
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			out, err := fn(r, &List{Items: []any{item}}, args, kw)
+			if err != nil {
+				return nil, false, err
+			}
+			if pending, err = Iterate(out); err != nil {
+				return nil, false, err
+			}
+		}
+		v := pending[0]
+		pending = pending[1:]
+		return v, true, nil
+	}}
 }
 
 // perItemGenerator runs fn, a filter that handles each input item on its
