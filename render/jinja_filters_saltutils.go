@@ -164,17 +164,9 @@ func filterIsEmpty(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, e
 
 // pyItemAt is Python's seq[i] for an int i (negative counts from the end).
 func pyItemAt(seq any, i int64) (any, error) {
-	var items []any
-	switch x := seq.(type) {
-	case *jinja.List:
-		items = x.Items
-	case jinja.Tuple:
-		items = x
-	default:
-		var err error
-		if items, err = jinja.Iterate(seq); err != nil {
-			return nil, err
-		}
+	items, err := jinja.Iterate(seq)
+	if err != nil {
+		return nil, err
 	}
 	n := int64(len(items))
 	if i < 0 {

@@ -761,6 +761,13 @@ func hashable(v any) error {
 		if u.Strict {
 			return u.err()
 		}
+	case Tuple:
+		// hash(tuple) hashes every item
+		for _, e := range u {
+			if err := hashable(e); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
