@@ -1264,7 +1264,29 @@ func isIPv(v any, version int, options string) (string, bool) {
 }
 
 func ipTestFilter(version int) filterFunc {
-	return simple(func(in any, va *varArgs) (any, error) {
+	plain := ipTest(version)
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if t, ok := in.Interface().(jinja.Tuple); ok && !in.IsError() {
+			// _is_ipv(tuple): ip_interface((address, prefix))
+			if len(t) == 0 {
+				return asValue(errEmptyInterface)
+			}
+			out, err := plain(t, va)
+			if err != nil {
+				return asValue(err)
+			}
+			return asValue(out)
+		}
+		return simple(plain)(e, in, va)
+	}
+}
+
+// errEmptyInterface is ip_interface(()): the constructor indexes the
+// empty tuple.
+var errEmptyInterface = &jinja.Error{Kind: "IndexError", Msg: "tuple index out of range"}
+
+func ipTest(version int) func(in any, va *varArgs) (any, error) {
+	return func(in any, va *varArgs) (any, error) {
 		opts := optionsArg(va)
 		if version == 0 {
 			_, ok4 := isIPv(in, 4, opts)
@@ -1273,7 +1295,7 @@ func ipTestFilter(version int) filterFunc {
 		}
 		_, ok := isIPv(in, version, opts)
 		return ok, nil
-	})
+	}
 }
 
 func optionsArg(va *varArgs) string {
@@ -1285,7 +1307,7 @@ func optionsArg(va *varArgs) string {
 }
 
 // ipvFilter is Salt's _ipv_filter.
-func ipvFilter(in any, version int, opts string) (any, bool) {
+func ipvFilter(in any, version int, opts string) (any, bool, error) {
 	if g, ok := in.(*jinja.Generator); ok && g.Module == "" && g.Type == "generator" {
 		// a generator is read once: ipaddr's ipv6 pass finds it empty
 		items, _ := g.Iter()
@@ -1298,29 +1320,32 @@ func ipvFilter(in any, version int, opts string) (any, bool) {
 	case string:
 		s, ok := isIPv(x, version, opts)
 		if !ok {
-			return nil, true
+			return nil, true, nil
 		}
-		return s, true
+		return s, true, nil
 	case []any:
 		out := []any{}
 		for _, e := range x {
+			if t, ok := e.(jinja.Tuple); ok && len(t) == 0 {
+				return nil, true, errEmptyInterface
+			}
 			if s, ok := isIPv(e, version, opts); ok {
 				out = append(out, s)
 			}
 		}
-		return out, true
+		return out, true, nil
 	}
-	return nil, false
+	return nil, false, nil
 }
 
 func ipFilter(version int) filterFunc {
 	return ipInput(simple(func(in any, va *varArgs) (any, error) {
 		opts := optionsArg(va)
 		if version != 0 {
-			v, _ := ipvFilter(in, version, opts)
-			return v, nil
+			v, _, err := ipvFilter(in, version, opts)
+			return v, err
 		}
-		return ipaddrFilter(in, opts), nil
+		return ipaddrFilter(in, opts)
 	}))
 }
 
@@ -1373,18 +1398,24 @@ func tupleInterface(t jinja.Tuple) (string, bool) {
 	return addr + "/" + prefix, true
 }
 
-func ipaddrFilter(in any, opts string) any {
-	v4, ok4 := ipvFilter(in, 4, opts)
-	v6, ok6 := ipvFilter(in, 6, opts)
+func ipaddrFilter(in any, opts string) (any, error) {
+	v4, ok4, err := ipvFilter(in, 4, opts)
+	if err != nil {
+		return nil, err
+	}
+	v6, ok6, err := ipvFilter(in, 6, opts)
+	if err != nil {
+		return nil, err
+	}
 	if !ok4 || !ok6 || v4 == nil || v6 == nil {
 		if payload.Truthy(v4) {
-			return v4
+			return v4, nil
 		}
-		return v6
+		return v6, nil
 	}
 	l4, _ := v4.([]any)
 	l6, _ := v6.([]any)
-	return append(append([]any{}, l4...), l6...)
+	return append(append([]any{}, l4...), l6...), nil
 }
 
 // networkFilter is Salt's _filter_ipaddr then fn per network.
@@ -1395,11 +1426,15 @@ func networkFilter(in any, va *varArgs, fn func(netip.Prefix) (any, error)) (any
 		version = v.Integer()
 	}
 	var out any
+	var err error
 	switch version {
 	case 4, 6:
-		out, _ = ipvFilter(in, version, opts)
+		out, _, err = ipvFilter(in, version, opts)
 	default:
-		out = ipaddrFilter(in, opts)
+		out, err = ipaddrFilter(in, opts)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if !payload.Truthy(out) {
 		return nil, nil
