@@ -135,8 +135,9 @@ func buildFilterTable() map[string]jinja.FilterFunc {
 		{"tojson": true, "str_to_num": true, "unique": true, "min": true, "max": true},
 	} {
 		for name := range names {
-			if name == "python" || name == "yaml" || name == "sequence" {
-				// pformat, Salt's dumper and [data] keep the Markup type
+			if name == "python" || name == "yaml" || name == "sequence" || name == "yaml_encode" {
+				// pformat, Salt's dumper and [data] keep the Markup type;
+				// yaml_encode's SafeRepresenter has no representer for it
 				continue
 			}
 			if fn, ok := f[name]; ok {
@@ -389,7 +390,7 @@ func saltFilters() map[string]filterFunc {
 			}
 			return in
 		},
-		"yaml_encode": simple(func(in any, va *varArgs) (any, error) {
+		"yaml_encode": markupUnrepresentable(simple(func(in any, va *varArgs) (any, error) {
 			switch x := in.(type) {
 			case string:
 				return yamlDoubleQuoted(x), nil
@@ -407,7 +408,7 @@ func saltFilters() map[string]filterFunc {
 				return "false", nil
 			}
 			return yamlScalarText(in), nil
-		}),
+		})),
 		"yaml_dquote": strFilter(func(s string, va *varArgs) (any, error) { return yamlDoubleQuoted(s), nil }),
 		"yaml_squote": strFilter(func(s string, va *varArgs) (any, error) { return yamlSingleQuoted(s), nil }),
 		"to_bool": func(e *jinja.Runtime, in *value, va *varArgs) *value {
@@ -1347,6 +1348,17 @@ func ipFilter(version int) filterFunc {
 		}
 		return ipaddrFilter(in, opts)
 	}))
+}
+
+// markupUnrepresentable makes a Markup input PyYAML's RepresenterError:
+// SafeRepresenter goes by the exact type, and Markup is not str.
+func markupUnrepresentable(fn filterFunc) filterFunc {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if m, ok := in.Interface().(jinja.Markup); ok && !in.IsError() {
+			return asValue(&jinja.Error{Kind: "RepresenterError", Msg: fmt.Sprintf("('cannot represent an object', %s)", jinja.Repr(m))})
+		}
+		return fn(e, in, va)
+	}
 }
 
 // ipInput gives Salt's IP filters None for a range: _ipv_filter reads a
