@@ -536,6 +536,10 @@ func builtinFilters() map[string]FilterFunc {
 				}
 				return strings.Join(parts, "&"), nil
 			}
+			if m, ok := v.(Markup); ok {
+				// a str subclass: url_quote(value)
+				v = string(m)
+			}
 			if _, ok := v.(string); !ok {
 				if items, err := Iterate(v); err == nil {
 					var parts []string
