@@ -1539,20 +1539,52 @@ func flatten(l []any, levels int, preserveNulls bool) []any {
 	return out
 }
 
-// exactlyNTrue is salt.utils.data.exactly_n: exactly n items of the
-// iterable are true (an undefined item is false).
+// exactlyNTrue is salt.utils.data.exactly_n: i = iter(iterable);
+// all(any(i) for _ in range(n)) and not any(i). It reads an iterator only
+// up to the item that decides (the rest stays for the next reader), and
+// bool() of an item it reads raises for a strict undefined one.
 func exactlyNTrue(in any, n int) (any, error) {
-	l, err := jinja.Iterate(in)
+	next, err := pyNext(in)
 	if err != nil {
 		return nil, err
 	}
-	count := 0
-	for _, x := range l {
-		if t, _ := jinja.Truthy(x); t {
-			count++
+	anyTrue := func() (bool, error) {
+		for {
+			x, ok, err := next()
+			if err != nil || !ok {
+				return false, err
+			}
+			if t, err := jinja.Truthy(x); err != nil || t {
+				return t, err
+			}
 		}
 	}
-	return count == n, nil
+	for range n {
+		if t, err := anyTrue(); err != nil || !t {
+			return false, err
+		}
+	}
+	t, err := anyTrue()
+	return !t && err == nil, err
+}
+
+// pyNext is iter(x)'s next(): a generator is read one item at a time.
+func pyNext(x any) (func() (any, bool, error), error) {
+	if g, ok := x.(*jinja.Generator); ok {
+		return g.Next, nil
+	}
+	items, err := jinja.Iterate(x)
+	if err != nil {
+		return nil, err
+	}
+	return func() (any, bool, error) {
+		if len(items) == 0 {
+			return nil, false, nil
+		}
+		v := items[0]
+		items = items[1:]
+		return v, true, nil
+	}, nil
 }
 
 func toSnake(s string) string {

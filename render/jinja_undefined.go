@@ -278,8 +278,6 @@ func nestedFilters() map[string]nestedUse {
 	firstAttr := nestedUse{lists: true, tuples: true, first: true, lenient: true, iterators: true}
 	tupleOnly := nestedUse{tuples: true}
 	return map[string]nestedUse{
-		"exactly_n_true":        {lists: true, tuples: true, iterators: true},
-		"exactly_one_true":      {lists: true, tuples: true, iterators: true},
 		"ip_host":               ip,
 		"ipaddr":                ip,
 		"ipv4":                  ip,
