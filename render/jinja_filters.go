@@ -1282,6 +1282,31 @@ func ipTestFilter(version int) filterFunc {
 	}
 }
 
+// tupleInterfaceErr is the error ip_interface(t) raises past its
+// ValueError: IndexError for (), str() of a strict undefined address, or
+// of a strict undefined prefix after a valid address.
+func tupleInterfaceErr(t jinja.Tuple) error {
+	if len(t) == 0 {
+		return errEmptyInterface
+	}
+	if len(t) > 2 {
+		return nil
+	}
+	if _, err := jinja.Str(t[0]); err != nil {
+		return err
+	}
+	if len(t) == 2 {
+		s, isStr := t[0].(string)
+		_, isInt := intIP(t[0])
+		if _, perr := netip.ParseAddr(s); isInt || isStr && perr == nil {
+			if _, err := jinja.Str(t[1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // errEmptyInterface is ip_interface(()): the constructor indexes the
 // empty tuple.
 var errEmptyInterface = &jinja.Error{Kind: "IndexError", Msg: "tuple index out of range"}
@@ -1327,8 +1352,10 @@ func ipvFilter(in any, version int, opts string) (any, bool, error) {
 	case []any:
 		out := []any{}
 		for _, e := range x {
-			if t, ok := e.(jinja.Tuple); ok && len(t) == 0 {
-				return nil, true, errEmptyInterface
+			if t, ok := e.(jinja.Tuple); ok {
+				if err := tupleInterfaceErr(t); err != nil {
+					return nil, true, err
+				}
 			}
 			if s, ok := isIPv(e, version, opts); ok {
 				out = append(out, s)
