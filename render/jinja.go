@@ -362,7 +362,14 @@ func (st *renderState) wrapErr(err error) error {
 			}
 			return fmt.Errorf("%w%s", inner, loc)
 		}
+		if je.Kind == "MemoryError" {
+			return &limitError{msg: "Jinja error: " + je.Msg + loc}
+		}
 		msg = "Jinja error: " + je.Msg
+		if je.Kind == "SaltInvocationError" || je.Kind == "CommandExecutionError" {
+			// render_jinja_tmpl's own clause for Salt's exceptions
+			msg = "Problem running salt function in Jinja template: " + je.Msg
+		}
 	}
 	if je.Err != nil {
 		return fmt.Errorf("%w: %s%s: %w", ErrTemplate, msg, loc, je.Err)
@@ -378,6 +385,15 @@ func (e *raisedError) Error() string { return ErrTemplate.Error() + ": " + e.msg
 
 // Unwrap returns ErrRaised.
 func (e *raisedError) Unwrap() error { return ErrRaised }
+
+// limitError is a template stopped by one of gsalt's resource bounds
+// (Jinja error Kind MemoryError); it is ErrTemplate and ErrLimit.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return ErrTemplate.Error() + ": " + e.msg }
+
+// Unwrap returns ErrTemplate and ErrLimit.
+func (e *limitError) Unwrap() []error { return []error{ErrTemplate, ErrLimit} }
 
 // notFoundError is a missing template in Salt's words; it is ErrTemplate
 // and the loader's error (ErrNotFound).

@@ -135,8 +135,9 @@ func buildFilterTable() map[string]jinja.FilterFunc {
 		{"tojson": true, "str_to_num": true, "unique": true, "min": true, "max": true},
 	} {
 		for name := range names {
-			if name == "python" || name == "yaml" || name == "sequence" {
-				// pformat, Salt's dumper and [data] keep the Markup type
+			if name == "python" || name == "yaml" || name == "sequence" || name == "yaml_encode" {
+				// pformat, Salt's dumper and [data] keep the Markup type;
+				// yaml_encode's SafeRepresenter has no representer for it
 				continue
 			}
 			if fn, ok := f[name]; ok {
@@ -167,6 +168,10 @@ func markupUnknown(v any, depth int) any {
 		// Markup, Jinja2's Undefined (represent_undefined), generators and
 		// dict views
 		return yamlUnknown{depth}
+	case jinja.Iterable:
+		if jinja.TypeName(x) == "range" {
+			return yamlUnknown{depth}
+		}
 	case *jinja.List:
 		out := make([]any, len(x.Items))
 		for i, e := range x.Items {
@@ -363,6 +368,10 @@ func saltFilters() map[string]filterFunc {
 				if !in.IsError() {
 					return asValue(&jinja.Error{Kind: "TypeError", Msg: "a string or stream input is required"})
 				}
+			case jinja.Iterable:
+				if jinja.TypeName(in.Interface()) == "range" {
+					return asValue(&jinja.Error{Kind: "TypeError", Msg: "a string or stream input is required"})
+				}
 			}
 			return loadYAMLFilter(e, in, va)
 		},
@@ -381,7 +390,7 @@ func saltFilters() map[string]filterFunc {
 			}
 			return in
 		},
-		"yaml_encode": simple(func(in any, va *varArgs) (any, error) {
+		"yaml_encode": markupUnrepresentable(simple(func(in any, va *varArgs) (any, error) {
 			switch x := in.(type) {
 			case string:
 				return yamlDoubleQuoted(x), nil
@@ -399,14 +408,26 @@ func saltFilters() map[string]filterFunc {
 				return "false", nil
 			}
 			return yamlScalarText(in), nil
-		}),
+		})),
 		"yaml_dquote": strFilter(func(s string, va *varArgs) (any, error) { return yamlDoubleQuoted(s), nil }),
 		"yaml_squote": strFilter(func(s string, va *varArgs) (any, error) { return yamlSingleQuoted(s), nil }),
 		"to_bool": func(e *jinja.Runtime, in *value, va *varArgs) *value {
-			switch in.Interface().(type) {
-			case jinja.Tuple, *jinja.Generator, *jinja.DictView:
+			switch x := in.Interface().(type) {
+			case *jinja.DictView:
+				// dict_keys and dict_items are set-like, not hashable:
+				// len(val) > 0; dict_values is hashable
+				if x.Kind != "values" {
+					n, _ := jinja.Len(x)
+					return asValue(n > 0)
+				}
+				return asValue(false)
+			case jinja.Tuple, *jinja.Generator:
 				// hashable containers are not sized: False
 				return asValue(false)
+			case jinja.Iterable:
+				if jinja.TypeName(x) == "range" {
+					return asValue(false)
+				}
 			}
 			return simple(toBoolData)(e, in, va)
 		},
@@ -576,10 +597,10 @@ func saltFilters() map[string]filterFunc {
 		"ipv4":    ipFilter(4),
 		"ipv6":    ipFilter(6),
 		"ipaddr":  ipFilter(0),
-		"network_hosts": simple(func(in any, va *varArgs) (any, error) {
+		"network_hosts": ipInput(simple(func(in any, va *varArgs) (any, error) {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) { return networkHosts(p) })
-		}),
-		"network_size": simple(func(in any, va *varArgs) (any, error) {
+		})),
+		"network_size": ipInput(simple(func(in any, va *varArgs) (any, error) {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) {
 				bits := p.Addr().BitLen() - p.Bits()
 				if bits >= 63 {
@@ -587,10 +608,10 @@ func saltFilters() map[string]filterFunc {
 				}
 				return int64(1) << bits, nil
 			})
-		}),
-		"ip_host": simple(func(in any, va *varArgs) (any, error) {
+		})),
+		"ip_host": ipInput(simple(func(in any, va *varArgs) (any, error) {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) { return p.String(), nil })
-		}),
+		})),
 		"to_num": simple(func(in any, va *varArgs) (any, error) {
 			s, ok := in.(string)
 			if !ok {
@@ -1191,7 +1212,14 @@ func parseIP(s string) (netip.Prefix, bool, bool) {
 // has the version and passes the options, else "", false.
 func isIPv(v any, version int, options string) (string, bool) {
 	s, ok := v.(string)
-	if !ok {
+	if t, isTuple := v.(jinja.Tuple); isTuple {
+		// ip_address(tuple) fails; ip_interface((address, prefix)) is
+		// the interface address/prefix
+		s, ok = tupleInterface(t)
+		if !ok {
+			return "", false
+		}
+	} else if !ok {
 		// ipaddress.ip_address(int): an IPv4 address below 2**32, else IPv6
 		if s, ok = intIP(v); !ok {
 			return "", false
@@ -1237,7 +1265,54 @@ func isIPv(v any, version int, options string) (string, bool) {
 }
 
 func ipTestFilter(version int) filterFunc {
-	return simple(func(in any, va *varArgs) (any, error) {
+	plain := ipTest(version)
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if t, ok := in.Interface().(jinja.Tuple); ok && !in.IsError() {
+			// _is_ipv(tuple): ip_interface((address, prefix))
+			if len(t) == 0 {
+				return asValue(errEmptyInterface)
+			}
+			out, err := plain(t, va)
+			if err != nil {
+				return asValue(err)
+			}
+			return asValue(out)
+		}
+		return simple(plain)(e, in, va)
+	}
+}
+
+// tupleInterfaceErr is the error ip_interface(t) raises past its
+// ValueError: IndexError for (), str() of a strict undefined address, or
+// of a strict undefined prefix after a valid address.
+func tupleInterfaceErr(t jinja.Tuple) error {
+	if len(t) == 0 {
+		return errEmptyInterface
+	}
+	if len(t) > 2 {
+		return nil
+	}
+	if _, err := jinja.Str(t[0]); err != nil {
+		return err
+	}
+	if len(t) == 2 {
+		s, isStr := t[0].(string)
+		_, isInt := intIP(t[0])
+		if _, perr := netip.ParseAddr(s); isInt || isStr && perr == nil {
+			if _, err := jinja.Str(t[1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// errEmptyInterface is ip_interface(()): the constructor indexes the
+// empty tuple.
+var errEmptyInterface = &jinja.Error{Kind: "IndexError", Msg: "tuple index out of range"}
+
+func ipTest(version int) func(in any, va *varArgs) (any, error) {
+	return func(in any, va *varArgs) (any, error) {
 		opts := optionsArg(va)
 		if version == 0 {
 			_, ok4 := isIPv(in, 4, opts)
@@ -1246,7 +1321,7 @@ func ipTestFilter(version int) filterFunc {
 		}
 		_, ok := isIPv(in, version, opts)
 		return ok, nil
-	})
+	}
 }
 
 func optionsArg(va *varArgs) string {
@@ -1258,49 +1333,128 @@ func optionsArg(va *varArgs) string {
 }
 
 // ipvFilter is Salt's _ipv_filter.
-func ipvFilter(in any, version int, opts string) (any, bool) {
+func ipvFilter(in any, version int, opts string) (any, bool, error) {
+	if g, ok := in.(*jinja.Generator); ok && g.Module == "" && g.Type == "generator" {
+		// a generator is read once: ipaddr's ipv6 pass finds it empty
+		items, _ := g.Iter()
+		if items == nil {
+			items = []any{}
+		}
+		in = items
+	}
 	switch x := in.(type) {
 	case string:
 		s, ok := isIPv(x, version, opts)
 		if !ok {
-			return nil, true
+			return nil, true, nil
 		}
-		return s, true
+		return s, true, nil
 	case []any:
 		out := []any{}
 		for _, e := range x {
+			if t, ok := e.(jinja.Tuple); ok {
+				if err := tupleInterfaceErr(t); err != nil {
+					return nil, true, err
+				}
+			}
 			if s, ok := isIPv(e, version, opts); ok {
 				out = append(out, s)
 			}
 		}
-		return out, true
+		return out, true, nil
 	}
-	return nil, false
+	return nil, false, nil
 }
 
 func ipFilter(version int) filterFunc {
-	return simple(func(in any, va *varArgs) (any, error) {
+	return ipInput(simple(func(in any, va *varArgs) (any, error) {
 		opts := optionsArg(va)
 		if version != 0 {
-			v, _ := ipvFilter(in, version, opts)
-			return v, nil
+			v, _, err := ipvFilter(in, version, opts)
+			return v, err
 		}
-		return ipaddrFilter(in, opts), nil
-	})
+		return ipaddrFilter(in, opts)
+	}))
 }
 
-func ipaddrFilter(in any, opts string) any {
-	v4, ok4 := ipvFilter(in, 4, opts)
-	v6, ok6 := ipvFilter(in, 6, opts)
+// markupUnrepresentable makes a Markup input PyYAML's RepresenterError:
+// SafeRepresenter goes by the exact type, and Markup is not str.
+func markupUnrepresentable(fn filterFunc) filterFunc {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if m, ok := in.Interface().(jinja.Markup); ok && !in.IsError() {
+			return asValue(&jinja.Error{Kind: "RepresenterError", Msg: fmt.Sprintf("('cannot represent an object', %s)", jinja.Repr(m))})
+		}
+		return fn(e, in, va)
+	}
+}
+
+// ipInput gives Salt's IP filters None for a range: _ipv_filter reads a
+// str, list, tuple or generator only (the plain data view would make a
+// range a list).
+func ipInput(fn filterFunc) filterFunc {
+	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
+		if !in.IsError() && jinja.TypeName(in.Interface()) == "range" {
+			return asValue(nil)
+		}
+		return fn(e, in, va)
+	}
+}
+
+// tupleInterface is the text of ipaddress.ip_interface((address,
+// prefix)) (or of a 1-tuple (address,), a host prefix); false when
+// Python's constructor fails.
+func tupleInterface(t jinja.Tuple) (string, bool) {
+	if len(t) == 0 || len(t) > 2 {
+		return "", false
+	}
+	addr, ok := t[0].(string)
+	if !ok {
+		if addr, ok = intIP(t[0]); !ok {
+			return "", false
+		}
+	}
+	if len(t) == 1 {
+		if strings.Contains(addr, ":") {
+			return addr + "/128", true
+		}
+		return addr + "/32", true
+	}
+	var prefix string
+	switch p := t[1].(type) {
+	case string:
+		prefix = p
+	case int64:
+		prefix = strconv.FormatInt(p, 10)
+		if n, isInt := pyIntValue(t[0]); isInt && p > 32 && p <= 128 && n.BitLen() <= 32 {
+			// IPv4Interface refuses the prefix, IPv6Interface takes it
+			var b [16]byte
+			n.FillBytes(b[:])
+			addr = netip.AddrFrom16(b).String()
+		}
+	default:
+		return "", false
+	}
+	return addr + "/" + prefix, true
+}
+
+func ipaddrFilter(in any, opts string) (any, error) {
+	v4, ok4, err := ipvFilter(in, 4, opts)
+	if err != nil {
+		return nil, err
+	}
+	v6, ok6, err := ipvFilter(in, 6, opts)
+	if err != nil {
+		return nil, err
+	}
 	if !ok4 || !ok6 || v4 == nil || v6 == nil {
 		if payload.Truthy(v4) {
-			return v4
+			return v4, nil
 		}
-		return v6
+		return v6, nil
 	}
 	l4, _ := v4.([]any)
 	l6, _ := v6.([]any)
-	return append(append([]any{}, l4...), l6...)
+	return append(append([]any{}, l4...), l6...), nil
 }
 
 // networkFilter is Salt's _filter_ipaddr then fn per network.
@@ -1311,11 +1465,15 @@ func networkFilter(in any, va *varArgs, fn func(netip.Prefix) (any, error)) (any
 		version = v.Integer()
 	}
 	var out any
+	var err error
 	switch version {
 	case 4, 6:
-		out, _ = ipvFilter(in, version, opts)
+		out, _, err = ipvFilter(in, version, opts)
 	default:
-		out = ipaddrFilter(in, opts)
+		out, err = ipaddrFilter(in, opts)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if !payload.Truthy(out) {
 		return nil, nil
@@ -1331,7 +1489,11 @@ func networkFilter(in any, va *varArgs, fn func(netip.Prefix) (any, error)) (any
 		}
 		return fn(p)
 	}
-	if _, inList := in.([]any); !inList {
+	_, inList := in.([]any)
+	if g, ok := in.(*jinja.Generator); ok && g.Module == "" && g.Type == "generator" {
+		inList = true
+	}
+	if !inList {
 		return one(list[0])
 	}
 	res := []any{}
@@ -1351,7 +1513,8 @@ func networkHosts(p netip.Prefix) (any, error) {
 	p = p.Masked()
 	bits := p.Addr().BitLen() - p.Bits()
 	if bits > 20 {
-		return nil, fmt.Errorf("network %s has too many hosts to list", p)
+		// Python lists them until MemoryError (a /2 is 2**30 strings)
+		return nil, &jinja.Error{Kind: "MemoryError", Msg: fmt.Sprintf("network %s has too many hosts to list", p)}
 	}
 	out := []any{}
 	a := p.Addr()
@@ -1403,20 +1566,52 @@ func flatten(l []any, levels int, preserveNulls bool) []any {
 	return out
 }
 
-// exactlyNTrue is salt.utils.data.exactly_n: exactly n items of the
-// iterable are true (an undefined item is false).
+// exactlyNTrue is salt.utils.data.exactly_n: i = iter(iterable);
+// all(any(i) for _ in range(n)) and not any(i). It reads an iterator only
+// up to the item that decides (the rest stays for the next reader), and
+// bool() of an item it reads raises for a strict undefined one.
 func exactlyNTrue(in any, n int) (any, error) {
-	l, err := jinja.Iterate(in)
+	next, err := pyNext(in)
 	if err != nil {
 		return nil, err
 	}
-	count := 0
-	for _, x := range l {
-		if t, _ := jinja.Truthy(x); t {
-			count++
+	anyTrue := func() (bool, error) {
+		for {
+			x, ok, err := next()
+			if err != nil || !ok {
+				return false, err
+			}
+			if t, err := jinja.Truthy(x); err != nil || t {
+				return t, err
+			}
 		}
 	}
-	return count == n, nil
+	for range n {
+		if t, err := anyTrue(); err != nil || !t {
+			return false, err
+		}
+	}
+	t, err := anyTrue()
+	return !t && err == nil, err
+}
+
+// pyNext is iter(x)'s next(): a generator is read one item at a time.
+func pyNext(x any) (func() (any, bool, error), error) {
+	if g, ok := x.(*jinja.Generator); ok {
+		return g.Next, nil
+	}
+	items, err := jinja.Iterate(x)
+	if err != nil {
+		return nil, err
+	}
+	return func() (any, bool, error) {
+		if len(items) == 0 {
+			return nil, false, nil
+		}
+		v := items[0]
+		items = items[1:]
+		return v, true, nil
+	}, nil
 }
 
 func toSnake(s string) string {

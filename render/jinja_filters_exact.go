@@ -542,7 +542,11 @@ func filterByNetworks(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any
 			out.SetKey(it.Key, f)
 		}
 		return out, nil
-	case *jinja.List, jinja.Tuple, string, *jinja.DictView:
+	case *jinja.List, jinja.Tuple, string:
+		return filter(v)
+	}
+	if jinja.TypeName(v) == "range" {
+		// a collections.abc.Sequence (a dict view is not)
 		return filter(v)
 	}
 	return nil, pyErr("ValueError", "Do not know how to filter a %s", pyClass(v))

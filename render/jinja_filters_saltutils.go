@@ -162,6 +162,22 @@ func filterIsEmpty(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, e
 	return fi.Size() == 0, nil
 }
 
+// pyItemAt is Python's seq[i] for an int i (negative counts from the end).
+func pyItemAt(seq any, i int64) (any, error) {
+	items, err := jinja.Iterate(seq)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(len(items))
+	if i < 0 {
+		i += n
+	}
+	if i < 0 || i >= n {
+		return nil, pyErr("IndexError", "%s index out of range", jinja.TypeName(seq))
+	}
+	return items[i], nil
+}
+
 // pyGetItem is Python's obj[key] (a KeyError or TypeError, never Jinja's
 // undefined).
 func pyGetItem(obj, key any) (any, error) {
@@ -174,6 +190,9 @@ func pyGetItem(obj, key any) (any, error) {
 	case string, []byte, *jinja.List, jinja.Tuple:
 		if _, ok := key.(string); ok {
 			return nil, pyErr("TypeError", "%s indices must be integers or slices, not str", jinja.TypeName(obj))
+		}
+		if i, ok := key.(int64); ok {
+			return pyItemAt(obj, i)
 		}
 	case nil:
 		return nil, pyErr("TypeError", "'NoneType' object is not subscriptable")

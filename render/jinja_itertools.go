@@ -83,44 +83,42 @@ func itertoolsFilters() map[string]jinja.FilterFunc {
 			if len(args) != 1 {
 				return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("compress() takes exactly 2 arguments (%d given)", len(args)+1)}
 			}
-			data, dataErr, err := pyIter(v)
-			if err != nil {
-				return nil, err
-			}
-			sel, selErr, err := pyIter(args[0])
-			if err != nil {
-				return nil, err
-			}
-			var out []any
-			for i := 0; ; i++ {
-				// next(data), then next(selectors): the first that raises
-				// or is exhausted ends the iterator
-				if i >= len(data) {
-					return jinja.NewIterator("itertools", "compress", out, dataErr), nil
+			return lazyIter("itertools", "compress", []any{v, args[0]}, func() ([]any, error, error) {
+				data, dataErr, _ := pyIter(v)
+				sel, selErr, _ := pyIter(args[0])
+				var out []any
+				for i := 0; ; i++ {
+					// next(data), then next(selectors): the first that raises
+					// or is exhausted ends the iterator
+					if i >= len(data) {
+						return out, dataErr, nil
+					}
+					if i >= len(sel) {
+						return out, selErr, nil
+					}
+					if ok, err := jinja.Truthy(sel[i]); err != nil {
+						return out, err, nil
+					} else if ok {
+						out = append(out, data[i])
+					}
 				}
-				if i >= len(sel) {
-					return jinja.NewIterator("itertools", "compress", out, selErr), nil
-				}
-				if ok, err := jinja.Truthy(sel[i]); err != nil {
-					return jinja.NewIterator("itertools", "compress", out, err), nil
-				} else if ok {
-					out = append(out, data[i])
-				}
-			}
+			})
 		},
 		"zip": func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
-			out, lazy, err := zipItems("zip", v, args, kw, false)
-			if err != nil {
+			if err := zipKeywords("zip", kw, false); err != nil {
 				return nil, err
 			}
-			return jinja.NewIterator("", "zip", out, lazy), nil
+			return lazyIter("", "zip", append([]any{v}, args...), func() ([]any, error, error) {
+				return zipItems(v, args, kw, false)
+			})
 		},
 		"zip_longest": func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
-			out, lazy, err := zipItems("zip_longest", v, args, kw, true)
-			if err != nil {
+			if err := zipKeywords("zip_longest", kw, true); err != nil {
 				return nil, err
 			}
-			return jinja.NewIterator("itertools", "zip_longest", out, lazy), nil
+			return lazyIter("itertools", "zip_longest", append([]any{v}, args...), func() ([]any, error, error) {
+				return zipItems(v, args, kw, true)
+			})
 		},
 	}
 }
@@ -239,16 +237,48 @@ func pyIter(x any) (items []any, lazy, err error) {
 	return items, nil, err
 }
 
+// lazyIter returns the itertools object module.typ reading inputs: each
+// must be iterable at once (Python's iter() in the constructor); compute
+// reads them on the object's first step, giving the items, the error an
+// input raises where they stop, and a hard error.
+func lazyIter(module, typ string, inputs []any, compute func() ([]any, error, error)) (any, error) {
+	for _, x := range inputs {
+		if _, ok := x.(*jinja.Generator); ok {
+			continue
+		}
+		if _, err := jinja.Iterate(x); err != nil {
+			return nil, err
+		}
+	}
+	return jinja.NewLazyIterator(module, typ, func() ([]any, error) {
+		out, lazy, err := compute()
+		if err != nil {
+			return nil, err
+		}
+		return out, lazy
+	}), nil
+}
+
+// zipKeywords checks zip's (none) or zip_longest's (fillvalue) keywords.
+func zipKeywords(name string, kw *payload.Map, longest bool) error {
+	if kw == nil {
+		return nil
+	}
+	for _, it := range kw.Items() {
+		if !longest || it.Key != "fillvalue" {
+			return &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() got an unexpected keyword argument %s", name, jinja.Repr(it.Key))}
+		}
+	}
+	return nil
+}
+
 // zipItems is zip (shortest) or zip_longest (padded with fillvalue): the
 // rows, and the error an input iterator raises where the rows stop.
-func zipItems(name string, v any, args []any, kw *payload.Map, longest bool) ([]any, error, error) {
+func zipItems(v any, args []any, kw *payload.Map, longest bool) ([]any, error, error) {
 	var fill any
 	if kw != nil {
-		for _, it := range kw.Items() {
-			if !longest || it.Key != "fillvalue" {
-				return nil, nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("%s() got an unexpected keyword argument %s", name, jinja.Repr(it.Key))}
-			}
-			fill = it.Value
+		if f, ok := kw.Get("fillvalue"); ok {
+			fill = f
 		}
 	}
 	var lists [][]any

@@ -33,7 +33,15 @@ func filterJSONQuery(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any,
 		return nil, pyErr("ParseError", "%s", err.Error())
 	}
 	c := &jmesConv{maps: map[uintptr]*payload.Map{}}
-	in := c.toJMES(jinja.ExportOptions{Undefined: true}.Export(v), 0)
+	// Python's jmespath looks into dicts and lists only: a tuple, an
+	// iterator or a dict view is an object it returns as itself (and
+	// never iterates)
+	var in any
+	if jmesOpaqueValue(v) {
+		in = c.keep(v)
+	} else {
+		in = c.toJMES(jinja.ExportOptions{Undefined: true, Tuples: true, Iterators: true}.Export(v), 0)
+	}
 	out, err := q.Search(in)
 	if err != nil {
 		return nil, pyErr("JMESPathError", "%s", err.Error())
@@ -81,11 +89,26 @@ func (c *jmesConv) toJMES(v any, depth int) any {
 	case *big.Int:
 		f, _ := new(big.Float).SetInt(x).Float64()
 		return f
-	case *jinja.Undefined:
-		c.opaque = append(c.opaque, x)
-		return jmesOpaque(len(c.opaque) - 1)
+	case *jinja.Undefined, jinja.Tuple, *jinja.Generator, *jinja.DictView:
+		return c.keep(x)
 	}
 	return v
+}
+
+// jmesOpaqueValue reports whether v is an object JMESPath does not look
+// into, at the top of the data (deeper ones Export keeps as themselves).
+func jmesOpaqueValue(v any) bool {
+	switch v.(type) {
+	case jinja.Tuple, *jinja.Generator, *jinja.DictView:
+		return true
+	}
+	return false
+}
+
+// keep stands v for go-jmespath as an opaque value.
+func (c *jmesConv) keep(v any) any {
+	c.opaque = append(c.opaque, v)
+	return jmesOpaque(len(c.opaque) - 1)
 }
 
 func (c *jmesConv) fromJMES(v any, depth int) any {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -66,7 +67,7 @@ var (
 	uPathErr  = uErr("TypeError", "expected str, bytes or os.PathLike object, not %s")
 	uJSONErr  = uErr("TypeError", "Object of type %s is not JSON serializable")
 	uYAMLErr  = uErr("RepresenterError", "('cannot represent an object', Undefined)")
-	uDateErr  = uErr("SaltInvocationError", "Unable to parse . Consider installing timelib")
+	uDateErr  = uErr("RuntimeError", "Unable to parse . Consider installing timelib")
 	uStatErr  = uErr("TypeError", "stat: path should be string, bytes, os.PathLike or integer, not %s")
 	uNoneIter = uErr("TypeError", "'NoneType' object is not iterable")
 )
@@ -248,7 +249,10 @@ type nestedUse struct {
 	hashed bool
 	// pairs: the items are unpacked as (key, value) and both str()-ed, so
 	// the elements of a tuple or list item are used
-	pairs    bool
+	pairs bool
+	// streams: the filter reads the items one at a time, so its error on
+	// an item comes before an input iterator's error on a later one
+	streams  bool
 	maxDepth int // with levelsArg: the deepest level walked (-1: no limit)
 }
 
@@ -274,8 +278,6 @@ func nestedFilters() map[string]nestedUse {
 	firstAttr := nestedUse{lists: true, tuples: true, first: true, lenient: true, iterators: true}
 	tupleOnly := nestedUse{tuples: true}
 	return map[string]nestedUse{
-		"exactly_n_true":        {lists: true, tuples: true, iterators: true},
-		"exactly_one_true":      {lists: true, tuples: true, iterators: true},
 		"ip_host":               ip,
 		"ipaddr":                ip,
 		"ipv4":                  ip,
@@ -286,7 +288,7 @@ func nestedFilters() map[string]nestedUse {
 		"filter_by_networks":    items,
 		"sorted_ignorecase":     firstAttr,
 		"to_snake_case":         {lists: true, tuples: true, first: true, lenient: true},
-		"urlencode":             {lists: true, tuples: true, first: true, values: true, iterators: true, pairs: true},
+		"urlencode":             {lists: true, tuples: true, first: true, values: true, iterators: true, pairs: true, streams: true},
 		"union":                 {lists: true},
 		"symmetric_difference":  {lists: true},
 		"difference":            items,
@@ -296,7 +298,6 @@ func nestedFilters() map[string]nestedUse {
 		"update_dict_key_value": dictKV,
 		"compare_dicts":         {lists: true, tuples: true, values: true, iterators: true, hashed: true},
 		"flatten":               {lists: true, tuples: true, deep: true, levelsArg: true, iterators: true},
-		"json_query":            {values: true, deep: true},
 		"traverse":              {values: true, deep: true},
 		"load_text":             {values: true},
 		"is_ip":                 tupleOnly,
@@ -314,12 +315,34 @@ func nestedAware(use nestedUse, fn jinja.FilterFunc) jinja.FilterFunc {
 			use.maxDepth = levelsDepth(args, kw)
 		}
 		v, err := use.check(v)
+		var late *iterRaised
+		if errors.As(err, &late) {
+			// the iterator raised after some items: the filter reads
+			// those first, and its own error on one of them comes first
+			// when it reads them one at a time (with no item before it,
+			// the first read raises; sorted() and set() read all first)
+			if n, _ := jinja.Len(v); n == 0 || !use.streams {
+				return nil, late.err
+			}
+			if _, ferr := fn(r, v, args, kw); ferr != nil {
+				return nil, ferr
+			}
+			return nil, late.err
+		}
 		if err != nil {
 			return nil, err
 		}
 		return fn(r, v, args, kw)
 	}
 }
+
+// iterRaised is an error an input iterator raised after the items check
+// passed on.
+type iterRaised struct{ err error }
+
+func (e *iterRaised) Error() string { return e.err.Error() }
+
+func (e *iterRaised) Unwrap() error { return e.err }
 
 // check returns the error using the input's items raises, and the input
 // to pass on (an iterator it consumed becomes a list of its items).
@@ -344,9 +367,24 @@ func (use nestedUse) check(v any) (any, error) {
 	case jinja.Iterable:
 		g, isGen := v.(*jinja.Generator)
 		if use.iterators || use.generators && isGen && g.Module == "" && g.Type == "generator" {
-			items, err := x.Iter()
+			items, ierr := x.Iter()
+			var err error
+			if ierr != nil {
+				// the items before the error are used first
+				if err := use.items(items, 0); err != nil {
+					return v, err
+				}
+				err = &iterRaised{ierr}
+			}
+			if !use.iterators {
+				// the filter goes by the generator type: pass one on
+				if err != nil {
+					return jinja.NewGenerator(g.Func, items, nil), err
+				}
+				return jinja.NewGenerator(g.Func, items, nil), use.items(items, 0)
+			}
 			if err != nil {
-				return v, err
+				return jinja.NewList(items...), err
 			}
 			return jinja.NewList(items...), use.items(items, 0)
 		}

@@ -30,6 +30,10 @@ var (
 	ErrData = errors.New("render: invalid data")
 	// ErrNotFound: an imported or included salt:// file does not exist.
 	ErrNotFound = errors.New("render: file not found")
+	// ErrLimit: a template went past one of gsalt's resource bounds (a
+	// string, list, network or output too large: what Python reports as
+	// MemoryError); it also wraps ErrTemplate.
+	ErrLimit = errors.New("render: resource limit")
 )
 
 // DefaultPipeline is Salt's default renderer ("renderer: jinja|yaml").

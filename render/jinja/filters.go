@@ -157,6 +157,17 @@ func builtinFilters() map[string]FilterFunc {
 		"forceescape":    filterForceescape,
 		"filesizeformat": filterFilesize,
 		"first": func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+			if g, ok := v.(*Generator); ok {
+				// next(iter(seq)) takes one item
+				item, ok, err := g.Next()
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					return r.undefinedHint("No first item, sequence was empty."), nil
+				}
+				return item, nil
+			}
 			items, err := Iterate(v)
 			if err != nil {
 				return nil, err
@@ -525,6 +536,10 @@ func builtinFilters() map[string]FilterFunc {
 				}
 				return strings.Join(parts, "&"), nil
 			}
+			if m, ok := v.(Markup); ok {
+				// a str subclass: url_quote(value)
+				v = string(m)
+			}
 			if _, ok := v.(string); !ok {
 				if items, err := Iterate(v); err == nil {
 					var parts []string
@@ -607,7 +622,8 @@ func builtinFilters() map[string]FilterFunc {
 		"batch": "do_batch", "items": "do_items", "map": "sync_do_map", "slice": "sync_do_slice",
 		"select": "select_or_reject", "reject": "select_or_reject", "selectattr": "select_or_reject", "rejectattr": "select_or_reject",
 	} {
-		f[name] = generatorFilter(gen, f[name])
+		perItem := name == "map" || strings.HasPrefix(name, "select") || strings.HasPrefix(name, "reject")
+		f[name] = generatorFilter(gen, f[name], perItem)
 	}
 	return f
 }

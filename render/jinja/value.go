@@ -761,6 +761,13 @@ func hashable(v any) error {
 		if u.Strict {
 			return u.err()
 		}
+	case Tuple:
+		// hash(tuple) hashes every item
+		for _, e := range u {
+			if err := hashable(e); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -796,6 +803,18 @@ func Contains(container, x any) (bool, error) {
 			return false, c.err()
 		}
 		return false, nil
+	case *Generator:
+		// an iterator is read up to the first equal item (the rest is
+		// left for the next reader), or to its end
+		for {
+			e, ok, err := c.Next()
+			if err != nil || !ok {
+				return false, err
+			}
+			if Equal(e, x) {
+				return true, nil
+			}
+		}
 	case Iterable:
 		items, err := c.Iter()
 		if err != nil {

@@ -969,6 +969,25 @@ for t in ["{% for x in [1] %}{% extends 'lib/b1.jinja' %}{% endfor %}",
           "a{% if true %}{% extends 'lib/b1.jinja' %}{% endif %}{% include 'lib/b2.jinja' %}"]:
     add("g_inheritance", t, files=BASES)
 
+# every filter given an iterator object (generator, reversed list, dict
+# view, range) or nested tuples of ordinary values: Salt's Python code goes
+# by the object's type (isinstance, hashability, iter()), consumes a
+# one-shot iterator or returns it untouched, and returns tuple items as
+# tuples; the second form shows whether the filter consumed the iterator
+IVALUES = ["[1, 2]|select", "[3, 1]|reverse", "['a', 'b']|map('upper')", "{'a': 1, 'b': 2}.values()",
+           "{'a': 1, 'b': 2}.keys()", "{'a': 1, 'b': 2}.items()", "range(3)", "[(1, 2), ('a', 'b')]",
+           "{'a': (1, 2)}", "[[1, (2, 3)], 'x']", "['10.0.0.1', 'fe80::1']|select", "(('a', 1),)"]
+IV_ITERS = UNESTED_ITERS + (".values()", ".keys()", ".items()", "range(")
+for name in sorted(UNESTED_FILTERS):
+    if name in ("rand_str", "random_hash"):
+        continue
+    for w in IVALUES:
+        if name in ("upper", "title", "replace") and any(i in w for i in UNESTED_ITERS):
+            continue
+        add("g_iter_values", "{{ (%s)|%s%s }}" % (w, name, UNESTED_FILTERS[name]))
+        if any(i in w for i in IV_ITERS):
+            add("g_iter_values", "{%% set it = %s %%}{%% set r = it|%s%s %%}{{ it|list }}" % (w, name, UNESTED_FILTERS[name]))
+
 cases.sort(key=lambda c: (c["category"], c["id"]))
 with open(os.path.join(corpus, "cases.json"), "w", encoding="utf-8") as f:
     f.write("[\n")

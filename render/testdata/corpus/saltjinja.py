@@ -20,6 +20,13 @@ scratch folder holding the case's files, the corpus fixtures grains.json
 and pillar.yaml as grains and pillar, and salt[...] served by Salt's own
 execution-module loader. Paths of the scratch folder in error messages are
 replaced by "<files>".
+
+Resource bounds: the process's address space is limited to its size after
+start-up plus GSALT_JINJA_MEM_MB (default 1024), so a template that
+allocates without bound (range(10**9)|list, network_hosts of a /2) gets
+Python's MemoryError instead of the machine's OOM killer; each render may
+use GSALT_JINJA_CPU_S seconds of CPU (default 10). Both are answered with
+the class "limit", the class gsalt gives its own bounds (render.ErrLimit).
 """
 import copy
 import io
@@ -27,7 +34,9 @@ import json
 import logging
 import os
 import re
+import resource
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -69,6 +78,32 @@ FUNCS = salt.loader.minion_mods(base_opts)
 FILECLIENT = salt.fileclient.get_file_client(base_opts)
 
 
+MEM_MB = int(os.environ.get("GSALT_JINJA_MEM_MB", "1024"))
+CPU_S = float(os.environ.get("GSALT_JINJA_CPU_S", "10"))
+
+
+class CaseLimit(BaseException):
+    """The per-case CPU bound: a BaseException, so Salt's broad
+    ``except Exception`` clauses cannot swallow it."""
+
+
+def on_cpu_bound(signum, frame):
+    raise CaseLimit("render used more than %gs of CPU" % CPU_S)
+
+
+def bound_memory():
+    """Limit the address space to today's size plus MEM_MB."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                size = int(line.split()[1]) * 1024
+                break
+        else:
+            return
+    limit = size + MEM_MB * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
 def reset_tree(files):
     for d in (srv, os.path.join(base_opts["cachedir"], "files")):
         shutil.rmtree(d, ignore_errors=True)
@@ -84,6 +119,8 @@ def classify(exc):
     msg = str(exc)
     inner = exc.__context__ if isinstance(exc, salt.exceptions.SaltRenderError) else exc
     name = type(inner).__name__ if inner is not None else type(exc).__name__
+    if name == "MemoryError":
+        return "limit", name
     if name in ("TemplateNotFound", "TemplatesNotFound"):
         return "notfound", name
     if msg.startswith("Jinja variable"):
@@ -122,6 +159,7 @@ def render(req):
         sls = sls[: -len(".init")]
     ctx = dict(req.get("vars") or {})
     try:
+        signal.setitimer(signal.ITIMER_PROF, CPU_S)
         ret = salt.utils.templates.JINJA(
             io.StringIO(req["template"]),
             to_str=True,
@@ -135,9 +173,13 @@ def render(req):
             fileclient=FILECLIENT,
             context=ctx,
         )
+    except CaseLimit as exc:
+        return {"class": "limit", "exc": "CaseLimit", "error": str(exc)}
     except Exception as exc:  # pylint: disable=broad-except
         cls, name = classify(exc)
         return {"class": cls, "exc": name, "error": clean(str(exc))}
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
     if not ret.get("result"):
         data = ret.get("data", "")
         last = data.strip().splitlines()[-1] if data.strip() else ""
@@ -146,6 +188,8 @@ def render(req):
 
 
 def main():
+    signal.signal(signal.SIGPROF, on_cpu_bound)
+    bound_memory()
     out = sys.stdout
     for line in sys.stdin:
         if not line.strip():
