@@ -6,11 +6,21 @@
 BENCH_ROWS=${BENCH_ROWS:-$PWD/bin/bench-rows.tsv}
 export BENCH_ROWS
 
-# bench_row MEASURE GSALT SALT GOAL: SALT is "-" where Salt cannot run it.
+# bench_row MEASURE GSALT SALT GOAL: SALT is "n/a (why)" where Salt cannot
+# run the measure; "-" (or empty) where the script runs Salt but got no
+# number: the row then says why (Salt not asked for, or its run failed).
+# An empty GSALT value is a failed gsalt run.
 bench_row() {
+  local g=${2:-} s=${3:-}
+  [ -n "$g" ] && [ "$g" != - ] || g="FAILED (no number)"
+  if [ -z "$s" ] || [ "$s" = - ]; then
+    if [ -z "${GSALT_SALT_SRC:-}" ]; then s="not run (no GSALT_SALT_SRC)"
+    elif [ -n "${NO_SALT:-}" ]; then s="not run (NO_SALT)"
+    else s="FAILED (no number)"; fi
+  fi
   mkdir -p "$(dirname "$BENCH_ROWS")"
-  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:--}" "${4:--}" >>"$BENCH_ROWS"
-  printf 'bench row: %s: gsalt %s, salt %s (goal %s)\n' "$1" "$2" "${3:--}" "${4:--}"
+  printf '%s\t%s\t%s\t%s\n' "$1" "$g" "$s" "${4:--}" >>"$BENCH_ROWS"
+  printf 'bench row: %s: gsalt %s, salt %s (goal %s)\n' "$1" "$g" "$s" "${4:--}"
 }
 
 # proc_cpu PID: user+system CPU seconds the process has used so far.
