@@ -62,7 +62,7 @@ done
 t0=$(date +%s.%N)
 got=$("$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t "$wait_s" | grep -c ': true' || true)
 t1=$(date +%s.%N)
-ping_s=$(echo "$t1 - $t0" | bc)
+ping_s=$(printf '%.2f' "$(echo "$t1 - $t0" | bc)")
 echo "gsalt '*' test.ping: $got/$n returned in $ping_s s (whole CLI run)"
 t0=$(date +%s.%N)
 got=$("$bin/gsalt" -c "$tmp/etc/master" '*' pkg.list_pkgs --out json --static -t "$wait_s" | grep -c '"redbull"' || true)
@@ -103,7 +103,8 @@ CONF
     sleep 1
   done
   if [ "$salt_dev" = ok ]; then
-    k=0; for p in $(pgrep -g "$spp"); do k=$((k + $(rss "$p" 2>/dev/null || echo 0))); done
+    # (a process of the group may have exited or be a zombie: no VmRSS)
+    k=0; for p in $(pgrep -g "$spp"); do r=$(rss "$p" 2>/dev/null || true); k=$((k + ${r:-0})); done
     salt_dev="$(echo "scale=1; $k / 1024" | bc) MB (a salt-proxy process a device, one measured)"
     echo "Salt 3006 salt-proxy (dummy) on the same master: RSS $((k / 1024)) MiB over its $(pgrep -g "$spp" | wc -l) process(es)"
   else

@@ -63,9 +63,11 @@ wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f
 # N returns per ping; with BENCH_STATIC=1 salt.py runs --static as a 100%
 # batch (a test.ping round, then the job), as gsalt does: 2N.
 ret=$(echo "scale=4; ($c1 - $c0) * 1000 / ($pings * $n * (${#static[@]} + 1))" | bc)
-group_rss() { local t=0 p r; for p in $(group); do r=$(awk '/VmRSS/ {print $2}' /proc/$p/status 2>/dev/null || echo 0); t=$((t + r)); done; echo "scale=1; $t / 1024" | bc; }
+# group_rss: RSS summed over the master's processes, and their PSS (shared
+# copy-on-write pages counted once): "RSS (PSS)"; salt_rss is the PSS.
+group_rss() { local t=0 p r; for p in $(group); do r=$(awk '/VmRSS/ {print $2}' /proc/$p/status 2>/dev/null || echo 0); t=$((t + r)); done; echo "$(echo "scale=1; $t / 1024" | bc) ($(group_pss_mib "$mp"))"; }
 rss=$(group_rss)
-echo "salt-master: median wall $wall s, CPU $(echo "$c1 - $c0" | bc) s over $pings pings ($ret ms per return), RSS $rss MiB (sum over its processes); load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "salt-master: median wall $wall s, CPU $(echo "$c1 - $c0" | bc) s over $pings pings ($ret ms per return), RSS (PSS) $rss MiB summed over its processes; load $(cut -d' ' -f1-3 /proc/loadavg)"
 # Auth storm, as bench-swarm.sh's: the master restarted (its process group
 # stopped, a new one started; a new AES session key), the time from its
 # event socket appearing until every identity answers a ping again, and
@@ -90,8 +92,9 @@ if [ "${SALT_STORM:-1}" = 1 ]; then
   done
   if [ "$got" -ge "$n" ]; then storm=$(printf '%.1f' "$(echo "$(now) - $t0" | bc)"); else storm=">${STORM_LIMIT:-300} ($got/$n)"; fi
   rss=$(group_rss)
-  echo "salt-master auth storm: all $n answer after $storm s from the restart; master RSS $rss MiB (sum over its processes); during it master CPU $(group_cpu) s, swarm CPU $(echo "$(swarm_cpu) - $scs0" | bc) s"
+  echo "salt-master auth storm: all $n answer after $storm s from the restart; master RSS (PSS) $rss MiB summed over its processes; during it master CPU $(group_cpu) s, swarm CPU $(echo "$(swarm_cpu) - $scs0" | bc) s"
 fi
+pss=${rss#* (}; pss=${pss%)}
 if [ -n "${BENCH_SWARM_SALT_OUT:-}" ]; then
-  printf 'salt_wall=%s\nsalt_ret=%s\nsalt_rss=%s\nsalt_storm=%q\n' "$wall" "$ret" "$rss" "$storm" >"$BENCH_SWARM_SALT_OUT"
+  printf 'salt_wall=%s\nsalt_ret=%s\nsalt_rss=%q\nsalt_storm=%q\n' "$wall" "$ret" "$pss" "$storm" >"$BENCH_SWARM_SALT_OUT"
 fi
