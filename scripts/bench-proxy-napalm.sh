@@ -300,7 +300,9 @@ for line in open(sys.argv[1], errors="replace"):
     m = re.match(r'(\d{4}-\d\d-\d\dT\S+Z) (\w+) (.*)$', line)
     if not m: continue
     if m[3].startswith("proxy module initialized"): inits.append(ts(m[1]))
-    elif m[2] in ("WARNING", "ERROR", "CRITICAL"): other[f"{m[2]} {m[3]}"[:150]] += 1
+    elif m[2] in ("WARNING", "ERROR", "CRITICAL"):
+        # one line per message, whichever device logged it
+        other[re.sub(r"\bminion=\S+", "minion=*", f"{m[2]} {m[3]}")[:150]] += 1
 if inits:
     print(f"napalm proxy module initialized on {len(inits)}/{sys.argv[3]} devices, the last {(max(inits) - start).total_seconds():.2f} s after gsalt-proxy start")
 print("gsalt-proxy WARN/ERROR log lines by message:" + ("" if other else " none"))
