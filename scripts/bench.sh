@@ -9,7 +9,9 @@
 # REACTOR_EVENTS, CP_MIB, FLEET, API_SWARM size the others. BENCH_ONLY
 # ("reactor cp", names as in the list below) runs only those steps
 # (BENCH_KEEP_ROWS=1 keeps the table's earlier rows);
-# NO_GO_BENCH=1 skips the Go benchmarks. With GSALT_SALT_SRC set, the
+# BENCH_SKIP ("fleet virt") leaves those steps out. NO_GO_BENCH=1 skips
+# the Go benchmarks (the step "go"; GO_BENCH, GO_BENCHTIME and
+# GO_BENCH_PKGS narrow them: -bench, -benchtime and the packages). With GSALT_SALT_SRC set, the
 # scripts that can also run real Salt 3006 fill the Salt column.
 # BENCH_LOCK=FILE runs each step under `flock FILE` (a machine shared with
 # other heavy runs: one step at a time holds it, not the whole bench).
@@ -41,7 +43,7 @@ steps_done=()
 # this shell waited for (every step's process tree, once it has exited;
 # `times` runs in this shell: in a pipe or $(...) it would see a subshell).
 timesf=$(mktemp /tmp/gsalt-bench-times.XXXXXX)
-trap 'rm -f "$timesf"' EXIT
+trap 'rm -f "$timesf" "$timesf.lock"' EXIT
 children_cpu() { times >"$timesf"; cpu=$(awk 'NR==2 {split($1,u,/[ms]/); split($2,s,/[ms]/); printf "%.2f", u[1]*60+u[2]+s[1]*60+s[2]}' "$timesf"); }
 # Every process a step starts inherits GSALT_BENCH_RUN; what still runs
 # with it after the step ended was left behind (a daemon the script's
@@ -65,17 +67,23 @@ leftovers() {
 step() {
   local name=$1; shift
   if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $name "* ]]; then return 0; fi
+  if [[ " ${BENCH_SKIP:-} " == *" $name "* ]]; then return 0; fi
   echo "=== bench: $name: $* (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-  local t0=$SECONDS rc=0 c0 c1
+  local t0 tl te rc=0 c0 c1
   children_cpu; c0=$cpu
-  if [ -n "${BENCH_LOCK:-}" ]; then flock "$BENCH_LOCK" "$@" || rc=$?; else "$@" || rc=$?; fi
+  t0=$(date +%s); echo "$t0" >"$timesf.lock"
+  # The step's wall time starts once it holds the lock (the wait is shown apart).
+  if [ -n "${BENCH_LOCK:-}" ]; then
+    flock "$BENCH_LOCK" bash -c 'date +%s >"$0"; exec "$@"' "$timesf.lock" "$@" || rc=$?
+  else "$@" || rc=$?; fi
   children_cpu; c1=$cpu
+  tl=$(cat "$timesf.lock"); te=$(date +%s)
   leftovers "$name"
-  steps_done+=("$(printf '%-8s %6d s wall %8.1f CPU-s (exit %d, %d process(es) left behind)' "$name" $((SECONDS - t0)) "$(echo "$c1 - $c0" | bc)" "$rc" "$left")")
+  steps_done+=("$(printf '%-8s %6d s wall %8.1f CPU-s (exit %d, %d process(es) left behind, %d s waiting for the lock)' "$name" $((te - tl)) "$(echo "$c1 - $c0" | bc)" "$rc" "$left" $((tl - t0)))")
   echo "=== bench: $name: ${steps_done[-1]#"$name"}"
   if [ "$rc" != 0 ]; then
     failed=1
-    bench_row "$name: step FAILED (exit $rc after $((SECONDS - t0)) s; its output is above)" "FAILED" "n/a (step failed)" "-"
+    bench_row "$name: step FAILED (exit $rc after $((te - tl)) s; its output is above)" "FAILED" "n/a (step failed)" "-"
   fi
 }
 
@@ -90,7 +98,14 @@ step virt ./scripts/bench-virt.sh
 step api ./scripts/bench-api.sh "${API_SWARM:-1000}"
 # The Go benchmarks last: they print their own lines, no table rows.
 if [ -z "${NO_GO_BENCH:-}" ]; then
-  step go ${GO:-go} test -tags "${TAGS:-libvirt_dlopen}" -run '^$' -bench . -benchmem -timeout 60m ./...
+  # The test binaries are compiled first, outside the lock (-exec true runs
+  # none of them): the step then holds the lock while benchmarking only.
+  if [ -n "${BENCH_LOCK:-}" ] && [[ -z "${BENCH_ONLY:-}" || " $BENCH_ONLY " == *" go "* ]] && [[ " ${BENCH_SKIP:-} " != *" go "* ]]; then
+    # shellcheck disable=SC2086
+    ${GO:-go} test -tags "${TAGS:-libvirt_dlopen}" -exec true -run '^$' -bench "${GO_BENCH:-.}" ${GO_BENCH_PKGS:-./...} >/dev/null 2>&1 || true
+  fi
+  # shellcheck disable=SC2086
+  step go ${GO:-go} test -tags "${TAGS:-libvirt_dlopen}" -run '^$' -bench "${GO_BENCH:-.}" -benchtime "${GO_BENCHTIME:-1s}" -benchmem -timeout 60m ${GO_BENCH_PKGS:-./...}
 fi
 echo "=== bench: done in $SECONDS s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 [ ${#steps_done[@]} -gt 0 ] && printf '=== bench: %s\n' "${steps_done[@]}"
