@@ -111,6 +111,12 @@ CONF
     echo "bench-proxy: the real salt-proxy did not answer test.ping: $(tail -3 "$sp/out" "$sp/log" 2>/dev/null | cut -c1-200)"
     salt_dev=-
   fi
+  # Stopped here, and waited for: salt-proxy's children take a few seconds
+  # to exit after SIGTERM, longer than the exit trap's wait (its direct
+  # child only), so they outlived the bench.
+  kill -- "-$spp" 2>/dev/null || true
+  for _ in $(seq 40); do pgrep -g "$spp" >/dev/null || break; sleep 0.25; done
+  kill -KILL -- "-$spp" 2>/dev/null || true
 else
   salt_dev="n/a (Salt: a salt-proxy process a device; no GSALT_SALT_SRC)"
 fi
