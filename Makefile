@@ -56,10 +56,11 @@ test:
 fuzz:
 	./scripts/fuzz.sh $${FUZZ_SECONDS:-60}
 
-# Go benchmarks, then every bench script (SWARM=N identities, default 1000;
-# SWARM=10000 also runs the 10k proxy rows), then one table of the rows:
-# gsalt, and with GSALT_SALT_SRC real Salt 3006, ratio, goal. A failed step
-# is a FAILED row; the others still run (scripts/bench.sh).
+# Every bench script (SWARM=N identities, default 1000; SWARM=10000 also
+# runs the 10k proxy rows), then the Go benchmarks, then one table of the
+# rows: gsalt, and with GSALT_SALT_SRC real Salt 3006, ratio, goal. A
+# failed step is a FAILED row; the others still run. BENCH_ONLY/BENCH_SKIP
+# pick steps, BENCH_LOCK=FILE holds a flock per step (scripts/bench.sh).
 bench: build
 	./scripts/bench.sh
 

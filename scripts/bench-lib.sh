@@ -6,11 +6,24 @@
 BENCH_ROWS=${BENCH_ROWS:-$PWD/bin/bench-rows.tsv}
 export BENCH_ROWS
 
-# bench_row MEASURE GSALT SALT GOAL: SALT is "-" where Salt cannot run it.
+# bench_row MEASURE GSALT SALT GOAL: SALT is "n/a (why)" where Salt cannot
+# run the measure; "-" (or empty) where the script runs Salt but got no
+# number: the row then says why (Salt not asked for, or its run failed).
+# An empty GSALT value is a failed gsalt run.
 bench_row() {
+  local g=${2:-} s=${3:-}
+  # bc prints 0.5 as .5
+  [[ $g == .* ]] && g=0$g
+  [[ $s == .* ]] && s=0$s
+  [ -n "$g" ] && [ "$g" != - ] || g="FAILED (no number)"
+  if [ -z "$s" ] || [ "$s" = - ]; then
+    if [ -z "${GSALT_SALT_SRC:-}" ]; then s="not run (no GSALT_SALT_SRC)"
+    elif [ -n "${NO_SALT:-}" ]; then s="not run (NO_SALT)"
+    else s="FAILED (no number)"; fi
+  fi
   mkdir -p "$(dirname "$BENCH_ROWS")"
-  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:--}" "${4:--}" >>"$BENCH_ROWS"
-  printf 'bench row: %s: gsalt %s, salt %s (goal %s)\n' "$1" "$2" "${3:--}" "${4:--}"
+  printf '%s\t%s\t%s\t%s\n' "$1" "$g" "$s" "${4:--}" >>"$BENCH_ROWS"
+  printf 'bench row: %s: gsalt %s, salt %s (goal %s)\n' "$1" "$g" "$s" "${4:--}"
 }
 
 # proc_cpu PID: user+system CPU seconds the process has used so far.
@@ -22,6 +35,18 @@ proc_cpu() {
 # has reaped (Salt's minion runs each job in a child process that exits).
 proc_cpu_reaped() {
   awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f", ($14+$15+$16+$17)/hz}' "/proc/$1/stat"
+}
+
+# group_pss_mib PGID: proportional set size (smaps_rollup) summed over
+# the processes of a process group, in MiB: the memory of a forking
+# daemon (Salt's master and its workers share copy-on-write pages, which
+# summing their RSS would count once per process).
+group_pss_mib() {
+  local t=0 p k
+  for p in $(pgrep -g "$1"); do
+    k=$(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup" 2>/dev/null); t=$((t + ${k:-0}))
+  done
+  echo "scale=1; $t / 1024" | bc
 }
 
 # proc_rss_mib PID: resident set size in MiB.

@@ -62,7 +62,7 @@ done
 t0=$(date +%s.%N)
 got=$("$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json --static -t "$wait_s" | grep -c ': true' || true)
 t1=$(date +%s.%N)
-ping_s=$(echo "$t1 - $t0" | bc)
+ping_s=$(printf '%.2f' "$(echo "$t1 - $t0" | bc)")
 echo "gsalt '*' test.ping: $got/$n returned in $ping_s s (whole CLI run)"
 t0=$(date +%s.%N)
 got=$("$bin/gsalt" -c "$tmp/etc/master" '*' pkg.list_pkgs --out json --static -t "$wait_s" | grep -c '"redbull"' || true)
@@ -71,5 +71,54 @@ echo "gsalt '*' pkg.list_pkgs: $got/$n returned in $(echo "$t1 - $t0" | bc) s"
 mr=$(rss $mp); pr=$(rss $pp)
 echo "RSS: gsalt-master $((mr / 1024)) MiB, gsalt-proxy ($n devices) $((pr / 1024)) MiB = $(echo "scale=1; $pr / $n" | bc) KiB per device (a Salt salt-proxy is one ~110 MB process per device)"
 echo "gsalt-proxy CPU $(proc_cpu $pp) s, gsalt-master CPU $(proc_cpu $mp) s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# The Salt column: Salt runs one salt-proxy process per device. One real
+# salt-proxy (dummy proxytype, Salt 3006 from GSALT_SALT_SRC) joins the
+# same gsalt-master; its RSS (process group) once it answers test.ping is
+# the per-device cost of a Salt fleet.
+salt_dev=-
+if [ -n "${GSALT_SALT_SRC:-}" ] && [ -z "${NO_SALT:-}" ]; then
+  shim=${GSALT_PYSHIM:-$(cd .. && pwd)/shared/peer/pyshim}
+  [ -d "$shim" ] || shim=/work/shared/peer/pyshim
+  sp=$tmp/saltproxy; mkdir -p "$sp/etc"
+  cat >"$sp/etc/proxy" <<CONF
+root_dir: $sp
+pki_dir: $sp/pki
+cachedir: $sp/cache
+sock_dir: $sp/sock
+log_file: $sp/log
+user: $(id -un)
+master: 127.0.0.1
+master_port: $ret
+publish_port: $pub
+acceptance_wait_time: 1
+proxy:
+  proxytype: dummy
+CONF
+  PYTHONPATH=$GSALT_SALT_SRC:$shim setsid /usr/bin/python3 "$GSALT_SALT_SRC/scripts/salt-proxy" -c "$sp/etc" --proxyid=saltpx1 -l error \
+    </dev/null >"$sp/out" 2>&1 & spp=$!; pids+=($spp)
+  for _ in $(seq 240); do [ -e "$tmp/master/pki/minions_pre/saltpx1" ] && break; sleep 0.5; done
+  "$bin/gsalt-key" -c "$tmp/etc/master" -a saltpx1 -y >/dev/null 2>&1 || true
+  for _ in $(seq 120); do
+    "$bin/gsalt" -c "$tmp/etc/master" saltpx1 test.ping --out json -t 5 2>/dev/null | grep -q ': true' && { salt_dev=ok; break; }
+    sleep 1
+  done
+  if [ "$salt_dev" = ok ]; then
+    # (a process of the group may have exited or be a zombie: no VmRSS)
+    k=0; for p in $(pgrep -g "$spp"); do r=$(rss "$p" 2>/dev/null || true); k=$((k + ${r:-0})); done
+    salt_dev="$(echo "scale=1; $k / 1024" | bc) MB (a salt-proxy process a device, one measured)"
+    echo "Salt 3006 salt-proxy (dummy) on the same master: RSS $((k / 1024)) MiB over its $(pgrep -g "$spp" | wc -l) process(es)"
+  else
+    echo "bench-proxy: the real salt-proxy did not answer test.ping: $(tail -3 "$sp/out" "$sp/log" 2>/dev/null | cut -c1-200)"
+    salt_dev=-
+  fi
+  # Stopped here, and waited for: salt-proxy's children take a few seconds
+  # to exit after SIGTERM, longer than the exit trap's wait (its direct
+  # child only), so they outlived the bench.
+  kill -- "-$spp" 2>/dev/null || true
+  for _ in $(seq 40); do pgrep -g "$spp" >/dev/null || break; sleep 0.25; done
+  kill -KILL -- "-$spp" 2>/dev/null || true
+else
+  salt_dev="n/a (Salt: a salt-proxy process a device; no GSALT_SALT_SRC)"
+fi
 bench_row "$n dummy devices (no device session) in one gsalt-proxy: RSS per device, test.ping" \
-  "$(echo "scale=2; $pr / $n / 1024" | bc) MB, $ping_s s" - -
+  "$(echo "scale=2; $pr / $n / 1024" | bc) MB, $ping_s s" "$salt_dev" -

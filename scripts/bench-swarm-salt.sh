@@ -6,7 +6,9 @@
 # $PINGS timed runs with the master's CPU (sum over its process group) and
 # RSS. bench-swarm.sh runs it for the Salt column of its rows; with
 # BENCH_SWARM_SALT_OUT set it writes salt_wall, salt_ret (master CPU ms per
-# return) and salt_rss (MiB) there as shell assignments.
+# return), salt_rss (MiB, after the auth storm when it ran) and salt_storm
+# (seconds until all N answer after a master restart) there as shell
+# assignments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${GSALT_SALT_SRC:?set GSALT_SALT_SRC to a Salt 3006 source tree}
@@ -31,12 +33,12 @@ sleep 5
 group() { pgrep -g "$mp" 2>/dev/null || pgrep -P "$mp"; }
 read -r -a sizes < <(swarm_sizes "$n")
 names=(swarm swarm2)
-start=$(now); gen=0
+start=$(now); gen=0; sps=()
 for k in "${!sizes[@]}"; do
   miss=$(swarm_keys_in "$tmp" "${names[$k]}" "${sizes[$k]}"); gen=$((gen + miss))
   pre=$(swarm_preaccept "$tmp" "${names[$k]}" "$tmp/master/pki")
   echo "salt-master: ${names[$k]}: $pre cached public keys pre-accepted, $miss left to auto_accept"
-  "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" -l error 2>>"$tmp/${names[$k]}.err" & sp=$!; pids+=($sp)
+  "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" -l error 2>>"$tmp/${names[$k]}.err" & sp=$!; pids+=($sp); sps+=($sp)
 done
 until [ "$(ls "$tmp/master/pki/minions" 2>/dev/null | wc -l)" -ge "$n" ]; do sleep 1; done
 echo "salt-master, swarm N=$n: all keys accepted (auto_accept) after $(echo "$(now) - $start" | bc) s ($gen key pairs generated)"
@@ -61,9 +63,38 @@ wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f
 # N returns per ping; with BENCH_STATIC=1 salt.py runs --static as a 100%
 # batch (a test.ping round, then the job), as gsalt does: 2N.
 ret=$(echo "scale=4; ($c1 - $c0) * 1000 / ($pings * $n * (${#static[@]} + 1))" | bc)
-rss=0; for p in $(group); do r=$(awk '/VmRSS/ {print $2}' /proc/$p/status 2>/dev/null || echo 0); rss=$((rss + r)); done
-rss=$(echo "scale=1; $rss / 1024" | bc)
-echo "salt-master: median wall $wall s, CPU $(echo "$c1 - $c0" | bc) s over $pings pings ($ret ms per return), RSS $rss MiB (sum over its processes); load $(cut -d' ' -f1-3 /proc/loadavg)"
+# group_rss: RSS summed over the master's processes, and their PSS (shared
+# copy-on-write pages counted once): "RSS (PSS)"; salt_rss is the PSS.
+group_rss() { local t=0 p r; for p in $(group); do r=$(awk '/VmRSS/ {print $2}' /proc/$p/status 2>/dev/null || echo 0); t=$((t + r)); done; echo "$(echo "scale=1; $t / 1024" | bc) ($(group_pss_mib "$mp"))"; }
+rss=$(group_rss)
+echo "salt-master: median wall $wall s, CPU $(echo "$c1 - $c0" | bc) s over $pings pings ($ret ms per return), RSS (PSS) $rss MiB summed over its processes; load $(cut -d' ' -f1-3 /proc/loadavg)"
+# Auth storm, as bench-swarm.sh's: the master restarted (its process group
+# stopped, a new one started; a new AES session key), the time from its
+# event socket appearing until every identity answers a ping again, and
+# the master's RSS then (bench-swarm.sh's RSS row is also after the storm).
+# SALT_STORM=0 skips it; STORM_LIMIT (default 300) bounds the wait.
+storm=-
+if [ "${SALT_STORM:-1}" = 1 ]; then
+  kill -- "-$mp" 2>/dev/null || true
+  for _ in $(seq 120); do pgrep -g "$mp" >/dev/null || break; sleep 0.5; done
+  pgrep -g "$mp" >/dev/null && kill -KILL -- "-$mp" 2>/dev/null
+  wait "$mp" 2>/dev/null || true
+  rm -f "$tmp/master/sock/master_event_pub.ipc"
+  swarm_cpu() { for p in "${sps[@]}"; do proc_cpu "$p"; done | paste -sd+ | bc; }
+  scs0=$(swarm_cpu)
+  setsid /usr/bin/python3 "$src/scripts/salt-master" -c "$tmp/etc/master" -l error </dev/null >/dev/null 2>&1 & mp=$!; pids+=($mp)
+  until [ -e "$tmp/master/sock/master_event_pub.ipc" ]; do sleep 0.2; done
+  t0=$(now); got=0
+  while [ "$(echo "$(now) - $t0 < ${STORM_LIMIT:-300}" | bc)" = 1 ]; do
+    got=$(salt_ping 10)
+    [ "$got" -ge "$n" ] && break
+    sleep 0.5
+  done
+  if [ "$got" -ge "$n" ]; then storm=$(printf '%.1f' "$(echo "$(now) - $t0" | bc)"); else storm=">${STORM_LIMIT:-300} ($got/$n)"; fi
+  rss=$(group_rss)
+  echo "salt-master auth storm: all $n answer after $storm s from the restart; master RSS (PSS) $rss MiB summed over its processes; during it master CPU $(group_cpu) s, swarm CPU $(echo "$(swarm_cpu) - $scs0" | bc) s"
+fi
+pss=${rss#* (}; pss=${pss%)}
 if [ -n "${BENCH_SWARM_SALT_OUT:-}" ]; then
-  printf 'salt_wall=%s\nsalt_ret=%s\nsalt_rss=%s\n' "$wall" "$ret" "$rss" >"$BENCH_SWARM_SALT_OUT"
+  printf 'salt_wall=%s\nsalt_ret=%s\nsalt_rss=%q\nsalt_storm=%q\n' "$wall" "$ret" "$pss" "$storm" >"$BENCH_SWARM_SALT_OUT"
 fi

@@ -21,6 +21,7 @@ cd "$(dirname "$0")/.."
 why=$(virt_why_not)
 if [ -n "$why" ]; then
   echo "bench-virt: skipped: a private libvirtd cannot run here ($why)"
+  bench_row "virt.init to the guest's first test.ping (TCG), s" "skipped ($why)" "n/a (Salt's seed needs libguestfs or qemu-nbd)" "-"
   exit 0
 fi
 echo "bench-virt: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -30,15 +31,17 @@ out=$(GSALT_BENCH_VIRT=1 go test -tags "${TAGS:-libvirt_dlopen}" -count=1 -timeo
   exit 1
 }
 if echo "$out" | grep -q -- '--- SKIP'; then
-  echo "bench-virt: skipped: $(echo "$out" | grep -A1 -- '--- SKIP' | tail -1 | sed 's/^ *//')"
+  why=$(echo "$out" | grep -A1 -- '--- SKIP' | tail -1 | sed 's/^ *//')
+  echo "bench-virt: skipped: $why"
+  bench_row "virt.init to the guest's first test.ping (TCG), s" "skipped ($why)" "n/a (Salt's seed needs libguestfs or qemu-nbd)" "-"
   exit 0
 fi
 val() { echo "$out" | sed -n "s/^BENCH $1=//p" | tail -1; }
 echo "$out" | grep '^BENCH '
 echo "bench-virt: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 bench_row "virt.init to the guest's first test.ping (TCG, $(val image_mib) MiB seeded qcow2), s" \
-  "$(val first_ping_s) (virt.init returned after $(val init_s))" - "-"
+  "$(val first_ping_s) (virt.init returned after $(val init_s))" "n/a (Salt's seed needs libguestfs or qemu-nbd)" "-"
 bench_row "hypervisor minion RSS idle / after a guest boot / peak, MiB" \
-  "$(val hv_rss_idle_mib) / $(val hv_rss_after_mib) / $(val hv_hwm_mib)" - "-"
+  "$(val hv_rss_idle_mib) / $(val hv_rss_after_mib) / $(val hv_hwm_mib)" "n/a (no Salt guest boot, as above)" "-"
 bench_row "hypervisor minion RSS after virt.full_info (process tree), MiB" \
   "$(val hv_rss_full_info_mib)" "$(val salt_hv_rss_mib)" "-"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh: `make bench`. The Go benchmarks, then every bench script, then
+# bench.sh: `make bench`. Every bench script, then the Go benchmarks, then
 # one table of issue 17's rows (scripts/bench-table.sh: gsalt, Salt 3006,
 # ratio, goal). A step that fails is reported as a FAILED row and the
 # other steps still run; the exit status is 1 when any failed.
@@ -7,13 +7,23 @@
 # gives the proxy benches 10,000 devices (PROXIES, NAPALM) unless they are
 # set, so `SWARM=10000 make bench` measures the 10k rows. STATES,
 # REACTOR_EVENTS, CP_MIB, FLEET, API_SWARM size the others. BENCH_ONLY
-# ("reactor cp", names as in the list below) runs only those steps;
-# NO_GO_BENCH=1 skips the Go benchmarks. With GSALT_SALT_SRC set, the
+# ("reactor cp", names as in the list below) runs only those steps
+# (BENCH_KEEP_ROWS=1 keeps the table's earlier rows);
+# BENCH_SKIP ("fleet virt") leaves those steps out. NO_GO_BENCH=1 skips
+# the Go benchmarks (the step "go"; GO_BENCH, GO_BENCHTIME and
+# GO_BENCH_PKGS narrow them: -bench, -benchtime and the packages). With GSALT_SALT_SRC set, the
 # scripts that can also run real Salt 3006 fill the Salt column.
+# BENCH_LOCK=FILE runs each step under `flock FILE` (a machine shared with
+# other heavy runs: one step at a time holds it, not the whole bench).
+# Each step's wall and CPU seconds (its whole process tree) are printed
+# after it, and once more, all of them, before the table.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
-mkdir -p "$(dirname "$BENCH_ROWS")"; : >"$BENCH_ROWS"
+mkdir -p "$(dirname "$BENCH_ROWS")"
+# BENCH_KEEP_ROWS=1 appends to the rows of an earlier run (a step run
+# again alone with BENCH_ONLY) instead of starting a new table.
+[ -n "${BENCH_KEEP_ROWS:-}" ] || : >"$BENCH_ROWS"
 
 swarm=${SWARM:-1000}
 big=1000
@@ -28,22 +38,55 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 failed=0
+steps_done=()
+# children_cpu: sets $cpu to the user+system CPU seconds of the processes
+# this shell waited for (every step's process tree, once it has exited;
+# `times` runs in this shell: in a pipe or $(...) it would see a subshell).
+timesf=$(mktemp /tmp/gsalt-bench-times.XXXXXX)
+trap 'rm -f "$timesf" "$timesf.lock"' EXIT
+children_cpu() { times >"$timesf"; cpu=$(awk 'NR==2 {split($1,u,/[ms]/); split($2,s,/[ms]/); printf "%.2f", u[1]*60+u[2]+s[1]*60+s[2]}' "$timesf"); }
+# Every process a step starts inherits GSALT_BENCH_RUN; what still runs
+# with it after the step ended was left behind (a daemon the script's
+# cleanup missed): leftovers names those processes and stops them, and the
+# step's summary line counts them.
+export GSALT_BENCH_RUN=$$.$RANDOM
+leftovers() {
+  local f p pids=()
+  for f in $(grep -lsxz "GSALT_BENCH_RUN=$GSALT_BENCH_RUN" /proc/[0-9]*/environ); do
+    p=${f#/proc/}; p=${p%/environ}
+    [ "$p" = $$ ] || [ "$p" = "$BASHPID" ] || ! kill -0 "$p" 2>/dev/null || pids+=("$p")
+  done
+  left=${#pids[@]}
+  [ "$left" = 0 ] && return 0
+  echo "=== bench: $1 left $left process(es) running; stopping them:"
+  ps -o pid=,args= -p "$(IFS=,; echo "${pids[*]}")" | cut -c1-200
+  kill "${pids[@]}" 2>/dev/null; sleep 2; kill -KILL "${pids[@]}" 2>/dev/null
+  return 0
+}
 # step NAME CMD...: runs one bench step; a failure becomes a table row.
 step() {
   local name=$1; shift
   if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $name "* ]]; then return 0; fi
+  if [[ " ${BENCH_SKIP:-} " == *" $name "* ]]; then return 0; fi
   echo "=== bench: $name: $* (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-  local t0=$SECONDS rc=0
-  "$@" || rc=$?
+  local t0 tl te rc=0 c0 c1
+  children_cpu; c0=$cpu
+  t0=$(date +%s); echo "$t0" >"$timesf.lock"
+  # The step's wall time starts once it holds the lock (the wait is shown apart).
+  if [ -n "${BENCH_LOCK:-}" ]; then
+    flock "$BENCH_LOCK" bash -c 'date +%s >"$0"; exec "$@"' "$timesf.lock" "$@" || rc=$?
+  else "$@" || rc=$?; fi
+  children_cpu; c1=$cpu
+  tl=$(cat "$timesf.lock"); te=$(date +%s)
+  leftovers "$name"
+  steps_done+=("$(printf '%-8s %6d s wall %8.1f CPU-s (exit %d, %d process(es) left behind, %d s waiting for the lock)' "$name" $((te - tl)) "$(echo "$c1 - $c0" | bc)" "$rc" "$left" $((tl - t0)))")
+  echo "=== bench: $name: ${steps_done[-1]#"$name"}"
   if [ "$rc" != 0 ]; then
     failed=1
-    bench_row "$name: FAILED (exit $rc, $((SECONDS - t0)) s; see its output above)" "-" "-" "-"
+    bench_row "$name: step FAILED (exit $rc after $((te - tl)) s; its output is above)" "FAILED" "n/a (step failed)" "-"
   fi
 }
 
-if [ -z "${NO_GO_BENCH:-}" ]; then
-  step go ${GO:-go} test -tags "${TAGS:-libvirt_dlopen}" -run '^$' -bench . -benchmem -timeout 60m ./...
-fi
 step swarm ./scripts/bench-swarm.sh "$swarm"
 step states ./scripts/bench-states.sh "${STATES:-500}"
 step proxy ./scripts/bench-proxy.sh "${PROXIES:-$big}"
@@ -53,6 +96,18 @@ step cp ./scripts/bench-cp.sh "${CP_MIB:-1024}"
 step fleet ./scripts/bench-fleet.sh "${FLEET:-3000}"
 step virt ./scripts/bench-virt.sh
 step api ./scripts/bench-api.sh "${API_SWARM:-1000}"
-echo "=== bench: done (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+# The Go benchmarks last: they print their own lines, no table rows.
+if [ -z "${NO_GO_BENCH:-}" ]; then
+  # The test binaries are compiled first, outside the lock (-exec true runs
+  # none of them): the step then holds the lock while benchmarking only.
+  if [ -n "${BENCH_LOCK:-}" ] && [[ -z "${BENCH_ONLY:-}" || " $BENCH_ONLY " == *" go "* ]] && [[ " ${BENCH_SKIP:-} " != *" go "* ]]; then
+    # shellcheck disable=SC2086
+    ${GO:-go} test -tags "${TAGS:-libvirt_dlopen}" -exec true -run '^$' -bench "${GO_BENCH:-.}" ${GO_BENCH_PKGS:-./...} >/dev/null 2>&1 || true
+  fi
+  # shellcheck disable=SC2086
+  step go ${GO:-go} test -tags "${TAGS:-libvirt_dlopen}" -run '^$' -bench "${GO_BENCH:-.}" -benchtime "${GO_BENCHTIME:-1s}" -benchmem -timeout 60m ${GO_BENCH_PKGS:-./...}
+fi
+echo "=== bench: done in $SECONDS s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+[ ${#steps_done[@]} -gt 0 ] && printf '=== bench: %s\n' "${steps_done[@]}"
 ./scripts/bench-table.sh
 exit $failed
