@@ -192,38 +192,68 @@ func TestNoReactorWithoutConfig(t *testing.T) {
 
 // TestInteropRealMinionTriggersReaction: a real Salt 3006 salt-minion's
 // "salt-call event.send my/tag" triggers a gsalt reaction that runs
-// cmd.run on that minion.
+// cmd.run on that minion. The minion runs with sign_pub_messages: True, so
+// it checks the master's signature on the reaction's publish with Salt's
+// own verify_signature: signed by gsalt-master (Salt 3006's default) the
+// job runs; from a master with sign_pub_messages: False the minion refuses
+// it with Salt's error and the command never runs.
 func TestInteropRealMinionTriggersReaction(t *testing.T) {
 	src := saltpeer.Require(t)
 	if testing.Short() {
 		t.Skip("interop with real Salt skipped in -short mode")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	dir := shortDir(t)
-	d, _ := startMaster(t, dir, reactorConfig(t, dir))
-	bus := d.Bus().Subscribe(event.All(), 4096)
-	defer bus.Close()
-	retPort := d.ReqAddr().(*net.TCPAddr).Port
-	mdir := filepath.Join(dir, "rm1")
-	writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "rm1", retPort, ""))
-	startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "rm1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
-	waitBus(t, bus, "salt/minion/rm1/start")
-	target := filepath.Join(dir, "from-real-minion")
-	cctx, ccancel := context.WithTimeout(ctx, testutil.Scale(240*time.Second))
-	defer ccancel()
-	runCLI(t, cctx, src, "salt-call", "-c", filepath.Join(mdir, "etc"), "event.send", "my/tag",
-		fmt.Sprintf(`{"path": %q}`, target), "--out", "json")
-	var b []byte
-	var err error
-	if !testutil.Poll(120*time.Second, func() bool {
-		b, err = os.ReadFile(target)
-		return err == nil && strings.TrimSpace(string(b)) == "my/tag"
-	}) {
-		t.Fatalf("the real minion did not run the reaction: %q %v, reactor %+v", b, err, d.Reactor().Stats())
-	}
-	if st := d.Reactor().Stats(); st.Local < 1 || st.Runner < 1 {
-		t.Fatalf("stats %+v", st)
+	for _, tc := range []struct {
+		name, master string
+		runs         bool
+	}{
+		{name: "signed", runs: true},
+		{name: "unsigned", master: "sign_pub_messages: False\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			dir := shortDir(t)
+			d, _ := startMaster(t, dir, reactorConfig(t, dir)+tc.master)
+			bus := d.Bus().Subscribe(event.All(), 4096)
+			defer bus.Close()
+			retPort := d.ReqAddr().(*net.TCPAddr).Port
+			mdir := filepath.Join(dir, "rm1")
+			writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "rm1", retPort, "sign_pub_messages: True\n"))
+			mp := startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "rm1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
+			waitBus(t, bus, "salt/minion/rm1/start")
+			target := filepath.Join(dir, "from-real-minion")
+			cctx, ccancel := context.WithTimeout(ctx, testutil.Scale(240*time.Second))
+			defer ccancel()
+			runCLI(t, cctx, src, "salt-call", "-c", filepath.Join(mdir, "etc"), "event.send", "my/tag",
+				fmt.Sprintf(`{"path": %q}`, target), "--out", "json")
+			if !tc.runs {
+				// Salt's client raises AuthenticationError on the unsigned
+				// publish; its text reaches the minion's log.
+				const refusal = "Message signing is enabled but the payload has no signature"
+				mp.WaitFor(t, 120*time.Second, "the minion refusing the unsigned publish", func() bool {
+					return strings.Contains(mp.Output(), refusal)
+				})
+				if _, err := os.Stat(target); !os.IsNotExist(err) {
+					t.Fatalf("the minion ran the unsigned job (stat: %v)", err)
+				}
+				if st := d.Reactor().Stats(); st.Local < 1 {
+					t.Fatalf("stats %+v", st)
+				}
+				return
+			}
+			var b []byte
+			var err error
+			if !testutil.Poll(120*time.Second, func() bool {
+				b, err = os.ReadFile(target)
+				return err == nil && strings.TrimSpace(string(b)) == "my/tag"
+			}) {
+				t.Fatalf("the real minion did not run the reaction: %q %v, reactor %+v\n%s", b, err, d.Reactor().Stats(), mp.Tail(4000))
+			}
+			if st := d.Reactor().Stats(); st.Local < 1 || st.Runner < 1 {
+				t.Fatalf("stats %+v", st)
+			}
+		})
 	}
 }
 

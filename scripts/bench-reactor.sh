@@ -15,7 +15,9 @@
 # event) as DIR/reactor-master.pprof (DIR/reactor-master-unsigned.pprof for
 # the sign_pub_messages: False run). NO_SALT=1 skips Salt. A second gsalt
 # run sets sign_pub_messages: False (Salt's master signs every publish by
-# default); NO_UNSIGNED=1 skips it, NO_SIGNED=1 the signed run. KEEP_TMP=1
+# default); NO_UNSIGNED=1 skips it, NO_SIGNED=1 the signed run. Each gsalt
+# run also prints the swarm's CPU per job and the ceiling the machine's
+# cores put on jobs/s (cores / master+swarm+driver CPU per job). KEEP_TMP=1
 # keeps the configs and logs. RX_LOG_LEVEL sets the daemons' log file level.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -116,9 +118,13 @@ gsalt_run() {
   s1=$(proc_cpu "$sp")
   [ -n "${pp:-}" ] && kill -INT "$pp" && wait "$pp" 2>/dev/null || true
   [ -n "${cp_pid:-}" ] && wait "$cp_pid" 2>/dev/null || true
-  local gr gc
-  gr=$(field "$g" returned); gc=$(field "$g" master_cpu)
-  echo "$name: master CPU per reactor job $(echo "scale=3; 1000 * $gc / ($gr + 0.0001)" | bc) ms, swarm CPU $(echo "$s1 - $s0" | bc) s, master RSS $(proc_rss_mib "$mp") MiB"
+  local gr gc gd sc
+  gr=$(field "$g" returned); gc=$(field "$g" master_cpu); gd=$(field "$g" driver_cpu)
+  sc=$(echo "$s1 - $s0" | bc)
+  echo "$name: master CPU per reactor job $(echo "scale=3; 1000 * $gc / ($gr + 0.0001)" | bc) ms, swarm CPU $sc s ($(echo "scale=3; 1000 * $sc / ($gr + 0.0001)" | bc) ms per job), master RSS $(proc_rss_mib "$mp") MiB"
+  # Master, swarm and driver share this machine's cores: with all of them
+  # busy the run could do at most cores / (their CPU per job) jobs/s.
+  echo "$name: all three processes $(echo "scale=3; 1000 * ($gc + $sc + $gd) / ($gr + 0.0001)" | bc) ms CPU per job; $(nproc) cores allow at most $(echo "$(nproc) * $gr / ($gc + $sc + $gd + 0.0001)" | bc) jobs/s"
   stop_groups "$sp" "$mp"
 }
 
