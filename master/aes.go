@@ -181,7 +181,8 @@ func (m *Master) aesMinionEvent(ctx context.Context, load *payload.Map) (any, er
 		m.log.Error("received a minion error", "id", id, "message", msg)
 	}
 	if isStartTag(tag, id) {
-		m.awaitSubscription(ctx, id)
+		m.fireAfterSubscription(id, tag, load)
+		return nil, nil
 	}
 	m.fire(tag, load)
 	return nil, nil

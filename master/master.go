@@ -180,6 +180,9 @@ type Master struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	runCount atomic.Int64
+	// startWaits counts the start events waiting for their minion's
+	// subscription (fireAfterSubscription).
+	startWaits atomic.Int64
 	// batches counts running master-side batches; batchMu guards their
 	// finished-minion sets.
 	batches atomic.Int64

@@ -5,6 +5,8 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"time"
+
+	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // SubscriptionWaiter is implemented by a Publisher that can tell when a
@@ -22,6 +24,35 @@ type SubscriptionWaiter interface {
 // startSubscribeWait bounds how long a minion's start event waits for the
 // minion's publish subscription.
 const startSubscribeWait = 5 * time.Second
+
+// maxStartWaits bounds the start events waiting for their minion's
+// subscription at once; past it an event is fired without waiting.
+const maxStartWaits = 4096
+
+// fireAfterSubscription fires a minion's start event once the minion's
+// publish subscription is applied (awaitSubscription), on a goroutine of
+// its own: the request worker that carried the event answers at once, so
+// a cold start of thousands of minions, each event waiting up to
+// startSubscribeWait, does not hold the request workers that returns and
+// the CLI need.
+func (m *Master) fireAfterSubscription(id, tag string, load *payload.Map) {
+	if _, ok := m.pub.(SubscriptionWaiter); !ok || m.ctx.Err() != nil {
+		m.fire(tag, load)
+		return
+	}
+	if m.startWaits.Add(1) > maxStartWaits {
+		m.startWaits.Add(-1)
+		m.fire(tag, load)
+		return
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer m.startWaits.Add(-1)
+		m.awaitSubscription(m.ctx, id)
+		m.fire(tag, load)
+	}()
+}
 
 // idTopic is the publish topic of one minion with zmq_filtering: the hex
 // SHA-1 of its id (Salt's hexid).
