@@ -60,6 +60,7 @@ func Register(r *modules.Registry) error {
 		r.Register(alternativesFunctions()...),
 		r.Register(dataFunctions()...),
 		r.Register(postgresFunctions()...),
+		r.Register(iptablesFunctions()...),
 		setVirtuals(r),
 	)
 }
@@ -69,6 +70,7 @@ func Register(r *modules.Registry) error {
 func setVirtuals(r *modules.Registry) error {
 	r.SetVirtual("postgres", postgresVirtual)
 	r.SetVirtual("cron", CommandVirtual("crontab", ErrCrontabNotFound, saltWhichDirs))
+	r.SetVirtual("iptables", CommandVirtual("iptables", ErrIptablesNotFound, saltWhichDirs))
 	return nil
 }
 
