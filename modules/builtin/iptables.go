@@ -736,12 +736,13 @@ func iptablesInsert(ctx context.Context, c *modules.Call) (any, error) {
 	case bool:
 	case float64:
 		negative = p < 0
+	case int:
+		negative = p < 0
+	case int64:
+		negative = p < 0
+	case uint64:
 	default:
-		n, ok := cmdPyInt(p)
-		if !ok {
-			return nil, &modules.PyException{Class: "TypeError", Message: fmt.Sprintf("'<' not supported between instances of '%s' and 'int'", pyfmt.TypeName(p))}
-		}
-		negative = n < 0
+		return nil, &modules.PyException{Class: "TypeError", Message: fmt.Sprintf("'<' not supported between instances of '%s' and 'int'", pyfmt.TypeName(p))}
 	}
 	if negative {
 		rules, err := iptablesParseConf(ctx, c, nil, true, family)

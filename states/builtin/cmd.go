@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -541,20 +542,7 @@ func sbLog(c *states.Call) *slog.Logger {
 
 // sbInternalKeyword is Salt's STATE_INTERNAL_KEYWORDS: low-chunk keys the
 // state system consumes and never passes to a state function's **kwargs.
-func sbInternalKeyword(k string) bool {
-	switch k {
-	case "onchanges", "onchanges_any", "onfail", "onfail_any", "onfail_all", "onfail_stop", "prereq",
-		"prerequired", "watch", "watch_any", "require", "require_any", "listen",
-		"onchanges_in", "onfail_in", "prereq_in", "watch_in", "require_in", "listen_in",
-		"fun", "state", "check_cmd", "cmd_opts_exclude", "failhard", "onlyif", "unless", "creates", "retry",
-		"order", "parallel", "reload_modules", "reload_grains", "reload_pillar", "runas", "runas_password",
-		"fire_event", "saltenv", "umask", "use", "use_in", "__env__", "__sls__", "__id__",
-		"__orchestration_jid__", "__pub_user", "__pub_arg", "__pub_jid", "__pub_fun", "__pub_tgt",
-		"__pub_ret", "__pub_pid", "__pub_tgt_type", "__prereq__", "__prerequired__", "__umask__":
-		return true
-	}
-	return false
-}
+func sbInternalKeyword(k string) bool { return mbuiltin.IsStateInternalKeyword(k) }
 
 // sbModuleSpec returns a Spec holding the parameters of every state
 // function of a module this package registers, each once: a watch function

@@ -14,6 +14,7 @@ import "github.com/gsalt/gsalt/states"
 // modules load, that is on a napalm proxy (gsalt-proxy's proxy/netmod).
 var saltVirtuals = map[string]states.Virtual{
 	"cron":                {Needs: "cron.list_tab", Reason: "cron module could not be loaded"},
+	"iptables":            {Needs: "iptables.version", Reason: "iptables module could not be loaded"},
 	"mysql_database":      {Needs: "mysql.db_exists", Reason: "mysql module could not be loaded"},
 	"mysql_grants":        {Needs: "mysql.grant_exists", Reason: "mysql module could not be loaded"},
 	"mysql_query":         {Needs: "mysql.query", Reason: "mysql module could not be loaded"},

@@ -1,0 +1,173 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/modules/salttest"
+)
+
+// iptablesNetnsEnv marks the copy of the test binary that runs inside
+// its own network namespace.
+const iptablesNetnsEnv = "GSALT_IPTABLES_NETNS"
+
+// iptablesInNetns runs the calling test in a fresh network namespace:
+// outside one it starts this test binary again under `unshare -n` (root
+// only; the test skips with one line where that cannot be done) and
+// reports that run, returning false; inside it returns true. The host's
+// rules are never touched.
+func iptablesInNetns(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(iptablesNetnsEnv) == "1" {
+		return true
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("iptables state tests: need root for a network namespace")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("iptables state tests: no unshare(1)")
+	}
+	if out, err := exec.Command("unshare", "-n", "--", "/usr/sbin/iptables", "-S").CombinedOutput(); err != nil {
+		t.Skipf("iptables state tests: iptables in a network namespace: %v %s", err, bytes.TrimSpace(out))
+	}
+	args := []string{"-n", "--", os.Args[0], "-test.run", "^" + t.Name() + "$", "-test.count=1", "-test.v"}
+	if f := flag.Lookup("update-golden"); f != nil && f.Value.String() == "true" {
+		args = append(args, "-update-golden")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "unshare", args...)
+	cmd.Env = append(os.Environ(), iptablesNetnsEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the test in a network namespace failed: %v\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("--- PASS: "+t.Name())) {
+		t.Fatalf("the test in a network namespace did not pass:\n%s", out)
+	}
+	t.Logf("ran in a network namespace:\n%s", out)
+	return false
+}
+
+// iptablesReset empties the tables this test uses, in both families,
+// each chain's policy back to ACCEPT: the state real Salt's run started
+// from, restored before gsalt's.
+func iptablesReset(t *testing.T) {
+	t.Helper()
+	chains := map[string][]string{
+		"filter": {"INPUT", "FORWARD", "OUTPUT"},
+		"nat":    {"PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"},
+		"mangle": {"PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"},
+	}
+	for _, exe := range []string{"/usr/sbin/iptables", "/usr/sbin/ip6tables"} {
+		for _, table := range []string{"filter", "nat", "mangle"} {
+			run := [][]string{{"-t", table, "-F"}, {"-t", table, "-X"}}
+			for _, ch := range chains[table] {
+				run = append(run, []string{"-t", table, "-P", ch, "ACCEPT"})
+			}
+			for _, a := range run {
+				if out, err := exec.Command(exe, a...).CombinedOutput(); err != nil {
+					t.Fatalf("%s %v: %v %s", exe, a, err, out)
+				}
+			}
+		}
+	}
+}
+
+// TestIptablesStatesGolden runs the iptables states (and the module
+// functions they use) against real iptables in a fresh network
+// namespace, in real and test mode, and compares them with Salt 3006's
+// run of the same calls from the same state (testdata/golden/iptables.json):
+// chains created, flushed and removed, rules appended, inserted (at a
+// position, at a negative one), found already set, deleted by rule and
+// by position, policies, IPv6, the nat table, saves to a file (with
+// iptables.save_filters dropping iptables-save's dated comments) and
+// failures iptables reports.
+func TestIptablesStatesGolden(t *testing.T) {
+	if !iptablesInNetns(t) {
+		return
+	}
+	t.Setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+	iptablesReset(t)
+	save := func(c salttest.Call, files map[string]string) salttest.Call {
+		c.Kwargs = append(c.Kwargs, "save", "{dir}/rules.v4")
+		c.Files = files
+		return c
+	}
+	web := []any{"chain", "INPUT", "jump", "ACCEPT", "match", []any{"state", "comment"}, "comment", "Allow HTTP", "connstate", "NEW", "dport", 80, "protocol", "tcp"}
+	calls := []salttest.Call{
+		single("chain_present test", "iptables.chain_present", true, "name", "web-in"),
+		single("chain_present", "iptables.chain_present", false, "name", "web-in"),
+		single("chain_present again", "iptables.chain_present", false, "name", "web-in"),
+		single("chain_present nat", "iptables.chain_present", false, "name", "DOCKER", "table", "nat"),
+		single("chain_present bad name", "iptables.chain_present", false, "name", "bad name!"),
+		single("append test", "iptables.append", true, append([]any{"name", "httpd"}, web...)...),
+		save(single("append saved", "iptables.append", false, append([]any{"name", "httpd"}, web...)...), nil),
+		save(single("append already set, saved file differs", "iptables.append", false, append([]any{"name", "httpd"}, web...)...), map[string]string{"rules.v4": ""}),
+		single("append already set test", "iptables.append", true, append([]any{"name", "httpd"}, web...)...),
+		single("append localhost", "iptables.append", false, "name", "lo", "chain", "INPUT", "jump", "ACCEPT", "source", "127.0.0.1"),
+		single("append established", "iptables.append", false, "name", "est", "chain", "INPUT", "jump", "ACCEPT", "match", "conntrack", "ctstate", "RELATED,ESTABLISHED"),
+		single("append to user chain", "iptables.append", false, "name", "w", "chain", "web-in", "jump", "RETURN", "source", "!10.0.0.0/8", "comment", "not from the lab"),
+		single("append jump to missing chain", "iptables.append", false, "name", "bad", "chain", "INPUT", "jump", "NOPE"),
+		single("append no chain", "iptables.append", false, "name", "nochain", "jump", "ACCEPT"),
+		single("append nat masquerade", "iptables.append", false, "name", "masq", "table", "nat", "chain", "POSTROUTING", "jump", "MASQUERADE", "o", "eth0", "source", "192.168.18.0/24", "destination", "10.20.0.2"),
+		single("insert test", "iptables.insert", true, "name", "ssh", "position", 1, "chain", "INPUT", "jump", "ACCEPT", "source", "10.0.0.0/8", "dport", "ssh", "proto", "tcp"),
+		single("insert", "iptables.insert", false, "name", "ssh", "position", 1, "chain", "INPUT", "jump", "ACCEPT", "source", "10.0.0.0/8", "dport", "ssh", "proto", "tcp"),
+		single("insert already set", "iptables.insert", false, "name", "ssh", "position", 1, "chain", "INPUT", "jump", "ACCEPT", "source", "10.0.0.0/8", "dport", "ssh", "proto", "tcp"),
+		single("insert negative position", "iptables.insert", false, "name", "dns", "position", -1, "chain", "INPUT", "jump", "ACCEPT", "dport", 53, "proto", "udp"),
+		single("insert string position", "iptables.insert", false, "name", "ntp", "position", "1", "chain", "INPUT", "jump", "ACCEPT", "dport", 123, "proto", "udp"),
+		single("insert no position", "iptables.insert", false, "name", "np", "chain", "INPUT", "jump", "ACCEPT", "dport", 25, "proto", "tcp"),
+		{Name: "get_rules", Fun: "iptables.get_rules"},
+		{Name: "get_policy", Fun: "iptables.get_policy", Args: []any{"filter", "INPUT"}},
+		{Name: "check present", Fun: "iptables.check", Args: []any{"filter", "INPUT", "--source 127.0.0.1 --jump ACCEPT"}},
+		{Name: "check absent", Fun: "iptables.check", Args: []any{"filter", "INPUT", "--source 127.0.0.2 --jump ACCEPT"}},
+		{Name: "check no rule", Fun: "iptables.check", Args: []any{"filter", "INPUT"}},
+		{Name: "check_chain", Fun: "iptables.check_chain", Args: []any{"filter", "web-in"}},
+		{Name: "check_chain missing", Fun: "iptables.check_chain", Args: []any{"filter", "nope"}},
+		{Name: "version", Fun: "iptables.version"},
+		{Name: "module append twice", Fun: "iptables.append", Args: []any{"filter", "OUTPUT", "-d 192.0.2.1 -j DROP"}},
+		{Name: "module append twice again", Fun: "iptables.append", Args: []any{"filter", "OUTPUT", "-d 192.0.2.1 -j DROP"}},
+		{Name: "module insert", Fun: "iptables.insert", Args: []any{"filter", "OUTPUT", 1, "-d 192.0.2.2 -j DROP"}},
+		{Name: "module delete both", Fun: "iptables.delete", Args: []any{"filter", "OUTPUT", 1, "-d 192.0.2.2 -j DROP"}},
+		{Name: "module delete position", Fun: "iptables.delete", Args: []any{"filter", "OUTPUT", 1}},
+		{Name: "module delete missing", Fun: "iptables.delete", Args: []any{"filter", "OUTPUT"}, Kwargs: []any{"rule", "-d 192.0.2.9 -j DROP"}},
+		{Name: "module new_chain exists", Fun: "iptables.new_chain", Args: []any{"filter", "web-in"}},
+		{Name: "module set_policy bad", Fun: "iptables.set_policy", Args: []any{"filter", "INPUT", "MAYBE"}},
+		{Name: "module flush missing chain", Fun: "iptables.flush", Args: []any{"filter", "nope"}},
+		{Name: "module save", Fun: "iptables.save", Args: []any{"{dir}/sub/rules.v4"}},
+		{Name: "module save v6", Fun: "iptables.save", Args: []any{"{dir}/rules.v6"}, Kwargs: []any{"family", "ipv6"}},
+		single("delete test", "iptables.delete", true, append([]any{"name", "httpd"}, web...)...),
+		save(single("delete", "iptables.delete", false, append([]any{"name", "httpd"}, web...)...), nil),
+		single("delete already absent", "iptables.delete", false, append([]any{"name", "httpd"}, web...)...),
+		single("delete by position", "iptables.delete", false, "name", "first", "position", 1, "chain", "INPUT", "jump", "ACCEPT"),
+		single("delete by position test", "iptables.delete", true, "name", "first", "position", 1, "chain", "INPUT"),
+		single("set_policy test", "iptables.set_policy", true, "name", "drop", "chain", "INPUT", "policy", "DROP"),
+		save(single("set_policy", "iptables.set_policy", false, "name", "drop", "chain", "INPUT", "policy", "DROP"), nil),
+		single("set_policy already", "iptables.set_policy", false, "name", "drop", "chain", "INPUT", "policy", "DROP"),
+		single("set_policy bad", "iptables.set_policy", false, "name", "bad", "chain", "INPUT", "policy", "MAYBE"),
+		single("set_policy user chain", "iptables.set_policy", false, "name", "uc", "chain", "web-in", "policy", "DROP"),
+		single("set_policy no policy", "iptables.set_policy", false, "name", "np", "chain", "INPUT"),
+		single("append ipv6", "iptables.append", false, "name", "lo6", "family", "ipv6", "chain", "INPUT", "jump", "ACCEPT", "source", "::1"),
+		single("append ipv6 already test", "iptables.append", true, "name", "lo6", "family", "ipv6", "chain", "INPUT", "jump", "ACCEPT", "source", "::1"),
+		single("set_policy ipv6", "iptables.set_policy", false, "name", "drop6", "family", "ipv6", "chain", "FORWARD", "policy", "DROP"),
+		single("chain_present ipv6", "iptables.chain_present", false, "name", "v6chain", "family", "ipv6"),
+		{Name: "get_rules ipv6", Fun: "iptables.get_rules", Kwargs: []any{"family", "ipv6"}},
+		single("flush test", "iptables.flush", true, "name", "fl", "chain", "web-in"),
+		single("flush chain", "iptables.flush", false, "name", "fl", "chain", "web-in"),
+		single("flush missing chain", "iptables.flush", false, "name", "fl", "chain", "nope"),
+		single("chain_absent test", "iptables.chain_absent", true, "name", "web-in"),
+		single("chain_absent", "iptables.chain_absent", false, "name", "web-in"),
+		single("chain_absent again", "iptables.chain_absent", false, "name", "web-in"),
+		single("chain_absent in use", "iptables.chain_absent", false, "name", "DOCKER", "table", "nat"),
+		single("flush table", "iptables.flush", false, "name", "all", "table", "nat"),
+		single("chain_absent ipv6", "iptables.chain_absent", false, "name", "v6chain", "family", "ipv6"),
+		{Name: "get_rules end", Fun: "iptables.get_rules"},
+	}
+	runStateSuite(t, salttest.Suite{Name: "iptables", Calls: calls, Grains: payloadLinuxGrains(),
+		Opts: []any{"iptables.save_filters", []any{"^#"}}, AfterSalt: func() { iptablesReset(t) }})
+}
