@@ -188,30 +188,14 @@ func (p *ArgParser) ParseKnown(args []string) ([][]string, []string, error) {
 			start++
 			continue
 		}
-		// nargs None: the pattern "-*A-*" after the option
-		n := 0
-		rest := pattern[start+1:]
-		for n < len(rest) && rest[n] == '-' {
-			n++
-		}
-		if n >= len(rest) || rest[n] != 'A' {
+		// nargs None: an optional takes exactly the next argument, which
+		// must be a value ("A"; argparse drops "--" from an optional's
+		// pattern)
+		if start+1 >= len(args) || pattern[start+1] != 'A' {
 			return nil, nil, fmt.Errorf("%w: argument %s: expected one argument", ErrArgparse, strings.Join(p.strs[o.dest], "/"))
 		}
-		n++
-		for n < len(rest) && rest[n] == '-' {
-			n++
-		}
-		taken := append([]string(nil), args[start+1:start+1+n]...)
-		for i, a := range taken {
-			if a == "--" {
-				taken = append(taken[:i], taken[i+1:]...)
-				break
-			}
-		}
-		if len(taken) == 1 {
-			vals[o.dest] = append(vals[o.dest], taken[0])
-		}
-		start += 1 + n
+		vals[o.dest] = append(vals[o.dest], args[start+1])
+		start += 2
 	}
 	if start < len(args) {
 		extras = append(extras, args[start:]...)

@@ -143,7 +143,11 @@ func iptablesRuleState(ctx context.Context, c *states.Call, kind, name string, t
 		return iptablesAggregated(ctx, c, kind, name, family, rules)
 	}
 	ret := states.Ret{Name: name, Result: states.None, Changes: &payload.Map{}}
-	kw.Delete("__agg__")
+	if kind == "append" {
+		// only Salt's append drops the mark: an aggregated insert or
+		// delete chunk passes "__agg__" on to build_rule (--__agg__ True)
+		kw.Delete("__agg__")
+	}
 	kw.Set("name", name)
 	kw.Set("table", table)
 	build := func(extra ...any) (string, error) {
