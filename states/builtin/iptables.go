@@ -28,8 +28,12 @@ func iptablesStates() []states.Function {
 		}
 	}
 	return []states.Function{
-		{Name: "iptables.chain_present", Spec: chain, Fn: iptablesChainPresent},
-		{Name: "iptables.chain_absent", Spec: chain, Fn: iptablesChainAbsent},
+		{Name: "iptables.chain_present", Spec: chain, Fn: func(ctx context.Context, c *states.Call) (states.Ret, error) {
+			return iptablesChainState(ctx, c, true)
+		}},
+		{Name: "iptables.chain_absent", Spec: chain, Fn: func(ctx context.Context, c *states.Call) (states.Ret, error) {
+			return iptablesChainState(ctx, c, false)
+		}},
 		{Name: "iptables.append", Spec: rule, Fn: ruleFn("append")},
 		{Name: "iptables.insert", Spec: rule, Fn: ruleFn("insert")},
 		{Name: "iptables.delete", Spec: rule, Fn: ruleFn("delete")},
@@ -399,7 +403,8 @@ func iptablesFlush(ctx context.Context, c *states.Call) (states.Ret, error) {
 	return ret, nil
 }
 
-func iptablesChainPresent(ctx context.Context, c *states.Call) (states.Ret, error) {
+// iptablesChainState is chain_present (present) and chain_absent.
+func iptablesChainState(ctx context.Context, c *states.Call, present bool) (states.Ret, error) {
 	name := sbName(c)
 	table, family := c.Args.Get("table"), c.Args.Get("family")
 	ret := states.Ret{Name: name, Result: states.None, Changes: &payload.Map{}}
@@ -408,69 +413,47 @@ func iptablesChainPresent(ctx context.Context, c *states.Call) (states.Ret, erro
 		return ret, err
 	}
 	t, f := pyfmt.Str(table), pyfmt.Str(family)
-	if exists == true {
+	switch {
+	case present && exists == true:
 		ret.Result = states.True
 		ret.Comment = fmt.Sprintf("iptables %s chain is already exist in %s table for %s", name, t, f)
 		return ret, nil
-	}
-	if c.Test {
-		ret.Comment = fmt.Sprintf("iptables %s chain in %s table needs to be set for %s", name, t, f)
-		return ret, nil
-	}
-	out, err := sbExec(ctx, c, "iptables.new_chain", []any{table, name, family}, nil)
-	if err != nil {
-		return ret, err
-	}
-	if out == true {
-		ret.Changes = payload.NewMap("locale", name)
-		ret.Result = states.True
-		ret.Comment = fmt.Sprintf("iptables %s chain in %s table create success for %s", name, t, f)
-		return ret, nil
-	}
-	ret.Result = states.False
-	ret.Comment = fmt.Sprintf("Failed to create %s chain in %s table: %s for %s", name, t, iptablesStrip(out), f)
-	return ret, nil
-}
-
-func iptablesChainAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
-	name := sbName(c)
-	table, family := c.Args.Get("table"), c.Args.Get("family")
-	ret := states.Ret{Name: name, Result: states.None, Changes: &payload.Map{}}
-	exists, err := sbExec(ctx, c, "iptables.check_chain", []any{table, name, family}, nil)
-	if err != nil {
-		return ret, err
-	}
-	t, f := pyfmt.Str(table), pyfmt.Str(family)
-	if !payload.Truthy(exists) {
+	case !present && !payload.Truthy(exists):
 		ret.Result = states.True
 		ret.Comment = fmt.Sprintf("iptables %s chain is already absent in %s table for %s", name, t, f)
 		return ret, nil
-	}
-	if c.Test {
+	case c.Test && present:
+		ret.Comment = fmt.Sprintf("iptables %s chain in %s table needs to be set for %s", name, t, f)
+		return ret, nil
+	case c.Test:
 		ret.Comment = fmt.Sprintf("iptables %s chain in %s table needs to be removed %s", name, t, f)
 		return ret, nil
 	}
-	flushed, err := sbExec(ctx, c, "iptables.flush", []any{table, name, family}, nil)
-	if err != nil {
-		return ret, err
+	fun, verb := "iptables.new_chain", "create"
+	if !present {
+		fun, verb = "iptables.delete_chain", "delete"
+		flushed, err := sbExec(ctx, c, "iptables.flush", []any{table, name, family}, nil)
+		if err != nil {
+			return ret, err
+		}
+		if payload.Truthy(flushed) {
+			ret.Result = states.False
+			ret.Comment = fmt.Sprintf("Failed to flush %s chain in %s table: %s for %s", name, t, iptablesStrip(flushed), f)
+			return ret, nil
+		}
 	}
-	if payload.Truthy(flushed) {
-		ret.Result = states.False
-		ret.Comment = fmt.Sprintf("Failed to flush %s chain in %s table: %s for %s", name, t, iptablesStrip(flushed), f)
-		return ret, nil
-	}
-	out, err := sbExec(ctx, c, "iptables.delete_chain", []any{table, name, family}, nil)
+	out, err := sbExec(ctx, c, fun, []any{table, name, family}, nil)
 	if err != nil {
 		return ret, err
 	}
 	if out == true {
 		ret.Changes = payload.NewMap("locale", name)
 		ret.Result = states.True
-		ret.Comment = fmt.Sprintf("iptables %s chain in %s table delete success for %s", name, t, f)
+		ret.Comment = fmt.Sprintf("iptables %s chain in %s table %s success for %s", name, t, verb, f)
 		return ret, nil
 	}
 	ret.Result = states.False
-	ret.Comment = fmt.Sprintf("Failed to delete %s chain in %s table: %s for %s", name, t, iptablesStrip(out), f)
+	ret.Comment = fmt.Sprintf("Failed to %s %s chain in %s table: %s for %s", verb, name, t, iptablesStrip(out), f)
 	return ret, nil
 }
 

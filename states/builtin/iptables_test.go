@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/modules/salttest"
-	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // iptablesNetnsEnv marks the copy of the test binary that runs inside
@@ -207,30 +206,6 @@ policy:
     - policy: DROP
 `
 
-// iptablesRunRets keeps, of a state.sls return, each ret's name, result,
-// changes, comment and __run_num__ (timings differ between runs).
-func iptablesRunRets(_ string, v any) any {
-	m, ok := v.(*payload.Map)
-	if !ok {
-		return v
-	}
-	out := &payload.Map{}
-	for _, it := range m.Items() {
-		r, ok := it.Value.(*payload.Map)
-		if !ok || !r.Has("__run_num__") {
-			return v
-		}
-		keep := &payload.Map{}
-		for _, k := range []string{"name", "result", "changes", "comment", "__run_num__"} {
-			if x, ok := r.Get(k); ok {
-				keep.Set(k, x)
-			}
-		}
-		out.SetKey(it.Key, keep)
-	}
-	return out
-}
-
 // TestIptablesAggregateGolden applies an SLS of iptables rules with
 // state_aggregate on (the first append and the first insert take the
 // others' rules through mod_aggregate; the others then find their rules
@@ -251,6 +226,6 @@ func TestIptablesAggregateGolden(t *testing.T) {
 		{Name: "aggregate again", Fun: "state.sls", Args: []any{"agg"}, Opts: agg},
 	}
 	salttest.Run(t, salttest.Suite{Name: "iptables_aggregate", Calls: calls, Grains: payloadLinuxGrains(),
-		Srv: map[string]string{"agg.sls": iptablesAggSLS}, Normalize: iptablesRunRets,
+		Srv: map[string]string{"agg.sls": iptablesAggSLS}, Normalize: stateRets,
 		AfterSalt: func() { iptablesReset(t) }}, suiteRegistry(t))
 }
