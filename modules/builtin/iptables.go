@@ -841,7 +841,7 @@ func iptablesParseConf(ctx context.Context, c *modules.Call, confFile any, inMem
 	default:
 		return nil, &modules.PyException{Class: "salt.exceptions.SaltException", Message: "A file was not found to parse"}
 	}
-	return IptablesParseSave(text)
+	return iptablesParseSave(text)
 }
 
 // iptablesParser is Salt's argparse parser of iptables-save rule lines.
@@ -854,12 +854,12 @@ var iptablesParser = func() *py.ArgParser {
 	return p
 }()
 
-// IptablesParseSave parses iptables-save output as Salt's _parse_conf
+// iptablesParseSave parses iptables-save output as Salt's _parse_conf
 // does: table -> chain -> {policy, packet count, byte count, rules,
 // rules_comment}, each rule the options it sets (argparse destinations,
 // each a list of values) and rules_comment the rules by comment. Errors
 // are the Python exceptions Salt's parser raises on such input.
-func IptablesParseSave(text string) (*payload.Map, error) {
+func iptablesParseSave(text string) (*payload.Map, error) {
 	ret := &payload.Map{}
 	table := ""
 	tableMap := func() (*payload.Map, error) {
