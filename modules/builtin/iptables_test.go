@@ -1,11 +1,15 @@
 package builtin_test
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/salttest"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -259,4 +263,33 @@ func TestIptablesParseGolden(t *testing.T) {
 		policy("saved policy missing table", v4, "security", "INPUT"),
 	}
 	runSuite(t, salttest.Suite{Name: "iptables_parse", Calls: calls, Grains: payload.NewMap("os", "Debian", "os_family", "Debian", "kernel", "Linux")})
+}
+
+// TestIptablesCheckWithoutCheckOption runs iptables.check and the append
+// that uses it against an iptables (a script first on PATH) whose --help
+// names no --check, as iptables before 1.4.11: gsalt does not do Salt's
+// fallback through a temporary chain and says so, naming the function,
+// instead of guessing; build_rule leaves --wait out when --help lacks it.
+func TestIptablesCheckWithoutCheckOption(t *testing.T) {
+	dir := t.TempDir()
+	script := "#!/bin/sh\ncase \"$1\" in --help) echo 'iptables v1.4.7'; echo '  --append -A chain';; *) echo \"unexpected $*\" >&2; exit 3;; esac\n"
+	if err := os.WriteFile(filepath.Join(dir, "iptables"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+iptablesGoldenPath)
+	r := goldenRegistry(t)
+	env := &modules.Env{ID: "m", Registry: r, Opts: payload.NewMap(), Log: slog.New(slog.DiscardHandler),
+		Grains: payload.NewMap("os", "Debian", "os_family", "Debian", "kernel", "Linux")}
+	for _, fun := range []string{"iptables.check", "iptables.append"} {
+		res := r.Execute(context.Background(), modules.Binder{}, env, fun, []any{"filter", "INPUT", "-j ACCEPT"}, nil)
+		msg, _ := res.Return.(string)
+		if res.Retcode == 0 || !strings.Contains(msg, "iptables.check: this iptables has no --check option") {
+			t.Errorf("%s: retcode %d, return %#v; want the error naming iptables.check", fun, res.Retcode, res.Return)
+		}
+	}
+	res := r.Execute(context.Background(), modules.Binder{}, env, "iptables.build_rule",
+		[]any{"filter", "INPUT", payload.NewMap("__kwarg__", true, "command", "A", "full", true, "jump", "ACCEPT")}, nil)
+	if want := filepath.Join(dir, "iptables") + "  -t filter -A INPUT  --jump ACCEPT"; res.Return != want {
+		t.Errorf("build_rule: got %#v, want %q", res.Return, want)
+	}
 }
