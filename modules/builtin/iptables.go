@@ -100,8 +100,7 @@ func iptablesFunctions() []modules.Function {
 		{Name: "iptables.flush", Spec: modules.Spec{Params: []modules.Param{opt("table", "filter"), opt("chain", ""), fam}},
 			Doc: "Flush the chain in the specified table, flush all chains in the specified\ntable if not specified chain.\n\nCLI Example:\n\n    salt '*' iptables.flush filter INPUT\n\n    IPv6:\n    salt '*' iptables.flush filter INPUT family=ipv6",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				return iptablesRunStderr(ctx, c, fmt.Sprintf("%s %s -t %s -F %s", iptablesCmd(c.Args.Get("family")),
-					iptablesWait(ctx, c, c.Args.Get("family")), pyfmt.Str(c.Args.Get("table")), pyfmt.Str(c.Args.Get("chain"))))
+				return iptablesRunWaitStderr(ctx, c, c.Args.Get("family"), "%s %s -t %s -F %s", pyfmt.Str(c.Args.Get("table")), pyfmt.Str(c.Args.Get("chain")))
 			}},
 	}
 }
@@ -158,12 +157,23 @@ func iptablesHasOption(ctx context.Context, c *modules.Call, option string, fami
 }
 
 // iptablesWait is the "--wait" Salt puts in its commands when iptables
-// has the option, else "" (an error running --help also gives "").
-func iptablesWait(ctx context.Context, c *modules.Call, family any) string {
-	if ok, err := iptablesHasOption(ctx, c, "--wait", family); err == nil && ok {
-		return "--wait"
+// has the option, else "".
+func iptablesWait(ctx context.Context, c *modules.Call, family any) (string, error) {
+	ok, err := iptablesHasOption(ctx, c, "--wait", family)
+	if err != nil || !ok {
+		return "", err
 	}
-	return ""
+	return "--wait", nil
+}
+
+// iptablesRunWaitStderr runs the command format makes of the iptables
+// command, its "--wait" and args, and returns its standard error.
+func iptablesRunWaitStderr(ctx context.Context, c *modules.Call, family any, format string, args ...any) (any, error) {
+	wait, err := iptablesWait(ctx, c, family)
+	if err != nil {
+		return nil, err
+	}
+	return iptablesRunStderr(ctx, c, fmt.Sprintf(format, append([]any{iptablesCmd(family), wait}, args...)...))
 }
 
 // iptablesConf is _conf: the rules file of the minion's OS family.
@@ -516,7 +526,11 @@ func iptablesBuildRule(ctx context.Context, c *modules.Call, table, chain, comma
 	if strings.Contains("ACDIRLSFZNXPE", cs) {
 		flag = "-"
 	}
-	return fmt.Sprintf("%s %s -t %s %s%s %s %s %s", iptablesCmd(family), iptablesWait(ctx, c, family), pyfmt.Str(table),
+	wait, err := iptablesWait(ctx, c, family)
+	if err != nil {
+		return nil, err
+	}
+	return fmt.Sprintf("%s %s -t %s %s%s %s %s %s", iptablesCmd(family), wait, pyfmt.Str(table),
 		flag, cs, pyfmt.Str(chain), pyfmt.Str(position), strings.Join(rule, " ")), nil
 }
 
@@ -569,8 +583,8 @@ func iptablesSetPolicy(ctx context.Context, c *modules.Call) (any, error) {
 		return "Error: Policy needs to be specified", nil
 	}
 	family := c.Args.Get("family")
-	return iptablesRunStderr(ctx, c, fmt.Sprintf("%s %s -t %s -P %s %s", iptablesCmd(family), iptablesWait(ctx, c, family),
-		pyfmt.Str(c.Args.Get("table")), pyfmt.Str(c.Args.Get("chain")), pyfmt.Str(c.Args.Get("policy"))))
+	return iptablesRunWaitStderr(ctx, c, family, "%s %s -t %s -P %s %s",
+		pyfmt.Str(c.Args.Get("table")), pyfmt.Str(c.Args.Get("chain")), pyfmt.Str(c.Args.Get("policy")))
 }
 
 func iptablesSave(ctx context.Context, c *modules.Call) (any, error) {
@@ -689,8 +703,7 @@ func iptablesChainOp(ctx context.Context, c *modules.Call, op string) (any, erro
 		return "Error: Chain needs to be specified", nil
 	}
 	family := c.Args.Get("family")
-	out, err := iptablesRunStderr(ctx, c, fmt.Sprintf("%s %s -t %s %s %s", iptablesCmd(family), iptablesWait(ctx, c, family),
-		pyfmt.Str(c.Args.Get("table")), op, pyfmt.Str(chain)))
+	out, err := iptablesRunWaitStderr(ctx, c, family, "%s %s -t %s %s %s", pyfmt.Str(c.Args.Get("table")), op, pyfmt.Str(chain))
 	if err != nil || payload.Truthy(out) {
 		return out, err
 	}
@@ -705,7 +718,10 @@ func iptablesAppend(ctx context.Context, c *modules.Call) (any, error) {
 	if !payload.Truthy(rule) {
 		return "Error: Rule needs to be specified", nil
 	}
-	wait := iptablesWait(ctx, c, family)
+	wait, err := iptablesWait(ctx, c, family)
+	if err != nil {
+		return nil, err
+	}
 	exists, err := iptablesCheck(ctx, c, table, chain, rule, family)
 	if err != nil {
 		return nil, err
@@ -769,7 +785,10 @@ func iptablesInsert(ctx context.Context, c *modules.Call) (any, error) {
 			position = n
 		}
 	}
-	wait := iptablesWait(ctx, c, family)
+	wait, err := iptablesWait(ctx, c, family)
+	if err != nil {
+		return nil, err
+	}
 	exists, err := iptablesCheck(ctx, c, table, chain, rule, family)
 	if err != nil {
 		return nil, err
@@ -806,8 +825,7 @@ func iptablesDelete(ctx context.Context, c *modules.Call) (any, error) {
 	if payload.Truthy(position) {
 		rule = position
 	}
-	return iptablesRunStderr(ctx, c, fmt.Sprintf("%s %s -t %s -D %s %s", iptablesCmd(family), iptablesWait(ctx, c, family),
-		pyfmt.Str(c.Args.Get("table")), pyfmt.Str(c.Args.Get("chain")), pyfmt.Str(rule)))
+	return iptablesRunWaitStderr(ctx, c, family, "%s %s -t %s -D %s %s", pyfmt.Str(c.Args.Get("table")), pyfmt.Str(c.Args.Get("chain")), pyfmt.Str(rule))
 }
 
 // iptablesParseConf is _parse_conf: the rules of conf_file, of
