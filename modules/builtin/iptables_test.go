@@ -201,6 +201,53 @@ func iptablesGeneratedCases(n int) []salttest.Call {
 	return out
 }
 
+// iptablesGeneratedSave is an iptables-save text of n rule lines drawn
+// by a fixed linear congruential sequence from options of Salt's
+// argparse table (short and long forms, abbreviations, "=" values),
+// values with and without spaces, "!" before options and values,
+// options without values and unknown options.
+func iptablesGeneratedSave(n int) string {
+	opts := []string{"-p", "--protocol", "-s", "--source", "-d", "--destination", "-i", "-o", "--in-interface",
+		"-m", "--match", "--dport", "--sport", "--destination-port", "--dports", "--sports", "--comment",
+		"--ctstate", "--state", "--icmp-type", "--limit", "--limit-burst", "--log-prefix", "--log-level",
+		"--reject-with", "--to-destination", "--to-source", "--set-xmark", "--tcp-flags", "--syn", "--mac-source",
+		"--uid-own", "--hashlimit-up", "--src-range", "--match-set", "--name", "--set", "--rsource", "--seconds",
+		"--hitcount", "--string", "--algo", "--to", "--physdev-is-bridged", "--notrack", "--zone", "--goto",
+		"-f", "--fragment", "--unknown-opt", "--src-cc", "--dst-cc", "--mode", "--probability", "--weekdays"}
+	vals := []string{"tcp", "udp", "10.0.0.0/8", "192.168.1.1/32", "eth0", "22", "80,443", "1024:65535",
+		`"two words"`, `"a \"quoted\" one"`, "NEW,ESTABLISHED", "5/min", "icmp-port-unreachable", "0x1/0xffffffff",
+		"SYN,RST SYN", "x", "", "! 8", "!"}
+	x := uint32(4242)
+	next := func(m int) int {
+		x = x*1664525 + 1013904223
+		return int((x >> 8) % uint32(m))
+	}
+	var b strings.Builder
+	b.WriteString("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD DROP [12:3456]\n:gen - [0:0]\n")
+	chains := []string{"INPUT", "FORWARD", "gen"}
+	for i := 0; i < n; i++ {
+		b.WriteString("-A " + chains[next(len(chains))])
+		for k := 1 + next(6); k > 0; k-- {
+			o := opts[next(len(opts))]
+			if next(6) == 0 {
+				b.WriteString(" !")
+			}
+			v := vals[next(len(vals))]
+			switch {
+			case next(8) == 0 && strings.HasPrefix(o, "--") && v != "" && !strings.Contains(v, " ") && v != "!":
+				b.WriteString(" " + o + "=" + v)
+			case v == "":
+				b.WriteString(" " + o)
+			default:
+				b.WriteString(" " + o + " " + v)
+			}
+		}
+		b.WriteString(" -j " + []string{"ACCEPT", "DROP", "gen", "LOG"}[next(4)] + "\n")
+	}
+	b.WriteString("COMMIT\n")
+	return b.String()
+}
+
 // TestIptablesBuildRuleGolden compares build_rule with Salt 3006's on
 // the hand-written cases and 200 generated ones
 // (testdata/golden/iptables_build_rule.json).
@@ -249,6 +296,7 @@ func TestIptablesParseGolden(t *testing.T) {
 		saved("saved abbreviations", "*filter\n:INPUT ACCEPT [0:0]\n-A INPUT --ctorigsrcp 5 --log-pre x --reject REJ -j ACCEPT\nCOMMIT\n"),
 		saved("saved negative number", "*filter\n:INPUT ACCEPT [0:0]\n-A INPUT --hashlimit-htable-expire -1 -j ACCEPT\n-A INPUT --comment \"-x y\" -j ACCEPT\nCOMMIT\n"),
 		saved("saved duplicate comment", "*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -m comment --comment same -j ACCEPT\n-A INPUT -m comment --comment \"same\" -j DROP\nCOMMIT\n"),
+		saved("saved generated rules", iptablesGeneratedSave(200)),
 		saved("saved no table", ":INPUT ACCEPT [0:0]\n"),
 		saved("saved bad counters", "*filter\n:INPUT ACCEPT [0]\n"),
 		saved("saved too many counters", "*filter\n:INPUT ACCEPT [0:0:0]\n"),
