@@ -710,6 +710,21 @@ func iptablesChainOp(ctx context.Context, c *modules.Call, op string) (any, erro
 	return true, nil
 }
 
+// iptablesWaitCheck is what append and insert do before adding a rule:
+// the "--wait" option, and check's answer (present only when it is True).
+func iptablesWaitCheck(ctx context.Context, c *modules.Call, table, chain, rule, family any) (string, bool, error) {
+	wait, err := iptablesWait(ctx, c, family)
+	if err != nil {
+		return "", false, err
+	}
+	exists, err := iptablesCheck(ctx, c, table, chain, rule, family)
+	if err != nil {
+		return "", false, err
+	}
+	b, ok := exists.(bool)
+	return wait, ok && b, nil
+}
+
 func iptablesAppend(ctx context.Context, c *modules.Call) (any, error) {
 	table, chain, rule, family := c.Args.Get("table"), c.Args.Get("chain"), c.Args.Get("rule"), c.Args.Get("family")
 	if !payload.Truthy(chain) {
@@ -718,16 +733,9 @@ func iptablesAppend(ctx context.Context, c *modules.Call) (any, error) {
 	if !payload.Truthy(rule) {
 		return "Error: Rule needs to be specified", nil
 	}
-	wait, err := iptablesWait(ctx, c, family)
-	if err != nil {
-		return nil, err
-	}
-	exists, err := iptablesCheck(ctx, c, table, chain, rule, family)
-	if err != nil {
-		return nil, err
-	}
-	if b, ok := exists.(bool); ok && b {
-		return false, nil
+	wait, present, err := iptablesWaitCheck(ctx, c, table, chain, rule, family)
+	if err != nil || present {
+		return false, err
 	}
 	out, err := iptablesRunStderr(ctx, c, fmt.Sprintf("%s %s -t %s -A %s %s", iptablesCmd(family), wait, pyfmt.Str(table), pyfmt.Str(chain), pyfmt.Str(rule)))
 	if err != nil {
@@ -785,16 +793,9 @@ func iptablesInsert(ctx context.Context, c *modules.Call) (any, error) {
 			position = n
 		}
 	}
-	wait, err := iptablesWait(ctx, c, family)
-	if err != nil {
-		return nil, err
-	}
-	exists, err := iptablesCheck(ctx, c, table, chain, rule, family)
-	if err != nil {
-		return nil, err
-	}
-	if b, ok := exists.(bool); ok && b {
-		return false, nil
+	wait, present, err := iptablesWaitCheck(ctx, c, table, chain, rule, family)
+	if err != nil || present {
+		return false, err
 	}
 	return iptablesRunStderr(ctx, c, fmt.Sprintf("%s %s -t %s -I %s %s %s", iptablesCmd(family), wait, pyfmt.Str(table), pyfmt.Str(chain),
 		pyfmt.Str(position), pyfmt.Str(rule)))
