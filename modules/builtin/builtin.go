@@ -60,6 +60,7 @@ func Register(r *modules.Registry) error {
 		r.Register(alternativesFunctions()...),
 		r.Register(dataFunctions()...),
 		r.Register(postgresFunctions()...),
+		r.Register(saltProxyFunctions()...),
 		setVirtuals(r),
 	)
 }
