@@ -376,6 +376,26 @@ func normalizeApply(v any) any {
 	return v
 }
 
+// normalizeErrors reduces the Python tracebacks in a list of render
+// errors (what show_sls, show_lowstate and apply return when an SLS does
+// not render: Salt's message carries the Jinja exception's traceback
+// before "; line N") to their stable parts, as normalizeApply does for
+// comments (saltpeer.StableTraceback).
+func normalizeErrors(v any) any {
+	l, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	out := make([]any, len(l))
+	for i, e := range l {
+		if s, ok := e.(string); ok {
+			e = saltpeer.StableTraceback(s)
+		}
+		out[i] = e
+	}
+	return out
+}
+
 // saltModuleFileRe matches a Salt module's file in parentheses
 // ("(/usr/lib/python3/dist-packages/salt/states/netntp.py)").
 var saltModuleFileRe = regexp.MustCompile(`\(/\S*/salt/((?:states|modules)/\w+\.py)\)`)
@@ -564,6 +584,7 @@ func TestFormulas(t *testing.T) {
 			for c, args := range calls {
 				want, werr := saltOut[c+1], saltErr[c+1]
 				got, gerr := gsalt(args...)
+				want, got = normalizeErrors(want), normalizeErrors(got)
 				if c == 2 {
 					want, got = normalizeApply(want), normalizeApply(got)
 				}

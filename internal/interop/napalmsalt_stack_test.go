@@ -34,6 +34,7 @@ var napalmStackCalls = []struct {
 		{"state.show_lowstate"},
 		{"state.show_highstate"},
 		{"state.apply", "common", "test=True"},
+		{"state.apply", "napalm_proxy", "test=True"},
 	}},
 	{"veos1", [][]string{{"pillar.items"}, {"state.show_top"}}},
 	{"vsrx1", [][]string{{"pillar.items"}}},
@@ -56,8 +57,11 @@ func napalmStackConfig(t *testing.T, dir, id, stack string) string {
 // 3006's salt-call --local and gsalt-call --local, for the master minion
 // its top file targets and for two proxies whose pillar holds their NAPALM
 // proxy configuration: pillar.items, the top, show_sls, show_lowstate,
-// show_highstate and `state.apply common test=True` (file.managed of
-// /etc/hosts in test mode: nothing is written) must be equal.
+// show_highstate, `state.apply common test=True` (file.managed of
+// /etc/hosts in test mode: nothing is written) and `state.apply
+// napalm_proxy test=True` (salt_proxy.configure_proxy for three proxies
+// in test mode: the proxy file and processes it would make, after the
+// pkg and pip states it requires) must be equal.
 func TestNapalmSaltStackTree(t *testing.T) {
 	stack := filepath.Join(os.Getenv("GSALT_FORMULAS_DIR"), "napalm-salt", "saltstack")
 	if _, err := os.Stat(filepath.Join(stack, "salt", "top.sls")); os.Getenv("GSALT_FORMULAS_DIR") == "" || err != nil {

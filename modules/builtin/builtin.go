@@ -61,6 +61,7 @@ func Register(r *modules.Registry) error {
 		r.Register(dataFunctions()...),
 		r.Register(postgresFunctions()...),
 		r.Register(iptablesFunctions()...),
+		r.Register(saltProxyFunctions()...),
 		setVirtuals(r),
 	)
 }

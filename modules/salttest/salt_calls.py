@@ -11,6 +11,7 @@ import sys
 
 import salt.config
 import salt.loader
+import salt.syspaths
 from salt.exceptions import (
     CommandExecutionError,
     CommandNotFoundError,
@@ -84,6 +85,10 @@ def main():
                 import apt_pkg  # pylint: disable=import-outside-toplevel
 
                 apt_pkg.config.set("Dir::Etc", opts["aptpkg.etc_dir"])
+            if "salt_proxy.config_dir" in opts:
+                # gsalt's salt_proxy.config_dir is Salt's install-time
+                # configuration directory, which salt_proxy writes to.
+                salt.syspaths.CONFIG_DIR = opts["salt_proxy.config_dir"]
             try:
                 if fun not in funcs:
                     raise KeyError(fun)

@@ -461,3 +461,17 @@ func filesWithPrefix(files *payload.Map, prefix string) *payload.Map {
 	}
 	return out
 }
+
+// FakeCommands puts shell scripts named names, each doing nothing and
+// exiting 0, first on PATH for the rest of the test (for Salt and gsalt
+// alike), in place of daemons a golden call would start.
+func FakeCommands(t *testing.T, names ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}

@@ -34,7 +34,9 @@ func altTruth(ctx context.Context, c *states.Call, fun string, args ...any) (boo
 
 func altInstallState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	name, link, path, prio := sbName(c), c.Args.Get("link"), c.Args.Str("path"), c.Args.Get("priority")
-	ret := states.Ret{Name: name, Result: states.True, Changes: &payload.Map{}}
+	// Salt's install ret also carries link, path and priority
+	ret := states.Ret{Name: name, Result: states.True, Changes: &payload.Map{},
+		Extra: payload.NewMap("link", link, "path", c.Args.Get("path"), "priority", prio)}
 	exists, err := altTruth(ctx, c, "alternatives.check_exists", name, path)
 	if err != nil {
 		return ret, err
@@ -75,7 +77,8 @@ func altInstallState(ctx context.Context, c *states.Call) (states.Ret, error) {
 
 func altRemoveState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	name, path := sbName(c), c.Args.Str("path")
-	ret := states.Ret{Name: name, Result: states.True, Changes: &payload.Map{}}
+	// Salt's ret also carries path
+	ret := states.Ret{Name: name, Result: states.True, Changes: &payload.Map{}, Extra: payload.NewMap("path", c.Args.Get("path"))}
 	exists, err := altTruth(ctx, c, "alternatives.check_exists", name, path)
 	if err != nil {
 		return ret, err
@@ -137,7 +140,8 @@ func altAutoState(ctx context.Context, c *states.Call) (states.Ret, error) {
 
 func altSetState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	name, path := sbName(c), c.Args.Str("path")
-	ret := states.Ret{Name: name, Result: states.True, Changes: &payload.Map{}}
+	// Salt's ret also carries path
+	ret := states.Ret{Name: name, Result: states.True, Changes: &payload.Map{}, Extra: payload.NewMap("path", c.Args.Get("path"))}
 	cur, err := sbExec(ctx, c, "alternatives.show_current", []any{name}, nil)
 	if err != nil {
 		return ret, err

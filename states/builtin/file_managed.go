@@ -400,6 +400,9 @@ func (r *fileRun) managed(a fileManagedArgs) (*states.Ret, error) {
 			if msg, ok := r.runCheckCmd(pyfmt.Str(a.checkCmd), tmpFilename); !ok {
 				ret.Result = states.False
 				ret.Comment = msg
+				// as Salt's mod_run_check_cmd result: watchers of a
+				// file whose check failed do not fire
+				ret.Extra = payload.NewMap("skip_watch", true)
 				return ret, nil
 			}
 			sfn = tmpFilename

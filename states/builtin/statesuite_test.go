@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"sort"
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
@@ -30,10 +31,13 @@ func suiteRegistry(t *testing.T) *modules.Registry {
 	return reg
 }
 
-// stateRet keeps, of a state.single return ({tag: ret}), the ret's name,
-// result, changes, comment and warnings: the rest (timings, run numbers)
-// differs between runs. A Python traceback in the comment is reduced to
-// its stable parts (saltpeer.StableTraceback): gsalt's has one frame.
+// stateRet keeps, of a state.single return ({tag: ret}), the ret's keys
+// but those that differ between runs or name the call (start_time,
+// duration, __run_num__, __id__, __sls__): name, result, changes,
+// comment, warnings and the keys a state module adds of its own
+// (alternatives.install's link, path and priority). A Python traceback in
+// the comment is reduced to its stable parts (saltpeer.StableTraceback):
+// gsalt's has one frame.
 func stateRet(_ string, v any) any {
 	m, ok := v.(*payload.Map)
 	if !ok || m.Len() != 1 {
@@ -43,14 +47,27 @@ func stateRet(_ string, v any) any {
 	if !ok || !r.Has("__run_num__") {
 		return v
 	}
-	out := &payload.Map{}
-	for _, k := range []string{"name", "result", "changes", "comment", "warnings"} {
-		if x, ok := r.Get(k); ok {
-			if c, ok := x.(string); ok && k == "comment" {
-				x = saltpeer.StableTraceback(c)
-			}
-			out.Set(k, x)
+	// the usual keys in this order, then the others sorted
+	keys := []string{"name", "result", "changes", "comment", "warnings"}
+	var extra []string
+	for _, it := range r.Items() {
+		switch k := payload.KeyString(it.Key); k {
+		case "name", "result", "changes", "comment", "warnings", "start_time", "duration", "__run_num__", "__id__", "__sls__":
+		default:
+			extra = append(extra, k)
 		}
+	}
+	sort.Strings(extra)
+	out := &payload.Map{}
+	for _, k := range append(keys, extra...) {
+		x, ok := r.Get(k)
+		if !ok {
+			continue
+		}
+		if c, ok := x.(string); ok && k == "comment" {
+			x = saltpeer.StableTraceback(c)
+		}
+		out.Set(k, x)
 	}
 	return out
 }

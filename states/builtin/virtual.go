@@ -11,7 +11,9 @@ import "github.com/gsalt/gsalt/states"
 // (salt/states/cron.py); the postgres_* ones where the postgres execution
 // module loads, that is where psql is found (salt/states/postgres_*.py);
 // the NAPALM ones (salt.utils.napalm.virtual) where the NAPALM execution
-// modules load, that is on a napalm proxy (gsalt-proxy's proxy/netmod).
+// modules load, that is on a napalm proxy (gsalt-proxy's proxy/netmod);
+// the docker_* ones gsalt does not implement (no docker execution module;
+// salt/states/docker_*.py need docker.version).
 var saltVirtuals = map[string]states.Virtual{
 	"cron":                {Needs: "cron.list_tab", Reason: "cron module could not be loaded"},
 	"iptables":            {Needs: "iptables.version", Reason: "iptables module could not be loaded"},
@@ -28,6 +30,10 @@ var saltVirtuals = map[string]states.Virtual{
 	"postgres_schema":     {Needs: "postgres.schema_exists", Reason: pgStateVirtualReason},
 	"postgres_tablespace": {Needs: "postgres.tablespace_exists", Reason: pgStateVirtualReason},
 	"postgres_user":       {Needs: "postgres.user_exists", Reason: pgStateVirtualReason},
+	"docker_container":    {Needs: "docker.version", Reason: dockerStateVirtualReason},
+	"docker_image":        {Needs: "docker.version", Reason: dockerStateVirtualReason},
+	"docker_network":      {Needs: "docker.version", Reason: dockerStateVirtualReason},
+	"docker_volume":       {Needs: "docker.version", Reason: dockerStateVirtualReason},
 	"netconfig":           {Needs: "net.load_template", Reason: napalmStateReason("netconfig")},
 	"netntp":              {Needs: "ntp.set_peers", Reason: napalmStateReason("netntp")},
 	"netsnmp":             {Needs: "snmp.update_config", Reason: napalmStateReason("netsnmp")},
@@ -49,6 +55,11 @@ func napalmStateReason(mod string) string {
 // pgStateVirtualReason is what every postgres_* state module's __virtual__
 // says when the postgres execution module did not load.
 const pgStateVirtualReason = "Unable to load postgres module.  Make sure `postgres.bins_dir` is set."
+
+// dockerStateVirtualReason is what the docker_* state modules' __virtual__
+// says without the docker execution module (the loader's
+// missing_fun_string for docker.version).
+const dockerStateVirtualReason = "'docker.version' is not available."
 
 // registerVirtuals records saltVirtuals in r.
 func registerVirtuals(r *states.Registry) {

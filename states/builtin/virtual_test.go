@@ -15,13 +15,14 @@ import (
 // TestVirtualStatesGolden compares, with Salt 3006
 // (testdata/golden/virtual_states.json), what state.sls says for
 // state modules whose __virtual__ refuses to load (the mysql states
-// without a mysql module) and for a module that does not exist at all.
+// without a mysql module, the docker states without a docker module) and for a module that does not exist at all.
 func TestVirtualStatesGolden(t *testing.T) {
 	srv := map[string]string{
 		"virt/user.sls":    "salt:\n  mysql_user.present: []\n",
 		"virt/all.sls":     "db1:\n  mysql_database.present: []\ng:\n  mysql_grants.present:\n    - grant: all\n    - database: db1.*\n    - user: salt\nq:\n  mysql_query.run:\n    - database: db1\n    - query: SELECT 1\n",
 		"virt/unknown.sls": "x:\n  gsalt_nosuch.present: []\ny:\n  file.gsalt_nosuch: []\n",
 		"virt/mixed.sls":   "ok:\n  test.succeed_without_changes: []\nsalt:\n  mysql_user.absent: []\n",
+		"virt/docker.sls":  "etcd:\n  docker_container.running:\n    - image: quay.io/coreos/etcd\nimg:\n  docker_image.present: []\nnet:\n  docker_network.present: []\nvol:\n  docker_volume.present: []\n",
 	}
 	sls := func(name string, test bool, mods string) salttest.Call {
 		c := salttest.Call{Name: name, Fun: "state.sls", Args: []any{mods}}
@@ -36,6 +37,8 @@ func TestVirtualStatesGolden(t *testing.T) {
 		sls("mysql modules", false, "virt.all"),
 		sls("unknown module and function", false, "virt.unknown"),
 		sls("mixed", false, "virt.mixed"),
+		sls("docker modules", false, "virt.docker"),
+		sls("docker modules test", true, "virt.docker"),
 	}
 	salttest.Run(t, salttest.Suite{Name: "virtual_states", Calls: calls, Srv: srv, Grains: payloadLinuxGrains(), Normalize: untimedRets}, suiteRegistry(t))
 }
