@@ -350,9 +350,32 @@ const ProbeTagPrefix = "gsalt/cli/subscribed/"
 // probeTimeout bounds the wait for the probe event.
 const probeTimeout = 10 * time.Second
 
-// awaitProbe fires a probe event on master_event_pull.ipc (again every
-// 200 ms) until r reads it back. Events read before it are not ours: the
-// caller publishes only after Subscribe returns.
+// Probe resend delays: the first resend comes probeFirstRetry after the
+// first probe, each later one after twice the previous delay, at most
+// probeMaxRetry apart. The bus registers our reader on one goroutine and
+// reads the probe from the pull socket on another; when the probe wins
+// that race it reaches no reader and is lost (about one CLI start in four
+// on a loaded 2-core machine). A fixed 200 ms resend made those starts
+// 200 ms slower; a resend costs one small event on the bus.
+const (
+	probeFirstRetry = 2 * time.Millisecond
+	probeMaxRetry   = 200 * time.Millisecond
+)
+
+// probeDelay is the wait after the probe sent as number n (0: the first)
+// before it is sent again.
+func probeDelay(n int) time.Duration {
+	d := probeFirstRetry
+	for ; n > 0 && d < probeMaxRetry; n-- {
+		d *= 2
+	}
+	return min(d, probeMaxRetry)
+}
+
+// awaitProbe fires a probe event on master_event_pull.ipc, again after
+// each probeDelay, until r reads it back. Events read before it are not
+// ours: the caller publishes only after Subscribe returns. The probes go
+// through one pull connection (dialled again only when it breaks).
 func (c *Client) awaitProbe(ctx context.Context, r *event.IPCReader) error {
 	var nonce [8]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
@@ -379,18 +402,42 @@ func (c *Client) awaitProbe(ctx context.Context, r *event.IPCReader) error {
 			}
 		}
 	}()
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if err := event.FirePull(pctx, pull, event.Event{Tag: tag, Data: payload.NewMap("probe", true)}); err != nil {
+	var push *event.Pusher
+	defer func() {
+		if push != nil {
+			_ = push.Close()
+		}
+	}()
+	probe := event.Event{Tag: tag, Data: payload.NewMap("probe", true)}
+	fire := func() error {
+		if push != nil {
+			if err := push.Fire(pctx, probe); err == nil {
+				return nil
+			}
+			_ = push.Close()
+			push = nil
+		}
+		p, err := event.DialPush(pctx, pull)
+		if err != nil {
+			return err
+		}
+		push = p
+		return p.Fire(pctx, probe)
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
+	for n := 0; ; n++ {
+		if err := fire(); err != nil {
 			cancel()
 			<-seen
 			return fmt.Errorf("probe: %w", err)
 		}
+		timer.Reset(probeDelay(n))
 		select {
 		case err := <-seen:
 			return err
-		case <-tick.C:
+		case <-timer.C:
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
@@ -196,25 +197,33 @@ func newScalar(tag, value string, style byte) *node {
 		plainImplicit: tag == resolve(value), quotedImplicit: tag == tagStr}
 }
 
-// resolvers are PyYAML's YAML 1.1 implicit resolvers (yaml/resolver.py).
-var resolvers = []struct {
+// resolvers are PyYAML's YAML 1.1 implicit resolvers (yaml/resolver.py),
+// compiled on first use: compiling them at package init cost every gsalt
+// command ~4 ms of start-up, also those that never write YAML.
+var resolvers = sync.OnceValue(func() []resolver {
+	return []resolver{
+		{tagBool, regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)},
+		{tagFloat, regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)},
+		{tagInt, regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)},
+		{"tag:yaml.org,2002:merge", regexp.MustCompile(`^(?:<<)$`)},
+		{tagNull, regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)},
+		{tagTimestamp, regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)},
+		{"tag:yaml.org,2002:value", regexp.MustCompile(`^(?:=)$`)},
+	}
+})
+
+// resolver is one implicit resolver: the tag of the plain scalars re
+// matches.
+type resolver struct {
 	tag string
 	re  *regexp.Regexp
-}{
-	{tagBool, regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)},
-	{tagFloat, regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)},
-	{tagInt, regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)},
-	{"tag:yaml.org,2002:merge", regexp.MustCompile(`^(?:<<)$`)},
-	{tagNull, regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)},
-	{tagTimestamp, regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)},
-	{"tag:yaml.org,2002:value", regexp.MustCompile(`^(?:=)$`)},
 }
 
 // resolve is the tag a plain scalar with this text is read back as.
 // Python's "$" also matches before a final newline.
 func resolve(value string) string {
 	v := strings.TrimSuffix(value, "\n")
-	for _, r := range resolvers {
+	for _, r := range resolvers() {
 		if r.re.MatchString(v) {
 			return r.tag
 		}

@@ -586,12 +586,26 @@ func (c *Cache) safeUpdate(fn func(*bbolt.Tx) error) (err error) {
 // update queues fn for the writer and waits for its result. fn may run
 // more than once (as with bbolt's Batch) and must be idempotent.
 func (c *Cache) update(fn func(*bbolt.Tx) error) error {
+	op, err := c.enqueue(fn)
+	if err != nil {
+		return err
+	}
+	return c.await(op)
+}
+
+// enqueue queues fn for the writer (waiting only while the queue is full).
+func (c *Cache) enqueue(fn func(*bbolt.Tx) error) (writeOp, error) {
 	op := writeOp{fn: fn, err: make(chan error, 1)}
 	select {
 	case c.writes <- op:
+		return op, nil
 	case <-c.closing:
-		return ErrClosed
+		return op, ErrClosed
 	}
+}
+
+// await waits for the outcome of a write enqueue queued.
+func (c *Cache) await(op writeOp) error {
 	select {
 	case err := <-op.err:
 		c.countWrite(err)
@@ -652,6 +666,25 @@ func (c *Cache) SaveLoad(jid string, load *payload.Map, minions []string) error 
 		return err
 	}
 	return c.update(fn)
+}
+
+// SaveLoadStart is SaveLoad in two steps: it queues the write (waiting
+// only while the queue is full) and returns a function that waits for its
+// commit and returns its outcome (call it once). What the caller does in
+// between overlaps the commit's fsync; writes commit in the order they
+// were queued, so a return saved after SaveLoadStart is committed after
+// the load. A master publishing a job sends it to the minions meanwhile
+// and answers its client only once the load is committed.
+func (c *Cache) SaveLoadStart(jid string, load *payload.Map, minions []string) (wait func() error) {
+	fn, err := c.saveLoadTx(jid, load, minions)
+	if err != nil {
+		return func() error { return err }
+	}
+	op, err := c.enqueue(fn)
+	if err != nil {
+		return func() error { return err }
+	}
+	return func() error { return c.await(op) }
 }
 
 // SaveLoadQueued is SaveLoad without waiting for the commit: the write is
