@@ -27,6 +27,8 @@ type PubOptions struct {
 	Limits Limits
 	// Logger receives connection-level logs; nil means slog.Default().
 	Logger *slog.Logger
+	// fresh replaces freshSubscriber when set (tests).
+	fresh time.Duration
 }
 
 // PubServer is the master's PUB socket. Each subscriber has its own bounded
@@ -35,23 +37,32 @@ type PubOptions struct {
 // subscribers serially from one goroutine without a write deadline, so one
 // stalled subscriber stalls every other; see TestZmq4UpstreamPubStalledSubscriberBlocksOthers.)
 type PubServer struct {
-	l   *listener
-	hwm int
-	log *slog.Logger
+	l     *listener
+	hwm   int
+	log   *slog.Logger
+	fresh time.Duration // freshSubscriber
 
 	mu   sync.RWMutex
 	subs map[*pubSub]struct{}
-	// byID holds the subscribers that sent a ZMTP identity, by identity;
-	// bare those that have not subscribed to anything yet.
+	// byID holds the subscribers that sent a ZMTP identity, by identity.
 	byID map[string][]*pubSub
-	bare map[*pubSub]struct{}
-	// hs numbers the connections whose handshake started, handshaking
-	// holds the numbers of those still in it; changed is closed and
-	// replaced when a handshake ends, a subscriber leaves or applies a
-	// subscription while someone waits (waiting > 0): see WaitSubscribed.
+	// hs numbers the connections whose handshake started; pending (from
+	// pendHead on) holds, in that order, those that may still be a
+	// nameless peer's subscription (see WaitSubscribed), expiry fires when
+	// the first of them stops being fresh. idWaiters holds the callers of
+	// WaitSubscribed by id, anonWaiters (from anonHead on, anonGone of them
+	// gone) those waiting for the pending connections up to their limit,
+	// in the order of limits; waiting counts the callers.
 	hs          uint64
-	handshaking map[uint64]struct{}
-	changed     chan struct{}
+	pending     []*pendConn
+	pendHead    int
+	expiry      *time.Timer
+	expiryAt    time.Time
+	expiryArmed bool
+	idWaiters   map[string][]*subWaiter
+	anonWaiters []*subWaiter
+	anonHead    int
+	anonGone    int
 	waiting     atomic.Int32
 
 	dropped atomic.Uint64
@@ -78,11 +89,12 @@ type pubSub struct {
 	batch [][]byte
 
 	// id is the peer's ZMTP identity (a gsalt minion's id; libzmq sends
-	// none from a SUB socket). seq numbers its handshake, since is when
-	// the handshake ended.
+	// none from a SUB socket). since is when the handshake ended; pend is
+	// its entry in PubServer.pending while it has neither an identity nor
+	// a subscription (written under PubServer.mu).
 	id    string
-	seq   uint64
 	since time.Time
+	pend  *pendConn
 
 	mu     sync.RWMutex
 	topics map[string]int // subscription -> count (libzmq counts duplicates)
@@ -103,8 +115,11 @@ func ListenPub(ctx context.Context, addr string, opts PubOptions) (*PubServer, e
 	if err != nil {
 		return nil, fmt.Errorf("transport: pub listen %q: %w", addr, err)
 	}
-	p := &PubServer{l: l, hwm: opts.HWM, log: log, subs: make(map[*pubSub]struct{}), byID: make(map[string][]*pubSub), bare: make(map[*pubSub]struct{}),
-		handshaking: make(map[uint64]struct{}), changed: make(chan struct{})}
+	if opts.fresh <= 0 {
+		opts.fresh = freshSubscriber
+	}
+	p := &PubServer{l: l, hwm: opts.HWM, log: log, fresh: opts.fresh, subs: make(map[*pubSub]struct{}), byID: make(map[string][]*pubSub),
+		idWaiters: make(map[string][]*subWaiter)}
 	// The callback only shuts down; it never touches p.stop, which is set
 	// under stopMu after registration (the callback may already be running).
 	stop := context.AfterFunc(ctx, func() { _ = p.shutdown() })
@@ -167,33 +182,40 @@ func (p *PubServer) Close() error {
 	return p.shutdown()
 }
 
-func (p *PubServer) shutdown() error { return p.l.close() }
+func (p *PubServer) shutdown() error {
+	p.mu.Lock()
+	if p.expiry != nil {
+		p.expiry.Stop()
+		p.expiryArmed = false
+	}
+	p.mu.Unlock()
+	return p.l.close()
+}
 
 func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 	p.mu.Lock()
-	p.hs++
-	n := p.hs
-	p.handshaking[n] = struct{}{}
+	pc := p.beginPendingLocked()
 	p.mu.Unlock()
 	c, err := openZMTP(p.l.ctx, raw, rolePub, nil, p.l.lim, p.l.budget)
 	if err != nil {
 		p.mu.Lock()
-		delete(p.handshaking, n)
-		p.notifyLocked()
+		p.endPendingLocked(pc)
 		p.mu.Unlock()
 		p.log.Debug("transport: pub handshake failed", "peer", raw.RemoteAddr(), "err", err)
 		return
 	}
 	defer c.close()
-	s := &pubSub{c: c, log: p.log, id: c.peerIdentity(), seq: n, since: time.Now(), topics: make(map[string]int)}
+	s := &pubSub{c: c, log: p.log, id: c.peerIdentity(), since: time.Now(), topics: make(map[string]int)}
 	p.mu.Lock()
-	delete(p.handshaking, n)
 	p.subs[s] = struct{}{}
-	p.bare[s] = struct{}{}
 	if s.id != "" {
 		p.byID[s.id] = append(p.byID[s.id], s)
+		p.endPendingLocked(pc)
+		p.wakeIDLocked(s.id)
+	} else {
+		s.pend, pc.expires = pc, s.since.Add(p.fresh)
+		p.advanceLocked(s.since)
 	}
-	p.notifyLocked()
 	p.mu.Unlock()
 	bare := true
 	for {
@@ -207,21 +229,22 @@ func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 				bare = false
 				p.subscribed(s)
 			} else {
-				p.notify()
+				p.resubscribed(s)
 			}
 		}
 	}
 	p.mu.Lock()
 	delete(p.subs, s)
-	delete(p.bare, s)
+	p.endPendingLocked(s.pend)
+	s.pend = nil
 	if s.id != "" {
 		if l := slices.DeleteFunc(p.byID[s.id], func(o *pubSub) bool { return o == s }); len(l) > 0 {
 			p.byID[s.id] = l
 		} else {
 			delete(p.byID, s.id)
 		}
+		p.wakeIDLocked(s.id)
 	}
-	p.notifyLocked()
 	p.mu.Unlock()
 	c.close()
 	s.stop()
