@@ -494,6 +494,10 @@ func writeRepr(b *strings.Builder, v any, depth int) {
 	case float64:
 		b.WriteString(pyfmt.FloatRepr(x))
 	case *Macro:
+		if x.anonymous {
+			b.WriteString("<Macro anonymous>")
+			break
+		}
 		fmt.Fprintf(b, "<Macro %s>", pyStrRepr(x.Name))
 	case *Namespace:
 		b.WriteString("<Namespace ")
