@@ -1079,6 +1079,12 @@ func strftimeFilter(e *jinja.Runtime, in *value, va *varArgs) *value {
 		t = x
 	case int64:
 		t = time.Unix(x, 0)
+	case bool:
+		// datetime.fromtimestamp(True): a bool is the int 0 or 1
+		t = time.Unix(0, 0)
+		if x {
+			t = time.Unix(1, 0)
+		}
 	case float64:
 		t = time.Unix(int64(x), int64((x-math.Floor(x))*1e9))
 	case nil:
