@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"os"
 	"slices"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
-	"github.com/gsalt/gsalt/render"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -29,42 +27,6 @@ func fileSerializeStates() []states.Function {
 			sbOpt("serializer", nil), sbOpt("serializer_opts", nil), sbOpt("deserializer_opts", nil)}, Kwargs: true},
 			Fn: fileSerializeState},
 	}
-}
-
-// repackDictlist is salt.utils.data.repack_dictlist: a list of one-key
-// dicts merged into one dict (a string or number in the list is a key
-// holding None); a
-// string is read as YAML first; anything else, or a dict in the list with
-// other than one key, gives an empty dict (Salt logs an error).
-func repackDictlist(ctx context.Context, v any) *payload.Map {
-	out := &payload.Map{}
-	if s, ok := v.(string); ok {
-		y, err := render.YAML{}.Render(ctx, s, nil)
-		if err != nil {
-			return out
-		}
-		v = y
-	}
-	l, ok := v.([]any)
-	if !ok {
-		return out
-	}
-	for _, e := range l {
-		switch m := e.(type) {
-		case string, bool, int64, uint64, float64, *big.Int:
-			out.SetKey(m, nil)
-		case *payload.Map:
-			if m.Len() != 1 {
-				return &payload.Map{}
-			}
-			for _, it := range m.Items() {
-				out.SetKey(it.Key, it.Value)
-			}
-		default:
-			return &payload.Map{}
-		}
-	}
-	return out
 }
 
 func fileSerializeState(ctx context.Context, c *states.Call) (states.Ret, error) {
@@ -120,7 +82,7 @@ func fileSerializeState(ctx context.Context, c *states.Call) (states.Ret, error)
 		opts["json"].Set("ensure_ascii", false)
 	}
 	if so := a.Get("serializer_opts"); payload.Truthy(so) {
-		for _, it := range repackDictlist(ctx, so).Items() {
+		for _, it := range mbuiltin.RepackDictlist(so).Items() {
 			opts[ser].SetKey(it.Key, it.Value)
 		}
 	}
@@ -141,7 +103,7 @@ func fileSerializeState(ctx context.Context, c *states.Call) (states.Ret, error)
 	if payload.Truthy(a.Get("merge_if_exists")) {
 		var done bool
 		var err error
-		existing, merged, done, err = serializeMerge(ctx, ret, name, ser, dataset, repackDictlist(ctx, a.Get("deserializer_opts")))
+		existing, merged, done, err = serializeMerge(ctx, ret, name, ser, dataset, mbuiltin.RepackDictlist(a.Get("deserializer_opts")))
 		if err != nil || done {
 			return *ret, err
 		}
