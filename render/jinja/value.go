@@ -815,16 +815,24 @@ func Contains(container, x any) (bool, error) {
 			if err != nil || !ok {
 				return false, err
 			}
-			if Equal(e, x) {
-				return true, nil
+			if eq, err := eqStrict(e, x); err != nil || eq {
+				return eq, err
 			}
 		}
+	case *Set:
+		// a set hashes x first: a strict undefined value raises even
+		// when the set is empty
+		if err := strictCheck(x); err != nil {
+			return false, err
+		}
+		return seqContains(c.items, x), nil
 	case Iterable:
+		// range, dict views, ...: each member compared with x
 		items, err := c.Iter()
 		if err != nil {
 			return false, err
 		}
-		return seqContains(items, x), nil
+		return seqContainsStrict(items, x)
 	case Items:
 		_, ok := c.GetItem(x)
 		return ok, nil
