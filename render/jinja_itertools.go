@@ -356,23 +356,13 @@ func zipItems(v any, args []any, kw *payload.Map, longest bool) ([]any, error, e
 // non-iterable fails here, in the constructor).
 func pullSources(inputs ...any) (srcs []func() (any, bool, error), ok bool, err error) {
 	for _, x := range inputs {
-		if g, isGen := x.(*jinja.Generator); isGen {
-			ok = true
-			srcs = append(srcs, g.Next)
-			continue
-		}
-		items, err := jinja.Iterate(x)
+		_, isGen := x.(*jinja.Generator)
+		ok = ok || isGen
+		next, err := pyNext(x)
 		if err != nil {
 			return nil, false, err
 		}
-		i := 0
-		srcs = append(srcs, func() (any, bool, error) {
-			if i < len(items) {
-				i++
-				return items[i-1], true, nil
-			}
-			return nil, false, nil
-		})
+		srcs = append(srcs, next)
 	}
 	return srcs, ok, nil
 }
