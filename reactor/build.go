@@ -8,10 +8,10 @@ import (
 
 	saltjid "github.com/gsalt/gsalt/internal/jid"
 
-	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/master"
+	mbuiltin "github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -151,7 +151,7 @@ func (b Builder) Build(low *payload.Map) (*Reaction, error) {
 		}
 		km, isMap := kwarg.(*payload.Map)
 		if !isMap {
-			km = repackDictlist(kwarg)
+			km = mbuiltin.RepackDictlist(kwarg)
 			if km.Len() == 0 {
 				return nil, fail("Incorrect argument format, check the Reactor System documentation for the correct format.")
 			}
@@ -323,44 +323,6 @@ func isDictlist(l []any) bool {
 		}
 	}
 	return true
-}
-
-// repackDictlist is salt.utils.data.repack_dictlist: a list of one-key
-// dicts (and scalars, which become keys with a None value) merged into one
-// dict; a string is read as YAML first. Anything else gives an empty dict.
-func repackDictlist(v any) *payload.Map {
-	out := payload.NewMap()
-	if s, ok := v.(string); ok {
-		d, err := config.DecodeYAMLPayload([]byte(s))
-		if err != nil {
-			return out
-		}
-		v = d
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return out
-	}
-	for _, e := range list {
-		switch x := e.(type) {
-		case string, int64, uint64, float64, bool:
-		case *payload.Map:
-			if x.Len() != 1 {
-				return payload.NewMap()
-			}
-		default:
-			return payload.NewMap()
-		}
-	}
-	for _, e := range list {
-		if m, ok := e.(*payload.Map); ok {
-			it := m.Items()[0]
-			out.SetKey(it.Key, it.Value)
-			continue
-		}
-		out.SetKey(e, nil)
-	}
-	return out
 }
 
 // formatCall is salt.utils.args.format_call for a legacy runner or wheel

@@ -151,7 +151,10 @@ var (
 		"rejectattr('a', 'none')|list", "attr('a')", "batch(2, 'x')|list", "xmlattr", "urlencode", "pprint",
 		"truncate(5)", "wordwrap(3)", "format(1)", "striptags", "filesizeformat", "items|list", "min(attribute='a')",
 		// iterators and the IP filters (Python's isinstance and one-shot reads)
-		"ipv4", "ipv6", "ip_host", "network_size", "compress([1, 0, 1])|list", "zip_longest('ab')|list", "select", "map('string')|first"}
+		"ipv4", "ipv6", "ip_host", "network_size", "compress([1, 0, 1])|list", "zip_longest('ab')|list", "select", "map('string')|first",
+		// lazy filters read part of the way (the source is then read again
+		// by the iterator statement)
+		"batch(2)|first", "compress([1, 0, 1])|first", "zip_longest('ab')|first", "batch(1, 0)|list"}
 	// fzIters are iterator objects and tuples, for the iterator statement
 	fzIters = []string{"[1, 2, 3]|select", "[3, 1]|reverse", "['a', 'b']|map('upper')", "{'a': 1, 'b': 2}.values()",
 		"{'a': 1}.items()", "range(3)", "((1, 24), ('10.0.0.1', 8))", "['10.0.0.1', 'fe80::1']|select", "[1, nope]|select",

@@ -598,7 +598,8 @@ func saltFilters() map[string]filterFunc {
 		"ipv6":    ipFilter(6),
 		"ipaddr":  ipFilter(0),
 		"network_hosts": ipInput(simple(func(in any, va *varArgs) (any, error) {
-			return networkFilter(in, va, func(p netip.Prefix) (any, error) { return networkHosts(p) })
+			budget := networkHostsBudget
+			return networkFilter(in, va, func(p netip.Prefix) (any, error) { return networkHosts(p, &budget) })
 		})),
 		"network_size": ipInput(simple(func(in any, va *varArgs) (any, error) {
 			return networkFilter(in, va, func(p netip.Prefix) (any, error) {
@@ -1078,6 +1079,12 @@ func strftimeFilter(e *jinja.Runtime, in *value, va *varArgs) *value {
 		t = x
 	case int64:
 		t = time.Unix(x, 0)
+	case bool:
+		// datetime.fromtimestamp(True): a bool is the int 0 or 1
+		t = time.Unix(0, 0)
+		if x {
+			t = time.Unix(1, 0)
+		}
 	case float64:
 		t = time.Unix(int64(x), int64((x-math.Floor(x))*1e9))
 	case nil:
@@ -1507,30 +1514,64 @@ func networkFilter(in any, va *varArgs, fn func(netip.Prefix) (any, error)) (any
 	return res, nil
 }
 
+// networkHostsBudget bounds what one network_hosts call lists, in IPv4
+// hosts (an IPv6 host costs networkHostsV6Cost): Salt's Python builds a
+// list of str, ~1.3 µs of CPU and ~75 bytes per IPv4 host and ~3.1 µs per
+// IPv6 host, so within saltjinja.py's 10 s / 1 GiB caps it lists a /9
+// (8,388,606 hosts, ~6.5 s) or an IPv6 /107 (2,097,151 hosts) and reaches
+// the caps at a /8 or a /106; gsalt lists what fits the budget and is
+// render.ErrLimit beyond it, as Salt's oracle is.
+const (
+	networkHostsBudget = 1<<23 + 1<<20
+	networkHostsV6Cost = 4
+)
+
 // networkHosts lists the usable hosts of a network like
-// ipaddress.ip_network(strict=False).hosts().
-func networkHosts(p netip.Prefix) (any, error) {
+// ipaddress.ip_network(strict=False).hosts(), taking their cost from
+// budget (a MemoryError when they do not fit). The strings share one
+// backing buffer.
+func networkHosts(p netip.Prefix, budget *int) (any, error) {
 	p = p.Masked()
 	bits := p.Addr().BitLen() - p.Bits()
-	if bits > 20 {
-		// Python lists them until MemoryError (a /2 is 2**30 strings)
+	cost := networkHostsBudget + 1
+	if bits < 32 {
+		cost = 1 << bits
+		if p.Addr().Is6() {
+			cost *= networkHostsV6Cost
+		}
+	}
+	if cost > *budget {
+		// Python lists them until MemoryError or the CPU bound
 		return nil, &jinja.Error{Kind: "MemoryError", Msg: fmt.Sprintf("network %s has too many hosts to list", p)}
 	}
-	out := []any{}
-	a := p.Addr()
+	*budget -= cost
 	n := 1 << bits
+	out := make([]any, 0, n)
+	// hosts are written into a buffer, which becomes one string per
+	// 64 KiB that the host strings slice
+	buf := make([]byte, 0, 1<<16)
+	var ends []int
+	flush := func() {
+		chunk, prev := string(buf), 0
+		for _, e := range ends {
+			out = append(out, chunk[prev:e])
+			prev = e
+		}
+		buf, ends = buf[:0], ends[:0]
+	}
+	a := p.Addr()
 	for i := 0; i < n; i++ {
-		if p.Addr().Is4() && bits >= 2 && (i == 0 || i == n-1) {
-			a = a.Next()
-			continue
+		skip := (p.Addr().Is4() && bits >= 2 && (i == 0 || i == n-1)) || (p.Addr().Is6() && bits >= 1 && i == 0)
+		if !skip {
+			if cap(buf)-len(buf) < 64 {
+				flush()
+			}
+			buf = a.AppendTo(buf)
+			ends = append(ends, len(buf))
 		}
-		if p.Addr().Is6() && bits >= 1 && i == 0 {
-			a = a.Next()
-			continue
-		}
-		out = append(out, a.String())
 		a = a.Next()
 	}
+	flush()
 	return out, nil
 }
 

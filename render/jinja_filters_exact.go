@@ -196,11 +196,17 @@ func filterContainsWhitespace(r *jinja.Runtime, v any, args []any, kw *payload.M
 	if _, err := jinja.Bind("contains_whitespace", args, kw, nil); err != nil {
 		return nil, err
 	}
-	items, err := jinja.Iterate(v)
+	// a one-shot iterator is read item by item: the first item without
+	// isspace raises before the later ones are made
+	next, err := pyNext(v)
 	if err != nil {
 		return nil, err
 	}
-	for _, x := range items {
+	for {
+		x, ok, err := next()
+		if err != nil || !ok {
+			return false, err
+		}
 		sp, err := pyTest(r, x, "isspace")
 		if err != nil {
 			return nil, err
@@ -209,7 +215,6 @@ func filterContainsWhitespace(r *jinja.Runtime, v any, args []any, kw *payload.M
 			return true, nil
 		}
 	}
-	return false, nil
 }
 
 func filterBase64Encode(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {

@@ -83,6 +83,27 @@ func itertoolsFilters() map[string]jinja.FilterFunc {
 			if len(args) != 1 {
 				return nil, &jinja.Error{Kind: "TypeError", Msg: fmt.Sprintf("compress() takes exactly 2 arguments (%d given)", len(args)+1)}
 			}
+			if srcs, ok, err := pullSources(v, args[0]); err != nil || ok {
+				if err != nil {
+					return nil, err
+				}
+				return jinja.NewPullIterator("itertools", "compress", func() (any, bool, error) {
+					for {
+						// next(data), then next(selectors)
+						d, ok, err := srcs[0]()
+						if err != nil || !ok {
+							return nil, false, err
+						}
+						sel, ok, err := srcs[1]()
+						if err != nil || !ok {
+							return nil, false, err
+						}
+						if t, err := jinja.Truthy(sel); err != nil || t {
+							return d, err == nil, err
+						}
+					}
+				}), nil
+			}
 			return lazyIter("itertools", "compress", []any{v, args[0]}, func() ([]any, error, error) {
 				data, dataErr, _ := pyIter(v)
 				sel, selErr, _ := pyIter(args[0])
@@ -108,6 +129,12 @@ func itertoolsFilters() map[string]jinja.FilterFunc {
 			if err := zipKeywords("zip", kw, false); err != nil {
 				return nil, err
 			}
+			if srcs, ok, err := pullSources(append([]any{v}, args...)...); err != nil || ok {
+				if err != nil {
+					return nil, err
+				}
+				return jinja.NewPullIterator("", "zip", pullZip(srcs, kw, false)), nil
+			}
 			return lazyIter("", "zip", append([]any{v}, args...), func() ([]any, error, error) {
 				return zipItems(v, args, kw, false)
 			})
@@ -115,6 +142,12 @@ func itertoolsFilters() map[string]jinja.FilterFunc {
 		"zip_longest": func(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error) {
 			if err := zipKeywords("zip_longest", kw, true); err != nil {
 				return nil, err
+			}
+			if srcs, ok, err := pullSources(append([]any{v}, args...)...); err != nil || ok {
+				if err != nil {
+					return nil, err
+				}
+				return jinja.NewPullIterator("itertools", "zip_longest", pullZip(srcs, kw, true)), nil
 			}
 			return lazyIter("itertools", "zip_longest", append([]any{v}, args...), func() ([]any, error, error) {
 				return zipItems(v, args, kw, true)
@@ -315,4 +348,64 @@ func zipItems(v any, args []any, kw *payload.Map, longest bool) ([]any, error, e
 		out = append(out, row)
 	}
 	return out, nil, nil
+}
+
+// pullSources is next() over each input when one of them is a one-shot
+// iterator (ok false otherwise): that iterator is read item by item, as
+// the itertools object reads it, the others at once (iter() of a
+// non-iterable fails here, in the constructor).
+func pullSources(inputs ...any) (srcs []func() (any, bool, error), ok bool, err error) {
+	for _, x := range inputs {
+		_, isGen := x.(*jinja.Generator)
+		ok = ok || isGen
+		next, err := pyNext(x)
+		if err != nil {
+			return nil, false, err
+		}
+		srcs = append(srcs, next)
+	}
+	return srcs, ok, nil
+}
+
+// pullZip is zip (shortest) or itertools.zip_longest (padded with
+// fillvalue) over srcs, one row a step: next() of every input in order; an
+// input zip_longest found exhausted is not read again.
+func pullZip(srcs []func() (any, bool, error), kw *payload.Map, longest bool) func() (any, bool, error) {
+	var fill any
+	if kw != nil {
+		fill, _ = kw.Get("fillvalue")
+	}
+	done := make([]bool, len(srcs))
+	active := len(srcs)
+	return func() (any, bool, error) {
+		if active == 0 {
+			return nil, false, nil
+		}
+		row := make(jinja.Tuple, len(srcs))
+		for j, next := range srcs {
+			if done[j] {
+				row[j] = fill
+				continue
+			}
+			v, ok, err := next()
+			switch {
+			case err != nil:
+				active = 0
+				return nil, false, err
+			case ok:
+				row[j] = v
+			case !longest:
+				active = 0
+				return nil, false, nil
+			default:
+				done[j] = true
+				active--
+				if active == 0 {
+					return nil, false, nil
+				}
+				row[j] = fill
+			}
+		}
+		return row, true, nil
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
@@ -156,4 +157,42 @@ func dataDump(c *modules.Call, m *payload.Map) bool {
 		return false
 	}
 	return os.WriteFile(dataPath(c), b, 0o644) == nil
+}
+
+// RepackDictlist is salt.utils.data.repack_dictlist: a list of one-key
+// dicts (and scalars, which become keys with a None value) merged into one
+// dict; a string is read as YAML first. Anything else gives an empty dict.
+func RepackDictlist(v any) *payload.Map {
+	out := payload.NewMap()
+	if s, ok := v.(string); ok {
+		d, err := config.DecodeYAMLPayload([]byte(s))
+		if err != nil {
+			return out
+		}
+		v = d
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return out
+	}
+	for _, e := range list {
+		switch x := e.(type) {
+		case string, int64, uint64, float64, bool:
+		case *payload.Map:
+			if x.Len() != 1 {
+				return payload.NewMap()
+			}
+		default:
+			return payload.NewMap()
+		}
+	}
+	for _, e := range list {
+		if m, ok := e.(*payload.Map); ok {
+			it := m.Items()[0]
+			out.SetKey(it.Key, it.Value)
+			continue
+		}
+		out.SetKey(e, nil)
+	}
+	return out
 }

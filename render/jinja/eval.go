@@ -440,6 +440,7 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		return nil
 	case *callBlockNode:
 		caller := r.newMacro("caller", x.Args, x.Defaults, x.Body, f)
+		caller.anonymous = true
 		v, err := r.evalCall(x.Call, f, caller)
 		if err != nil {
 			return err

@@ -637,6 +637,8 @@ func freshCopy(v any, depth int) any {
 			out.SetKey(it.Key, freshCopy(it.Value, depth+1))
 		}
 		return out
+	case *Set:
+		return &Set{items: append([]any(nil), x.items...)}
 	}
 	return v
 }

@@ -625,7 +625,62 @@ func builtinFilters() map[string]FilterFunc {
 		perItem := name == "map" || strings.HasPrefix(name, "select") || strings.HasPrefix(name, "reject")
 		f[name] = generatorFilter(gen, f[name], perItem)
 	}
+	f["batch"] = lazyBatch(f["batch"])
 	return f
+}
+
+// lazyBatch is do_batch over a one-shot iterator read as Python's
+// generator reads it: a batch is handed out when the item after it has
+// been taken (that item then starts the next batch), so a reader that
+// stops early leaves the rest of the source unread. Other inputs and
+// invalid arguments go through fn.
+func lazyBatch(fn FilterFunc) FilterFunc {
+	return func(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
+		src, ok := v.(*Generator)
+		if !ok {
+			return fn(r, v, args, kw)
+		}
+		a, err := Bind("do_batch", args, kw, []string{"linecount", "fill_with"}, Required, nil)
+		if err != nil {
+			return fn(r, v, args, kw)
+		}
+		n, ok := asInt(a[0])
+		if !ok || n <= 0 {
+			return fn(r, v, args, kw)
+		}
+		var tmp []any
+		done := false
+		return &Generator{Type: "generator", Func: "do_batch", pull: func() (any, bool, error) {
+			for !done {
+				item, ok, err := src.Next()
+				if err != nil {
+					done = true
+					return nil, false, err
+				}
+				if !ok {
+					done = true
+					break
+				}
+				if int64(len(tmp)) == n {
+					out := &List{Items: tmp}
+					tmp = []any{item}
+					return out, true, nil
+				}
+				tmp = append(tmp, item)
+			}
+			if len(tmp) == 0 {
+				return nil, false, nil
+			}
+			if a[1] != nil {
+				for int64(len(tmp)) < n {
+					tmp = append(tmp, a[1])
+				}
+			}
+			out := &List{Items: tmp}
+			tmp = nil
+			return out, true, nil
+		}}, nil
+	}
 }
 
 var (

@@ -355,7 +355,14 @@ func hasSafeRepr(v any, depth int) bool {
 		return false
 	}
 	switch x := v.(type) {
-	case nil, bool, int64, float64, *big.Int, string, Markup:
+	case nil, bool, int64, float64, *big.Int, string, Markup, *rangeVal:
+		return true
+	case *Set:
+		for _, e := range x.items {
+			if !hasSafeRepr(e, depth+1) {
+				return false
+			}
+		}
 		return true
 	case *List:
 		for _, e := range x.Items {

@@ -57,6 +57,13 @@ func NewLazyIterator(module, typ string, compute func() ([]any, error)) *Generat
 	return &Generator{Module: module, Type: typ, thunk: compute}
 }
 
+// NewPullIterator returns an iterator object of Python type module.typ
+// whose items pull makes one at a time (false when exhausted): an
+// itertools object reading a one-shot iterator item by item.
+func NewPullIterator(module, typ string, pull func() (any, bool, error)) *Generator {
+	return &Generator{Module: module, Type: typ, pull: pull}
+}
+
 func (g *Generator) run() {
 	if g.thunk != nil {
 		f := g.thunk

@@ -10,8 +10,15 @@ import (
 
 // LoopContext is the `loop` variable of a for loop.
 type LoopContext struct {
-	r       *Runtime
-	items   []any
+	r *Runtime
+	// items are the items read so far (all of them unless src is set)
+	items []any
+	// src is the one-shot iterator the loop still reads, item by item
+	// (nil once exhausted); keep filters it as the loop's if clause
+	src  *Generator
+	keep func(any) (bool, error)
+	// srcErr is an error the iterator raised while the loop peeked ahead
+	srcErr  error
 	index0  int
 	depth0  int
 	last    any
@@ -22,6 +29,18 @@ type LoopContext struct {
 
 // GetAttr returns loop.index, loop.first, ... and the loop methods.
 func (l *LoopContext) GetAttr(name string) (any, bool) {
+	// Jinja2's LoopContext peeks one item ahead for last and nextitem and
+	// reads the rest of an iterator for length and revindex
+	switch name {
+	case "last", "nextitem":
+		if err := l.fill(l.index0 + 1); err != nil {
+			l.srcErr = err
+		}
+	case "length", "revindex", "revindex0":
+		if err := l.fill(-1); err != nil {
+			l.srcErr = err
+		}
+	}
 	n := len(l.items)
 	switch name {
 	case "index":
@@ -72,6 +91,44 @@ func (l *LoopContext) GetAttr(name string) (any, bool) {
 	return nil, false
 }
 
+// fill reads the loop's iterator until item k is known (all of it for k
+// < 0) or it is exhausted. An error it raises is returned; one raised
+// while the loop body peeked ahead (loop.last, ...) is kept for the
+// loop's next step.
+func (l *LoopContext) fill(k int) error {
+	if l.srcErr != nil {
+		err := l.srcErr
+		l.srcErr = nil
+		return err
+	}
+	for l.src != nil && (k < 0 || len(l.items) <= k) {
+		item, ok, err := l.src.Next()
+		if err != nil || !ok {
+			l.src = nil
+			l.srcErr = err
+			break
+		}
+		if l.keep != nil {
+			keep, err := l.keep(item)
+			if err != nil {
+				l.src = nil
+				l.srcErr = err
+				break
+			}
+			if !keep {
+				continue
+			}
+		}
+		l.items = append(l.items, item)
+	}
+	if k >= 0 && k < len(l.items) {
+		return nil
+	}
+	err := l.srcErr
+	l.srcErr = nil
+	return err
+}
+
 // Call recurses in a recursive loop: loop(children).
 func (l *LoopContext) Call(r *Runtime, args []any, kw *payload.Map) (any, error) {
 	if !l.node.Recursive {
@@ -105,33 +162,52 @@ func (r *Runtime) execFor(n *forNode, f *frame, iterVal any, depth0 int) error {
 	} else {
 		it = iterVal
 	}
-	items, err := Iterate(it)
-	if err != nil {
-		return r.errAt(err, n.Line)
-	}
-	lf := &frame{vars: map[string]any{}, parent: f, ctx: f.ctx}
+	loop := &LoopContext{r: r, node: n, f: f, depth0: depth0}
 	if n.Test != nil {
-		var kept []any
-		for _, item := range items {
+		loop.keep = func(item any) (bool, error) {
 			tf := &frame{vars: map[string]any{}, parent: f, ctx: f.ctx}
 			if err := r.assign(n.Target, item, tf); err != nil {
-				return err
+				return false, err
 			}
-			ok, err := r.test(n.Test, tf)
-			if err != nil {
-				return err
-			}
-			if ok {
-				kept = append(kept, item)
-			}
+			return r.test(n.Test, tf)
 		}
-		items = kept
 	}
-	loop := &LoopContext{r: r, items: items, node: n, f: f, depth0: depth0}
+	if g, ok := it.(*Generator); ok {
+		// a one-shot iterator is read as the loop goes: a break leaves
+		// the rest of it unread, as Python's for loop does
+		loop.src = g
+	} else {
+		items, err := Iterate(it)
+		if err != nil {
+			return r.errAt(err, n.Line)
+		}
+		if loop.keep != nil {
+			var kept []any
+			for _, item := range items {
+				ok, err := loop.keep(item)
+				if err != nil {
+					return err
+				}
+				if ok {
+					kept = append(kept, item)
+				}
+			}
+			items = kept
+		}
+		loop.items = items
+	}
+	lf := &frame{vars: map[string]any{}, parent: f, ctx: f.ctx}
 	// Jinja2 runs the else block unless an iteration ran to its end
 	// (break and continue skip the marker)
 	completed := false
-	for i, item := range items {
+	for i := 0; ; i++ {
+		if err := loop.fill(i); err != nil {
+			return r.errAt(err, n.Line)
+		}
+		if i >= len(loop.items) {
+			break
+		}
+		item := loop.items[i]
 		loop.index0 = i
 		lf.vars = map[string]any{"loop": loop}
 		if err := r.assign(n.Target, item, lf); err != nil {
@@ -156,15 +232,17 @@ func (r *Runtime) execFor(n *forNode, f *frame, iterVal any, depth0 int) error {
 
 // Macro is a template macro (or a call block's caller).
 type Macro struct {
-	Name     string
-	args     []string
-	defaults []Expr
-	body     []Node
-	closure  *frame
-	tmpl     *Template
-	varargs  bool
-	kwargs   bool
-	caller   bool
+	Name string
+	// anonymous: a call block's caller, whose Python name is None
+	anonymous bool
+	args      []string
+	defaults  []Expr
+	body      []Node
+	closure   *frame
+	tmpl      *Template
+	varargs   bool
+	kwargs    bool
+	caller    bool
 	// markup: defined under autoescape, the macro returns Markup
 	markup bool
 	// yields: the body holds an include without context outside nested
@@ -229,12 +307,20 @@ func (r *Runtime) newMacro(name string, args []string, defs []Expr, body []Node,
 		yields: yieldsDirectly(body)}
 }
 
+// nameRepr is repr() of the macro's Python name (None for a caller).
+func (m *Macro) nameRepr() string {
+	if m.anonymous {
+		return "None"
+	}
+	return pyStrRepr(m.Name)
+}
+
 // Call runs the macro and returns its output.
 func (m *Macro) Call(r *Runtime, args []any, kw *payload.Map) (any, error) {
 	f := &frame{vars: map[string]any{}, parent: m.closure, ctx: m.closure.ctx}
 	nd := len(m.args) - len(m.defaults)
 	if len(args) > len(m.args) && !m.varargs {
-		return nil, typeErr("macro %s takes not more than %d argument(s)", pyStrRepr(m.Name), len(m.args))
+		return nil, typeErr("macro %s takes not more than %d argument(s)", m.nameRepr(), len(m.args))
 	}
 	var extra *payload.Map
 	if kw != nil {
@@ -251,7 +337,7 @@ func (m *Macro) Call(r *Runtime, args []any, kw *payload.Map) (any, error) {
 				if idx < len(args) {
 					// Jinja2 binds positionals first; the keyword is then extra
 					if !m.kwargs {
-						return nil, typeErr("macro %s takes no keyword argument %s", pyStrRepr(m.Name), pyStrRepr(k))
+						return nil, typeErr("macro %s takes no keyword argument %s", m.nameRepr(), pyStrRepr(k))
 					}
 					if extra == nil {
 						extra = &payload.Map{}
@@ -265,9 +351,9 @@ func (m *Macro) Call(r *Runtime, args []any, kw *payload.Map) (any, error) {
 			default:
 				if !m.kwargs {
 					if k == "caller" {
-						return nil, typeErr("macro %s was invoked with two values for the special caller argument. This is most likely a bug.", pyStrRepr(m.Name))
+						return nil, typeErr("macro %s was invoked with two values for the special caller argument. This is most likely a bug.", m.nameRepr())
 					}
-					return nil, typeErr("macro %s takes no keyword argument %s", pyStrRepr(m.Name), pyStrRepr(k))
+					return nil, typeErr("macro %s takes no keyword argument %s", m.nameRepr(), pyStrRepr(k))
 				}
 				if extra == nil {
 					extra = &payload.Map{}
@@ -337,6 +423,9 @@ func (m *Macro) Call(r *Runtime, args []any, kw *payload.Map) (any, error) {
 func (m *Macro) GetAttr(name string) (any, bool) {
 	switch name {
 	case "name":
+		if m.anonymous {
+			return nil, true
+		}
 		return m.Name, true
 	case "arguments":
 		t := Tuple{}

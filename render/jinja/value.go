@@ -494,6 +494,10 @@ func writeRepr(b *strings.Builder, v any, depth int) {
 	case float64:
 		b.WriteString(pyfmt.FloatRepr(x))
 	case *Macro:
+		if x.anonymous {
+			b.WriteString("<Macro anonymous>")
+			break
+		}
 		fmt.Fprintf(b, "<Macro %s>", pyStrRepr(x.Name))
 	case *Namespace:
 		b.WriteString("<Namespace ")
@@ -811,16 +815,24 @@ func Contains(container, x any) (bool, error) {
 			if err != nil || !ok {
 				return false, err
 			}
-			if Equal(e, x) {
-				return true, nil
+			if eq, err := eqStrict(e, x); err != nil || eq {
+				return eq, err
 			}
 		}
+	case *Set:
+		// a set hashes x first: a strict undefined value raises even
+		// when the set is empty
+		if err := strictCheck(x); err != nil {
+			return false, err
+		}
+		return seqContains(c.items, x), nil
 	case Iterable:
+		// range, dict views, ...: each member compared with x
 		items, err := c.Iter()
 		if err != nil {
 			return false, err
 		}
-		return seqContains(items, x), nil
+		return seqContainsStrict(items, x)
 	case Items:
 		_, ok := c.GetItem(x)
 		return ok, nil

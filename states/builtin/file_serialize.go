@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/gsalt/gsalt/internal/py"
@@ -26,27 +27,6 @@ func fileSerializeStates() []states.Function {
 			sbOpt("serializer", nil), sbOpt("serializer_opts", nil), sbOpt("deserializer_opts", nil)}, Kwargs: true},
 			Fn: fileSerializeState},
 	}
-}
-
-// repackDictlist is salt.utils.data.repack_dictlist on a list of
-// one-key dicts (or a dict).
-func repackDictlist(v any) *payload.Map {
-	out := &payload.Map{}
-	switch x := v.(type) {
-	case *payload.Map:
-		for _, it := range x.Items() {
-			out.SetKey(it.Key, it.Value)
-		}
-	case []any:
-		for _, e := range x {
-			if m, ok := e.(*payload.Map); ok {
-				for _, it := range m.Items() {
-					out.SetKey(it.Key, it.Value)
-				}
-			}
-		}
-	}
-	return out
 }
 
 func fileSerializeState(ctx context.Context, c *states.Call) (states.Ret, error) {
@@ -102,7 +82,7 @@ func fileSerializeState(ctx context.Context, c *states.Call) (states.Ret, error)
 		opts["json"].Set("ensure_ascii", false)
 	}
 	if so := a.Get("serializer_opts"); payload.Truthy(so) {
-		for _, it := range repackDictlist(so).Items() {
+		for _, it := range mbuiltin.RepackDictlist(so).Items() {
 			opts[ser].SetKey(it.Key, it.Value)
 		}
 	}
@@ -123,7 +103,7 @@ func fileSerializeState(ctx context.Context, c *states.Call) (states.Ret, error)
 	if payload.Truthy(a.Get("merge_if_exists")) {
 		var done bool
 		var err error
-		existing, merged, done, err = serializeMerge(ctx, ret, name, ser, dataset)
+		existing, merged, done, err = serializeMerge(ctx, ret, name, ser, dataset, mbuiltin.RepackDictlist(a.Get("deserializer_opts")))
 		if err != nil || done {
 			return *ret, err
 		}
@@ -184,9 +164,11 @@ func serializeOptStr(v any) string {
 // toml.loads for toml) and the dataset merged into it
 // (salt.utils.dictupdate.merge_recurse); done when the state is decided
 // here (the file cannot be read as the format, or the merge changes
-// nothing); merged is nil when there was nothing to merge with. gsalt's
-// deserializers take no deserializer_opts.
-func serializeMerge(ctx context.Context, ret *states.Ret, name, ser string, dataset any) (existing, merged any, done bool, err error) {
+// nothing); merged is nil when there was nothing to merge with. The
+// deserializer_opts reach the format's reader as keyword arguments, as
+// Salt passes them to json.load, yaml.load and toml.load on the open file
+// (serializeDeserializerOpts).
+func serializeMerge(ctx context.Context, ret *states.Ret, name, ser string, dataset any, dopts *payload.Map) (existing, merged any, done bool, err error) {
 	st, err := os.Stat(name)
 	if err != nil || !st.Mode().IsRegular() {
 		return nil, nil, false, nil
@@ -195,15 +177,30 @@ func serializeMerge(ctx context.Context, ret *states.Ret, name, ser string, data
 	if err != nil {
 		return nil, nil, true, err
 	}
+	failed := func(msg string) (any, any, bool, error) {
+		ret.Result, ret.Comment = states.False, "Failed to deserialize existing data: "+msg
+		return nil, nil, true, nil
+	}
+	strict, msg := serializeDeserializerOpts(ser, dopts)
+	if msg != "" {
+		return failed(msg)
+	}
+	if !strict {
+		text = jsonEscapeControls(text)
+	}
 	existing, err = mbuiltin.Deserialize(ctx, ser, string(text))
+	if err == nil && ser == "json" {
+		if msg := jsonHookError(existing, dopts); msg != "" {
+			return failed(msg)
+		}
+	}
 	if err != nil {
 		msg := err.Error()
 		var pe *modules.PyException
 		if errors.As(err, &pe) {
 			msg = pe.Message
 		}
-		ret.Result, ret.Comment = states.False, "Failed to deserialize existing data: "+strings.TrimPrefix(msg, "salt.serializers.DeserializationError: ")
-		return nil, nil, true, nil
+		return failed(strings.TrimPrefix(msg, "salt.serializers.DeserializationError: "))
 	}
 	if existing == nil {
 		return nil, nil, false, nil
@@ -242,6 +239,168 @@ func recursiveDiff(current, past *payload.Map) *payload.Map {
 			}
 			out.SetKey(it.Key, payload.NewMap("new", it.Value, "old", old))
 		}
+	}
+	return out
+}
+
+// pyKwargsError is CPython's TypeError for calling fn with the params
+// filled positionally and kwargs: the first keyword naming a filled
+// parameter or none of the known ones.
+func pyKwargsError(fn string, filled, known []string, kwargs *payload.Map) string {
+	for _, it := range kwargs.Items() {
+		k := pyfmt.Str(it.Key)
+		switch {
+		case slices.Contains(filled, k):
+			return fmt.Sprintf("%s() got multiple values for argument '%s'", fn, k)
+		case !slices.Contains(known, k):
+			return fmt.Sprintf("%s() got an unexpected keyword argument '%s'", fn, k)
+		}
+	}
+	return ""
+}
+
+// notCallable is CPython's TypeError for calling a value that is no
+// function (every value deserializer_opts can hold).
+func notCallable(v any) string {
+	return fmt.Sprintf("'%s' object is not callable", pyfmt.TypeName(v))
+}
+
+// jsonHooks are json.loads's keyword arguments that take a function.
+var jsonHooks = []string{"object_hook", "parse_float", "parse_int", "parse_constant", "object_pairs_hook"}
+
+// serializeDeserializerOpts is what Salt 3006's deserializers do with
+// deserializer_opts before they read the existing file (an open file
+// object, so the options always reach the library): json.load(fp,
+// **opts) builds JSONDecoder(**kw) (or calls cls), yaml.load(stream,
+// Loader=..., **opts) and toml.load(f, **opts) bind them as keyword
+// arguments. msg is the TypeError text when they fail; strict is
+// JSONDecoder's strict (raw control characters refused in strings).
+func serializeDeserializerOpts(ser string, opts *payload.Map) (strict bool, msg string) {
+	strict = true
+	if opts.Len() == 0 {
+		return strict, ""
+	}
+	switch ser {
+	case "yaml":
+		// options.setdefault("Loader", Loader): a Loader of the opts is called
+		if msg := pyKwargsError("load", []string{"stream"}, []string{"stream", "Loader"}, opts); msg != "" {
+			return strict, msg
+		}
+		if l, ok := opts.Get("Loader"); ok {
+			return strict, notCallable(l)
+		}
+	case "toml":
+		if msg := pyKwargsError("load", []string{"f"}, []string{"f", "_dict", "decoder"}, opts); msg != "" {
+			return strict, msg
+		}
+		if d, _ := opts.Get("decoder"); d != nil {
+			// decoder.get_empty_table() raises AttributeError, which
+			// toml.load turns into this TypeError
+			return strict, "You can only load a file descriptor, filename or list"
+		}
+		if d, ok := opts.Get("_dict"); ok {
+			return strict, notCallable(d)
+		}
+	case "json":
+		if opts.Has("fp") {
+			return strict, "load() got multiple values for argument 'fp'"
+		}
+		if opts.Has("s") {
+			return strict, "loads() got multiple values for argument 's'"
+		}
+		// json.loads hands JSONDecoder (or cls) the extra keywords first,
+		// then the hooks that are not None
+		kw := &payload.Map{}
+		for _, it := range opts.Items() {
+			k := pyfmt.Str(it.Key)
+			if k != "cls" && !slices.Contains(jsonHooks, k) {
+				kw.SetKey(k, it.Value)
+			}
+		}
+		for _, h := range jsonHooks {
+			if v, _ := opts.Get(h); v != nil {
+				kw.Set(h, v)
+			}
+		}
+		if c, _ := opts.Get("cls"); c != nil {
+			return strict, notCallable(c)
+		}
+		if msg := pyKwargsError("JSONDecoder.__init__", nil, append([]string{"strict"}, jsonHooks...), kw); msg != "" {
+			return strict, msg
+		}
+		if v, ok := opts.Get("strict"); ok {
+			strict = payload.Truthy(v)
+		}
+	}
+	return strict, ""
+}
+
+// jsonHookError is the TypeError of the first json.loads hook of opts
+// (values, none of them a function) that the decoder calls on v, in the
+// order Python's scanner calls them: parse_int/parse_float at each number
+// (JSONDecoder keeps a false one as the default), object_pairs_hook (or
+// else object_hook) as each object closes.
+func jsonHookError(v any, opts *payload.Map) string {
+	hook := func(k string) any {
+		x, _ := opts.Get(k)
+		return x
+	}
+	var walk func(v any) string
+	walk = func(v any) string {
+		switch x := v.(type) {
+		case *payload.Map:
+			for _, it := range x.Items() {
+				if m := walk(it.Value); m != "" {
+					return m
+				}
+			}
+			if h := hook("object_pairs_hook"); h != nil {
+				return notCallable(h)
+			}
+			if h := hook("object_hook"); h != nil {
+				return notCallable(h)
+			}
+		case []any:
+			for _, e := range x {
+				if m := walk(e); m != "" {
+					return m
+				}
+			}
+		case float64:
+			if h := hook("parse_float"); payload.Truthy(h) {
+				return notCallable(h)
+			}
+		case int64, uint64:
+			if h := hook("parse_int"); payload.Truthy(h) {
+				return notCallable(h)
+			}
+		}
+		return ""
+	}
+	return walk(v)
+}
+
+// jsonEscapeControls writes raw control characters inside JSON strings as
+// \u escapes: the document JSONDecoder(strict=False) accepts, in a form
+// the strict decoder reads the same.
+func jsonEscapeControls(src []byte) []byte {
+	out := make([]byte, 0, len(src))
+	in, esc := false, false
+	for _, c := range src {
+		switch {
+		case !in:
+			in = c == '"'
+		case esc:
+			esc = false
+		case c == '\\':
+			esc = true
+		case c == '"':
+			in = false
+		case c < 0x20:
+			out = append(out, fmt.Sprintf("\\u%04x", c)...)
+			continue
+		}
+		out = append(out, c)
 	}
 	return out
 }

@@ -988,6 +988,30 @@ for name in sorted(UNESTED_FILTERS):
         if any(i in w for i in IV_ITERS):
             add("g_iter_values", "{%% set it = %s %%}{%% set r = it|%s%s %%}{{ it|list }}" % (w, name, UNESTED_FILTERS[name]))
 
+# partial reads of one-shot iterators, then the same iterator read again:
+# a source generator (or a lazy filter over it: batch, map, select, ...)
+# read only part of the way (first, in, exactly_*_true, a for loop left by
+# break, loop.last/nextitem/length peeking ahead), then the rest listed;
+# Python's lazy filters leave exactly the items they did not take
+IP_SOURCES = ["[1, 2, 3, 4, 5]|select", "['a', 'b', 'c', 'd', 'e']|map('upper')", "[0, 1, 2, 0, 3]|reject('none')",
+              "[5, 4, 3, 2, 1]|reverse", "[{'a': 1}, {'a': 0}, {'a': 2}, {'a': 3}]|selectattr('a')",
+              "{'a': 1, 'b': 0, 'c': 3}.values()|select('ge', 0)"]
+IP_LAZY = ["", "|batch(2)", "|batch(2, 'x')", "|map('string')", "|select", "|reject('none')", "|slice(2)", "|unique",
+           "|compress([1, 0, 1, 1])", "|zip_longest('ab')", "|reverse"]
+IP_READERS = ["{{ X|first }}", "{% for v in X %}{{ v }}{% break %}{% endfor %}",
+              "{% for v in X %}{{ v }}{% if loop.index == 2 %}{% break %}{% endif %}{% endfor %}",
+              "{% for v in X %}{{ loop.last }}{% break %}{% endfor %}",
+              "{% for v in X %}{{ loop.nextitem }}{% break %}{% endfor %}",
+              "{% for v in X %}{{ loop.length }}{% break %}{% endfor %}",
+              "{{ X|exactly_one_true }}", "{{ X|exactly_n_true(2) }}", "{{ 'C' in X }}|{{ 3 in X }}",
+              "{{ X|first }}{{ X|first }}"]
+for src in IP_SOURCES:
+    for lazy in IP_LAZY:
+        for rd in IP_READERS:
+            add("g_iter_partial", "{%% set it = %s %%}%s|{{ it|list }}" % (src, rd.replace("X", "it" + lazy)))
+            if lazy:
+                add("g_iter_partial", "{%% set it = %s %%}{%% set g = it%s %%}%s|{{ g|list }}|{{ it|list }}" % (src, lazy, rd.replace("X", "g")))
+
 cases.sort(key=lambda c: (c["category"], c["id"]))
 with open(os.path.join(corpus, "cases.json"), "w", encoding="utf-8") as f:
     f.write("[\n")

@@ -119,6 +119,16 @@ def classify(exc):
     msg = str(exc)
     inner = exc.__context__ if isinstance(exc, salt.exceptions.SaltRenderError) else exc
     name = type(inner).__name__ if inner is not None else type(exc).__name__
+    # a MemoryError anywhere in the chain is the address-space cap (Salt's
+    # error reporter itself fails on one raised while compiling a template
+    # whose folded constants are too large, and raises a TypeError)
+    e = exc
+    for _ in range(10):
+        if e is None:
+            break
+        if isinstance(e, MemoryError):
+            return "limit", "MemoryError"
+        e = e.__context__
     if name == "MemoryError":
         return "limit", name
     if name in ("TemplateNotFound", "TemplatesNotFound"):
