@@ -285,7 +285,7 @@ PY
 done
 
 mr=$(rss $mp); pr=$(rss $pp); dr=$(devsim_rss)
-echo "RSS after the fan-outs: gsalt-proxy $((pr / 1024)) MiB = $(echo "scale=1; $pr / $n" | bc) KiB per device, gsalt-devsim $((dr / 1024)) MiB, gsalt-master $((mr / 1024)) MiB"
+echo "RSS after the fan-outs: gsalt-proxy $((pr / 1024)) MiB = $(echo "scale=1; $pr / $n" | bc) KiB per device (peak $(($(awk '/VmHWM/ {print $2}' "/proc/$pp/status") / 1024)) MiB), gsalt-devsim $((dr / 1024)) MiB, gsalt-master $((mr / 1024)) MiB"
 profile after
 echo "gsalt-proxy CPU $(proc_cpu $pp) s, gsalt-devsim CPU $(devsim_cpu) s, gsalt-master CPU $(proc_cpu $mp) s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 bench_row "gsalt-proxy RSS per device with an open SSH session ($n $platform devices)" \
