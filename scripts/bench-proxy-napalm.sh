@@ -285,14 +285,15 @@ PY
 done
 
 mr=$(rss $mp); pr=$(rss $pp); dr=$(devsim_rss)
-echo "RSS after the fan-outs: gsalt-proxy $((pr / 1024)) MiB = $(echo "scale=1; $pr / $n" | bc) KiB per device (peak $(($(awk '/VmHWM/ {print $2}' "/proc/$pp/status") / 1024)) MiB), gsalt-devsim $((dr / 1024)) MiB, gsalt-master $((mr / 1024)) MiB"
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pp/status")
+echo "RSS after the fan-outs: gsalt-proxy $((pr / 1024)) MiB = $(echo "scale=1; $pr / $n" | bc) KiB per device (peak $((hwm / 1024)) MiB), gsalt-devsim $((dr / 1024)) MiB, gsalt-master $((mr / 1024)) MiB"
 profile after
 echo "gsalt-proxy CPU $(proc_cpu $pp) s, gsalt-devsim CPU $(devsim_cpu) s, gsalt-master CPU $(proc_cpu $mp) s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 bench_row "gsalt-proxy RSS per device with an open SSH session ($n $platform devices)" \
   "$(echo "scale=2; $idle_kib / 1024" | bc) MB" "n/a (no napalm for Salt here; a salt-proxy a device, see the dummy row)" "<= 0.4 MB"
 if [ "$n" -ge 10000 ]; then
-  bench_row "$n $platform devices in one gsalt-proxy (devsim $((dr / 1024)) MiB): RSS, net.load_config test=True fan-out" \
-    "$((pr / 1024)) MiB, $fan_s s ($fan_got/$n; all connected after $ready_s s)" "n/a ($n salt-proxy processes)" "< 4 GB, < 60 s"
+  bench_row "$n $platform devices in one gsalt-proxy (devsim $((dr / 1024)) MiB): peak RSS, net.load_config test=True fan-out" \
+    "$((hwm / 1024)) MiB, $fan_s s ($fan_got/$n; all connected after $ready_s s)" "n/a ($n salt-proxy processes)" "< 4 GB, < 60 s"
 fi
 # When did the last device finish its napalm init (from the proxy's log)?
 /usr/bin/python3 - "$tmp/proxy.err" "$startiso" "$n" <<'PY'
