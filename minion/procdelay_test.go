@@ -104,3 +104,45 @@ func TestProcFileDataNotKept(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedProcEncodedOnce: the identities of a swarm or fleet running
+// the same publish share one proc data encoding (the same bytes, made
+// once), equal to the job's own encoding; without a shared encoding each
+// job encodes its own.
+func TestSharedProcEncodedOnce(t *testing.T) {
+	tgt := make([]any, 1000)
+	for i := range tgt {
+		tgt[i] = fmt.Sprintf("sw%d", i)
+	}
+	newJob := func(shared *sharedProc) *job {
+		arg := []any{payload.NewMap("text", "ntp server 10.0.0.1", "__kwarg__", true)}
+		proc := payload.NewMap("pid", int64(1), "fun", "net.load_config", "arg", arg, "tgt", tgt, "tgt_type", "list", "jid", "1")
+		j := &job{jid: "1", proc: proc, shared: shared}
+		j.isolateMutableArgs("arg", arg)
+		return j
+	}
+	want, err := payload.Marshal(newJob(nil).proc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		shared *sharedProc
+		same   bool // the jobs return the very same bytes
+	}{
+		{"shared", &sharedProc{}, true},
+		{"own", nil, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := newJob(tc.shared), newJob(tc.shared)
+			fa, fb := a.procFileData(), b.procData()
+			if !bytes.Equal(fa, want) || !bytes.Equal(fb, want) {
+				t.Fatalf("proc data differ from the job's own encoding")
+			}
+			if same := &fa[0] == &fb[0]; same != tc.same {
+				t.Fatalf("the two jobs share the encoding: %v, want %v", same, tc.same)
+			}
+		})
+	}
+}

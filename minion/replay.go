@@ -29,9 +29,15 @@ const replayGuardFile = "gsalt_replay_guard.p"
 type replayState struct {
 	keyHash string
 	serial  int64
-	// file is the open guard file and size its length (saveReplayGuard).
+	// file is the open guard file when it is written with pwrite (it
+	// could not be mapped) and size its length (saveReplayGuard). A
+	// mapped guard keeps no descriptor: a fleet of 10,000 proxied
+	// devices held one each, half the process's 20,000 open files (new
+	// connections then failed with EMFILE).
 	file *os.File
 	size int64
+	// dev and ino identify the mapped file (its removal check).
+	dev, ino uint64
 	// key is the session key keyHash was computed from (saved again for
 	// every job: the hash is not recomputed while the key stays).
 	key string
@@ -131,7 +137,8 @@ func (m *Minion) saveReplayGuard(key string, serial int64) {
 }
 
 // writeReplayGuard writes b over the guard file, called under replayMu.
-// It is rewritten for every job, so it stays open and mapped shared: the
+// It is rewritten for every job, so it stays mapped shared (its
+// descriptor closed once mapped): the
 // guard is copied into the file's pages, which the kernel writes back,
 // without a system call (a pwrite per job was ~8% of a 10,000-identity
 // swarm's CPU, most of it the inode time update). A msgpack value is
@@ -143,35 +150,29 @@ func (m *Minion) saveReplayGuard(key string, serial int64) {
 // file that was removed (its directory cleared) is created again.
 func (m *Minion) writeReplayGuard(b []byte) error {
 	g := &m.replay
-	if now := time.Now(); g.file != nil && now.Sub(g.checked) >= replayCheckEvery {
+	path := filepath.Join(m.cacheDir, replayGuardFile)
+	if now := time.Now(); (g.file != nil || g.mem != nil) && now.Sub(g.checked) >= replayCheckEvery {
 		g.checked = now
-		if fi, err := g.file.Stat(); err != nil || replayFileGone(fi) {
+		if g.gone(path) {
 			g.closeFile()
 		}
 	}
-	if g.file == nil {
-		if err := os.MkdirAll(m.cacheDir, 0o700); err != nil {
-			return err
-		}
-		f, err := os.OpenFile(filepath.Join(m.cacheDir, replayGuardFile), os.O_RDWR|os.O_CREATE, 0o600)
-		if err != nil {
-			return err
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return err
-		}
-		g.file, g.size, g.checked = f, fi.Size(), time.Now()
-	}
 	if !g.noMap {
-		err := g.writeMapped(b)
+		err := g.writeMapped(path, b)
 		if err == nil {
 			return nil
 		}
 		m.log.Debug("the replay guard is written without mapping it", "err", err)
 		g.unmap()
 		g.noMap = true
+	}
+	if g.file == nil {
+		f, fi, err := openReplayGuard(path)
+		if err != nil {
+			return err
+		}
+		g.file, g.size, g.checked = f, fi.Size(), time.Now()
+		g.dev, g.ino = fileID(fi)
 	}
 	if _, err := g.file.WriteAt(b, 0); err != nil {
 		return err
@@ -185,13 +186,49 @@ func (m *Minion) writeReplayGuard(b []byte) error {
 	return nil
 }
 
-// writeMapped copies b to the start of the mapped guard file (mapping or
-// growing it first) and zeroes what an earlier, longer guard left after
-// it. A fault on the mapping (the file truncated by another process) is
-// returned as an error instead of crashing the process.
-func (g *replayState) writeMapped(b []byte) (err error) {
+// openReplayGuard opens (creating) the guard file at path.
+func openReplayGuard(path string) (*os.File, os.FileInfo, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// fileID is the device and inode of fi (zero where the system has none).
+func fileID(fi os.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), st.Ino
+	}
+	return 0, 0
+}
+
+// gone reports whether the guard file written (mapped or open) is no
+// longer the one at path: removed (its directory cleared) or replaced.
+func (g *replayState) gone(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return true
+	}
+	dev, ino := fileID(fi)
+	return dev != g.dev || ino != g.ino
+}
+
+// writeMapped copies b to the start of the mapped guard file at path
+// (mapping or growing it first) and zeroes what an earlier, longer guard
+// left after it. A fault on the mapping (the file truncated by another
+// process) is returned as an error instead of crashing the process.
+func (g *replayState) writeMapped(path string, b []byte) (err error) {
 	if len(b) > len(g.mem) {
-		if err := g.remap(len(b)); err != nil {
+		if err := g.remap(path, len(b)); err != nil {
 			return err
 		}
 	}
@@ -209,26 +246,41 @@ func (g *replayState) writeMapped(b []byte) (err error) {
 	return nil
 }
 
-// remap maps the guard file with room for n bytes, in whole pages,
-// growing the file (never shrinking it: what it holds stays readable until
-// it is overwritten).
-func (g *replayState) remap(n int) error {
-	size := max((max(int64(n), g.size)+replayPage-1)/replayPage*replayPage, replayPage)
-	if size > g.size {
-		if err := g.file.Truncate(size); err != nil {
+// remap maps the guard file at path with room for n bytes, in whole
+// pages, growing the file (never shrinking it: what it holds stays
+// readable until it is overwritten); the descriptor is closed once the
+// file is mapped.
+func (g *replayState) remap(path string, n int) error {
+	f, fi, err := openReplayGuard(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cur := fi.Size()
+	size := max((max(int64(n), cur)+replayPage-1)/replayPage*replayPage, replayPage)
+	if size > cur {
+		if err := f.Truncate(size); err != nil {
 			return err
 		}
 	}
-	mem, err := syscall.Mmap(int(g.file.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	mem, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
 		return fmt.Errorf("minion: mapping the replay guard: %w", err)
 	}
 	used := g.used
 	if g.mem == nil {
-		used = int(g.size) // unknown: zero everything after the next guard
+		used = int(cur) // unknown: zero everything after the next guard
 	}
 	g.unmap()
+	if g.file != nil {
+		g.file.Close()
+		g.file = nil
+	}
 	g.mem, g.used, g.size = mem, used, size
+	g.dev, g.ino = fileID(fi)
+	if g.checked.IsZero() {
+		g.checked = time.Now()
+	}
 	return nil
 }
 
@@ -254,12 +306,6 @@ func (m *Minion) closeReplayGuard() {
 	m.replayMu.Lock()
 	defer m.replayMu.Unlock()
 	m.replay.closeFile()
-}
-
-// replayFileGone reports whether the open guard file was unlinked.
-func replayFileGone(fi os.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Nlink == 0
 }
 
 // appendReplayGuard appends the guard {"key": keyHash, "serial": serial,

@@ -109,7 +109,17 @@ func TestReplayGuardFile(t *testing.T) {
 	if m.replay.mem == nil {
 		t.Fatal("the guard file is not mapped")
 	}
+	// A mapped guard holds no descriptor (10,000 proxied devices held
+	// one each, half of gsalt-proxy's open files).
+	noFD := func(step string) {
+		t.Helper()
+		if n := openDescriptors(t, path); n != 0 {
+			t.Fatalf("%s: %d descriptor(s) open on the mapped guard file", step, n)
+		}
+	}
+	noFD("first")
 	write("grown past a page", 2, 300)
+	noFD("grown past a page")
 	write("shrunk", 3, 1)
 	write("grown again", 4, 100)
 
@@ -118,6 +128,7 @@ func TestReplayGuardFile(t *testing.T) {
 	}
 	m.replay.checked = time.Time{} // the removal check is due
 	write("after removal", 5, 2)
+	noFD("after removal")
 
 	// Another process truncates the mapped file: the write faults, is
 	// redone with pwrite, and later writes keep using pwrite.
@@ -143,4 +154,20 @@ func TestReplayGuardFile(t *testing.T) {
 		t.Fatal("the reopened guard file is not mapped")
 	}
 	m.closeReplayGuard()
+}
+
+// openDescriptors counts this process's descriptors open on path.
+func openDescriptors(t *testing.T, path string) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	n := 0
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && l == path {
+			n++
+		}
+	}
+	return n
 }

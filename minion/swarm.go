@@ -310,6 +310,8 @@ type openedPub struct {
 	load   *payload.Map
 	serial int64
 	err    error
+	// proc is the proc data encoding of the jobs of this publish.
+	proc sharedProc
 }
 
 func newOpenedPubs() *openedPubs {
@@ -342,7 +344,8 @@ func (o *openedPubs) find(h uint64, key string, pub *rsa.PublicKey, body []byte)
 // is ~100 KiB, and opening it in every identity at once took gigabytes).
 // When the opening fails, each waiter opens the frame itself, so every
 // identity meets the failure (a bad HMAC makes it re-authenticate).
-func (o *openedPubs) open(key string, pub *rsa.PublicKey, body []byte, fn func() (*payload.Map, int64, error)) (*payload.Map, int64, error) {
+// proc is the publish's shared proc data encoding (nil on a failure).
+func (o *openedPubs) open(key string, pub *rsa.PublicKey, body []byte, fn func() (*payload.Map, int64, error)) (*payload.Map, int64, *sharedProc, error) {
 	h := maphash.Bytes(o.seed, body)
 	o.mu.Lock()
 	e := o.find(h, key, pub, body)
@@ -350,9 +353,10 @@ func (o *openedPubs) open(key string, pub *rsa.PublicKey, body []byte, fn func()
 		o.mu.Unlock()
 		<-e.done
 		if e.err != nil {
-			return fn()
+			load, serial, err := fn()
+			return load, serial, nil, err
 		}
-		return e.load, e.serial, nil
+		return e.load, e.serial, &e.proc, nil
 	}
 	e = &openedPub{key: key, pub: pub, body: bytes.Clone(body), done: make(chan struct{})}
 	if len(o.ring) >= maxOpened {
@@ -368,9 +372,9 @@ func (o *openedPubs) open(key string, pub *rsa.PublicKey, body []byte, fn func()
 		o.mu.Lock()
 		o.remove(h, e)
 		o.mu.Unlock()
-		return nil, 0, e.err
+		return nil, 0, nil, e.err
 	}
-	return e.load, e.serial, nil
+	return e.load, e.serial, &e.proc, nil
 }
 
 // evictOldest drops the oldest entry; o.mu is held.

@@ -111,7 +111,7 @@ func TestOpenedPubs(t *testing.T) {
 		{"failure again", "s1", &k1.PublicKey, "frame C", fail, 7, true},
 	}
 	for _, tc := range tests {
-		load, serial, err := o.open(tc.key, tc.pub, []byte(tc.body), func() (*payload.Map, int64, error) {
+		load, serial, proc, err := o.open(tc.key, tc.pub, []byte(tc.body), func() (*payload.Map, int64, error) {
 			opens++
 			if tc.err != nil {
 				return nil, 0, tc.err
@@ -122,13 +122,16 @@ func TestOpenedPubs(t *testing.T) {
 			t.Errorf("%s: err %v, %d opens; want error %v, %d opens", tc.name, err, opens, tc.wantErr, tc.wantOpens)
 			continue
 		}
+		if (proc == nil) != tc.wantErr {
+			t.Errorf("%s: shared proc encoding %p, want one exactly when the opening succeeded", tc.name, proc)
+		}
 		if err == nil && (load.Str("body") != tc.body || load.Str("key") != tc.key || serial == 0) {
 			t.Errorf("%s: got the load %v (serial %d) of another publish", tc.name, load, serial)
 		}
 	}
 	for i := range maxOpened + 10 {
 		body := []byte(fmt.Sprintf("publish %d", i))
-		if _, _, err := o.open("s1", nil, body, func() (*payload.Map, int64, error) { return payload.NewMap(), 1, nil }); err != nil {
+		if _, _, _, err := o.open("s1", nil, body, func() (*payload.Map, int64, error) { return payload.NewMap(), 1, nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -212,7 +215,7 @@ func TestOpenedPubsOnceUnderConcurrency(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				loads[i], _, errs[i] = o.open("s1", nil, []byte("the same frame"), func() (*payload.Map, int64, error) {
+				loads[i], _, _, errs[i] = o.open("s1", nil, []byte("the same frame"), func() (*payload.Map, int64, error) {
 					if opens.Add(1) == 1 {
 						<-gate // the first opening is slow: the others arrive meanwhile
 					}

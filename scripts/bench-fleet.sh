@@ -13,7 +13,9 @@ cd "$(dirname "$0")/.."
 n=${1:-3000}
 log=$(mktemp /tmp/gsalt-fleet.XXXXXX)
 trap 'rm -f "$log"' EXIT
-GSALT_FLEET_DEVICES=$n go test -tags "${TAGS:-libvirt_dlopen}" -count=1 -timeout 90m -run '^TestShardedFleet$' -v ./cmd/gsalt-proxy | tee "$log" | grep -E 'shard [0-9]/3:|RSS|moved|^(--- |ok|FAIL)' || true
+# The devices' key pairs come from the proxy benches' key cache (ids
+# sw1..swN, the same); those it lacks are generated.
+GSALT_FLEET_KEYS=$(proxy_keycache) GSALT_FLEET_DEVICES=$n go test -tags "${TAGS:-libvirt_dlopen}" -count=1 -timeout 90m -run '^TestShardedFleet$' -v ./cmd/gsalt-proxy | tee "$log" | grep -E 'shard [0-9]/3:|RSS|moved|^(--- |ok|FAIL)' || true
 if ! grep -q '^--- PASS: TestShardedFleet' "$log"; then
   echo "bench-fleet: TestShardedFleet failed; the test's own lines:" >&2
   grep -E '_test.go:[0-9]+:' "$log" | cut -c1-300 | tail -40 >&2

@@ -6,7 +6,7 @@
 # Sizes: SWARM (default 1000) for bench-swarm.sh; SWARM >= 10000 also
 # gives the proxy benches 10,000 devices (PROXIES, NAPALM) unless they are
 # set, so `SWARM=10000 make bench` measures the 10k rows. STATES,
-# REACTOR_EVENTS, CP_MIB, FLEET, API_SWARM size the others. BENCH_ONLY
+# REACTOR_EVENTS, CP_MIB, FLEET, API_SWARM, NAPALM_EOS size the others. BENCH_ONLY
 # ("reactor cp", names as in the list below) runs only those steps
 # (BENCH_KEEP_ROWS=1 keeps the table's earlier rows);
 # BENCH_SKIP ("fleet virt") leaves those steps out. NO_GO_BENCH=1 skips
@@ -91,6 +91,8 @@ step swarm ./scripts/bench-swarm.sh "$swarm"
 step states ./scripts/bench-states.sh "${STATES:-500}"
 step proxy ./scripts/bench-proxy.sh "${PROXIES:-$big}"
 step napalm ./scripts/bench-proxy-napalm.sh "${NAPALM:-$big}"
+# Issue 17 has a per-device row for each platform: Arista EOS as well.
+step napalm-eos env PLATFORM=eos ./scripts/bench-proxy-napalm.sh "${NAPALM_EOS:-1000}"
 step reactor ./scripts/bench-reactor.sh "${REACTOR_EVENTS:-20000}"
 step cp ./scripts/bench-cp.sh "${CP_MIB:-1024}"
 step fleet ./scripts/bench-fleet.sh "${FLEET:-3000}"

@@ -21,6 +21,13 @@ import (
 // TestShardedFleet (default 40; the full run is 3000).
 const EnvFleetDevices = "GSALT_FLEET_DEVICES"
 
+// EnvFleetKeys names a folder of key pairs kept between runs,
+// DIR/<id>/minion.pem and minion.pub (the proxy benches' key cache,
+// which scripts/bench-fleet.sh passes): TestShardedFleet copies the
+// devices' pairs from it instead of generating them (3,000 RSA-2048
+// pairs took minutes of the full run); ids it lacks are generated.
+const EnvFleetKeys = "GSALT_FLEET_KEYS"
+
 // TestShardedFleet runs the fleet as real processes: one gsalt-master,
 // gsalt-devsim simulating N IOS-XE switches, and gsalt-proxy --shard I/3
 // for I = 0..2 reading one device list (a YAML list), every device on the
@@ -215,6 +222,9 @@ func genKeys(t *testing.T, dir string, ids []string) {
 	errs := make(chan error, len(ids))
 	sem := make(chan struct{}, 2)
 	for _, id := range ids {
+		if copyCachedKeys(t, dir, id) {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -233,3 +243,29 @@ func genKeys(t *testing.T, dir string, ids []string) {
 }
 
 func TestMain(m *testing.M) { proc.Main(m) }
+
+// copyCachedKeys copies id's key pair from the EnvFleetKeys folder into
+// dir as <id>.pem and <id>.pub (gsalt-key --gen-keys' layout); false when
+// the folder is not set or lacks the pair.
+func copyCachedKeys(t *testing.T, dir, id string) bool {
+	t.Helper()
+	cache := os.Getenv(EnvFleetKeys)
+	if cache == "" {
+		return false
+	}
+	pem, err := os.ReadFile(filepath.Join(cache, id, "minion.pem"))
+	if err != nil {
+		return false
+	}
+	pub, err := os.ReadFile(filepath.Join(cache, id, "minion.pub"))
+	if err != nil {
+		return false
+	}
+	if err := os.WriteFile(filepath.Join(dir, id+".pem"), pem, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, id+".pub"), pub, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
