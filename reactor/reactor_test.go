@@ -418,7 +418,12 @@ func TestCallerReactionWithModules(t *testing.T) {
 	r := startReactor(t, reactor.Options{Bus: bus, Caller: caller, Compiler: &reactor.Compiler{Salt: caller},
 		Map: []any{map[string]any{"c": []any{filepath.Join(dir, "a.sls")}}}})
 	bus.Publish(event.Event{Tag: "c", Data: payload.NewMap()})
-	waitFor(t, "two caller reactions", func() bool { return r.Stats().Caller == 2 })
+	// The counter may move before the second call has run: wait for both.
+	waitFor(t, "two caller reactions", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return r.Stats().Caller == 2 && len(got) == 2
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) != 2 || got[0] != "positional@the_master" || got[1] != "via-template@the_master" {
