@@ -289,8 +289,11 @@ func TestOptionsFromConfig(t *testing.T) {
 	conf := "file_roots: {base: [/srv/a, /srv/b], dev: [/srv/dev]}\nfile_ignore_regex: '\\.svn'\nfile_ignore_glob: ['*.pyc']\n" +
 		"fileserver_followsymlinks: False\nfileserver_ignoresymlinks: True\nhash_type: SHA512\nfile_buffer_size: 4096\n" +
 		"fileserver_backend: [roots, gitfs]\n"
-	must(t, os.WriteFile(filepath.Join(dir, "master"), []byte(conf), 0o644))
-	must(t, os.WriteFile(filepath.Join(dir, "minion"), []byte("file_client: local\n"), 0o644))
+	// root_dir and id keep the loaders off the host: a minion config with
+	// neither caches the guessed id in /etc/salt/minion_id.
+	root := "root_dir: " + filepath.Join(dir, "root") + "\n"
+	must(t, os.WriteFile(filepath.Join(dir, "master"), []byte(root+conf), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "minion"), []byte(root+"id: fs1\nfile_client: local\n"), 0o644))
 	m, err := config.LoadMaster(dir)
 	must(t, err)
 	o := fileserver.OptionsFrom(m.Opts)

@@ -184,7 +184,13 @@ func (g grainsStore) RefreshGrains(ctx context.Context, refreshPillar bool) erro
 // and the pillar options from the minion's configuration, templates
 // calling the minion's own execution modules.
 func (m *Minion) newLocalPillar() *pillar.Compiler {
-	return pillar.New(pillar.ConfigFromOpts(m.opts), pillar.Options{
+	cfg := pillar.ConfigFromOpts(m.opts)
+	// The minion's own options are the Pillar's opts, as on a Salt
+	// masterless minion: ext_pillar modules read its cachedir (git_pillar
+	// checks out under <cachedir>/git_pillar, not the master's
+	// /var/cache/salt/master).
+	cfg.Opts = m.opts
+	return pillar.New(cfg, pillar.Options{
 		Logger: m.log,
 		Caller: func(id string, gr *payload.Map) render.Caller {
 			env := m.env()

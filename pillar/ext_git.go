@@ -93,7 +93,13 @@ func gitPillar(ctx context.Context, c *ExtCall) (any, error) {
 	if v, _ := opts.Get("saltenv"); v == nil {
 		saltenv = ""
 	}
-	cacheRoot := filepath.Join(gitOptStr(opts, "cachedir", "/var/cache/salt/master"), "git_pillar")
+	// cachedir from the template options, else the compiler's configured
+	// cachedir (Config.Opts may be nil), else the master's default.
+	cacheDir := "/var/cache/salt/master"
+	if c.r.c != nil && c.r.c.cfg.CacheDir != "" {
+		cacheDir = c.r.c.cfg.CacheDir
+	}
+	cacheRoot := filepath.Join(gitOptStr(opts, "cachedir", cacheDir), "git_pillar")
 	remotes, err := gitRemotes(c, repos, cacheRoot, pillarenv, saltenv)
 	if err != nil {
 		return nil, err

@@ -166,6 +166,14 @@ func TestExtPillarGsaltMinion(t *testing.T) {
 	checkVirtKeys(t, gsalt, ft.dir)
 	local := pillarOf(t, exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), "-c", ft.conf, "--local", "--out", "json", "pillar.items"), "local")
 	checkExtData(t, "gsalt-call --local pillar.items", local)
+	// Masterless, the git ext_pillar checks out under the minion's
+	// cachedir (Salt's minion-side Pillar opts), not the master default
+	// /var/cache/salt/master on the host.
+	if _, err := exec.LookPath("git"); err == nil {
+		if ents, err := os.ReadDir(filepath.Join(ft.dir, "n", "cache", "git_pillar")); err != nil || len(ents) == 0 {
+			t.Errorf("gsalt-call --local: no git_pillar checkout under the minion's cachedir: %v", err)
+		}
+	}
 }
 
 // TestExtPillarRealMinion: the same through gsalt-master and a real

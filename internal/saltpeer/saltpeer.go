@@ -45,7 +45,75 @@ func Require(t testing.TB) string {
 	if src == "" {
 		t.Skip("interop: GSALT_SALT_SRC is not set to a Salt 3006 source tree; skipping the real-Salt test (see README)")
 	}
+	GuardHostPaths(t)
 	return src
+}
+
+// HostSaltPaths are the host's default Salt paths (Salt's and gsalt's
+// defaults with root_dir "/") that a test must never create or change: a
+// salt-call, Salt module, gsalt-call or gsalt daemon run with a
+// configuration lacking root_dir (or pki_dir/cachedir) writes its keys,
+// cached minion id and cache there.
+var HostSaltPaths = []string{
+	"/etc/salt/pki",
+	"/etc/salt/pki/minion",
+	"/etc/salt/pki/minion/minion.pem",
+	"/etc/salt/pki/proxy",
+	"/etc/salt/pki/master",
+	"/etc/salt/minion",
+	"/etc/salt/minion_id",
+	"/etc/salt/proxy",
+	"/etc/salt/master",
+	"/var/cache/salt/minion",
+	"/var/cache/salt/minion/proc",
+	"/var/cache/salt/master",
+	"/var/cache/salt/master/git_pillar",
+	"/var/cache/salt/proxy",
+}
+
+type hostStamp struct {
+	ok  bool
+	mod time.Time
+}
+
+func stampHostPaths(paths []string) map[string]hostStamp {
+	m := make(map[string]hostStamp, len(paths))
+	for _, p := range paths {
+		if fi, err := os.Lstat(p); err == nil {
+			m[p] = hostStamp{true, fi.ModTime()}
+		}
+	}
+	return m
+}
+
+// GuardHostPaths fails t when one of HostSaltPaths was created or
+// modified while it ran (a few stats at the start and at the end).
+// Require calls it for every real-Salt test. Another process on the host
+// may be the writer: the message says so, and lists what changed.
+func GuardHostPaths(t testing.TB) {
+	t.Helper()
+	paths := append([]string(nil), HostSaltPaths...)
+	before := stampHostPaths(paths)
+	t.Cleanup(func() {
+		if changed := changedPaths(paths, before, stampHostPaths(paths)); len(changed) > 0 {
+			t.Errorf("host Salt paths changed while %s ran (by this test, or by another process on the host): %v; a Salt or gsalt run lacks root_dir/pki_dir/cachedir under the test's temporary folder", t.Name(), changed)
+		}
+	})
+}
+
+// changedPaths lists the paths created or modified between two stamps.
+func changedPaths(paths []string, before, after map[string]hostStamp) []string {
+	var changed []string
+	for _, p := range paths {
+		b, a := before[p], after[p]
+		switch {
+		case a.ok && !b.ok:
+			changed = append(changed, p+" (created)")
+		case a.ok && !a.mod.Equal(b.mod):
+			changed = append(changed, p+" (modified)")
+		}
+	}
+	return changed
 }
 
 // Pyshim returns the folder holding the looseversion stand-in Salt needs
