@@ -673,18 +673,28 @@ func saltFilters() map[string]filterFunc {
 			}
 			return simple(sortedIgnorecase)(e, asValue(jinja.NewList(l...)), va)
 		},
-		"flatten": simple(func(in any, va *varArgs) (any, error) {
-			l, err := pyIterItems(in)
+		// flatten walks the template values themselves, as Salt's
+		// salt.utils.data.flatten meets them: a tuple key of a dict stays
+		// a tuple (the exported form made it the string "(1, 2)")
+		"flatten": func(e *jinja.Runtime, in *value, va *varArgs) *value {
+			if in.IsError() {
+				return in
+			}
+			l, err := jinja.Iterate(in.Interface())
 			if err != nil {
-				return nil, err
+				return asValue(err)
 			}
 			levels := -1
 			if v := arg(va, 0, "levels", nil); !v.IsNil() {
 				levels = v.Integer()
 			}
 			preserveNulls := arg(va, 1, "preserve_nulls", false).IsTrue()
-			return orEmptyList(flatten(l, levels, preserveNulls)), nil
-		}),
+			out, err := flatten(l, levels, preserveNulls)
+			if err != nil {
+				return asValue(err)
+			}
+			return asValue(toJinja(orEmptyList(out)))
+		},
 		"exactly_n_true": simple(func(in any, va *varArgs) (any, error) {
 			return exactlyNTrue(in, arg(va, 0, "n", 1).Integer())
 		}),
@@ -1575,10 +1585,10 @@ func networkHosts(p netip.Prefix, budget *int) (any, error) {
 	return out, nil
 }
 
-func flatten(l []any, levels int, preserveNulls bool) []any {
+func flatten(l []any, levels int, preserveNulls bool) ([]any, error) {
 	var out []any
 	for _, x := range l {
-		if !preserveNulls && (x == nil || x == "None" || x == "null") {
+		if !preserveNulls && (x == nil || x == "None" || x == "null" || x == jinja.Markup("None") || x == jinja.Markup("null")) {
 			// element in (None, "None", "null")
 			continue
 		}
@@ -1586,25 +1596,34 @@ func flatten(l []any, levels int, preserveNulls bool) []any {
 			// is_iter(Undefined): it iterates as empty
 			continue
 		}
-		if t, ok := x.(jinja.Tuple); ok {
-			x = []any(t)
-		}
-		if sub, ok := x.([]any); ok && levels != 0 {
-			out = append(out, flatten(sub, levels-1, preserveNulls)...)
-			continue
-		}
-		if m, ok := x.(*payload.Map); ok && levels != 0 {
-			// a dict is iterable: flatten descends into its keys
-			keys := make([]any, 0, m.Len())
-			for _, it := range m.Items() {
-				keys = append(keys, it.Key)
+		if levels != 0 && isIterNotStr(x) {
+			// salt.utils.data.is_iter: iterable and not a str
+			sub, err := jinja.Iterate(x)
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, flatten(keys, levels-1, preserveNulls)...)
+			flat, err := flatten(sub, levels-1, preserveNulls)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, flat...)
 			continue
 		}
 		out = append(out, x)
 	}
-	return out
+	return out, nil
+}
+
+// isIterNotStr is salt.utils.data.is_iter of a template value: iter()
+// works on it and it is not a str (Markup is a str).
+func isIterNotStr(x any) bool {
+	switch x.(type) {
+	case string, jinja.Markup:
+		return false
+	case *jinja.List, jinja.Tuple, []any, []byte, *payload.Map, jinja.Iterable:
+		return true
+	}
+	return false
 }
 
 // exactlyNTrue is salt.utils.data.exactly_n: i = iter(iterable);

@@ -1560,6 +1560,13 @@ func JSONSerializable(v any, depth int) error {
 		return jsonSerializableAll([]any{x.Grouper, x.List}, depth)
 	case *payload.Map:
 		for _, it := range x.Items() {
+			// json's encoder takes str, int, float, bool and None keys
+			// and checks each key before its value
+			switch it.Key.(type) {
+			case nil, string, Markup, bool, int64, int, *big.Int, float64:
+			default:
+				return typeErr("keys must be str, int, float, bool or None, not %s", TypeName(it.Key))
+			}
 			if err := JSONSerializable(it.Value, depth+1); err != nil {
 				return err
 			}
