@@ -394,12 +394,13 @@ func compareOp(op string, a, b any) (bool, error) {
 		if err := strictCheck(a, b); err != nil {
 			return false, err
 		}
-		return Equal(a, b), nil
+		return equalStrict(a, b, 0)
 	case "!=":
 		if err := strictCheck(a, b); err != nil {
 			return false, err
 		}
-		return !Equal(a, b), nil
+		eq, err := equalStrict(a, b, 0)
+		return !eq && err == nil, err
 	case "in":
 		return Contains(b, a)
 	case "notin":

@@ -854,16 +854,80 @@ func seqContainsStrict(items []any, x any) (bool, error) {
 // eqStrict is PyObject_RichCompareBool(item, x, Py_EQ) as list.count,
 // list.index, list.remove and `in` call it: the same object is equal,
 // else comparing a strict undefined value (either side) raises.
-func eqStrict(item, x any) (bool, error) {
-	if ua, ok := item.(*Undefined); ok {
-		if ub, ok := x.(*Undefined); ok && ua == ub {
+func eqStrict(item, x any) (bool, error) { return eqStrictDepth(item, x, 0) }
+
+func eqStrictDepth(a, b any, depth int) (bool, error) {
+	switch x := a.(type) {
+	case *Undefined:
+		if y, ok := b.(*Undefined); ok && x == y {
+			return true, nil
+		}
+	case *List:
+		if y, ok := b.(*List); ok && x == y {
+			return true, nil
+		}
+	case *payload.Map:
+		if y, ok := b.(*payload.Map); ok && x == y {
 			return true, nil
 		}
 	}
-	if err := strictCheck(item, x); err != nil {
+	if err := strictCheck(a, b); err != nil {
 		return false, err
 	}
-	return Equal(item, x), nil
+	return equalStrict(a, b, depth)
+}
+
+// equalStrict is Python's == for operands that are not strict undefined
+// values themselves: lists, tuples and dicts compare their items as
+// Python's list, tuple and dict comparisons do (lengths first, then item
+// by item with PyObject_RichCompareBool, a dict in its own key order), so
+// a strict undefined value met inside raises, as StrictUndefined.__eq__
+// does; the first unequal item ends the comparison before later ones are
+// touched.
+func equalStrict(a, b any, depth int) (bool, error) {
+	if depth > 200 {
+		return false, nil
+	}
+	switch x := a.(type) {
+	case *List:
+		if y, ok := b.(*List); ok {
+			return seqEqualStrict(x.Items, y.Items, depth)
+		}
+	case Tuple:
+		if y, ok := b.(Tuple); ok {
+			return seqEqualStrict(x, y, depth)
+		}
+	case *payload.Map:
+		y, ok := b.(*payload.Map)
+		if !ok || x.Len() != y.Len() {
+			break
+		}
+		eq := true
+		var err error
+		x.Range(func(k, v any) bool {
+			w, ok := y.GetKey(k)
+			if !ok {
+				eq = false
+				return false
+			}
+			eq, err = eqStrictDepth(v, w, depth+1)
+			return eq && err == nil
+		})
+		return eq && err == nil, err
+	}
+	return equalDepth(a, b, depth), nil
+}
+
+func seqEqualStrict(x, y []any, depth int) (bool, error) {
+	if len(x) != len(y) {
+		return false, nil
+	}
+	for i := range x {
+		if eq, err := eqStrictDepth(x[i], y[i], depth+1); err != nil || !eq {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 func seqContains(items []any, x any) bool {
