@@ -16,12 +16,26 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Free ports on loopback for publish, return, the device simulator and the API.
+# Free ports on loopback for publish, return, the device simulator (two
+# consecutive ports: dev and dev+1) and the API, all held until printed so
+# that none of them is another's.
 read -r pub ret dev api < <(python3 - <<'PY'
 import socket
-s=[socket.socket() for _ in range(4)]
-for x in s: x.bind(("127.0.0.1", 0))
-print(*[x.getsockname()[1] for x in s])
+held = []
+def bind(port=0):
+    x = socket.socket()
+    x.bind(("127.0.0.1", port))
+    held.append(x)
+    return x.getsockname()[1]
+pub, ret = bind(), bind()
+while True:
+    dev = bind()
+    try:
+        bind(dev + 1)
+        break
+    except OSError:
+        continue
+print(pub, ret, dev, bind())
 PY
 )
 
