@@ -606,6 +606,8 @@ func walkNodes(n any, fn func(any) bool) {
 		e(x.Test)
 		e(x.Then)
 		e(x.Else)
+	case *foldExpr:
+		e(x.X)
 	case *concatExpr:
 		walkNodes(x.Items, fn)
 	case *callExpr:
