@@ -154,7 +154,11 @@ var (
 		"ipv4", "ipv6", "ip_host", "network_size", "compress([1, 0, 1])|list", "zip_longest('ab')|list", "select", "map('string')|first",
 		// lazy filters read part of the way (the source is then read again
 		// by the iterator statement)
-		"batch(2)|first", "compress([1, 0, 1])|first", "zip_longest('ab')|first", "batch(1, 0)|list"}
+		"batch(2)|first", "compress([1, 0, 1])|first", "zip_longest('ab')|first", "batch(1, 0)|list",
+		// tests as select/reject arguments (an undefined item is tested, not touched)
+		"select('defined')|list", "reject('undefined')|list", "select('none')|list", "select('mapping')|list",
+		// mappings with odd keys through the filters that sort, group or serialise them
+		"dictsort(by='value')", "groupby('1')|list", "sort(attribute='1')", "unique(attribute='0')|list"}
 	// fzIters are iterator objects and tuples, for the iterator statement
 	fzIters = []string{"[1, 2, 3]|select", "[3, 1]|reverse", "['a', 'b']|map('upper')", "{'a': 1, 'b': 2}.values()",
 		"{'a': 1}.items()", "range(3)", "((1, 24), ('10.0.0.1', 8))", "['10.0.0.1', 'fe80::1']|select", "[1, nope]|select",
@@ -207,12 +211,15 @@ func (g *templateGen) atom() string {
 		names := append([]string{}, fzGlobals...)
 		names = append(names, g.vars...)
 		if g.loops > 0 {
-			names = append(names, "loop.index", "loop.first", "loop.last", "loop.length", "loop.cycle('o', 'e')", "loop.revindex")
+			names = append(names, "loop.index", "loop.first", "loop.last", "loop.length", "loop.cycle('o', 'e')", "loop.revindex",
+				fmt.Sprintf("loop.changed(x%d)", g.loops-1), "loop.changed(1)", "loop.previtem|default('p')", "loop.nextitem is defined")
 		}
 		return g.b.choose(names)
 	default:
 		return g.b.choose([]string{"nope", "pillar.nope", "grains.nope", "range(3)", "[]", "{}", "()", "(1, 'a')",
-			"[nope]", "{'a': nope}", "(nope,)", "[{'a': 1}, {'a': 2}]", "{'b': 1, 'a': [2, 3]}", "'10.0.0.1'", "ns.c"})
+			"[nope]", "{'a': nope}", "(nope,)", "[{'a': 1}, {'a': 2}]", "{'b': 1, 'a': [2, 3]}", "'10.0.0.1'", "ns.c",
+			"{1: 'i', True: 'b', 1.0: 'f'}", "{(1, 2): 'a', None: 0, 'b': False}", "{0: 'z', False: 1, 2 ** 70: 'big'}",
+			"[{1: 'a'}, {True: 'b'}, {1.0: nope}]"})
 	}
 }
 
@@ -312,7 +319,8 @@ func (g *templateGen) stmt(depth int) {
 			g.vars = g.vars[:len(g.vars)-1]
 			g.out.WriteString("{% endwith %}")
 		} else {
-			fmt.Fprintf(&g.out, "{%% filter %s %%}", g.b.choose([]string{"upper", "trim", "indent(2)", "replace('a', 'b')", "center(9)", "yaml_dquote"}))
+			fmt.Fprintf(&g.out, "{%% filter %s %%}", g.b.choose([]string{"upper", "trim", "indent(2)", "replace('a', 'b')", "center(9)", "yaml_dquote",
+				"yaml_encode", "to_snake_case", "regex_replace('(a)', '<\\\\1>')", "md5", "quote", "to_bool", "json", "yaml", "base64_encode", "sequence|list"}))
 			g.stmts(depth-1, 1+g.b.pick(2))
 			g.out.WriteString("{% endfilter %}")
 		}

@@ -135,9 +135,10 @@ func buildFilterTable() map[string]jinja.FilterFunc {
 		{"tojson": true, "str_to_num": true, "unique": true, "min": true, "max": true},
 	} {
 		for name := range names {
-			if name == "python" || name == "yaml" || name == "sequence" || name == "yaml_encode" {
+			if name == "python" || name == "yaml" || name == "sequence" || name == "yaml_encode" || name == "load_yaml" {
 				// pformat, Salt's dumper and [data] keep the Markup type;
-				// yaml_encode's SafeRepresenter has no representer for it
+				// yaml_encode's SafeRepresenter has no representer for it;
+				// load_yaml's CParser takes only an exact str
 				continue
 			}
 			if fn, ok := f[name]; ok {
@@ -362,9 +363,11 @@ func saltFilters() map[string]filterFunc {
 		},
 		"load_yaml": func(e *jinja.Runtime, in *value, va *varArgs) *value {
 			switch in.Interface().(type) {
-			case int64, *big.Int, float64, bool, *jinja.List, jinja.Tuple, *payload.Map, *jinja.Generator, *jinja.DictView:
+			case int64, *big.Int, float64, bool, *jinja.List, jinja.Tuple, *payload.Map, *jinja.Generator, *jinja.DictView, jinja.Markup:
 				// yaml.safe_load takes a string or a stream (an iterator
-				// object is neither)
+				// object is neither); Salt's loader is LibYAML's CParser,
+				// which takes only an exact str, not Markup (what the
+				// yaml, json and python filters return)
 				if !in.IsError() {
 					return asValue(&jinja.Error{Kind: "TypeError", Msg: "a string or stream input is required"})
 				}
@@ -689,7 +692,9 @@ func saltFilters() map[string]filterFunc {
 				levels = v.Integer()
 			}
 			preserveNulls := arg(va, 1, "preserve_nulls", false).IsTrue()
-			out, err := flatten(l, levels, preserveNulls)
+			ids := map[any]bool{}
+			pyIdentity(in.Interface(), ids)
+			out, err := flatten(l, levels, preserveNulls, ids)
 			if err != nil {
 				return asValue(err)
 			}
@@ -1158,7 +1163,7 @@ func traverse(data any, key any, delim string) (any, bool) {
 					var v any
 					var has bool
 					if err == nil {
-						v, has = m.GetKey(int64(idx))
+						v, has = jinja.DictGet(m, int64(idx))
 					} else {
 						v, has = m.Get(each)
 					}
@@ -1181,7 +1186,7 @@ func traverse(data any, key any, delim string) (any, bool) {
 			v, ok := p.Get(each)
 			if !ok {
 				if n, err := strconv.ParseInt(each, 10, 64); err == nil {
-					v, ok = p.GetKey(n)
+					v, ok = jinja.DictGet(p, n)
 				}
 			}
 			if !ok {
@@ -1585,7 +1590,32 @@ func networkHosts(p netip.Prefix, budget *int) (any, error) {
 	return out, nil
 }
 
-func flatten(l []any, levels int, preserveNulls bool) ([]any, error) {
+// pyIdentity records the identity of a container Salt's flatten meets in
+// ids (id(data) in _ids): the same list, dict or tuple object, or the
+// empty tuple (CPython's singleton), met a second time anywhere in the data is
+// its "Reference cycle detected". It reports whether v was there before.
+func pyIdentity(v any, ids map[any]bool) bool {
+	var id any
+	switch x := v.(type) {
+	case *jinja.List, *payload.Map, *jinja.Generator, *jinja.DictView:
+		id = x
+	case jinja.Tuple:
+		// the same tuple object is the same items array
+		id = "()"
+		if len(x) != 0 {
+			id = &x[0]
+		}
+	default:
+		return false
+	}
+	if ids[id] {
+		return true
+	}
+	ids[id] = true
+	return false
+}
+
+func flatten(l []any, levels int, preserveNulls bool, ids map[any]bool) ([]any, error) {
 	var out []any
 	for _, x := range l {
 		if !preserveNulls && (x == nil || x == "None" || x == "null" || x == jinja.Markup("None") || x == jinja.Markup("null")) {
@@ -1598,11 +1628,14 @@ func flatten(l []any, levels int, preserveNulls bool) ([]any, error) {
 		}
 		if levels != 0 && isIterNotStr(x) {
 			// salt.utils.data.is_iter: iterable and not a str
+			if pyIdentity(x, ids) {
+				return nil, pyErr("RecursionError", "Reference cycle detected. Check input list.")
+			}
 			sub, err := jinja.Iterate(x)
 			if err != nil {
 				return nil, err
 			}
-			flat, err := flatten(sub, levels-1, preserveNulls)
+			flat, err := flatten(sub, levels-1, preserveNulls, ids)
 			if err != nil {
 				return nil, err
 			}

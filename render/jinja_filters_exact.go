@@ -107,6 +107,10 @@ func filterToSnakeCase(r *jinja.Runtime, v any, args []any, kw *payload.Map) (an
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := v.(*payload.Map); ok {
+		// camel_input[1:] of a dict looks the slice up as a key
+		return nil, pyErr("TypeError", "unhashable type: 'slice'")
+	}
 	n, err := jinja.Len(v)
 	if err != nil {
 		return nil, err

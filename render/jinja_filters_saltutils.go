@@ -556,7 +556,7 @@ func dictUpdate(p *payload.Map, k string, v any) error {
 		return pyErr("SaltInvocationError", "Cannot update %s with a %s.", pyClass(cur), pyClass(v))
 	}
 	for _, it := range src.Items() {
-		m.SetKey(it.Key, it.Value)
+		jinja.DictSet(m, it.Key, it.Value)
 	}
 	return nil
 }

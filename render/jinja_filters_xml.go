@@ -49,6 +49,16 @@ func filterXML(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any, error
 	if err := xmlCheck(root, 0); err != nil {
 		return nil, err
 	}
+	root.children = xmlUnwrapNone(root.children, root, 0)
+	if root.tag == nil {
+		// ElementTree writes an element whose tag is None as its text
+		// and children only: one child becomes the document element,
+		// anything else is not a document minidom parses
+		if root.text != "" || len(root.children) != 1 {
+			return nil, pyErr("ExpatError", "syntax error: line 1, column 0")
+		}
+		root = root.children[0]
+	}
 	var b strings.Builder
 	b.WriteString("<?xml version=\"1.0\" ?>\n")
 	xmlWrite(&b, root, "")
@@ -207,8 +217,21 @@ func xmlRecurse(items []any, parent *xmlNode, depth int) (*xmlNode, error) {
 // strings) and what minidom's parser then refuses (names that are not
 // XML names, characters XML does not allow).
 func xmlCheck(n *xmlNode, depth int) error {
-	name := func(v any) error {
+	name := func(v any, attr bool) error {
 		s, ok := v.(string)
+		switch x := v.(type) {
+		case nil:
+			// a tag None is written as its content only; an attribute
+			// name None is "None" (ElementTree's qnames maps None to
+			// None, which "%s" writes)
+			return nil
+		case jinja.Tuple:
+			// an attribute name is sliced (name[:1] == "{") and written
+			// with "%s": a tuple passes as its repr; a tag must be a str
+			if attr {
+				s, ok = jinja.Repr(x), true
+			}
+		}
 		if !ok {
 			return pyErr("TypeError", "cannot serialize %s (type %s)", jinja.Repr(v), jinja.TypeName(v))
 		}
@@ -217,11 +240,11 @@ func xmlCheck(n *xmlNode, depth int) error {
 		}
 		return nil
 	}
-	if err := name(n.tag); err != nil {
+	if err := name(n.tag, false); err != nil {
 		return err
 	}
 	for _, a := range n.attrs {
-		if err := name(a.name); err != nil {
+		if err := name(a.name, true); err != nil {
 			return err
 		}
 		if !xmlChars(a.value) {
@@ -237,6 +260,24 @@ func xmlCheck(n *xmlNode, depth int) error {
 		}
 	}
 	return nil
+}
+
+// xmlUnwrapNone replaces each element whose tag is None by what
+// ElementTree writes for it: its text (into parent) and its children.
+func xmlUnwrapNone(children []*xmlNode, parent *xmlNode, depth int) []*xmlNode {
+	var out []*xmlNode
+	for _, c := range children {
+		if depth < 200 {
+			c.children = xmlUnwrapNone(c.children, c, depth+1)
+		}
+		if c.tag != nil {
+			out = append(out, c)
+			continue
+		}
+		parent.text += c.text
+		out = append(out, c.children...)
+	}
+	return out
 }
 
 // xmlName reports whether s is an XML name without a namespace prefix
@@ -283,7 +324,11 @@ func xmlData(s string) string {
 func xmlWrite(b *strings.Builder, n *xmlNode, indent string) {
 	fmt.Fprintf(b, "%s<%s", indent, n.tag)
 	for _, a := range n.attrs {
-		fmt.Fprintf(b, " %s=\"%s\"", a.name, xmlData(a.value))
+		name := "None"
+		if a.name != nil {
+			name = payload.Text(a.name)
+		}
+		fmt.Fprintf(b, " %s=\"%s\"", name, xmlData(a.value))
 	}
 	text := strings.ReplaceAll(strings.ReplaceAll(n.text, "\r\n", "\n"), "\r", "\n")
 	switch {

@@ -40,7 +40,7 @@ func filterJSONQuery(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any,
 	if jmesOpaqueValue(v) {
 		in = c.keep(v)
 	} else {
-		in = c.toJMES(jinja.ExportOptions{Undefined: true, Tuples: true, Iterators: true}.Export(v), 0)
+		in = c.toJMES(filterExport.Export(v), 0)
 	}
 	out, err := q.Search(in)
 	if err != nil {
@@ -50,8 +50,10 @@ func filterJSONQuery(r *jinja.Runtime, v any, args []any, kw *payload.Map) (any,
 }
 
 // jmesConv converts between payload data and go-jmespath's values,
-// remembering each dict's key order and the undefined items (which a
-// query returns as the same objects, as Python's jmespath does).
+// remembering each dict and the undefined items (which a query returns as
+// the same objects, as Python's jmespath does). Known difference: a
+// dict's keys that are not str are invisible to go-jmespath, and `*`,
+// keys() and values() read a dict in Go's map order, not the dict's.
 type jmesConv struct {
 	maps   map[uintptr]*payload.Map
 	opaque []any
@@ -117,17 +119,13 @@ func (c *jmesConv) fromJMES(v any, depth int) any {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		out := payload.NewMap()
 		if orig, ok := c.maps[reflect.ValueOf(x).Pointer()]; ok {
-			for _, it := range orig.Items() {
-				if k, ok := it.Key.(string); ok {
-					if e, ok := x[k]; ok {
-						out.SetKey(k, c.fromJMES(e, depth+1))
-					}
-				}
-			}
-			return out
+			// a dict of the input comes back as the same object in
+			// Python, with its keys that are not str (JMESPath cannot
+			// address them) and its order
+			return orig
 		}
+		out := payload.NewMap()
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)

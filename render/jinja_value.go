@@ -136,7 +136,7 @@ func fromJinja(v any) any { return exportWith(filterExport, v) }
 
 // plainData converts a template value to plain payload data (undefined
 // items None, tuples lists), for the serializers.
-func plainData(v any) any { return exportWith(jinja.ExportOptions{}, v) }
+func plainData(v any) any { return exportWith(jinja.ExportOptions{TupleKeys: true}, v) }
 
 func exportWith(o jinja.ExportOptions, v any) any {
 	if x, ok := v.(*value); ok {
@@ -154,7 +154,7 @@ func exportWith(o jinja.ExportOptions, v any) any {
 // filterExport is how Salt's filters written in Go see their input: an
 // undefined or tuple item stays the object Salt's Python code would meet
 // (and returns untouched).
-var filterExport = jinja.ExportOptions{Undefined: true, Tuples: true, Iterators: true}
+var filterExport = jinja.ExportOptions{Undefined: true, Tuples: true, Iterators: true, TupleKeys: true}
 
 // toJinja converts payload data to a template value.
 func toJinja(v any) any { return jinja.Import(v) }

@@ -18,6 +18,9 @@ var (
 type limitWriter struct {
 	b   *strings.Builder
 	max int
+	// n counts the writes, the items of Jinja2's output sequence so far
+	// (approximately: Jinja2 yields each text and output node apart)
+	n int
 }
 
 func (w *limitWriter) write(s string) error {
@@ -25,6 +28,7 @@ func (w *limitWriter) write(s string) error {
 		return &Error{Kind: "MemoryError", Msg: fmt.Sprintf("template output larger than %d bytes", w.max)}
 	}
 	w.b.WriteString(s)
+	w.n++
 	return nil
 }
 
@@ -471,12 +475,17 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		if err != nil {
 			return err
 		}
-		out, err := Str(v)
-		if err != nil {
-			return err
-		}
 		if r.extended() {
 			return nil
+		}
+		// Jinja2 yields the filter's result as it is, and joining the
+		// output ("".join) takes only str (Markup is one)
+		out, ok := v.(string)
+		if m, isMarkup := v.(Markup); isMarkup {
+			out, ok = string(m), true
+		}
+		if !ok {
+			return typeErr("sequence item %d: expected str instance, %s found", r.out.n, TypeName(v))
 		}
 		return r.out.write(out)
 	case *withNode:

@@ -1383,14 +1383,11 @@ func filterSort(r *Runtime, v any, args []any, kw *payload.Map) (any, error) {
 	} else {
 		getters = append(getters, r.attrGetter(a[2], nil, post))
 	}
+	// make_multi_attrgetter's key is a list of the looked-up values, so
+	// two keys compare as lists: items equal by == (two equal dicts) never
+	// reach <
 	keys := make([]any, len(items))
 	for i, it := range items {
-		if len(getters) == 1 {
-			if keys[i], err = getters[0](it); err != nil {
-				return nil, err
-			}
-			continue
-		}
 		var t Tuple
 		for _, g := range getters {
 			k, err := g(it)

@@ -1,6 +1,7 @@
 package jinja
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/gsalt/gsalt/wire/payload"
@@ -18,32 +19,25 @@ func Pformat(v any) string {
 
 type pprinter struct{ width int }
 
-// sortedItems orders a dict's items like pprint's _safe_tuple key: by
-// Python's <, falling back to the type name for keys that do not compare.
+// sortedItems orders a dict's items like pprint's _safe_key: each pair
+// of keys by Python's <, and a pair that does not compare (TypeError) by
+// its types' names (pprint then compares ids, which only ties of one type
+// reach; those keep their order), so ints sort among themselves before
+// the str keys of the same dict.
 func sortedItems(m *payload.Map) []payload.Item {
 	items := append([]payload.Item(nil), m.Items()...)
-	keys := make([]any, len(items))
-	vals := make([]any, len(items))
-	for i, it := range items {
-		keys[i] = it.Key
-		vals[i] = it
-	}
-	if out, err := sortByKeys(vals, keys, false); err == nil {
-		for i, o := range out {
-			items[i] = o.(payload.Item)
-		}
-		return items
-	}
-	tkeys := make([]any, len(items))
-	for i, it := range items {
-		tkeys[i] = TypeName(it.Key)
-	}
-	if out, err := sortByKeys(vals, tkeys, false); err == nil {
-		for i, o := range out {
-			items[i] = o.(payload.Item)
-		}
-	}
+	sort.SliceStable(items, func(i, j int) bool {
+		return safeKeyLess(items[i].Key, items[j].Key)
+	})
 	return items
+}
+
+// safeKeyLess is pprint's _safe_key.__lt__.
+func safeKeyLess(a, b any) bool {
+	if c, err := Compare(a, b, "<"); err == nil {
+		return c < 0
+	}
+	return TypeName(a) < TypeName(b)
 }
 
 // safeRepr is pprint's repr: dicts with sorted keys at every level.

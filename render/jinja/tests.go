@@ -188,8 +188,7 @@ func builtinTests() map[string]TestFunc {
 			if isStrictUndef(v) {
 				return false, v.(*Undefined).err()
 			}
-			_, err := Iterate(v)
-			return err == nil, nil
+			return isIterable(v), nil
 		},
 		"callable": func(r *Runtime, v any, args []any, kw *payload.Map) (bool, error) {
 			switch v.(type) {
@@ -249,6 +248,20 @@ func sameAs(a, b any) bool {
 	case string:
 		y, ok := b.(string)
 		return ok && x == y
+	}
+	return false
+}
+
+// isIterable is Python's iter(v) succeeding, decided by v's type alone:
+// iter() of a generator returns the generator itself, unread, so a lazy
+// filter's result is iterable whatever its input (True|reject is a
+// generator object that raises only when read).
+func isIterable(v any) bool {
+	switch x := demote(v).(type) {
+	case *List, Tuple, []any, string, []byte, *payload.Map, Iterable:
+		return true
+	case *Undefined:
+		return !x.Strict
 	}
 	return false
 }

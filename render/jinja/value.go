@@ -312,6 +312,10 @@ type ExportOptions struct {
 	// Iterators keeps iterators (generators, reversed lists, dict views)
 	// unconsumed, also at the top level (Export reads them as lists).
 	Iterators bool
+	// TupleKeys keeps a dict's tuple keys as the keys they are: a Tuple
+	// with Tuples, else a list (what YAML's dumper writes for a tuple).
+	// Export writes their repr, a str key the wire and modules can take.
+	TupleKeys bool
 }
 
 // Export converts v as the options say.
@@ -345,7 +349,11 @@ func (o ExportOptions) export(v any, depth int) any {
 		for _, it := range x.Items() {
 			k := demote(it.Key)
 			if t, ok := k.(Tuple); ok {
-				k = Repr(t)
+				if o.TupleKeys {
+					k = o.export(t, depth+1)
+				} else {
+					k = Repr(t)
+				}
 			}
 			m.SetKey(k, o.export(it.Value, depth+1))
 		}
@@ -625,7 +633,7 @@ func equalDepth(a, b any, depth int) bool {
 		}
 		eq := true
 		x.Range(func(k, v any) bool {
-			w, ok := y.GetKey(k)
+			w, ok := mapGet(y, k)
 			if !ok || !equalDepth(v, w, depth+1) {
 				eq = false
 			}
@@ -741,9 +749,16 @@ func Compare(a, b any, op string) (int, error) {
 	return 0, typeErr("'%s' not supported between instances of '%s' and '%s'", op, TypeName(a), TypeName(b))
 }
 
+// seqCompare orders two lists or tuples as Python does: the first items
+// not equal by == (the same object is equal; a strict undefined item
+// raises in ==) decide, else the lengths.
 func seqCompare(x, y []any, op string) (int, error) {
 	for i := 0; i < len(x) && i < len(y); i++ {
-		if Equal(x[i], y[i]) {
+		eq, err := eqStrict(x[i], y[i])
+		if err != nil {
+			return 0, err
+		}
+		if eq {
 			continue
 		}
 		return Compare(x[i], y[i], op)
@@ -905,7 +920,7 @@ func equalStrict(a, b any, depth int) (bool, error) {
 		eq := true
 		var err error
 		x.Range(func(k, v any) bool {
-			w, ok := y.GetKey(k)
+			w, ok := mapGet(y, k)
 			if !ok {
 				eq = false
 				return false
@@ -939,6 +954,14 @@ func seqContains(items []any, x any) bool {
 	return false
 }
 
+// DictGet is Python's d[k] lookup of a dict: 1, 1.0 and True are one
+// key, as are 2 ** 64 and 2.0 ** 64 or (1, 2) and (True, 2.0).
+func DictGet(m *payload.Map, k any) (any, bool) { return mapGet(m, k) }
+
+// DictSet is Python's d[k] = v: a key equal to an existing one replaces
+// that key's value and keeps the key object.
+func DictSet(m *payload.Map, k, v any) { mapSet(m, k, v) }
+
 // mapGet looks a key up in a dict with Python's hashing rules (1, 1.0
 // and True are the same key).
 func mapGet(m *payload.Map, k any) (any, bool) {
@@ -965,6 +988,38 @@ func mapGet(m *payload.Map, k any) (any, bool) {
 	case float64:
 		if x == math.Trunc(x) && math.Abs(x) < 1<<62 {
 			return mapGetAlt(m, int64(x), x == 1 || x == 0)
+		}
+		if x == math.Trunc(x) && !math.IsInf(x, 0) {
+			return mapGetEqual(m, k)
+		}
+	case *big.Int:
+		return mapGetEqual(m, k)
+	case Tuple:
+		// (1, 2) and (True, 2.0) are one key
+		return mapGetEqual(m, k)
+	}
+	return nil, false
+}
+
+// mapGetEqual finds a key equal to k by Python's == among the keys of
+// k's kind (numbers, tuples): 2 ** 64 and 2.0 ** 64 are one key.
+func mapGetEqual(m *payload.Map, k any) (any, bool) {
+	_, tuple := k.(Tuple)
+	for _, it := range m.Items() {
+		switch it.Key.(type) {
+		case Tuple:
+			if !tuple {
+				continue
+			}
+		case bool, int64, float64, *big.Int:
+			if tuple {
+				continue
+			}
+		default:
+			continue
+		}
+		if Equal(it.Key, k) {
+			return it.Value, true
 		}
 	}
 	return nil, false

@@ -1012,6 +1012,66 @@ for src in IP_SOURCES:
             if lazy:
                 add("g_iter_partial", "{%% set it = %s %%}{%% set g = it%s %%}%s|{{ g|list }}|{{ it|list }}" % (src, lazy, rd.replace("X", "g")))
 
+# dict keys of every hashable type (tuples, bools, None, ints, floats, big
+# ints, and keys Python's dict merges: 1 == 1.0 == True, 0 == False == 0.0,
+# 2 ** 64 == 2.0 ** 64) through every filter (Jinja2's and Salt's, which
+# build, sort, group, dedup or serialise mappings), through dict(),
+# methods, loops, attribute lookups by digit ('1' looks up the key 1) and
+# comparisons: what each Python consumer does with the key object
+DK_DICTS = ["{(1, 2): 'a', 'b': 1}", "{(1, ('x', 2)): 1}", "{True: 'b', 'k': 2}", "{False: 0, None: 1}",
+            "{None: 'n'}", "{1: 'i', 2: 'j'}", "{1.5: 'f', 0.5: 'g'}", "{2 ** 70: 'big', 1: 's'}",
+            "{1: 'i', True: 'b', 1.0: 'f'}", "{0: 'z', False: 'f', 0.0: 'fl', '0': 's'}", "{(): 'e', (1,): 'one'}",
+            "{'b': 1, 2: 'a', None: 'n', (1,): 't'}", "{2 ** 64: 'i', 18446744073709551616.0: 'f'}",
+            "{-1: 'm', -2: 'n', 'a': {(1, 2): None}}"]
+DK_SKIP = ("rand_str", "random_hash")
+for name in sorted(UNESTED_FILTERS):
+    if name in DK_SKIP:
+        continue
+    args = sorted(set([UNESTED_FILTERS[name]] + FILTERS.get(name, [])))
+    for d in DK_DICTS:
+        if name == "compare_dicts" and "None:" in d:
+            # set(new).union(old) orders None by its address-based hash
+            continue
+        for a in args:
+            add("g_dictkey_filters", "{{ (%s)|%s%s }}" % (d, name, a))
+# the dict one level down: serialisers and filters walking nested data
+DK_NESTED = ["tojson", "json", "json(sort_keys=False)", "yaml", "yaml(False)", "yaml_encode", "python", "pprint", "xml",
+             "json_encode_dict", "json_encode_list", "json_query('[*]')", "json_query('*')", "flatten", "unique|list",
+             "dict_to_sls_yaml_params", "traverse('o:1')", "string", "list", "sort", "first", "sequence", "to_bool",
+             "compare_dicts({'o': {}})", "update_dict_key_value('o', {True: 9})", "set_dict_key_value('o:1', 'v')",
+             "append_dict_key_value('x', 1)", "extend_dict_key_value('x', [1])"]
+for d in DK_DICTS:
+    for f in DK_NESTED:
+        add("g_dictkey_nested", "{{ ({'o': %s})|%s }}" % (d, f))
+        add("g_dictkey_nested", "{{ [%s, %s]|%s }}" % (d, d, f))
+# consumers other than filters: dict(), methods, loops, tests, lookups
+DK_FORMS = ["{{ dict(D) }}", "{{ dict(D, k=1) }}", "{{ dict(D.items()) }}", "{{ dict(D|dictsort) }}", "{{ D.copy() }}",
+            "{% set d = {'1': 'x', 1: 'y', 'k': 0} %}{% do d.update(D) %}{{ d }}", "{% set d = D %}{% do d.update({True: 'u', 0.0: 'z'}) %}{{ d }}",
+            "{% set d = D %}{{ d.setdefault(1.0, 's') }}|{{ d }}", "{% set d = D %}{{ d.pop(True, 'p') }}|{{ d }}",
+            "{% set d = D %}{{ d.pop((1, 2), 'p') }}|{{ d.popitem() }}|{{ d }}",
+            "{% for k, v in D.items() %}{{ k }}={{ v }};{% endfor %}", "{% for k in D %}{{ k|string }}/{{ k is number }};{% endfor %}",
+            "{% for k, v in D|dictsort %}{{ k }}{% endfor %}", "{{ D.keys()|list }}|{{ D.values()|list }}",
+            "{{ D.get(1) }}|{{ D.get(True) }}|{{ D.get(1.0) }}|{{ D.get(0) }}|{{ D.get(None) }}|{{ D.get((1, 2)) }}",
+            "{{ 1 in D }}|{{ False in D }}|{{ (1, 2) in D }}|{{ 2 ** 70 in D }}|{{ (1,) in D }}",
+            "{{ D == dict(D) }}|{{ D == {} }}|{{ D != {1.0: 'i'} }}", "{{ D.keys()|unique|list }}",
+            "{{ (D.keys()|list + [1, True, 1.0, 0, False, None, (1, 2)])|unique|list }}",
+            "{{ (D.keys()|list + [1, True, 1.0, 0, False, None, (1, 2)])|unique(case_sensitive=true)|list }}",
+            "{{ D.keys()|sort }}", "{{ D.keys()|map('string')|sort }}", "{{ D.keys()|min }}", "{{ D.keys()|max }}",
+            "{{ D.keys()|list|tojson }}", "{{ D.keys()|list|json }}", "{{ D.keys()|list|yaml }}", "{{ D.keys()|list|python }}",
+            "{{ [D, D]|map(attribute='1')|list }}", "{{ [D, D]|map(attribute='0')|list }}",
+            "{{ [D, {1: 'z'}]|sort(attribute='1') }}", "{{ [D, {1: 'z'}]|unique(attribute='1')|list }}",
+            "{{ [D, {1: 'z'}]|min(attribute='1') }}", "{{ [D, {1: 'z'}]|max(attribute='1') }}",
+            "{{ [D, {1: 'z'}]|groupby('1') }}", "{{ [D, {0: 'z'}]|groupby('0') }}", "{{ [D, {1: 'z'}]|selectattr('1')|list }}",
+            "{{ [D, {1: 2}]|rejectattr('1', 'string')|list }}", "{{ [D, {1: 2}]|sum(attribute='1') }}",
+            "{{ [{'a': D}, {'a': D}]|groupby('a') }}", "{{ [{'a': (1, 2)}, {'a': (1, 2)}, {'a': [1, 2]}]|groupby('a') }}",
+            "{{ D|dictsort(by='value') }}", "{{ D|dictsort(false, 'key', true) }}",
+            "{% set ns = namespace(d=D) %}{% for k in D %}{% set ns.d = dict(ns.d, x=k) %}{% endfor %}{{ ns.d }}",
+            "{{ D|items|map('first')|list }}", "{{ D|list|first }}", "{{ D|string|length }}", "{{ (D|tojson|load_json) }}",
+            "{{ (D|json|load_json) }}", "{{ (D|yaml|load_yaml) }}", "{{ D is mapping }}|{{ D|length }}|{{ D|count }}"]
+for d in DK_DICTS:
+    for form in DK_FORMS:
+        add("g_dictkey_forms", form.replace("D", "(%s)" % d))
+
 cases.sort(key=lambda c: (c["category"], c["id"]))
 with open(os.path.join(corpus, "cases.json"), "w", encoding="utf-8") as f:
     f.write("[\n")
