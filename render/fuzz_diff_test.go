@@ -319,8 +319,11 @@ func (g *templateGen) stmt(depth int) {
 			g.vars = g.vars[:len(g.vars)-1]
 			g.out.WriteString("{% endwith %}")
 		} else {
+			// (no hash or encoding of the body: its text may show an
+			// object's address, which differs between the two engines
+			// and which the comparison can only mask in plain text)
 			fmt.Fprintf(&g.out, "{%% filter %s %%}", g.b.choose([]string{"upper", "trim", "indent(2)", "replace('a', 'b')", "center(9)", "yaml_dquote",
-				"yaml_encode", "to_snake_case", "regex_replace('(a)', '<\\\\1>')", "md5", "quote", "to_bool", "json", "yaml", "base64_encode", "sequence|list"}))
+				"yaml_encode", "to_snake_case", "regex_replace('(o)', '<\\\\1>')", "quote", "to_bool", "json", "yaml", "sequence|list"}))
 			g.stmts(depth-1, 1+g.b.pick(2))
 			g.out.WriteString("{% endfilter %}")
 		}
