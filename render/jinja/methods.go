@@ -108,6 +108,8 @@ func methodFor(obj any, name string) any {
 				return base(r, recv, demoteAll(args), demoteKw(kw))
 			}
 		}
+	case []byte:
+		fn = bytesMethods[name]
 	case *List:
 		fn = listMethods[name]
 	case Tuple:
