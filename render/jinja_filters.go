@@ -460,36 +460,36 @@ func saltFilters() map[string]filterFunc {
 			_, ok := listItems(in)
 			return asValue(ok || asDict(in) != nil)
 		},
-		"union": setFilter("union", func(a, b []any) []any {
+		"union": setFilter("union", func(s *pySeqOps, a, b []any) []any {
 			var out []any
 			for _, x := range append(append([]any{}, a...), b...) {
-				out = appendUnique(out, x)
+				out = s.appendUnique(out, x)
 			}
 			return out
 		}),
-		"intersect": setFilter("intersect", func(a, b []any) []any {
+		"intersect": setFilter("intersect", func(s *pySeqOps, a, b []any) []any {
 			var out []any
 			for _, x := range a {
-				if containsPy(b, x) {
-					out = appendUnique(out, x)
+				if s.contains(b, x) {
+					out = s.appendUnique(out, x)
 				}
 			}
 			return out
 		}),
-		"difference": setFilter("difference", func(a, b []any) []any {
+		"difference": setFilter("difference", func(s *pySeqOps, a, b []any) []any {
 			var out []any
 			for _, x := range a {
-				if !containsPy(b, x) {
-					out = appendUnique(out, x)
+				if !s.contains(b, x) {
+					out = s.appendUnique(out, x)
 				}
 			}
 			return out
 		}),
-		"symmetric_difference": unionFirst(listSetFilter(func(a, b []any) []any {
+		"symmetric_difference": unionFirst(listSetFilter(func(s *pySeqOps, a, b []any) []any {
 			var out []any
 			for _, x := range append(append([]any{}, a...), b...) {
-				if containsPy(a, x) != containsPy(b, x) {
-					out = appendUnique(out, x)
+				if s.contains(a, x) != s.contains(b, x) {
+					out = s.appendUnique(out, x)
 				}
 			}
 			return out
@@ -850,14 +850,19 @@ func orEmptyList(l []any) []any {
 }
 
 // listSetFilter adapts the set filters (union, intersect, ...).
-func listSetFilter(fn func(a, b []any) []any) filterFunc {
+func listSetFilter(fn func(s *pySeqOps, a, b []any) []any) filterFunc {
 	return simple(func(in any, va *varArgs) (any, error) {
 		a, ok := in.([]any)
 		b, ok2 := fromJinja(arg(va, 0, "lst2", nil)).([]any)
 		if !ok || !ok2 {
 			return nil, errors.New("set filters need two lists")
 		}
-		return orEmptyList(fn(a, b)), nil
+		s := &pySeqOps{}
+		out := fn(s, a, b)
+		if s.err != nil {
+			return nil, s.err
+		}
+		return orEmptyList(out), nil
 	})
 }
 
@@ -901,7 +906,7 @@ func unionFirst(fn filterFunc) filterFunc {
 // setFilter is Salt's union/intersect/difference: when either side is a
 // list or dict, unique() of the Python expression over both (op); two
 // hashable values (Python sets, unordered) keep the list behaviour.
-func setFilter(name string, listFn func(a, b []any) []any) filterFunc {
+func setFilter(name string, listFn func(s *pySeqOps, a, b []any) []any) filterFunc {
 	fallback := listSetFilter(listFn)
 	return func(e *jinja.Runtime, in *value, va *varArgs) *value {
 		if in.IsError() {
@@ -936,28 +941,41 @@ func setFilter(name string, listFn func(a, b []any) []any) filterFunc {
 		if err != nil {
 			return asValue(err)
 		}
+		ops := &pySeqOps{}
 		var out []any
 		for _, x := range items {
-			out = appendUnique(out, x)
+			out = ops.appendUnique(out, x)
+		}
+		if ops.err != nil {
+			return asValue(ops.err)
 		}
 		return asValue(newList(out))
 	}
 }
 
-func appendUnique(out []any, x any) []any {
-	if containsPy(out, x) {
+// pySeqOps is Python's `x in list` over items of Salt's set filters
+// (salt.utils.data.unique's `value not in ret` included): == on each
+// item, where a strict undefined value met (a dict's value, say) raises;
+// the first error is kept and ends the work.
+type pySeqOps struct{ err error }
+
+func (s *pySeqOps) appendUnique(out []any, x any) []any {
+	if s.contains(out, x) || s.err != nil {
 		return out
 	}
 	return append(out, x)
 }
 
-func containsPy(l []any, x any) bool {
-	for _, e := range l {
-		if pyEq(e, x) {
-			return true
-		}
+func (s *pySeqOps) contains(l []any, x any) bool {
+	if s.err != nil {
+		return false
 	}
-	return false
+	in, err := jinja.Contains(jinja.Import(l), jinja.Import(x))
+	if err != nil {
+		s.err = err
+		return false
+	}
+	return in
 }
 
 // extremeFilter is Salt's min (sign -1) or max (1): Python's min(obj) /

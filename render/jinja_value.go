@@ -192,9 +192,6 @@ func pyRepr(v any) string {
 // pyTypeName is Python's type(v).__name__.
 func pyTypeName(v any) string { return pyfmt.TypeName(v) }
 
-// pyEq is Python's ==.
-func pyEq(a, b any) bool { return jinja.Equal(jinja.Import(a), jinja.Import(b)) }
-
 // pyTuple is a Python tuple.
 type pyTuple = jinja.Tuple
 
