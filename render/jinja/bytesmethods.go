@@ -15,17 +15,13 @@ var bytesMethods map[string]methodFn
 
 func init() {
 	caseMap := func(name string, f func(byte) byte) methodFn {
-		return func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
-			if err := nargs("bytes."+name, args, kw, 0, 0); err != nil {
-				return nil, err
-			}
-			in := recv.([]byte)
+		return noArgMethod("bytes", name, func(in []byte) any {
 			out := make([]byte, len(in))
 			for i, c := range in {
 				out[i] = f(c)
 			}
-			return out, nil
-		}
+			return out
+		})
 	}
 	upper := func(c byte) byte {
 		if 'a' <= c && c <= 'z' {
@@ -165,7 +161,17 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return bytes.ReplaceAll(recv.([]byte), old, nw), nil
+			n := -1
+			if len(args) == 3 {
+				c, ok := args[2].(int64)
+				if !ok {
+					return nil, typeErr("'%s' object cannot be interpreted as an integer", TypeName(args[2]))
+				}
+				if c >= 0 && c < int64(len(recv.([]byte))+1) {
+					n = int(c)
+				}
+			}
+			return bytes.Replace(recv.([]byte), old, nw, n), nil
 		},
 		"join": func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
 			if err := nargs("join", args, kw, 1, 1); err != nil {

@@ -419,14 +419,20 @@ func pad(s string, w int, fill string, kind byte) string {
 
 var strMethods map[string]methodFn
 
+// noArgMethod is a method of kind ("str", "bytes") taking no arguments,
+// whose result is fn of the receiver.
+func noArgMethod[T any](kind, name string, fn func(T) any) methodFn {
+	return func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
+		if err := nargs(kind+"."+name, args, kw, 0, 0); err != nil {
+			return nil, err
+		}
+		return fn(recv.(T)), nil
+	}
+}
+
 func init() {
 	simple := func(name string, fn func(string) string) methodFn {
-		return func(r *Runtime, recv any, args []any, kw *payload.Map) (any, error) {
-			if err := nargs("str."+name, args, kw, 0, 0); err != nil {
-				return nil, err
-			}
-			return fn(recv.(string)), nil
-		}
+		return noArgMethod("str", name, func(s string) any { return fn(s) })
 	}
 	strMethods = map[string]methodFn{
 		"upper":      simple("upper", pyUpper),
