@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,6 +93,30 @@ func (ft *freshTree) setPillar(t *testing.T, v string) {
 	}
 }
 
+// freshStep is one state run of a fresh-pillar check: the pillar value
+// written first ("" keeps it), the function and arguments, and the name
+// the state must see.
+type freshStep struct {
+	set  string
+	args []string
+	want string
+}
+
+// runSteps runs steps through call (which adds the target and output
+// options) and checks the name each state run of id saw.
+func (ft *freshTree) runSteps(t *testing.T, id string, steps []freshStep, call func(args ...string) *exec.Cmd) {
+	t.Helper()
+	for _, st := range steps {
+		if st.set != "" {
+			ft.setPillar(t, st.set)
+		}
+		cmd := call(st.args...)
+		if got := seenName(t, cmd, id); got != st.want {
+			t.Errorf("%s (pillar set to %q) saw %q, want %q", strings.Join(cmd.Args, " "), st.set, got, st.want)
+		}
+	}
+}
+
 // seenName runs cmd (a state.sls fresh with --out json) and returns the
 // name of the state "seen" as the run rendered it.
 func seenName(t *testing.T, cmd *exec.Cmd, id string) string {
@@ -120,11 +145,7 @@ func checkFreshPillar(t *testing.T, ft *freshTree, cli func(args ...string) *exe
 	if got := seenName(t, cli("pf1", "state.sls", "fresh", "--out", "json"), "pf1"); got != "one" {
 		t.Fatalf("first run saw pillar %q, want one", got)
 	}
-	steps := []struct {
-		set  string
-		args []string
-		want string
-	}{
+	steps := []freshStep{
 		{"two", []string{"state.sls", "fresh"}, "two"},
 		{"", []string{"state.sls", "fresh", `pillar={"fresh": "three"}`}, "three"},
 		{"four", []string{"state.apply", "fresh"}, "four"},
@@ -135,15 +156,9 @@ func checkFreshPillar(t *testing.T, ft *freshTree, cli func(args ...string) *exe
 		{"", []string{"state.apply", "pillarenv=dev"}, "from-dev"},
 		{"", []string{"state.sls", "fresh"}, "six"},
 	}
-	for _, st := range steps {
-		if st.set != "" {
-			ft.setPillar(t, st.set)
-		}
-		args := append(append([]string{"pf1"}, st.args...), "--out", "json")
-		if got := seenName(t, cli(args...), "pf1"); got != st.want {
-			t.Errorf("%v (pillar set to %q) saw %q, want %q", st.args, st.set, got, st.want)
-		}
-	}
+	ft.runSteps(t, "pf1", steps, func(args ...string) *exec.Cmd {
+		return cli(append(append([]string{"pf1"}, args...), "--out", "json")...)
+	})
 	// pillar.get outside a state run still answers from the minion's
 	// in-memory pillar, as in Salt; a refresh brings the new value.
 	run(t, cli("pf1", "saltutil.refresh_pillar", "wait=True", "--out", "json"), false)
@@ -235,11 +250,7 @@ func TestLocalCallPillar(t *testing.T) {
 	gsaltCall := func(args ...string) *exec.Cmd {
 		return exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), append([]string{"-c", ft.conf, "--local", "--out", "json"}, args...)...)
 	}
-	steps := []struct {
-		set  string
-		args []string
-		want string
-	}{
+	steps := []freshStep{
 		{"local-one", []string{"state.sls", "fresh"}, "local-one"},
 		{"local-two", []string{"state.sls", "fresh", `pillar={"fresh": "over"}`}, "over"},
 		{"", []string{"state.sls", "fresh"}, "local-two"},
@@ -247,17 +258,7 @@ func TestLocalCallPillar(t *testing.T) {
 		{"local-four", []string{"state.highstate"}, "local-four"},
 		{"", []string{"state.apply", "fresh", "pillarenv=dev"}, "from-dev"},
 	}
-	check := func(who string, call func(args ...string) *exec.Cmd) {
-		for _, st := range steps {
-			if st.set != "" {
-				ft.setPillar(t, st.set)
-			}
-			if got := seenName(t, call(st.args...), "local"); got != st.want {
-				t.Errorf("%s %v (pillar set to %q) saw %q, want %q", who, st.args, st.set, got, st.want)
-			}
-		}
-	}
-	check("gsalt-call --local", gsaltCall)
+	ft.runSteps(t, "local", steps, gsaltCall)
 	ft.setPillar(t, "local-one")
 	out := run(t, gsaltCall("pillar.items"), false)
 	if !bytes.Contains(out, []byte(`"fresh": "local-one"`)) {
@@ -282,5 +283,5 @@ func TestLocalCallPillar(t *testing.T) {
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Errorf("pillar.items differ\ngsalt-call --local: %v\nsalt-call --local:  %v", a, b)
 	}
-	check("salt-call --local", saltCall)
+	ft.runSteps(t, "local", steps, saltCall)
 }

@@ -17,7 +17,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"unsafe"
@@ -305,6 +304,20 @@ func (f *SaltFileClient) DirList(ctx context.Context, saltenv, prefix string) (a
 	return f.server.dirList(ctx, saltenv, prefix)
 }
 
+// cpListing runs one listing call of the minion's file client, its
+// failure an execution error.
+func cpListing(c *modules.Call, list func(fc *SaltFileClient) (any, error)) (any, error) {
+	fc, err := cpClient(c)
+	if err != nil {
+		return nil, err
+	}
+	ret, err := list(fc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+	}
+	return ret, nil
+}
+
 // SymlinkList is Client.symlink_list (_symlink_list): the symlinks of
 // saltenv below prefix and their targets.
 func (f *SaltFileClient) SymlinkList(ctx context.Context, saltenv, prefix string) (any, error) {
@@ -313,38 +326,26 @@ func (f *SaltFileClient) SymlinkList(ctx context.Context, saltenv, prefix string
 
 // ListStates is Client.list_states: the SLS names of saltenv's files
 // (a/b.sls is a.b, a/init.sls is a), sorted, each once.
-func (f *SaltFileClient) ListStates(ctx context.Context, saltenv string) ([]any, error) {
+func (f *SaltFileClient) ListStates(ctx context.Context, saltenv string) (any, error) {
 	files, err := f.server.fileList(ctx, saltenv, "")
 	if err != nil {
 		return nil, err
 	}
 	l, _ := files.([]any)
-	seen := map[string]bool{}
-	var names []string
+	var names []any
 	for _, x := range l {
 		p, ok := x.(string)
 		if !ok || !strings.HasSuffix(p, ".sls") {
 			continue
 		}
-		var n string
+		n := strings.ReplaceAll(p, "/", ".")
 		if strings.HasSuffix(p, "/init.sls") {
-			n = strings.ReplaceAll(p, "/", ".")
-			n = n[:len(n)-9]
+			names = append(names, n[:len(n)-9])
 		} else {
-			n = strings.ReplaceAll(p, "/", ".")
-			n = n[:len(n)-4]
-		}
-		if !seen[n] {
-			seen[n] = true
-			names = append(names, n)
+			names = append(names, n[:len(n)-4])
 		}
 	}
-	sort.Strings(names)
-	out := make([]any, len(names))
-	for i, n := range names {
-		out[i] = n
-	}
-	return out, nil
+	return pkgSortUnique(names), nil
 }
 
 // Envs is Client.envs (_file_envs).
@@ -818,41 +819,17 @@ func cpFunctions() []modules.Function {
 		{Name: "cp.list_states", Spec: modules.Spec{Params: []modules.Param{opt("saltenv", nil)}},
 			Doc: "List all of the available state files in an environment\n\nCLI Example:\n\n    salt '*' cp.list_states",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				fc, err := cpClient(c)
-				if err != nil {
-					return nil, err
-				}
-				ret, err := fc.ListStates(ctx, cpSaltenv(c))
-				if err != nil {
-					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
-				}
-				return ret, nil
+				return cpListing(c, func(fc *SaltFileClient) (any, error) { return fc.ListStates(ctx, cpSaltenv(c)) })
 			}},
 		{Name: "cp.list_master_symlinks", Spec: modules.Spec{Params: []modules.Param{opt("saltenv", nil), opt("prefix", "")}},
 			Doc: "List all of the symlinks stored on the master\n\nCLI Example:\n\n    salt '*' cp.list_master_symlinks",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				fc, err := cpClient(c)
-				if err != nil {
-					return nil, err
-				}
-				ret, err := fc.SymlinkList(ctx, cpSaltenv(c), c.Args.Str("prefix"))
-				if err != nil {
-					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
-				}
-				return ret, nil
+				return cpListing(c, func(fc *SaltFileClient) (any, error) { return fc.SymlinkList(ctx, cpSaltenv(c), c.Args.Str("prefix")) })
 			}},
 		{Name: "cp.list_master_dirs", Spec: modules.Spec{Params: []modules.Param{opt("saltenv", nil), opt("prefix", "")}},
 			Doc: "List all of the directories stored on the master\n\nCLI Example:\n\n    salt '*' cp.list_master_dirs",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				fc, err := cpClient(c)
-				if err != nil {
-					return nil, err
-				}
-				ret, err := fc.DirList(ctx, cpSaltenv(c), c.Args.Str("prefix"))
-				if err != nil {
-					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
-				}
-				return ret, nil
+				return cpListing(c, func(fc *SaltFileClient) (any, error) { return fc.DirList(ctx, cpSaltenv(c), c.Args.Str("prefix")) })
 			}},
 		{Name: "cp.envs", Doc: "List available environments for fileserver\n\nCLI Example:\n\n    salt '*' cp.envs",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {

@@ -1,7 +1,6 @@
 package netmod_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -93,7 +93,8 @@ func ltValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		raw, _ := json.Marshal(x)
-		return ltDecode(raw)
+		v, _ := vectors.Convert(raw)
+		return v
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
@@ -104,45 +105,6 @@ func ltValue(v any) any {
 		return int64(x)
 	}
 	return v
-}
-
-// ltDecode decodes JSON into payload values, keeping key order.
-func ltDecode(raw []byte) any {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var walk func() any
-	walk = func() any {
-		tok, err := d.Token()
-		if err != nil {
-			return nil
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			if t == '{' {
-				m := &payload.Map{}
-				for d.More() {
-					k, _ := d.Token()
-					m.Set(k.(string), walk())
-				}
-				_, _ = d.Token()
-				return m
-			}
-			l := []any{}
-			for d.More() {
-				l = append(l, walk())
-			}
-			_, _ = d.Token()
-			return l
-		case json.Number:
-			if i, err := t.Int64(); err == nil {
-				return i
-			}
-			f, _ := t.Float64()
-			return f
-		}
-		return tok
-	}
-	return walk()
 }
 
 // TestLoadTemplateGolden runs net.load_template (test=True, debug=True)
