@@ -67,6 +67,13 @@ type FunctionExplainer interface {
 	ExplainMissing(fun string) string
 }
 
+// RendererExplainer is a Caller that can say why a renderer is missing
+// (a custom Python renderer synced to the minion, which gsalt does not
+// load): the render error then carries that message.
+type RendererExplainer interface {
+	ExplainMissingRenderer(name string) string
+}
+
 // Context is what a template sees, Salt's renderer context.
 type Context struct {
 	// Grains, Pillar and Opts are exposed as grains, pillar and opts
@@ -199,7 +206,13 @@ func (r *Registry) Render(ctx context.Context, src []byte, pipeline string, rc *
 	var data any = string(src)
 	for _, name := range names {
 		if isRefused(name) || !r.has(name) {
-			return nil, fmt.Errorf("%w: %s: %s", ErrRenderer, pipelineOrigin(rc, shebang != ""), unsupportedRenderer(name, pipeline))
+			msg := unsupportedRenderer(name, pipeline)
+			if re, ok := rc.Salt.(RendererExplainer); ok && !isRefused(name) {
+				if why := re.ExplainMissingRenderer(name); why != "" {
+					msg += ": " + why
+				}
+			}
+			return nil, fmt.Errorf("%w: %s: %s", ErrRenderer, pipelineOrigin(rc, shebang != ""), msg)
 		}
 		rd, ok := r.Lookup(name)
 		if !ok {

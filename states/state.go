@@ -170,11 +170,24 @@ func (e ExecCaller) HasFunction(fun string) bool {
 // custom Python execution module synced to the minion (extension_modules,
 // or cachedir/extmods): gsalt loads no Python modules. "" otherwise.
 func (e ExecCaller) ExplainMissing(fun string) string {
-	if e.Env == nil || e.Env.Opts == nil {
+	return builtin.PythonModuleMissing(extensionModules(e.Env), "modules", fun)
+}
+
+// ExplainMissingRenderer says why renderer name is missing when it is a
+// custom Python renderer synced to the minion; "" otherwise.
+func (e ExecCaller) ExplainMissingRenderer(name string) string {
+	return builtin.PythonRendererMissing(extensionModules(e.Env), name)
+}
+
+// extensionModules is the minion's extension_modules folder (else
+// cachedir/extmods), where saltutil.sync_* put custom modules; "" when
+// env has no options.
+func extensionModules(env *modules.Env) string {
+	if env == nil || env.Opts == nil {
 		return ""
 	}
 	str := func(k string) string {
-		v, _ := e.Env.Opts.Get(k)
+		v, _ := env.Opts.Get(k)
 		s, _ := v.(string)
 		return s
 	}
@@ -184,7 +197,7 @@ func (e ExecCaller) ExplainMissing(fun string) string {
 			ext = filepath.Join(c, "extmods")
 		}
 	}
-	return builtin.PythonModuleMissing(ext, "modules", fun)
+	return ext
 }
 
 // Func is the Go body of a state function. A returned error becomes a
@@ -272,6 +285,9 @@ func (r *Registry) MissingFunString(full string, exec *modules.Registry, env *mo
 	mod, _, _ := strings.Cut(full, ".")
 	if reason, refused := r.Refused(mod, exec, env); refused {
 		return reason
+	}
+	if why := builtin.PythonModuleMissing(extensionModules(env), "states", full); why != "" {
+		return why
 	}
 	return fmt.Sprintf("'%s' is not available.", full)
 }

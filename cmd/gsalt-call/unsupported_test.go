@@ -43,6 +43,10 @@ func TestUnsupportedFeaturesNamed(t *testing.T) {
 	write(filepath.Join(srv, "trans.sls"), "line one\n{% trans %}Hello{% endtrans %}\n")
 	write(filepath.Join(srv, "custmod.sls"), "a:\n  test.show_notification:\n    - text: {{ salt['mymod.hello']() }}\n")
 	write(filepath.Join(srv, "_modules", "mymod.py"), "def hello():\n    return 'hi'\n")
+	write(filepath.Join(srv, "custstate.sls"), "a:\n  mystate.present:\n    - value: 1\n")
+	write(filepath.Join(srv, "_states", "mystate.py"), "def present(name, value):\n    return {'name': name, 'result': True, 'changes': {}, 'comment': ''}\n")
+	write(filepath.Join(srv, "custrend.sls"), "#!myrend\na: 1\n")
+	write(filepath.Join(srv, "_renderers", "myrend.py"), "def render(data, saltenv='base', sls='', **kwargs):\n    return {}\n")
 	write(filepath.Join(srv, "brk.sls"), "{% from 'lib.jinja' import x %}\na: {{ x }}\n")
 	write(filepath.Join(srv, "lib.jinja"), "{# lib #}\n{% set x = 1 %}\n{% break %}\n")
 
@@ -65,9 +69,12 @@ func TestUnsupportedFeaturesNamed(t *testing.T) {
 		_ = enc.Encode(ret.Local)
 		return b.String()
 	}
-	// the custom module is synced as Salt does; gsalt lists it, unloaded
-	if got := run("saltutil.sync_modules"); !strings.Contains(got, "modules.mymod (not loaded: gsalt does not run Python extension modules)") {
-		t.Fatalf("saltutil.sync_modules: %s", got)
+	// the custom modules are synced as Salt does; gsalt lists them, unloaded
+	got := run("saltutil.sync_all")
+	for _, w := range []string{"modules.mymod", "states.mystate", "renderers.myrend"} {
+		if !strings.Contains(got, w+" (not loaded: gsalt does not run Python extension modules)") {
+			t.Fatalf("saltutil.sync_all lacks %s: %s", w, got)
+		}
 	}
 	for _, tc := range []struct {
 		sls  string
@@ -77,6 +84,8 @@ func TestUnsupportedFeaturesNamed(t *testing.T) {
 		{"makorend", []string{"salt://makorend.sls, line 1", `the \"mako\" renderer`, "not supported by gsalt"}},
 		{"trans", []string{"base:trans", "line 2", "Encountered unknown tag 'trans'", "{% trans %}Hello{% endtrans %}    <======================"}},
 		{"custmod", []string{"base:custmod", "line 3", "mymod is a custom Python execution module", "mymod.py", "gsalt does not load Python extension modules"}},
+		{"custstate", []string{"State 'mystate.present' was not found in SLS 'custstate'", "mystate is a custom Python state module", "mystate.py", "gsalt does not load Python extension modules"}},
+		{"custrend", []string{"salt://custrend.sls, line 1", `unknown renderer \"myrend\"`, "myrend is a custom Python renderer", "myrend.py", "gsalt does not load Python extension modules"}},
 		// the error is in the imported lib.jinja: Salt's report (which gsalt
 		// matches, see render's errreport corpus) gives its line and excerpt
 		{"brk", []string{"base:brk", "line 3", "'break' outside loop", "{% break %}    <======================"}},

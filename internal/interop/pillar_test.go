@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,10 @@ import (
 )
 
 // freshTree is a master (or masterless minion) tree whose pillar value
-// "fresh" reaches a state's name, so a state run shows which pillar it saw.
+// "fresh" reaches a state's name, so a state run shows which pillar it saw;
+// its top file applies that state, and the pillarenv dev has its own value
+// (the minion's configured pillarenv is base, so dev's top is read only
+// when a run asks for it).
 type freshTree struct {
 	dir, conf  string
 	pub, ret   int
@@ -53,7 +57,7 @@ interface: 127.0.0.1
 publish_port: %[2]d
 ret_port: %[3]d
 file_roots: {base: [%[1]s/srv/salt]}
-pillar_roots: {base: [%[1]s/srv/pillar]}
+pillar_roots: {base: [%[1]s/srv/pillar], dev: [%[1]s/srv/pillar-dev]}
 `, base, ft.pub, ft.ret))
 	write(filepath.Join(ft.conf, "minion"), fmt.Sprintf(`id: pf1
 root_dir: %[1]s/n
@@ -69,9 +73,13 @@ acceptance_wait_time: 1
 enable_fqdns_grains: False
 ipv6: False
 file_roots: {base: [%[1]s/srv/salt]}
-pillar_roots: {base: [%[1]s/srv/pillar]}
+pillar_roots: {base: [%[1]s/srv/pillar], dev: [%[1]s/srv/pillar-dev]}
+pillarenv: base
 `, base, ft.ret, ft.pub))
 	write(filepath.Join(base, "srv", "pillar", "top.sls"), "base:\n  '*':\n    - data\n")
+	write(filepath.Join(base, "srv", "pillar-dev", "top.sls"), "dev:\n  '*':\n    - data\n")
+	write(filepath.Join(base, "srv", "pillar-dev", "data.sls"), "fresh: from-dev\n")
+	write(filepath.Join(base, "srv", "salt", "top.sls"), "base:\n  '*':\n    - fresh\n")
 	write(filepath.Join(base, "srv", "salt", "fresh.sls"), "seen:\n  test.succeed_without_changes:\n    - name: {{ pillar['fresh'] }}\n")
 	ft.setPillar(t, "one")
 	return ft
@@ -82,6 +90,30 @@ func (ft *freshTree) setPillar(t *testing.T, v string) {
 	t.Helper()
 	if err := os.WriteFile(ft.pillarFile, []byte("fresh: "+v+"\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// freshStep is one state run of a fresh-pillar check: the pillar value
+// written first ("" keeps it), the function and arguments, and the name
+// the state must see.
+type freshStep struct {
+	set  string
+	args []string
+	want string
+}
+
+// runSteps runs steps through call (which adds the target and output
+// options) and checks the name each state run of id saw.
+func (ft *freshTree) runSteps(t *testing.T, id string, steps []freshStep, call func(args ...string) *exec.Cmd) {
+	t.Helper()
+	for _, st := range steps {
+		if st.set != "" {
+			ft.setPillar(t, st.set)
+		}
+		cmd := call(st.args...)
+		if got := seenName(t, cmd, id); got != st.want {
+			t.Errorf("%s (pillar set to %q) saw %q, want %q", strings.Join(cmd.Args, " "), st.set, got, st.want)
+		}
 	}
 }
 
@@ -104,24 +136,33 @@ func seenName(t *testing.T, cmd *exec.Cmd, id string) string {
 }
 
 // checkFreshPillar changes the pillar between state runs on the minion pf1
-// through cli (gsalt or salt) and checks each run saw the current pillar
-// without a saltutil.refresh_pillar, and that pillar= overrides it.
+// through cli (gsalt or salt) and checks each run (state.sls, state.apply
+// of an SLS and of the highstate, state.highstate) saw the current pillar
+// without a saltutil.refresh_pillar, that pillar= overrides it and that
+// pillarenv= selects the dev pillar.
 func checkFreshPillar(t *testing.T, ft *freshTree, cli func(args ...string) *exec.Cmd) {
 	t.Helper()
 	if got := seenName(t, cli("pf1", "state.sls", "fresh", "--out", "json"), "pf1"); got != "one" {
 		t.Fatalf("first run saw pillar %q, want one", got)
 	}
-	ft.setPillar(t, "two")
-	if got := seenName(t, cli("pf1", "state.sls", "fresh", "--out", "json"), "pf1"); got != "two" {
-		t.Errorf("after the pillar changed, state.sls saw %q, want two (stale pillar)", got)
+	steps := []freshStep{
+		{"two", []string{"state.sls", "fresh"}, "two"},
+		{"", []string{"state.sls", "fresh", `pillar={"fresh": "three"}`}, "three"},
+		{"four", []string{"state.apply", "fresh"}, "four"},
+		{"five", []string{"state.apply"}, "five"},
+		{"six", []string{"state.highstate"}, "six"},
+		{"", []string{"state.highstate", `pillar={"fresh": "seven"}`}, "seven"},
+		{"", []string{"state.sls", "fresh", "pillarenv=dev"}, "from-dev"},
+		{"", []string{"state.apply", "pillarenv=dev"}, "from-dev"},
+		{"", []string{"state.sls", "fresh"}, "six"},
 	}
-	if got := seenName(t, cli("pf1", "state.sls", "fresh", `pillar={"fresh": "three"}`, "--out", "json"), "pf1"); got != "three" {
-		t.Errorf("with pillar= override, state.sls saw %q, want three", got)
-	}
+	ft.runSteps(t, "pf1", steps, func(args ...string) *exec.Cmd {
+		return cli(append(append([]string{"pf1"}, args...), "--out", "json")...)
+	})
 	// pillar.get outside a state run still answers from the minion's
 	// in-memory pillar, as in Salt; a refresh brings the new value.
 	run(t, cli("pf1", "saltutil.refresh_pillar", "wait=True", "--out", "json"), false)
-	if out := run(t, cli("pf1", "pillar.get", "fresh", "--out", "json"), false); !bytes.Contains(out, []byte(`"two"`)) {
+	if out := run(t, cli("pf1", "pillar.get", "fresh", "--out", "json"), false); !bytes.Contains(out, []byte(`"six"`)) {
 		t.Errorf("pillar.get after refresh: %s", out)
 	}
 }
@@ -193,50 +234,54 @@ func TestFreshPillarRealMinion(t *testing.T) {
 }
 
 // TestLocalCallPillar: gsalt-call --local compiles the pillar from the
-// local pillar_roots (salt-call --local), for pillar.items and state runs;
-// with GSALT_SALT_SRC the same calls through salt-call --local agree.
+// local pillar_roots (salt-call --local) and serves salt:// from the local
+// file_roots, for pillar.items and state runs (state.sls, state.apply,
+// state.highstate, pillar= overrides, pillarenv=); with GSALT_SALT_SRC the
+// same calls through salt-call --local see the same pillar.
 func TestLocalCallPillar(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("real-process test skipped in -short mode")
 	}
 	bin := buildCommands(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	ft := newFreshTree(t, "l")
-	ft.setPillar(t, "local-one")
-	call := func(args ...string) *exec.Cmd {
+	gsaltCall := func(args ...string) *exec.Cmd {
 		return exec.CommandContext(ctx, filepath.Join(bin, "gsalt-call"), append([]string{"-c", ft.conf, "--local", "--out", "json"}, args...)...)
 	}
-	out := run(t, call("pillar.items"), false)
+	steps := []freshStep{
+		{"local-one", []string{"state.sls", "fresh"}, "local-one"},
+		{"local-two", []string{"state.sls", "fresh", `pillar={"fresh": "over"}`}, "over"},
+		{"", []string{"state.sls", "fresh"}, "local-two"},
+		{"local-three", []string{"state.apply"}, "local-three"},
+		{"local-four", []string{"state.highstate"}, "local-four"},
+		{"", []string{"state.apply", "fresh", "pillarenv=dev"}, "from-dev"},
+	}
+	ft.runSteps(t, "local", steps, gsaltCall)
+	ft.setPillar(t, "local-one")
+	out := run(t, gsaltCall("pillar.items"), false)
 	if !bytes.Contains(out, []byte(`"fresh": "local-one"`)) {
 		t.Errorf("gsalt-call --local pillar.items: %s", out)
-	}
-	if got := seenName(t, call("state.sls", "fresh"), "local"); got != "local-one" {
-		t.Errorf("gsalt-call --local state.sls saw %q", got)
-	}
-	ft.setPillar(t, "local-two")
-	if got := seenName(t, call("state.sls", "fresh", `pillar={"fresh": "over"}`), "local"); got != "over" {
-		t.Errorf("gsalt-call --local state.sls with override saw %q", got)
-	}
-	if got := seenName(t, call("state.sls", "fresh"), "local"); got != "local-two" {
-		t.Errorf("gsalt-call --local state.sls after the change saw %q", got)
 	}
 	src := saltpeer.Src()
 	if src == "" {
 		t.Log("GSALT_SALT_SRC not set: salt-call --local comparison skipped")
 		return
 	}
+	saltCall := func(args ...string) *exec.Cmd {
+		return saltpeer.Command(ctx, src, "salt-call", append([]string{"-c", ft.conf, "--local", "--out", "json"}, args...)...)
+	}
 	var a, b any
 	if err := json.Unmarshal(out, &a); err != nil {
 		t.Fatal(err)
 	}
-	ft.setPillar(t, "local-one")
-	real := run(t, saltpeer.Command(ctx, src, "salt-call", "-c", ft.conf, "--local", "--out", "json", "pillar.items"), false)
+	real := run(t, saltCall("pillar.items"), false)
 	if err := json.Unmarshal(real, &b); err != nil {
 		t.Fatalf("salt-call output %q: %v", real, err)
 	}
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Errorf("pillar.items differ\ngsalt-call --local: %v\nsalt-call --local:  %v", a, b)
 	}
+	ft.runSteps(t, "local", steps, saltCall)
 }

@@ -43,6 +43,7 @@ type fileServer interface {
 	hashFile(ctx context.Context, rel, saltenv string) (any, error)
 	fileList(ctx context.Context, saltenv, prefix string) (any, error)
 	dirList(ctx context.Context, saltenv, prefix string) (any, error)
+	symlinkList(ctx context.Context, saltenv, prefix string) (any, error)
 	envs(ctx context.Context) (any, error)
 	// serveFile returns the chunk at loc and the file's relative path, an
 	// empty chunk at the end, and dest "" when the file does not exist.
@@ -107,6 +108,10 @@ func (r remoteFileServer) dirList(ctx context.Context, saltenv, prefix string) (
 	return r.ch.SendMaster(ctx, payload.NewMap("saltenv", saltenv, "prefix", prefix, "cmd", "_dir_list"))
 }
 
+func (r remoteFileServer) symlinkList(ctx context.Context, saltenv, prefix string) (any, error) {
+	return r.ch.SendMaster(ctx, payload.NewMap("saltenv", saltenv, "prefix", prefix, "cmd", "_symlink_list"))
+}
+
 func (r remoteFileServer) envs(ctx context.Context) (any, error) {
 	return r.ch.SendMaster(ctx, payload.NewMap("cmd", "_file_envs"))
 }
@@ -164,6 +169,10 @@ func (l localFileServer) fileList(ctx context.Context, saltenv, prefix string) (
 
 func (l localFileServer) dirList(ctx context.Context, saltenv, prefix string) (any, error) {
 	return l.fs.Handle(ctx, "_dir_list", payload.NewMap("saltenv", saltenv, "prefix", prefix, "cmd", "_dir_list"))
+}
+
+func (l localFileServer) symlinkList(ctx context.Context, saltenv, prefix string) (any, error) {
+	return l.fs.Handle(ctx, "_symlink_list", payload.NewMap("saltenv", saltenv, "prefix", prefix, "cmd", "_symlink_list"))
 }
 
 func (l localFileServer) envs(ctx context.Context) (any, error) {
@@ -293,6 +302,50 @@ func (f *SaltFileClient) FileList(ctx context.Context, saltenv, prefix string) (
 // DirList returns the directories of saltenv below prefix (_dir_list).
 func (f *SaltFileClient) DirList(ctx context.Context, saltenv, prefix string) (any, error) {
 	return f.server.dirList(ctx, saltenv, prefix)
+}
+
+// cpListing runs one listing call of the minion's file client, its
+// failure an execution error.
+func cpListing(c *modules.Call, list func(fc *SaltFileClient) (any, error)) (any, error) {
+	fc, err := cpClient(c)
+	if err != nil {
+		return nil, err
+	}
+	ret, err := list(fc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
+	}
+	return ret, nil
+}
+
+// SymlinkList is Client.symlink_list (_symlink_list): the symlinks of
+// saltenv below prefix and their targets.
+func (f *SaltFileClient) SymlinkList(ctx context.Context, saltenv, prefix string) (any, error) {
+	return f.server.symlinkList(ctx, saltenv, prefix)
+}
+
+// ListStates is Client.list_states: the SLS names of saltenv's files
+// (a/b.sls is a.b, a/init.sls is a), sorted, each once.
+func (f *SaltFileClient) ListStates(ctx context.Context, saltenv string) (any, error) {
+	files, err := f.server.fileList(ctx, saltenv, "")
+	if err != nil {
+		return nil, err
+	}
+	l, _ := files.([]any)
+	var names []any
+	for _, x := range l {
+		p, ok := x.(string)
+		if !ok || !strings.HasSuffix(p, ".sls") {
+			continue
+		}
+		n := strings.ReplaceAll(p, "/", ".")
+		if strings.HasSuffix(p, "/init.sls") {
+			names = append(names, n[:len(n)-9])
+		} else {
+			names = append(names, n[:len(n)-4])
+		}
+	}
+	return pkgSortUnique(names), nil
 }
 
 // Envs is Client.envs (_file_envs).
@@ -763,18 +816,20 @@ func cpFunctions() []modules.Function {
 				}
 				return ret, nil
 			}},
+		{Name: "cp.list_states", Spec: modules.Spec{Params: []modules.Param{opt("saltenv", nil)}},
+			Doc: "List all of the available state files in an environment\n\nCLI Example:\n\n    salt '*' cp.list_states",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return cpListing(c, func(fc *SaltFileClient) (any, error) { return fc.ListStates(ctx, cpSaltenv(c)) })
+			}},
+		{Name: "cp.list_master_symlinks", Spec: modules.Spec{Params: []modules.Param{opt("saltenv", nil), opt("prefix", "")}},
+			Doc: "List all of the symlinks stored on the master\n\nCLI Example:\n\n    salt '*' cp.list_master_symlinks",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return cpListing(c, func(fc *SaltFileClient) (any, error) { return fc.SymlinkList(ctx, cpSaltenv(c), c.Args.Str("prefix")) })
+			}},
 		{Name: "cp.list_master_dirs", Spec: modules.Spec{Params: []modules.Param{opt("saltenv", nil), opt("prefix", "")}},
 			Doc: "List all of the directories stored on the master\n\nCLI Example:\n\n    salt '*' cp.list_master_dirs",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				fc, err := cpClient(c)
-				if err != nil {
-					return nil, err
-				}
-				ret, err := fc.DirList(ctx, cpSaltenv(c), c.Args.Str("prefix"))
-				if err != nil {
-					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
-				}
-				return ret, nil
+				return cpListing(c, func(fc *SaltFileClient) (any, error) { return fc.DirList(ctx, cpSaltenv(c), c.Args.Str("prefix")) })
 			}},
 		{Name: "cp.envs", Doc: "List available environments for fileserver\n\nCLI Example:\n\n    salt '*' cp.envs",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/modules/salttest"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -579,4 +580,35 @@ func TestCPTransferFailsCleanly(t *testing.T) {
 	if b, _ := os.ReadFile(cached); !bytes.Equal(b, newer) {
 		t.Fatalf("cached copy after recovery: %d bytes, want %d", len(b), len(newer))
 	}
+}
+
+// TestCPListsGolden compares cp.list_states and cp.list_master_symlinks
+// (and cp.list_master beside them) on a file_roots tree with nested SLS,
+// init.sls, a name that is both a file and a folder, non-SLS files and
+// symlinks, with Salt 3006 (testdata/golden/cp_lists.json); the symlinks
+// map is compared sorted (its order is the folder listing's).
+func TestCPListsGolden(t *testing.T) {
+	tree := map[string]string{
+		"top.sls":              "base: {}\n",
+		"web/init.sls":         "a: {}\n",
+		"web/conf.sls":         "a: {}\n",
+		"web/files/nginx.conf": "x\n",
+		"db.sls":               "a: {}\n",
+		"db/init.sls":          "a: {}\n",
+		"deep/a/b/c.sls":       "a: {}\n",
+		"README.md":            "x\n",
+		"notsls.sls.j2":        "x\n",
+		"alias.sls":            salttest.SymlinkPrefix + "db.sls",
+		"webalias":             salttest.SymlinkPrefix + "web",
+	}
+	calls := []salttest.Call{
+		{Name: "list_states", Fun: "cp.list_states"},
+		{Name: "list_states base", Fun: "cp.list_states", Args: []any{"base"}},
+		{Name: "list_states missing env", Fun: "cp.list_states", Args: []any{"nope"}},
+		{Name: "list_master_symlinks", Fun: "cp.list_master_symlinks", Sorted: true},
+		{Name: "list_master_symlinks prefix", Fun: "cp.list_master_symlinks", Kwargs: []any{"prefix", "web"}, Sorted: true},
+		{Name: "list_master_symlinks missing env", Fun: "cp.list_master_symlinks", Args: []any{"nope"}},
+		{Name: "list_master", Fun: "cp.list_master", Sorted: true},
+	}
+	runSuite(t, salttest.Suite{Name: "cp_lists", Srv: tree, Calls: calls, Grains: payload.NewMap("kernel", "Linux", "os", "Debian", "os_family", "Debian")})
 }

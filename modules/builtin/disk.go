@@ -32,6 +32,15 @@ func diskFunctions() []modules.Function {
 		{Name: "disk.fstype", Spec: modules.Spec{Params: []modules.Param{req("device")}},
 			Doc: "Return the filesystem name of the specified device\n\ndevice\n    The name of the device\n\nCLI Example:\n\n    salt '*' disk.fstype /dev/sdX1",
 			Fn:  diskFstype},
+		{Name: "disk.get_fstype_from_path", Spec: modules.Spec{Params: []modules.Param{req("path")}},
+			Doc: "Return the filesystem type of the underlying device for a specified path.\n\n.. versionadded:: 3006.0\n\npath\n    The path for the function to evaluate.\n\nCLI Example:\n\n    salt '*' disk.get_fstype_from_path /root",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				dev, err := callFunction(ctx, c, "mount.get_device_from_path", []any{c.Args.Get("path")}, nil)
+				if err != nil {
+					return nil, err
+				}
+				return callFunction(ctx, c, "disk.fstype", []any{dev}, nil)
+			}},
 	}
 }
 
@@ -227,7 +236,7 @@ func diskBlkid(ctx context.Context, c *modules.Call) (any, error) {
 }
 
 func diskFstype(ctx context.Context, c *modules.Call) (any, error) {
-	dev := c.Args.Str("device")
+	dev := pyfmt.Str(c.Args.Get("device"))
 	if _, err := which("lsblk"); err == nil {
 		res, err := pkgRun(ctx, strings.Fields("lsblk -o fstype "+dev), pkgRunOpts{combined: true})
 		if err == nil {

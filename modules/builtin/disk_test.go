@@ -13,7 +13,7 @@ import (
 // by shape.
 func TestDiskLive(t *testing.T) {
 	shapeCounts := func(name string, v any) any {
-		if s, ok := v.(string); ok && name == "fstype root" {
+		if s, ok := v.(string); ok && (name == "fstype root" || name == "get_fstype_from_path root") {
 			// Salt returns df -T's whole line here; its counts move.
 			if f := strings.Fields(s); len(f) > 1 {
 				return f[0] + " " + f[1]
@@ -50,6 +50,10 @@ func TestDiskLive(t *testing.T) {
 		{Name: "blkid", Fun: "disk.blkid", Sorted: true},
 		{Name: "blkid missing device", Fun: "disk.blkid", Args: []any{"/dev/no-such-dev"}},
 		{Name: "fstype root", Fun: "disk.fstype", Args: []any{"/"}},
+		{Name: "get_fstype_from_path root", Fun: "disk.get_fstype_from_path", Args: []any{"/"}},
+		{Name: "get_fstype_from_path proc", Fun: "disk.get_fstype_from_path", Args: []any{"/proc/self"}},
+		{Name: "get_device_from_path root", Fun: "mount.get_device_from_path", Args: []any{"/etc/hostname"}},
+		{Name: "get_mount_from_path dir", Fun: "mount.get_mount_from_path", Args: []any{"{dir}/a/b"}},
 	}
 	runSuite(t, salttest.Suite{Name: "disk_live", Live: true, RealGrains: true, Calls: calls, Normalize: shapeCounts})
 }

@@ -2,10 +2,15 @@ package builtin
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gsalt/gsalt/internal/py"
@@ -20,9 +25,10 @@ import (
 // iptables/ip6tables binaries with cmd.run_* (check runs `iptables -C`),
 // and iptables-save output parsed with Salt's argparse table of the
 // options in iptables(8) and iptables-extensions(8) (get_rules,
-// get_saved_rules). Every public function of Salt's module is here; the
-// one branch not done is check's fallback for an iptables without
-// --check (iptables < 1.4.11), which answers with an error naming it.
+// get_saved_rules). Every public function of Salt's module is here,
+// check's fallback for an iptables without --check (iptables < 1.4.11)
+// included: the rule goes into a temporary chain and iptables-save's
+// canonical line for it is looked for in the asked chain.
 
 // ErrIptablesNotFound is the reason the iptables module does not load
 // (its __virtual__ text): no iptables binary.
@@ -675,12 +681,83 @@ func iptablesCheck(ctx context.Context, c *modules.Call, table, chain, rule, fam
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("%w: iptables.check: this iptables has no --check option; gsalt does not implement Salt's fallback through a temporary chain", modules.ErrExecution)
+		return iptablesCheckBySave(ctx, c, table, chain, rule, family)
 	}
 	if _, _, err := iptablesRun(ctx, c, fmt.Sprintf("%s -t %s -C %s %s", iptablesCmd(family), pyfmt.Str(table), pyfmt.Str(chain), pyfmt.Str(rule))); err != nil {
 		return nil, err
 	}
 	return c.Retcode == 0, nil
+}
+
+// iptablesCheckBySave is check's branch for an iptables without --check:
+// the rule is appended to a temporary chain named hex(uuid.getnode()),
+// iptables-save prints it in its canonical form, the chain is flushed
+// and removed, and the rule is present when that line, with the
+// temporary chain's name replaced by chain, is a line of the output.
+// The commands' own failures are ignored, as Salt's cmd.run calls do.
+func iptablesCheckBySave(ctx context.Context, c *modules.Call, table, chain, rule, family any) (any, error) {
+	ipt := iptablesCmd(family)
+	tmp := pyHexInt(uuidNode())
+	tbl, ch := pyfmt.Str(table), pyfmt.Str(chain)
+	run := func(format string, args ...any) (string, error) {
+		out, _, err := iptablesRun(ctx, c, fmt.Sprintf(format, args...))
+		return out, err
+	}
+	if _, err := run("%s -t %s -N %s", ipt, tbl, tmp); err != nil {
+		return nil, err
+	}
+	if _, err := run("%s -t %s -A %s %s", ipt, tbl, tmp, pyfmt.Str(rule)); err != nil {
+		return nil, err
+	}
+	out, err := run("%s-save", ipt)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := run("%s -t %s -F %s", ipt, tbl, tmp); err != nil {
+		return nil, err
+	}
+	if _, err := run("%s -t %s -X %s", ipt, tbl, tmp); err != nil {
+		return nil, err
+	}
+	lines := py.SplitLines(out, false)
+	for _, l := range lines {
+		if strings.HasPrefix(l, "-A "+tmp) && slices.Contains(lines, strings.ReplaceAll(l, tmp, ch)) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// pyHexInt is Python's hex() of a non-negative integer.
+func pyHexInt(n uint64) string { return "0x" + strconv.FormatUint(n, 16) }
+
+// uuidNode is Python's uuid.getnode() on Linux, where libuuid picks the
+// node: the hardware address of the first interface (in index order)
+// that has an IPv4 address and a non-zero 6-byte address, else 48 random
+// bits with the multicast bit set (a new value each call, as each
+// process of Salt's gets its own).
+func uuidNode() uint64 {
+	ifs, _ := net.Interfaces()
+	for _, ifc := range ifs {
+		if len(ifc.HardwareAddr) != 6 || !slices.ContainsFunc(ifc.HardwareAddr, func(b byte) bool { return b != 0 }) {
+			continue
+		}
+		addrs, _ := ifc.Addrs()
+		if !slices.ContainsFunc(addrs, func(a net.Addr) bool {
+			ipn, ok := a.(*net.IPNet)
+			return ok && ipn.IP.To4() != nil
+		}) {
+			continue
+		}
+		var n uint64
+		for _, b := range ifc.HardwareAddr {
+			n = n<<8 | uint64(b)
+		}
+		return n
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return (binary.BigEndian.Uint64(b[:])>>16 | 1<<40) & (1<<48 - 1)
 }
 
 func iptablesCheckChain(ctx context.Context, c *modules.Call) (any, error) {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -315,25 +316,67 @@ func TestIptablesParseGolden(t *testing.T) {
 }
 
 // TestIptablesCheckWithoutCheckOption runs iptables.check and the append
-// that uses it against an iptables (a script first on PATH) whose --help
-// names no --check, as iptables before 1.4.11: gsalt does not do Salt's
-// fallback through a temporary chain and says so, naming the function,
-// instead of guessing; build_rule leaves --wait out when --help lacks it.
+// that uses it against an iptables (scripts first on PATH) whose --help
+// names no --check, as iptables before 1.4.11: check takes Salt's
+// fallback, a temporary chain named hex(uuid.getnode()) that gets the
+// rule, iptables-save (here printing the rule in its canonical form) and
+// the chain flushed and removed; the rule is present when the saved line
+// with the asked chain's name is there. build_rule leaves --wait out when
+// --help lacks it. The same calls against real iptables, compared with
+// Salt 3006, are TestIptablesOldCheckGolden in states/builtin.
 func TestIptablesCheckWithoutCheckOption(t *testing.T) {
 	dir := t.TempDir()
-	script := "#!/bin/sh\ncase \"$1\" in --help) echo 'iptables v1.4.7'; echo '  --append -A chain';; *) echo \"unexpected $*\" >&2; exit 3;; esac\n"
-	if err := os.WriteFile(filepath.Join(dir, "iptables"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+	log := filepath.Join(dir, "log")
+	write := func(name, script string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
+	write("iptables", "#!/bin/sh\ncase \"$1\" in --help) echo 'iptables v1.4.7'; echo '  --append -A chain';;\n*) echo \"$*\" >> "+log+";; esac\n")
+	// iptables-save prints the rules appended so far as iptables-save
+	// would: "--source 127.0.0.1" becomes "-s 127.0.0.1/32".
+	write("iptables-save", "#!/bin/sh\necho '*filter'\necho ':INPUT ACCEPT [0:0]'\necho '-A INPUT -s 127.0.0.1/32 -j ACCEPT'\n"+
+		"sed -n 's/^-t filter \\(-A [^ ]*\\) --source \\([0-9.]*\\) --jump \\(.*\\)$/\\1 -s \\2\\/32 -j \\3/p' "+log+"\necho COMMIT\n")
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+iptablesGoldenPath)
 	r := goldenRegistry(t)
 	env := &modules.Env{ID: "m", Registry: r, Opts: payload.NewMap(), Log: slog.New(slog.DiscardHandler),
 		Grains: payload.NewMap("os", "Debian", "os_family", "Debian", "kernel", "Linux")}
-	for _, fun := range []string{"iptables.check", "iptables.append"} {
-		res := r.Execute(context.Background(), modules.Binder{}, env, fun, []any{"filter", "INPUT", "-j ACCEPT"}, nil)
-		msg, _ := res.Return.(string)
-		if res.Retcode == 0 || !strings.Contains(msg, "iptables.check: this iptables has no --check option") {
-			t.Errorf("%s: retcode %d, return %#v; want the error naming iptables.check", fun, res.Retcode, res.Return)
+	calls := []struct {
+		fun, rule string
+		want      any
+	}{
+		{"iptables.check", "--source 127.0.0.1 --jump ACCEPT", true},
+		{"iptables.check", "--source 127.0.0.2 --jump ACCEPT", false},
+		{"iptables.append", "--source 127.0.0.1 --jump ACCEPT", false},
+		{"iptables.append", "--source 127.0.0.3 --jump ACCEPT", true},
+	}
+	for _, tc := range calls {
+		if err := os.WriteFile(log, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res := r.Execute(context.Background(), modules.Binder{}, env, tc.fun, []any{"filter", "INPUT", tc.rule}, nil)
+		if res.Return != tc.want {
+			t.Errorf("%s %q: retcode %d, return %#v; want %v", tc.fun, tc.rule, res.Retcode, res.Return, tc.want)
+		}
+		raw, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+		if len(lines) < 4 {
+			t.Fatalf("%s: commands run %q", tc.fun, lines)
+		}
+		tmp := strings.Fields(lines[0])[len(strings.Fields(lines[0]))-1]
+		if !regexp.MustCompile(`^0x[0-9a-f]{1,12}$`).MatchString(tmp) {
+			t.Errorf("temporary chain %q is not hex(uuid.getnode())", tmp)
+		}
+		want := []string{"-t filter -N " + tmp, "-t filter -A " + tmp + " " + tc.rule, "-t filter -F " + tmp, "-t filter -X " + tmp}
+		if tc.fun == "iptables.append" && tc.want == true {
+			want = append(want, "-t filter -A INPUT "+tc.rule)
+		}
+		if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s %q: commands\n%s\nwant\n%s", tc.fun, tc.rule, strings.Join(lines, "\n"), strings.Join(want, "\n"))
 		}
 	}
 	res := r.Execute(context.Background(), modules.Binder{}, env, "iptables.build_rule",

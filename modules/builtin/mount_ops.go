@@ -10,10 +10,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/internal/pyyaml"
@@ -32,6 +34,17 @@ func mountOpsFunctions() []modules.Function {
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				return mountActive(ctx, c, c.Args.Bool("extended"))
 			}},
+		{Name: "mount.get_mount_from_path", Spec: modules.Spec{Params: []modules.Param{req("path")}},
+			Doc: "Return the mount providing a specified path.\n\n.. versionadded:: 3006.0\n\npath\n    The path for the function to evaluate.\n\nCLI Example:\n\n    salt '*' mount.get_mount_from_path /opt/some/nested/path",
+			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
+				return mountFromPath(pyfmt.Str(c.Args.Get("path"))), nil
+			}},
+		{Name: "mount.get_device_from_path", Spec: modules.Spec{Params: []modules.Param{req("path")}},
+			Doc: "Return the underlying device for a specified path.\n\n.. versionadded:: 3006.0\n\npath\n    The path for the function to evaluate.\n\nCLI Example:\n\n    salt '*' mount.get_device_from_path /",
+			Fn:  mountDeviceFromPath},
+		{Name: "mount.is_fuse_exec", Spec: modules.Spec{Params: []modules.Param{req("cmd")}},
+			Doc: "Returns true if the command passed is a fuse mountable application.\n\nCLI Example:\n\n    salt '*' mount.is_fuse_exec sshfs",
+			Fn:  mountIsFuseExec},
 		{Name: "mount.is_mounted", Spec: modules.Spec{Params: []modules.Param{req("name")}},
 			Doc: "Provide information if the path is mounted\n\nCLI Example:\n\n    salt '*' mount.is_mounted /mnt/share",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
@@ -354,4 +367,75 @@ func mountWriteCache(ctx context.Context, c *modules.Call, name string, entry *p
 		return fmt.Errorf("%w: Unable to write mount cache.", modules.ErrExecution)
 	}
 	return nil
+}
+
+// mountFromPath is get_mount_from_path: the nearest folder at or above
+// path (made absolute, symlinks resolved) that is a mount point, else "/".
+func mountFromPath(path string) string {
+	if !filepath.IsAbs(path) {
+		if wd, err := os.Getwd(); err == nil {
+			path = filepath.Join(wd, path)
+		}
+	}
+	path = fileRealpath(filepath.Clean(path))
+	for path != "/" {
+		if pyIsMount(path) {
+			return path
+		}
+		path = filepath.Dir(path)
+	}
+	return path
+}
+
+// pyIsMount is os.path.ismount: path exists, is not a symlink, and its
+// device differs from its parent's, or it is its own parent.
+func pyIsMount(path string) bool {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&fs.ModeSymlink != 0 {
+		return false
+	}
+	pst, err := os.Lstat(fileRealpath(filepath.Join(path, "..")))
+	if err != nil {
+		return false
+	}
+	a, ok1 := st.Sys().(*syscall.Stat_t)
+	b, ok2 := pst.Sys().(*syscall.Stat_t)
+	if !ok1 || !ok2 {
+		return false
+	}
+	return a.Dev != b.Dev || a.Ino == b.Ino
+}
+
+// mountDeviceFromPath is get_device_from_path: the device of the active
+// mount providing path, None when the active mounts do not list it.
+func mountDeviceFromPath(ctx context.Context, c *modules.Call) (any, error) {
+	mnt := mountFromPath(pyfmt.Str(c.Args.Get("path")))
+	act, err := mountActive(ctx, c, false)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := act.Get(mnt)
+	if mm, ok := m.(*payload.Map); ok {
+		d, _ := mm.Get("device")
+		return d, nil
+	}
+	return nil, nil
+}
+
+// mountIsFuseExec is is_fuse_exec: whether the command found on PATH is
+// linked against libfuse (ldd's output names it); False when the command
+// is not found.
+func mountIsFuseExec(ctx context.Context, c *modules.Call) (any, error) {
+	p, err := which(pyfmt.Str(c.Args.Get("cmd")))
+	if err != nil {
+		return false, nil
+	}
+	if _, err := which("ldd"); err != nil {
+		return nil, fmt.Errorf("%w: ldd", modules.ErrCommandNotFound)
+	}
+	out, err := callFunction(ctx, c, "cmd.run", []any{"ldd " + p}, payload.NewMap("python_shell", false))
+	if err != nil {
+		return nil, err
+	}
+	return strings.Contains(pyfmt.Str(out), "libfuse"), nil
 }

@@ -35,6 +35,27 @@ func TestMountFstabGolden(t *testing.T) {
 	runSuite(t, salttest.Suite{Name: "mount", Calls: calls, Grains: linuxGrains()})
 }
 
+// TestMountPathGolden compares Salt 3006's path helpers of the mount
+// module on paths every Linux host resolves alike (testdata/golden/
+// mount_path.json): get_mount_from_path below /proc, through a symlink
+// (/proc/self), on a missing path and with "..", get_device_from_path
+// (procfs's device "proc") and is_fuse_exec of commands without libfuse
+// or missing. The host-dependent ones are in TestDiskLive.
+func TestMountPathGolden(t *testing.T) {
+	calls := []salttest.Call{
+		{Name: "root", Fun: "mount.get_mount_from_path", Args: []any{"/"}},
+		{Name: "under proc", Fun: "mount.get_mount_from_path", Args: []any{"/proc/self/status"}},
+		{Name: "proc itself", Fun: "mount.get_mount_from_path", Args: []any{"/proc"}},
+		{Name: "dotdot", Fun: "mount.get_mount_from_path", Args: []any{"/proc/../proc/sys/../self"}},
+		{Name: "missing", Fun: "mount.get_mount_from_path", Args: []any{"/no/such/path/x"}},
+		{Name: "device proc", Fun: "mount.get_device_from_path", Args: []any{"/proc/self/status"}},
+		{Name: "device sysfs", Fun: "mount.get_device_from_path", Args: []any{"/sys/kernel"}},
+		{Name: "fuse sh", Fun: "mount.is_fuse_exec", Args: []any{"sh"}},
+		{Name: "fuse missing", Fun: "mount.is_fuse_exec", Args: []any{"no-such-command-x"}},
+	}
+	runSuite(t, salttest.Suite{Name: "mount_path", Calls: calls, Grains: linuxGrains()})
+}
+
 // TestMountSwapGolden compares mount.swapon and mount.swapoff on a path
 // that is not an active swap area (nothing is activated: swapon fails as
 // in Salt) with Salt 3006 (testdata/golden/mount_swap.json). Real

@@ -697,6 +697,9 @@ func pipFunctions() []modules.Function {
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				return pipList(ctx, c, c.Args.Get("prefix"), c.Args.Get("bin_env"), c.Args.Get("cwd"), c.Args.Get("user"), c.Args.Get("env_vars"))
 			}},
+		{Name: "pip.list_freeze_parse", Spec: modules.Spec{Kwargs: true, Params: []modules.Param{opt("prefix", nil), be, usr, cwd, opt("env_vars", nil)}},
+			Doc: "Filter list of installed apps from ``freeze`` and check to see if\n``prefix`` exists in the list of packages installed.\n\n.. note::\n\n    If the version of pip available is older than 8.0.3, the packages\n    ``wheel``, ``setuptools``, and ``distribute`` will not be reported by\n    this function even if they are installed. Unlike :py:func:`pip.freeze\n    <salt.modules.pip.freeze>`, this function always reports the version of\n    pip which is installed.\n\nCLI Example:\n\n    salt '*' pip.list_freeze_parse salt",
+			Fn:  pipListFreezeParse},
 		{Name: "pip.version", Spec: modules.Spec{Params: []modules.Param{be, cwd, usr}},
 			Doc: "Returns the version of pip. Use ``bin_env`` to specify the path to a\nvirtualenv and get the version of pip in that virtualenv.\n\nCLI Example:\n\n    salt '*' pip.version",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
@@ -805,4 +808,71 @@ func pipListAllVersions(ctx context.Context, c *modules.Call) (any, error) {
 		return grainsStrList(vs), nil
 	}
 	return nil, nil
+}
+
+// pipListFreezeParse is list_freeze_parse (pip.list before 3006): pip's
+// own version, then each `pip freeze` line split at "===" or "==" (an
+// editable "-e" line at "#egg="), kept when its name starts with prefix
+// (case-insensitively). An editable line with neither reuses the previous
+// line's name and version, as Salt's loop does.
+func pipListFreezeParse(ctx context.Context, c *modules.Call) (any, error) {
+	prefix, binEnv, cwd := c.Args.Get("prefix"), c.Args.Get("bin_env"), c.Args.Get("cwd")
+	p := ""
+	if prefix != nil {
+		p = pyfmt.Str(prefix)
+	}
+	pkgs := &payload.Map{}
+	if prefix == nil || strings.HasPrefix("pip", p) {
+		v, err := pipVersion(ctx, c, binEnv, cwd, nil)
+		if err != nil {
+			return nil, err
+		}
+		pkgs.Set("pip", v)
+	}
+	lines, err := pipFreezeLines(ctx, c, binEnv, cwd, c.Args.Get("user"), c.Args.Get("env_vars"))
+	if err != nil {
+		return nil, err
+	}
+	var name, version string
+	set := false
+	splitEq := func(line string) bool {
+		for _, sep := range []string{"===", "=="} {
+			if parts := strings.Split(line, sep); len(parts) >= 2 {
+				name, version, set = parts[0], parts[1], true
+				return true
+			}
+		}
+		return false
+	}
+	for _, line := range lines {
+		switch {
+		case strings.HasPrefix(line, "-f"), strings.HasPrefix(line, "#"), strings.HasPrefix(line, "-e hg+not trust"):
+			continue
+		case strings.HasPrefix(line, "-e"):
+			parts := strings.Split(line, "-e ")
+			if len(parts) < 2 {
+				return nil, &modules.PyException{Class: "IndexError", Message: "list index out of range"}
+			}
+			line = parts[1]
+			if egg := strings.Split(line, "#egg="); len(egg) == 2 {
+				version, name, set = egg[0], egg[1], true
+			} else if len(egg) > 2 {
+				return nil, &modules.PyException{Class: "ValueError", Message: "too many values to unpack (expected 2)"}
+			} else {
+				splitEq(line)
+			}
+		default:
+			if !splitEq(line) {
+				c.Log().Error(fmt.Sprintf("Can't parse line '%s'", line))
+				continue
+			}
+		}
+		if !set {
+			return nil, &modules.PyException{Class: "UnboundLocalError", Message: "cannot access local variable 'name' where it is not associated with a value"}
+		}
+		if p == "" || strings.HasPrefix(strings.ToLower(name), strings.ToLower(p)) {
+			pkgs.Set(name, version)
+		}
+	}
+	return pkgs, nil
 }

@@ -258,18 +258,38 @@ var ErrPythonModule = errors.New("python extension module not loaded")
 // or __virtualname__, was synced to extDir/<kind>; "" when there is none.
 func PythonModuleMissing(extDir, kind, fun string) string {
 	mod, _, ok := strings.Cut(fun, ".")
-	if !ok || extDir == "" {
+	if !ok {
+		return ""
+	}
+	why := pythonExtension(extDir, kind, mod)
+	if why == "" {
+		return ""
+	}
+	return fmt.Sprintf("'%s' is not available: %s", fun, why)
+}
+
+// PythonRendererMissing explains a renderer name that no renderer has
+// when a Python renderer of that name was synced to extDir/renderers
+// (saltutil.sync_renderers); "" when there is none.
+func PythonRendererMissing(extDir, name string) string {
+	return pythonExtension(extDir, "renderers", name)
+}
+
+// pythonExtension says that mod is a custom Python module of kind synced
+// to extDir/<kind>, which gsalt does not load; "" when there is none.
+func pythonExtension(extDir, kind, mod string) string {
+	if extDir == "" || mod == "" {
 		return ""
 	}
 	path := findPythonModule(filepath.Join(extDir, kind), mod)
 	if path == "" {
 		return ""
 	}
-	what := "execution"
-	if kind == "states" {
-		what = "state"
+	what := map[string]string{"modules": "execution module", "states": "state module", "renderers": "renderer", "grains": "grains module"}[kind]
+	if what == "" {
+		what = strings.TrimSuffix(kind, "s") + " module"
 	}
-	return fmt.Sprintf("'%s' is not available: %s is a custom Python %s module (%s, synced from salt://_%s) and gsalt does not load Python extension modules", fun, mod, what, path, kind)
+	return fmt.Sprintf("%s is a custom Python %s (%s, synced from salt://_%s) and gsalt does not load Python extension modules", mod, what, path, kind)
 }
 
 // virtualNameRe finds __virtualname__ = "name" in a module.

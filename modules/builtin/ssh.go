@@ -81,6 +81,9 @@ func sshFunctions() []modules.Function {
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
 				return sshKnownHostEntries(ctx, c, c.Args.Get("user"), c.Args.Str("hostname"), c.Args.Get("config"), c.Args.Get("port"), c.Args.Get("fingerprint_hash_type"))
 			}},
+		{Name: "ssh.recv_known_host_entries", Spec: modules.Spec{Params: []modules.Param{req("hostname"), opt("enc", nil), opt("port", nil), opt("hash_known_hosts", true), opt("timeout", int64(5)), fht}},
+			Doc: "Return information about known host entries from the remote server.\n\nhostname\n    The name of the remote host (e.g. \"github.com\")\n\nenc\n    Defines what type of key is being used, can be ed25519, ecdsa,\n    ssh-rsa, ssh-dss or any other type as of openssh server version 8.7.\n\nport\n    Optional parameter, denoting the port of the remote host on which an\n    SSH daemon is running. By default the port 22 is used.\n\nhash_known_hosts : True\n    Hash all hostnames and addresses in the known hosts file.\n\ntimeout : int\n    Set the timeout for connection attempts.  Default is 5 seconds.\n\nfingerprint_hash_type\n    The fingerprint hash type that the public key fingerprints were\n    originally hashed with. This defaults to ``sha256`` if not specified.\n\nCLI Example:\n\n    salt '*' ssh.recv_known_host_entries <hostname> enc=<enc> port=<port>",
+			Fn:  sshRecvKnownHostEntries},
 		{Name: "ssh.check_known_host", Spec: modules.Spec{Params: []modules.Param{opt("user", nil), opt("hostname", nil), opt("key", nil), opt("fingerprint", nil), opt("config", nil), opt("port", nil), fht}},
 			Doc: "Check the record in known_hosts file, either by its value or by fingerprint\n(it's enough to set up either key or fingerprint, you don't need to set up\nboth).\n\nIf provided key or fingerprint doesn't match with stored value, return\n\"update\", if no value is found for a given host, return \"add\", otherwise\nreturn \"exists\".\n\nCLI Example:\n\n    salt '*' ssh.check_known_host <user> <hostname> key='AAAA...FAaQ=='",
 			Fn:  sshCheckKnownHost},
@@ -932,4 +935,43 @@ func pyB64Decode(s string) ([]byte, bool) {
 		return nil, false
 	}
 	return b, true
+}
+
+// sshRecvKnownHostEntries is recv_known_host_entries: the remote host's
+// keys as ssh-keyscan prints them (up to five tries while it prints
+// nothing), parsed like known_hosts lines; None when there are none.
+func sshRecvKnownHostEntries(ctx context.Context, c *modules.Call) (any, error) {
+	if _, err := which("ssh-keyscan"); err != nil {
+		return nil, fmt.Errorf("%w: ssh-keyscan", modules.ErrCommandNotFound)
+	}
+	cmd := []string{"ssh-keyscan"}
+	if port := c.Args.Get("port"); payload.Truthy(port) {
+		cmd = append(cmd, "-p", pyfmt.Str(port))
+	}
+	enc := c.Args.Get("enc")
+	if payload.Truthy(enc) {
+		cmd = append(cmd, "-t", pyfmt.Str(enc))
+	}
+	if !payload.Truthy(enc) && c.Env != nil && c.Env.Grains != nil {
+		if f, _ := c.Env.Grains.Get("osfinger"); f == "CentOS-5" {
+			cmd = append(cmd, "-t", "rsa")
+		}
+	}
+	if payload.Truthy(c.Args.Get("hash_known_hosts")) {
+		cmd = append(cmd, "-H")
+	}
+	cmd = append(cmd, "-T", pyfmt.Str(c.Args.Get("timeout")), pyfmt.Str(c.Args.Get("hostname")))
+	var lines []string
+	for attempt := 0; attempt < 5 && len(lines) == 0; attempt++ {
+		res, err := pkgRun(ctx, cmd, pkgRunOpts{combined: true})
+		if err != nil {
+			return nil, err
+		}
+		lines = py.SplitLines(res.stdout, false)
+	}
+	entries, err := sshParseOpenSSH(lines, c.Args.Get("fingerprint_hash_type"))
+	if err != nil || len(entries) == 0 {
+		return nil, err
+	}
+	return entries, nil
 }

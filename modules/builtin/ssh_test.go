@@ -1,9 +1,20 @@
 package builtin_test
 
 import (
+	"bytes"
+	"crypto/ed25519"
+	"net"
+	"os/exec"
+	"regexp"
+	"strconv"
 	"testing"
+	"time"
 
+	"golang.org/x/crypto/ssh"
+
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/modules/salttest"
+	"github.com/gsalt/gsalt/wire/payload"
 )
 
 const (
@@ -74,4 +85,91 @@ func TestSSHGolden(t *testing.T) {
 		salttest.Call{Name: "key_is_encrypted missing", Fun: "ssh.key_is_encrypted", Args: []any{"{dir}/nope"}},
 	)
 	runSuite(t, salttest.Suite{Name: "ssh", Calls: calls, Grains: linuxGrains()})
+}
+
+// sshKeyscanServer serves SSH's key exchange on 127.0.0.1 with one fixed
+// ed25519 host key (what ssh-keyscan reads) and closes every connection
+// after it; it stops with the test. It returns the port.
+func sshKeyscanServer(t *testing.T) int {
+	t.Helper()
+	signer, err := ssh.NewSignerFromKey(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &ssh.ServerConfig{NoClientAuth: true}
+	cfg.AddHostKey(signer)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+				if sc, chans, reqs, err := ssh.NewServerConn(conn, cfg); err == nil {
+					go ssh.DiscardRequests(reqs)
+					go func() {
+						for ch := range chans {
+							_ = ch.Reject(ssh.Prohibited, "no")
+						}
+					}()
+					sc.Close()
+				}
+			}()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestSSHRecvKnownHostGolden runs ssh.recv_known_host_entries (real
+// ssh-keyscan) against a local SSH server with a fixed host key, and
+// compares with Salt 3006 (testdata/golden/ssh_recv.json): plain and
+// hashed host names (the hash's random salt masked), an asked key type,
+// md5 fingerprints, a key type the server lacks and a closed port (None).
+func TestSSHRecvKnownHostGolden(t *testing.T) {
+	if _, err := exec.LookPath("ssh-keyscan"); err != nil {
+		t.Skip("no ssh-keyscan (openssh-client)")
+	}
+	port := sshKeyscanServer(t)
+	closed := proc.FreePorts(t, 1)[0]
+	p := strconv.Itoa(port)
+	calls := []salttest.Call{
+		{Name: "plain", Fun: "ssh.recv_known_host_entries", Args: []any{"127.0.0.1"}, Kwargs: []any{"port", port, "hash_known_hosts", false, "timeout", 3}},
+		{Name: "hashed", Fun: "ssh.recv_known_host_entries", Args: []any{"127.0.0.1"}, Kwargs: []any{"port", p, "timeout", 3}},
+		{Name: "enc md5", Fun: "ssh.recv_known_host_entries", Args: []any{"127.0.0.1"}, Kwargs: []any{"port", port, "enc", "ed25519", "hash_known_hosts", false, "fingerprint_hash_type", "md5"}},
+		{Name: "enc missing", Fun: "ssh.recv_known_host_entries", Args: []any{"127.0.0.1"}, Kwargs: []any{"port", port, "enc", "rsa", "hash_known_hosts", false, "timeout", 2}},
+		{Name: "closed port", Fun: "ssh.recv_known_host_entries", Args: []any{"127.0.0.1"}, Kwargs: []any{"port", closed, "timeout", 1}},
+	}
+	hashed := regexp.MustCompile(`^\|1\|[^|]+\|[^|]+$`)
+	portRe := regexp.MustCompile(`\]:[0-9]+$`)
+	mask := func(_ string, v any) any {
+		l, ok := v.([]any)
+		if !ok {
+			return v
+		}
+		out := make([]any, len(l))
+		for i, e := range l {
+			m, ok := e.(*payload.Map)
+			if !ok {
+				out[i] = e
+				continue
+			}
+			m = m.Clone()
+			h := m.Str("hostname")
+			h = portRe.ReplaceAllString(h, "]:{port}")
+			if hashed.MatchString(h) {
+				h = "|1|{salt}|{hash}"
+			}
+			m.Set("hostname", h)
+			out[i] = m
+		}
+		return out
+	}
+	runSuite(t, salttest.Suite{Name: "ssh_recv", Calls: calls, Grains: linuxGrains(), Normalize: mask})
 }

@@ -2,12 +2,14 @@ package builtin_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/modules/salttest"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -117,4 +119,49 @@ func TestParseKwarg(t *testing.T) {
 			t.Errorf("ParseKwarg(%q) = %q %q %v", tc.in, n, v, ok)
 		}
 	}
+}
+
+// TestTestModuleGolden compares the test module's functions a formula or
+// a smoke test calls, beyond those other suites cover, with Salt 3006
+// (testdata/golden/test_module.json): kwarg, true/false, outputter,
+// attr_call, deprecation_warning, collatz and fib (their timings masked),
+// rand_str and random_hash (their length and type compared: the values
+// are random) and the errors of missing or bad arguments.
+func TestTestModuleGolden(t *testing.T) {
+	calls := []salttest.Call{
+		{Name: "kwarg", Fun: "test.kwarg", Kwargs: []any{"a", int64(1), "b", "two"}},
+		{Name: "kwarg none", Fun: "test.kwarg"},
+		{Name: "true", Fun: "test.true"},
+		{Name: "false", Fun: "test.false"},
+		{Name: "outputter", Fun: "test.outputter", Args: []any{"some data"}},
+		{Name: "outputter dict", Fun: "test.outputter", Args: []any{payload.NewMap("a", int64(1))}},
+		{Name: "attr_call", Fun: "test.attr_call"},
+		{Name: "deprecation_warning", Fun: "test.deprecation_warning"},
+		{Name: "collatz", Fun: "test.collatz", Args: []any{int64(6)}},
+		{Name: "fib", Fun: "test.fib", Args: []any{int64(10)}},
+		{Name: "fib string", Fun: "test.fib", Args: []any{"7"}},
+		{Name: "rand_str", Fun: "test.rand_str", Args: []any{int64(12)}},
+		{Name: "random_hash", Fun: "test.random_hash", Kwargs: []any{"size", int64(8), "hash_type", "md5"}},
+		{Name: "random_hash sha256", Fun: "test.random_hash"},
+		{Name: "outputter missing", Fun: "test.outputter"},
+		{Name: "echo", Fun: "test.echo", Args: []any{"hello"}},
+		{Name: "arg_type", Fun: "test.arg_type", Args: []any{int64(1), "x", 1.5, true, nil}},
+	}
+	mask := func(name string, v any) any {
+		switch name {
+		case "collatz", "fib", "fib string":
+			// (values, seconds): keep the values, printed (a golden file
+			// keeps Python's 3.0 as 3)
+			if l, ok := v.([]any); ok && len(l) == 2 {
+				return []any{fmt.Sprint(l[0]), "seconds"}
+			}
+		case "rand_str", "random_hash", "random_hash sha256":
+			if s, ok := v.(string); ok {
+				return fmt.Sprintf("string of %d", len(s))
+			}
+		}
+		return v
+	}
+	// hash_type: the minion's default (sha256), which Salt's opts carry
+	runSuite(t, salttest.Suite{Name: "test_module", Calls: calls, Grains: linuxGrains(), Opts: []any{"hash_type", "sha256"}, Normalize: mask})
 }

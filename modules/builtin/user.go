@@ -222,6 +222,12 @@ func userFunctions() []modules.Function {
 			Fn: userChattrib("gid", "-g", "gid")},
 		{Name: "user.chshell", Spec: modules.Spec{Params: []modules.Param{req("name"), req("shell"), rootP}}, Doc: "Change the default shell of the user\n\nCLI Example:\n\n    salt '*' user.chshell foo /bin/zsh",
 			Fn: userChattrib("shell", "-s", "shell")},
+		{Name: "user.get_loginclass", Spec: modules.Spec{Params: []modules.Param{req("name")}},
+			Doc: "Get the login class of the user\n\nname\n    User to get the information\n\n.. note::\n    This function only applies to OpenBSD systems.\n\nCLI Example:\n\n    salt '*' user.get_loginclass foo",
+			Fn:  userLoginclass},
+		{Name: "user.chloginclass", Spec: modules.Spec{Params: []modules.Param{req("name"), req("loginclass"), rootP}},
+			Doc: "Change the default login class of the user\n\nname\n    User to modify\n\nloginclass\n    Login class for the new account\n\nroot\n    Directory to chroot into\n\n.. note::\n    This function only applies to OpenBSD systems.\n\nCLI Example:\n\n    salt '*' user.chloginclass foo staff",
+			Fn:  userLoginclass},
 		{Name: "user.chhome", Spec: modules.Spec{Params: []modules.Param{req("name"), req("home"), opt("persist", false), rootP}}, Doc: "Change the home directory of the user, pass True for persist to move files\nto the new home directory if the old home directory exist.\n\nCLI Example:\n\n    salt '*' user.chhome foo /home/users/foo True",
 			Fn: userChattrib("home", "-d", "home")},
 		{Name: "user.rename", Spec: modules.Spec{Params: []modules.Param{req("name"), req("new_name"), rootP}}, Doc: "Change the username for a named user\n\nCLI Example:\n\n    salt '*' user.rename name new_name",
@@ -537,4 +543,18 @@ func sortedNames[T any](all []T, err error) func(name func(T) string) (any, erro
 		sort.Strings(names)
 		return grainsStrList(names), nil
 	}
+}
+
+// userLoginclass is get_loginclass and chloginclass: login classes exist
+// on OpenBSD only, so elsewhere both answer False as Salt's do; gsalt
+// does not manage OpenBSD's login classes and says so there.
+func userLoginclass(_ context.Context, c *modules.Call) (any, error) {
+	var kernel any
+	if c.Env != nil && c.Env.Grains != nil {
+		kernel, _ = c.Env.Grains.Get("kernel")
+	}
+	if kernel != "OpenBSD" {
+		return false, nil
+	}
+	return nil, fmt.Errorf("%w: %s: OpenBSD login classes are not managed by gsalt", modules.ErrExecution, c.Fun)
 }

@@ -26,6 +26,8 @@ func TestUserGroupGolden(t *testing.T) {
 		{Name: "group.info empty", Fun: "group.info", Args: []any{"alice"}, Kwargs: []any{"root", "{dir}"}},
 		{Name: "group.info missing", Fun: "group.info", Args: []any{"nope"}, Kwargs: []any{"root", "{dir}"}},
 		{Name: "group.getent", Fun: "group.getent", Kwargs: []any{"root", "{dir}"}},
+		{Name: "user.get_loginclass", Fun: "user.get_loginclass", Args: []any{"alice"}},
+		{Name: "user.chloginclass", Fun: "user.chloginclass", Args: []any{"alice", "staff"}, Kwargs: []any{"root", "{dir}"}},
 	}
 	for i := range calls {
 		calls[i].Files = userRootFiles

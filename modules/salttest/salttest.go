@@ -178,7 +178,12 @@ func plainValue(t *testing.T, v any) any {
 	return out
 }
 
-// WriteTree creates files below dir.
+// SymlinkPrefix starts a WriteTree body that makes a symlink to the rest
+// of the body instead of a file.
+const SymlinkPrefix = "@symlink:"
+
+// WriteTree creates files below dir (a body starting with SymlinkPrefix
+// makes a symlink).
 func WriteTree(t *testing.T, dir, srv string, files map[string]string) {
 	t.Helper()
 	for n, body := range files {
@@ -190,6 +195,12 @@ func WriteTree(t *testing.T, dir, srv string, files map[string]string) {
 			continue
 		}
 		body = strings.ReplaceAll(strings.ReplaceAll(body, "{dir}", dir), "{srv}", srv)
+		if target, ok := strings.CutPrefix(body, SymlinkPrefix); ok {
+			if err := os.Symlink(target, p); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}

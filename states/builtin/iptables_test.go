@@ -6,10 +6,14 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/modules/salttest"
+	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // iptablesNetnsEnv marks the copy of the test binary that runs inside
@@ -227,5 +231,116 @@ func TestIptablesAggregateGolden(t *testing.T) {
 	}
 	salttest.Run(t, salttest.Suite{Name: "iptables_aggregate", Calls: calls, Grains: payloadLinuxGrains(),
 		Srv: map[string]string{"agg.sls": iptablesAggSLS}, Normalize: stateRets,
+		AfterSalt: func() { iptablesReset(t) }}, suiteRegistry(t))
+}
+
+// oldIptablesPath puts scripts first on PATH that stand for an iptables
+// before 1.4.11: iptables and ip6tables print their real --help without
+// the --check line and "v1.4.7" for --version, and run the real binary
+// (and iptables-save) for everything else. It returns their folder.
+func oldIptablesPath(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, exe := range []string{"iptables", "ip6tables"} {
+		script := "#!/bin/sh\ncase \"$1\" in\n--help) /usr/sbin/" + exe + " --help | grep -v -e --check;;\n" +
+			"--version|-V) echo '" + exe + " v1.4.7';;\n*) exec /usr/sbin/" + exe + " \"$@\";;\nesac\n"
+		for name, body := range map[string]string{exe: script, exe + "-save": "#!/bin/sh\nexec /usr/sbin/" + exe + "-save \"$@\"\n"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Setenv("PATH", dir+":/usr/sbin:/usr/bin:/sbin:/bin")
+	return dir
+}
+
+// fakeIptablesRe matches the path of a stand-in iptables script in a
+// test's temporary folder.
+var fakeIptablesRe = regexp.MustCompile(`/\S*/(ip6?tables)\b`)
+
+// maskFakeIptables puts {fake} for the stand-in scripts' folder in every
+// string of v (each run has its own temporary folder).
+func maskFakeIptables(v any) any {
+	switch x := v.(type) {
+	case string:
+		return fakeIptablesRe.ReplaceAllString(x, "{fake}/$1")
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = maskFakeIptables(e)
+		}
+		return out
+	case *payload.Map:
+		out := &payload.Map{}
+		for _, it := range x.Items() {
+			out.SetKey(maskFakeIptables(it.Key), maskFakeIptables(it.Value))
+		}
+		return out
+	}
+	return v
+}
+
+// TestIptablesOldCheckGolden runs iptables.check, and the module
+// functions and states that use it, against an iptables without --check
+// (scripts standing for iptables 1.4.7 in front of the real binaries, in
+// a fresh network namespace), and compares with Salt 3006's run of the
+// same calls (testdata/golden/iptables_oldcheck.json): check falls back
+// to a temporary chain and iptables-save, so a rule written differently
+// from iptables-save's canonical form is still found, a rule in another
+// chain is not, a rule iptables refuses is absent, and (Salt's quirk:
+// the saved lines of every table are searched) a rule asked for in
+// another table is found when the same line is in any table.
+func TestIptablesOldCheckGolden(t *testing.T) {
+	if !iptablesInNetns(t) {
+		return
+	}
+	oldIptablesPath(t)
+	iptablesReset(t)
+	check := func(name string, args ...any) salttest.Call {
+		return salttest.Call{Name: name, Fun: "iptables.check", Args: args}
+	}
+	calls := []salttest.Call{
+		{Name: "version", Fun: "iptables.version"},
+		{Name: "append", Fun: "iptables.append", Args: []any{"filter", "INPUT", "-s 127.0.0.1 -j ACCEPT"}},
+		{Name: "append tcp", Fun: "iptables.append", Args: []any{"filter", "INPUT", "-p tcp --dport 22 -m comment --comment 'ssh in' -j ACCEPT"}},
+		check("check canonical", "filter", "INPUT", "-s 127.0.0.1/32 -j ACCEPT"),
+		check("check long options", "filter", "INPUT", "--source 127.0.0.1 --jump ACCEPT"),
+		check("check tcp reordered", "filter", "INPUT", "-p tcp -m tcp --dport 22 -m comment --comment 'ssh in' -j ACCEPT"),
+		check("check absent", "filter", "INPUT", "-s 127.0.0.2 -j ACCEPT"),
+		check("check other chain", "filter", "OUTPUT", "-s 127.0.0.1 -j ACCEPT"),
+		check("check other table", "nat", "INPUT", "-s 127.0.0.1 -j ACCEPT"),
+		check("check bad rule", "filter", "INPUT", "--nope 1 -j ACCEPT"),
+		check("check no chain", "filter", "", "-j ACCEPT"),
+		check("check no rule", "filter", "INPUT"),
+		{Name: "append again", Fun: "iptables.append", Args: []any{"filter", "INPUT", "--source 127.0.0.1 --jump ACCEPT"}},
+		{Name: "insert again", Fun: "iptables.insert", Args: []any{"filter", "INPUT", 1, "-s 127.0.0.1/32 -j ACCEPT"}},
+		{Name: "append v6", Fun: "iptables.append", Args: []any{"filter", "INPUT", "-s ::1 -j ACCEPT"}, Kwargs: []any{"family", "ipv6"}},
+		{Name: "check v6", Fun: "iptables.check", Args: []any{"filter", "INPUT", "-s ::1/128 -j ACCEPT"}, Kwargs: []any{"family", "ipv6"}},
+		{Name: "check v6 absent", Fun: "iptables.check", Args: []any{"filter", "INPUT", "-s ::2 -j ACCEPT"}, Kwargs: []any{"family", "ipv6"}},
+		single("state append test", "iptables.append", true, "name", "web", "chain", "INPUT", "jump", "ACCEPT", "proto", "tcp", "dport", 80),
+		single("state append", "iptables.append", false, "name", "web", "chain", "INPUT", "jump", "ACCEPT", "proto", "tcp", "dport", 80),
+		single("state append already set", "iptables.append", false, "name", "web", "chain", "INPUT", "jump", "ACCEPT", "proto", "tcp", "dport", 80),
+		single("state insert already set", "iptables.insert", false, "name", "lo", "position", 1, "chain", "INPUT", "jump", "ACCEPT", "source", "127.0.0.1"),
+		single("state delete", "iptables.delete", false, "name", "web", "chain", "INPUT", "jump", "ACCEPT", "proto", "tcp", "dport", 80),
+		single("state delete already absent", "iptables.delete", false, "name", "web", "chain", "INPUT", "jump", "ACCEPT", "proto", "tcp", "dport", 80),
+		{Name: "get_rules", Fun: "iptables.get_rules"},
+		{Name: "chains left", Fun: "cmd.run", Args: []any{"iptables-save -t filter"}},
+	}
+	salttest.Run(t, salttest.Suite{Name: "iptables_oldcheck", Calls: calls, Grains: payloadLinuxGrains(),
+		Normalize: func(name string, v any) any {
+			v = stateRet(name, maskFakeIptables(v))
+			if name == "chains left" {
+				// iptables-save's dated comment lines
+				s, _ := v.(string)
+				var keep []string
+				for _, l := range strings.Split(s, "\n") {
+					if !strings.HasPrefix(l, "#") {
+						keep = append(keep, l)
+					}
+				}
+				return strings.Join(keep, "\n")
+			}
+			return v
+		},
 		AfterSalt: func() { iptablesReset(t) }}, suiteRegistry(t))
 }

@@ -80,11 +80,17 @@ func netconfigManaged(ctx context.Context, c *states.Call, spec modules.Spec) (s
 		"revert_in", netconfigMerged(ctx, c, "revert_in", arg("revert_in")),
 		"revert_at", netconfigMerged(ctx, c, "revert_at", arg("revert_at")),
 	)
+	// Salt's _update_config passes the template file's owner, mode and
+	// attributes with its own defaults; net.load_template has no such
+	// parameters, so they reach the template as variables too.
+	for _, d := range netconfigFileDefaults() {
+		kw.Set(d[0], d[1])
+	}
 	// The remaining keyword arguments are template variables (Salt's
-	// **template_vars).
+	// **template_vars); template_user and the like replace the defaults.
 	for _, it := range sbLowKwargs(c, spec).Items() {
 		k := payload.KeyString(it.Key)
-		if k == "template_name" || kw.Has(k) {
+		if k == "template_name" || (kw.Has(k) && !netconfigFileDefault(k)) {
 			continue
 		}
 		kw.Set(k, it.Value)
@@ -195,4 +201,21 @@ func netconfigCommitAction(ctx context.Context, c *states.Call, fun, testComment
 		ret.Name = payload.Text(v)
 	}
 	return ret, nil
+}
+
+// netconfigFileDefaults are _update_config's template_user, template_group,
+// template_mode and template_attrs defaults.
+func netconfigFileDefaults() [4][2]string {
+	return [4][2]string{{"template_user", "root"}, {"template_group", "root"},
+		{"template_mode", "755"}, {"template_attrs", "--------------e----"}}
+}
+
+// netconfigFileDefault reports whether k is one of netconfigFileDefaults.
+func netconfigFileDefault(k string) bool {
+	for _, d := range netconfigFileDefaults() {
+		if d[0] == k {
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func nsValue(t *testing.T, raw []byte) any {
 var nsExecNames = []string{"ntp.peers", "ntp.servers", "ntp.set_peers", "ntp.set_servers", "ntp.delete_peers",
 	"ntp.delete_servers", "net.config_control", "snmp.config", "snmp.update_config", "snmp.remove_config",
 	"users.config", "users.set_users", "users.delete_users", "probes.config", "probes.set_probes",
-	"probes.delete_probes", "probes.schedule_probes"}
+	"probes.delete_probes", "probes.schedule_probes", "net.load_template"}
 
 // nsRun runs gsalt's state for one scenario: its return (or error) and the
 // execution calls it made, each [fun, args, kwargs].
@@ -105,9 +106,12 @@ func nsRun(t *testing.T, sc nsScenario) (states.Ret, []any, error) {
 				return nsValue(t, resp), nil
 			}})
 	}
+	// config.merge with no such option set: the value given, not recorded
+	reg.Register(modules.Function{Name: "config.merge", Spec: modules.Spec{Params: []modules.Param{{Name: "value", Required: true}, {Name: "default", Default: nil}}, Kwargs: true},
+		Fn: func(ctx context.Context, c *modules.Call) (any, error) { return c.Args.Get("default"), nil }})
 	env := &modules.Env{ID: "dev1", Registry: reg, Log: slog.New(slog.DiscardHandler), Grains: payload.NewMap(), Pillar: payload.NewMap(), Opts: payload.NewMap()}
 	var fn *states.Function
-	for _, f := range append(append(append(netntpStates(), netsnmpStates()...), netusersStates()...), probesStates()...) {
+	for _, f := range slices.Concat(netntpStates(), netsnmpStates(), netusersStates(), probesStates(), netconfigStates()) {
 		if f.Name == sc.State+".managed" {
 			fn = &f
 		}
