@@ -10,7 +10,11 @@
 // (master.awaitSubscription), so a test waits for that event before its
 // first job. Publishing right after Ready lost the first job of
 // TestScheduledCommitsAndReverts and TestFRRThroughMaster on a loaded
-// machine.
+// machine. Measured with a fresh in-process master and a one-device
+// gsalt-proxy per try, -race, under stress-ng --cpu 4 on 2 cores: a
+// test.ping published right after Device.Ready was lost in 3 of 194
+// tries (the proxy's log shows the later find_job executed, the job
+// never); published after the start event, in none of 160.
 package started
 
 import (
