@@ -22,6 +22,7 @@ import (
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/testutil/pgtest"
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/returners"
@@ -173,6 +174,7 @@ func startGsaltMinionConf(t *testing.T, d *masterd.Daemon, dir, id, extra string
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	boot := started.Watch(t, d.Bus())
 	go func() { mn.Run(ctx); close(done) }()
 	t.Cleanup(func() {
 		cancel()
@@ -186,6 +188,7 @@ func startGsaltMinionConf(t *testing.T, d *masterd.Daemon, dir, id, extra string
 	case <-time.After(testutil.Scale(60 * time.Second)):
 		t.Fatalf("minion %s not ready (last auth error: %v)", id, mn.LastAuthError())
 	}
+	boot.Wait(t, id)
 }
 
 func pollPsql(t *testing.T, c *pgtest.Cluster, db, sql, want string, within time.Duration) {

@@ -16,6 +16,7 @@ import (
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
 	gminion "github.com/gsalt/gsalt/minion"
@@ -73,6 +74,7 @@ func startGsaltMinion(t testing.TB, d *masterd.Daemon, dir, id string) *gminion.
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	boot := started.Watch(t, d.Bus())
 	go func() { mn.Run(ctx); close(done) }()
 	t.Cleanup(func() {
 		cancel()
@@ -86,6 +88,7 @@ func startGsaltMinion(t testing.TB, d *masterd.Daemon, dir, id string) *gminion.
 	case <-time.After(testutil.Scale(60 * time.Second)):
 		t.Fatalf("minion %s not ready (last auth error: %v)", id, mn.LastAuthError())
 	}
+	boot.Wait(t, id)
 	return mn
 }
 

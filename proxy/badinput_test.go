@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/proxy/devsim"
@@ -59,6 +60,7 @@ func TestBadDevices(t *testing.T) {
 	}
 	dir := shortDir(t)
 	d := testMaster(t, dir, pillar)
+	boot := started.Watch(t, d.Bus())
 	bus := d.Bus().Subscribe(nil, 4096)
 	defer bus.Close()
 	etc := proxyConf(t, dir, d, "")
@@ -69,7 +71,7 @@ func TestBadDevices(t *testing.T) {
 	for _, id := range ids {
 		waitFor(t, id+" in the fleet", func() bool { _, ok := f.Device(id); return ok })
 		dev[id], _ = f.Device(id)
-		waitReady(t, dev[id])
+		waitServing(t, boot, dev[id])
 	}
 	waitFor(t, "sw1 and sw3 up", func() bool { return dev["sw1"].Initialized() && dev["sw3"].Initialized() })
 	for _, id := range []string{"sw2", "sw4"} {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/proxy/devsim"
@@ -56,13 +57,14 @@ func TestScheduledCommitsAndReverts(t *testing.T) {
 	}
 	dir := shortDir(t)
 	d := testMaster(t, dir, pillar)
+	boot := started.Watch(t, d.Bus())
 	bus := d.Bus().Subscribe(nil, 4096)
 	defer bus.Close()
 	etc := proxyConf(t, dir, d, "loop_interval: 0.2\n")
 	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: []string{"sw1"}, Logger: testLogger()})
 	waitFor(t, "sw1 in the fleet", func() bool { _, ok := f.Device("sw1"); return ok })
 	dev, _ := f.Device("sw1")
-	waitReady(t, dev)
+	waitServing(t, boot, dev)
 	running := func() string { return sim.Device(0).RunningConfig() }
 	call := func(fun string, args ...any) *payload.Map {
 		t.Helper()

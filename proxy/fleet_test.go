@@ -18,6 +18,7 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/minion"
@@ -181,6 +182,15 @@ func waitReady(t *testing.T, dev *proxy.Device) {
 	}
 }
 
+// waitServing waits until dev is ready and the master has applied its
+// publish subscription (its start event, package started): a job
+// published then reaches the device.
+func waitServing(t *testing.T, st *started.Watcher, dev *proxy.Device) {
+	t.Helper()
+	waitReady(t, dev)
+	st.Wait(t, dev.ID())
+}
+
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	testutil.Eventually(t, 60*time.Second, cond, what)
@@ -228,6 +238,7 @@ func TestFleetAgainstGsaltMaster(t *testing.T) {
 	d := testMaster(t, dir, pillar)
 	bus := d.Bus().Subscribe(nil, 4096)
 	defer bus.Close()
+	boot := started.Watch(t, d.Bus())
 	etc := proxyConf(t, dir, d, "")
 	writeFile(t, filepath.Join(etc, "proxy.d", "ctl", "meta.conf"), "metaproxy: deltaproxy\n")
 	writeFile(t, filepath.Join(etc, "proxy.d", "p2", "grains"), "rack: r7\n")
@@ -269,7 +280,7 @@ func TestFleetAgainstGsaltMaster(t *testing.T) {
 		if !ok {
 			t.Fatalf("no device %s", id)
 		}
-		waitReady(t, dev)
+		waitServing(t, boot, dev)
 		if _, err := os.Stat(filepath.Join(dir, "p", "pki", id, "minion.pem")); err != nil {
 			t.Errorf("%s key pair: %v", id, err)
 		}
@@ -352,7 +363,7 @@ func TestFleetAgainstGsaltMaster(t *testing.T) {
 	default:
 	}
 	noneReady.Store(true)
-	waitReady(t, none)
+	waitServing(t, boot, none)
 	if got := runJob(t, d, "none", "", "test.ping"); got["none"] != true {
 		t.Errorf("none test.ping: %v", got)
 	}

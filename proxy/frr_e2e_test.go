@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/testlab"
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -33,10 +34,11 @@ func TestFRRThroughMaster(t *testing.T) {
 	}
 	dir := shortDir(t)
 	d := testMaster(t, dir, pillar)
+	boot := started.Watch(t, d.Bus())
 	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: proxyConf(t, dir, d, ""), IDs: []string{"r1"}, Logger: testLogger()})
 	waitFor(t, "r1 in the fleet", func() bool { _, ok := f.Device("r1"); return ok })
 	dev, _ := f.Device("r1")
-	waitReady(t, dev)
+	waitServing(t, boot, dev)
 	waitFor(t, "r1 up", dev.Initialized)
 
 	call := func(fun string, args ...any) any { t.Helper(); return runJob(t, d, "r1", "", fun, args...)["r1"] }

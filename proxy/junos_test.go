@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/testlab"
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -29,12 +30,13 @@ func TestJunosThroughProxy(t *testing.T) {
 	}
 	dir := shortDir(t)
 	d := testMaster(t, dir, pillar)
+	boot := started.Watch(t, d.Bus())
 	bus := d.Bus().Subscribe(nil, 4096)
 	defer bus.Close()
 	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: proxyConf(t, dir, d, "loop_interval: 0.2\n"), IDs: []string{"vmx1"}, Logger: testLogger()})
 	waitFor(t, "vmx1 in the fleet", func() bool { _, ok := f.Device("vmx1"); return ok })
 	dev, _ := f.Device("vmx1")
-	waitReady(t, dev)
+	waitServing(t, boot, dev)
 	waitFor(t, "vmx1 up", dev.Initialized)
 
 	call := func(fun string, args ...any) any { t.Helper(); return runJob(t, d, "vmx1", "", fun, args...)["vmx1"] }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/proxy/devsim"
@@ -201,11 +202,12 @@ func TestInteropRealSaltMasterNapalmFunctions(t *testing.T) {
 	// The gsalt master and its gsalt-proxy.
 	gdir := filepath.Join(dir, "g")
 	d := testMaster(t, gdir, lab.pillar)
+	boot := started.Watch(t, d.Bus())
 	gf := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: proxyConf(t, gdir, d, ""), IDs: lab.ids, Logger: testLogger()})
 	for _, id := range lab.ids {
 		waitFor(t, id+" in the gsalt fleet", func() bool { _, ok := gf.Device(id); return ok })
 		dev, _ := gf.Device(id)
-		waitReady(t, dev)
+		waitServing(t, boot, dev)
 		waitFor(t, id+" up", dev.Initialized)
 	}
 	sm.acceptWhenPending(t, lab.ids...)
@@ -459,11 +461,12 @@ func TestNapalmFunctionsThroughMaster(t *testing.T) {
 	dir := shortDir(t)
 	lab := startNapalmLab(t, ctx, dir)
 	d := testMaster(t, dir, lab.pillar)
+	boot := started.Watch(t, d.Bus())
 	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: proxyConf(t, dir, d, ""), IDs: lab.ids, Logger: testLogger()})
 	for _, id := range lab.ids {
 		waitFor(t, id+" in the fleet", func() bool { _, ok := f.Device(id); return ok })
 		dev, _ := f.Device(id)
-		waitReady(t, dev)
+		waitServing(t, boot, dev)
 		waitFor(t, id+" up", dev.Initialized)
 	}
 	for _, c := range napalmE2E {

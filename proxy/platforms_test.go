@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/proxy/devsim"
@@ -59,6 +60,7 @@ func TestPlatformsThroughProxy(t *testing.T) {
 	}
 	dir := shortDir(t)
 	d := testMaster(t, dir, pillar)
+	boot := started.Watch(t, d.Bus())
 	bus := d.Bus().Subscribe(nil, 4096)
 	defer bus.Close()
 	etc := proxyConf(t, dir, d, "loop_interval: 0.2\n")
@@ -70,7 +72,7 @@ func TestPlatformsThroughProxy(t *testing.T) {
 	for _, id := range ids {
 		waitFor(t, id+" in the fleet", func() bool { _, ok := f.Device(id); return ok })
 		dev, _ := f.Device(id)
-		waitReady(t, dev)
+		waitServing(t, boot, dev)
 		waitFor(t, id+" up", dev.Initialized)
 	}
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -32,6 +33,7 @@ func TestShardDeltaproxyPillarList(t *testing.T) {
 		return payload.NewMap("proxy", payload.NewMap("proxytype", "dummy")), nil
 	}
 	d := testMaster(t, dir, pillar)
+	boot := started.Watch(t, d.Bus())
 	etc := proxyConf(t, dir, d, "")
 	for _, ctl := range []string{"fleet-0", "fleet-1"} {
 		writeFile(t, filepath.Join(etc, "proxy.d", ctl, "meta.conf"), "metaproxy: deltaproxy\n")
@@ -45,7 +47,7 @@ func TestShardDeltaproxyPillarList(t *testing.T) {
 		waitFor(t, ctl+" sub-proxies", func() bool { return len(f.Devices()) == len(want)+1 })
 		var got []string
 		for _, dev := range f.Devices() {
-			waitReady(t, dev)
+			waitServing(t, boot, dev)
 			if dev.ID() != ctl {
 				got = append(got, dev.ID())
 				served[dev.ID()]++

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/proxy/proxymod"
@@ -38,6 +39,7 @@ func TestStatePingWhileBusy(t *testing.T) {
 	d := testMaster(t, dir, func(context.Context, master.PillarRequest) (*payload.Map, error) {
 		return payload.NewMap("proxy", payload.NewMap("proxytype", "stateping")), nil
 	})
+	boot := started.Watch(t, d.Bus())
 	etc := proxyConf(t, dir, d, "")
 	var up atomic.Bool
 	var pingCalls atomic.Int64
@@ -52,7 +54,7 @@ func TestStatePingWhileBusy(t *testing.T) {
 	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: []string{"sp1"}, Types: types, Logger: testLogger(), MaxConns: 1})
 	waitFor(t, "the device", func() bool { _, ok := f.Device("sp1"); return ok })
 	dev, _ := f.Device("sp1")
-	waitReady(t, dev)
+	waitServing(t, boot, dev)
 	waitFor(t, "sp1 initialised", dev.Initialized)
 
 	started, release := make(chan struct{}), make(chan struct{})

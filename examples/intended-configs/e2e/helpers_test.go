@@ -15,6 +15,7 @@ import (
 	"github.com/gsalt/gsalt/config"
 	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
 	gminion "github.com/gsalt/gsalt/minion"
@@ -100,6 +101,7 @@ func startMinion(t *testing.T, d *masterd.Daemon, dir, id string, dropins map[st
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	boot := started.Watch(t, d.Bus())
 	go func() { mn.Run(ctx); close(done) }()
 	t.Cleanup(func() {
 		cancel()
@@ -114,6 +116,7 @@ func startMinion(t *testing.T, d *masterd.Daemon, dir, id string, dropins map[st
 	case <-time.After(30 * time.Second):
 		t.Fatalf("minion %s not ready (last auth error: %v)", id, mn.LastAuthError())
 	}
+	boot.Wait(t, id)
 	return mn
 }
 
@@ -131,6 +134,7 @@ func startProxies(t *testing.T, d *masterd.Daemon, dir string, ids []string) *pr
 	if err != nil {
 		t.Fatal(err)
 	}
+	boot := started.Watch(t, d.Bus())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.Run(ctx) }()
@@ -156,6 +160,7 @@ func startProxies(t *testing.T, d *masterd.Daemon, dir string, ids []string) *pr
 		case <-time.After(30 * time.Second):
 			t.Fatalf("%s never became ready (err %v)", id, dev.Err())
 		}
+		boot.Wait(t, id)
 	}
 	return f
 }
