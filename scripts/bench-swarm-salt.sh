@@ -81,7 +81,7 @@ wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f
 # N returns per ping (the returns the CLI saw when fewer answered); with
 # BENCH_STATIC=1 salt.py runs --static as a 100% batch (a test.ping round,
 # then the job), as gsalt does: 2N.
-ret=-
+ret="none answered ($pings pings of -t $pt; master CPU $(echo "$c1 - $c0" | bc) s)"
 [ "$total" -gt 0 ] && ret=$(echo "scale=4; ($c1 - $c0) * 1000 / ($total * (${#static[@]} + 1))" | bc)
 # group_rss: RSS summed over the master's processes, and their PSS (shared
 # copy-on-write pages counted once): "RSS (PSS)"; salt_rss is the PSS.
@@ -100,7 +100,7 @@ if [ "${SALT_STORM:-1}" = 1 ]; then
   pgrep -g "$mp" >/dev/null && kill -KILL -- "-$mp" 2>/dev/null
   wait "$mp" 2>/dev/null || true
   rm -f "$tmp/master/sock/master_event_pub.ipc"
-  swarm_cpu() { for p in "${sps[@]}"; do proc_cpu "$p"; done | paste -sd+ | bc; }
+  swarm_cpu() { for p in "${sps[@]}"; do proc_cpu "$p"; echo; done | paste -sd+ | bc; }
   scs0=$(swarm_cpu)
   setsid /usr/bin/python3 "$src/scripts/salt-master" -c "$tmp/etc/master" -l error </dev/null >/dev/null 2>&1 & mp=$!; pids+=($mp)
   for _ in $(seq 600); do [ -e "$tmp/master/sock/master_event_pub.ipc" ] && break; sleep 0.2; done

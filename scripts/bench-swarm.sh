@@ -61,6 +61,9 @@ ${BENCH_MASTER_EXTRA:-}"
 metric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="gsalt_$1" '$1==k {printf "%d", $2; exit}'; }
 # gometric NAME: a Go runtime metric of the master (go_NAME).
 gometric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="go_$1" '$1==k {printf "%d", $2; exit}'; }
+# What the master's RSS holds (Go runtime metrics): heap in use, goroutine
+# stacks, goroutines, the heap size that starts the next GC.
+gomem() { curl -s "http://127.0.0.1:$metrics/metrics" | awk '$1=="go_memstats_heap_inuse_bytes" {h=$2} $1=="go_memstats_stack_inuse_bytes" {s=$2} $1=="go_goroutines" {g=$2} $1=="go_memstats_next_gc_bytes" {n=$2} END {printf "heap in use %d MiB, stacks %d MiB for %d goroutines, next GC at %d MiB", h/1048576, s/1048576, g, n/1048576}'; }
 # stats: jobs published, returns received, job cache writes and commits,
 # request connections evicted (the connection budget was spent), the
 # master's completed GC cycles.
@@ -145,6 +148,7 @@ rss=$(proc_rss_mib "$mp")
 echo "gsalt '*' test.ping x$pings: walls ${walls[*]} s (median $wall s, $short run(s) short of $n); master CPU $(echo "$mc1 - $mc0" | bc) s, swarm CPU $(echo "$sc1 - $sc0" | bc) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "gsalt CLI process CPU per ping (user+system): $(sort -n "$tmp/cli.cpu" | tr '\n' ' ')s"
 [ -n "$k1" ] && echo "during the pings: $((j1 - j0)) jobs published, $((r1 - r0)) returns received, job cache $((w1 - w0)) writes in $((k1 - k0)) commits${e1:+, $((e1 - ${e0:-0})) request connections evicted (budget $(metric master_connections_budget))}${g1:+, $((g1 - ${g0:-0})) master GC cycles}"
+echo "master after the pings: $(gomem)"
 echo "RSS: gsalt-master $rss MiB, swarm $(for p in "${sps[@]}"; do printf '%s MiB ' "$(proc_rss_mib "$p")"; done)"
 
 if [ -n "$prof" ]; then
@@ -174,6 +178,7 @@ storm=$(wait_all "${STORM_LIMIT:-300}")
 [ -n "$prof" ] && { wait "$c1" "$c2" "$c3" || true; }
 srss=$(proc_rss_mib "$mp")
 echo "auth storm: all $n answer after $storm s from the master restart; master RSS $srss MiB; during it master CPU $(proc_cpu "$mp") s, swarm CPU $(echo "$(swarm_cpu) - $scs0" | bc) s"
+echo "master after the storm: $(gomem); $(metric master_slow_load_commits_total) publishes answered before their load's commit (over 1 s)"
 
 salt_wall=-; salt_ret=-; salt_rss=-; salt_storm=-
 if [ -n "${GSALT_SALT_SRC:-}" ] && [ "$n" -gt 5000 ] && [ "${BENCH_SALT_BIG:-1}" = 0 ]; then
