@@ -73,13 +73,13 @@ static=()
 prof=${BENCH_PROFILE:-}
 [ -n "$prof" ] && mkdir -p "$prof"
 now() { date +%s.%N; }
-# ping_count T: how many identities answered a ping; when none
-# did, the CLI's last line (stdout or stderr) goes to stderr.
+# ping_count T [WHEN]: how many identities answered a ping; when none
+# did, the CLI's last line (stdout or stderr) goes to stderr, after WHEN.
 ping_count() {
   local c
   "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json "${static[@]}" -t "$1" >"$tmp/cli.out" 2>&1 || true
   c=$(grep -c ': true' "$tmp/cli.out" || true)
-  [ "$c" -gt 0 ] || echo "bench: gsalt CLI: $(tail -1 "$tmp/cli.out" | cut -c1-300)" >&2
+  [ "$c" -gt 0 ] || echo "bench: gsalt CLI${2:+ ($2)}: $(tail -1 "$tmp/cli.out" | cut -c1-300)" >&2
   echo "$c"
 }
 # ping_timed LIMIT: ping_count, with the CLI process's own CPU seconds
@@ -88,10 +88,24 @@ ping_timed() {
   /usr/bin/time -f '%U %S' -o "$tmp/cli.time" "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json "${static[@]}" -t "$1" 2>/dev/null | grep -c ': true' || true
   awk '{printf "%.2f\n", $1 + $2}' "$tmp/cli.time" >>"$tmp/cli.cpu"
 }
-wait_all() { # wait_all LIMIT_S: polls until all N answer; prints the seconds taken, or ">LIMIT (got/N)"
-  local t0 got; t0=$(now)
+# wait_all LIMIT_S [T0]: polls until all N answer; prints the seconds
+# taken since T0 (default: now), or ">LIMIT (got/N)". The first ping waits
+# for the master's request socket (sock_dir/gsalt_req.ipc, which the CLI
+# uses when it is there): the event socket the bench waits for appears
+# before the master has loaded its keys and minion data, and a CLI started
+# then used the TCP port, not yet listening, and ran into its -t ("Salt
+# request timed out"); $tmp/req_ready gets the seconds until the socket
+# appeared.
+wait_all() {
+  local t0=${2:-$(now)} got k=0
+  until [ -S "$tmp/master/sock/gsalt_req.ipc" ]; do
+    if [ "$(echo "$(now) - $t0 > $1" | bc)" = 1 ]; then echo ">$1 (no request socket)"; return; fi
+    sleep 0.1
+  done
+  printf '%.1f\n' "$(echo "$(now) - $t0" | bc)" >"$tmp/req_ready"
   while :; do
-    got=$(ping_count 5)
+    k=$((k + 1))
+    got=$(ping_count 5 "ping $k, $(printf '%.1f' "$(echo "$(now) - $t0" | bc)") s in")
     [ "$got" -ge "$n" ] && break
     if [ "$(echo "$(now) - $t0 > $1" | bc)" = 1 ]; then echo ">$1 ($got/$n)"; return; fi
     sleep 0.5
@@ -165,6 +179,7 @@ fi
 kill "$mp"; wait "$mp" 2>/dev/null || true
 mcs0=$(proc_cpu "$mp" 2>/dev/null || echo 0); scs0=$(swarm_cpu)
 start_master
+st0=$(now)
 if [ -n "$prof" ]; then
   # The storm's first 20 s: CPU profiles of the master and the first swarm,
   # then goroutine dumps (where the identities still waiting are waiting).
@@ -174,10 +189,10 @@ if [ -n "$prof" ]; then
     curl -s -o "$prof/storm-master-goroutine.txt" "http://127.0.0.1:$mport/debug/pprof/goroutine?debug=1"
     curl -s -o "$prof/storm-swarm-goroutine.txt" "http://127.0.0.1:${sports[0]}/debug/pprof/goroutine?debug=1" ) & c3=$!
 fi
-storm=$(wait_all "${STORM_LIMIT:-300}")
+storm=$(wait_all "${STORM_LIMIT:-300}" "$st0")
 [ -n "$prof" ] && { wait "$c1" "$c2" "$c3" || true; }
 srss=$(proc_rss_mib "$mp")
-echo "auth storm: all $n answer after $storm s from the master restart; master RSS $srss MiB; during it master CPU $(proc_cpu "$mp") s, swarm CPU $(echo "$(swarm_cpu) - $scs0" | bc) s"
+echo "auth storm: all $n answer after $storm s from the master restart (its request socket after $(cat "$tmp/req_ready" 2>/dev/null) s); master RSS $srss MiB; during it master CPU $(proc_cpu "$mp") s, swarm CPU $(echo "$(swarm_cpu) - $scs0" | bc) s"
 echo "master after the storm: $(gomem); $(metric master_slow_load_commits_total) publishes answered before their load's commit (over 1 s)"
 
 salt_wall=-; salt_ret=-; salt_rss=-; salt_storm=-
