@@ -40,13 +40,29 @@ type dataCache struct {
 	// 10,000 minions of a few kinds do not keep 10,000 copies of the
 	// same os, kernel and pillar values. Cached data is read-only.
 	last minionData
+	// loaded is closed once load has read the cache from disk; every
+	// method waits for it.
+	loaded chan struct{}
 }
 
+// newDataCache returns the cache and reads it from disk in the
+// background: at 10,000 minions the read took 0.76 CPU-s and ~5 s on a
+// loaded machine before the master opened its request port, and every
+// minion's re-authentication after a restart waited for it. Only what
+// reads or changes the cache (targeting by grains or pillar, _pillar,
+// the mine, presence) waits for the read; authentication and returns do
+// not use it.
 func newDataCache(dir string, log *slog.Logger) *dataCache {
-	c := &dataCache{dir: dir, log: log, data: map[string]minionData{}, mine: map[string]*payload.Map{}}
-	c.load()
+	c := &dataCache{dir: dir, log: log, data: map[string]minionData{}, mine: map[string]*payload.Map{}, loaded: make(chan struct{})}
+	go func() {
+		defer close(c.loaded)
+		c.load()
+	}()
 	return c
 }
+
+// wait returns once the cache has been read from disk.
+func (c *dataCache) wait() { <-c.loaded }
 
 // load reads every data.p below dir.
 func (c *dataCache) load() {
@@ -124,6 +140,7 @@ func writeCacheFile(path string, v any) error {
 
 // targetCache is the target.CacheFunc over the cached grains and pillars.
 func (c *dataCache) targetCache(id string) (grains, pillar any, ok bool) {
+	c.wait()
 	c.mu.RLock()
 	d, ok := c.data[id]
 	c.mu.RUnlock()
@@ -138,6 +155,7 @@ func (c *dataCache) grains(id string) any {
 
 // ids returns the ids with cached data.
 func (c *dataCache) ids() []string {
+	c.wait()
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	out := make([]string, 0, len(c.data))
@@ -149,6 +167,7 @@ func (c *dataCache) ids() []string {
 
 // store saves a minion's grains and pillar (the _pillar request).
 func (c *dataCache) store(id string, grains, pillar any) error {
+	c.wait()
 	err := writeCacheFile(filepath.Join(c.dir, id, "data.p"), payload.NewMap("grains", grains, "pillar", pillar))
 	c.mu.Lock()
 	d := minionData{grains: payload.Share(grains, c.last.grains), pillar: payload.Share(pillar, c.last.pillar)}
@@ -160,6 +179,7 @@ func (c *dataCache) store(id string, grains, pillar any) error {
 
 // getMine returns the mine data of id (an empty map when there is none).
 func (c *dataCache) getMine(id string) *payload.Map {
+	c.wait()
 	c.mu.RLock()
 	m, ok := c.mine[id]
 	c.mu.RUnlock()
@@ -188,6 +208,7 @@ func (c *dataCache) getMine(id string) *payload.Map {
 // updateMine merges data into id's mine (or replaces it when replace) and
 // persists it. Maps handed out by getMine are never modified in place.
 func (c *dataCache) updateMine(id string, data *payload.Map, replace bool) error {
+	c.wait()
 	cur := c.getMine(id)
 	c.mu.Lock()
 	next := payload.NewMap()
@@ -210,6 +231,7 @@ func (c *dataCache) updateMine(id string, data *payload.Map, replace bool) error
 // deleteMine removes one function from id's mine; it reports false when
 // the minion has no mine data.
 func (c *dataCache) deleteMine(id, fun string) (bool, error) {
+	c.wait()
 	cur := c.getMine(id)
 	if cur.Len() == 0 {
 		if _, err := os.Stat(filepath.Join(c.dir, id, "mine.p")); err != nil {
@@ -234,6 +256,7 @@ func (c *dataCache) deleteMine(id, fun string) (bool, error) {
 // flushMine removes id's mine; like Salt's localfs flush it reports false
 // when there was nothing to remove.
 func (c *dataCache) flushMine(id string) (bool, error) {
+	c.wait()
 	c.mu.Lock()
 	delete(c.mine, id)
 	c.mu.Unlock()
@@ -247,6 +270,7 @@ func (c *dataCache) flushMine(id string) (bool, error) {
 // dropStale forgets minions whose cache directory was removed (the key
 // store removes it when a key is deleted).
 func (c *dataCache) dropStale() {
+	c.wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for id := range c.data {

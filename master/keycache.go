@@ -228,16 +228,23 @@ const maxValidIDs = 1 << 17
 // the check resolves the path component by component (a dozen lstat calls
 // per id), which a return, an auth and the key cache each did for the same
 // id. Only accepted ids are remembered; a refused id is checked every time.
-// Maintenance forgets them (purge), so a pki_dir changed under a running
-// master is seen again within loop_interval.
+// Maintenance checks them again (purge), so a pki_dir changed under a
+// running master is seen within loop_interval: with one readdir of the
+// resolved pki_dir (keys.IDLinks) instead of forgetting them all, which
+// cost the returns of the first job after each maintenance 10,000
+// resolutions at 10,000 minions (0.2 CPU-s in a profile of the 10k bench,
+// where a whole job's returns take ~1 CPU-s).
 type validIDCache struct {
-	dir string
-	mu  sync.Mutex
-	ok  map[string]struct{}
+	dir  string
+	mu   sync.Mutex
+	ok   map[string]struct{}
+	root string // the resolved dir when ok was last checked; "": unknown
 }
 
 func newValidIDCache(dir string) *validIDCache {
-	return &validIDCache{dir: dir, ok: map[string]struct{}{}}
+	v := &validIDCache{dir: dir, ok: map[string]struct{}{}}
+	v.root, _, _ = keys.IDLinks(dir)
+	return v
 }
 
 // valid is keys.ValidID(dir, id), remembered when true.
@@ -260,9 +267,19 @@ func (v *validIDCache) valid(id string) bool {
 	return true
 }
 
-// purge forgets every remembered id.
+// purge checks the remembered ids again: all are forgotten when the
+// resolved pki_dir changed (or cannot be read), else those that now name
+// a symbolic link in it, whose answer may have changed.
 func (v *validIDCache) purge() {
+	root, links, err := keys.IDLinks(v.dir)
 	v.mu.Lock()
-	clear(v.ok)
-	v.mu.Unlock()
+	defer v.mu.Unlock()
+	if err != nil || root != v.root {
+		clear(v.ok)
+		v.root = root
+		return
+	}
+	for _, l := range links {
+		delete(v.ok, l)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -155,5 +156,64 @@ func TestAcceptedListingFollowsChanges(t *testing.T) {
 	}, "a key removed by another process unlisted")
 	if _, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m2", Fun: "test.ping"}); err == nil {
 		t.Fatal("publish to a removed minion matched")
+	}
+}
+
+// TestValidIDCachePurge: after each change of the pki_dir below, purge
+// leaves the cache answering as keys.ValidID does for every id, while
+// ids whose answer cannot have changed stay remembered (no resolution).
+func TestValidIDCachePurge(t *testing.T) {
+	base := t.TempDir()
+	pki := filepath.Join(base, "pki")
+	other := filepath.Join(base, "other")
+	for _, d := range []string{pki, other, filepath.Join(base, "pki2")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// pki_dir is reached through a link, so the test can move it.
+	link := filepath.Join(base, "pkilink")
+	if err := os.Symlink(pki, link); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"a", "b", "c", "minions"}
+	steps := []struct {
+		name   string
+		change func() error
+		kept   []string // still remembered after purge
+	}{
+		{"nothing changed", func() error { return nil }, ids},
+		{"pki_dir/b becomes a link out of pki_dir", func() error { return os.Symlink(other, filepath.Join(pki, "b")) }, []string{"a", "c", "minions"}},
+		{"pki_dir/c is a plain file", func() error { return os.WriteFile(filepath.Join(pki, "c"), nil, 0o644) }, []string{"a", "c", "minions"}},
+		{"the link now points at another pki_dir", func() error {
+			if err := os.Remove(link); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Join(base, "pki2"), link)
+		}, nil},
+	}
+	v := newValidIDCache(link)
+	for _, s := range steps {
+		for _, id := range ids {
+			v.valid(id)
+		}
+		if err := s.change(); err != nil {
+			t.Fatal(err)
+		}
+		v.purge()
+		var kept []string
+		for _, id := range ids {
+			if _, ok := v.ok[id]; ok {
+				kept = append(kept, id)
+			}
+		}
+		if !slices.Equal(kept, s.kept) {
+			t.Errorf("%s: remembered %v, want %v", s.name, kept, s.kept)
+		}
+		for _, id := range ids {
+			if got, want := v.valid(id), keys.ValidID(link, id); got != want {
+				t.Errorf("%s: valid(%q) = %v, keys.ValidID says %v", s.name, id, got, want)
+			}
+		}
 	}
 }

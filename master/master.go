@@ -264,6 +264,9 @@ func (m *Master) Close() error {
 	m.cancel()
 	m.wg.Wait()
 	m.accepted.close()
+	if m.data != nil {
+		m.data.wait() // its files are not read after Close
+	}
 	return nil
 }
 

@@ -377,3 +377,67 @@ func TestConcurrentPublishSerialOrder(t *testing.T) {
 		last = s
 	}
 }
+
+// TestPublishAnswersDespiteStuckCommit: a publish whose load the job cache
+// cannot commit (here its writer is held, as a seconds-long fsync on a
+// busy disk holds it) is still sent and answered after loadCommitWait,
+// counted in SlowLoadCommits, and its load is stored once the writer
+// goes on. Without the bound the publish waited for the commit and the
+// CLI's request (timeout -t) ran out during a 10,000-minion auth storm.
+func TestPublishAnswersDespiteStuckCommit(t *testing.T) {
+	e := newEnv(t, "")
+	e.login("minion1", "m1")
+	// Answered from the commit when the writer runs freely.
+	if _, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m1", Fun: "test.ping"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.m.Stats().SlowLoadCommits; n != 0 {
+		t.Fatalf("free writer: %d slow commits", n)
+	}
+	release := make(chan struct{})
+	held := make(chan struct{})
+	// A done callback runs on the writer's goroutine: blocking it holds
+	// every later commit.
+	if err := e.jobs.SaveLoadQueued("20260101000000000000", payload.NewMap("fun", "test.ping"), nil, func(error) {
+		close(held)
+		<-release
+	}); err != nil {
+		t.Fatal(err)
+	}
+	<-held
+	type res struct {
+		jid string
+		err error
+	}
+	got := make(chan res, 1)
+	go func() {
+		jid, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m1", Fun: "test.ping"})
+		got <- res{jid, err}
+	}()
+	var r res
+	select {
+	case r = <-got:
+	case <-time.After(loadCommitWait + 30*time.Second):
+		close(release)
+		t.Fatal("the publish waited for the held commit")
+	}
+	if r.err != nil || r.jid == "" {
+		close(release)
+		t.Fatalf("publish: %q %v", r.jid, r.err)
+	}
+	if n := e.m.Stats().SlowLoadCommits; n != 1 {
+		close(release)
+		t.Fatalf("%d slow commits, want 1", n)
+	}
+	if n := len(e.pub.all()); n != 2 {
+		close(release)
+		t.Fatalf("%d publishes sent, want 2", n)
+	}
+	if _, err := e.jobs.Get(r.jid); err == nil {
+		close(release)
+		t.Fatal("the load was committed while the writer was held")
+	}
+	close(release)
+	testutil.Eventually(t, 10*time.Second, func() bool { _, err := e.jobs.Get(r.jid); return err == nil },
+		"the load committed after the writer went on")
+}

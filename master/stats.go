@@ -28,11 +28,15 @@ type Stats struct {
 	ReturnsReceived uint64
 	// Auth counts _auth decisions by outcome (AuthOutcomes).
 	Auth map[string]uint64
+	// SlowLoadCommits counts publishes answered before the job cache had
+	// committed their load (it took longer than loadCommitWait).
+	SlowLoadCommits uint64
 }
 
 // counters are incremented where the counted things happen.
 type counters struct {
 	published, returns atomic.Uint64
+	slowLoadCommits    atomic.Uint64
 	auth               [5]atomic.Uint64 // indexed like AuthOutcomes
 }
 
@@ -54,7 +58,8 @@ func (c *counters) authResult(dec keys.AuthDecision) {
 
 // Stats returns the counters.
 func (m *Master) Stats() Stats {
-	s := Stats{JobsPublished: m.st.published.Load(), ReturnsReceived: m.st.returns.Load(), Auth: map[string]uint64{}}
+	s := Stats{JobsPublished: m.st.published.Load(), ReturnsReceived: m.st.returns.Load(), Auth: map[string]uint64{},
+		SlowLoadCommits: m.st.slowLoadCommits.Load()}
 	for i, o := range AuthOutcomes {
 		s.Auth[o] = m.st.auth[i].Load()
 	}

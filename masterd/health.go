@@ -71,6 +71,8 @@ func (d *Daemon) registerMetrics(h *health.Server) {
 			func() uint64 { return m.Stats().JobsPublished }),
 		health.CounterFunc("master", "returns_received_total", "Job returns (_return) received and stored.",
 			func() uint64 { return m.Stats().ReturnsReceived }),
+		health.CounterFunc("master", "slow_load_commits_total", "Publishes answered before the job cache committed their load (over 1 s).",
+			func() uint64 { return m.Stats().SlowLoadCommits }),
 		health.CounterVecFunc("master", "auth_total", "Minion authentications (_auth) by outcome.", "outcome",
 			master.AuthOutcomes, func() map[string]float64 {
 				out := map[string]float64{}

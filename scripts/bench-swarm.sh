@@ -6,8 +6,10 @@
 # swarm's CPU per identity per job, the whole `gsalt '*' test.ping` CLI
 # (median of $PINGS runs), the master's RSS, and the auth storm (master
 # restarted, time until all N answer again). When GSALT_SALT_SRC is set
-# (and N <= 5000, or BENCH_SALT_BIG=1) bench-swarm-salt.sh runs the same
-# swarm against a real Salt 3006 master for the Salt column. Rows go to
+# bench-swarm-salt.sh runs the same swarm against a real Salt 3006 master
+# for the Salt column (at any N; BENCH_SALT_BIG=0 skips it above 5000
+# identities, where Salt's run takes up to ~20 minutes and its cells say
+# how many identities it answered in the time it was given). Rows go to
 # bench-lib.sh's bench_row; numbers never go into tests.
 #
 # Key pairs are kept between runs in $(swarm_keycache) (outside the repo);
@@ -59,6 +61,9 @@ ${BENCH_MASTER_EXTRA:-}"
 metric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="gsalt_$1" '$1==k {printf "%d", $2; exit}'; }
 # gometric NAME: a Go runtime metric of the master (go_NAME).
 gometric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="go_$1" '$1==k {printf "%d", $2; exit}'; }
+# What the master's RSS holds (Go runtime metrics): heap in use, goroutine
+# stacks, goroutines, the heap size that starts the next GC.
+gomem() { curl -s "http://127.0.0.1:$metrics/metrics" | awk '$1=="go_memstats_heap_inuse_bytes" {h=$2} $1=="go_memstats_stack_inuse_bytes" {s=$2} $1=="go_goroutines" {g=$2} $1=="go_memstats_next_gc_bytes" {n=$2} END {printf "heap in use %d MiB, stacks %d MiB for %d goroutines, next GC at %d MiB", h/1048576, s/1048576, g, n/1048576}'; }
 # stats: jobs published, returns received, job cache writes and commits,
 # request connections evicted (the connection budget was spent), the
 # master's completed GC cycles.
@@ -68,13 +73,13 @@ static=()
 prof=${BENCH_PROFILE:-}
 [ -n "$prof" ] && mkdir -p "$prof"
 now() { date +%s.%N; }
-# ping_count T: how many identities answered a ping; when none
-# did, the CLI's last line (stdout or stderr) goes to stderr.
+# ping_count T [WHEN]: how many identities answered a ping; when none
+# did, the CLI's last line (stdout or stderr) goes to stderr, after WHEN.
 ping_count() {
   local c
   "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json "${static[@]}" -t "$1" >"$tmp/cli.out" 2>&1 || true
   c=$(grep -c ': true' "$tmp/cli.out" || true)
-  [ "$c" -gt 0 ] || echo "bench: gsalt CLI: $(tail -1 "$tmp/cli.out" | cut -c1-300)" >&2
+  [ "$c" -gt 0 ] || echo "bench: gsalt CLI${2:+ ($2)}: $(tail -1 "$tmp/cli.out" | cut -c1-300)" >&2
   echo "$c"
 }
 # ping_timed LIMIT: ping_count, with the CLI process's own CPU seconds
@@ -83,10 +88,24 @@ ping_timed() {
   /usr/bin/time -f '%U %S' -o "$tmp/cli.time" "$bin/gsalt" -c "$tmp/etc/master" '*' test.ping --out json "${static[@]}" -t "$1" 2>/dev/null | grep -c ': true' || true
   awk '{printf "%.2f\n", $1 + $2}' "$tmp/cli.time" >>"$tmp/cli.cpu"
 }
-wait_all() { # wait_all LIMIT_S: polls until all N answer; prints the seconds taken, or ">LIMIT (got/N)"
-  local t0 got; t0=$(now)
+# wait_all LIMIT_S [T0]: polls until all N answer; prints the seconds
+# taken since T0 (default: now), or ">LIMIT (got/N)". The first ping waits
+# for the master's request socket (sock_dir/gsalt_req.ipc, which the CLI
+# uses when it is there): the event socket the bench waits for appears
+# before the master has loaded its keys and minion data, and a CLI started
+# then used the TCP port, not yet listening, and ran into its -t ("Salt
+# request timed out"); $tmp/req_ready gets the seconds until the socket
+# appeared.
+wait_all() {
+  local t0=${2:-$(now)} got k=0
+  until [ -S "$tmp/master/sock/gsalt_req.ipc" ]; do
+    if [ "$(echo "$(now) - $t0 > $1" | bc)" = 1 ]; then echo ">$1 (no request socket)"; return; fi
+    sleep 0.1
+  done
+  printf '%.1f\n' "$(echo "$(now) - $t0" | bc)" >"$tmp/req_ready"
   while :; do
-    got=$(ping_count 5)
+    k=$((k + 1))
+    got=$(ping_count 5 "ping $k, $(printf '%.1f' "$(echo "$(now) - $t0" | bc)") s in")
     [ "$got" -ge "$n" ] && break
     if [ "$(echo "$(now) - $t0 > $1" | bc)" = 1 ]; then echo ">$1 ($got/$n)"; return; fi
     sleep 0.5
@@ -143,6 +162,7 @@ rss=$(proc_rss_mib "$mp")
 echo "gsalt '*' test.ping x$pings: walls ${walls[*]} s (median $wall s, $short run(s) short of $n); master CPU $(echo "$mc1 - $mc0" | bc) s, swarm CPU $(echo "$sc1 - $sc0" | bc) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "gsalt CLI process CPU per ping (user+system): $(sort -n "$tmp/cli.cpu" | tr '\n' ' ')s"
 [ -n "$k1" ] && echo "during the pings: $((j1 - j0)) jobs published, $((r1 - r0)) returns received, job cache $((w1 - w0)) writes in $((k1 - k0)) commits${e1:+, $((e1 - ${e0:-0})) request connections evicted (budget $(metric master_connections_budget))}${g1:+, $((g1 - ${g0:-0})) master GC cycles}"
+echo "master after the pings: $(gomem)"
 echo "RSS: gsalt-master $rss MiB, swarm $(for p in "${sps[@]}"; do printf '%s MiB ' "$(proc_rss_mib "$p")"; done)"
 
 if [ -n "$prof" ]; then
@@ -159,6 +179,7 @@ fi
 kill "$mp"; wait "$mp" 2>/dev/null || true
 mcs0=$(proc_cpu "$mp" 2>/dev/null || echo 0); scs0=$(swarm_cpu)
 start_master
+st0=$(now)
 if [ -n "$prof" ]; then
   # The storm's first 20 s: CPU profiles of the master and the first swarm,
   # then goroutine dumps (where the identities still waiting are waiting).
@@ -168,16 +189,20 @@ if [ -n "$prof" ]; then
     curl -s -o "$prof/storm-master-goroutine.txt" "http://127.0.0.1:$mport/debug/pprof/goroutine?debug=1"
     curl -s -o "$prof/storm-swarm-goroutine.txt" "http://127.0.0.1:${sports[0]}/debug/pprof/goroutine?debug=1" ) & c3=$!
 fi
-storm=$(wait_all "${STORM_LIMIT:-300}")
+storm=$(wait_all "${STORM_LIMIT:-300}" "$st0")
 [ -n "$prof" ] && { wait "$c1" "$c2" "$c3" || true; }
 srss=$(proc_rss_mib "$mp")
-echo "auth storm: all $n answer after $storm s from the master restart; master RSS $srss MiB; during it master CPU $(proc_cpu "$mp") s, swarm CPU $(echo "$(swarm_cpu) - $scs0" | bc) s"
+echo "auth storm: all $n answer after $storm s from the master restart (its request socket after $(cat "$tmp/req_ready" 2>/dev/null) s); master RSS $srss MiB; during it master CPU $(proc_cpu "$mp") s, swarm CPU $(echo "$(swarm_cpu) - $scs0" | bc) s"
+echo "master after the storm: $(gomem); $(metric master_slow_load_commits_total) publishes answered before their load's commit (over 1 s)"
 
 salt_wall=-; salt_ret=-; salt_rss=-; salt_storm=-
-if [ -n "${GSALT_SALT_SRC:-}" ] && [ "$n" -gt 5000 ] && [ "${BENCH_SALT_BIG:-0}" != 1 ]; then
-  why="n/a (Salt at $n identities: BENCH_SALT_BIG=1)"
+if [ -n "${GSALT_SALT_SRC:-}" ] && [ "$n" -gt 5000 ] && [ "${BENCH_SALT_BIG:-1}" = 0 ]; then
+  why="not run (BENCH_SALT_BIG=0)"
   salt_wall=$why; salt_ret=$why; salt_rss=$why; salt_storm=$why
 elif [ -n "${GSALT_SALT_SRC:-}" ]; then
+  # gsalt's master and swarm stop first: at 10,000 identities they hold
+  # ~2 GB and 20,000 descriptors that Salt's run would otherwise share.
+  stop_groups "${pids[@]}"; pids=()
   out=$tmp/salt.env
   if BENCH_SWARM_SALT_OUT=$out ./scripts/bench-swarm-salt.sh "$n" && [ -s "$out" ]; then . "$out"; fi
 fi

@@ -28,6 +28,25 @@ func ValidID(pkiDir, id string) bool {
 	return filepath.Dir(p) == root
 }
 
+// IDLinks returns what ValidID's answer for an id with acceptable
+// characters depends on: the resolved pki_dir, and the names of the
+// entries in it that are symbolic links (pki_dir/<id> of any other id
+// resolves to a path directly inside the resolved pki_dir). A cache of
+// ValidID answers stays right while both are unchanged.
+func IDLinks(pkiDir string) (root string, links []string, err error) {
+	root = pyRealpath(pkiDir)
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return root, nil, err
+	}
+	for _, e := range ents {
+		if e.Type()&os.ModeSymlink != 0 {
+			links = append(links, e.Name())
+		}
+	}
+	return root, links, nil
+}
+
 // hasControl reports whether s holds a Unicode control character.
 func hasControl(s string) bool {
 	for _, r := range s {
