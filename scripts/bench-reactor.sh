@@ -100,10 +100,12 @@ gsalt_run() {
   [ -n "${PPROF_DIR:-}" ] && pp_addr=127.0.0.1:$((20000 + RANDOM % 20000))
   GSALT_PPROF=$pp_addr setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$tmp/gsalt.log" 2>&1 & mp=$!; pids+=($mp)
   sleep 1
-  setsid "$bin/gsalt-minion" -c "$d/etc/swarm" --swarm "$n" -l quiet >>"$tmp/gsalt.log" 2>&1 & sp=$!; pids+=($sp)
+  sp_addr=
+  [ -n "${PPROF_DIR:-}" ] && sp_addr=127.0.0.1:$((40000 + RANDOM % 20000))
+  GSALT_PPROF=$sp_addr setsid "$bin/gsalt-minion" -c "$d/etc/swarm" --swarm "$n" -l quiet >>"$tmp/gsalt.log" 2>&1 & sp=$!; pids+=($sp)
   wait_all "$bin/gsalt" -c "$d/etc/master"
   s0=$(proc_cpu "$sp")
-  pp= cp_pid=
+  pp= cp_pid= cs_pid=
   if [ -n "${PROFILE_DIR:-}" ] && [ "$name" = gsalt ]; then
     mkdir -p "$PROFILE_DIR"
     perf record -F 499 -g -o "$PROFILE_DIR/reactor-master.perf" -p "$mp" 2>/dev/null & pp=$!
@@ -113,11 +115,13 @@ gsalt_run() {
     local pf=reactor-master.pprof
     [ "$name" != gsalt ] && pf=reactor-master-${name#gsalt-}.pprof
     curl -s -o "$PPROF_DIR/$pf" "http://$pp_addr/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cp_pid=$!
+    curl -s -o "$PPROF_DIR/${pf/master/swarm}" "http://$sp_addr/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cs_pid=$!
   fi
   g=$(run "gsalt-master reactor ($name), $n swarm identities" "$d" "$events" "$mp")
   s1=$(proc_cpu "$sp")
   [ -n "${pp:-}" ] && kill -INT "$pp" && wait "$pp" 2>/dev/null || true
   [ -n "${cp_pid:-}" ] && wait "$cp_pid" 2>/dev/null || true
+  [ -n "${cs_pid:-}" ] && wait "$cs_pid" 2>/dev/null || true
   local gr gc gd sc
   gr=$(field "$g" returned); gc=$(field "$g" master_cpu); gd=$(field "$g" driver_cpu)
   sc=$(echo "$s1 - $s0" | bc)
