@@ -88,6 +88,8 @@ run() {
   echo "$label: $out" >&2
   echo "$out"
 }
+# metric NAME: a counter from the running master's /metrics (gsalt_NAME).
+metric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="gsalt_$1" '$1==k {printf "%d", $2; exit}'; }
 field() { printf '%s\n' "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1==k {print $2}'; }
 
 # gsalt_run NAME MASTER_EXTRA: one gsalt-master + swarm run; sets $g (the
@@ -96,6 +98,8 @@ gsalt_run() {
   local name=$1 extra=$2
   d=$tmp/$name; setup "$d"
   printf '%s\n' "$extra" >>"$d/etc/master/master"
+  metrics=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  printf 'metrics_port: %s\nmetrics_host: 127.0.0.1\n' "$metrics" >>"$d/etc/master/master"
   pp_addr=
   [ -n "${PPROF_DIR:-}" ] && pp_addr=127.0.0.1:$((20000 + RANDOM % 20000))
   GSALT_PPROF=$pp_addr setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$tmp/gsalt.log" 2>&1 & mp=$!; pids+=($mp)
@@ -117,7 +121,13 @@ gsalt_run() {
     curl -s -o "$PPROF_DIR/$pf" "http://$pp_addr/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cp_pid=$!
     curl -s -o "$PPROF_DIR/${pf/master/swarm}" "http://$sp_addr/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cs_pid=$!
   fi
+  local w0 c0
+  w0=$(metric jobcache_writes_total); c0=$(metric jobcache_commits_total)
   g=$(run "gsalt-master reactor ($name), $n swarm identities" "$d" "$events" "$mp")
+  echo "$name: job cache $(( $(metric jobcache_writes_total) - w0 )) writes in $(( $(metric jobcache_commits_total) - c0 )) commits"
+  # Request connections closed during the run (each one connected and
+  # handshook for few requests) linger in TIME_WAIT for a minute.
+  echo "$name: request connections closed (TIME_WAIT on the ret port): $(ss -tan state time-wait "( sport = :$ret or dport = :$ret )" | tail -n +2 | wc -l)"
   s1=$(proc_cpu "$sp")
   [ -n "${pp:-}" ] && kill -INT "$pp" && wait "$pp" 2>/dev/null || true
   [ -n "${cp_pid:-}" ] && wait "$cp_pid" 2>/dev/null || true
