@@ -89,7 +89,9 @@ run() {
   echo "$out"
 }
 # metric NAME: a counter from the running master's /metrics (gsalt_NAME).
-metric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="gsalt_$1" '$1==k {printf "%d", $2; exit}'; }
+# (awk reads to the end: an early exit would fail curl with EPIPE, and
+# the pipeline with it under pipefail.)
+metric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="gsalt_$1" '$1==k {v=$2} END {printf "%d", v}'; }
 field() { printf '%s\n' "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1==k {print $2}'; }
 
 # gsalt_run NAME MASTER_EXTRA: one gsalt-master + swarm run; sets $g (the
