@@ -88,6 +88,9 @@ run() {
   echo "$label: $out" >&2
   echo "$out"
 }
+# freeport: a free loopback port (a random one in the ephemeral range was
+# taken by another connection now and then, and the daemon exited).
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # metric NAME: a counter from the running master's /metrics (gsalt_NAME).
 # (awk reads to the end: an early exit would fail curl with EPIPE, and
 # the pipeline with it under pipefail.)
@@ -100,14 +103,14 @@ gsalt_run() {
   local name=$1 extra=$2
   d=$tmp/$name; setup "$d"
   printf '%s\n' "$extra" >>"$d/etc/master/master"
-  metrics=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  metrics=$(freeport)
   printf 'metrics_port: %s\nmetrics_host: 127.0.0.1\n' "$metrics" >>"$d/etc/master/master"
   pp_addr=
-  [ -n "${PPROF_DIR:-}" ] && pp_addr=127.0.0.1:$((20000 + RANDOM % 20000))
+  [ -n "${PPROF_DIR:-}" ] && pp_addr=127.0.0.1:$(freeport)
   GSALT_PPROF=$pp_addr setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$tmp/gsalt.log" 2>&1 & mp=$!; pids+=($mp)
   sleep 1
   sp_addr=
-  [ -n "${PPROF_DIR:-}" ] && sp_addr=127.0.0.1:$((40000 + RANDOM % 20000))
+  [ -n "${PPROF_DIR:-}" ] && sp_addr=127.0.0.1:$(freeport)
   GSALT_PPROF=$sp_addr setsid "$bin/gsalt-minion" -c "$d/etc/swarm" --swarm "$n" -l quiet >>"$tmp/gsalt.log" 2>&1 & sp=$!; pids+=($sp)
   wait_all "$bin/gsalt" -c "$d/etc/master"
   s0=$(proc_cpu "$sp")
