@@ -13,7 +13,10 @@
 # (perf report -i DIR/reactor-master.perf). PPROF_DIR=DIR saves a Go CPU
 # profile of the gsalt-master (PPROF_SECONDS, default 15, from the first
 # event) as DIR/reactor-master.pprof (DIR/reactor-master-unsigned.pprof for
-# the sign_pub_messages: False run). NO_SALT=1 skips Salt. A second gsalt
+# the sign_pub_messages: False run), and one of the swarm as
+# DIR/reactor-swarm[-unsigned].pprof. Each gsalt run prints the job
+# cache's writes and commits and the request connections closed during
+# it. NO_SALT=1 skips Salt. A second gsalt
 # run sets sign_pub_messages: False (Salt's master signs every publish by
 # default); NO_UNSIGNED=1 skips it, NO_SIGNED=1 the signed run. Each gsalt
 # run also prints the swarm's CPU per job and the ceiling the machine's
