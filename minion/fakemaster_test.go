@@ -50,6 +50,9 @@ type fakeMaster struct {
 	// drops leaves the next N requests of a cmd unanswered (a master
 	// killed before it replied).
 	drops map[string]int
+	// retDelay holds each _return this long before the reply (a busy
+	// master committing returns).
+	retDelay time.Duration
 
 	req *transport.ReqServer
 	pub *transport.PubServer
@@ -173,7 +176,13 @@ func (fm *fakeMaster) handle(_ context.Context, frame []byte) ([]byte, bool) {
 	fm.reqs = append(fm.reqs, load)
 	custom, hasCustom := fm.replies[cmd]
 	pillar := fm.pillar
+	retDelay := fm.retDelay
 	fm.mu.Unlock()
+	if cmd == "_return" && retDelay > 0 {
+		// The delay is the behaviour under test: a slow master keeps the
+		// minion's returns in flight.
+		time.Sleep(retDelay)
+	}
 	select {
 	case fm.reqCh <- load:
 	default:

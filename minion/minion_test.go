@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -731,4 +732,50 @@ func TestProcFileOnlyForLongerJobs(t *testing.T) {
 		_, err := os.Stat(filepath.Join(procDir, long))
 		return errors.Is(err, os.ErrNotExist)
 	}, "the proc file to go with its job")
+}
+
+// TestReturnBurstBoundedConnections: a burst of returns larger than the
+// idle connections a minion keeps goes through at most reqPoolOpen
+// request connections, all of them answered. Each return is held by the
+// master, so all the returns of 3×reqPoolOpen jobs are in flight at
+// once; without the bound the minion connected (TCP + ZMTP handshake) for
+// every return beyond the idle ones and closed the connection after its
+// one reply.
+func TestReturnBurstBoundedConnections(t *testing.T) {
+	fm := newFakeMaster(t, filepath.Join(vectorsPKI, "master/master.pem"), 0, 0)
+	fm.set("m1", "accept")
+	proxy, accepted := testutil.CountingProxy(t, fm.req.Addr().String())
+	addr, err := net.ResolveTCPAddr("tcp", proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := minionConfig(t, "m1", fm, "")
+	cfg.MasterPort = addr.Port
+	installKey(t, cfg, "minion1")
+	m, _ := startMinion(t, cfg, Options{})
+	waitReady(t, m, wait)
+	warmup(t, fm)
+	fm.mu.Lock()
+	fm.retDelay = 50 * time.Millisecond
+	fm.mu.Unlock()
+	before := accepted()
+	const jobs = 3 * reqPoolOpen
+	want := map[string]bool{}
+	for i := range jobs {
+		jid := fmt.Sprintf("202601010000000%05d", 900+i)
+		want[jid] = true
+		fm.publish(jobLoad(jid, "test.ping", []any{}))
+	}
+	deadline := time.Now().Add(testutil.Scale(30 * time.Second))
+	for len(want) > 0 && time.Now().Before(deadline) {
+		if l := fm.tryReq(time.Until(deadline), func(l *payload.Map) bool { return l.Str("cmd") == "_return" }); l != nil {
+			delete(want, l.Str("jid"))
+		}
+	}
+	if len(want) > 0 {
+		t.Fatalf("%d of %d returns missing", len(want), jobs)
+	}
+	if got := accepted() - before; got > reqPoolOpen {
+		t.Errorf("%d request connections for %d returns in flight, want at most %d", got, jobs, reqPoolOpen)
+	}
 }

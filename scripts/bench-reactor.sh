@@ -13,7 +13,10 @@
 # (perf report -i DIR/reactor-master.perf). PPROF_DIR=DIR saves a Go CPU
 # profile of the gsalt-master (PPROF_SECONDS, default 15, from the first
 # event) as DIR/reactor-master.pprof (DIR/reactor-master-unsigned.pprof for
-# the sign_pub_messages: False run). NO_SALT=1 skips Salt. A second gsalt
+# the sign_pub_messages: False run), and one of the swarm as
+# DIR/reactor-swarm[-unsigned].pprof. Each gsalt run prints the job
+# cache's writes and commits and the request connections closed during
+# it. NO_SALT=1 skips Salt. A second gsalt
 # run sets sign_pub_messages: False (Salt's master signs every publish by
 # default); NO_UNSIGNED=1 skips it, NO_SIGNED=1 the signed run. Each gsalt
 # run also prints the swarm's CPU per job and the ceiling the machine's
@@ -88,6 +91,13 @@ run() {
   echo "$label: $out" >&2
   echo "$out"
 }
+# freeport: a free loopback port (a random one in the ephemeral range was
+# taken by another connection now and then, and the daemon exited).
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# metric NAME: a counter from the running master's /metrics (gsalt_NAME).
+# (awk reads to the end: an early exit would fail curl with EPIPE, and
+# the pipeline with it under pipefail.)
+metric() { curl -s "http://127.0.0.1:$metrics/metrics" | awk -v k="gsalt_$1" '$1==k {v=$2} END {printf "%d", v}'; }
 field() { printf '%s\n' "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1==k {print $2}'; }
 
 # gsalt_run NAME MASTER_EXTRA: one gsalt-master + swarm run; sets $g (the
@@ -96,14 +106,18 @@ gsalt_run() {
   local name=$1 extra=$2
   d=$tmp/$name; setup "$d"
   printf '%s\n' "$extra" >>"$d/etc/master/master"
+  metrics=$(freeport)
+  printf 'metrics_port: %s\nmetrics_host: 127.0.0.1\n' "$metrics" >>"$d/etc/master/master"
   pp_addr=
-  [ -n "${PPROF_DIR:-}" ] && pp_addr=127.0.0.1:$((20000 + RANDOM % 20000))
+  [ -n "${PPROF_DIR:-}" ] && pp_addr=127.0.0.1:$(freeport)
   GSALT_PPROF=$pp_addr setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$tmp/gsalt.log" 2>&1 & mp=$!; pids+=($mp)
   sleep 1
-  setsid "$bin/gsalt-minion" -c "$d/etc/swarm" --swarm "$n" -l quiet >>"$tmp/gsalt.log" 2>&1 & sp=$!; pids+=($sp)
+  sp_addr=
+  [ -n "${PPROF_DIR:-}" ] && sp_addr=127.0.0.1:$(freeport)
+  GSALT_PPROF=$sp_addr setsid "$bin/gsalt-minion" -c "$d/etc/swarm" --swarm "$n" -l quiet >>"$tmp/gsalt.log" 2>&1 & sp=$!; pids+=($sp)
   wait_all "$bin/gsalt" -c "$d/etc/master"
   s0=$(proc_cpu "$sp")
-  pp= cp_pid=
+  pp= cp_pid= cs_pid=
   if [ -n "${PROFILE_DIR:-}" ] && [ "$name" = gsalt ]; then
     mkdir -p "$PROFILE_DIR"
     perf record -F 499 -g -o "$PROFILE_DIR/reactor-master.perf" -p "$mp" 2>/dev/null & pp=$!
@@ -113,11 +127,19 @@ gsalt_run() {
     local pf=reactor-master.pprof
     [ "$name" != gsalt ] && pf=reactor-master-${name#gsalt-}.pprof
     curl -s -o "$PPROF_DIR/$pf" "http://$pp_addr/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cp_pid=$!
+    curl -s -o "$PPROF_DIR/${pf/master/swarm}" "http://$sp_addr/debug/pprof/profile?seconds=${PPROF_SECONDS:-15}" & cs_pid=$!
   fi
+  local w0 c0
+  w0=$(metric jobcache_writes_total); c0=$(metric jobcache_commits_total)
   g=$(run "gsalt-master reactor ($name), $n swarm identities" "$d" "$events" "$mp")
+  echo "$name: job cache $(( $(metric jobcache_writes_total) - w0 )) writes in $(( $(metric jobcache_commits_total) - c0 )) commits"
+  # Request connections closed during the run (each one connected and
+  # handshook for few requests) linger in TIME_WAIT for a minute.
+  echo "$name: request connections closed (TIME_WAIT on the ret port): $(ss -tan state time-wait "( sport = :$ret or dport = :$ret )" | tail -n +2 | wc -l)"
   s1=$(proc_cpu "$sp")
   [ -n "${pp:-}" ] && kill -INT "$pp" && wait "$pp" 2>/dev/null || true
   [ -n "${cp_pid:-}" ] && wait "$cp_pid" 2>/dev/null || true
+  [ -n "${cs_pid:-}" ] && wait "$cs_pid" 2>/dev/null || true
   local gr gc gd sc
   gr=$(field "$g" returned); gc=$(field "$g" master_cpu); gd=$(field "$g" driver_cpu)
   sc=$(echo "$s1 - $s0" | bc)

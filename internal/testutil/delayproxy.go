@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -15,6 +16,22 @@ import (
 // the server reads late (a busy machine). It stops when the test ends and
 // returns its address.
 func DelayProxy(t testing.TB, upstream string, delay time.Duration) string {
+	t.Helper()
+	return forwardProxy(t, upstream, delay, nil)
+}
+
+// CountingProxy is a DelayProxy without delay that counts the connections
+// it accepts: a test puts it in front of a server to see how many
+// connections a client opened. accepted returns the count so far.
+func CountingProxy(t testing.TB, upstream string) (addr string, accepted func() int64) {
+	t.Helper()
+	var n atomic.Int64
+	return forwardProxy(t, upstream, 0, func() { n.Add(1) }), n.Load
+}
+
+// forwardProxy is DelayProxy calling onAccept (when not nil) for each
+// accepted connection.
+func forwardProxy(t testing.TB, upstream string, delay time.Duration, onAccept func()) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -42,6 +59,9 @@ func DelayProxy(t testing.TB, upstream string, delay time.Duration) string {
 			c, err := ln.Accept()
 			if err != nil {
 				return
+			}
+			if onAccept != nil {
+				onAccept()
 			}
 			up, err := net.Dial("tcp", upstream)
 			if err != nil {

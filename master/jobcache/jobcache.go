@@ -513,6 +513,9 @@ const maxBatch = 256
 func (c *Cache) writer() {
 	defer faultsPanic()()
 	defer close(c.writerEnd)
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
+	var lastEnd time.Time
 	for {
 		var op writeOp
 		select {
@@ -528,6 +531,7 @@ func (c *Cache) writer() {
 			return
 		}
 		ops := []writeOp{op}
+		busy := time.Since(lastEnd) < batchLinger
 	fill:
 		for len(ops) < maxBatch {
 			select {
@@ -537,8 +541,40 @@ func (c *Cache) writer() {
 				break fill
 			}
 		}
+		if busy && len(ops) < maxBatch {
+			ops = c.gather(ops, linger)
+		}
 		c.runBatch(ops)
+		lastEnd = time.Now()
 	}
+}
+
+// batchLinger is how long the writer waits for more writes to share a
+// commit when the previous commit ended less than batchLinger before the
+// first of them arrived (writes keep coming): a commit costs two
+// fdatasyncs and a pwrite per dirty page whatever it holds, and a reactor
+// publishing ~2,000 jobs/s (a load and a return each) found ~2 writes
+// waiting per commit, the commits ~11% of the master's CPU. A write on a
+// cache that was quiet is committed at once, as before; bbolt's own Batch
+// waits up to 10 ms.
+const batchLinger = time.Millisecond
+
+// gather adds the writes that arrive within batchLinger to ops (up to
+// maxBatch, or until the cache closes).
+func (c *Cache) gather(ops []writeOp, t *time.Timer) []writeOp {
+	t.Reset(batchLinger)
+	defer t.Stop()
+	for len(ops) < maxBatch {
+		select {
+		case op := <-c.writes:
+			ops = append(ops, op)
+		case <-t.C:
+			return ops
+		case <-c.closing:
+			return ops
+		}
+	}
+	return ops
 }
 
 func (c *Cache) runBatch(ops []writeOp) {
