@@ -215,7 +215,7 @@ func TestDecodeYAMLMatchesSalt(t *testing.T) {
 func TestDecodeYAMLProblemLine(t *testing.T) {
 	cases := []struct {
 		name, src, want string
-		added         bool
+		added           bool
 	}{
 		{"flow values after a key (moosefs)", "a:\n  b: 1\n  c: 2\n  d: \"x\",\"y\"\n  e: 3\n", "line 4:   d: \"x\",\"y\"", true},
 		{"unclosed flow sequence: the line that opens it", "top:\n  list: [a, b\n  other: 1\nnext: 2\n", "line 2:   list: [a, b", true},
