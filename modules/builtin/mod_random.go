@@ -58,7 +58,7 @@ func modRandomFunctions() []modules.Function {
 			}},
 		{Name: "random.get_str", Spec: modules.Spec{Params: []modules.Param{opt("length", int64(20)), opt("chars", nil), opt("lowercase", true), opt("uppercase", true), opt("digits", true), opt("punctuation", true), opt("whitespace", false), opt("printable", false)}},
 			Doc: "Returns a random string of the specified length.\n\nlength : 20\n    Any valid number of bytes.\n\nchars : None\n    String with any character that should be used to generate random string.\n    This argument supersedes all other character controlling arguments.\n\nCLI Example:\n\n    salt '*' random.get_str 128\n    salt '*' random.get_str 128 chars='abc123.!()'\n    salt '*' random.get_str 128 lowercase=False whitespace=True",
-			Fn: randomGetStr},
+			Fn:  randomGetStr},
 		{Name: "random.shadow_hash", Spec: modules.Spec{Params: []modules.Param{opt("crypt_salt", nil), opt("password", nil), opt("algorithm", "sha512")}},
 			Doc: "Generates a salted hash suitable for /etc/shadow.\n\ncrypt_salt : None\n    Salt to be used in the generation of the hash. If one is not\n    provided, a random salt will be generated.\n\npassword : None\n    Value to be salted and hashed. If one is not provided, a random\n    password will be generated.\n\nalgorithm : sha512\n    Hash algorithm to use.\n\nCLI Example:\n\n    salt '*' random.shadow_hash 'My5alT' 'MyP@asswd' md5",
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
