@@ -385,13 +385,10 @@ func iniManageFunctions() []modules.Function {
 	return []modules.Function{
 		{Name: "ini.set_option", Spec: modules.Spec{Params: []modules.Param{req("file_name"), opt("sections", nil), sep}},
 			Doc: "Edit an ini file, replacing one or more sections. Returns a dictionary\ncontaining the changes made.\n\nCLI Example:\n\n    salt '*' ini.set_option /path/to/ini '{section_foo: {key: value}}'",
-			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				f, err := readIni(c.Args.Str("file_name"), c.Args.Str("separator"))
-				if err != nil {
-					return nil, err
-				}
+			Fn: iniCall(func(c *modules.Call, f *iniFile) (any, error) {
 				var items []iniItem
 				if v := c.Args.Get("sections"); payload.Truthy(v) {
+					var err error
 					if items, err = iniItems(v); err != nil {
 						return nil, err
 					}
@@ -404,14 +401,10 @@ func iniManageFunctions() []modules.Function {
 					return nil, err
 				}
 				return changes, nil
-			}},
+			})},
 		{Name: "ini.get_option", Spec: modules.Spec{Params: []modules.Param{req("file_name"), req("section"), req("option"), sep}},
 			Doc: "Get value of a key from a section in an ini file. Returns ``None`` if\nno matching key was found.\n\nCLI Example:\n\n    salt '*' ini.get_option /path/to/ini section_name option_name",
-			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				f, err := readIni(c.Args.Str("file_name"), c.Args.Str("separator"))
-				if err != nil {
-					return nil, err
-				}
+			Fn: iniCall(func(c *modules.Call, f *iniFile) (any, error) {
 				option := c.Args.Str("option")
 				if section := c.Args.Get("section"); payload.Truthy(section) {
 					v, _ := f.get(payload.Text(section))
@@ -427,14 +420,10 @@ func iniManageFunctions() []modules.Function {
 					return s.asDict(), nil
 				}
 				return v, nil
-			}},
+			})},
 		{Name: "ini.remove_option", Spec: modules.Spec{Params: []modules.Param{req("file_name"), req("section"), req("option"), sep}},
 			Doc: "Remove a key/value pair from a section in an ini file. Returns the value of\nthe removed key, or ``None`` if nothing was removed.\n\nCLI Example:\n\n    salt '*' ini.remove_option /path/to/ini section_name option_name",
-			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				f, err := readIni(c.Args.Str("file_name"), c.Args.Str("separator"))
-				if err != nil {
-					return nil, err
-				}
+			Fn: iniCall(func(c *modules.Call, f *iniFile) (any, error) {
 				option := c.Args.Str("option")
 				var v any
 				cur, _ := f.get(payload.Text(c.Args.Get("section")))
@@ -450,27 +439,19 @@ func iniManageFunctions() []modules.Function {
 					return s.asDict(), nil
 				}
 				return v, nil
-			}},
+			})},
 		{Name: "ini.get_section", Spec: modules.Spec{Params: []modules.Param{req("file_name"), req("section"), sep}},
 			Doc: "Retrieve a section from an ini file. Returns the section as a dictionary. If\nthe section is not found, an empty dictionary is returned.\n\nCLI Example:\n\n    salt '*' ini.get_section /path/to/ini section_name",
-			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				f, err := readIni(c.Args.Str("file_name"), c.Args.Str("separator"))
-				if err != nil {
-					return nil, err
-				}
+			Fn: iniCall(func(c *modules.Call, f *iniFile) (any, error) {
 				s, err := iniSectionOf(f, c.Args.Str("section"))
 				if err != nil || s == nil {
 					return &payload.Map{}, err
 				}
 				return iniTopPlain(s), nil
-			}},
+			})},
 		{Name: "ini.remove_section", Spec: modules.Spec{Params: []modules.Param{req("file_name"), req("section"), sep}},
 			Doc: "Remove a section in an ini file. Returns the removed section as dictionary,\nor ``None`` if nothing was removed.\n\nCLI Example:\n\n    salt '*' ini.remove_section /path/to/ini section_name",
-			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				f, err := readIni(c.Args.Str("file_name"), c.Args.Str("separator"))
-				if err != nil {
-					return nil, err
-				}
+			Fn: iniCall(func(c *modules.Call, f *iniFile) (any, error) {
 				v, ok := f.pop(c.Args.Str("section"))
 				if !ok {
 					return nil, nil
@@ -483,15 +464,23 @@ func iniManageFunctions() []modules.Function {
 					return nil, &modules.PyException{Class: "AttributeError", Message: "'str' object has no attribute 'items'"}
 				}
 				return iniTopPlain(s), nil
-			}},
+			})},
 		{Name: "ini.get_ini", Spec: modules.Spec{Params: []modules.Param{req("file_name"), sep}},
 			Doc: "Retrieve whole structure from an ini file and return it as dictionary.\n\nCLI Example:\n\n    salt '*' ini.get_ini /path/to/ini",
-			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				f, err := readIni(c.Args.Str("file_name"), c.Args.Str("separator"))
-				if err != nil {
-					return nil, err
-				}
+			Fn: iniCall(func(c *modules.Call, f *iniFile) (any, error) {
 				return iniPlain(f.iniSection), nil
-			}},
+			})},
+	}
+}
+
+// iniCall is an ini function reading its file_name with its separator
+// first.
+func iniCall(fn func(c *modules.Call, f *iniFile) (any, error)) modules.Func {
+	return func(_ context.Context, c *modules.Call) (any, error) {
+		f, err := readIni(c.Args.Str("file_name"), c.Args.Str("separator"))
+		if err != nil {
+			return nil, err
+		}
+		return fn(c, f)
 	}
 }

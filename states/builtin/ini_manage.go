@@ -289,30 +289,13 @@ func iniOptionsAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
 func iniSectionsPresent(ctx context.Context, c *states.Call) (states.Ret, error) {
 	ret := iniRet(c)
 	name, sep := ret.Name, c.Args.Get("separator")
-	sections := iniMap(c.Args.Get("sections"))
+	sections := iniSectionNames(c.Args.Get("sections"))
 	if c.Test {
-		cur, err := sbExec(ctx, c, "ini.get_ini", []any{name, sep}, nil)
-		if err != nil {
-			return ret, err
-		}
-		curIni := iniMap(cur)
-		for _, it := range sections.Items() {
-			s := payload.KeyString(it.Key)
-			if _, ok := curIni.Get(s); ok {
-				ret.Comment += fmt.Sprintf("Section unchanged %s.\n", s)
-				continue
-			}
-			ret.Comment += fmt.Sprintf("Created new section %s.\n", s)
-			ret.Result = states.None
-		}
-		if ret.Comment == "" {
-			ret.Comment = "No changes detected."
-		}
-		return ret, nil
+		return iniSectionsTest(ctx, c, ret, sections, true)
 	}
 	update := &payload.Map{}
-	for _, it := range sections.Items() {
-		update.SetKey(it.Key, &payload.Map{})
+	for _, s := range sections {
+		update.Set(s, &payload.Map{})
 	}
 	res, err := sbExec(ctx, c, "ini.set_option", []any{name, update, sep}, nil)
 	if err != nil {
@@ -323,11 +306,11 @@ func iniSectionsPresent(ctx context.Context, c *states.Call) (states.Ret, error)
 	return ret, nil
 }
 
-func iniSectionsAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
-	ret := iniRet(c)
-	name, sep := ret.Name, c.Args.Get("separator")
+// iniSectionNames are the sections a sections argument names: a list's
+// items or a map's keys.
+func iniSectionNames(v any) []string {
 	var sections []string
-	switch v := c.Args.Get("sections").(type) {
+	switch v := v.(type) {
 	case []any:
 		for _, s := range v {
 			sections = append(sections, pyfmt.Str(s))
@@ -337,24 +320,45 @@ func iniSectionsAbsent(ctx context.Context, c *states.Call) (states.Ret, error) 
 			sections = append(sections, payload.KeyString(it.Key))
 		}
 	}
-	if c.Test {
-		cur, err := sbExec(ctx, c, "ini.get_ini", []any{name, sep}, nil)
-		if err != nil {
-			return ret, err
-		}
-		curIni := iniMap(cur)
-		for _, s := range sections {
-			if _, ok := curIni.Get(s); !ok {
-				ret.Comment += fmt.Sprintf("Section %s does not exist.\n", s)
-				continue
-			}
+	return sections
+}
+
+// iniSectionsTest is sections_present's and sections_absent's test=True
+// report: each section that would be created or deleted.
+func iniSectionsTest(ctx context.Context, c *states.Call, ret states.Ret, sections []string, present bool) (states.Ret, error) {
+	cur, err := sbExec(ctx, c, "ini.get_ini", []any{ret.Name, c.Args.Get("separator")}, nil)
+	if err != nil {
+		return ret, err
+	}
+	curIni := iniMap(cur)
+	for _, s := range sections {
+		_, exists := curIni.Get(s)
+		switch {
+		case present && exists:
+			ret.Comment += fmt.Sprintf("Section unchanged %s.\n", s)
+			continue
+		case present:
+			ret.Comment += fmt.Sprintf("Created new section %s.\n", s)
+		case !exists:
+			ret.Comment += fmt.Sprintf("Section %s does not exist.\n", s)
+			continue
+		default:
 			ret.Comment += fmt.Sprintf("Deleted section %s.\n", s)
-			ret.Result = states.None
 		}
-		if ret.Comment == "" {
-			ret.Comment = "No changes detected."
-		}
-		return ret, nil
+		ret.Result = states.None
+	}
+	if ret.Comment == "" {
+		ret.Comment = "No changes detected."
+	}
+	return ret, nil
+}
+
+func iniSectionsAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
+	ret := iniRet(c)
+	name, sep := ret.Name, c.Args.Get("separator")
+	sections := iniSectionNames(c.Args.Get("sections"))
+	if c.Test {
+		return iniSectionsTest(ctx, c, ret, sections, false)
 	}
 	for _, s := range sections {
 		cur, err := sbExec(ctx, c, "ini.remove_section", []any{name, s, sep}, nil)
