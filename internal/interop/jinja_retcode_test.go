@@ -47,12 +47,7 @@ func TestJinjaCallRetcode(t *testing.T) {
 	dir := t.TempDir()
 	srv := filepath.Join(dir, "srv")
 	testutil.WriteFile(t, filepath.Join(srv, "retcode.sls"), jinjaRetcodeSLS, 0o644)
-	root := filepath.Join(dir, "root")
-	cfg := "id: rcmin\nfile_client: local\nroot_dir: " + root + "\ncachedir: " + root + "/cache\npki_dir: " + root +
-		"/pki\nlog_file: " + root + "/minion.log\nfile_roots:\n  base: [" + srv + "]\npillar_roots:\n  base: [" + dir +
-		"/pillar]\nenable_fqdns_grains: False\nipv6: False\n"
-	testutil.WriteFile(t, filepath.Join(dir, "conf", "minion"), cfg, 0o644)
-	conf := filepath.Join(dir, "conf")
+	conf := localCallConf(t, dir, srv, "rcmin")
 	decode := func(out []byte) any {
 		var v map[string]any
 		if err := json.Unmarshal(out, &v); err != nil {

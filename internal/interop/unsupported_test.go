@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // unsupportedCases are formulas using something gsalt cannot run or the
@@ -128,17 +129,7 @@ func TestLocalCallUnsupported(t *testing.T) {
 			}
 		}
 	}
-	conf := filepath.Join(dir, "conf")
-	if err := os.MkdirAll(conf, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(dir, "root")
-	cfg := "id: errmin\nfile_client: local\nroot_dir: " + root + "\ncachedir: " + root + "/cache\npki_dir: " + root +
-		"/pki\nlog_file: " + root + "/minion.log\nfile_roots:\n  base: [" + srv + "]\npillar_roots:\n  base: [" + dir +
-		"/pillar]\nenable_fqdns_grains: False\nipv6: False\n"
-	if err := os.WriteFile(filepath.Join(conf, "minion"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	conf := localCallConf(t, dir, srv, "errmin")
 	src := saltpeer.Src()
 	for _, c := range unsupportedCases {
 		t.Run(c.sls, func(t *testing.T) {
@@ -162,4 +153,18 @@ func TestLocalCallUnsupported(t *testing.T) {
 			}
 		})
 	}
+}
+
+// localCallConf writes a masterless minion configuration (id, file_roots
+// srv, everything else below dir) into dir/conf and returns that folder,
+// for gsalt-call and salt-call --local.
+func localCallConf(t *testing.T, dir, srv, id string) string {
+	t.Helper()
+	root := filepath.Join(dir, "root")
+	cfg := "id: " + id + "\nfile_client: local\nroot_dir: " + root + "\ncachedir: " + root + "/cache\npki_dir: " + root +
+		"/pki\nlog_file: " + root + "/minion.log\nfile_roots:\n  base: [" + srv + "]\npillar_roots:\n  base: [" + dir +
+		"/pillar]\nenable_fqdns_grains: False\nipv6: False\n"
+	conf := filepath.Join(dir, "conf")
+	testutil.WriteFile(t, filepath.Join(conf, "minion"), cfg, 0o644)
+	return conf
 }
