@@ -112,7 +112,7 @@ func decodeYAMLModel(src []byte, maxNodes int, payloadModel bool) (any, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("%w: %w", ErrYAML, err)
+		return nil, fmt.Errorf("%w: %w%s", ErrYAML, err, yamlProblemLine(src, err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
@@ -650,3 +650,54 @@ func ConstructBool(v string) (b, ok bool) {
 // ConstructFloat converts the text of a float scalar as PyYAML's
 // construct_yaml_float does (underscores, base 60, .inf, .nan).
 func ConstructFloat(v string) (float64, bool) { return constructFloat(v) }
+
+// yamlLineRe reads the line number yaml.v3 puts in a syntax error.
+var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+):`)
+
+// maxProblemSearch bounds the document size for which yamlProblemLine
+// looks for the failing line.
+const maxProblemSearch = 1 << 20
+
+// yamlProblemLine names the line at which src stops parsing, for a syntax
+// error err of yaml.v3, when that is not the line err names: yaml.v3 names
+// the start of the enclosing block for a parser error ("while parsing a
+// block mapping"), often many lines above the text that is wrong, where
+// PyYAML's message also gives the problem's line. The line is the first
+// one whose addition makes the document's leading lines fail to parse
+// (bisected, about log2(lines) parses); it returns "" when it finds no
+// better line.
+func yamlProblemLine(src []byte, err error) string {
+	if len(src) > maxProblemSearch {
+		return ""
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	parses := func(n int) bool {
+		dec := yaml.NewDecoder(bytes.NewReader(bytes.Join(lines[:n], nil)))
+		for {
+			var node yaml.Node
+			if err := dec.Decode(&node); err != nil {
+				return errors.Is(err, io.EOF)
+			}
+		}
+	}
+	lo, hi := 0, len(lines)
+	if parses(hi) {
+		return ""
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if parses(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil && m[1] == strconv.Itoa(hi) {
+		return ""
+	}
+	text := strings.TrimRight(string(lines[hi-1]), "\r\n")
+	if len(text) > 120 {
+		text = text[:120] + "..."
+	}
+	return fmt.Sprintf(" (the text stops parsing at line %d: %s)", hi, text)
+}

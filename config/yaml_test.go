@@ -206,3 +206,36 @@ func TestDecodeYAMLMatchesSalt(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeYAMLProblemLine: a syntax error that yaml.v3 reports at the
+// start of the enclosing block also names the line where the text stops
+// parsing (moosefs-formula's pillar.example has a flow list as a mapping
+// value on its line 80, which yaml.v3 reports as "line 68"); an error
+// already at the right line gets nothing added.
+func TestDecodeYAMLProblemLine(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+		added           bool
+	}{
+		{"flow values after a key (moosefs)", "a:\n  b: 1\n  c: 2\n  d: \"x\",\"y\"\n  e: 3\n", "line 4:   d: \"x\",\"y\"", true},
+		{"unclosed flow sequence: the line that opens it", "top:\n  list: [a, b\n  other: 1\nnext: 2\n", "line 2:   list: [a, b", true},
+		{"mapping value in a scalar (java)", "a:\n  b: 1\n    c: 2\n", "", false},
+		{"bad indentation deep in a block", "a:\n  b:\n    c: 1\n    d: 2\n   e: 3\n", "line 5:    e: 3", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := DecodeYAML([]byte(c.src))
+			if !errors.Is(err, ErrYAML) {
+				t.Fatalf("err = %v, want ErrYAML", err)
+			}
+			msg := err.Error()
+			got := strings.Contains(msg, "stops parsing at")
+			if got != c.added {
+				t.Fatalf("problem line added = %v, want %v: %s", got, c.added, msg)
+			}
+			if c.added && !strings.Contains(msg, "stops parsing at "+c.want) {
+				t.Errorf("err = %s, want it to name %q", msg, c.want)
+			}
+		})
+	}
+}

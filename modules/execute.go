@@ -18,6 +18,12 @@ type Result struct {
 	Success bool
 	// Out is the outputter name ("nested" on errors), or "".
 	Out string
+	// Raised: the call failed as a Python function raising an exception
+	// does (not found, refused by __virtual__, bad arguments, an error or
+	// a panic), as opposed to one that returned and set a non-zero
+	// retcode (cmd.run of a failing command), whose return Python code
+	// calling it through __salt__ still gets.
+	Raised bool
 }
 
 // ExitGeneric is Salt's EX_GENERIC.
@@ -30,13 +36,13 @@ const ExitGeneric = 1
 func (r *Registry) Execute(ctx context.Context, b Binder, env *Env, fun string, args []any, pub *payload.Map) (res Result) {
 	fn, ok := r.Lookup(fun)
 	if !ok {
-		return Result{Return: fmt.Sprintf("'%s' is not available.", fun), Retcode: ExitGeneric, Out: "nested"}
+		return Result{Return: fmt.Sprintf("'%s' is not available.", fun), Retcode: ExitGeneric, Out: "nested", Raised: true}
 	}
 	if mod, _, _ := strings.Cut(fun, "."); mod != "" {
 		if err := r.Unavailable(mod, env); err != nil {
 			// Salt's LazyLoader.missing_fun_string for a module whose
 			// __virtual__ returned (False, reason)
-			return Result{Return: fmt.Sprintf("'%s' __virtual__ returned False: %s", mod, err.Error()), Retcode: ExitGeneric, Out: "nested"}
+			return Result{Return: fmt.Sprintf("'%s' __virtual__ returned False: %s", mod, err.Error()), Retcode: ExitGeneric, Out: "nested", Raised: true}
 		}
 	}
 	bound, err := b.Bind(fn, args, pub)
@@ -48,7 +54,7 @@ func (r *Registry) Execute(ctx context.Context, b Binder, env *Env, fun string, 
 		if p := recover(); p != nil {
 			res = Result{
 				Return:  fmt.Sprintf("The minion function caused an exception: %v\n%s", p, debug.Stack()),
-				Retcode: ExitGeneric, Out: "nested",
+				Retcode: ExitGeneric, Out: "nested", Raised: true,
 			}
 		}
 	}()
@@ -86,7 +92,7 @@ func errorResult(fn *Function, err error) Result {
 	default:
 		msg = fmt.Sprintf("The minion function caused an exception: %v", err)
 	}
-	return Result{Return: msg, Retcode: ExitGeneric, Out: "nested"}
+	return Result{Return: msg, Retcode: ExitGeneric, Out: "nested", Raised: true}
 }
 
 // stripSentinel removes the "<sentinel>: " prefix from a wrapped message.

@@ -1153,8 +1153,13 @@ func (s *stateRun) call(low *payload.Map, chunks []*payload.Map, running *payloa
 		}
 		ret = payload.NewMap("result", false, "name", name, "changes", &payload.Map{}, "comment", exceptionComment(full, exc))
 	}
-	unify(ret)
+	// State.call is wrapped in OutputUnifier: its return is unified when
+	// it returns, after the retry handling below has read the raw comment
+	// (a list from the onlyif/unless checks is str()'d into a test=True
+	// retry comment, "['onlyif condition is false']  The state would be
+	// retried ...")
 	if prereq {
+		unify(ret)
 		low.Set("__prereq__", false)
 		return ret
 	}
@@ -1214,6 +1219,7 @@ func (s *stateRun) call(low *payload.Map, chunks []*payload.Map, running *payloa
 				pyStr(mapGetStr(rd, "interval")), pyStr(mapGetStr(rd, "splay")), pyStr(mapGetStr(rd, "attempts")), pyStr(mapGetStr(rd, "until"))))
 		}
 	}
+	unify(ret)
 	return ret
 }
 

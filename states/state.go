@@ -124,17 +124,23 @@ func (c *Call) Exec(ctx context.Context, fun string, args []any, kwargs *payload
 	if c.Env == nil || c.Env.Registry == nil {
 		return nil, fmt.Errorf("%w: no execution modules available for %s", ErrExecFailed, fun)
 	}
+	res := c.execute(ctx, fun, args, kwargs)
+	if res.Retcode != 0 {
+		return res.Return, fmt.Errorf("%w: %s", ErrExecFailed, payload.Text(res.Return))
+	}
+	return res.Return, nil
+}
+
+// execute runs fun through Env.Registry (non-nil) as Exec does and
+// returns the whole result.
+func (c *Call) execute(ctx context.Context, fun string, args []any, kwargs *payload.Map) modules.Result {
 	all := append([]any(nil), args...)
 	if kwargs != nil && kwargs.Len() > 0 {
 		kw := kwargs.Clone()
 		kw.Set("__kwarg__", true)
 		all = append(all, kw)
 	}
-	res := c.Env.Registry.Execute(ctx, modules.Binder{Direct: true}, c.Env, fun, all, nil)
-	if res.Retcode != 0 {
-		return res.Return, fmt.Errorf("%w: %s", ErrExecFailed, payload.Text(res.Return))
-	}
-	return res.Return, nil
+	return c.Env.Registry.Execute(ctx, modules.Binder{Direct: true}, c.Env, fun, all, nil)
 }
 
 // RenderContext returns the template context of this call: the minion's
@@ -151,10 +157,20 @@ func (c *Call) RenderContext() *render.Context {
 // ExecCaller implements render.Caller over a minion environment.
 type ExecCaller struct{ Env *modules.Env }
 
-// CallFunction runs fun through Env.Registry.
+// CallFunction runs fun through Env.Registry, as a template's
+// salt['mod.fun'](...) calls it: a function that raised is an error
+// (ErrExecFailed), one that returned keeps its return even with a
+// non-zero retcode (salt['cmd.run']('test -f missing') is "" in Salt).
 func (e ExecCaller) CallFunction(ctx context.Context, fun string, args []any, kwargs *payload.Map) (any, error) {
 	c := &Call{Env: e.Env}
-	return c.Exec(ctx, fun, args, kwargs)
+	if e.Env == nil || e.Env.Registry == nil {
+		return c.Exec(ctx, fun, args, kwargs)
+	}
+	res := c.execute(ctx, fun, args, kwargs)
+	if res.Raised {
+		return res.Return, fmt.Errorf("%w: %s", ErrExecFailed, payload.Text(res.Return))
+	}
+	return res.Return, nil
 }
 
 // HasFunction reports whether fun is an execution function of Env.Registry.

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -279,6 +282,11 @@ func formulaSalt(ctx context.Context, t *testing.T, src, conf string, calls [][]
 			}
 		}
 		if cached == len(calls) {
+			age := "of unknown age"
+			if st, err := os.Stat(filepath.Join(cacheDir, names[0]+".json")); err == nil {
+				age = "written " + time.Since(st.ModTime()).Round(time.Second).String() + " ago"
+			}
+			t.Logf("%s: Salt's outputs reused from %s (%s; same Salt tree, packages, formula commit and pillar)", filepath.Base(cacheDir), cacheDir, age)
 			return out, errs
 		}
 	}
@@ -430,9 +438,12 @@ const failedPrefix = "One or more requisite failed: "
 //
 // With GSALT_FORMULAS_REUSE=1 Salt's outputs are kept in
 // $GSALT_FORMULAS_DIR/.salt-out and reused by the next run (for working
-// on gsalt's side; delete the folder when the machine's packages change),
-// and gsalt's outputs are written beside them in
-// $GSALT_FORMULAS_DIR/.gsalt-out for comparing by hand.
+// on gsalt's side), keyed by the formula commit, the pillar's name and
+// content, the grains, the Salt driver script, every file of the Salt tree
+// and the machine's package database (formulaCacheKey), and each reuse is
+// logged with the age of the answer; other files of the machine the states
+// read (under /etc) are not in the key. gsalt's outputs are written beside
+// them in $GSALT_FORMULAS_DIR/.gsalt-out for comparing by hand.
 // GSALT_FORMULAS_ONLY (comma-separated names such as "sudoers-formula")
 // runs only those formulas; the others keep their recorded statuses.
 func TestFormulas(t *testing.T) {
@@ -444,6 +455,10 @@ func TestFormulas(t *testing.T) {
 	formulas, header, trailer := readFormulas(t)
 	bin := proc.Build(t, "./cmd/gsalt-call")
 	reuse := os.Getenv("GSALT_FORMULAS_REUSE") == "1"
+	var saltStamp string
+	if reuse {
+		saltStamp = saltTreeStamp(t, src)
+	}
 	only := map[string]bool{}
 	for _, n := range strings.Split(os.Getenv("GSALT_FORMULAS_ONLY"), ",") {
 		if n = strings.TrimSpace(n); n != "" {
@@ -510,11 +525,11 @@ func TestFormulas(t *testing.T) {
 			}
 			// Salt runs pillar.items and the three checks in one process
 			// (testdata/formulas_salt.py: salt-call's caller, started once).
-			// (keyed by the pillar too: a formula's line may change it)
-			cacheDir := filepath.Join(root, ".salt-out", name+"@"+f.commit)
-			if f.pillar != "" {
-				cacheDir += "@" + strings.NewReplacer("/", "_", ":", "_").Replace(f.pillar)
-			}
+			// Its outputs, with GSALT_FORMULAS_REUSE=1, are cached under a
+			// key of everything they depend on (formulaCacheKey), so that
+			// a changed Salt tree, package set, pillar or formula commit
+			// never reuses a stale answer
+			cacheDir := filepath.Join(root, ".salt-out", name+"@"+f.commit+"@"+formulaCacheKey(t, saltStamp, f, example))
 			// a second pillar.items (after the calls that take the first
 			// one's pillar) shows whether the pillar draws random values
 			names := append(append([]string{"pillar"}, formulaChecks...), "pillar_2")
@@ -684,4 +699,58 @@ func TestFormulas(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// saltTreeStamp identifies what Salt's answers for a formula depend on
+// besides the formula and its pillar: the interpreter, every file of the
+// Salt source tree and the shim (path, size, modification time), and the
+// machine's package database (package and service states query it). A
+// change to any of them changes formulaCacheKey.
+func saltTreeStamp(t *testing.T, src string) string {
+	t.Helper()
+	h := sha256.New()
+	fmt.Fprintf(h, "python %s\n", saltpeer.Python())
+	for _, dir := range []string{filepath.Join(src, "salt"), saltpeer.Pyshim()} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == "__pycache__" {
+				return filepath.SkipDir
+			}
+			if d.IsDir() {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%s %d %d\n", path, info.Size(), info.ModTime().UnixNano())
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("formulas: stamping the Salt tree: %v", err)
+		}
+	}
+	if b, err := os.ReadFile("/var/lib/dpkg/status"); err == nil {
+		fmt.Fprintf(h, "dpkg %x\n", sha256.Sum256(b))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// formulaCacheKey is the cache key of Salt's outputs for one corpus line:
+// the Salt stamp (saltTreeStamp), the line's pillar name and content, the
+// pinned grains and the Salt driver script. The formula commit is part of
+// the directory name beside it.
+func formulaCacheKey(t *testing.T, stamp string, f formula, pillar []byte) string {
+	t.Helper()
+	script, err := os.ReadFile(filepath.Join(repoRoot(t), "internal", "interop", "testdata", "formulas_salt.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s %s\n%s\n", stamp, f.commit, f.pillar, formulaGrains)
+	h.Write(pillar)
+	h.Write(script)
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }

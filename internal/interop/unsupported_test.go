@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // unsupportedCases are formulas using something gsalt cannot run or the
@@ -46,6 +47,15 @@ var unsupportedCases = []struct {
 		files: map[string]string{"unkmod.sls": "x:\n  test.nop: []\ny:\n  test.nop:\n    - v: {{ salt['nope.fn']() }}\n"},
 		want:  []string{"Jinja variable 'salt.utils.templates.AliasedLoader object' has no attribute 'nope.fn'; line 5", "{{ salt['nope.fn']() }}    <======================"},
 		salt:  true,
+	},
+	{
+		// moosefs-formula's pillar.example has such a line: yaml.v3
+		// reports the line above the enclosing mapping; gsalt also names
+		// the line where the text stops parsing (Salt's PyYAML message
+		// names both marks, in its own words)
+		sls:   "yamlflow",
+		files: map[string]string{"yamlflow.sls": "mfs:\n  file.managed:\n    - name: /tmp/x\n    - mode: \"NEVER\",\"ALWAYS\"\n    - user: root\n"},
+		want:  []string{"Rendering SLS 'base:yamlflow' failed: ", "did not find expected key", `the text stops parsing at line 4:     - mode: "NEVER","ALWAYS"`},
 	},
 	{
 		sls: "libcaller",
@@ -119,17 +129,7 @@ func TestLocalCallUnsupported(t *testing.T) {
 			}
 		}
 	}
-	conf := filepath.Join(dir, "conf")
-	if err := os.MkdirAll(conf, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(dir, "root")
-	cfg := "id: errmin\nfile_client: local\nroot_dir: " + root + "\ncachedir: " + root + "/cache\npki_dir: " + root +
-		"/pki\nlog_file: " + root + "/minion.log\nfile_roots:\n  base: [" + srv + "]\npillar_roots:\n  base: [" + dir +
-		"/pillar]\nenable_fqdns_grains: False\nipv6: False\n"
-	if err := os.WriteFile(filepath.Join(conf, "minion"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	conf := localCallConf(t, dir, srv, "errmin")
 	src := saltpeer.Src()
 	for _, c := range unsupportedCases {
 		t.Run(c.sls, func(t *testing.T) {
@@ -153,4 +153,18 @@ func TestLocalCallUnsupported(t *testing.T) {
 			}
 		})
 	}
+}
+
+// localCallConf writes a masterless minion configuration (id, file_roots
+// srv, everything else below dir) into dir/conf and returns that folder,
+// for gsalt-call and salt-call --local.
+func localCallConf(t *testing.T, dir, srv, id string) string {
+	t.Helper()
+	root := filepath.Join(dir, "root")
+	cfg := "id: " + id + "\nfile_client: local\nroot_dir: " + root + "\ncachedir: " + root + "/cache\npki_dir: " + root +
+		"/pki\nlog_file: " + root + "/minion.log\nfile_roots:\n  base: [" + srv + "]\npillar_roots:\n  base: [" + dir +
+		"/pillar]\nenable_fqdns_grains: False\nipv6: False\n"
+	conf := filepath.Join(dir, "conf")
+	testutil.WriteFile(t, filepath.Join(conf, "minion"), cfg, 0o644)
+	return conf
 }

@@ -2,6 +2,7 @@ package py
 
 import (
 	"crypto/rand"
+	"crypto/sha512"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -216,4 +217,12 @@ func (r *Random) SampleIndexes(n, k int) ([]int, error) {
 		out[i] = j
 	}
 	return out, nil
+}
+
+// StrSeed is the int random.seed(a) uses for a str or bytes a (version 2,
+// the default): a's bytes followed by their sha512 digest, read as one
+// big-endian int (a str is first encoded as UTF-8).
+func StrSeed(a []byte) *big.Int {
+	sum := sha512.Sum512(a)
+	return new(big.Int).SetBytes(append(append([]byte{}, a...), sum[:]...))
 }

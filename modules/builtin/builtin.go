@@ -34,6 +34,8 @@ func Register(r *modules.Registry) error {
 		r.Register(matchFunctions()...),
 		r.Register(hostsFunctions()...),
 		r.Register(aliasesFunctions()...),
+		r.Register(modRandomFunctions()...),
+		r.Register(iniManageFunctions()...),
 		r.Register(sysctlFunctions()...),
 		r.Register(fileTextFunctions()...),
 		r.Register(userFunctions()...),
