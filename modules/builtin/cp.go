@@ -17,6 +17,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -819,7 +820,7 @@ func cpFunctions() []modules.Function {
 				}
 				return fc.IsCached(c.Args.Str("path"), cpSaltenv(c)), nil
 			}},
-	}, cpDirFunctions()...)
+	}, slices.Concat(cpDirFunctions(), cpRecvFunctions())...)
 }
 
 // Pipelined downloads. Salt's file client asks for one chunk

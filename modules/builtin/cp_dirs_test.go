@@ -1,9 +1,19 @@
 package builtin_test
 
 import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/gsalt/gsalt/fileserver"
+	"github.com/gsalt/gsalt/internal/vectors"
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/modules/builtin"
 	"github.com/gsalt/gsalt/modules/salttest"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -122,4 +132,107 @@ func TestCPDirsGolden(t *testing.T) {
 			{Name: "get_template unavailable", Fun: "cp.get_template", Args: []any{"salt://tmpl/hello.txt", "{dir}/u"}, Kwargs: []any{"template", "nosuch"}},
 		},
 	})
+}
+
+// rootsChannel is a MasterChannel answered by the master's file server
+// handler (package fileserver), so the remote file client sends the same
+// loads a minion sends to gsalt-master.
+type rootsChannel struct {
+	fs   *fileserver.Roots
+	cmds *[]string
+}
+
+func (r rootsChannel) SendMaster(ctx context.Context, load *payload.Map) (any, error) {
+	*r.cmds = append(*r.cmds, load.Str("cmd"))
+	return r.fs.Handle(ctx, load.Str("cmd"), load)
+}
+
+// TestCPDirsRemoteMatchesLocal runs the directory functions through the
+// remote file client (the _file_list, _file_list_emptydirs, _file_find
+// and _serve_file loads of a minion) and checks they return and write
+// what the masterless client (checked against Salt by TestCPDirsGolden)
+// does.
+func TestCPDirsRemoteMatchesLocal(t *testing.T) {
+	srv := t.TempDir()
+	salttest.WriteTree(t, srv, srv, cpTree)
+	if err := os.Chmod(filepath.Join(srv, "web", "index.html"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	roots := map[string][]string{"base": {srv}}
+	var cmds []string
+	r := goldenRegistry(t)
+	type client struct {
+		name, cache string
+		files       *builtin.SaltFileClient
+	}
+	localCache, remoteCache := filepath.Join(t.TempDir(), "cache"), filepath.Join(t.TempDir(), "cache")
+	clients := []client{
+		{"local", localCache, builtin.NewLocalFileClient(roots, localCache, "sha256")},
+		{"remote", remoteCache, builtin.NewRemoteFileClient(rootsChannel{fileserver.New(fileserver.Options{Roots: roots, FollowSymlinks: true, HashType: "sha256"}), &cmds},
+			remoteCache, "sha256")},
+	}
+	calls := []struct {
+		fun  string
+		args []any
+	}{
+		{"cp.get_dir", []any{"salt://web", "{dir}"}},
+		{"cp.cache_dir", []any{"salt://web", payload.NewMap("include_empty", true, "exclude_pat", "*.js", "__kwarg__", true)}},
+		{"cp.stat_file", []any{"salt://web/index.html"}},
+		{"cp.stat_file", []any{"salt://web/nope"}},
+		{"cp.cache_master", nil},
+		{"cp.list_minion", nil},
+	}
+	for _, call := range calls {
+		var want any
+		for _, cl := range clients {
+			dir := t.TempDir()
+			args := make([]any, len(call.args))
+			for i, a := range call.args {
+				switch x := a.(type) {
+				case string:
+					a = strings.ReplaceAll(x, "{dir}", dir)
+				case *payload.Map:
+					a = x.Clone() // Execute consumes the kwargs map
+				}
+				args[i] = a
+			}
+			env := &modules.Env{ID: "m1", Registry: r, Opts: payload.NewMap("id", "m1"), Log: slog.New(slog.DiscardHandler),
+				Services: map[string]any{"files": cl.files}}
+			res := r.Execute(context.Background(), modules.Binder{}, env, call.fun, args, nil)
+			if res.Retcode != 0 {
+				t.Fatalf("%s %s: retcode %d: %v", cl.name, call.fun, res.Retcode, res.Return)
+			}
+			got := anyStrings(res.Return, func(s string) string {
+				s = strings.ReplaceAll(s, dir, "{dir}")
+				return strings.ReplaceAll(s, cl.cache, "{cache}")
+			})
+			if want == nil {
+				want = got
+				continue
+			}
+			if d := vectors.Equal(got, want); d != "" {
+				t.Errorf("%s %v: %s differs from local: %s\ngot  %v\nwant %v", call.fun, call.args, cl.name, d, got, want)
+			}
+		}
+	}
+	for _, c := range []string{"_file_list_emptydirs", "_file_find", "_serve_file"} {
+		if !slices.Contains(cmds, c) {
+			t.Errorf("the remote client sent no %s (sent %v)", c, cmds)
+		}
+	}
+}
+
+// anyStrings applies fn to every string in v.
+func anyStrings(v any, fn func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return fn(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = anyStrings(e, fn)
+		}
+		return out
+	}
+	return v
 }
