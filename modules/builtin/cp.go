@@ -642,31 +642,22 @@ func cpFunctions() []modules.Function {
 			opt("template", nil), opt("gzip", nil)}, Kwargs: true},
 			Doc: "Used to get a single file from the salt master\n\nCLI Example:\n\n    salt '*' cp.get_file salt://path/to/file /minion/dest\n\nThere are two ways of defining the fileserver environment (a.k.a.\n``saltenv``) from which to retrieve the file. One is to use the ``saltenv``\nparameter, and the other is to use a querystring syntax in the ``salt://``\nURL:\n\n    salt '*' cp.get_file salt://foo/bar.conf /etc/foo/bar.conf saltenv=config\n    salt '*' cp.get_file salt://foo/bar.conf?saltenv=config /etc/foo/bar.conf",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				fc, err := cpClient(c)
+				a, err := cpCopyArgs(ctx, c)
 				if err != nil {
 					return nil, err
 				}
-				saltenv := cpSaltenv(c)
-				p, dest, err := cpRenderFilenames(ctx, c, c.Args.Str("path"), c.Args.Str("dest"), saltenv)
-				if err != nil {
-					return nil, err
+				p, saltenv := splitEnv(a.path)
+				if saltenv == "" {
+					saltenv = a.saltenv
 				}
-				p, senv := splitEnv(p)
-				if senv != "" {
-					saltenv = senv
-				}
-				h, err := fc.HashFile(ctx, p, saltenv)
+				h, err := a.fc.HashFile(ctx, p, saltenv)
 				if err != nil {
 					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 				}
 				if !payload.Truthy(h) {
 					return "", nil
 				}
-				gz := 0
-				if g, err := c.Args.Int("gzip"); err == nil && c.Args.Get("gzip") != nil {
-					gz = int(g)
-				}
-				res, err := fc.GetFile(ctx, p, dest, payload.Truthy(c.Args.Get("makedirs")), saltenv, gz)
+				res, err := a.fc.GetFile(ctx, p, a.dest, payload.Truthy(c.Args.Get("makedirs")), saltenv, a.gzip)
 				if err != nil {
 					return nil, err
 				}

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/modules"
@@ -99,11 +102,7 @@ func (f *SaltFileClient) GetDir(ctx context.Context, p, dest, saltenv string, gz
 		ret = append(ret, d)
 	}
 	sort.Strings(ret)
-	out := make([]any, len(ret))
-	for i, s := range ret {
-		out[i] = s
-	}
-	return out, nil
+	return toAnyList(ret), nil
 }
 
 // errUnsupportedPath is the MinionError Salt's file client raises for a
@@ -272,16 +271,7 @@ func (f *SaltFileClient) FileLocalList(saltenv string) []any {
 		}
 		walkFilesFollow(d, set, 0)
 	}
-	names := make([]string, 0, len(set))
-	for n := range set {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]any, len(names))
-	for i, n := range names {
-		out[i] = n
-	}
-	return out
+	return toAnyList(slices.Sorted(maps.Keys(set)))
 }
 
 // walkFilesFollow adds the non-directory entries below dir to set,
@@ -337,7 +327,11 @@ func (f *SaltFileClient) StatFile(ctx context.Context, p, saltenv string) (int64
 		if err != nil || !st.Mode().IsRegular() {
 			return 0, false, nil
 		}
-		return int64(unixMode(st.Mode())), true, nil
+		sys, ok := st.Sys().(*syscall.Stat_t)
+		if !ok {
+			return 0, false, nil
+		}
+		return int64(sys.Mode), true, nil
 	}
 	p, senv := splitEnv(p)
 	if senv != "" {
@@ -358,29 +352,6 @@ func (f *SaltFileClient) StatFile(ctx context.Context, p, saltenv string) (int64
 	}
 	mode, ok := l[0].(int64)
 	return mode, ok, nil
-}
-
-// unixMode is a Go file mode as stat(2)'s st_mode.
-func unixMode(m fs.FileMode) uint32 {
-	out := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		out |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		out |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		out |= 0o1000
-	}
-	switch {
-	case m.IsRegular():
-		out |= 0o100000
-	case m.IsDir():
-		out |= 0o40000
-	case m&fs.ModeSymlink != 0:
-		out |= 0o120000
-	}
-	return out
 }
 
 // octalMode is salt.utils.files.st_mode_to_octal: the last four digits
@@ -462,6 +433,30 @@ func cpRenderFilenames(ctx context.Context, c *modules.Call, p, dest, saltenv st
 	return out[0], out[1], nil
 }
 
+// cpCopy holds the arguments get_file and get_dir share, the file
+// names rendered when template is set.
+type cpCopy struct {
+	fc                  *SaltFileClient
+	path, dest, saltenv string
+	gzip                int
+}
+
+// cpCopyArgs reads path, dest, saltenv, template and gzip.
+func cpCopyArgs(ctx context.Context, c *modules.Call) (cpCopy, error) {
+	fc, err := cpClient(c)
+	if err != nil {
+		return cpCopy{}, err
+	}
+	a := cpCopy{fc: fc, saltenv: cpSaltenv(c)}
+	if a.path, a.dest, err = cpRenderFilenames(ctx, c, c.Args.Str("path"), c.Args.Str("dest"), a.saltenv); err != nil {
+		return cpCopy{}, err
+	}
+	if g, err := c.Args.Int("gzip"); err == nil && c.Args.Get("gzip") != nil {
+		a.gzip = int(g)
+	}
+	return a, nil
+}
+
 // cpGetTemplate is Client.get_template: the cached salt:// file rendered
 // with kwargs into dest (into the extrn_files cache when dest is ""); ""
 // when the file is missing, the engine unknown, rendering fails or dest's
@@ -530,20 +525,11 @@ func cpDirFunctions() []modules.Function {
 		{Name: "cp.get_dir", Spec: modules.Spec{Params: []modules.Param{req("path"), req("dest"), opt("saltenv", nil), opt("template", nil), opt("gzip", nil)}, Kwargs: true},
 			Doc: "Used to recursively copy a directory from the salt master\n\nCLI Example:\n\n    salt '*' cp.get_dir salt://path/to/dir/ /minion/dest\n\nget_dir supports the same template and gzip arguments as get_file.",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				fc, err := cpClient(c)
+				a, err := cpCopyArgs(ctx, c)
 				if err != nil {
 					return nil, err
 				}
-				saltenv := cpSaltenv(c)
-				p, dest, err := cpRenderFilenames(ctx, c, c.Args.Str("path"), c.Args.Str("dest"), saltenv)
-				if err != nil {
-					return nil, err
-				}
-				gz := 0
-				if g, err := c.Args.Int("gzip"); err == nil && c.Args.Get("gzip") != nil {
-					gz = int(g)
-				}
-				return fc.GetDir(ctx, p, dest, saltenv, gz)
+				return a.fc.GetDir(ctx, a.path, a.dest, a.saltenv, a.gzip)
 			}},
 		{Name: "cp.cache_dir", Spec: modules.Spec{Params: []modules.Param{req("path"), opt("saltenv", nil), opt("include_empty", false), opt("include_pat", nil), opt("exclude_pat", nil)}},
 			Doc: "Download and cache everything under a directory from the master\n\ninclude_pat : None\n    Glob or regex to narrow down the files cached from the given path. If\n    matching with a regex, the regex must be prefixed with ``E@``,\n    otherwise the expression will be interpreted as a glob.\n\nexclude_pat : None\n    Glob or regex to exclude certain files from being cached from the given\n    path. If matching with a regex, the regex must be prefixed with ``E@``,\n    otherwise the expression will be interpreted as a glob.\n\nCLI Examples:\n\n    salt '*' cp.cache_dir salt://path/to/dir\n    salt '*' cp.cache_dir salt://path/to/dir include_pat='E@*.py$'",

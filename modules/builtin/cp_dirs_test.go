@@ -46,24 +46,10 @@ var cpLocalRe = regexp.MustCompile(`/localfiles/\S*/`)
 
 // cpNormalize puts {cache} for the cache directory in every string.
 func cpNormalize(_ string, v any) any {
-	switch x := v.(type) {
-	case string:
+	return anyStrings(v, func(x string) string {
 		x = cpCacheRe.ReplaceAllString(x, "{cache}/$1")
 		return cpLocalRe.ReplaceAllString(x, "/localfiles/{other}/")
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cpNormalize("", e)
-		}
-		return out
-	case *payload.Map:
-		out := &payload.Map{}
-		for _, it := range x.Items() {
-			out.SetKey(it.Key, cpNormalize("", it.Value))
-		}
-		return out
-	}
-	return v
+	})
 }
 
 // TestCPDirsGolden compares cp.get_dir, cache_dir, cache_master,
@@ -222,7 +208,7 @@ func TestCPDirsRemoteMatchesLocal(t *testing.T) {
 	}
 }
 
-// anyStrings applies fn to every string in v.
+// anyStrings applies fn to every string in v (map keys included).
 func anyStrings(v any, fn func(string) string) any {
 	switch x := v.(type) {
 	case string:
@@ -231,6 +217,12 @@ func anyStrings(v any, fn func(string) string) any {
 		out := make([]any, len(x))
 		for i, e := range x {
 			out[i] = anyStrings(e, fn)
+		}
+		return out
+	case *payload.Map:
+		out := &payload.Map{}
+		for _, it := range x.Items() {
+			out.SetKey(anyStrings(it.Key, fn), anyStrings(it.Value, fn))
 		}
 		return out
 	}
