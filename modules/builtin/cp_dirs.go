@@ -242,8 +242,15 @@ func (f *SaltFileClient) CacheLocalFile(p string) (string, error) {
 		return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
 	}
 	in, err := os.Open(p)
+	if err == nil {
+		if st, serr := in.Stat(); serr == nil && st.IsDir() {
+			in.Close()
+			err = &fs.PathError{Op: "open", Path: p, Err: syscall.EISDIR}
+		}
+	}
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", modules.ErrExecution, err)
+		// shutil.copyfile's OSError, uncaught in Salt.
+		return "", &modules.PyException{Class: cmdPyExceptionName(err), Message: pyOSErrorText(err)}
 	}
 	defer in.Close()
 	out, err := os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)

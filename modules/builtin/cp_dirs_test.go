@@ -95,6 +95,7 @@ func TestCPDirsGolden(t *testing.T) {
 			{Name: "cache_dest local", Fun: "cp.cache_dest", Args: []any{"/etc/hosts"}},
 			{Name: "cache_dest https", Fun: "cp.cache_dest", Args: []any{"https://example.com:8443/pub/x.tgz?v=1"}},
 			{Name: "cache_local_file", Fun: "cp.cache_local_file", Args: []any{"{dir}/f.txt"}, Files: map[string]string{"f.txt": "local\n"}},
+			{Name: "cache_local_file dir", Fun: "cp.cache_local_file", Args: []any{"{dir}/d"}, Files: map[string]string{"d/f": "x"}},
 			{Name: "cache_local_file missing", Fun: "cp.cache_local_file", Args: []any{"{dir}/nope.txt"}},
 			{Name: "list_minion", Fun: "cp.list_minion", Sorted: true},
 			{Name: "list_minion other env", Fun: "cp.list_minion", Args: []any{"dev"}, Sorted: true},
