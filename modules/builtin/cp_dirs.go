@@ -70,7 +70,12 @@ func (f *SaltFileClient) GetDir(ctx context.Context, p, dest, saltenv string, gz
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		prefix = p[:i]
 	}
-	below := func(fn string) bool { return len(fn) > len(p) && fn[len(p)] == '/' }
+	// below: fn is inside p; a name climbing out of the file root (from
+	// a misbehaving master) is skipped.
+	below := func(fn string) bool {
+		_, ok := cleanRel(fn)
+		return ok && len(fn) > len(p) && fn[len(p)] == '/'
+	}
 	rel := func(fn string) string { return dest + "/" + strings.TrimLeft(fn[len(prefix):], "/") }
 	files, err := f.server.fileList(ctx, saltenv, p)
 	if err != nil {

@@ -229,3 +229,23 @@ func anyStrings(v any, fn func(string) string) any {
 	}
 	return v
 }
+
+// TestCPGetDirSkipsClimbingNames checks that a file list naming a path
+// that climbs out of the file root writes nothing outside dest.
+func TestCPGetDirSkipsClimbingNames(t *testing.T) {
+	e := newCPEnv(t)
+	e.fm.files["base"]["a/../../escaped.txt"] = []byte("bad\n")
+	e.fm.files["base"]["a/c.txt"] = []byte("good\n")
+	parent := t.TempDir()
+	dest := filepath.Join(parent, "x", "dest")
+	res := e.run(t, "cp.get_dir", "salt://a", dest)
+	want := []any{dest + "/a/b.txt", dest + "/a/c.txt"}
+	if res.Retcode != 0 || vectors.Equal(res.Return, want) != "" {
+		t.Fatalf("got %d %v, want %v", res.Retcode, res.Return, want)
+	}
+	for _, p := range []string{filepath.Join(parent, "escaped.txt"), filepath.Join(parent, "x", "escaped.txt")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+}
