@@ -66,12 +66,17 @@ pillar_roots: {base: [%[1]s/srv/pillar]}
 		"srv/pillar/data.sls":  "foo: bar\nnested:\n  k: v\n",
 		"srv/salt/hello.txt":   "hello from the master\n",
 		"srv/salt/sub/big.bin": strings.Repeat("0123456789abcdef", 200000),
+		"srv/salt/sub/d/s.txt": "small\n",
 	}
 	for p, c := range files {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
 		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// An empty directory, for cp.get_dir and cp.cache_dir include_empty.
+	if err := os.MkdirAll(filepath.Join(dir, "srv/salt/sub/empty"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	startProcess(t, saltpeer.Command(context.Background(), src, "salt-master", "-c", sm.conf, "-l", "warning"), filepath.Join(dir, "log", "stdout"))
 	if !testutil.Poll(300*time.Second, func() bool {
@@ -259,6 +264,23 @@ func TestInteropSaltMaster(t *testing.T) {
 	cached := sm.saltJSON(t, id, "cp.cache_file", "salt://sub/big.bin")[id]
 	if b, err := os.ReadFile(fmt.Sprint(cached)); err != nil || len(b) != 16*200000 {
 		t.Errorf("cp.cache_file of a 3 MiB file: %v %d %v", cached, len(b), err)
+	}
+	// The directory functions send _file_list, _file_list_emptydirs and
+	// _file_find to the real master.
+	dest := t.TempDir()
+	wantDir := []any{dest + "/sub/big.bin", dest + "/sub/d/s.txt", dest + "/sub/empty"}
+	if got := sm.saltJSON(t, id, "cp.get_dir", "salt://sub", dest)[id]; !reflect.DeepEqual(got, wantDir) {
+		t.Errorf("cp.get_dir: %v, want %v", got, wantDir)
+	}
+	if b, err := os.ReadFile(filepath.Join(dest, "sub", "d", "s.txt")); err != nil || string(b) != "small\n" {
+		t.Errorf("cp.get_dir wrote %q %v", b, err)
+	}
+	cachedDir, _ := sm.saltJSON(t, id, "cp.cache_dir", "salt://sub", "include_empty=True", "exclude_pat=*.bin")[id].([]any)
+	if len(cachedDir) != 2 || !strings.HasSuffix(fmt.Sprint(cachedDir[0]), "/files/base/sub/d/s.txt") || !strings.HasSuffix(fmt.Sprint(cachedDir[1]), "/files/base/sub/empty") {
+		t.Errorf("cp.cache_dir: %v", cachedDir)
+	}
+	if got := sm.saltJSON(t, id, "cp.stat_file", "salt://hello.txt")[id]; got != "0644" {
+		t.Errorf("cp.stat_file: %v", got)
 	}
 	// A job longer than the CLI timeout: the CLI keeps waiting thanks to
 	// saltutil.find_job.

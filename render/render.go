@@ -36,6 +36,16 @@ var (
 	ErrLimit = errors.New("render: resource limit")
 )
 
+// ErrorText is err's text without the sentinel prefixes of this package:
+// the message Salt's SaltRenderError carries.
+func ErrorText(err error) string {
+	s := err.Error()
+	for _, sent := range []error{ErrTemplate, ErrData, ErrRenderer, ErrNotFound} {
+		s = strings.ReplaceAll(s, sent.Error()+": ", "")
+	}
+	return s
+}
+
 // DefaultPipeline is Salt's default renderer ("renderer: jinja|yaml").
 const DefaultPipeline = "jinja|yaml"
 

@@ -249,13 +249,7 @@ func (h *highState) compileTemplate(path, saltenv, sls, source string) (any, err
 func RenderErrorText(err error) string { return renderErrText(err) }
 
 // renderErrText strips the render package's sentinel prefixes.
-func renderErrText(err error) string {
-	s := err.Error()
-	for _, sent := range []error{render.ErrTemplate, render.ErrData, render.ErrRenderer, render.ErrNotFound} {
-		s = strings.ReplaceAll(s, sent.Error()+": ", "")
-	}
-	return s
-}
+func renderErrText(err error) string { return render.ErrorText(err) }
 
 // relInclude matches a relative include ("..x").
 var relInclude = regexp.MustCompile(`^(\.+)(.*)$`)

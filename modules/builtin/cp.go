@@ -17,6 +17,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -44,6 +45,9 @@ type fileServer interface {
 	fileList(ctx context.Context, saltenv, prefix string) (any, error)
 	dirList(ctx context.Context, saltenv, prefix string) (any, error)
 	symlinkList(ctx context.Context, saltenv, prefix string) (any, error)
+	fileListEmptydirs(ctx context.Context, saltenv, prefix string) (any, error)
+	// fileFind is _file_find: {path, rel, stat, back} or {path: "", rel: ""}.
+	fileFind(ctx context.Context, rel, saltenv string) (any, error)
 	envs(ctx context.Context) (any, error)
 	// serveFile returns the chunk at loc and the file's relative path, an
 	// empty chunk at the end, and dest "" when the file does not exist.
@@ -686,30 +690,27 @@ func cpSource(c *modules.Call, arg string) (*SaltFileClient, string, string, err
 // cpFunctions is Salt's cp module (salt/modules/cp.py) for the master's
 // file server; salt://, file:// and http(s):// sources are supported.
 func cpFunctions() []modules.Function {
-	return []modules.Function{
+	return append([]modules.Function{
 		{Name: "cp.get_file", Spec: modules.Spec{Params: []modules.Param{req("path"), req("dest"), opt("saltenv", nil), opt("makedirs", false),
 			opt("template", nil), opt("gzip", nil)}, Kwargs: true},
 			Doc: "Used to get a single file from the salt master\n\nCLI Example:\n\n    salt '*' cp.get_file salt://path/to/file /minion/dest\n\nThere are two ways of defining the fileserver environment (a.k.a.\n``saltenv``) from which to retrieve the file. One is to use the ``saltenv``\nparameter, and the other is to use a querystring syntax in the ``salt://``\nURL:\n\n    salt '*' cp.get_file salt://foo/bar.conf /etc/foo/bar.conf saltenv=config\n    salt '*' cp.get_file salt://foo/bar.conf?saltenv=config /etc/foo/bar.conf",
 			Fn: func(ctx context.Context, c *modules.Call) (any, error) {
-				if t := c.Args.Get("template"); payload.Truthy(t) {
-					return nil, fmt.Errorf("%w: Attempted to render file paths with unavailable engine %s", modules.ErrExecution, payload.Text(t))
-				}
-				fc, p, saltenv, err := cpSource(c, "path")
+				a, err := cpCopyArgs(ctx, c)
 				if err != nil {
 					return nil, err
 				}
-				h, err := fc.HashFile(ctx, p, saltenv)
+				p, saltenv := splitEnv(a.path)
+				if saltenv == "" {
+					saltenv = a.saltenv
+				}
+				h, err := a.fc.HashFile(ctx, p, saltenv)
 				if err != nil {
 					return nil, fmt.Errorf("%w: %w", modules.ErrExecution, err)
 				}
 				if !payload.Truthy(h) {
 					return "", nil
 				}
-				gz := 0
-				if g, err := c.Args.Int("gzip"); err == nil && c.Args.Get("gzip") != nil {
-					gz = int(g)
-				}
-				res, err := fc.GetFile(ctx, p, c.Args.Str("dest"), payload.Truthy(c.Args.Get("makedirs")), saltenv, gz)
+				res, err := a.fc.GetFile(ctx, p, a.dest, payload.Truthy(c.Args.Get("makedirs")), saltenv, a.gzip)
 				if err != nil {
 					return nil, err
 				}
@@ -865,7 +866,7 @@ func cpFunctions() []modules.Function {
 				}
 				return fc.IsCached(c.Args.Str("path"), cpSaltenv(c)), nil
 			}},
-	}
+	}, slices.Concat(cpDirFunctions(), cpRecvFunctions())...)
 }
 
 // Pipelined downloads. Salt's file client asks for one chunk

@@ -22,12 +22,10 @@ import (
 const cpMaxFilename = 255
 
 // extrnPath is Client._extrn_path: where an http(s) URL is cached,
-// cachedir/extrn_files/<saltenv>/<host[port]>/<path[-query]>.
+// cachedir/extrn_files/<saltenv>/<host[:port]>/<path[-query]>.
 func (f *SaltFileClient) extrnPath(pu *url.URL, saltenv string) (string, error) {
+	// As on POSIX in Salt: the netloc without user:password, port kept.
 	netloc := pu.Host
-	if pu.Port() != "" {
-		netloc = strings.ReplaceAll(netloc, ":", "")
-	}
 	name := pu.EscapedPath()
 	if pu.RawQuery != "" {
 		name = name + "-" + pu.RawQuery

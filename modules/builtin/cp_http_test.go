@@ -43,8 +43,8 @@ func TestGetURLHTTP(t *testing.T) {
 		want            string // path (toFile) or content
 		err             string
 	}{
-		{"cached", srv.URL + "/files/a.txt", "", true, filepath.Join(cache, "extrn_files", "base", strings.ReplaceAll(host, ":", ""), "files", "a.txt"), ""},
-		{"query in the cache name", srv.URL + "/files/a.txt?v=1", "", true, filepath.Join(cache, "extrn_files", "base", strings.ReplaceAll(host, ":", ""), "files", "a.txt-v=1"), ""},
+		{"cached", srv.URL + "/files/a.txt", "", true, filepath.Join(cache, "extrn_files", "base", host, "files", "a.txt"), ""},
+		{"query in the cache name", srv.URL + "/files/a.txt?v=1", "", true, filepath.Join(cache, "extrn_files", "base", host, "files", "a.txt-v=1"), ""},
 		{"to dest after a redirect", srv.URL + "/moved", dest, true, dest, ""},
 		{"content", srv.URL + "/files/a.txt", "", false, "hello\n", ""},
 		{"not found", srv.URL + "/nope", "", true, "", "Error: HTTP 404: Not Found reading /nope"},
