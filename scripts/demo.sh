@@ -137,7 +137,7 @@ say cat "$tmp/web1/files/motd"
 # examples use it: log in with eauth, then run a job with the token.
 echo
 echo "starting gsalt-api on 127.0.0.1:$api"
-"$bin/gsalt-api" -c "$tmp/etc/master" -l error & pids+=($!)
+"$bin/gsalt-api" -c "$tmp/etc/master" -l info 2>"$tmp/api.log" & apipid=$!; pids+=($apipid)
 http() { # METHOD PATH [TOKEN] [FORM...]: curl when present, else python3
   local method=$1 path=$2 token=${3:-}; shift 3 || shift $#
   if command -v curl >/dev/null; then
@@ -156,10 +156,19 @@ print(urllib.request.urlopen(req).read().decode())
 PY
   fi
 }
-for _ in $(seq 50); do
-  http GET / "" >/dev/null 2>&1 && break
+api_up=
+for _ in $(seq 150); do
+  http GET / "" >/dev/null 2>&1 && { api_up=1; break; }
+  kill -0 "$apipid" 2>/dev/null || break
   sleep 0.2
 done
+if [ -z "$api_up" ]; then
+  # say why instead of failing later on an empty login reply
+  echo "demo: gsalt-api does not answer on 127.0.0.1:$api (process $(kill -0 "$apipid" 2>/dev/null && echo running || echo exited)); its log:" >&2
+  cat "$tmp/api.log" >&2
+  ss -ltnp "( sport = :$api )" >&2 || true
+  exit 1
+fi
 printf '\n\033[1m$ curl -sS -H "Accept: application/json" http://127.0.0.1:%s/login -d username=demo -d password=demo -d eauth=auto\033[0m\n' "$api"
 login=$(http POST /login "" username=demo password=demo eauth=auto)
 echo "$login"
