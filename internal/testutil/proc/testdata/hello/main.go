@@ -11,6 +11,10 @@ import (
 )
 
 func main() {
+	// Catch SIGTERM before saying we listen: a test that stops us right
+	// after the log line must find the handler in place.
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGTERM)
 	l, err := net.Listen("tcp", "127.0.0.1:"+os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -19,8 +23,6 @@ func main() {
 	defer l.Close()
 	fmt.Fprintln(os.Stderr, "to stderr")
 	fmt.Println("listening on", l.Addr())
-	c := make(chan os.Signal, 1)
-	signal.Notify(c, syscall.SIGTERM)
 	for s := range c {
 		if len(os.Args) > 2 && os.Args[2] == "stubborn" {
 			fmt.Println("ignoring", s)
