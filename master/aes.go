@@ -494,15 +494,6 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-// aesFileRecv handles _file_recv (cp.push): refused, file_recv is not
-// supported.
-func (m *Master) aesFileRecv(_ context.Context, load *payload.Map) (any, error) {
-	if m.cfg.Opts.Bool("file_recv") {
-		m.log.Warn("file_recv is enabled but gsalt does not implement cp.push; refusing", "id", load.Str("id"))
-	}
-	return false, nil
-}
-
 // aesRevokeAuth handles revoke_auth: a minion deletes its own key.
 func (m *Master) aesRevokeAuth(_ context.Context, load *payload.Map) (any, error) {
 	if !m.verifyTok(load, "id", "tok") {

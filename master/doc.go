@@ -24,7 +24,8 @@
 //     _symlink_list, _file_find, _file_hash, _file_hash_and_stat,
 //     _serve_file (file_roots, refusing paths that leave a root, symbolic
 //     links included), _mine, _mine_get, _mine_delete, _mine_flush,
-//     _file_recv (refused unless file_recv), revoke_auth; any other command
+//     _file_recv (cp.push: with file_recv on, chunks written under
+//     cachedir/minions/<id>/files), revoke_auth; any other command
 //     gets an encrypted {}.
 //   - the minion data cache (cachedir/minions/<id>/data.p and mine.p, Salt's
 //     layout and msgpack flavour) used for grain, pillar and ipcidr targeting

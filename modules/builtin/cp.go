@@ -866,7 +866,7 @@ func cpFunctions() []modules.Function {
 				}
 				return fc.IsCached(c.Args.Str("path"), cpSaltenv(c)), nil
 			}},
-	}, slices.Concat(cpDirFunctions(), cpRecvFunctions())...)
+	}, slices.Concat(cpDirFunctions(), cpRecvFunctions(), cpPushFunctions())...)
 }
 
 // Pipelined downloads. Salt's file client asks for one chunk
