@@ -41,6 +41,13 @@ func startProcess(t *testing.T, cmd *exec.Cmd, logPath string) {
 
 func startSaltMaster(t *testing.T, src string) *saltMaster {
 	t.Helper()
+	return startSaltMasterWith(t, src, "")
+}
+
+// startSaltMasterWith starts a salt-master with extra appended to its
+// configuration.
+func startSaltMasterWith(t *testing.T, src, extra string) *saltMaster {
+	t.Helper()
 	dir := t.TempDir()
 	sm := &saltMaster{src: src, dir: dir, conf: filepath.Join(dir, "etc", "salt"), ret: testlab.FreePort(t), pub: testlab.FreePort(t)}
 	for _, d := range []string{"etc/salt", "pki", "cache", "sock", "log", "srv/salt", "srv/pillar"} {
@@ -59,7 +66,7 @@ publish_port: %[2]d
 ret_port: %[3]d
 file_roots: {base: [%[1]s/srv/salt]}
 pillar_roots: {base: [%[1]s/srv/pillar]}
-`, dir, sm.pub, sm.ret)
+`, dir, sm.pub, sm.ret) + extra
 	files := map[string]string{
 		"etc/salt/master":      conf,
 		"srv/pillar/top.sls":   "base:\n  '*':\n    - data\n",

@@ -1,0 +1,81 @@
+package minion
+
+import (
+	"bytes"
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/internal/saltpeer"
+)
+
+// TestInteropPushToSaltMaster: a gsalt minion runs cp.push and
+// cp.push_dir against a real Salt 3006 salt-master with file_recv on; the
+// files arrive byte-equal under the master's cachedir/minions/<id>/files,
+// a 1.5 MiB file in six 256 KiB chunks, and a file beyond
+// file_recv_max_size is refused by Salt's master (False).
+func TestInteropPushToSaltMaster(t *testing.T) {
+	src := saltpeer.Require(t)
+	sm := startSaltMasterWith(t, src, "file_recv: True\nfile_recv_max_size: 2\n")
+	id := "gsalt-push-1"
+	m, stop := startMinion(t, interopMinionConfig(t, sm, id, ""), Options{Logger: testLogger(t)})
+	defer stop()
+	sm.waitKey(t, "minions_pre", id)
+	if _, err := sm.run(t, "salt-key", "-a", id, "-y"); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, m, 30*time.Second)
+
+	data := t.TempDir()
+	big := make([]byte, 3<<19)
+	if _, err := rand.Read(big); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"big.bin": big, "small.txt": []byte("small\n"), "conf/a.conf": []byte("a\n"),
+		"conf/sub/b.conf": []byte("b\n"), "conf/c.txt": []byte("c\n"), "gone.txt": []byte("gone\n"),
+		"huge.bin": bytes.Repeat([]byte{7}, 5<<19)}
+	for p, b := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(data, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(data, p), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recv := filepath.Join(sm.dir, "cache", "minions", id, "files")
+	same := func(name, got string, want []byte) {
+		t.Helper()
+		b, err := os.ReadFile(got)
+		if err != nil || !bytes.Equal(b, want) {
+			t.Errorf("%s: %s holds %d bytes (%v), want %d equal bytes", name, got, len(b), err, len(want))
+		}
+	}
+	if got := sm.saltJSON(t, id, "cp.push", filepath.Join(data, "big.bin"))[id]; got != true {
+		t.Fatalf("cp.push big.bin: %v", got)
+	}
+	same("cp.push", filepath.Join(recv, strings.TrimPrefix(data, "/"), "big.bin"), big)
+	if got := sm.saltJSON(t, id, "cp.push", filepath.Join(data, "small.txt"), "upload_path=/up/./s.txt")[id]; got != true {
+		t.Fatalf("cp.push upload_path: %v", got)
+	}
+	same("upload_path", filepath.Join(recv, "up", "s.txt"), files["small.txt"])
+	if got := sm.saltJSON(t, id, "cp.push_dir", filepath.Join(data, "conf"), "glob=*.conf", "upload_path=/etc2")[id]; got != true {
+		t.Fatalf("cp.push_dir: %v", got)
+	}
+	same("push_dir", filepath.Join(recv, "etc2", "a.conf"), files["conf/a.conf"])
+	same("push_dir", filepath.Join(recv, "etc2", "sub", "b.conf"), files["conf/sub/b.conf"])
+	if _, err := os.Stat(filepath.Join(recv, "etc2", "c.txt")); err == nil {
+		t.Error("cp.push_dir glob=*.conf pushed c.txt")
+	}
+	if got := sm.saltJSON(t, id, "cp.push", filepath.Join(data, "gone.txt"), "remove_source=True")[id]; got != true {
+		t.Fatalf("cp.push remove_source: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(data, "gone.txt")); err == nil {
+		t.Error("remove_source left the source")
+	}
+	if got := sm.saltJSON(t, id, "cp.push", filepath.Join(data, "huge.bin"))[id]; got != false {
+		t.Errorf("cp.push beyond file_recv_max_size: %v", got)
+	}
+}
