@@ -32,7 +32,7 @@ func cpPushFunctions() []modules.Function {
 			}},
 		{Name: "cp.push_dir", Spec: modules.Spec{Params: []modules.Param{req("path"), opt("glob", nil), opt("upload_path", nil)}},
 			Doc: "Push a directory from the minion up to the master, the files will be saved\nto the salt master in the master's minion files cachedir (defaults to\n``/var/cache/salt/master/minions/minion-id/files``).  It also has a glob\nfor matching specific files using globbing.\n\nCLI Example:\n\n    salt '*' cp.push /usr/lib/mysql\n    salt '*' cp.push /usr/lib/mysql upload_path='/newmysql/path'\n    salt '*' cp.push_dir /etc/modprobe.d/ glob='*.conf'",
-			Fn: cpPushDir},
+			Fn:  cpPushDir},
 	}
 }
 
