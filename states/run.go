@@ -204,7 +204,37 @@ func (s *stateRun) callHigh(high *payload.Map, orchestrationJID any) (any, error
 	if s.abort != nil {
 		return nil, s.abort
 	}
+	ret = s.callBeacons(chunks, ret)
+	if s.abort != nil {
+		return nil, s.abort
+	}
 	return ret, nil
+}
+
+// callBeacons is State.call_beacons: every chunk with a beacon argument
+// runs its state module's mod_beacon after the run (ID beacon_<id>, sfun
+// the chunk's function), which adds a beacon watching what the state
+// manages (file.managed: inotify, service.running: service).
+func (s *stateRun) callBeacons(chunks []*payload.Map, running *payload.Map) *payload.Map {
+	var mods []*payload.Map
+	for _, c := range chunks {
+		if !c.Has("beacon") {
+			continue
+		}
+		low := c.Clone()
+		fun, _ := c.Get("fun")
+		low.Set("sfun", fun)
+		low.Set("fun", "mod_beacon")
+		low.Set("__id__", "beacon_"+pyStr(mapGetStr(c, "__id__")))
+		mods = append(mods, low)
+	}
+	if len(mods) == 0 {
+		return running
+	}
+	for _, it := range s.callChunks(mods).Items() {
+		running.SetKey(it.Key, it.Value)
+	}
+	return running
 }
 
 // fakeTimes is _calculate_fake_duration: now and a near-zero duration.

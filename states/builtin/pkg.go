@@ -42,7 +42,15 @@ func pkgStates() []states.Function {
 		{Name: "pkg.purged", Spec: removed, Fn: func(ctx context.Context, c *states.Call) (states.Ret, error) {
 			return pkgUninstallState(ctx, c, "purge")
 		}, Watch: pkgModWatch},
+		{Name: "pkg.mod_beacon", Spec: modules.Spec{Params: []modules.Param{sbReq("name")}, Kwargs: true},
+			Fn: beaconModBeacon("pkg", "mod_beacon", []string{"installed", "removed"}, pkgBeaconKwargs)},
 	}
+}
+
+// pkgBeaconKwargs is the beacon.present of pkg.mod_beacon: a pkg beacon
+// on the pkgs argument (else the name), every 60 s.
+func pkgBeaconKwargs(name, _ string, kwargs, _ *payload.Map) (*payload.Map, error) {
+	return payload.NewMap("pkgs", beaconGet(kwargs, "pkgs", []any{name}), "interval", int64(60), "beacon_module", "pkg"), nil
 }
 
 // PkgModInit is pkg.mod_init: the state system calls it once per state run

@@ -36,7 +36,19 @@ func serviceStates() []states.Function {
 			return pkgsToRet(svcMaskState(ctx, c, sbName(c), payload.Truthy(c.Args.Get("runtime")), false)), nil
 		}},
 		{Name: "service.mod_watch", Spec: watch, Fn: svcModWatch},
+		{Name: "service.mod_beacon", Spec: nameKw, Fn: beaconModBeacon("service", "beacon", []string{"running", "dead"}, svcBeaconKwargs)},
 	}
+}
+
+// svcBeaconKwargs is the beacon.present of service.mod_beacon: a service
+// beacon on the service, with onchangeonly, delay and emitatstartup from
+// beacon_data, and uncleanshutdown set from emitatstartup as Salt 3006
+// does.
+func svcBeaconKwargs(name, _ string, _, data *payload.Map) (*payload.Map, error) {
+	services := &payload.Map{}
+	services.Set(name, payload.NewMap("onchangeonly", beaconGet(data, "onchangeonly", true), "delay", beaconGet(data, "delay", int64(0)),
+		"emitatstartup", beaconGet(data, "emitatstartup", false), "uncleanshutdown", beaconGet(data, "emitatstartup", nil)))
+	return payload.NewMap("services", services, "interval", beaconGet(data, "interval", int64(60)), "beacon_module", "service"), nil
 }
 
 // svcst carries one service state call.

@@ -1,0 +1,334 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gsalt/gsalt/internal/py"
+	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/states"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// beaconStates is Salt's beacon state module (salt/states/beacon.py):
+// beacon.present, absent, enabled and disabled over the beacons
+// execution module, with its comments and test=True texts.
+func beaconStates() []states.Function {
+	nameSave := modules.Spec{Params: []modules.Param{sbReq("name"), sbOpt("save", false)}, Kwargs: true}
+	nameOnly := modules.Spec{Params: []modules.Param{sbReq("name")}, Kwargs: true}
+	return []states.Function{
+		{Name: "beacon.present", Spec: nameSave, Fn: func(ctx context.Context, c *states.Call) (states.Ret, error) {
+			return beaconPresent(ctx, c, sbName(c), payload.Truthy(c.Args.Get("save")), beaconKwargs(c))
+		}},
+		{Name: "beacon.absent", Spec: nameSave, Fn: beaconAbsent},
+		{Name: "beacon.enabled", Spec: nameOnly, Fn: func(ctx context.Context, c *states.Call) (states.Ret, error) {
+			return beaconSwitch(ctx, c, "beacons.enable_beacon", "Enabled %s from beacons", "%s not a configured beacon")
+		}},
+		{Name: "beacon.disabled", Spec: nameOnly, Fn: func(ctx context.Context, c *states.Call) (states.Ret, error) {
+			return beaconSwitch(ctx, c, "beacons.disable_beacon", "Disabled beacon %s.", "Job %s is not configured.")
+		}},
+	}
+}
+
+// beaconKwargs is the state's **kwargs (a copy).
+func beaconKwargs(c *states.Call) *payload.Map {
+	if c.Args == nil || c.Args.Kwargs == nil {
+		return &payload.Map{}
+	}
+	return c.Args.Kwargs.Clone()
+}
+
+// beaconCall runs a beacons.* function as __salt__[fun](*args, **kwargs)
+// does: its return, even a failure dict.
+func beaconCall(ctx context.Context, c *states.Call, fun string, args []any, kwargs *payload.Map) (any, error) {
+	return states.ExecCaller{Env: c.Env}.CallFunction(ctx, fun, args, kwargs)
+}
+
+// beaconItem is result[key], Python's KeyError (or TypeError for a
+// result that is not a dict) where it is missing.
+func beaconItem(result any, key string) (any, error) {
+	m, ok := result.(*payload.Map)
+	if !ok {
+		return nil, &modules.PyException{Class: "TypeError", Message: fmt.Sprintf("'%s' object is not subscriptable", pyfmt.TypeName(result))}
+	}
+	v, ok := m.Get(key)
+	if !ok {
+		return nil, &modules.PyException{Class: "KeyError", Message: pyfmt.Repr(key)}
+	}
+	return v, nil
+}
+
+// beaconListed is beacons.list(return_yaml=False, **kwargs) and whether
+// name is in it (Python's in on what the module returned).
+func beaconListed(ctx context.Context, c *states.Call, name string, kwargs *payload.Map) (current any, in bool, err error) {
+	kw := kwargs.Clone()
+	kw.Set("return_yaml", false)
+	current, err = beaconCall(ctx, c, "beacons.list", nil, kw)
+	if err != nil {
+		return nil, false, err
+	}
+	switch cur := current.(type) {
+	case *payload.Map:
+		_, in = cur.GetKey(name)
+	case nil:
+		return nil, false, &modules.PyException{Class: "TypeError", Message: "argument of type 'NoneType' is not iterable"}
+	case string:
+		in = strings.Contains(cur, name)
+	}
+	return current, in, nil
+}
+
+// beaconOutcome is a called function's result: the comment, and whether
+// the function reported success.
+func beaconOutcome(result any) (ok bool, comment any, err error) {
+	r, err := beaconItem(result, "result")
+	if err != nil {
+		return false, nil, err
+	}
+	comment, err = beaconItem(result, "comment")
+	if err != nil {
+		return false, nil, err
+	}
+	return payload.Truthy(r), comment, nil
+}
+
+// beaconFailed is the state's early return after a failed call: the
+// function's result and comment as they are.
+func beaconFailed(name string, result, comment any) states.Ret {
+	return states.Ret{Name: name, Result: states.ResultOf(result), Comment: pyfmt.Str(comment)}
+}
+
+// beaconPresent is beacon.present, also run by the mod_beacon functions
+// of file, service and pkg (__states__["beacon.present"]).
+func beaconPresent(ctx context.Context, c *states.Call, name string, save bool, kwargs *payload.Map) (states.Ret, error) {
+	ret := states.Ret{Name: name, Result: states.True}
+	var comments []string
+	current, in, err := beaconListed(ctx, c, name, kwargs)
+	if err != nil {
+		return ret, err
+	}
+	data := make([]any, 0, kwargs.Len())
+	for _, it := range kwargs.Items() {
+		m := &payload.Map{}
+		m.SetKey(it.Key, it.Value)
+		data = append(data, m)
+	}
+	call := func(fun string) (any, error) {
+		kw := kwargs.Clone()
+		if c.Test {
+			kw.Set("test", true)
+		}
+		return beaconCall(ctx, c, fun, []any{name, data}, kw)
+	}
+	switch {
+	case in:
+		cur, _ := current.(*payload.Map).GetKey(name)
+		if py.Equal(data, cur) {
+			comments = append(comments, fmt.Sprintf("Job %s in correct state", name))
+			break
+		}
+		result, err := call("beacons.modify")
+		if err != nil {
+			return ret, err
+		}
+		if c.Test {
+			comment, err := beaconItem(result, "comment")
+			if err != nil {
+				return ret, err
+			}
+			comments = append(comments, pyfmt.Str(comment))
+			changes, err := beaconItem(result, "changes")
+			if err != nil {
+				return ret, err
+			}
+			ret.Changes, _ = changes.(*payload.Map)
+			break
+		}
+		ok, comment, err := beaconOutcome(result)
+		if err != nil {
+			return ret, err
+		}
+		if !ok {
+			r, _ := beaconItem(result, "result")
+			return beaconFailed(name, r, comment), nil
+		}
+		if changes, has := result.(*payload.Map).Get("changes"); has {
+			comments = append(comments, fmt.Sprintf("Modifying %s in beacons", name))
+			ret.Changes, _ = changes.(*payload.Map)
+		} else {
+			comments = append(comments, pyfmt.Str(comment))
+		}
+	default:
+		result, err := call("beacons.add")
+		if err != nil {
+			return ret, err
+		}
+		if c.Test {
+			comment, err := beaconItem(result, "comment")
+			if err != nil {
+				return ret, err
+			}
+			comments = append(comments, pyfmt.Str(comment))
+			break
+		}
+		ok, comment, err := beaconOutcome(result)
+		if err != nil {
+			return ret, err
+		}
+		if !ok {
+			r, _ := beaconItem(result, "result")
+			return beaconFailed(name, r, comment), nil
+		}
+		comments = append(comments, fmt.Sprintf("Adding %s to beacons", name))
+	}
+	comments, err = beaconSave(ctx, c, name, save, comments)
+	if err != nil {
+		return ret, err
+	}
+	ret.Comment = strings.Join(comments, "\n")
+	return ret, nil
+}
+
+// beaconSave runs beacons.save when save is set (in test mode only says
+// it would).
+func beaconSave(ctx context.Context, c *states.Call, name string, save bool, comments []string) ([]string, error) {
+	if !save {
+		return comments, nil
+	}
+	if c.Test {
+		return append(comments, fmt.Sprintf("Beacon %s would be saved", name)), nil
+	}
+	if _, err := beaconCall(ctx, c, "beacons.save", nil, nil); err != nil {
+		return comments, err
+	}
+	return append(comments, fmt.Sprintf("Beacon %s saved", name)), nil
+}
+
+// beaconAbsent is beacon.absent.
+func beaconAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
+	name := sbName(c)
+	kwargs := beaconKwargs(c)
+	ret := states.Ret{Name: name, Result: states.True}
+	var comments []string
+	_, in, err := beaconListed(ctx, c, name, kwargs)
+	if err != nil {
+		return ret, err
+	}
+	if in {
+		if c.Test {
+			kwargs.Set("test", true)
+		}
+		result, err := beaconCall(ctx, c, "beacons.delete", []any{name}, kwargs)
+		if err != nil {
+			return ret, err
+		}
+		ok, comment, err := beaconOutcome(result)
+		switch {
+		case err != nil:
+			return ret, err
+		case c.Test:
+			comments = append(comments, pyfmt.Str(comment))
+		case !ok:
+			r, _ := beaconItem(result, "result")
+			return beaconFailed(name, r, comment), nil
+		default:
+			comments = append(comments, fmt.Sprintf("Removed %s from beacons", name))
+		}
+	} else {
+		comments = append(comments, fmt.Sprintf("%s not configured in beacons", name))
+	}
+	comments, err = beaconSave(ctx, c, name, payload.Truthy(c.Args.Get("save")), comments)
+	if err != nil {
+		return ret, err
+	}
+	ret.Comment = strings.Join(comments, "\n")
+	return ret, nil
+}
+
+// beaconSwitch is beacon.enabled and beacon.disabled: fun switches the
+// beacon; done and missing are the comments for success and for a name
+// that is not configured.
+func beaconSwitch(ctx context.Context, c *states.Call, fun, done, missing string) (states.Ret, error) {
+	name := sbName(c)
+	kwargs := beaconKwargs(c)
+	ret := states.Ret{Name: name, Result: states.True}
+	_, in, err := beaconListed(ctx, c, name, kwargs)
+	if err != nil {
+		return ret, err
+	}
+	if !in {
+		ret.Comment = fmt.Sprintf(missing, name)
+		return ret, nil
+	}
+	if c.Test {
+		kwargs.Set("test", true)
+	}
+	result, err := beaconCall(ctx, c, fun, []any{name}, kwargs)
+	if err != nil {
+		return ret, err
+	}
+	ok, comment, err := beaconOutcome(result)
+	switch {
+	case err != nil:
+		return ret, err
+	case c.Test:
+		ret.Comment = pyfmt.Str(comment)
+	case !ok:
+		r, _ := beaconItem(result, "result")
+		return beaconFailed(name, r, comment), nil
+	default:
+		ret.Comment = fmt.Sprintf(done, name)
+	}
+	return ret, nil
+}
+
+// beaconModBeacon is the mod_beacon of a state module (file, service,
+// pkg): for a state function in funcs with beacon: True, beacon.present
+// of "beacon_<module>_<name>" with the data kwargs builds from the
+// beacon_data argument.
+func beaconModBeacon(module, doesNotWork string, funcs []string, build func(name, sfun string, kwargs, data *payload.Map) (*payload.Map, error)) states.Func {
+	return func(ctx context.Context, c *states.Call) (states.Ret, error) {
+		name := sbName(c)
+		kwargs := beaconKwargs(c)
+		sfun, _ := kwargs.Delete("sfun")
+		supported := false
+		for _, f := range funcs {
+			if s, ok := sfun.(string); ok && s == f {
+				supported = true
+			}
+		}
+		if !supported {
+			return states.Ret{Name: name, Result: states.False,
+				Comment: fmt.Sprintf("%s.%s does not work with the %s state function", module, pyfmt.Str(sfun), doesNotWork)}, nil
+		}
+		if b, _ := kwargs.Get("beacon"); !payload.Truthy(b) {
+			return states.Ret{Name: name, Result: states.True, Comment: "Not adding beacon."}, nil
+		}
+		data := &payload.Map{}
+		if v, ok := kwargs.Get("beacon_data"); ok {
+			m, isMap := v.(*payload.Map)
+			if !isMap {
+				return states.Ret{}, &modules.PyException{Class: "AttributeError", Message: fmt.Sprintf("'%s' object has no attribute 'get'", pyfmt.TypeName(v))}
+			}
+			data = m
+		}
+		bkw, err := build(name, sfun.(string), kwargs, data)
+		if err != nil {
+			return states.Ret{}, err
+		}
+		return beaconPresent(ctx, c, fmt.Sprintf("beacon_%s_%s", beaconModuleOf(bkw), name), false, bkw)
+	}
+}
+
+// beaconModuleOf is the beacon_module a mod_beacon put in its kwargs.
+func beaconModuleOf(kw *payload.Map) string { return kw.Str("beacon_module") }
+
+// beaconGet is dict.get(key, def).
+func beaconGet(m *payload.Map, key string, def any) any {
+	if v, ok := m.Get(key); ok {
+		return v
+	}
+	return def
+}

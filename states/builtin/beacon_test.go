@@ -1,0 +1,279 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/beacons"
+	bbuiltin "github.com/gsalt/gsalt/beacons/builtin"
+	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// beaconGoldenStep is one step of testdata/beacon/golden.json.
+type beaconGoldenStep struct {
+	SLS     string         `json:"sls"`
+	Test    bool           `json:"test"`
+	Ret     [][2]any       `json:"ret"`
+	Beacons map[string]any `json:"beacons"`
+	Saved   *string        `json:"saved"`
+}
+
+// excPrefix starts the comment of a state that raised.
+const excPrefix = "An exception occurred in this state: "
+
+// TestBeaconStatesGolden replays testdata/beacon/golden.json: Salt 3006's
+// state system applying beacon.present/absent/enabled/disabled, file.managed
+// and file.directory with beacon: True (State.call_beacons and
+// file.mod_beacon) and service/pkg/file.mod_beacon, in sequence, plainly
+// and with test=True, against a real salt.beacons.Beacon (gen.py). Here the
+// same SLS run through state.template_str against beacons.Manager; the
+// running dicts (in run order), the beacons listed after each step and
+// beacons.conf must be equal.
+//
+// One difference is normalised: Salt's SLS renderer yields OrderedDicts,
+// which beacons.modify's diff prints as OrderedDict([(k, v), ...]); gsalt
+// prints them as dicts.
+func TestBeaconStatesGolden(t *testing.T) {
+	dir := "../testdata/beacon"
+	saltpeer.Golden(t, filepath.Join(dir, "golden.json"), func(src string) []byte {
+		ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(5*time.Minute))
+		defer cancel()
+		abs, _ := filepath.Abs(dir)
+		cmd := exec.CommandContext(ctx, saltpeer.Python(), filepath.Join(abs, "gen.py"), abs)
+		cmd.Env = saltpeer.Env(src)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gen.py: %v\n%s", err, out)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "golden.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	})
+	raw, err := os.ReadFile(filepath.Join(dir, "golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []beaconGoldenStep
+	if err := json.Unmarshal(raw, &steps); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, work := filepath.Join(tmp, "conf"), filepath.Join(tmp, "work")
+	for _, d := range []string{filepath.Join(conf, "minion.d"), work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mgr := beacons.New(beacons.Options{
+		Opts:    payload.NewMap("id", "golden", "beacons", payload.NewMap()),
+		Modules: bbuiltin.All(bbuiltin.Options{}),
+		Logger:  slog.New(slog.DiscardHandler),
+	})
+	reg := suiteRegistry(t)
+	env := &modules.Env{ID: "golden", Registry: reg, Grains: payloadLinuxGrains(), Pillar: payload.NewMap(),
+		Log: slog.New(slog.DiscardHandler),
+		Opts: payload.NewMap("id", "golden", "conf_file", filepath.Join(conf, "minion"), "default_include", "minion.d/*.conf",
+			"file_client", "local", "cachedir", filepath.Join(tmp, "cache"), "file_roots", payload.NewMap("base", []any{conf})),
+		Services: map[string]any{"beacons": mgr}}
+	unDir := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, work, "$DIR"), conf, "$CONF")
+	}
+	for i, st := range steps {
+		args := []any{strings.ReplaceAll(st.SLS, "$DIR", work)}
+		if st.Test {
+			args = append(args, payload.NewMap("__kwarg__", true, "test", true))
+		}
+		res := reg.Execute(context.Background(), modules.Binder{}, env, "state.template_str", args, nil)
+		first, _, _ := strings.Cut(st.SLS, "\n")
+		name := first
+		if st.Test {
+			name += " (test)"
+		}
+		running, ok := res.Return.(*payload.Map)
+		if !ok {
+			t.Fatalf("%d %s: state.template_str returned %v", i, name, res.Return)
+		}
+		got := beaconRunning(t, running, unDir)
+		want := beaconWant(st.Ret)
+		if !reflect.DeepEqual(got, want) {
+			gb, _ := json.MarshalIndent(got, "", " ")
+			wb, _ := json.MarshalIndent(want, "", " ")
+			t.Errorf("%d %s:\ngsalt %s\nSalt  %s", i, name, gb, wb)
+		}
+		lr := reg.Execute(context.Background(), modules.Binder{}, env, "beacons.list", []any{payload.NewMap("__kwarg__", true, "return_yaml", false)}, nil)
+		if g, w := beaconJSON(t, lr.Return, unDir), beaconJSON(t, st.Beacons, nil); !reflect.DeepEqual(g, w) {
+			t.Errorf("%d %s: beacons\ngsalt %v\nSalt  %v", i, name, g, w)
+		}
+		b, err := os.ReadFile(filepath.Join(conf, "minion.d", "beacons.conf"))
+		switch {
+		case st.Saved == nil && err == nil:
+			t.Errorf("%d %s: beacons.conf written, Salt wrote none", i, name)
+		case st.Saved != nil && unDir(string(b)) != *st.Saved:
+			t.Errorf("%d %s: beacons.conf\ngsalt %q\nSalt  %q", i, name, b, *st.Saved)
+		}
+	}
+}
+
+// beaconJSON is v as generic JSON, paths made $DIR.
+func beaconJSON(t *testing.T, v any, unDir func(string) string) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if unDir != nil {
+		s = unDir(s)
+	}
+	var out any
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// beaconRunning is the running dict as gen.py keeps it: [tag, ret] in run
+// order, without start_time, duration and __run_num__, an exception
+// comment reduced to its last line.
+func beaconRunning(t *testing.T, running *payload.Map, unDir func(string) string) []any {
+	t.Helper()
+	type entry struct {
+		n   int64
+		tag string
+		ret *payload.Map
+	}
+	var es []entry
+	for _, it := range running.Items() {
+		r := it.Value.(*payload.Map).Clone()
+		n, _ := r.Int("__run_num__")
+		for _, k := range []string{"start_time", "duration", "__run_num__"} {
+			r.Delete(k)
+		}
+		if c := r.Str("comment"); strings.HasPrefix(c, excPrefix) {
+			lines := strings.Split(strings.TrimSpace(c), "\n")
+			r.Set("comment", excPrefix+strings.TrimPrefix(lines[len(lines)-1], excPrefix))
+		}
+		es = append(es, entry{n, payload.KeyString(it.Key), r})
+	}
+	sort.Slice(es, func(a, b int) bool { return es[a].n < es[b].n })
+	out := []any{}
+	for _, e := range es {
+		out = append(out, []any{unDir(e.tag), beaconJSON(t, e.ret, unDir)})
+	}
+	return out
+}
+
+// beaconWant is the golden running list with the OrderedDict reprs of the
+// diffs printed as dicts.
+func beaconWant(ret [][2]any) []any {
+	out := []any{}
+	for _, e := range ret {
+		r := e[1].(map[string]any)
+		if ch, ok := r["changes"].(map[string]any); ok {
+			if d, ok := ch["diff"].(string); ok {
+				ch["diff"] = unOrderedDict(d)
+			}
+		}
+		out = append(out, []any{e[0], r})
+	}
+	return out
+}
+
+// unOrderedDict rewrites Python's OrderedDict([(k, v), ...]) reprs in s
+// as dict reprs {k: v, ...}.
+func unOrderedDict(s string) string {
+	const open = "OrderedDict(["
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			return strings.ReplaceAll(s, "OrderedDict()", "{}")
+		}
+		// the pairs run to the matching "])"
+		j, depth, quote := i+len(open), 1, byte(0)
+		var pairs []string
+		start := j
+		for ; j < len(s) && depth > 0; j++ {
+			ch := s[j]
+			switch {
+			case quote != 0:
+				if ch == '\\' {
+					j++
+				} else if ch == quote {
+					quote = 0
+				}
+			case ch == '\'' || ch == '"':
+				quote = ch
+			case ch == '(' || ch == '[' || ch == '{':
+				depth++
+			case ch == ')' || ch == ']' || ch == '}':
+				depth--
+				if depth == 1 && ch == ')' {
+					pairs = append(pairs, strings.TrimSpace(s[start:j+1]))
+				}
+			case ch == ',' && depth == 1:
+				start = j + 1
+			}
+		}
+		// j is past the list's "]"; the call's ")" follows
+		var kv []string
+		for _, p := range pairs {
+			inner := strings.TrimSuffix(strings.TrimPrefix(p, "("), ")")
+			kv = append(kv, beaconSplitPair(inner))
+		}
+		s = s[:i] + "{" + strings.Join(kv, ", ") + "}" + s[j+1:]
+	}
+}
+
+// beaconSplitPair turns "'k', v" into "'k': v" (the first top-level comma).
+func beaconSplitPair(p string) string {
+	depth, quote := 0, byte(0)
+	for i := 0; i < len(p); i++ {
+		ch := p[i]
+		switch {
+		case quote != 0:
+			if ch == '\\' {
+				i++
+			} else if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '(' || ch == '[' || ch == '{':
+			depth++
+		case ch == ')' || ch == ']' || ch == '}':
+			depth--
+		case ch == ',' && depth == 0:
+			return p[:i] + ":" + p[i+1:]
+		}
+	}
+	return p
+}
+
+func TestUnOrderedDict(t *testing.T) {
+	for _, c := range [][2]string{
+		{"a:OrderedDict([('1m', [0.0, 2.0]), ('5m', [0.0, 1.5])])\n", "a:{'1m': [0.0, 2.0], '5m': [0.0, 1.5]}\n"},
+		{"OrderedDict([('s', OrderedDict([('x', OrderedDict())]))])", "{'s': {'x': {}}}"},
+		{"OrderedDict([('k,)', 'v])')])", "{'k,)': 'v])'}"},
+		{"no dict", "no dict"},
+	} {
+		if got := unOrderedDict(c[0]); got != c[1] {
+			t.Errorf("%q: %q, want %q", c[0], got, c[1])
+		}
+	}
+}
