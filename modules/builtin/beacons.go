@@ -104,6 +104,13 @@ func beaconsFail(comment string) *payload.Map {
 	return payload.NewMap("result", false, "comment", comment)
 }
 
+// beaconsOrderedKwarg is the keyword argument gsalt's beacon states give
+// beacons.add and beacons.modify: the beacon data comes from an SLS,
+// whose mappings Salt holds as OrderedDicts, so modify's diff prints the
+// new data's mappings as OrderedDict([(k, v), ...]) (the current data
+// comes back from the minion's event bus as plain dicts).
+const beaconsOrderedKwarg = "__ordered__"
+
 // beaconsListRaw is list_(return_yaml=False): the beacons (nil when the
 // manager gave no answer), or fail when there is no manager.
 func beaconsListRaw(ctx context.Context, c *modules.Call, includePillar, includeOpts any) (v any, fail *payload.Map) {
@@ -282,7 +289,7 @@ func pyAll(data, current any) bool {
 }
 
 // beaconsDiffLines are modify's "key:value" lines of a list of dicts.
-func beaconsDiffLines(v any) []string {
+func beaconsDiffLines(v any, ordered bool) []string {
 	var out []string
 	items, _ := v.([]any)
 	for _, it := range items {
@@ -291,10 +298,44 @@ func beaconsDiffLines(v any) []string {
 			continue
 		}
 		for _, kv := range m.Items() {
-			out = append(out, pyfmt.Str(kv.Key)+":"+pyfmt.Str(kv.Value)+"\n")
+			val := pyfmt.Str(kv.Value)
+			if _, isStr := kv.Value.(string); ordered && !isStr {
+				val = beaconsOrderedRepr(kv.Value)
+			}
+			out = append(out, pyfmt.Str(kv.Key)+":"+val+"\n")
 		}
 	}
 	return out
+}
+
+// beaconsOrdered reports whether the call carries the beacon states'
+// __ordered__ keyword.
+func beaconsOrdered(c *modules.Call) bool {
+	v, _ := beaconsKwarg(c, beaconsOrderedKwarg)
+	return payload.Truthy(v)
+}
+
+// beaconsOrderedRepr is repr() of SLS data as Salt holds it: every
+// mapping an OrderedDict, OrderedDict([(k, v), ...]).
+func beaconsOrderedRepr(v any) string {
+	switch x := v.(type) {
+	case *payload.Map:
+		if x.Len() == 0 {
+			return "OrderedDict()"
+		}
+		parts := make([]string, 0, x.Len())
+		for _, it := range x.Items() {
+			parts = append(parts, "("+pyfmt.Repr(it.Key)+", "+beaconsOrderedRepr(it.Value)+")")
+		}
+		return "OrderedDict([" + strings.Join(parts, ", ") + "])"
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = beaconsOrderedRepr(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return pyfmt.Repr(v)
 }
 
 func beaconsModify(ctx context.Context, c *modules.Call) (any, error) {
@@ -323,7 +364,7 @@ func beaconsModify(ctx context.Context, c *modules.Call) (any, error) {
 		ret.Set("comment", fmt.Sprintf("Job %s in correct state", sname))
 		return ret, nil
 	}
-	diff := strings.Join(beaconsUnifiedDiff(beaconsDiffLines(cur), beaconsDiffLines(data)), "")
+	diff := strings.Join(beaconsUnifiedDiff(beaconsDiffLines(cur, false), beaconsDiffLines(data, beaconsOrdered(c))), "")
 	ret.Set("changes", payload.NewMap("diff", diff))
 	reply, ok := beaconsManage(ctx, c, payload.NewMap("name", name, "beacon_data", data, "func", "modify"))
 	switch {

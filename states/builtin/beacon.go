@@ -20,7 +20,7 @@ func beaconStates() []states.Function {
 	nameOnly := modules.Spec{Params: []modules.Param{sbReq("name")}, Kwargs: true}
 	return []states.Function{
 		{Name: "beacon.present", Spec: nameSave, Fn: func(ctx context.Context, c *states.Call) (states.Ret, error) {
-			return beaconPresent(ctx, c, sbName(c), payload.Truthy(c.Args.Get("save")), beaconKwargs(c))
+			return beaconPresent(ctx, c, sbName(c), payload.Truthy(c.Args.Get("save")), beaconKwargs(c), true)
 		}},
 		{Name: "beacon.absent", Spec: nameSave, Fn: beaconAbsent},
 		{Name: "beacon.enabled", Spec: nameOnly, Fn: func(ctx context.Context, c *states.Call) (states.Ret, error) {
@@ -101,8 +101,10 @@ func beaconFailed(name string, result, comment any) states.Ret {
 }
 
 // beaconPresent is beacon.present, also run by the mod_beacon functions
-// of file, service and pkg (__states__["beacon.present"]).
-func beaconPresent(ctx context.Context, c *states.Call, name string, save bool, kwargs *payload.Map) (states.Ret, error) {
+// of file, service and pkg (__states__["beacon.present"]). fromSLS says
+// the beacon data is the SLS's (OrderedDicts in Salt, which
+// beacons.modify's diff prints as such), not one mod_beacon built.
+func beaconPresent(ctx context.Context, c *states.Call, name string, save bool, kwargs *payload.Map, fromSLS bool) (states.Ret, error) {
 	ret := states.Ret{Name: name, Result: states.True}
 	var comments []string
 	current, in, err := beaconListed(ctx, c, name, kwargs)
@@ -119,6 +121,9 @@ func beaconPresent(ctx context.Context, c *states.Call, name string, save bool, 
 		kw := kwargs.Clone()
 		if c.Test {
 			kw.Set("test", true)
+		}
+		if fromSLS && fun == "beacons.modify" {
+			kw.Set("__ordered__", true)
 		}
 		return beaconCall(ctx, c, fun, []any{name, data}, kw)
 	}
@@ -318,7 +323,7 @@ func beaconModBeacon(module, doesNotWork string, funcs []string, build func(name
 		if err != nil {
 			return states.Ret{}, err
 		}
-		return beaconPresent(ctx, c, fmt.Sprintf("beacon_%s_%s", beaconModuleOf(bkw), name), false, bkw)
+		return beaconPresent(ctx, c, fmt.Sprintf("beacon_%s_%s", beaconModuleOf(bkw), name), false, bkw, false)
 	}
 }
 

@@ -41,10 +41,6 @@ const excPrefix = "An exception occurred in this state: "
 // same SLS run through state.template_str against beacons.Manager; the
 // running dicts (in run order), the beacons listed after each step and
 // beacons.conf must be equal.
-//
-// One difference is normalised: Salt's SLS renderer yields OrderedDicts,
-// which beacons.modify's diff prints as OrderedDict([(k, v), ...]); gsalt
-// prints them as dicts.
 func TestBeaconStatesGolden(t *testing.T) {
 	dir := "../testdata/beacon"
 	saltpeer.Golden(t, filepath.Join(dir, "golden.json"), func(src string) []byte {
@@ -110,7 +106,10 @@ func TestBeaconStatesGolden(t *testing.T) {
 			t.Fatalf("%d %s: state.template_str returned %v", i, name, res.Return)
 		}
 		got := beaconRunning(t, running, unDir)
-		want := beaconWant(st.Ret)
+		want := []any{}
+		for _, e := range st.Ret {
+			want = append(want, []any{e[0], e[1]})
+		}
 		if !reflect.DeepEqual(got, want) {
 			gb, _ := json.MarshalIndent(got, "", " ")
 			wb, _ := json.MarshalIndent(want, "", " ")
@@ -177,103 +176,4 @@ func beaconRunning(t *testing.T, running *payload.Map, unDir func(string) string
 		out = append(out, []any{unDir(e.tag), beaconJSON(t, e.ret, unDir)})
 	}
 	return out
-}
-
-// beaconWant is the golden running list with the OrderedDict reprs of the
-// diffs printed as dicts.
-func beaconWant(ret [][2]any) []any {
-	out := []any{}
-	for _, e := range ret {
-		r := e[1].(map[string]any)
-		if ch, ok := r["changes"].(map[string]any); ok {
-			if d, ok := ch["diff"].(string); ok {
-				ch["diff"] = unOrderedDict(d)
-			}
-		}
-		out = append(out, []any{e[0], r})
-	}
-	return out
-}
-
-// unOrderedDict rewrites Python's OrderedDict([(k, v), ...]) reprs in s
-// as dict reprs {k: v, ...}.
-func unOrderedDict(s string) string {
-	const open = "OrderedDict(["
-	for {
-		i := strings.Index(s, open)
-		if i < 0 {
-			return strings.ReplaceAll(s, "OrderedDict()", "{}")
-		}
-		// the pairs run to the matching "])"
-		j, depth, quote := i+len(open), 1, byte(0)
-		var pairs []string
-		start := j
-		for ; j < len(s) && depth > 0; j++ {
-			ch := s[j]
-			switch {
-			case quote != 0:
-				if ch == '\\' {
-					j++
-				} else if ch == quote {
-					quote = 0
-				}
-			case ch == '\'' || ch == '"':
-				quote = ch
-			case ch == '(' || ch == '[' || ch == '{':
-				depth++
-			case ch == ')' || ch == ']' || ch == '}':
-				depth--
-				if depth == 1 && ch == ')' {
-					pairs = append(pairs, strings.TrimSpace(s[start:j+1]))
-				}
-			case ch == ',' && depth == 1:
-				start = j + 1
-			}
-		}
-		// j is past the list's "]"; the call's ")" follows
-		var kv []string
-		for _, p := range pairs {
-			inner := strings.TrimSuffix(strings.TrimPrefix(p, "("), ")")
-			kv = append(kv, beaconSplitPair(inner))
-		}
-		s = s[:i] + "{" + strings.Join(kv, ", ") + "}" + s[j+1:]
-	}
-}
-
-// beaconSplitPair turns "'k', v" into "'k': v" (the first top-level comma).
-func beaconSplitPair(p string) string {
-	depth, quote := 0, byte(0)
-	for i := 0; i < len(p); i++ {
-		ch := p[i]
-		switch {
-		case quote != 0:
-			if ch == '\\' {
-				i++
-			} else if ch == quote {
-				quote = 0
-			}
-		case ch == '\'' || ch == '"':
-			quote = ch
-		case ch == '(' || ch == '[' || ch == '{':
-			depth++
-		case ch == ')' || ch == ']' || ch == '}':
-			depth--
-		case ch == ',' && depth == 0:
-			return p[:i] + ":" + p[i+1:]
-		}
-	}
-	return p
-}
-
-func TestUnOrderedDict(t *testing.T) {
-	for _, c := range [][2]string{
-		{"a:OrderedDict([('1m', [0.0, 2.0]), ('5m', [0.0, 1.5])])\n", "a:{'1m': [0.0, 2.0], '5m': [0.0, 1.5]}\n"},
-		{"OrderedDict([('s', OrderedDict([('x', OrderedDict())]))])", "{'s': {'x': {}}}"},
-		{"OrderedDict([('k,)', 'v])')])", "{'k,)': 'v])'}"},
-		{"no dict", "no dict"},
-	} {
-		if got := unOrderedDict(c[0]); got != c[1] {
-			t.Errorf("%q: %q, want %q", c[0], got, c[1])
-		}
-	}
 }

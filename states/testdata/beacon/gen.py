@@ -11,7 +11,6 @@ Run by TestBeaconStatesGolden with -update and GSALT_SALT_SRC set:
     /usr/bin/python3 gen.py DIR
 """
 import collections
-import copy
 import json
 import os
 import shutil
@@ -21,6 +20,7 @@ import tempfile
 import salt.beacons
 import salt.config
 import salt.loader
+import salt.payload
 import salt.state
 import salt.utils.event
 
@@ -40,7 +40,9 @@ class Bus:
         return False
 
     def fire_event(self, data, tag):
-        self.events.append((tag, copy.deepcopy(data)))
+        # through msgpack, as the minion's event bus carries it (an SLS's
+        # OrderedDicts arrive as plain dicts)
+        self.events.append((tag, salt.payload.loads(salt.payload.dumps(data))))
         return True
 
     def get_event(self, tag=None, wait=None, **kw):
