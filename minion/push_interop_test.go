@@ -2,6 +2,7 @@ package minion
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"os"
 	"path/filepath"
@@ -21,7 +22,8 @@ func TestInteropPushToSaltMaster(t *testing.T) {
 	src := saltpeer.Require(t)
 	sm := startSaltMasterWith(t, src, "file_recv: True\nfile_recv_max_size: 2\n")
 	id := "gsalt-push-1"
-	m, stop := startMinion(t, interopMinionConfig(t, sm, id, ""), Options{Logger: testLogger(t)})
+	cfg := interopMinionConfig(t, sm, id, "")
+	m, stop := startMinion(t, cfg, Options{Logger: testLogger(t)})
 	defer stop()
 	sm.waitKey(t, "minions_pre", id)
 	if _, err := sm.run(t, "salt-key", "-a", id, "-y"); err != nil {
@@ -78,4 +80,11 @@ func TestInteropPushToSaltMaster(t *testing.T) {
 	if got := sm.saltJSON(t, id, "cp.push", filepath.Join(data, "huge.bin"))[id]; got != false {
 		t.Errorf("cp.push beyond file_recv_max_size: %v", got)
 	}
+	// gsalt-call with the minion's configuration pushes too, as salt-call does.
+	res, err := Call(context.Background(), CallOptions{ConfigDir: filepath.Dir(cfg.ConfFile), Fun: "cp.push",
+		Args: []string{filepath.Join(data, "small.txt"), "upload_path=/call/s.txt"}, Logger: testLogger(t)})
+	if err != nil || res.Return != true {
+		t.Fatalf("gsalt-call cp.push: %+v %v", res, err)
+	}
+	same("gsalt-call cp.push", filepath.Join(recv, "call", "s.txt"), files["small.txt"])
 }
