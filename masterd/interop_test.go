@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gsalt/gsalt/event"
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/testutil/proc"
@@ -57,6 +58,21 @@ func minionConf(dir, id string, retPort int, extra string) string {
 		"cachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\nlog_level_logfile: info\npidfile: %[1]s/pid\n"+
 		"user: root\nipv6: False\nenable_fqdns_grains: False\nmultiprocessing: False\nacceptance_wait_time: 1\n"+
 		"random_reauth_delay: 1\nauth_timeout: 10\n", dir, id, retPort) + extra
+}
+
+// startRealMinion starts a real salt-minion id (configuration in
+// dir/<id>/etc, extra appended) against the daemon, waits for its key to
+// be pending, accepts it and waits on bus for its start event.
+func startRealMinion(t *testing.T, ctx context.Context, src string, d *masterd.Daemon, bus *event.Subscription, dir, id, extra string) (string, *proc.Proc, event.Event) {
+	t.Helper()
+	mdir := filepath.Join(dir, id)
+	writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, id, d.ReqAddr().(*net.TCPAddr).Port, extra))
+	mp := startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, id+".out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
+	waitPending(t, d, id, mp)
+	if _, err := d.Keys().Accept(id); err != nil {
+		t.Fatal(err)
+	}
+	return mdir, mp, waitBus(t, bus, "salt/minion/"+id+"/start")
 }
 
 // waitPending polls the key store until id is pending.
@@ -108,14 +124,7 @@ func TestInteropRealSalt(t *testing.T) {
 	defer bus.Close()
 
 	// salt-minion m1: its key shows up pending, is accepted, it starts.
-	mdir := filepath.Join(dir, "m1")
-	writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "m1", retPort, "mine_functions: {network.ip_addrs: []}\n"))
-	mp := startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "m1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
-	waitPending(t, d, "m1", mp)
-	if _, err := d.Keys().Accept("m1"); err != nil {
-		t.Fatal(err)
-	}
-	ev := waitBus(t, bus, "salt/minion/m1/start")
+	mdir, mp, ev := startRealMinion(t, ctx, src, d, bus, dir, "m1", "mine_functions: {network.ip_addrs: []}\n")
 	if ev.Data.Str("id") != "m1" || !strings.HasPrefix(ev.Data.Str("data"), "Minion m1 started") {
 		t.Fatalf("start event %v", ev.Data.Keys())
 	}

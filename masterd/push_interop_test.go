@@ -1,16 +1,14 @@
 package masterd_test
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -28,29 +26,12 @@ func TestInteropRealMinionPush(t *testing.T) {
 	defer cancel()
 	dir := shortDir(t)
 	d, cfg := startMaster(t, dir, "file_recv: True\nfile_recv_max_size: 2\n")
-	retPort := d.ReqAddr().(*net.TCPAddr).Port
 	bus := d.Bus().Subscribe(nil, 4096)
 	defer bus.Close()
-	mdir := filepath.Join(dir, "m1")
-	writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "m1", retPort, ""))
-	mp := startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "m1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
-	waitPending(t, d, "m1", mp)
-	if _, err := d.Keys().Accept("m1"); err != nil {
-		t.Fatal(err)
-	}
-	waitBus(t, bus, "salt/minion/m1/start")
+	startRealMinion(t, ctx, src, d, bus, dir, "m1", "")
 
 	data := filepath.Join(dir, "data")
-	big := make([]byte, 3<<19)
-	if _, err := rand.Read(big); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string][]byte{"big.bin": big, "small.txt": []byte("small\n"), "conf/a.conf": []byte("a\n"),
-		"conf/sub/b.conf": []byte("b\n"), "conf/c.txt": []byte("c\n"), "gone.txt": []byte("gone\n"),
-		"huge.bin": bytes.Repeat([]byte{7}, 5<<19)}
-	for p, b := range files {
-		writeFile(t, filepath.Join(data, p), string(b))
-	}
+	files := testutil.PushTree(t, data)
 	recv := filepath.Join(cfg.CacheDir, "minions", "m1", "files")
 	push := func(fun string, arg ...any) any {
 		t.Helper()
@@ -61,30 +42,24 @@ func TestInteropRealMinionPush(t *testing.T) {
 		v, _ := rets["m1"].Get("return")
 		return v
 	}
-	same := func(name, got string, want []byte) {
-		t.Helper()
-		b, err := os.ReadFile(got)
-		if err != nil || !bytes.Equal(b, want) {
-			t.Errorf("%s: %s holds %d bytes (%v), want %d equal bytes", name, got, len(b), err, len(want))
-		}
-	}
+	kw := func(pairs ...any) *payload.Map { return payload.NewMap(append([]any{"__kwarg__", true}, pairs...)...) }
 	if got := push("cp.push", filepath.Join(data, "big.bin")); got != true {
 		t.Fatalf("cp.push big.bin: %v", got)
 	}
-	same("cp.push", filepath.Join(recv, strings.TrimPrefix(data, "/"), "big.bin"), big)
-	if got := push("cp.push", filepath.Join(data, "small.txt"), payload.NewMap("__kwarg__", true, "upload_path", "/up/./s.txt")); got != true {
+	testutil.SameFile(t, "cp.push", filepath.Join(recv, strings.TrimPrefix(data, "/"), "big.bin"), files["big.bin"])
+	if got := push("cp.push", filepath.Join(data, "small.txt"), kw("upload_path", "/up/./s.txt")); got != true {
 		t.Fatalf("cp.push upload_path: %v", got)
 	}
-	same("upload_path", filepath.Join(recv, "up", "s.txt"), files["small.txt"])
-	if got := push("cp.push_dir", filepath.Join(data, "conf"), payload.NewMap("__kwarg__", true, "glob", "*.conf", "upload_path", "/etc2")); got != true {
+	testutil.SameFile(t, "upload_path", filepath.Join(recv, "up", "s.txt"), files["small.txt"])
+	if got := push("cp.push_dir", filepath.Join(data, "conf"), kw("glob", "*.conf", "upload_path", "/etc2")); got != true {
 		t.Fatalf("cp.push_dir: %v", got)
 	}
-	same("push_dir", filepath.Join(recv, "etc2", "a.conf"), files["conf/a.conf"])
-	same("push_dir", filepath.Join(recv, "etc2", "sub", "b.conf"), files["conf/sub/b.conf"])
+	testutil.SameFile(t, "push_dir", filepath.Join(recv, "etc2", "a.conf"), files["conf/a.conf"])
+	testutil.SameFile(t, "push_dir", filepath.Join(recv, "etc2", "sub", "b.conf"), files["conf/sub/b.conf"])
 	if _, err := os.Stat(filepath.Join(recv, "etc2", "c.txt")); err == nil {
 		t.Error("cp.push_dir glob=*.conf pushed c.txt")
 	}
-	if got := push("cp.push", filepath.Join(data, "gone.txt"), payload.NewMap("__kwarg__", true, "remove_source", true)); got != true {
+	if got := push("cp.push", filepath.Join(data, "gone.txt"), kw("remove_source", true)); got != true {
 		t.Fatalf("cp.push remove_source: %v", got)
 	}
 	if _, err := os.Stat(filepath.Join(data, "gone.txt")); err == nil {

@@ -1,9 +1,7 @@
 package minion
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // TestInteropPushToSaltMaster: a gsalt minion runs cp.push and
@@ -32,42 +31,21 @@ func TestInteropPushToSaltMaster(t *testing.T) {
 	waitReady(t, m, 30*time.Second)
 
 	data := t.TempDir()
-	big := make([]byte, 3<<19)
-	if _, err := rand.Read(big); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string][]byte{"big.bin": big, "small.txt": []byte("small\n"), "conf/a.conf": []byte("a\n"),
-		"conf/sub/b.conf": []byte("b\n"), "conf/c.txt": []byte("c\n"), "gone.txt": []byte("gone\n"),
-		"huge.bin": bytes.Repeat([]byte{7}, 5<<19)}
-	for p, b := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(data, p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(data, p), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	files := testutil.PushTree(t, data)
 	recv := filepath.Join(sm.dir, "cache", "minions", id, "files")
-	same := func(name, got string, want []byte) {
-		t.Helper()
-		b, err := os.ReadFile(got)
-		if err != nil || !bytes.Equal(b, want) {
-			t.Errorf("%s: %s holds %d bytes (%v), want %d equal bytes", name, got, len(b), err, len(want))
-		}
-	}
 	if got := sm.saltJSON(t, id, "cp.push", filepath.Join(data, "big.bin"))[id]; got != true {
 		t.Fatalf("cp.push big.bin: %v", got)
 	}
-	same("cp.push", filepath.Join(recv, strings.TrimPrefix(data, "/"), "big.bin"), big)
+	testutil.SameFile(t, "cp.push", filepath.Join(recv, strings.TrimPrefix(data, "/"), "big.bin"), files["big.bin"])
 	if got := sm.saltJSON(t, id, "cp.push", filepath.Join(data, "small.txt"), "upload_path=/up/./s.txt")[id]; got != true {
 		t.Fatalf("cp.push upload_path: %v", got)
 	}
-	same("upload_path", filepath.Join(recv, "up", "s.txt"), files["small.txt"])
+	testutil.SameFile(t, "upload_path", filepath.Join(recv, "up", "s.txt"), files["small.txt"])
 	if got := sm.saltJSON(t, id, "cp.push_dir", filepath.Join(data, "conf"), "glob=*.conf", "upload_path=/etc2")[id]; got != true {
 		t.Fatalf("cp.push_dir: %v", got)
 	}
-	same("push_dir", filepath.Join(recv, "etc2", "a.conf"), files["conf/a.conf"])
-	same("push_dir", filepath.Join(recv, "etc2", "sub", "b.conf"), files["conf/sub/b.conf"])
+	testutil.SameFile(t, "push_dir", filepath.Join(recv, "etc2", "a.conf"), files["conf/a.conf"])
+	testutil.SameFile(t, "push_dir", filepath.Join(recv, "etc2", "sub", "b.conf"), files["conf/sub/b.conf"])
 	if _, err := os.Stat(filepath.Join(recv, "etc2", "c.txt")); err == nil {
 		t.Error("cp.push_dir glob=*.conf pushed c.txt")
 	}
@@ -86,5 +64,5 @@ func TestInteropPushToSaltMaster(t *testing.T) {
 	if err != nil || res.Return != true {
 		t.Fatalf("gsalt-call cp.push: %+v %v", res, err)
 	}
-	same("gsalt-call cp.push", filepath.Join(recv, "call", "s.txt"), files["small.txt"])
+	testutil.SameFile(t, "gsalt-call cp.push", filepath.Join(recv, "call", "s.txt"), files["small.txt"])
 }

@@ -2,14 +2,13 @@ package builtin_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
@@ -68,19 +67,7 @@ func cpPushTree(t *testing.T, root string, tree *payload.Map) {
 func TestCpPushGolden(t *testing.T) {
 	dir := "testdata/cp_push"
 	saltpeer.Golden(t, filepath.Join(dir, "golden.json"), func(src string) []byte {
-		ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(5*time.Minute))
-		defer cancel()
-		abs, _ := filepath.Abs(dir)
-		cmd := exec.CommandContext(ctx, saltpeer.Python(), filepath.Join(abs, "gen.py"), abs)
-		cmd.Env = saltpeer.Env(src)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("gen.py: %v\n%s", err, out)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, "golden.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return saltpeer.RunScript(t, src, filepath.Join(dir, "gen.py"), json.RawMessage(testutil.ReadFile(t, filepath.Join(dir, "scenarios.json"))))
 	})
 	gv, err := goldenLoad(filepath.Join(dir, "golden.json"))
 	if err != nil {

@@ -80,24 +80,39 @@ func beaconListed(ctx context.Context, c *states.Call, name string, kwargs *payl
 	return current, in, nil
 }
 
-// beaconOutcome is a called function's result: the comment, and whether
-// the function reported success.
-func beaconOutcome(result any) (ok bool, comment any, err error) {
-	r, err := beaconItem(result, "result")
-	if err != nil {
-		return false, nil, err
+// beaconRun calls a beacons.* function as the state module does: with
+// test=True in test mode, where only its comment is read; otherwise a
+// result the function reports as failed is the state's early return
+// (failed: the function's result and comment as they are).
+func beaconRun(ctx context.Context, c *states.Call, name, fun string, args []any, kwargs *payload.Map) (result *payload.Map, comment string, failed *states.Ret, err error) {
+	kw := kwargs
+	if c.Test {
+		kw = kwargs.Clone()
+		kw.Set("test", true)
 	}
-	comment, err = beaconItem(result, "comment")
+	r, err := beaconCall(ctx, c, fun, args, kw)
 	if err != nil {
-		return false, nil, err
+		return nil, "", nil, err
 	}
-	return payload.Truthy(r), comment, nil
-}
-
-// beaconFailed is the state's early return after a failed call: the
-// function's result and comment as they are.
-func beaconFailed(name string, result, comment any) states.Ret {
-	return states.Ret{Name: name, Result: states.ResultOf(result), Comment: pyfmt.Str(comment)}
+	result, _ = r.(*payload.Map)
+	if !c.Test {
+		ok, err := beaconItem(r, "result")
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if !payload.Truthy(ok) {
+			cm, err := beaconItem(r, "comment")
+			if err != nil {
+				return nil, "", nil, err
+			}
+			return nil, "", &states.Ret{Name: name, Result: states.ResultOf(ok), Comment: pyfmt.Str(cm)}, nil
+		}
+	}
+	cm, err := beaconItem(r, "comment")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return result, pyfmt.Str(cm), nil, nil
 }
 
 // beaconPresent is beacon.present, also run by the mod_beacon functions
@@ -117,16 +132,7 @@ func beaconPresent(ctx context.Context, c *states.Call, name string, save bool, 
 		m.SetKey(it.Key, it.Value)
 		data = append(data, m)
 	}
-	call := func(fun string) (any, error) {
-		kw := kwargs.Clone()
-		if c.Test {
-			kw.Set("test", true)
-		}
-		if fromSLS && fun == "beacons.modify" {
-			kw.Set("__ordered__", true)
-		}
-		return beaconCall(ctx, c, fun, []any{name, data}, kw)
-	}
+	args := []any{name, data}
 	switch {
 	case in:
 		cur, _ := current.(*payload.Map).GetKey(name)
@@ -134,59 +140,44 @@ func beaconPresent(ctx context.Context, c *states.Call, name string, save bool, 
 			comments = append(comments, fmt.Sprintf("Job %s in correct state", name))
 			break
 		}
-		result, err := call("beacons.modify")
-		if err != nil {
-			return ret, err
+		kw := kwargs
+		if fromSLS {
+			kw = kwargs.Clone()
+			kw.Set("__ordered__", true)
 		}
-		if c.Test {
-			comment, err := beaconItem(result, "comment")
-			if err != nil {
-				return ret, err
-			}
-			comments = append(comments, pyfmt.Str(comment))
+		result, comment, failed, err := beaconRun(ctx, c, name, "beacons.modify", args, kw)
+		switch {
+		case err != nil:
+			return ret, err
+		case failed != nil:
+			return *failed, nil
+		case c.Test:
+			comments = append(comments, comment)
 			changes, err := beaconItem(result, "changes")
 			if err != nil {
 				return ret, err
 			}
 			ret.Changes, _ = changes.(*payload.Map)
-			break
-		}
-		ok, comment, err := beaconOutcome(result)
-		if err != nil {
-			return ret, err
-		}
-		if !ok {
-			r, _ := beaconItem(result, "result")
-			return beaconFailed(name, r, comment), nil
-		}
-		if changes, has := result.(*payload.Map).Get("changes"); has {
-			comments = append(comments, fmt.Sprintf("Modifying %s in beacons", name))
-			ret.Changes, _ = changes.(*payload.Map)
-		} else {
-			comments = append(comments, pyfmt.Str(comment))
+		default:
+			if changes, has := result.Get("changes"); has {
+				comments = append(comments, fmt.Sprintf("Modifying %s in beacons", name))
+				ret.Changes, _ = changes.(*payload.Map)
+			} else {
+				comments = append(comments, comment)
+			}
 		}
 	default:
-		result, err := call("beacons.add")
-		if err != nil {
+		_, comment, failed, err := beaconRun(ctx, c, name, "beacons.add", args, kwargs)
+		switch {
+		case err != nil:
 			return ret, err
+		case failed != nil:
+			return *failed, nil
+		case c.Test:
+			comments = append(comments, comment)
+		default:
+			comments = append(comments, fmt.Sprintf("Adding %s to beacons", name))
 		}
-		if c.Test {
-			comment, err := beaconItem(result, "comment")
-			if err != nil {
-				return ret, err
-			}
-			comments = append(comments, pyfmt.Str(comment))
-			break
-		}
-		ok, comment, err := beaconOutcome(result)
-		if err != nil {
-			return ret, err
-		}
-		if !ok {
-			r, _ := beaconItem(result, "result")
-			return beaconFailed(name, r, comment), nil
-		}
-		comments = append(comments, fmt.Sprintf("Adding %s to beacons", name))
 	}
 	comments, err = beaconSave(ctx, c, name, save, comments)
 	if err != nil {
@@ -222,22 +213,14 @@ func beaconAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
 		return ret, err
 	}
 	if in {
-		if c.Test {
-			kwargs.Set("test", true)
-		}
-		result, err := beaconCall(ctx, c, "beacons.delete", []any{name}, kwargs)
-		if err != nil {
-			return ret, err
-		}
-		ok, comment, err := beaconOutcome(result)
+		_, comment, failed, err := beaconRun(ctx, c, name, "beacons.delete", []any{name}, kwargs)
 		switch {
 		case err != nil:
 			return ret, err
+		case failed != nil:
+			return *failed, nil
 		case c.Test:
-			comments = append(comments, pyfmt.Str(comment))
-		case !ok:
-			r, _ := beaconItem(result, "result")
-			return beaconFailed(name, r, comment), nil
+			comments = append(comments, comment)
 		default:
 			comments = append(comments, fmt.Sprintf("Removed %s from beacons", name))
 		}
@@ -267,22 +250,14 @@ func beaconSwitch(ctx context.Context, c *states.Call, fun, done, missing string
 		ret.Comment = fmt.Sprintf(missing, name)
 		return ret, nil
 	}
-	if c.Test {
-		kwargs.Set("test", true)
-	}
-	result, err := beaconCall(ctx, c, fun, []any{name}, kwargs)
-	if err != nil {
-		return ret, err
-	}
-	ok, comment, err := beaconOutcome(result)
+	_, comment, failed, err := beaconRun(ctx, c, name, fun, []any{name}, kwargs)
 	switch {
 	case err != nil:
 		return ret, err
+	case failed != nil:
+		return *failed, nil
 	case c.Test:
-		ret.Comment = pyfmt.Str(comment)
-	case !ok:
-		r, _ := beaconItem(result, "result")
-		return beaconFailed(name, r, comment), nil
+		ret.Comment = comment
 	default:
 		ret.Comment = fmt.Sprintf(done, name)
 	}

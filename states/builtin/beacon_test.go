@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gsalt/gsalt/beacons"
 	bbuiltin "github.com/gsalt/gsalt/beacons/builtin"
@@ -44,19 +42,7 @@ const excPrefix = "An exception occurred in this state: "
 func TestBeaconStatesGolden(t *testing.T) {
 	dir := "../testdata/beacon"
 	saltpeer.Golden(t, filepath.Join(dir, "golden.json"), func(src string) []byte {
-		ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(5*time.Minute))
-		defer cancel()
-		abs, _ := filepath.Abs(dir)
-		cmd := exec.CommandContext(ctx, saltpeer.Python(), filepath.Join(abs, "gen.py"), abs)
-		cmd.Env = saltpeer.Env(src)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("gen.py: %v\n%s", err, out)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, "golden.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return saltpeer.RunScript(t, src, filepath.Join(dir, "gen.py"), json.RawMessage(testutil.ReadFile(t, filepath.Join(dir, "steps.json"))))
 	})
 	raw, err := os.ReadFile(filepath.Join(dir, "golden.json"))
 	if err != nil {

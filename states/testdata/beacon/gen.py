@@ -1,14 +1,14 @@
-"""Writes golden.json: Salt 3006's state system (salt.state.State, its
+"""Prints golden.json: Salt 3006's state system (salt.state.State, its
 beacon state module, salt.modules.beacons and a real salt.beacons.Beacon
 behind a stand-in event bus, as beacons/testdata/gen_goldens.py does)
-applying the SLS steps of steps.json in sequence, plainly or with
+applying the SLS steps of steps.json (read from stdin) in sequence, plainly or with
 test=True. For each step it keeps the running dict in run order (without
 start_time, duration and __run_num__; an exception comment reduced to its
 last line), the beacons listed afterwards and beacons.conf. Paths under
 the temporary directory are written as $DIR.
 
 Run by TestBeaconStatesGolden with -update and GSALT_SALT_SRC set:
-    /usr/bin/python3 gen.py DIR
+    /usr/bin/python3 gen.py < steps.json > golden.json
 """
 import collections
 import json
@@ -53,9 +53,8 @@ class Bus:
         return None
 
 
-def main(d):
-    with open(os.path.join(d, "steps.json")) as f:
-        steps = json.load(f)
+def main():
+    steps = json.load(sys.stdin)
     tmp = os.path.realpath(tempfile.mkdtemp())
     try:
         conf = os.path.join(tmp, "conf")
@@ -123,10 +122,8 @@ def main(d):
             out.append(json.loads(json.dumps(entry).replace(work, "$DIR").replace(conf, "$CONF")))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    with open(os.path.join(d, "golden.json"), "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
+    json.dump(out, sys.stdout, indent=1)
+    sys.stdout.write("\n")
 
 
-if __name__ == "__main__":
-    main(sys.argv[1])
+main()

@@ -1,10 +1,10 @@
-"""Writes golden.json: what Salt 3006's cp.push and cp.push_dir send to the
+"""Prints golden.json: what Salt 3006's cp.push and cp.push_dir send to the
 master (the _file_recv loads, tok left out) and return, for the steps of
-scenarios.json on a temporary tree, the master's answers given per step
-(default True). Paths under the tree are written as $DIR.
+scenarios.json (read from stdin) on a temporary tree, the master's answers
+given per step (default True). Paths under the tree are written as $DIR.
 
 Run by TestCpPushGolden with -update and GSALT_SALT_SRC set:
-    /usr/bin/python3 gen.py DIR
+    /usr/bin/python3 gen.py < scenarios.json > golden.json
 """
 import copy
 import json
@@ -34,9 +34,8 @@ class Auth:
         return b"tok"
 
 
-def main(d):
-    with open(os.path.join(d, "scenarios.json")) as f:
-        sc = json.load(f)
+def main():
+    sc = json.load(sys.stdin)
     out = []
     for step in sc["steps"]:
         root = os.path.realpath(tempfile.mkdtemp())
@@ -72,10 +71,8 @@ def main(d):
                         "left": sorted(p for p in sc["tree"]["files"] if os.path.lexists(os.path.join(root, p)))})
         finally:
             shutil.rmtree(root, ignore_errors=True)
-    with open(os.path.join(d, "golden.json"), "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
+    json.dump(out, sys.stdout, indent=1)
+    sys.stdout.write("\n")
 
 
-if __name__ == "__main__":
-    main(sys.argv[1])
+main()
