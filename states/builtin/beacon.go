@@ -115,6 +115,25 @@ func beaconRun(ctx context.Context, c *states.Call, name, fun string, args []any
 	return result, pyfmt.Str(cm), nil, nil
 }
 
+// beaconDone is beaconRun for the calls whose success the state words
+// itself: the comment to add is the function's in test mode, else done.
+func beaconDone(ctx context.Context, c *states.Call, name, fun string, args []any, kwargs *payload.Map, done string) (string, *states.Ret, error) {
+	_, comment, failed, err := beaconRun(ctx, c, name, fun, args, kwargs)
+	if err != nil || failed != nil || c.Test {
+		return comment, failed, err
+	}
+	return done, nil, nil
+}
+
+// beaconStop is the state's return after beaconRun gave an error or a
+// failed function.
+func beaconStop(ret states.Ret, failed *states.Ret, err error) (states.Ret, error) {
+	if err != nil {
+		return ret, err
+	}
+	return *failed, nil
+}
+
 // beaconPresent is beacon.present, also run by the mod_beacon functions
 // of file, service and pkg (__states__["beacon.present"]). fromSLS says
 // the beacon data is the SLS's (OrderedDicts in Salt, which
@@ -146,11 +165,10 @@ func beaconPresent(ctx context.Context, c *states.Call, name string, save bool, 
 			kw.Set("__ordered__", true)
 		}
 		result, comment, failed, err := beaconRun(ctx, c, name, "beacons.modify", args, kw)
+		if err != nil || failed != nil {
+			return beaconStop(ret, failed, err)
+		}
 		switch {
-		case err != nil:
-			return ret, err
-		case failed != nil:
-			return *failed, nil
 		case c.Test:
 			comments = append(comments, comment)
 			changes, err := beaconItem(result, "changes")
@@ -167,17 +185,11 @@ func beaconPresent(ctx context.Context, c *states.Call, name string, save bool, 
 			}
 		}
 	default:
-		_, comment, failed, err := beaconRun(ctx, c, name, "beacons.add", args, kwargs)
-		switch {
-		case err != nil:
-			return ret, err
-		case failed != nil:
-			return *failed, nil
-		case c.Test:
-			comments = append(comments, comment)
-		default:
-			comments = append(comments, fmt.Sprintf("Adding %s to beacons", name))
+		comment, failed, err := beaconDone(ctx, c, name, "beacons.add", args, kwargs, fmt.Sprintf("Adding %s to beacons", name))
+		if err != nil || failed != nil {
+			return beaconStop(ret, failed, err)
 		}
+		comments = append(comments, comment)
 	}
 	comments, err = beaconSave(ctx, c, name, save, comments)
 	if err != nil {
@@ -213,17 +225,11 @@ func beaconAbsent(ctx context.Context, c *states.Call) (states.Ret, error) {
 		return ret, err
 	}
 	if in {
-		_, comment, failed, err := beaconRun(ctx, c, name, "beacons.delete", []any{name}, kwargs)
-		switch {
-		case err != nil:
-			return ret, err
-		case failed != nil:
-			return *failed, nil
-		case c.Test:
-			comments = append(comments, comment)
-		default:
-			comments = append(comments, fmt.Sprintf("Removed %s from beacons", name))
+		comment, failed, err := beaconDone(ctx, c, name, "beacons.delete", []any{name}, kwargs, fmt.Sprintf("Removed %s from beacons", name))
+		if err != nil || failed != nil {
+			return beaconStop(ret, failed, err)
 		}
+		comments = append(comments, comment)
 	} else {
 		comments = append(comments, fmt.Sprintf("%s not configured in beacons", name))
 	}
@@ -250,17 +256,11 @@ func beaconSwitch(ctx context.Context, c *states.Call, fun, done, missing string
 		ret.Comment = fmt.Sprintf(missing, name)
 		return ret, nil
 	}
-	_, comment, failed, err := beaconRun(ctx, c, name, fun, []any{name}, kwargs)
-	switch {
-	case err != nil:
-		return ret, err
-	case failed != nil:
-		return *failed, nil
-	case c.Test:
-		ret.Comment = comment
-	default:
-		ret.Comment = fmt.Sprintf(done, name)
+	comment, failed, err := beaconDone(ctx, c, name, fun, []any{name}, kwargs, fmt.Sprintf(done, name))
+	if err != nil || failed != nil {
+		return beaconStop(ret, failed, err)
 	}
+	ret.Comment = comment
 	return ret, nil
 }
 
