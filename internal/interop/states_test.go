@@ -344,6 +344,14 @@ func TestStatesBothSidesReal(t *testing.T) {
 		}
 		diffResults(t, fmt.Sprintf("run %d", i+1), resA[i], resB[i])
 	}
+	// The beacon states ran on the real minion's beacon manager: added
+	// and saved, then (disabled in between) modified with a diff.
+	for i, want := range []string{"Adding gsalt_load to beacons\nBeacon gsalt_load saved", "Modifying gsalt_load in beacons\nBeacon gsalt_load saved"} {
+		st, _ := resA[i]["beacon_|-load_beacon_|-gsalt_load_|-present"].(map[string]any)
+		if st == nil || st["comment"] != want {
+			t.Errorf("run %d: beacon.present on the real minion: %v, want comment %q", i+1, st, want)
+		}
+	}
 	if !reflect.DeepEqual(snapA, snapB) {
 		ja, _ := json.MarshalIndent(snapA, "", " ")
 		jb, _ := json.MarshalIndent(snapB, "", " ")
