@@ -1,11 +1,6 @@
 package fileserver
 
 import (
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha3"
-	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
 	"hash"
@@ -13,8 +8,7 @@ import (
 	"os"
 	"syscall"
 
-	"golang.org/x/crypto/blake2b"
-	"golang.org/x/crypto/blake2s"
+	"github.com/gsalt/gsalt/internal/pyhash"
 )
 
 // NewHash returns the hashlib algorithm Salt's hash_type names: md5, sha1,
@@ -22,31 +16,8 @@ import (
 // blake2b or blake2s (with hashlib's default digest sizes). Other names
 // wrap ErrHashType.
 func NewHash(name string) (hash.Hash, error) {
-	switch name {
-	case "md5":
-		return md5.New(), nil
-	case "sha1":
-		return sha1.New(), nil
-	case "sha224":
-		return sha256.New224(), nil
-	case "sha256":
-		return sha256.New(), nil
-	case "sha384":
-		return sha512.New384(), nil
-	case "sha512":
-		return sha512.New(), nil
-	case "sha3_224":
-		return sha3.New224(), nil
-	case "sha3_256":
-		return sha3.New256(), nil
-	case "sha3_384":
-		return sha3.New384(), nil
-	case "sha3_512":
-		return sha3.New512(), nil
-	case "blake2b":
-		return blake2b.New512(nil)
-	case "blake2s":
-		return blake2s.New256(nil)
+	if h, ok := pyhash.New(name); ok {
+		return h, nil
 	}
 	return nil, fmt.Errorf("%w: %s", ErrHashType, name)
 }

@@ -304,24 +304,6 @@ func TestKernelParams(t *testing.T) {
 	}
 }
 
-func TestShlexSplit(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{`a b  c`, []string{"a", "b", "c"}},
-		{`a\ b 'c d' "e \"f\" \g"`, []string{"a b", "c d", `e "f" \g`}},
-		{`x=''`, []string{"x="}},
-		{`""`, []string{""}},
-	}
-	for _, tc := range tests {
-		got, ok := shlexSplit(tc.in)
-		if !ok || strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
-			t.Errorf("shlexSplit(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestParseLspci(t *testing.T) {
 	out := "Slot:\t00:01.0\nClass:\tVGA compatible controller\nVendor:\tNVIDIA Corporation\nDevice:\tGK104GL [GRID K2]\n\n" +
 		"Slot:\t00:02.0\nClass:\tEthernet controller\nVendor:\tIntel Corporation\nDevice:\tI350\n\n" +

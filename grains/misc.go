@@ -90,8 +90,8 @@ func (h *host) kernelParams() *payload.Map {
 	if err != nil {
 		return nil
 	}
-	words, ok := shlexSplit(data)
-	if !ok {
+	words, err := py.ShlexSplit(data)
+	if err != nil {
 		return nil
 	}
 	params := []any{}
@@ -104,62 +104,6 @@ func (h *host) kernelParams() *payload.Map {
 		params = append(params, []any{parts[0], val})
 	}
 	return payload.NewMap("kernelparams", params)
-}
-
-// shlexSplit is Python's shlex.split (POSIX mode, no comments).
-func shlexSplit(s string) ([]string, bool) {
-	var (
-		out    []string
-		cur    strings.Builder
-		inWord bool
-		quote  rune
-		escape bool
-	)
-	for _, r := range s {
-		switch {
-		case escape:
-			if quote == '"' && r != '"' && r != '\\' {
-				cur.WriteRune('\\')
-			}
-			cur.WriteRune(r)
-			escape = false
-		case quote == '\'':
-			if r == '\'' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case quote == '"':
-			switch r {
-			case '"':
-				quote = 0
-			case '\\':
-				escape = true
-			default:
-				cur.WriteRune(r)
-			}
-		case r == '\\':
-			escape, inWord = true, true
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 || escape {
-		return nil, false
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out, true
 }
 
 // localeInfo is core.locale_info.

@@ -16,13 +16,9 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/cli/saltcli"
-	"github.com/gsalt/gsalt/config"
-	gminion "github.com/gsalt/gsalt/minion"
-
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/testutil/pgtest"
-	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
 	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/returners"
@@ -147,48 +143,6 @@ func masterPublish(tgt, fun string, arg ...any) master.PublishRequest {
 		arg = []any{}
 	}
 	return master.PublishRequest{Tgt: tgt, Fun: fun, Arg: arg}
-}
-
-// startGsaltMinionConf is startGsaltMinion with extra minion options.
-func startGsaltMinionConf(t *testing.T, d *masterd.Daemon, dir, id, extra string) {
-	t.Helper()
-	mdir := filepath.Join(dir, id)
-	if err := os.MkdirAll(filepath.Join(mdir, "pki"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	copyFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pem"), filepath.Join(mdir, "pki", "minion.pem"), 0o400)
-	copyFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pub"), filepath.Join(mdir, "pki", "minion.pub"), 0o644)
-	conf := fmt.Sprintf("id: %s\nroot_dir: %s\npki_dir: %[2]s/pki\ncachedir: %[2]s/cache\nsock_dir: %[2]s/sock\n"+
-		"master: 127.0.0.1\nmaster_port: %d\nacceptance_wait_time: 0.2\nenable_fqdns_grains: False\nmine_interval: 0\n",
-		id, mdir, d.ReqAddr().(*net.TCPAddr).Port) + extra
-	if err := os.WriteFile(filepath.Join(mdir, "minion"), []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.LoadMinion(mdir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mn, err := gminion.New(gminion.Options{Config: cfg, Logger: logger(), Grains: payload.NewMap("kernel", "Linux", "os", "Debian")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	boot := started.Watch(t, d.Bus())
-	go func() { mn.Run(ctx); close(done) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-		}
-	})
-	select {
-	case <-mn.Ready():
-	case <-time.After(testutil.Scale(60 * time.Second)):
-		t.Fatalf("minion %s not ready (last auth error: %v)", id, mn.LastAuthError())
-	}
-	boot.Wait(t, id)
 }
 
 func pollPsql(t *testing.T, c *pgtest.Cluster, db, sql, want string, within time.Duration) {

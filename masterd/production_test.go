@@ -29,6 +29,45 @@ import (
 // runtimePanic matches Go's report of a panic that ended a process.
 var runtimePanic = regexp.MustCompile(`(?m)^(panic: |fatal error: |goroutine \d+ \[)`)
 
+// prodTest starts a production test: parallel, the commands built first
+// (the build is not part of the deadline), and a context that ends after
+// d or with the test.
+func prodTest(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	t.Parallel()
+	prodBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// loneMinion is a gsalt-minion configuration in a fresh short folder whose
+// master is a free port where nothing listens.
+type loneMinion struct {
+	c   *checklist
+	dir string
+}
+
+// newLoneMinion writes the configuration with id and extra (a format in
+// which %[1]s is the folder) appended.
+func newLoneMinion(t *testing.T, ctx context.Context, id, extra string) *loneMinion {
+	t.Helper()
+	dir := shortDir(t)
+	port := proc.FreePort(t)
+	writeFile(t, filepath.Join(dir, "etc", "minion"), fmt.Sprintf(
+		"id: "+id+"\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
+			"master: 127.0.0.1\nmaster_port: %[2]d\n"+extra, dir, port))
+	return &loneMinion{c: &checklist{t: t, ctx: ctx, bin: prodBin(t)}, dir: dir}
+}
+
+// start runs gsalt-minion at log level, its output in the file out of the
+// folder.
+func (lm *loneMinion) start(level, out string) *proc.Proc {
+	lm.c.t.Helper()
+	return startBg(lm.c.t, "gsalt-minion", exec.Command(filepath.Join(lm.c.bin, "gsalt-minion"), "-c", filepath.Join(lm.dir, "etc"), "-l", level),
+		filepath.Join(lm.dir, out))
+}
+
 // prodMaster is a gsalt-master process on its own configuration folder.
 type prodMaster struct {
 	c       *checklist
@@ -194,10 +233,7 @@ func TestProdDamagedJobCache(t *testing.T) {
 // CLI keeps working. Before the fix the second master deleted the sockets
 // before failing on the job cache lock ("timeout").
 func TestProdSecondMaster(t *testing.T) {
-	t.Parallel()
-	prodBin(t) // the build is not part of the deadline
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := prodTest(t, 3*time.Minute)
 	pm := newProdMaster(t, ctx, "")
 	first := pm.start()
 	sock := filepath.Join(pm.dir, "sock", event.MasterPubSocket)
@@ -238,10 +274,7 @@ func TestProdSecondMaster(t *testing.T) {
 // return for it). It must still print the runner's return, found in the
 // job cache, instead of hanging until its timeout.
 func TestProdRunnerReturnEventMissed(t *testing.T) {
-	t.Parallel()
-	prodBin(t) // the build is not part of the deadline
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	ctx := prodTest(t, 4*time.Minute)
 	pm := newProdMaster(t, ctx, "")
 	pm.start()
 	sock := filepath.Join(pm.dir, "sock")
@@ -348,10 +381,7 @@ func TestProdRunnerReturnEventMissed(t *testing.T) {
 // minion of that id is accepted afterwards (before, the first bad key was
 // stored as the accepted key and the real minion was denied).
 func TestProdMalformedKeysUnderAutoAccept(t *testing.T) {
-	t.Parallel()
-	prodBin(t) // the build is not part of the deadline
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := prodTest(t, 3*time.Minute)
 	pm := newProdMaster(t, ctx, "auto_accept: True\n")
 	pm.start()
 	priv, err := crypt.LoadPrivateKey(filepath.Join(vectorsDir, "pki/minion1/minion.pem"))
@@ -431,10 +461,7 @@ func TestProdMalformedKeysUnderAutoAccept(t *testing.T) {
 // cache; a later unsigned return changes nothing. Before, the genuine
 // return was dropped as a duplicate.
 func TestProdSignedReturnWins(t *testing.T) {
-	t.Parallel()
-	prodBin(t) // the build is not part of the deadline
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := prodTest(t, 3*time.Minute)
 	pm := newProdMaster(t, ctx, "auto_accept: True\n")
 	pm.start()
 	addr := fmt.Sprintf("127.0.0.1:%d", pm.retPort)
@@ -495,10 +522,7 @@ func TestProdSignedReturnWins(t *testing.T) {
 // SIGTERM says STOPPING=1 and removes the pidfile; --version names gsalt's
 // and Salt's versions and Go.
 func TestProdDaemonFlags(t *testing.T) {
-	t.Parallel()
-	prodBin(t) // the build is not part of the deadline
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := prodTest(t, 3*time.Minute)
 	pm := newProdMaster(t, ctx, "")
 	v := pm.c.run(30*time.Second, exec.Command(filepath.Join(pm.c.bin, "gsalt-master"), "--version"))
 	for _, want := range []string{"gsalt-master ", "Salt 3006", "Go: go", "go.etcd.io/bbolt"} {
@@ -577,18 +601,10 @@ func TestProdDaemonFlags(t *testing.T) {
 // (before: 35 s of silence, then "i/o timeout"). Name resolution failures
 // take the same path; they are not tested here to keep DNS off the wire.
 func TestProdMinionUnreachableMasterLogged(t *testing.T) {
-	t.Parallel()
-	prodBin(t) // the build is not part of the deadline
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	dir := shortDir(t)
-	port := proc.FreePort(t)
-	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
-	writeFile(t, filepath.Join(dir, "etc", "minion"), fmt.Sprintf(
-		"id: lonely\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
-			"master: 127.0.0.1\nmaster_port: %[2]d\n", dir, port))
-	p := startBg(t, "gsalt-minion", exec.Command(filepath.Join(c.bin, "gsalt-minion"), "-c", filepath.Join(dir, "etc"), "-l", "warning"),
-		filepath.Join(dir, "minion.out"))
+	ctx := prodTest(t, 2*time.Minute)
+	lm := newLoneMinion(t, ctx, "lonely", "")
+	c := lm.c
+	p := lm.start("warning", "minion.out")
 	start := time.Now()
 	c.poll("a warning naming the refused connection", 20*time.Second, func() (bool, string) {
 		b, _ := os.ReadFile(p.ErrLog)
@@ -604,10 +620,7 @@ func TestProdMinionUnreachableMasterLogged(t *testing.T) {
 // refuses to start (before, it started with Salt's defaults and wrote to
 // /etc/salt, /var/cache/salt and /run/salt).
 func TestProdMissingConfigDir(t *testing.T) {
-	t.Parallel()
-	prodBin(t) // the build is not part of the deadline
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := prodTest(t, 2*time.Minute)
 	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
 	missing := filepath.Join(shortDir(t), "no-such-dir")
 	for _, d := range []string{"gsalt-master", "gsalt-minion"} {
@@ -623,19 +636,11 @@ func TestProdMissingConfigDir(t *testing.T) {
 // logging is up, in the log_fmt_console format of its config; -l critical
 // keeps even errors and warnings off the console.
 func TestProdConfigWarningsAndLogFormat(t *testing.T) {
-	t.Parallel()
-	prodBin(t) // the build is not part of the deadline
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	dir := shortDir(t)
-	port := proc.FreePort(t)
-	c := &checklist{t: t, ctx: ctx, bin: prodBin(t)}
-	writeFile(t, filepath.Join(dir, "etc", "minion"), fmt.Sprintf(
-		"id: typo\nroot_dir: %[1]s\npki_dir: %[1]s/pki\ncachedir: %[1]s/cache\nsock_dir: %[1]s/sock\nlog_file: %[1]s/log\n"+
-			"master: 127.0.0.1\nmaster_port: %[2]d\nmaster_alive_intervall: 30\nfile_client: local\nfile_roots: {base: [%[1]s/nosuch]}\n"+
-			"log_fmt_console: 'GS %%(levelname)s %%(name)s: %%(message)s'\n", dir, port))
-	p := startBg(t, "gsalt-minion", exec.Command(filepath.Join(c.bin, "gsalt-minion"), "-c", filepath.Join(dir, "etc"), "-l", "warning"),
-		filepath.Join(dir, "minion.out"))
+	ctx := prodTest(t, 2*time.Minute)
+	lm := newLoneMinion(t, ctx, "typo", "master_alive_intervall: 30\nfile_client: local\nfile_roots: {base: [%[1]s/nosuch]}\n"+
+		"log_fmt_console: 'GS %%(levelname)s %%(name)s: %%(message)s'\n")
+	dir, c := lm.dir, lm.c
+	p := lm.start("warning", "minion.out")
 	c.poll("config warnings in the configured format", 30*time.Second, func() (bool, string) {
 		b, _ := os.ReadFile(p.ErrLog)
 		s := string(b)
@@ -643,8 +648,7 @@ func TestProdConfigWarningsAndLogFormat(t *testing.T) {
 			strings.Contains(s, "GS WARNING gsalt: config: file_roots: directory "+dir+`/nosuch of saltenv "base" does not exist`), s
 	})
 	p.Stop()
-	q := startBg(t, "gsalt-minion", exec.Command(filepath.Join(c.bin, "gsalt-minion"), "-c", filepath.Join(dir, "etc"), "-l", "critical"),
-		filepath.Join(dir, "minion2.out"))
+	q := lm.start("critical", "minion2.out")
 	// The file log (log_level_logfile defaults to log_level) shows the
 	// daemon ran past its connection attempts; the console stays empty.
 	c.poll("the daemon trying its master", 30*time.Second, func() (bool, string) {
@@ -664,10 +668,7 @@ func TestProdConfigWarningsAndLogFormat(t *testing.T) {
 // master logs it, and the CLI is answered while the rest are still held
 // (its connection takes the place of an idle one) and after they are gone.
 func TestProdMaxOpenFiles(t *testing.T) {
-	t.Parallel()
-	prodBin(t) // the build is not part of the deadline
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := prodTest(t, 3*time.Minute)
 	pm := newProdMaster(t, ctx, "max_open_files: 200\n")
 	p := pm.start()
 	addr := fmt.Sprintf("127.0.0.1:%d", pm.retPort)

@@ -52,6 +52,12 @@ func reactorConfig(t testing.TB, dir string) string {
 // startGsaltMinion runs an in-process gsalt minion against the daemon.
 func startGsaltMinion(t testing.TB, d *masterd.Daemon, dir, id string) *gminion.Minion {
 	t.Helper()
+	return startGsaltMinionConf(t, d, dir, id, "")
+}
+
+// startGsaltMinionConf is startGsaltMinion with extra minion options.
+func startGsaltMinionConf(t testing.TB, d *masterd.Daemon, dir, id, extra string) *gminion.Minion {
+	t.Helper()
 	mdir := filepath.Join(dir, id)
 	if err := os.MkdirAll(filepath.Join(mdir, "pki"), 0o755); err != nil {
 		t.Fatal(err)
@@ -60,7 +66,7 @@ func startGsaltMinion(t testing.TB, d *masterd.Daemon, dir, id string) *gminion.
 	copyFile(t, filepath.Join(vectorsDir, "pki/minion1/minion.pub"), filepath.Join(mdir, "pki", "minion.pub"), 0o644)
 	conf := fmt.Sprintf("id: %s\nroot_dir: %s\npki_dir: %[2]s/pki\ncachedir: %[2]s/cache\nsock_dir: %[2]s/sock\n"+
 		"master: 127.0.0.1\nmaster_port: %d\nacceptance_wait_time: 0.2\nenable_fqdns_grains: False\nmine_interval: 0\n",
-		id, mdir, d.ReqAddr().(*net.TCPAddr).Port)
+		id, mdir, d.ReqAddr().(*net.TCPAddr).Port) + extra
 	if err := os.WriteFile(filepath.Join(mdir, "minion"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}

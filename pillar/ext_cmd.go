@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/config"
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/render"
 )
 
@@ -38,7 +39,7 @@ func runExtCmd(ctx context.Context, command string, shell, stderr bool) (string,
 		argv = []string{sh, "-c", command}
 	} else {
 		var err error
-		if argv, err = shlexSplit(command); err != nil {
+		if argv, err = py.ShlexSplit(command); err != nil {
 			return "", err
 		}
 		if len(argv) == 0 {
@@ -79,51 +80,6 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return l.b.Write(p)
-}
-
-// shlexSplit is Python's shlex.split (POSIX mode, no comments).
-func shlexSplit(s string) ([]string, error) {
-	var out []string
-	var tok strings.Builder
-	in := false
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		switch r := rs[i]; {
-		case r == ' ' || r == '\t' || r == '\r' || r == '\n':
-			if in {
-				out = append(out, tok.String())
-				tok.Reset()
-				in = false
-			}
-		case r == '\\':
-			i++
-			if i >= len(rs) {
-				return nil, errors.New("No escaped character")
-			}
-			tok.WriteRune(rs[i])
-			in = true
-		case r == '\'' || r == '"':
-			in = true
-			j := i + 1
-			for ; j < len(rs) && rs[j] != r; j++ {
-				if r == '"' && rs[j] == '\\' && j+1 < len(rs) && (rs[j+1] == '"' || rs[j+1] == '\\') {
-					j++
-				}
-				tok.WriteRune(rs[j])
-			}
-			if j >= len(rs) {
-				return nil, errors.New("No closing quotation")
-			}
-			i = j
-		default:
-			tok.WriteRune(r)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, tok.String())
-	}
-	return out, nil
 }
 
 var commandParam = []ExtParam{{Name: "command", Required: true}}

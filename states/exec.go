@@ -459,6 +459,23 @@ func samePillarenv(a, b any) bool {
 	return pyStr(a) == pyStr(b)
 }
 
+// prepareShow is how the state.show_* functions (and state.template*)
+// start: a conflicting state run is the answer (conflict), else the run is
+// prepared with po and a pillar that failed to compile is an error.
+func (x *execModule) prepareShow(ctx context.Context, c *modules.Call, kw *payload.Map, po prepareOpts) (s *setup, conflict any, err error) {
+	if conflict := x.checkQueue(ctx, c, kw); conflict != nil {
+		return nil, conflict, nil
+	}
+	s, err = x.prepare(ctx, c, kw, po)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := pillarFailureErr(c, s.run.env, kw); err != nil {
+		return nil, nil, err
+	}
+	return s, nil, nil
+}
+
 // prepare is get_sls_opts + State/HighState construction: per-run opts
 // (saltenv, pillarenv, test), the pillar override merged over the
 // minion's pillar, and the runner.

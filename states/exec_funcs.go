@@ -318,15 +318,9 @@ func (x *execModule) low(ctx context.Context, c *modules.Call, kw *payload.Map) 
 // showSLS is state.show_sls (high data) and state.show_low_sls (low=true).
 func (x *execModule) showSLS(ctx context.Context, c *modules.Call, kw *payload.Map, low bool) (any, error) {
 	kw.Delete("env")
-	if conflict := x.checkQueue(ctx, c, kw); conflict != nil {
-		return conflict, nil
-	}
-	s, err := x.prepare(ctx, c, kw, prepareOpts{test: true, pillar: true, baseEnv: true})
-	if err != nil {
-		return nil, err
-	}
-	if err := pillarFailureErr(c, s.run.env, kw); err != nil {
-		return nil, err
+	s, conflict, err := x.prepareShow(ctx, c, kw, prepareOpts{test: true, pillar: true, baseEnv: true})
+	if conflict != nil || err != nil {
+		return conflict, err
 	}
 	saltenv := s.run.opts.str("saltenv")
 	matches := &envMatches{}
@@ -350,15 +344,9 @@ func (x *execModule) showSLS(ctx context.Context, c *modules.Call, kw *payload.M
 
 // showHighstate is state.show_highstate.
 func (x *execModule) showHighstate(ctx context.Context, c *modules.Call, kw *payload.Map) (any, error) {
-	if conflict := x.checkQueue(ctx, c, kw); conflict != nil {
-		return conflict, nil
-	}
-	s, err := x.prepare(ctx, c, kw, prepareOpts{pillar: true})
-	if err != nil {
-		return nil, err
-	}
-	if err := pillarFailureErr(c, s.run.env, kw); err != nil {
-		return nil, err
+	s, conflict, err := x.prepareShow(ctx, c, kw, prepareOpts{pillar: true})
+	if conflict != nil || err != nil {
+		return conflict, err
 	}
 	ret, err := s.hs.compileHighstate()
 	if err != nil {
@@ -372,15 +360,9 @@ func (x *execModule) showHighstate(ctx context.Context, c *modules.Call, kw *pay
 // showLowstate is state.show_lowstate (and state.show_states with
 // slsOnly: the SLS names in order).
 func (x *execModule) showLowstate(ctx context.Context, c *modules.Call, kw *payload.Map, slsOnly bool) (any, error) {
-	if conflict := x.checkQueue(ctx, c, kw); conflict != nil {
-		return conflict, nil
-	}
-	s, err := x.prepare(ctx, c, kw, prepareOpts{})
-	if err != nil {
-		return nil, err
-	}
-	if err := pillarFailureErr(c, s.run.env, kw); err != nil {
-		return nil, err
+	s, conflict, err := x.prepareShow(ctx, c, kw, prepareOpts{})
+	if conflict != nil || err != nil {
+		return conflict, err
 	}
 	ret, err := s.hs.compileLowChunks()
 	if err != nil {
@@ -413,15 +395,9 @@ func (x *execModule) showLowstate(ctx context.Context, c *modules.Call, kw *payl
 // showTop is state.show_top.
 func (x *execModule) showTop(ctx context.Context, c *modules.Call, kw *payload.Map) (any, error) {
 	kw.Delete("env")
-	if conflict := x.checkQueue(ctx, c, kw); conflict != nil {
-		return conflict, nil
-	}
-	s, err := x.prepare(ctx, c, kw, prepareOpts{})
-	if err != nil {
-		return nil, err
-	}
-	if err := pillarFailureErr(c, s.run.env, kw); err != nil {
-		return nil, err
+	s, conflict, err := x.prepareShow(ctx, c, kw, prepareOpts{})
+	if conflict != nil || err != nil {
+		return conflict, err
 	}
 	top, err := s.hs.getTop()
 	if err != nil {

@@ -40,15 +40,9 @@ func (x *execModule) templateFuncs() []modules.Function {
 // call_high.
 func (x *execModule) template(ctx context.Context, c *modules.Call, kw *payload.Map) (any, error) {
 	kw.Delete("env")
-	if conflict := x.checkQueue(ctx, c, kw); conflict != nil {
-		return conflict, nil
-	}
-	s, err := x.prepare(ctx, c, kw, prepareOpts{test: true, pillar: true})
-	if err != nil {
-		return nil, err
-	}
-	if err := pillarFailureErr(c, s.run.env, kw); err != nil {
-		return nil, err
+	s, conflict, err := x.prepareShow(ctx, c, kw, prepareOpts{test: true, pillar: true})
+	if conflict != nil || err != nil {
+		return conflict, err
 	}
 	tem := payload.Text(c.Args.Get("tem"))
 	if !strings.HasSuffix(tem, ".sls") {

@@ -124,14 +124,22 @@ func (m *Module) poolFunctions() []modules.Function {
 	}
 }
 
-var poolStates = []string{"inactive", "building", "running", "degraded", "inaccessible"}
+// poolEntry is a storage pool with its name and virStoragePoolInfo.
+type poolEntry struct {
+	pool Pool
+	name string
+	info PoolInfo
+}
 
-func poolInfo(conn Conn, name any) (*payload.Map, error) {
+// namedPools lists the pools called name (every pool when name is nil),
+// each with its name and info, in libvirt's order; pool_info and
+// volume_infos walk the pools this way.
+func namedPools(conn Conn, name any) ([]poolEntry, error) {
 	ps, err := conn.Pools()
 	if err != nil {
 		return nil, err
 	}
-	out := payload.NewMap()
+	var out []poolEntry
 	for _, p := range ps {
 		pn, err := p.Name()
 		if err != nil {
@@ -144,6 +152,21 @@ func poolInfo(conn Conn, name any) (*payload.Map, error) {
 		if err != nil {
 			return nil, err
 		}
+		out = append(out, poolEntry{pool: p, name: pn, info: i})
+	}
+	return out, nil
+}
+
+var poolStates = []string{"inactive", "building", "running", "degraded", "inaccessible"}
+
+func poolInfo(conn Conn, name any) (*payload.Map, error) {
+	ps, err := namedPools(conn, name)
+	if err != nil {
+		return nil, err
+	}
+	out := payload.NewMap()
+	for _, e := range ps {
+		p, pn, i := e.pool, e.name, e.info
 		state := "unknown"
 		if i.State >= 0 && i.State < len(poolStates) {
 			state = poolStates[i.State]
@@ -205,24 +228,14 @@ func volumeInfos(conn Conn, pool, volume any) (*payload.Map, error) {
 			}
 		}
 	}
-	ps, err := conn.Pools()
+	ps, err := namedPools(conn, pool)
 	if err != nil {
 		return nil, err
 	}
 	out := payload.NewMap()
-	for _, p := range ps {
-		pn, err := p.Name()
-		if err != nil {
-			return nil, err
-		}
-		if pool != nil && pn != payload.Text(pool) {
-			continue
-		}
-		pi, err := p.Info()
-		if err != nil {
-			return nil, err
-		}
-		if pi.State != poolRunning {
+	for _, e := range ps {
+		p, pn := e.pool, e.name
+		if e.info.State != poolRunning {
 			continue
 		}
 		vs, err := p.Volumes()

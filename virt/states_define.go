@@ -29,6 +29,22 @@ func lvErr(ret any, err error) (msg string, libvirt bool, fatal error) {
 	return "", false, err
 }
 
+// lvExec runs fun through c.Exec and sorts its outcome as lvErr does: a
+// libvirt failure makes ret False with libvirt's message and reports stop;
+// any other error is returned for the state to raise.
+func lvExec(ctx context.Context, c *states.Call, ret *states.Ret, fun string, args []any, kw *payload.Map) (out any, stop bool, err error) {
+	out, err = c.Exec(ctx, fun, args, kw)
+	msg, ok, fatal := lvErr(out, err)
+	if fatal != nil {
+		return out, false, fatal
+	}
+	if ok {
+		ret.Result, ret.Comment = states.False, msg
+		return out, true, nil
+	}
+	return out, false, nil
+}
+
 // connKW are the connection arguments the states pass on.
 func connKW(a *modules.Args, kv ...any) *payload.Map {
 	m := payload.NewMap(kv...)
@@ -106,12 +122,9 @@ func defineDomain(ctx context.Context, c *states.Call, live any) (states.Ret, er
 	a := c.Args
 	name := a.Str("name")
 	ret := newRet(c, name)
-	doms, err := c.Exec(ctx, "virt.list_domains", nil, connKW(a))
-	if msg, ok, fatal := lvErr(doms, err); fatal != nil {
-		return ret, fatal
-	} else if ok {
-		ret.Comment, ret.Result = msg, states.False
-		return ret, nil
+	doms, stop, err := lvExec(ctx, c, &ret, "virt.list_domains", nil, connKW(a))
+	if stop || err != nil {
+		return ret, err
 	}
 	if slices.Contains(asList(doms), any(name)) {
 		kw := connKW(a)
@@ -121,12 +134,9 @@ func defineDomain(ctx context.Context, c *states.Call, live any) (states.Ret, er
 		}
 		kw.Set("live", live)
 		kw.Set("test", c.Test)
-		st, err := c.Exec(ctx, "virt.update", []any{name}, kw)
-		if msg, ok, fatal := lvErr(st, err); fatal != nil {
-			return ret, fatal
-		} else if ok {
-			ret.Comment, ret.Result = msg, states.False
-			return ret, nil
+		st, stop, err := lvExec(ctx, c, &ret, "virt.update", []any{name}, kw)
+		if stop || err != nil {
+			return ret, err
 		}
 		status := asMap(st)
 		ret.Changes.Set(name, status)
@@ -150,12 +160,8 @@ func defineDomain(ctx context.Context, c *states.Call, live any) (states.Ret, er
 			"serials", a.Get("serials"), "consoles", a.Get("consoles"), "start", false, "boot_dev", a.Get("boot_dev"),
 			"hypervisor_features", a.Get("hypervisor_features"), "clock", a.Get("clock"), "stop_on_reboot", a.Get("stop_on_reboot"),
 			"host_devices", a.Get("host_devices"))
-		r, err := c.Exec(ctx, "virt.init", []any{name}, kw)
-		if msg, ok, fatal := lvErr(r, err); fatal != nil {
-			return ret, fatal
-		} else if ok {
-			ret.Comment, ret.Result = msg, states.False
-			return ret, nil
+		if _, stop, err := lvExec(ctx, c, &ret, "virt.init", []any{name}, kw); stop || err != nil {
+			return ret, err
 		}
 	}
 	ret.Changes.Set(name, payload.NewMap("definition", true))
@@ -171,21 +177,14 @@ func running(ctx context.Context, c *states.Call) (states.Ret, error) {
 		return ret, err
 	}
 	changed := payload.Truthy(val(asMap(val(ret.Changes, name)), "definition"))
-	st, err := c.Exec(ctx, "virt.vm_state", []any{name}, connKW(a))
-	if msg, ok, fatal := lvErr(st, err); fatal != nil {
-		return ret, fatal
-	} else if ok {
-		ret.Comment, ret.Result = msg, states.False
-		return ret, nil
+	st, stop, err := lvExec(ctx, c, &ret, "virt.vm_state", []any{name}, connKW(a))
+	if stop || err != nil {
+		return ret, err
 	}
 	if payload.Text(val(asMap(st), name)) != "running" {
 		if !c.Test {
-			r, err := c.Exec(ctx, "virt.start", []any{name}, connKW(a))
-			if msg, ok, fatal := lvErr(r, err); fatal != nil {
-				return ret, fatal
-			} else if ok {
-				ret.Comment, ret.Result = msg, states.False
-				return ret, nil
+			if _, stop, err := lvExec(ctx, c, &ret, "virt.start", []any{name}, connKW(a)); stop || err != nil {
+				return ret, err
 			}
 		}
 		comment := fmt.Sprintf("Domain %s started", name)
@@ -221,38 +220,47 @@ func xorAuto(info *payload.Map, want bool) bool {
 	return payload.Truthy(val(info, "autostart")) != want
 }
 
+// definedChange records a network or pool (kind) just defined as Salt's
+// network_defined and pool_defined word it.
+func definedChange(ret *states.Ret, kind, name string, autostart bool) {
+	if autostart {
+		ret.Changes.Set(name, kind+" defined, marked for autostart")
+		ret.Comment = fmt.Sprintf("%s %s defined, marked for autostart", kind, name)
+		return
+	}
+	ret.Changes.Set(name, kind+" defined")
+	ret.Comment = fmt.Sprintf("%s %s defined", kind, name)
+}
+
+// onOff is the state argument of virt.*_set_autostart.
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
 func networkDefined(ctx context.Context, c *states.Call) (states.Ret, error) {
 	a := c.Args
 	name := a.Str("name")
 	ret := newRet(c, name)
-	fail := func(msg string) (states.Ret, error) {
-		ret.Result, ret.Comment = states.False, msg
-		return ret, nil
-	}
 	autostart := a.Bool("autostart")
-	info, err := c.Exec(ctx, "virt.network_info", []any{name}, connKW(a))
-	if msg, ok, fatal := lvErr(info, err); fatal != nil {
-		return ret, fatal
-	} else if ok {
-		return fail(msg)
+	info, stop, err := lvExec(ctx, c, &ret, "virt.network_info", []any{name}, connKW(a))
+	if stop || err != nil {
+		return ret, err
 	}
 	args := []any{name, a.Get("bridge"), a.Get("forward")}
 	var needsAutostart bool
 	if ni := asMap(val(asMap(info), name)); ni != nil && ni.Len() > 0 {
 		needsAutostart = xorAuto(ni, autostart)
-		needs, err := c.Exec(ctx, "virt.network_update", args, netKW(a, "test", true))
-		if msg, ok, fatal := lvErr(needs, err); fatal != nil {
-			return ret, fatal
-		} else if ok {
-			return fail(msg)
+		needs, stop, err := lvExec(ctx, c, &ret, "virt.network_update", args, netKW(a, "test", true))
+		if stop || err != nil {
+			return ret, err
 		}
 		if payload.Truthy(needs) {
 			if !c.Test {
-				r, err := c.Exec(ctx, "virt.network_update", args, netKW(a, "test", false))
-				if msg, ok, fatal := lvErr(r, err); fatal != nil {
-					return ret, fatal
-				} else if ok {
-					return fail(msg)
+				if _, stop, err := lvExec(ctx, c, &ret, "virt.network_update", args, netKW(a, "test", false)); stop || err != nil {
+					return ret, err
 				}
 			}
 			action := ""
@@ -268,31 +276,15 @@ func networkDefined(ctx context.Context, c *states.Call) (states.Ret, error) {
 	} else {
 		needsAutostart = autostart
 		if !c.Test {
-			r, err := c.Exec(ctx, "virt.network_define", args, netKW(a, "autostart", false, "start", false))
-			if msg, ok, fatal := lvErr(r, err); fatal != nil {
-				return ret, fatal
-			} else if ok {
-				return fail(msg)
+			if _, stop, err := lvExec(ctx, c, &ret, "virt.network_define", args, netKW(a, "autostart", false, "start", false)); stop || err != nil {
+				return ret, err
 			}
 		}
-		if needsAutostart {
-			ret.Changes.Set(name, "Network defined, marked for autostart")
-			ret.Comment = fmt.Sprintf("Network %s defined, marked for autostart", name)
-		} else {
-			ret.Changes.Set(name, "Network defined")
-			ret.Comment = fmt.Sprintf("Network %s defined", name)
-		}
+		definedChange(&ret, "Network", name, needsAutostart)
 	}
 	if needsAutostart && !c.Test {
-		state := "off"
-		if autostart {
-			state = "on"
-		}
-		r, err := c.Exec(ctx, "virt.network_set_autostart", []any{name}, connKW(a, "state", state))
-		if msg, ok, fatal := lvErr(r, err); fatal != nil {
-			return ret, fatal
-		} else if ok {
-			return fail(msg)
+		if _, stop, err := lvExec(ctx, c, &ret, "virt.network_set_autostart", []any{name}, connKW(a, "state", onOff(autostart))); stop || err != nil {
+			return ret, err
 		}
 	}
 	return ret, nil
@@ -309,23 +301,16 @@ func networkRunning(ctx context.Context, c *states.Call) (states.Ret, error) {
 	if c.Test {
 		result = states.None
 	}
-	info, err := c.Exec(ctx, "virt.network_info", []any{name}, connKW(a))
-	if msg, ok, fatal := lvErr(info, err); fatal != nil {
-		return ret, fatal
-	} else if ok {
-		ret.Result, ret.Comment = states.False, msg
-		return ret, nil
+	info, stop, err := lvExec(ctx, c, &ret, "virt.network_info", []any{name}, connKW(a))
+	if stop || err != nil {
+		return ret, err
 	}
 	if payload.Truthy(val(asMap(val(asMap(info), name)), "active")) {
 		ret.Comment += " and is running"
 	} else {
 		if !c.Test {
-			r, err := c.Exec(ctx, "virt.network_start", []any{name}, connKW(a))
-			if msg, ok, fatal := lvErr(r, err); fatal != nil {
-				return ret, fatal
-			} else if ok {
-				ret.Result, ret.Comment = states.False, msg
-				return ret, nil
+			if _, stop, err := lvExec(ctx, c, &ret, "virt.network_start", []any{name}, connKW(a)); stop || err != nil {
+				return ret, err
 			}
 		}
 		change := "Network started"
@@ -369,35 +354,24 @@ func poolDefined(ctx context.Context, c *states.Call) (states.Ret, error) {
 	a := c.Args
 	name := a.Str("name")
 	ret := newRet(c, name)
-	fail := func(msg string) (states.Ret, error) {
-		ret.Result, ret.Comment = states.False, msg
-		return ret, nil
-	}
 	autostart := a.Bool("autostart")
 	ptype := a.Str("ptype")
-	info, err := c.Exec(ctx, "virt.pool_info", []any{name}, connKW(a))
-	if msg, ok, fatal := lvErr(info, err); fatal != nil {
-		return ret, fatal
-	} else if ok {
-		return fail(msg)
+	info, stop, err := lvExec(ctx, c, &ret, "virt.pool_info", []any{name}, connKW(a))
+	if stop || err != nil {
+		return ret, err
 	}
 	needsAutostart := false
 	if im := asMap(info); im != nil && im.Len() > 0 {
 		pi := asMap(val(im, name))
 		needsAutostart = xorAuto(pi, autostart)
-		needs, err := c.Exec(ctx, "virt.pool_update", []any{name}, poolKW(a, "test", true))
-		if msg, ok, fatal := lvErr(needs, err); fatal != nil {
-			return ret, fatal
-		} else if ok {
-			return fail(msg)
+		needs, stop, err := lvExec(ctx, c, &ret, "virt.pool_update", []any{name}, poolKW(a, "test", true))
+		if stop || err != nil {
+			return ret, err
 		}
 		if payload.Truthy(needs) {
 			if !c.Test {
-				r, err := c.Exec(ctx, "virt.pool_update", []any{name}, poolKW(a))
-				if msg, ok, fatal := lvErr(r, err); fatal != nil {
-					return ret, fatal
-				} else if ok {
-					return fail(msg)
+				if _, stop, err := lvExec(ctx, c, &ret, "virt.pool_update", []any{name}, poolKW(a)); stop || err != nil {
+					return ret, err
 				}
 			}
 			action := ""
@@ -421,11 +395,8 @@ func poolDefined(ctx context.Context, c *states.Call) (states.Ret, error) {
 	} else {
 		needsAutostart = autostart
 		if !c.Test {
-			r, err := c.Exec(ctx, "virt.pool_define", []any{name}, poolKW(a, "transient", a.Get("transient"), "start", false))
-			if msg, ok, fatal := lvErr(r, err); fatal != nil {
-				return ret, fatal
-			} else if ok {
-				return fail(msg)
+			if _, stop, err := lvExec(ctx, c, &ret, "virt.pool_define", []any{name}, poolKW(a, "transient", a.Get("transient"), "start", false)); stop || err != nil {
+				return ret, err
 			}
 			if slices.Contains(buildablePools, ptype) {
 				if err := buildPool(ctx, c, name); err != nil {
@@ -433,24 +404,11 @@ func poolDefined(ctx context.Context, c *states.Call) (states.Ret, error) {
 				}
 			}
 		}
-		if needsAutostart {
-			ret.Changes.Set(name, "Pool defined, marked for autostart")
-			ret.Comment = fmt.Sprintf("Pool %s defined, marked for autostart", name)
-		} else {
-			ret.Changes.Set(name, "Pool defined")
-			ret.Comment = fmt.Sprintf("Pool %s defined", name)
-		}
+		definedChange(&ret, "Pool", name, needsAutostart)
 	}
 	if needsAutostart && !c.Test {
-		state := "off"
-		if autostart {
-			state = "on"
-		}
-		r, err := c.Exec(ctx, "virt.pool_set_autostart", []any{name}, connKW(a, "state", state))
-		if msg, ok, fatal := lvErr(r, err); fatal != nil {
-			return ret, fatal
-		} else if ok {
-			return fail(msg)
+		if _, stop, err := lvExec(ctx, c, &ret, "virt.pool_set_autostart", []any{name}, connKW(a, "state", onOff(autostart))); stop || err != nil {
+			return ret, err
 		}
 	}
 	return ret, nil
@@ -472,15 +430,9 @@ func poolRunningState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	if c.Test {
 		result = states.None
 	}
-	fail := func(msg string) (states.Ret, error) {
-		ret.Result, ret.Comment = states.False, msg
-		return ret, nil
-	}
-	info, err := c.Exec(ctx, "virt.pool_info", []any{name}, connKW(a))
-	if msg, ok, fatal := lvErr(info, err); fatal != nil {
-		return ret, fatal
-	} else if ok {
-		return fail(msg)
+	info, stop, err := lvExec(ctx, c, &ret, "virt.pool_info", []any{name}, connKW(a))
+	if stop || err != nil {
+		return ret, err
 	}
 	action := "started"
 	st := "stopped"
@@ -492,20 +444,14 @@ func poolRunningState(ctx context.Context, c *states.Call) (states.Ret, error) {
 		if updated {
 			action = "restarted"
 			if !c.Test {
-				r, err := c.Exec(ctx, "virt.pool_stop", []any{name}, connKW(a))
-				if msg, ok, fatal := lvErr(r, err); fatal != nil {
-					return ret, fatal
-				} else if ok {
-					return fail(msg)
+				if _, stop, err := lvExec(ctx, c, &ret, "virt.pool_stop", []any{name}, connKW(a)); stop || err != nil {
+					return ret, err
 				}
 			}
 			if slices.Contains(buildablePools, ptype) && ptype != "disk" && ptype != "logical" {
 				if !c.Test {
-					r, err := c.Exec(ctx, "virt.pool_build", []any{name}, connKW(a))
-					if msg, ok, fatal := lvErr(r, err); fatal != nil {
-						return ret, fatal
-					} else if ok {
-						return fail(msg)
+					if _, stop, err := lvExec(ctx, c, &ret, "virt.pool_build", []any{name}, connKW(a)); stop || err != nil {
+						return ret, err
 					}
 				}
 				action = "built, " + action
@@ -517,11 +463,8 @@ func poolRunningState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	}
 	if !isRunning || updated || isDefined {
 		if !c.Test {
-			r, err := c.Exec(ctx, "virt.pool_start", []any{name}, connKW(a))
-			if msg, ok, fatal := lvErr(r, err); fatal != nil {
-				return ret, fatal
-			} else if ok {
-				return fail(msg)
+			if _, stop, err := lvExec(ctx, c, &ret, "virt.pool_start", []any{name}, connKW(a)); stop || err != nil {
+				return ret, err
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package interop
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,23 +17,11 @@ import (
 // with batch:, against a gsalt-minion swarm of four; every return lands
 // under the one batch jid.
 func TestMasterSideBatch(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("real-process test skipped in -short mode")
-	}
-	bin := buildCommands(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin, ctx, cancel := startInterop(t)
 	defer cancel()
 	ft := newFreshTree(t, "b")
-	write := func(p, c string) {
-		t.Helper()
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	react := filepath.Join(ft.dir, "srv", "reactor", "batch.sls")
-	write(react, "echo:\n  local.test.echo:\n    - tgt: 'pf1-*'\n    - arg: [from-reactor]\n    - batch: 1\n")
+	writeFile(t, react, "echo:\n  local.test.echo:\n    - tgt: 'pf1-*'\n    - arg: [from-reactor]\n    - batch: 1\n")
 	f, err := os.OpenFile(filepath.Join(ft.conf, "master"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)

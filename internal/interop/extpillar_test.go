@@ -2,7 +2,6 @@ package interop
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -150,12 +149,7 @@ func checkVirtKeys(t *testing.T, cli func(args ...string) *exec.Cmd, base string
 // libvirt on demand, virt.keys writes the keys; gsalt-call --local
 // compiles the same ext_pillar masterless.
 func TestExtPillarGsaltMinion(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("real-process test skipped in -short mode")
-	}
-	bin := buildCommands(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin, ctx, cancel := startInterop(t)
 	defer cancel()
 	ft := newFreshTree(t, "xg")
 	addExtPillar(t, ft)
@@ -180,13 +174,8 @@ func TestExtPillarGsaltMinion(t *testing.T) {
 // salt-minion (gated on GSALT_SALT_SRC): Salt's pillar.ext and virt.keys
 // send the on-demand ext in their _pillar request.
 func TestExtPillarRealMinion(t *testing.T) {
-	t.Parallel()
 	src := saltpeer.Require(t)
-	if testing.Short() {
-		t.Skip("interop with real Salt skipped in -short mode")
-	}
-	bin := buildCommands(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin, ctx, cancel := startInterop(t)
 	defer cancel()
 	ft := newFreshTree(t, "xr")
 	addExtPillar(t, ft)

@@ -1,14 +1,12 @@
 package interop
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
@@ -37,12 +35,7 @@ r:
 // (testdata/interop/jinja_retcode.golden.json, written by -update with
 // GSALT_SALT_SRC; compared live too when Salt is there).
 func TestJinjaCallRetcode(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("real-process test skipped in -short mode")
-	}
-	bin := buildCommands(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin, ctx, cancel := startInterop(t)
 	defer cancel()
 	dir := t.TempDir()
 	srv := filepath.Join(dir, "srv")

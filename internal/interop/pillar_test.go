@@ -39,48 +39,14 @@ func newFreshTree(t *testing.T, name string) *freshTree {
 	p := proc.FreePorts(t, 2)
 	ft := &freshTree{dir: base, conf: filepath.Join(base, "etc"), pub: p[0], ret: p[1],
 		pillarFile: filepath.Join(base, "srv", "pillar", "data.sls")}
-	write := func(p, c string) {
-		t.Helper()
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(ft.conf, "master"), fmt.Sprintf(`root_dir: %[1]s/m
-pki_dir: %[1]s/m/pki
-cachedir: %[1]s/m/cache
-sock_dir: %[1]s/m/sock
-log_file: %[1]s/m/log
-user: root
-ipv6: False
-interface: 127.0.0.1
-publish_port: %[2]d
-ret_port: %[3]d
-file_roots: {base: [%[1]s/srv/salt]}
-pillar_roots: {base: [%[1]s/srv/pillar], dev: [%[1]s/srv/pillar-dev]}
-`, base, ft.pub, ft.ret))
-	write(filepath.Join(ft.conf, "minion"), fmt.Sprintf(`id: pf1
-root_dir: %[1]s/n
-pki_dir: %[1]s/n/pki
-cachedir: %[1]s/n/cache
-sock_dir: %[1]s/n/sock
-log_file: %[1]s/n/log
-user: root
-master: 127.0.0.1
-master_port: %[2]d
-publish_port: %[3]d
-acceptance_wait_time: 1
-enable_fqdns_grains: False
-ipv6: False
-file_roots: {base: [%[1]s/srv/salt]}
-pillar_roots: {base: [%[1]s/srv/pillar], dev: [%[1]s/srv/pillar-dev]}
-pillarenv: base
-`, base, ft.ret, ft.pub))
-	write(filepath.Join(base, "srv", "pillar", "top.sls"), "base:\n  '*':\n    - data\n")
-	write(filepath.Join(base, "srv", "pillar-dev", "top.sls"), "dev:\n  '*':\n    - data\n")
-	write(filepath.Join(base, "srv", "pillar-dev", "data.sls"), "fresh: from-dev\n")
-	write(filepath.Join(base, "srv", "salt", "top.sls"), "base:\n  '*':\n    - fresh\n")
-	write(filepath.Join(base, "srv", "salt", "fresh.sls"), "seen:\n  test.succeed_without_changes:\n    - name: {{ pillar['fresh'] }}\n")
+	writeConfigs(t, base, filepath.Join(ft.conf, "master"), filepath.Join(ft.conf, "minion"), "pf1", ft.pub, ft.ret,
+		"pillar_roots: {base: [%[1]s/srv/pillar], dev: [%[1]s/srv/pillar-dev]}\n",
+		"file_roots: {base: [%[1]s/srv/salt]}\npillar_roots: {base: [%[1]s/srv/pillar], dev: [%[1]s/srv/pillar-dev]}\npillarenv: base\n")
+	writeFile(t, filepath.Join(base, "srv", "pillar", "top.sls"), "base:\n  '*':\n    - data\n")
+	writeFile(t, filepath.Join(base, "srv", "pillar-dev", "top.sls"), "dev:\n  '*':\n    - data\n")
+	writeFile(t, filepath.Join(base, "srv", "pillar-dev", "data.sls"), "fresh: from-dev\n")
+	writeFile(t, filepath.Join(base, "srv", "salt", "top.sls"), "base:\n  '*':\n    - fresh\n")
+	writeFile(t, filepath.Join(base, "srv", "salt", "fresh.sls"), "seen:\n  test.succeed_without_changes:\n    - name: {{ pillar['fresh'] }}\n")
 	ft.setPillar(t, "one")
 	return ft
 }
@@ -201,12 +167,7 @@ func acceptAndPing(t *testing.T, ctx context.Context, bin string, ft *freshTree,
 // TestFreshPillarGsaltMinion: gsalt-master + gsalt-minion, a changed
 // pillar reaches the next state run with no refresh (issue 11).
 func TestFreshPillarGsaltMinion(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("real-process test skipped in -short mode")
-	}
-	bin := buildCommands(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin, ctx, cancel := startInterop(t)
 	defer cancel()
 	ft := newFreshTree(t, "g")
 	gsalt := startGsaltMaster(t, ctx, bin, ft)
@@ -218,13 +179,8 @@ func TestFreshPillarGsaltMinion(t *testing.T) {
 // TestFreshPillarRealMinion: gsalt-master + a real salt-minion (gated on
 // GSALT_SALT_SRC): gsalt-master answers every state run's _pillar afresh.
 func TestFreshPillarRealMinion(t *testing.T) {
-	t.Parallel()
 	src := saltpeer.Require(t)
-	if testing.Short() {
-		t.Skip("interop with real Salt skipped in -short mode")
-	}
-	bin := buildCommands(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin, ctx, cancel := startInterop(t)
 	defer cancel()
 	ft := newFreshTree(t, "r")
 	gsalt := startGsaltMaster(t, ctx, bin, ft)
@@ -239,12 +195,7 @@ func TestFreshPillarRealMinion(t *testing.T) {
 // state.highstate, pillar= overrides, pillarenv=); with GSALT_SALT_SRC the
 // same calls through salt-call --local see the same pillar.
 func TestLocalCallPillar(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("real-process test skipped in -short mode")
-	}
-	bin := buildCommands(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin, ctx, cancel := startInterop(t)
 	defer cancel()
 	ft := newFreshTree(t, "l")
 	gsaltCall := func(args ...string) *exec.Cmd {

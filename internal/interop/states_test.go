@@ -32,6 +32,63 @@ func buildCommands(t *testing.T) string {
 	return proc.Build(t)
 }
 
+// startInterop starts a real-process interop test: parallel, skipped in
+// -short mode, gsalt's commands built, and a five-minute context.
+func startInterop(t *testing.T) (bin string, ctx context.Context, cancel context.CancelFunc) {
+	t.Helper()
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("real-process test skipped in -short mode")
+	}
+	bin = buildCommands(t)
+	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Minute)
+	return bin, ctx, cancel
+}
+
+// writeFile writes c to p, making p's folder first.
+func writeFile(t *testing.T, p, c string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeConfigs writes the master config masterFile (state under base/m,
+// 127.0.0.1 on ports pub and ret, file_roots base/srv/salt, then
+// masterExtra) and the minion config minionFile (id, state under base/n,
+// then minionExtra) the real-process trees share. The extras are formats
+// in which %[1]s is base.
+func writeConfigs(t *testing.T, base, masterFile, minionFile, id string, pub, ret int, masterExtra, minionExtra string) {
+	t.Helper()
+	writeFile(t, masterFile, fmt.Sprintf(`root_dir: %[1]s/m
+pki_dir: %[1]s/m/pki
+cachedir: %[1]s/m/cache
+sock_dir: %[1]s/m/sock
+log_file: %[1]s/m/log
+user: root
+ipv6: False
+interface: 127.0.0.1
+publish_port: %[2]d
+ret_port: %[3]d
+file_roots: {base: [%[1]s/srv/salt]}
+`+masterExtra, base, pub, ret))
+	writeFile(t, minionFile, fmt.Sprintf(`id: `+id+`
+root_dir: %[1]s/n
+pki_dir: %[1]s/n/pki
+cachedir: %[1]s/n/cache
+sock_dir: %[1]s/n/sock
+log_file: %[1]s/n/log
+user: root
+master: 127.0.0.1
+master_port: %[2]d
+publish_port: %[3]d
+acceptance_wait_time: 1
+enable_fqdns_grains: False
+ipv6: False
+`+minionExtra, base, ret, pub))
+}
+
 // daemon starts cmd in its own process group, logging to logPath, and
 // stops the group when the test ends.
 func daemon(t *testing.T, cmd *exec.Cmd, logPath string) {
@@ -103,39 +160,8 @@ func newSetup(t *testing.T, name string) *setup {
 	os.WriteFile(filepath.Join(s.root, "stale"), []byte("old\n"), 0o644)
 	s.masterConf = filepath.Join(base, "etc", "master")
 	s.minionConf = filepath.Join(base, "etc", "minion")
-	write := func(p, c string) {
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(s.masterConf, "master"), fmt.Sprintf(`root_dir: %[1]s/m
-pki_dir: %[1]s/m/pki
-cachedir: %[1]s/m/cache
-sock_dir: %[1]s/m/sock
-log_file: %[1]s/m/log
-user: root
-ipv6: False
-interface: 127.0.0.1
-publish_port: %[2]d
-ret_port: %[3]d
-file_roots: {base: [%[1]s/srv/salt]}
-pillar_roots: {base: [%[1]s/srv/pillar]}
-`, base, s.pub, s.ret))
-	write(filepath.Join(s.minionConf, "minion"), fmt.Sprintf(`id: st1
-root_dir: %[1]s/n
-pki_dir: %[1]s/n/pki
-cachedir: %[1]s/n/cache
-sock_dir: %[1]s/n/sock
-log_file: %[1]s/n/log
-user: root
-master: 127.0.0.1
-master_port: %[2]d
-publish_port: %[3]d
-acceptance_wait_time: 1
-enable_fqdns_grains: False
-ipv6: False
-`, base, s.ret, s.pub))
+	writeConfigs(t, base, filepath.Join(s.masterConf, "master"), filepath.Join(s.minionConf, "minion"), "st1", s.pub, s.ret,
+		"pillar_roots: {base: [%[1]s/srv/pillar]}\n", "")
 	return s
 }
 
@@ -242,13 +268,8 @@ func diffResults(t *testing.T, label string, a, b map[string]any) {
 // Salt 3006 salt-master + gsalt-minion, twice each, and requires the same
 // files on disk and the same state results (timings aside).
 func TestStatesBothSidesReal(t *testing.T) {
-	t.Parallel()
 	src := saltpeer.Require(t)
-	if testing.Short() {
-		t.Skip("interop with real Salt skipped in -short mode")
-	}
-	bin := buildCommands(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin, ctx, cancel := startInterop(t)
 	defer cancel()
 
 	// The two setups are independent: (a) gsalt-master + real salt-minion

@@ -1,7 +1,6 @@
 package interop
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -9,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gsalt/gsalt/internal/saltpeer"
 	"github.com/gsalt/gsalt/internal/testutil"
@@ -109,12 +107,7 @@ func showSLSError(t *testing.T, cmd *exec.Cmd) string {
 // fails naming the file, line and what; with GSALT_SALT_SRC the Jinja
 // cases are compared with salt-call --local.
 func TestLocalCallUnsupported(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("real-process test skipped in -short mode")
-	}
-	bin := buildCommands(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	bin, ctx, cancel := startInterop(t)
 	defer cancel()
 	dir := t.TempDir()
 	srv := filepath.Join(dir, "srv")

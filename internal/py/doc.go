@@ -10,6 +10,8 @@
 //   - what "for x in v" visits (Iter)
 //   - str.format and format(v, spec) (Formatter, FormatSpec)
 //   - textwrap.fill (Fill)
+//   - shlex.split and shlex.quote (ShlexSplit, ShlexQuote; their cases are
+//     testdata/shlex_cases.json, made golden by gen_shlex.py)
 //
 // Values follow the data model of internal/pyfmt: nil (None), bool,
 // string, []byte, Go integers and floats, *big.Int, time.Time (a naive

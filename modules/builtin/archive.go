@@ -814,7 +814,7 @@ func archiveCmdUnzip(ctx context.Context, c *modules.Call) (any, error) {
 		argv = append(argv, "-P", pyfmt.Str(pw))
 	}
 	if o := c.Args.Get("options"); payload.Truthy(o) {
-		parts, err := cmdShlexSplit(pyfmt.Str(o))
+		parts, err := py.ShlexSplit(pyfmt.Str(o))
 		if err != nil {
 			return nil, err
 		}

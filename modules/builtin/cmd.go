@@ -598,7 +598,7 @@ func cmdRunCore(ctx context.Context, c *modules.Call, req cmdRequest) (*cmdOutco
 			shown = s
 		} else {
 			var err error
-			args, err = cmdShlexSplit(s)
+			args, err = py.ShlexSplit(s)
 			if err != nil {
 				return nil, fmt.Errorf("ValueError: %s", err.Error())
 			}
@@ -1019,88 +1019,6 @@ func cmdDecode(b []byte, stream string, cmd any, quiet bool, log *slog.Logger) s
 		log.Error(fmt.Sprintf("Failed to decode %s from command %s, non-decodable characters have been replaced", stream, cmdLogName(cmd)))
 	}
 	return sb.String()
-}
-
-// cmdShlexSplit is Python's shlex.split(s) (POSIX mode, no comments).
-func cmdShlexSplit(s string) ([]string, error) {
-	var out []string
-	var tok strings.Builder
-	inTok := false
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case r == ' ' || r == '\t' || r == '\r' || r == '\n':
-			if inTok {
-				out = append(out, tok.String())
-				tok.Reset()
-				inTok = false
-			}
-		case r == '\\':
-			i++
-			if i >= len(rs) {
-				return nil, errors.New("No escaped character")
-			}
-			tok.WriteRune(rs[i])
-			inTok = true
-		case r == '\'':
-			inTok = true
-			j := i + 1
-			for j < len(rs) && rs[j] != '\'' {
-				tok.WriteRune(rs[j])
-				j++
-			}
-			if j >= len(rs) {
-				return nil, errors.New("No closing quotation")
-			}
-			i = j
-		case r == '"':
-			inTok = true
-			j := i + 1
-			for ; j < len(rs) && rs[j] != '"'; j++ {
-				if rs[j] == '\\' {
-					if j+1 >= len(rs) {
-						return nil, errors.New("No escaped character")
-					}
-					if rs[j+1] != '"' && rs[j+1] != '\\' {
-						tok.WriteRune('\\')
-					}
-					j++
-				}
-				tok.WriteRune(rs[j])
-			}
-			if j >= len(rs) {
-				return nil, errors.New("No closing quotation")
-			}
-			i = j
-		default:
-			tok.WriteRune(r)
-			inTok = true
-		}
-	}
-	if inTok {
-		out = append(out, tok.String())
-	}
-	return out, nil
-}
-
-// cmdShlexQuote is Python's shlex.quote.
-func cmdShlexQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		if !(r < utf8.RuneSelf && (r == '_' || r == '@' || r == '%' || r == '+' || r == '=' || r == ':' || r == ',' ||
-			r == '.' || r == '/' || r == '-' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
 // cmdLookPath finds a program the way Python's subprocess does for a
@@ -1544,7 +1462,7 @@ func cmdScript(ctx context.Context, c *modules.Call) (any, error) {
 		}
 	}
 	req := cmdRequestFrom(c, false)
-	cmdText := cmdShlexQuote(path)
+	cmdText := py.ShlexQuote(path)
 	if args := a.Get("args"); payload.Truthy(args) {
 		cmdText += " " + pyfmt.Str(args)
 	}

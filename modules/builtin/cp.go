@@ -4,10 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -23,6 +19,7 @@ import (
 	"unsafe"
 
 	"github.com/gsalt/gsalt/fileserver"
+	"github.com/gsalt/gsalt/internal/pyhash"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -212,19 +209,12 @@ func cleanRel(rel string) (string, bool) {
 
 // newHash returns the hash function Salt names hashType.
 func newHash(hashType string) (hash.Hash, string, error) {
-	switch strings.ToLower(hashType) {
-	case "", "sha256":
-		return sha256.New(), "sha256", nil
-	case "md5":
-		return md5.New(), "md5", nil
-	case "sha1":
-		return sha1.New(), "sha1", nil
-	case "sha224":
-		return sha256.New224(), "sha224", nil
-	case "sha384":
-		return sha512.New384(), "sha384", nil
-	case "sha512":
-		return sha512.New(), "sha512", nil
+	name := strings.ToLower(hashType)
+	if name == "" {
+		name = "sha256"
+	}
+	if h, ok := pyhash.NewCommon(name); ok {
+		return h, name, nil
 	}
 	return nil, "", fmt.Errorf("%w: unsupported hash type %s", modules.ErrExecution, hashType)
 }

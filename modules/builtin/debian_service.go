@@ -83,7 +83,7 @@ func debianServiceFuncs() map[string]modules.Func {
 		"service.force_reload": action("force-reload"),
 		"service.status":       debStatus,
 		"service.enable": func(ctx context.Context, c *modules.Call) (any, error) {
-			q := cmdShlexQuote(pyfmt.Str(c.Args.Get("name")))
+			q := py.ShlexQuote(pyfmt.Str(c.Args.Get("name")))
 			return debRetcodeOK(ctx, c, "insserv "+q+" && update-rc.d "+q+" enable", payload.NewMap("python_shell", true))
 		},
 		"service.disable": func(ctx context.Context, c *modules.Call) (any, error) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	"github.com/gsalt/gsalt/internal/vectors"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/modules/builtin"
+	"github.com/gsalt/gsalt/modules/salttest"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -105,36 +105,6 @@ func dnsmasqWriteTree(t *testing.T, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
-}
-
-// dnsmasqReadTree returns every regular file below dir with "{dir}" put
-// back for dir.
-func dnsmasqReadTree(t *testing.T, dir string) *payload.Map {
-	t.Helper()
-	var names []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			rel, _ := filepath.Rel(dir, p)
-			names = append(names, rel)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(names)
-	out := &payload.Map{}
-	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(dir, n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out.Set(n, strings.ReplaceAll(strings.ToValidUTF8(string(b), "\ufffd"), dir, "{dir}"))
-	}
-	return out
 }
 
 // dnsmasqKwargs returns the case's kwargs as an ordered map with "{dir}"
@@ -272,7 +242,7 @@ func dnsmasqGenerate(t *testing.T, src string) {
 			t.Fatalf("no result for %s", c.name)
 		}
 		entry := dnsmasqUndir(res, dirs[i]).(*payload.Map)
-		entry.Set("files", dnsmasqReadTree(t, dirs[i]))
+		entry.Set("files", salttest.ReadTree(t, dirs[i], ""))
 		golden.Set(c.name, entry)
 	}
 	b, err := golden.MarshalJSON()
@@ -340,8 +310,8 @@ func TestDnsmasqGolden(t *testing.T) {
 					t.Fatalf("return differs: %s\ngot  %s\nwant %s", d, gj, ej)
 				}
 			}
-			if d := vectors.Equal(dnsmasqReadTree(t, dir), want.Map("files")); d != "" {
-				t.Errorf("files differ: %s\ngot  %s\nwant %s", d, jsonText(dnsmasqReadTree(t, dir)), jsonText(want.Map("files")))
+			if d := vectors.Equal(salttest.ReadTree(t, dir, ""), want.Map("files")); d != "" {
+				t.Errorf("files differ: %s\ngot  %s\nwant %s", d, jsonText(salttest.ReadTree(t, dir, "")), jsonText(want.Map("files")))
 			}
 		})
 	}

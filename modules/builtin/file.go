@@ -3,15 +3,9 @@ package builtin
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha3"
-	"crypto/sha512"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -23,10 +17,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/crypto/blake2b"
-	"golang.org/x/crypto/blake2s"
-
 	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/internal/pyhash"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -735,42 +727,9 @@ func fileGroupToGID(v any) any {
 	return n
 }
 
-// fileNewHash returns the hashlib constructor Salt's get_hash would use.
-func fileNewHash(form string) (hash.Hash, bool) {
-	switch form {
-	case "md5":
-		return md5.New(), true
-	case "sha1":
-		return sha1.New(), true
-	case "sha224":
-		return sha256.New224(), true
-	case "sha256":
-		return sha256.New(), true
-	case "sha384":
-		return sha512.New384(), true
-	case "sha512":
-		return sha512.New(), true
-	case "sha3_224":
-		return sha3.New224(), true
-	case "sha3_256":
-		return sha3.New256(), true
-	case "sha3_384":
-		return sha3.New384(), true
-	case "sha3_512":
-		return sha3.New512(), true
-	case "blake2b":
-		h, err := blake2b.New512(nil)
-		return h, err == nil
-	case "blake2s":
-		h, err := blake2s.New256(nil)
-		return h, err == nil
-	}
-	return nil, false
-}
-
 // fileHash is salt.utils.hashutils.get_hash.
 func fileHash(path, form string) (any, error) {
-	h, ok := fileNewHash(form)
+	h, ok := pyhash.New(form) // the hashlib constructor get_hash uses
 	if !ok {
 		return nil, fmt.Errorf("ValueError: Invalid hash type: %s", form)
 	}

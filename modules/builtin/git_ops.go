@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -125,7 +126,7 @@ func gitExec(ctx context.Context, c *modules.Call, argv []string, o gitRunOpts) 
 			continue
 		}
 		var err error
-		res, err = run(payload.NewMap("GIT_IDENTITY", id, "GIT_SSH_COMMAND", "ssh "+gitSSHWrapperOpts+" -i "+cmdShlexQuote(id)))
+		res, err = run(payload.NewMap("GIT_IDENTITY", id, "GIT_SSH_COMMAND", "ssh "+gitSSHWrapperOpts+" -i "+py.ShlexQuote(id)))
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +194,7 @@ func gitFormatOpts(v any) ([]string, error) {
 		}
 		return out, nil
 	case string:
-		parts, err := cmdShlexSplit(x)
+		parts, err := py.ShlexSplit(x)
 		if err != nil {
 			return nil, err
 		}

@@ -1001,7 +1001,7 @@ func iptablesParseSave(text string) (*payload.Map, error) {
 
 // iptablesParseRule adds one "-A CHAIN ..." line to its chain.
 func iptablesParseRule(line string, tableMap func() (*payload.Map, error)) error {
-	args, err := cmdShlexSplit(line)
+	args, err := py.ShlexSplit(line)
 	if err != nil {
 		return &modules.PyException{Class: "ValueError", Message: strings.TrimPrefix(err.Error(), "ValueError: ")}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/internal/pyhash"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -126,7 +127,7 @@ func modRandomFunctions() []modules.Function {
 // bytes with one of hashlib's guaranteed algorithms.
 func randomHash(value, algorithm any) (any, error) {
 	alg, _ := algorithm.(string)
-	h, ok := fileNewHash(alg)
+	h, ok := pyhash.New(alg)
 	if !ok {
 		if alg == "shake_128" || alg == "shake_256" {
 			return nil, fmt.Errorf("%w: hexdigest() missing required argument 'length' (pos 1)", modules.ErrArguments)

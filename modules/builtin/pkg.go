@@ -607,7 +607,13 @@ func kwGet(m *payload.Map, k string) any {
 
 // pkgCompare is salt.utils.versions.compare with Debian version_cmp.
 func pkgCompare(v1, oper, v2 string, ignoreEpoch bool) bool {
-	r := DebVersionCompare(v1, v2, ignoreEpoch)
+	return VersionCmpOp(DebVersionCompare(v1, v2, ignoreEpoch), oper)
+}
+
+// VersionCmpOp is the operator step of salt.utils.versions.compare: r is
+// a version_cmp result (negative, 0, positive) and oper one of <, <=, ==,
+// >=, >, !=; any other operator is false.
+func VersionCmpOp(r int, oper string) bool {
 	switch oper {
 	case "<":
 		return r < 0

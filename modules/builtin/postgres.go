@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -1161,7 +1162,7 @@ func pgInitdb(ctx context.Context, c *modules.Call) (*cmdOutcome, error) {
 	}
 	quoted := make([]string, len(cmd))
 	for i, s := range cmd {
-		quoted[i] = shQuote(s)
+		quoted[i] = py.ShlexQuote(s)
 	}
 	var timeout any
 	if t := configOptionValue(c, "postgres.timeout", int64(0)); payload.Truthy(t) {
@@ -1176,17 +1177,6 @@ func pgInitdb(ctx context.Context, c *modules.Call) (*cmdOutcome, error) {
 		c.Log().Error("Error initilizing the postgres data directory")
 	}
 	return out, nil
-}
-
-// shQuote is shlex.quote.
-func shQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	if regexp.MustCompile(`^[\w@%+=:,./-]+$`).MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
 func postgresFunctions() []modules.Function {

@@ -66,7 +66,7 @@ func saltProxyQuote(v any) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%w: expected string or bytes-like object, got '%s'", modules.ErrArguments, py.TypeName(v))
 	}
-	return cmdShlexQuote(s), nil
+	return py.ShlexQuote(s), nil
 }
 
 // saltProxyConfigDir is the directory of the proxy file.
@@ -180,7 +180,7 @@ func saltProxyProcess(ctx context.Context, c *modules.Call, proxyname any, test 
 		if dir := saltProxyConfigDir(c); filepath.Clean(dir) != config.DefaultConfigDir {
 			// after Salt's arguments: the command line keeps the
 			// "salt-proxy --proxyid=<id>" the process check looks for
-			cmdline += " -c " + cmdShlexQuote(dir)
+			cmdline += " -c " + py.ShlexQuote(dir)
 		}
 		// Salt does not look at the result of the start either
 		if _, err := callFunction(ctx, c, "cmd.run_all", []any{cmdline}, payload.NewMap("timeout", saltProxyTimeout)); err != nil {

@@ -321,6 +321,23 @@ func (s *svc) checkUnmask(ctx context.Context, name string, unmask, unmaskRuntim
 	return nil
 }
 
+// svcUnitName is how systemd_service names a unit file: "name" for
+// name.service, the whole file name for the other unit types; ok is false
+// for a name without one of the unit types.
+func svcUnitName(file string) (unit string, ok bool) {
+	i := strings.LastIndexByte(file, '.')
+	if i < 0 {
+		return "", false
+	}
+	switch typ := file[i+1:]; {
+	case typ == "service":
+		return file[:i], true
+	case pkgContains(svcUnitTypes(), typ):
+		return file, true
+	}
+	return "", false
+}
+
 // systemdServices is _get_systemd_services: unit files in the system and
 // local unit directories ("name" for services, "name.type" otherwise).
 func svcSystemdServices(root string) map[string]bool {
@@ -335,18 +352,8 @@ func svcSystemdServices(root string) map[string]bool {
 			continue
 		}
 		for _, e := range entries {
-			full := e.Name()
-			i := strings.LastIndexByte(full, '.')
-			if i < 0 {
-				continue
-			}
-			unit, typ := full[:i], full[i+1:]
-			if pkgContains(svcUnitTypes(), typ) {
-				if typ == "service" {
-					ret[unit] = true
-				} else {
-					ret[full] = true
-				}
+			if unit, ok := svcUnitName(e.Name()); ok {
+				ret[unit] = true
 			}
 		}
 	}
@@ -439,16 +446,8 @@ func (s *svc) unitFiles(ctx context.Context, state, root string) (map[string]boo
 		if len(f) < 2 || f[1] != state {
 			continue
 		}
-		i := strings.LastIndexByte(f[0], '.')
-		if i < 0 {
-			continue
-		}
-		if typ := f[0][i+1:]; pkgContains(svcUnitTypes(), typ) {
-			if typ == "service" {
-				ret[f[0][:i]] = true
-			} else {
-				ret[f[0]] = true
-			}
+		if unit, ok := svcUnitName(f[0]); ok {
+			ret[unit] = true
 		}
 	}
 	return ret, nil
@@ -701,16 +700,8 @@ func serviceFunctions() []modules.Function {
 					if len(f) < 4 || f[3] != "running" {
 						continue
 					}
-					i := strings.LastIndexByte(f[0], '.')
-					if i < 0 {
-						continue
-					}
-					if typ := f[0][i+1:]; pkgContains(svcUnitTypes(), typ) {
-						if typ == "service" {
-							set[f[0][:i]] = true
-						} else {
-							set[f[0]] = true
-						}
+					if unit, ok := svcUnitName(f[0]); ok {
+						set[unit] = true
 					}
 				}
 				return svcSortedSet(set), nil

@@ -2,15 +2,11 @@ package builtin
 
 import (
 	"context"
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"github.com/gsalt/gsalt/internal/py"
-	"hash"
+	"github.com/gsalt/gsalt/internal/pyhash"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -203,21 +199,8 @@ func sshFingerprint(key string, hashType any) (string, error) {
 	if payload.Truthy(hashType) {
 		ht = strings.ToLower(pyfmt.Str(hashType))
 	}
-	var h hash.Hash
-	switch ht {
-	case "md5":
-		h = md5.New()
-	case "sha1":
-		h = sha1.New()
-	case "sha224":
-		h = sha256.New224()
-	case "sha256":
-		h = sha256.New()
-	case "sha384":
-		h = sha512.New384()
-	case "sha512":
-		h = sha512.New()
-	default:
+	h, ok := pyhash.NewCommon(ht)
+	if !ok {
 		return "", fmt.Errorf("%w: The fingerprint_hash_type %s is not supported.", modules.ErrExecution, ht)
 	}
 	raw, ok := pyB64Decode(key)

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/modules/salttest"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -98,32 +99,18 @@ func sshKeyscanServer(t *testing.T) int {
 	}
 	cfg := &ssh.ServerConfig{NoClientAuth: true}
 	cfg.AddHostKey(signer)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
+	ln := testutil.ServeTCP(t, func(conn net.Conn) {
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		if sc, chans, reqs, err := ssh.NewServerConn(conn, cfg); err == nil {
+			go ssh.DiscardRequests(reqs)
 			go func() {
-				defer conn.Close()
-				_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-				if sc, chans, reqs, err := ssh.NewServerConn(conn, cfg); err == nil {
-					go ssh.DiscardRequests(reqs)
-					go func() {
-						for ch := range chans {
-							_ = ch.Reject(ssh.Prohibited, "no")
-						}
-					}()
-					sc.Close()
+				for ch := range chans {
+					_ = ch.Reject(ssh.Prohibited, "no")
 				}
 			}()
+			sc.Close()
 		}
-	}()
+	})
 	return ln.Addr().(*net.TCPAddr).Port
 }
 

@@ -2,14 +2,9 @@ package builtin
 
 import (
 	"context"
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"math/rand/v2"
 	"runtime/debug"
 	"strconv"
@@ -17,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/internal/pyhash"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/version"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -288,16 +284,13 @@ func testRandomHash(_ context.Context, c *modules.Call) (any, error) {
 			ht = "md5"
 		}
 	}
-	h, ok := testHashers[ht]
+	hh, ok := pyhash.NewCommon(ht)
 	if !ok {
 		return nil, fmt.Errorf("AttributeError: module 'hashlib' has no attribute '%s'", ht)
 	}
-	hh := h()
 	hh.Write([]byte(strconv.FormatInt(rand.Int64N(size+1), 10)))
 	return hex.EncodeToString(hh.Sum(nil)), nil
 }
-
-var testHashers = map[string]func() hash.Hash{"md5": md5.New, "sha1": sha1.New, "sha224": sha256.New224, "sha256": sha256.New, "sha384": sha512.New384, "sha512": sha512.New}
 
 // testExceptions are the exceptions test.raise_exception knows, with the
 // error sentinel gsalt's minion formats them by.

@@ -124,7 +124,10 @@ func unsubst(v any, dir, srv string) any {
 		if dir != "" {
 			x = strings.ReplaceAll(x, dir, "{dir}")
 		}
-		return strings.ReplaceAll(x, srv, "{srv}")
+		if srv != "" {
+			x = strings.ReplaceAll(x, srv, "{srv}")
+		}
+		return x
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
@@ -207,8 +210,10 @@ func WriteTree(t *testing.T, dir, srv string, files map[string]string) {
 	}
 }
 
-// readTree returns every regular file below dir.
-func readTree(t *testing.T, dir, srv string) *payload.Map {
+// ReadTree returns every regular file below dir (by relative path, in
+// order), its text with dir put back as {dir} and srv (when not "") as
+// {srv}.
+func ReadTree(t *testing.T, dir, srv string) *payload.Map {
 	t.Helper()
 	var names []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -296,7 +301,7 @@ func saltRun(t *testing.T, src string, s Suite) (entries []*payload.Map, realGra
 	out := make([]*payload.Map, len(s.Calls))
 	for i := range s.Calls {
 		e := unsubst(results[i], dirs[i], srv).(*payload.Map)
-		e.Set("files", readTree(t, dirs[i], srv))
+		e.Set("files", ReadTree(t, dirs[i], srv))
 		out[i] = e
 	}
 	return out, realGrains
@@ -441,7 +446,7 @@ func Run(t *testing.T, s Suite, r *modules.Registry) {
 				}
 			}
 			if wf := w.Map("files"); wf != nil {
-				gf := readTree(t, dir, srv)
+				gf := ReadTree(t, dir, srv)
 				if s.FilesUnder != "" {
 					gf, wf = filesWithPrefix(gf, s.FilesUnder), filesWithPrefix(wf, s.FilesUnder)
 				}

@@ -696,11 +696,25 @@ type bgpPeer struct {
 	descr       string // "neighbor ADDR description TEXT"
 }
 
-// bgpState returns the local AS, router id and peers, ok false without "router bgp".
-func (s *shell) bgpState() (asn, rid string, peers []bgpPeer, ok bool) {
-	f := s.dev.fleet
+// runningIfs returns the interfaces of the running configuration and the
+// one args name in only ("" without args); ok is false when args name no
+// interface (the show commands answer invalidArg(args[0]) then).
+func (s *shell) runningIfs(args []string) (ifs []ifaceInfo, only string, ok bool) {
+	s.dev.mu.Lock()
+	ifs = s.p.d.interfaces(s.dev.state().running)
+	s.dev.mu.Unlock()
+	if len(args) == 0 {
+		return ifs, "", true
+	}
+	only, ok = s.p.d.canonIf(strings.Join(args, ""))
+	return ifs, only, ok
+}
+
+// bgpProcess finds "router bgp ASN" in the running configuration: its
+// block (nil without one), the AS, the default router id (the device's
+// loopback) and which interfaces are up by ifState. d.mu must be held.
+func (s *shell) bgpProcess(ifState func(ifaceInfo) (bool, bool)) (blk *stanza, asn, rid string, up map[string]bool) {
 	run := s.dev.state().running
-	var blk *stanza
 	for _, st := range run.items {
 		if strings.HasPrefix(st.line, "router bgp ") {
 			blk = st
@@ -708,15 +722,22 @@ func (s *shell) bgpState() (asn, rid string, peers []bgpPeer, ok bool) {
 		}
 	}
 	if blk == nil {
-		return "", "", nil, false
+		return nil, "", "", nil
 	}
-	asn = strings.Fields(blk.line)[2]
-	rid = loopbackIP(s.dev.index)
-	ifs := s.p.d.interfaces(run)
-	up := map[string]bool{}
-	for _, in := range ifs {
-		a, o := s.ifState(in)
+	up = map[string]bool{}
+	for _, in := range s.p.d.interfaces(run) {
+		a, o := ifState(in)
 		up[in.name] = a && o
+	}
+	return blk, strings.Fields(blk.line)[2], loopbackIP(s.dev.index), up
+}
+
+// bgpState returns the local AS, router id and peers, ok false without "router bgp".
+func (s *shell) bgpState() (asn, rid string, peers []bgpPeer, ok bool) {
+	f := s.dev.fleet
+	blk, asn, rid, up := s.bgpProcess(s.ifState)
+	if blk == nil {
+		return "", "", nil, false
 	}
 	for _, ch := range blk.children {
 		w := strings.Fields(ch.line)

@@ -375,16 +375,9 @@ func iosStatus(admin, up bool) (string, string) {
 }
 
 func showInterfacesDetail(s *shell, args []string, detail func(s *shell, b *strings.Builder, in ifaceInfo)) string {
-	s.dev.mu.Lock()
-	ifs := s.p.d.interfaces(s.dev.state().running)
-	s.dev.mu.Unlock()
-	only := ""
-	if len(args) > 0 {
-		name, ok := s.p.d.canonIf(strings.Join(args, ""))
-		if !ok {
-			return s.invalidArg(args[0])
-		}
-		only = name
+	ifs, only, ok := s.runningIfs(args)
+	if !ok {
+		return s.invalidArg(args[0])
 	}
 	var b strings.Builder
 	found := false
@@ -476,16 +469,9 @@ func iosIPIntBrief(s *shell, _ []string) string {
 }
 
 func iosShowIPInterface(s *shell, args []string) string {
-	s.dev.mu.Lock()
-	ifs := s.p.d.interfaces(s.dev.state().running)
-	s.dev.mu.Unlock()
-	only := ""
-	if len(args) > 0 {
-		name, ok := s.p.d.canonIf(strings.Join(args, ""))
-		if !ok {
-			return s.invalidArg(args[0])
-		}
-		only = name
+	ifs, only, ok := s.runningIfs(args)
+	if !ok {
+		return s.invalidArg(args[0])
 	}
 	var b strings.Builder
 	for _, in := range ifs {
@@ -512,29 +498,39 @@ func iosShowIPInterface(s *shell, args []string) string {
 
 // showLLDP parses "show lldp neighbors [IFACE] [detail]" and renders the selected neighbors.
 func showLLDP(s *shell, args []string, render func(s *shell, sel []lldpEntry, detail bool) string) string {
-	detail := false
+	sel, detail, bad, ok := s.lldpSelect(args, "detail")
+	if !ok {
+		return s.invalidArg(bad)
+	}
+	return render(s, sel, detail)
+}
+
+// lldpSelect reads the arguments of "show lldp neighbors": the words
+// (abbreviated as the CLI allows; "detail" among them asks for detail)
+// and an interface name that keeps only its neighbors. bad is the first
+// argument that is neither (ok false).
+func (s *shell) lldpSelect(args []string, words ...string) (sel []lldpEntry, detail bool, bad string, ok bool) {
 	only := ""
 	for _, a := range args {
-		if w, ok := expandWord(a, []string{"detail"}); ok && w == "detail" {
-			detail = true
+		if w, ok := expandWord(a, words); ok {
+			detail = detail || w == "detail"
 			continue
 		}
 		name, ok := s.p.d.canonIf(a)
 		if !ok {
-			return s.invalidArg(a)
+			return nil, false, a, false
 		}
 		only = name
 	}
 	s.dev.mu.Lock()
 	tab := s.lldpTable()
 	s.dev.mu.Unlock()
-	var sel []lldpEntry
 	for _, e := range tab {
 		if only == "" || e.local == only {
 			sel = append(sel, e)
 		}
 	}
-	return render(s, sel, detail)
+	return sel, detail, "", true
 }
 
 // iosLLDP renders IOS-XE's "show lldp neighbors [detail]".

@@ -577,27 +577,9 @@ const xrLLDPLegend = "Capability codes:\n        (R) Router, (B) Bridge, (T) Tel
 	"        (W) WLAN Access Point, (P) Repeater, (S) Station, (O) Other\n\n"
 
 func xrShowLLDP(s *shell, args []string) string {
-	detail := false
-	only := ""
-	for _, a := range args {
-		if w, ok := expandWord(a, []string{"detail", "interface"}); ok {
-			detail = detail || w == "detail"
-			continue
-		}
-		name, ok := s.p.d.canonIf(a)
-		if !ok {
-			return s.invalidArg(a)
-		}
-		only = name
-	}
-	s.dev.mu.Lock()
-	tab := s.lldpTable()
-	s.dev.mu.Unlock()
-	var sel []lldpEntry
-	for _, e := range tab {
-		if only == "" || e.local == only {
-			sel = append(sel, e)
-		}
+	sel, detail, bad, ok := s.lldpSelect(args, "detail", "interface")
+	if !ok {
+		return s.invalidArg(bad)
 	}
 	f := s.dev.fleet
 	var b strings.Builder
@@ -670,23 +652,9 @@ func xrShowNTP(s *shell, args []string) string {
 // xrBGPState reads the BGP process of the running configuration. d.mu must be held.
 func (s *shell) xrBGPState() (asn, rid string, peers []bgpPeer, ok bool) {
 	f := s.dev.fleet
-	run := s.dev.state().running
-	var blk *stanza
-	for _, st := range run.items {
-		if strings.HasPrefix(st.line, "router bgp ") {
-			blk = st
-			break
-		}
-	}
+	blk, asn, rid, up := s.bgpProcess(s.ifState)
 	if blk == nil {
 		return "", "", nil, false
-	}
-	asn = strings.Fields(blk.line)[2]
-	rid = loopbackIP(s.dev.index)
-	up := map[string]bool{}
-	for _, in := range s.p.d.interfaces(run) {
-		a, o := s.ifState(in)
-		up[in.name] = a && o
 	}
 	for _, ch := range blk.children {
 		w := strings.Fields(ch.line)

@@ -53,21 +53,6 @@ func nxosLoc(arg string) (locKind, string) {
 	return locBad, ""
 }
 
-// nxosText returns the configuration text of a location. d.mu must be held.
-func (s *shell) nxosText(k locKind, name string) (string, bool) {
-	st := s.dev.state()
-	switch k {
-	case locRunning:
-		return s.p.configFile(s.dev, st.running, st.lastChange), true
-	case locStartup:
-		return s.p.configFile(s.dev, st.startup, st.startupTime), true
-	case locFile:
-		f, ok := st.files[name]
-		return f.data, ok
-	}
-	return "", false
-}
-
 // nxosPut stores a bootflash file and returns an error message or "". d.mu must be held.
 func (s *shell) nxosPut(name, data string) string {
 	st := s.dev.state()
@@ -92,7 +77,7 @@ func nxosCopy(s *shell, args []string) string {
 	s.dev.mu.Lock()
 	defer s.dev.mu.Unlock()
 	st := s.dev.state()
-	text, ok := s.nxosText(sk, sn)
+	text, ok := s.locText(sk, sn)
 	if !ok {
 		return nxosNoFile
 	}
@@ -318,7 +303,7 @@ func (s *shell) nxosSource(args []string, i int) (text string, used int, errMsg 
 		if w == "startup-config" {
 			k = locStartup
 		}
-		t, _ := s.nxosText(k, "")
+		t, _ := s.locText(k, "")
 		return t, 1, ""
 	case "file":
 		if i+1 >= len(args) {

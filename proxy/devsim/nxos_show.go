@@ -233,16 +233,9 @@ func nxosShowInterface(s *shell, args []string) string {
 			return s.invalidArg(args[0])
 		}
 	}
-	s.dev.mu.Lock()
-	ifs := s.p.d.interfaces(s.dev.state().running)
-	s.dev.mu.Unlock()
-	only := ""
-	if len(args) > 0 {
-		name, ok := s.p.d.canonIf(strings.Join(args, ""))
-		if !ok {
-			return s.invalidArg(args[0])
-		}
-		only = name
+	ifs, only, ok := s.runningIfs(args)
+	if !ok {
+		return s.invalidArg(args[0])
 	}
 	var b strings.Builder
 	for _, in := range ifs {
@@ -821,23 +814,9 @@ type nxosBGPPeer struct {
 // nxosBGP reads the hierarchical NX-OS BGP configuration. d.mu must be held.
 func (s *shell) nxosBGP() (asn, rid string, peers []nxosBGPPeer, ok bool) {
 	f := s.dev.fleet
-	run := s.dev.state().running
-	var blk *stanza
-	for _, st := range run.items {
-		if strings.HasPrefix(st.line, "router bgp ") {
-			blk = st
-			break
-		}
-	}
+	blk, asn, rid, up := s.bgpProcess(s.nxosIfState)
 	if blk == nil {
 		return "", "", nil, false
-	}
-	asn = strings.Fields(blk.line)[2]
-	rid = loopbackIP(s.dev.index)
-	up := map[string]bool{}
-	for _, in := range s.p.d.interfaces(run) {
-		a, o := s.nxosIfState(in)
-		up[in.name] = a && o
 	}
 	for _, ch := range blk.children {
 		w := strings.Fields(ch.line)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"reflect"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/testlab"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/proxy/devsim"
 	"github.com/gsalt/gsalt/proxy/driver"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -512,26 +514,7 @@ func TestFaults(t *testing.T) {
 	e := startFleet(t, devsim.PlatformEOS, 1, nil)
 	dead := testlab.FreePort(t)
 	// silent accepts TCP connections and never says a word.
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = silent.Close() })
-	go func() {
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				_ = c.Close()
-			}
-		}()
-		for {
-			c, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-		}
-	}()
+	silent := testutil.ServeTCP(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
 
 	t.Run("open", func(t *testing.T) {
 		wrongSecret := func(o *driver.Options) { o.Secret = "wrong" }

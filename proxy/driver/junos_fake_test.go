@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gsalt/gsalt/internal/testutil"
 )
 
 // fakeJunos is an in-process NETCONF 1.0 server (SSH subsystem
@@ -80,31 +82,7 @@ func startFakeJunos(t *testing.T) *fakeJunos {
 		return nil, errors.New("denied")
 	}}
 	cfg.AddHostKey(signer)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.addr = ln.Addr().String()
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		_ = ln.Close()
-		wg.Wait()
-	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				f.serveConn(c, cfg)
-			}()
-		}
-	}()
+	f.addr = testutil.ServeTCP(t, func(c net.Conn) { f.serveConn(c, cfg) }).Addr().String()
 	return f
 }
 

@@ -889,7 +889,7 @@ func (a *archiveRun) extract(format, cached, name, options string, useCmdUnzip, 
 		a.ret.Comment = "tar command not available, it might not be installed on minion"
 		return nil, true, nil
 	}
-	parts, err := sbShlexSplit(options)
+	parts, err := py.ShlexSplit(options)
 	if err != nil {
 		return nil, false, err
 	}

@@ -448,7 +448,7 @@ func cmdReinterpret(ret states.Ret) (states.Ret, error) {
 			out = string([]rune(out)[idx+1:])
 		}
 		data = &payload.Map{}
-		items, err := sbShlexSplit(out)
+		items, err := py.ShlexSplit(out)
 		for _, item := range items {
 			if err != nil {
 				break
@@ -784,61 +784,4 @@ func sbPyExceptionName(s string) bool {
 		}
 	}
 	return true
-}
-
-// sbShlexSplit is Python's shlex.split (POSIX mode, no comments).
-func sbShlexSplit(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inToken := false
-	runes := []rune(s)
-	for i := 0; i < len(runes); i++ {
-		r := runes[i]
-		switch {
-		case r == ' ' || r == '\t' || r == '\r' || r == '\n':
-			if inToken {
-				out = append(out, cur.String())
-				cur.Reset()
-				inToken = false
-			}
-		case r == '\\':
-			inToken = true
-			if i+1 >= len(runes) {
-				return nil, errors.New("No escaped character")
-			}
-			i++
-			cur.WriteRune(runes[i])
-		case r == '\'':
-			inToken = true
-			j := i + 1
-			for j < len(runes) && runes[j] != '\'' {
-				cur.WriteRune(runes[j])
-				j++
-			}
-			if j >= len(runes) {
-				return nil, errors.New("No closing quotation")
-			}
-			i = j
-		case r == '"':
-			inToken = true
-			j := i + 1
-			for ; j < len(runes) && runes[j] != '"'; j++ {
-				if runes[j] == '\\' && j+1 < len(runes) && (runes[j+1] == '"' || runes[j+1] == '\\') {
-					j++
-				}
-				cur.WriteRune(runes[j])
-			}
-			if j >= len(runes) {
-				return nil, errors.New("No closing quotation")
-			}
-			i = j
-		default:
-			inToken = true
-			cur.WriteRune(r)
-		}
-	}
-	if inToken {
-		out = append(out, cur.String())
-	}
-	return out, nil
 }

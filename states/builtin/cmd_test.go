@@ -448,36 +448,6 @@ func cmdScenarios() []ctemScenario {
 
 func TestCmdGolden(t *testing.T) { ctemRunGolden(t, "cmd", cmdScenarios()) }
 
-func TestSbShlexSplit(t *testing.T) {
-	// Expectations from Python's shlex.split.
-	for _, tc := range []struct {
-		in   string
-		want []string
-		err  string
-	}{
-		{in: "a b", want: []string{"a", "b"}},
-		{in: `a="x y" b='1 2'`, want: []string{"a=x y", "b=1 2"}},
-		{in: `x\ y`, want: []string{"x y"}},
-		{in: `a"b c"d`, want: []string{"ab cd"}},
-		{in: `"a\"b" "c\d"`, want: []string{`a"b`, `c\d`}},
-		{in: "''", want: []string{""}},
-		{in: "  lead  trail  ", want: []string{"lead", "trail"}},
-		{in: `"open`, err: "No closing quotation"},
-		{in: `end\`, err: "No escaped character"},
-	} {
-		got, err := sbShlexSplit(tc.in)
-		if tc.err != "" {
-			if err == nil || err.Error() != tc.err {
-				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%q: got %q, %v; want %q", tc.in, got, err, tc.want)
-		}
-	}
-}
-
 func TestCmdReinterpret(t *testing.T) {
 	cmdRet := func(stdout, stderr string) states.Ret {
 		return states.Ret{Name: "x", Result: states.True,

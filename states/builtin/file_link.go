@@ -6,20 +6,16 @@ package builtin
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"hash"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/internal/pyhash"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/states"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -190,21 +186,8 @@ func fileHardlinkState(ctx context.Context, c *states.Call) (states.Ret, error) 
 
 // fileDigest is hashutil.digest / digest_file for Salt's checksum names.
 func fileDigest(data []byte, checksum string) (string, error) {
-	var h hash.Hash
-	switch checksum {
-	case "md5":
-		h = md5.New()
-	case "sha1":
-		h = sha1.New()
-	case "sha224":
-		h = sha256.New224()
-	case "sha256":
-		h = sha256.New()
-	case "sha384":
-		h = sha512.New384()
-	case "sha512":
-		h = sha512.New()
-	default:
+	h, ok := pyhash.NewCommon(checksum)
+	if !ok {
 		return "", fmt.Errorf("%w: Hash func '%s' is not supported.", modules.ErrInvocation, checksum)
 	}
 	h.Write(data)

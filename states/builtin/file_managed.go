@@ -861,6 +861,34 @@ func (r *fileRun) checkManagedChanges(name string, a fileManagedArgs, keepMode b
 	return changes, nil, nil
 }
 
+// cacheSource is where manage_file takes its source before copying it:
+// the source is cached when *sfn is empty; when it is not found, or when
+// checkWeb is set and the cached file does not match sum, ret fails (the
+// mismatch comment names what, then adds suffix) and ok is false. A
+// caching error is returned as err (ok false, ret to be dropped).
+func (r *fileRun) cacheSource(ret *states.Ret, source string, sfn *string, checkWeb bool, sum *fileSum, what, suffix string) (ok bool, err error) {
+	if *sfn == "" {
+		p, err := r.cacheFile(source)
+		if err != nil {
+			return false, err
+		}
+		*sfn = p
+	}
+	if *sfn == "" {
+		fileError(ret, fmt.Sprintf("Source file '%s' not found", source))
+		return false, nil
+	}
+	if checkWeb && sum != nil {
+		dl, _ := fileHashFile(*sfn, sum.htype)
+		if dl != sum.hsum {
+			ret.Comment = fmt.Sprintf("Specified %s checksum for %s (%s) does not match actual checksum (%s)", sum.htype, what, sum.hsum, dl) + suffix
+			ret.Result = states.False
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
 // keepModeOf is cp.stat_file(source, octal=True): the mode of the cached
 // copy of a salt:// or local source.
 func (r *fileRun) keepModeOf(source string) (string, bool) {
@@ -1260,24 +1288,8 @@ func (r *fileRun) manageFile(name, sfn string, ret *states.Ret, o fileManageOpts
 			nameSum, hasNameSum = h, true
 		}
 		if source != "" && (!hasNameSum || sum == nil || sum.hsum != nameSum) {
-			if sfn == "" {
-				p, err := r.cacheFile(source)
-				if err != nil {
-					return nil, err
-				}
-				sfn = p
-			}
-			if sfn == "" {
-				fileError(ret, fmt.Sprintf("Source file '%s' not found", source))
-				return ret, nil
-			}
-			if checkWeb && sum != nil {
-				dl, _ := fileHashFile(sfn, sum.htype)
-				if dl != sum.hsum {
-					ret.Comment = fmt.Sprintf("Specified %s checksum for %s (%s) does not match actual checksum (%s). If the 'source_hash' value refers to a remote file with multiple possible matches, then it may be necessary to set 'source_hash_name'.", sum.htype, source, sum.hsum, dl)
-					ret.Result = states.False
-					return ret, nil
-				}
+			if ok, err := r.cacheSource(ret, source, &sfn, checkWeb, sum, source, ". If the 'source_hash' value refers to a remote file with multiple possible matches, then it may be necessary to set 'source_hash_name'."); !ok {
+				return ret, err
 			}
 			switch {
 			case r.obfuscate():
@@ -1376,24 +1388,8 @@ func (r *fileRun) manageFile(name, sfn string, ret *states.Ret, o fileManageOpts
 		return ret, nil
 	}
 	if source != "" {
-		if sfn == "" {
-			p, err := r.cacheFile(source)
-			if err != nil {
-				return nil, err
-			}
-			sfn = p
-		}
-		if sfn == "" {
-			fileError(ret, fmt.Sprintf("Source file '%s' not found", source))
-			return ret, nil
-		}
-		if checkWeb && sum != nil {
-			dl, _ := fileHashFile(sfn, sum.htype)
-			if dl != sum.hsum {
-				ret.Comment = fmt.Sprintf("Specified %s checksum for %s (%s) does not match actual checksum (%s)", sum.htype, name, sum.hsum, dl)
-				ret.Result = states.False
-				return ret, nil
-			}
+		if ok, err := r.cacheSource(ret, source, &sfn, checkWeb, sum, name, ""); !ok {
+			return ret, err
 		}
 		ret.Changes.Set("diff", "New file")
 		if !fileIsDir(containDir) {

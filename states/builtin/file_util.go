@@ -2,10 +2,6 @@ package builtin
 
 import (
 	"bufio"
-	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -22,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/gsalt/gsalt/internal/pyfmt"
+	"github.com/gsalt/gsalt/internal/pyhash"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -325,21 +322,11 @@ func fileStrerror(e syscall.Errno) string {
 
 // fileNewHash returns a hash by Salt's name.
 func fileNewHash(form string) (hash.Hash, bool) {
-	switch strings.ToLower(form) {
-	case "md5":
-		return md5.New(), true
-	case "sha1":
-		return sha1.New(), true
-	case "sha224":
-		return sha256.New224(), true
-	case "sha256", "":
-		return sha256.New(), true
-	case "sha384":
-		return sha512.New384(), true
-	case "sha512":
-		return sha512.New(), true
+	form = strings.ToLower(form)
+	if form == "" {
+		form = "sha256"
 	}
-	return nil, false
+	return pyhash.NewCommon(form)
 }
 
 // fileHashLen maps hex digest lengths to hash names (salt's HASHES_REVMAP).

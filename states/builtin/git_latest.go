@@ -31,6 +31,44 @@ func gitLatestStates() []states.Function {
 	}
 }
 
+// gitIdentities checks the identity argument of git.latest and
+// git.detached/cloned: a string or a list of paths, each ~-expanded, a
+// salt:// one cached (on the state's saltenv) to check the copy, every one
+// absolute. It returns the expanded list (nil without identity) or the
+// failure message, which begins with word ("identity" or "Identity", as
+// each of Salt's states spells it).
+func gitIdentities(ctx context.Context, c *states.Call, idv any, word string) (identity any, msg string) {
+	if idv == nil {
+		return nil, ""
+	}
+	var ids []any
+	switch x := idv.(type) {
+	case string:
+		ids = []any{x}
+	case []any:
+		ids = x
+	default:
+		return nil, word + " must be either a list or a string"
+	}
+	var out []any
+	for _, x := range ids {
+		p := fileExpandUser(pyfmt.Str(x))
+		out = append(out, p)
+		check := p
+		if strings.Contains(p, "salt://") {
+			v, err := sbExec(ctx, c, "cp.cache_file", []any{p, fileNewRun(ctx, c).saltenv()}, nil)
+			if err != nil {
+				return nil, fmt.Sprintf("%s '%s' does not exist.", word, p)
+			}
+			check = payload.Text(v)
+		}
+		if !filepath.IsAbs(check) {
+			return nil, fmt.Sprintf("%s '%s' is not an absolute path", word, check)
+		}
+	}
+	return out, ""
+}
+
 // gitL is one git.latest run.
 type gitL struct {
 	ctx      context.Context
@@ -226,34 +264,9 @@ func gitLatestState(ctx context.Context, c *states.Call) (states.Ret, error) {
 	remote := pyfmt.Str(a.Get("remote"))
 	httpsUser, httpsPass := strOrNil("https_user"), strOrNil("https_pass")
 	g.common = payload.NewMap("user", user, "password", password, "output_encoding", a.Get("output_encoding"))
-	var identity any
-	if idv := a.Get("identity"); idv != nil {
-		var ids []any
-		switch x := idv.(type) {
-		case string:
-			ids = []any{x}
-		case []any:
-			ids = x
-		default:
-			return g.fail("identity must be either a list or a string", nil)
-		}
-		var out []any
-		for _, x := range ids {
-			p := fileExpandUser(pyfmt.Str(x))
-			out = append(out, p)
-			check := p
-			if strings.Contains(p, "salt://") {
-				v, err := sbExec(ctx, c, "cp.cache_file", []any{p, fileNewRun(ctx, c).saltenv()}, nil)
-				if err != nil {
-					return g.fail(fmt.Sprintf("identity '%s' does not exist.", p), nil)
-				}
-				check = payload.Text(v)
-			}
-			if !filepath.IsAbs(check) {
-				return g.fail(fmt.Sprintf("identity '%s' is not an absolute path", check), nil)
-			}
-		}
-		identity = out
+	identity, msg := gitIdentities(ctx, c, a.Get("identity"), "identity")
+	if msg != "" {
+		return g.fail(msg, nil)
 	}
 	useLFS := false
 	if v, err := sbExec(ctx, c, "git.config_get_regexp", []any{`filter\.lfs\.`}, payload.NewMap("global", true, "ignore_retcode", true)); err == nil {

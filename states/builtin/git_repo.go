@@ -243,34 +243,9 @@ func gitDetachedState(ctx context.Context, c *states.Call) (states.Ret, error) {
 		remote = pyfmt.Str(r)
 	}
 	saltenv := fileNewRun(ctx, c).saltenv()
-	var identity any
-	if idv := a.Get("identity"); idv != nil {
-		var ids []any
-		switch x := idv.(type) {
-		case string:
-			ids = []any{x}
-		case []any:
-			ids = x
-		default:
-			return g.fail("Identity must be either a list or a string", nil)
-		}
-		var out []any
-		for _, x := range ids {
-			p := fileExpandUser(pyfmt.Str(x))
-			out = append(out, p)
-			check := p
-			if strings.Contains(p, "salt://") {
-				v, err := sbExec(ctx, c, "cp.cache_file", []any{p, saltenv}, nil)
-				if err != nil {
-					return g.fail(fmt.Sprintf("Identity '%s' does not exist.", p), nil)
-				}
-				check = payload.Text(v)
-			}
-			if !filepath.IsAbs(check) {
-				return g.fail(fmt.Sprintf("Identity '%s' is not an absolute path", check), nil)
-			}
-		}
-		identity = out
+	identity, msg := gitIdentities(ctx, c, a.Get("identity"), "Identity")
+	if msg != "" {
+		return g.fail(msg, nil)
 	}
 	var httpsUser, httpsPass any
 	if v := a.Get("https_user"); v != nil {

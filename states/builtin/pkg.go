@@ -314,21 +314,7 @@ func pkgsCompare(ctx context.Context, c *states.Call, v1, oper, v2 string, ignor
 	} else {
 		r = mbuiltin.DebVersionCompare(v1, v2, ignoreEpoch)
 	}
-	switch oper {
-	case "<":
-		return r < 0
-	case "<=":
-		return r <= 0
-	case "==":
-		return r == 0
-	case ">=":
-		return r >= 0
-	case ">":
-		return r > 0
-	case "!=":
-		return r != 0
-	}
-	return false
+	return mbuiltin.VersionCmpOp(r, oper)
 }
 
 // pkgsConditions is _parse_version_string: (operator, version) pairs.

@@ -187,83 +187,51 @@ func startedWord(started any, running, desired, dead string) string {
 	return dead
 }
 
+// bootToggle names what differs between Salt's _enable and _disable:
+// the words of their comments, the kwargs the status query gets, the
+// result when the service is not available, and whether an execution
+// error of the toggle itself becomes part of the failure comment.
+type bootToggle struct {
+	verb, past, title string // "enable", "enabled", "Enable"
+	queryKw           bool   // pass the state's kwargs to service.<past>
+	unavailableTrue   bool   // _disable sets result True for a missing service
+	catchToggleErr    bool   // _enable reports service.enable's CommandExecutionError
+	failed            [3]string
+}
+
+var (
+	bootEnable = bootToggle{
+		verb: "enable", past: "enabled", title: "Enable",
+		queryKw: true, catchToggleErr: true,
+		failed: [3]string{
+			"Failed when setting service %s to start at boot, but the service is running",
+			"Failed when setting service %s to start at boot, but the service was already running",
+			"Failed when setting service %s to start at boot, and the service is dead",
+		},
+	}
+	bootDisable = bootToggle{
+		verb: "disable", past: "disabled", title: "Disable",
+		unavailableTrue: true,
+		failed: [3]string{
+			"Failed when setting service %s to not start at boot, and is running",
+			"Failed when setting service %s to not start at boot, but the service was already running",
+			"Failed when setting service %s to not start at boot, and the service is dead",
+		},
+	}
+)
+
 // enable is _enable.
 func (s *svcst) enable(name string, started any, result any) (pkgsRet, error) {
-	ret := &payload.Map{}
-	ok, err := s.available(name, ret)
-	if err != nil {
-		if pkgsIsExecErr(err) {
-			return payload.NewMap("result", false, "comment", sbErrText(err)), nil
-		}
-		return nil, err
-	}
-	if !ok {
-		return ret, nil
-	}
-	ret.Set("result", result)
-	if !s.has("service.enable") || !s.has("service.enabled") {
-		ret.Set("comment", startedWord(started,
-			fmt.Sprintf("Enable is not available on this minion, service %s started", name),
-			fmt.Sprintf("Enable is not available on this minion, service %s is in the desired state", name),
-			fmt.Sprintf("Enable is not available on this minion, service %s is dead", name)))
-		return ret, nil
-	}
-	before, err := s.truth("service.enabled", []any{name}, s.kw)
-	if err != nil {
-		return nil, err
-	}
-	if before {
-		if started == nil {
-			ret.Set("changes", &payload.Map{})
-		}
-		ret.Set("comment", startedWord(started,
-			fmt.Sprintf("Service %s is already enabled, and is running", name),
-			fmt.Sprintf("Service %s is already enabled, and is in the desired state", name),
-			fmt.Sprintf("Service %s is already enabled, and is dead", name)))
-		return ret, nil
-	}
-	if s.c.Test {
-		ret.Set("result", nil)
-		ret.Set("comment", fmt.Sprintf("Service %s set to be enabled", name))
-		return ret, nil
-	}
-	enableError := ""
-	done, err := s.truth("service.enable", []any{name}, s.kw)
-	switch {
-	case err != nil && pkgsIsExecErr(err):
-		enableError = sbErrText(err)
-	case err != nil:
-		return nil, err
-	case done:
-		ch := &payload.Map{}
-		after, err := s.truth("service.enabled", []any{name}, s.kw)
-		if err != nil {
-			return nil, err
-		}
-		if before != after {
-			ch.Set(name, true)
-		}
-		ret.Set("changes", ch)
-		ret.Set("comment", startedWord(started,
-			fmt.Sprintf("Service %s has been enabled, and is running", name),
-			fmt.Sprintf("Service %s has been enabled, and is in the desired state", name),
-			fmt.Sprintf("Service %s has been enabled, and is dead", name)))
-		return ret, nil
-	}
-	ret.Set("result", false)
-	comment := startedWord(started,
-		fmt.Sprintf("Failed when setting service %s to start at boot, but the service is running", name),
-		fmt.Sprintf("Failed when setting service %s to start at boot, but the service was already running", name),
-		fmt.Sprintf("Failed when setting service %s to start at boot, and the service is dead", name))
-	if enableError != "" {
-		comment += ". Additional information follows:\n\n" + enableError
-	}
-	ret.Set("comment", comment)
-	return ret, nil
+	return s.setBoot(bootEnable, name, started, result)
 }
 
 // disable is _disable.
 func (s *svcst) disable(name string, started any, result any) (pkgsRet, error) {
+	return s.setBoot(bootDisable, name, started, result)
+}
+
+// setBoot is the body _enable and _disable share, with what differs in t.
+func (s *svcst) setBoot(t bootToggle, name string, started any, result any) (pkgsRet, error) {
 	ret := &payload.Map{}
 	ok, err := s.available(name, ret)
 	if err != nil {
@@ -273,18 +241,31 @@ func (s *svcst) disable(name string, started any, result any) (pkgsRet, error) {
 		return nil, err
 	}
 	if !ok {
-		ret.Set("result", true)
+		if t.unavailableTrue {
+			ret.Set("result", true)
+		}
 		return ret, nil
 	}
 	ret.Set("result", result)
-	if !s.has("service.disable") || !s.has("service.disabled") {
+	word := func(format string) string {
+		return startedWord(started,
+			fmt.Sprintf(format, name, "is running"),
+			fmt.Sprintf(format, name, "is in the desired state"),
+			fmt.Sprintf(format, name, "is dead"))
+	}
+	toggleFn, queryFn := "service."+t.verb, "service."+t.past
+	if !s.has(toggleFn) || !s.has(queryFn) {
 		ret.Set("comment", startedWord(started,
-			fmt.Sprintf("Disable is not available on this minion, service %s started", name),
-			fmt.Sprintf("Disable is not available on this minion, service %s is in the desired state", name),
-			fmt.Sprintf("Disable is not available on this minion, service %s is dead", name)))
+			fmt.Sprintf("%s is not available on this minion, service %s started", t.title, name),
+			fmt.Sprintf("%s is not available on this minion, service %s is in the desired state", t.title, name),
+			fmt.Sprintf("%s is not available on this minion, service %s is dead", t.title, name)))
 		return ret, nil
 	}
-	before, err := s.truth("service.disabled", []any{name}, nil)
+	var queryKw *payload.Map
+	if t.queryKw {
+		queryKw = s.kw
+	}
+	before, err := s.truth(queryFn, []any{name}, queryKw)
 	if err != nil {
 		return nil, err
 	}
@@ -292,24 +273,24 @@ func (s *svcst) disable(name string, started any, result any) (pkgsRet, error) {
 		if started == nil {
 			ret.Set("changes", &payload.Map{})
 		}
-		ret.Set("comment", startedWord(started,
-			fmt.Sprintf("Service %s is already disabled, and is running", name),
-			fmt.Sprintf("Service %s is already disabled, and is in the desired state", name),
-			fmt.Sprintf("Service %s is already disabled, and is dead", name)))
+		ret.Set("comment", word("Service %s is already "+t.past+", and %s"))
 		return ret, nil
 	}
 	if s.c.Test {
 		ret.Set("result", nil)
-		ret.Set("comment", fmt.Sprintf("Service %s set to be disabled", name))
+		ret.Set("comment", fmt.Sprintf("Service %s set to be %s", name, t.past))
 		return ret, nil
 	}
-	done, err := s.truth("service.disable", []any{name}, s.kw)
-	if err != nil {
+	toggleError := ""
+	done, err := s.truth(toggleFn, []any{name}, s.kw)
+	switch {
+	case err != nil && t.catchToggleErr && pkgsIsExecErr(err):
+		toggleError = sbErrText(err)
+	case err != nil:
 		return nil, err
-	}
-	if done {
+	case done:
 		ch := &payload.Map{}
-		after, err := s.truth("service.disabled", []any{name}, nil)
+		after, err := s.truth(queryFn, []any{name}, queryKw)
 		if err != nil {
 			return nil, err
 		}
@@ -317,17 +298,16 @@ func (s *svcst) disable(name string, started any, result any) (pkgsRet, error) {
 			ch.Set(name, true)
 		}
 		ret.Set("changes", ch)
-		ret.Set("comment", startedWord(started,
-			fmt.Sprintf("Service %s has been disabled, and is running", name),
-			fmt.Sprintf("Service %s has been disabled, and is in the desired state", name),
-			fmt.Sprintf("Service %s has been disabled, and is dead", name)))
+		ret.Set("comment", word("Service %s has been "+t.past+", and %s"))
 		return ret, nil
 	}
 	ret.Set("result", false)
-	ret.Set("comment", startedWord(started,
-		fmt.Sprintf("Failed when setting service %s to not start at boot, and is running", name),
-		fmt.Sprintf("Failed when setting service %s to not start at boot, but the service was already running", name),
-		fmt.Sprintf("Failed when setting service %s to not start at boot, and the service is dead", name)))
+	comment := startedWord(started,
+		fmt.Sprintf(t.failed[0], name), fmt.Sprintf(t.failed[1], name), fmt.Sprintf(t.failed[2], name))
+	if toggleError != "" {
+		comment += ". Additional information follows:\n\n" + toggleError
+	}
+	ret.Set("comment", comment)
 	return ret, nil
 }
 

@@ -2,35 +2,26 @@ package crypt
 
 import (
 	"bytes"
-	"crypto/md5"
 	"crypto/rsa"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
 	"hash"
 	"os"
 	"strings"
+
+	"github.com/gsalt/gsalt/internal/pyhash"
 )
 
 // DefaultFingerprintHash is Salt 3006's default hash_type for fingerprints.
 const DefaultFingerprintHash = "sha256"
 
 func newFingerHash(hashType string) (hash.Hash, error) {
-	switch strings.ToLower(hashType) {
-	case "", "sha256":
-		return sha256.New(), nil
-	case "md5":
-		return md5.New(), nil
-	case "sha1":
-		return sha1.New(), nil
-	case "sha224":
-		return sha256.New224(), nil
-	case "sha384":
-		return sha512.New384(), nil
-	case "sha512":
-		return sha512.New(), nil
+	name := strings.ToLower(hashType)
+	if name == "" {
+		name = DefaultFingerprintHash
+	}
+	if h, ok := pyhash.NewCommon(name); ok {
+		return h, nil
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnsupportedHash, hashType)
 }

@@ -261,24 +261,7 @@ func TestPubStalledSubscriberDoesNotBlockOthers(t *testing.T) {
 // fakePub accepts connections as a hand-written PUB and runs serve on each.
 func fakePub(t testing.TB, serve func(c *rawConn)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				serve(&rawConn{Conn: c, r: newReader(c)})
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	return testutil.ServeTCP(t, func(c net.Conn) { serve(&rawConn{Conn: c, r: newReader(c)}) }).Addr().String()
 }
 
 func TestSubscriberWireFormat(t *testing.T) {

@@ -356,35 +356,20 @@ func TestReqClientKeepWaitingReconnects(t *testing.T) {
 		calls.Add(1)
 		return append([]byte("re:"), req...), true
 	}, ReqOptions{Workers: 8})
-	front, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = front.Close() })
 	var accepted atomic.Int32
-	go func() {
-		for {
-			c, err := front.Accept()
-			if err != nil {
-				return
-			}
-			if accepted.Add(1) == 1 {
-				_, _ = c.Read(make([]byte, 16))
-				_ = c.Close()
-				continue
-			}
-			go func() {
-				defer c.Close()
-				back, err := net.Dial("tcp", srv.Addr().String())
-				if err != nil {
-					return
-				}
-				defer back.Close()
-				go func() { _, _ = io.Copy(back, c); _ = back.Close() }()
-				_, _ = io.Copy(c, back)
-			}()
+	front := testutil.ServeTCP(t, func(c net.Conn) {
+		if accepted.Add(1) == 1 {
+			_, _ = c.Read(make([]byte, 16))
+			return
 		}
-	}()
+		back, err := net.Dial("tcp", srv.Addr().String())
+		if err != nil {
+			return
+		}
+		defer back.Close()
+		go func() { _, _ = io.Copy(back, c); _ = back.Close() }()
+		_, _ = io.Copy(c, back)
+	})
 	c := &ReqClient{Addr: front.Addr().String(), Tries: 3, Timeout: testutil.Scale(10 * time.Second), Logger: testLogger(t), KeepWaiting: true}
 	got, err := c.Send(context.Background(), []byte("x"))
 	if err != nil || string(got) != "re:x" {
