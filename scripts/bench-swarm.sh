@@ -5,7 +5,7 @@
 # read from /proc around the pings: the master's CPU per return, the
 # swarm's CPU per identity per job, the whole `gsalt '*' test.ping` CLI
 # (median of $PINGS runs), the master's RSS, and the auth storm (master
-# restarted, time until all N answer again). When GSALT_SALT_SRC is set
+# restarted, time until all N have re-authenticated and answer a ping). When GSALT_SALT_SRC is set
 # bench-swarm-salt.sh runs the same swarm against a real Salt 3006 master
 # for the Salt column (at any N; BENCH_SALT_BIG=0 skips it above 5000
 # identities, where Salt's run takes up to ~20 minutes and its cells say
@@ -112,6 +112,43 @@ wait_all() {
   done
   printf '%.1f\n' "$(echo "$(now) - $t0" | bc)"
 }
+# auths: the master's accepted authentications since it started
+# (gsalt_master_auth_total{outcome="accepted"}; empty while /metrics does
+# not answer).
+auths() { curl -s "http://127.0.0.1:$metrics/metrics" | awk '$1=="gsalt_master_auth_total{outcome=\"accepted\"}" {printf "%d", $2}'; }
+# storm_wait LIMIT_S T0: the end of the auth storm, in seconds since T0:
+# the time when the last of the N identities has re-authenticated and all
+# N answer. It reads the master's accepted authentications every 0.2 s
+# (into $tmp/auths.log) and pings only once N have been counted; a ping
+# all N answer ends the storm (its end is the time printed), one that
+# falls short (an identity counted twice, or one that re-authenticates
+# only when a publish fails its HMAC) is sent again at once. So the
+# granularity is 0.2 s plus the ping itself, and no ping loads the
+# storm before it can succeed (the earlier loop pinged every ~5.5 s from
+# the restart: its result moved in 5.5 s steps, and each ping sent to
+# identities not yet signed in made them re-authenticate for it).
+# Prints ">LIMIT (got/N)" when the limit passes; each ping goes to
+# $tmp/polls.log (start, end, answered).
+storm_wait() {
+  local lim=$1 t0=$2 got=0 a c el rs=
+  : >"$tmp/auths.log"; : >"$tmp/polls.log"; rm -f "$tmp/req_ready"
+  while :; do
+    el=$(echo "$(now) - $t0" | bc)
+    [ -z "$rs" ] && [ -S "$tmp/master/sock/gsalt_req.ipc" ] && { rs=$el; printf '%.1f\n' "$el" >"$tmp/req_ready"; }
+    [ "$(echo "$el > $lim" | bc)" = 1 ] && { echo ">$lim ($got/$n)"; return; }
+    c=$(auths)
+    echo "$el ${c:-0}" >>"$tmp/auths.log"
+    if [ "${c:-0}" -ge "$n" ]; then
+      a=$(now)
+      got=$(ping_count 5 "storm ping, $(printf '%.1f' "$el") s in")
+      echo "$(echo "$a - $t0" | bc) $(echo "$(now) - $t0" | bc) $got" >>"$tmp/polls.log"
+      [ "$got" -ge "$n" ] && break
+      continue
+    fi
+    sleep 0.2
+  done
+  printf '%.1f\n' "$(echo "$(now) - $t0" | bc)"
+}
 start_master() {
   local env=()
   read -r -a env <<<"${BENCH_MASTER_ENV:-}"
@@ -189,10 +226,12 @@ if [ -n "$prof" ]; then
     curl -s -o "$prof/storm-master-goroutine.txt" "http://127.0.0.1:$mport/debug/pprof/goroutine?debug=1"
     curl -s -o "$prof/storm-swarm-goroutine.txt" "http://127.0.0.1:${sports[0]}/debug/pprof/goroutine?debug=1" ) & c3=$!
 fi
-storm=$(wait_all "${STORM_LIMIT:-300}" "$st0")
+storm=$(storm_wait "${STORM_LIMIT:-300}" "$st0")
 [ -n "$prof" ] && { wait "$c1" "$c2" "$c3" || true; }
 srss=$(proc_rss_mib "$mp")
 echo "auth storm: all $n answer after $storm s from the master restart (its request socket after $(cat "$tmp/req_ready" 2>/dev/null) s); master RSS $srss MiB; during it master CPU $(proc_cpu "$mp") s, swarm CPU $(echo "$(swarm_cpu) - $scs0" | bc) s"
+echo "storm pings (start end answered, s): $(awk '{printf "[%.1f %.1f %d] ", $1, $2, $3}' "$tmp/polls.log")"
+echo "storm accepted authentications: $(awk -v n="$n" 'BEGIN {split("0.25 0.5 0.9 0.99 1", q, " ")} {for (i = 1; i <= 5; i++) if (!(i in t) && $2 >= q[i] * n) t[i] = $1} END {for (i = 1; i <= 5; i++) printf "%d%% at %s s, ", q[i] * 100, (i in t) ? sprintf("%.1f", t[i]) : "never"}' "$tmp/auths.log")$(auths) in all"
 echo "master after the storm: $(gomem); $(metric master_slow_load_commits_total) publishes answered before their load's commit (over 1 s)"
 
 salt_wall=-; salt_ret=-; salt_rss=-; salt_storm=-
