@@ -152,6 +152,15 @@ func masterPublish(tgt, fun string, arg ...any) master.PublishRequest {
 // startGsaltMinionConf is startGsaltMinion with extra minion options.
 func startGsaltMinionConf(t *testing.T, d *masterd.Daemon, dir, id, extra string) {
 	t.Helper()
+	boot := started.Watch(t, d.Bus())
+	startGsaltMinionReady(t, d, dir, id, extra)
+	boot.Wait(t, id)
+}
+
+// startGsaltMinionReady runs an in-process gsalt-minion id against d
+// (extra appended to its config) and returns once it is Ready.
+func startGsaltMinionReady(t *testing.T, d *masterd.Daemon, dir, id, extra string) {
+	t.Helper()
 	mdir := filepath.Join(dir, id)
 	if err := os.MkdirAll(filepath.Join(mdir, "pki"), 0o755); err != nil {
 		t.Fatal(err)
@@ -174,7 +183,6 @@ func startGsaltMinionConf(t *testing.T, d *masterd.Daemon, dir, id, extra string
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	boot := started.Watch(t, d.Bus())
 	go func() { mn.Run(ctx); close(done) }()
 	t.Cleanup(func() {
 		cancel()
@@ -188,7 +196,6 @@ func startGsaltMinionConf(t *testing.T, d *masterd.Daemon, dir, id, extra string
 	case <-time.After(testutil.Scale(60 * time.Second)):
 		t.Fatalf("minion %s not ready (last auth error: %v)", id, mn.LastAuthError())
 	}
-	boot.Wait(t, id)
 }
 
 func pollPsql(t *testing.T, c *pgtest.Cluster, db, sql, want string, within time.Duration) {

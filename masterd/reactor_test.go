@@ -438,3 +438,59 @@ func TestStartEventWaitsForSubscription(t *testing.T) {
 		})
 	}
 }
+
+// TestPublishRightAfterReady: a job published the moment a minion says
+// it is ready reaches it although the master reads the minion's publish
+// subscription late (a proxy in front of the publish port delays what the
+// minion sends). The master answers a start event only once it applied
+// the subscription, and a minion says it is ready after that answer: a
+// gsalt-minion closes Ready, Salt 3006's salt-minion logs "Minion is
+// ready to receive requests!" (when GSALT_SALT_SRC is set). Before the
+// master held its answer, this first job was lost.
+func TestPublishRightAfterReady(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		real  bool
+		delay time.Duration
+	}{
+		{"gsalt-minion", false, 500 * time.Millisecond},
+		{"salt-minion", true, 2 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := ""
+			if tc.real {
+				src = saltpeer.Require(t)
+			}
+			t.Parallel()
+			dir := shortDir(t)
+			d, _ := startMaster(t, dir, "auto_accept: True\n")
+			proxy := testutil.DelayProxy(t, d.PubAddr().String(), tc.delay)
+			_, port, err := net.SplitHostPort(proxy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.real {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				mdir := filepath.Join(dir, "m1")
+				writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "m1", d.ReqAddr().(*net.TCPAddr).Port, "publish_port: "+port+"\n"))
+				startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "m1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
+				testutil.Eventually(t, 120*time.Second, func() bool {
+					b, _ := os.ReadFile(filepath.Join(mdir, "log"))
+					return strings.Contains(string(b), "Minion is ready to receive requests!")
+				}, "salt-minion's ready log line")
+			} else {
+				startGsaltMinionReady(t, d, dir, "m1", "publish_port: "+port+"\n")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(60*time.Second))
+			defer cancel()
+			res, err := d.Master().RunJob(ctx, master.PublishRequest{Tgt: "m1", Fun: "test.ping", Arg: []any{}}, testutil.Scale(20*time.Second), testutil.Scale(5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ret, ok := res.Returns["m1"]; !ok || ret.Bool("return") != true {
+				t.Fatalf("no test.ping return from m1 published right after it was ready (returns %v)", res.Returns)
+			}
+		})
+	}
+}
