@@ -407,20 +407,7 @@ func TestStartEventWaitsForSubscription(t *testing.T) {
 			d, _ := startMaster(t, dir, fmt.Sprintf("auto_accept: True\nreactor:\n  - 'salt/minion/*/start':\n    - %s\n", sls))
 			bus := d.Bus().Subscribe(event.All(), 1<<14)
 			defer bus.Close()
-			proxy := testutil.DelayProxy(t, d.PubAddr().String(), tc.delay)
-			_, port, err := net.SplitHostPort(proxy)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.real {
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				mdir := filepath.Join(dir, "m1")
-				writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "m1", d.ReqAddr().(*net.TCPAddr).Port, "publish_port: "+port+"\n"))
-				startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "m1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
-			} else {
-				startGsaltMinionConf(t, d, dir, "m1", "publish_port: "+port+"\n")
-			}
+			startLateMinion(t, d, dir, src, tc.delay)
 			deadline := time.After(testutil.Scale(120 * time.Second))
 			for {
 				select {
@@ -464,23 +451,11 @@ func TestPublishRightAfterReady(t *testing.T) {
 			t.Parallel()
 			dir := shortDir(t)
 			d, _ := startMaster(t, dir, "auto_accept: True\n")
-			proxy := testutil.DelayProxy(t, d.PubAddr().String(), tc.delay)
-			_, port, err := net.SplitHostPort(proxy)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.real {
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				mdir := filepath.Join(dir, "m1")
-				writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "m1", d.ReqAddr().(*net.TCPAddr).Port, "publish_port: "+port+"\n"))
-				startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "m1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
+			if mdir := startLateMinion(t, d, dir, src, tc.delay); mdir != "" {
 				testutil.Eventually(t, 120*time.Second, func() bool {
 					b, _ := os.ReadFile(filepath.Join(mdir, "log"))
 					return strings.Contains(string(b), "Minion is ready to receive requests!")
 				}, "salt-minion's ready log line")
-			} else {
-				startGsaltMinionReady(t, d, dir, "m1", "publish_port: "+port+"\n")
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(60*time.Second))
 			defer cancel()
@@ -493,4 +468,28 @@ func TestPublishRightAfterReady(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startLateMinion starts minion m1 against d with its publish connection
+// through a proxy that delays what the minion sends by delay: a real
+// salt-minion from src when src is set (it returns the minion's folder,
+// its log file is log there, without waiting), else an in-process
+// gsalt-minion (it returns "" once the minion is Ready).
+func startLateMinion(t *testing.T, d *masterd.Daemon, dir, src string, delay time.Duration) string {
+	t.Helper()
+	proxy := testutil.DelayProxy(t, d.PubAddr().String(), delay)
+	_, port, err := net.SplitHostPort(proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src == "" {
+		startGsaltMinionReady(t, d, dir, "m1", "publish_port: "+port+"\n")
+		return ""
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	mdir := filepath.Join(dir, "m1")
+	writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "m1", d.ReqAddr().(*net.TCPAddr).Port, "publish_port: "+port+"\n"))
+	startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "m1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
+	return mdir
 }
