@@ -181,8 +181,7 @@ func (m *Master) aesMinionEvent(ctx context.Context, load *payload.Map) (any, er
 		m.log.Error("received a minion error", "id", id, "message", msg)
 	}
 	if isStartTag(tag, id) {
-		m.fireAfterSubscription(id, tag, load)
-		return nil, nil
+		return heldStart{id: id, tag: tag, load: load}, nil
 	}
 	m.fire(tag, load)
 	return nil, nil

@@ -24,6 +24,7 @@ import (
 	"github.com/gsalt/gsalt/wire/crypt"
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
+	"github.com/gsalt/gsalt/wire/transport"
 )
 
 // Sentinel errors callers branch on.
@@ -543,6 +544,21 @@ func (m *Master) handleAES(ctx context.Context, req *message.Request) ([]byte, b
 	if cmd == "_serve_file" && m.fs != nil {
 		return m.serveFileReply(s, ret, nonce)
 	}
+	if h, ok := ret.(heldStart); ok {
+		// A start event: fired, and answered, once the minion's
+		// subscription is applied; the worker is not held meanwhile.
+		if answer, later := transport.Later(ctx); later {
+			m.fireAfterSubscription(h.id, h.tag, h.load, func() { answer(m.encodeReply(s, cmd, nil, nonce)) })
+			return nil, false
+		}
+		m.fireAfterSubscription(h.id, h.tag, h.load, nil)
+		ret = nil
+	}
+	return m.encodeReply(s, cmd, ret, nonce)
+}
+
+// encodeReply encrypts ret as the answer to an AES request (send).
+func (m *Master) encodeReply(s *session, cmd string, ret any, nonce string) ([]byte, bool) {
 	out, err := message.EncodeSendReply(s.c, ret, nonce)
 	if err != nil {
 		m.log.Error("cannot encode a reply", "cmd", cmd, "err", err)

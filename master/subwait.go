@@ -31,18 +31,27 @@ const maxStartWaits = 4096
 
 // fireAfterSubscription fires a minion's start event once the minion's
 // publish subscription is applied (awaitSubscription), on a goroutine of
-// its own: the request worker that carried the event answers at once, so
-// a cold start of thousands of minions, each event waiting up to
-// startSubscribeWait, does not hold the request workers that returns and
-// the CLI need.
-func (m *Master) fireAfterSubscription(id, tag string, load *payload.Map) {
+// its own, then calls then (when not nil): the request worker that
+// carried the event is not held, so a cold start of thousands of
+// minions, each event waiting up to startSubscribeWait, does not hold the
+// request workers that returns and the CLI need. handleAES answers the
+// event's request in then (transport.Later), so a minion that waits for
+// that answer before it says it is ready (a gsalt minion, a gsalt-proxy
+// device, Salt's minion logging "ready to receive requests") is ready
+// only once a publish can reach it.
+func (m *Master) fireAfterSubscription(id, tag string, load *payload.Map, then func()) {
+	if then == nil {
+		then = func() {}
+	}
 	if _, ok := m.pub.(SubscriptionWaiter); !ok || m.ctx.Err() != nil {
 		m.fire(tag, load)
+		then()
 		return
 	}
 	if m.startWaits.Add(1) > maxStartWaits {
 		m.startWaits.Add(-1)
 		m.fire(tag, load)
+		then()
 		return
 	}
 	m.wg.Add(1)
@@ -51,7 +60,16 @@ func (m *Master) fireAfterSubscription(id, tag string, load *payload.Map) {
 		defer m.startWaits.Add(-1)
 		m.awaitSubscription(m.ctx, id)
 		m.fire(tag, load)
+		then()
 	}()
+}
+
+// heldStart is aesMinionEvent's answer for a start event: handleAES fires
+// it once the minion's subscription is applied and answers the request
+// then.
+type heldStart struct {
+	id, tag string
+	load    *payload.Map
 }
 
 // idTopic is the publish topic of one minion with zmq_filtering: the hex

@@ -55,8 +55,19 @@ func startGsaltMinion(t testing.TB, d *masterd.Daemon, dir, id string) *gminion.
 	return startGsaltMinionConf(t, d, dir, id, "")
 }
 
-// startGsaltMinionConf is startGsaltMinion with extra minion options.
+// startGsaltMinionConf is startGsaltMinion with extra minion options; it
+// returns once the master has seen the minion's start event.
 func startGsaltMinionConf(t testing.TB, d *masterd.Daemon, dir, id, extra string) *gminion.Minion {
+	t.Helper()
+	boot := started.Watch(t, d.Bus())
+	mn := startGsaltMinionReady(t, d, dir, id, extra)
+	boot.Wait(t, id)
+	return mn
+}
+
+// startGsaltMinionReady runs an in-process gsalt-minion id against d
+// (extra appended to its config) and returns once it is Ready.
+func startGsaltMinionReady(t testing.TB, d *masterd.Daemon, dir, id, extra string) *gminion.Minion {
 	t.Helper()
 	mdir := filepath.Join(dir, id)
 	if err := os.MkdirAll(filepath.Join(mdir, "pki"), 0o755); err != nil {
@@ -80,7 +91,6 @@ func startGsaltMinionConf(t testing.TB, d *masterd.Daemon, dir, id, extra string
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	boot := started.Watch(t, d.Bus())
 	go func() { mn.Run(ctx); close(done) }()
 	t.Cleanup(func() {
 		cancel()
@@ -94,7 +104,6 @@ func startGsaltMinionConf(t testing.TB, d *masterd.Daemon, dir, id, extra string
 	case <-time.After(testutil.Scale(60 * time.Second)):
 		t.Fatalf("minion %s not ready (last auth error: %v)", id, mn.LastAuthError())
 	}
-	boot.Wait(t, id)
 	return mn
 }
 
@@ -413,20 +422,7 @@ func TestStartEventWaitsForSubscription(t *testing.T) {
 			d, _ := startMaster(t, dir, fmt.Sprintf("auto_accept: True\nreactor:\n  - 'salt/minion/*/start':\n    - %s\n", sls))
 			bus := d.Bus().Subscribe(event.All(), 1<<14)
 			defer bus.Close()
-			proxy := testutil.DelayProxy(t, d.PubAddr().String(), tc.delay)
-			_, port, err := net.SplitHostPort(proxy)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.real {
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				mdir := filepath.Join(dir, "m1")
-				writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "m1", d.ReqAddr().(*net.TCPAddr).Port, "publish_port: "+port+"\n"))
-				startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "m1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
-			} else {
-				startGsaltMinionConf(t, d, dir, "m1", "publish_port: "+port+"\n")
-			}
+			startLateMinion(t, d, dir, src, tc.delay)
 			deadline := time.After(testutil.Scale(120 * time.Second))
 			for {
 				select {
@@ -443,4 +439,72 @@ func TestStartEventWaitsForSubscription(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPublishRightAfterReady: a job published the moment a minion says
+// it is ready reaches it although the master reads the minion's publish
+// subscription late (a proxy in front of the publish port delays what the
+// minion sends). The master answers a start event only once it applied
+// the subscription, and a minion says it is ready after that answer: a
+// gsalt-minion closes Ready, Salt 3006's salt-minion logs "Minion is
+// ready to receive requests!" (when GSALT_SALT_SRC is set). Before the
+// master held its answer, this first job was lost.
+func TestPublishRightAfterReady(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		real  bool
+		delay time.Duration
+	}{
+		{"gsalt-minion", false, 500 * time.Millisecond},
+		{"salt-minion", true, 2 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := ""
+			if tc.real {
+				src = saltpeer.Require(t)
+			}
+			t.Parallel()
+			dir := shortDir(t)
+			d, _ := startMaster(t, dir, "auto_accept: True\n")
+			if mdir := startLateMinion(t, d, dir, src, tc.delay); mdir != "" {
+				testutil.Eventually(t, 120*time.Second, func() bool {
+					b, _ := os.ReadFile(filepath.Join(mdir, "log"))
+					return strings.Contains(string(b), "Minion is ready to receive requests!")
+				}, "salt-minion's ready log line")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(60*time.Second))
+			defer cancel()
+			res, err := d.Master().RunJob(ctx, master.PublishRequest{Tgt: "m1", Fun: "test.ping", Arg: []any{}}, testutil.Scale(20*time.Second), testutil.Scale(5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ret, ok := res.Returns["m1"]; !ok || ret.Bool("return") != true {
+				t.Fatalf("no test.ping return from m1 published right after it was ready (returns %v)", res.Returns)
+			}
+		})
+	}
+}
+
+// startLateMinion starts minion m1 against d with its publish connection
+// through a proxy that delays what the minion sends by delay: a real
+// salt-minion from src when src is set (it returns the minion's folder,
+// its log file is log there, without waiting), else an in-process
+// gsalt-minion (it returns "" once the minion is Ready).
+func startLateMinion(t *testing.T, d *masterd.Daemon, dir, src string, delay time.Duration) string {
+	t.Helper()
+	proxy := testutil.DelayProxy(t, d.PubAddr().String(), delay)
+	_, port, err := net.SplitHostPort(proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src == "" {
+		startGsaltMinionReady(t, d, dir, "m1", "publish_port: "+port+"\n")
+		return ""
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	mdir := filepath.Join(dir, "m1")
+	writeFile(t, filepath.Join(mdir, "etc", "minion"), minionConf(mdir, "m1", d.ReqAddr().(*net.TCPAddr).Port, "publish_port: "+port+"\n"))
+	startPeer(t, ctx, src, "salt-minion", filepath.Join(dir, "m1.out"), "-c", filepath.Join(mdir, "etc"), "-l", "warning")
+	return mdir
 }

@@ -129,39 +129,55 @@ func TestFleetAnswersAfterMasterRestart(t *testing.T) {
 
 // TestJobAfterStartEventReachesDevices: the fleet's shared publisher
 // connection reaches the master late (its subscription is read 500 ms
-// after the proxy sent it, as on a loaded master); the master holds the
-// devices' start events until it applied the subscription, so a job
-// published after them reaches every device (published right after
-// Device.Ready instead, it was lost: the first-job flake of
+// after the proxy sent it, as on a loaded master). The master holds the
+// devices' start events, and its answers to them, until it applied the
+// subscription; a device says Ready only after those answers. So a job
+// published after the start events, or right after Device.Ready, reaches
+// every device (before the master held its answers, a job published right
+// after Ready was lost: the first-job flake of
 // TestScheduledCommitsAndReverts and TestFRRThroughMaster).
 func TestJobAfterStartEventReachesDevices(t *testing.T) {
-	t.Parallel()
-	dir := shortDir(t)
-	d := testMaster(t, dir, func(context.Context, master.PillarRequest) (*payload.Map, error) {
-		return payload.NewMap("proxy", payload.NewMap("proxytype", "dummy")), nil
-	})
-	late := testutil.DelayProxy(t, d.PubAddr().String(), 500*time.Millisecond)
-	_, port, err := net.SplitHostPort(late)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := []string{"l1", "l2", "l3"}
-	boot := started.Watch(t, d.Bus())
-	ctx, cancel := context.WithCancel(context.Background())
-	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: proxyConf(t, dir, d, "publish_port: "+port+"\n"), IDs: ids, Logger: testLogger()})
-	waitFor(t, "all devices", func() bool { return len(f.Devices()) == len(ids) })
-	for _, dev := range f.Devices() {
-		waitServing(t, boot, dev)
-	}
-	rctx, rcancel := context.WithTimeout(context.Background(), testutil.Scale(60*time.Second))
-	defer rcancel()
-	res, err := d.Master().RunJob(rctx, master.PublishRequest{Tgt: "l*", Fun: "test.ping", Arg: []any{}}, testutil.Scale(20*time.Second), testutil.Scale(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range ids {
-		if ret, ok := res.Returns[id]; !ok || ret.Bool("return") != true {
-			t.Errorf("%s: no test.ping return after its start event (returns %v)", id, res.Returns)
-		}
+	for _, tc := range []struct {
+		name       string
+		startEvent bool // wait for the start events too, not only Ready
+	}{
+		{"after the start events", true},
+		{"right after Ready", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := shortDir(t)
+			d := testMaster(t, dir, func(context.Context, master.PillarRequest) (*payload.Map, error) {
+				return payload.NewMap("proxy", payload.NewMap("proxytype", "dummy")), nil
+			})
+			late := testutil.DelayProxy(t, d.PubAddr().String(), 500*time.Millisecond)
+			_, port, err := net.SplitHostPort(late)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := []string{"l1", "l2", "l3"}
+			boot := started.Watch(t, d.Bus())
+			ctx, cancel := context.WithCancel(context.Background())
+			f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: proxyConf(t, dir, d, "publish_port: "+port+"\n"), IDs: ids, Logger: testLogger()})
+			waitFor(t, "all devices", func() bool { return len(f.Devices()) == len(ids) })
+			for _, dev := range f.Devices() {
+				if tc.startEvent {
+					waitServing(t, boot, dev)
+				} else {
+					waitReady(t, dev)
+				}
+			}
+			rctx, rcancel := context.WithTimeout(context.Background(), testutil.Scale(60*time.Second))
+			defer rcancel()
+			res, err := d.Master().RunJob(rctx, master.PublishRequest{Tgt: "l*", Fun: "test.ping", Arg: []any{}}, testutil.Scale(20*time.Second), testutil.Scale(5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range ids {
+				if ret, ok := res.Returns[id]; !ok || ret.Bool("return") != true {
+					t.Errorf("%s: no test.ping return (returns %v)", id, res.Returns)
+				}
+			}
+		})
 	}
 }

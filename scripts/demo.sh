@@ -18,15 +18,33 @@ trap cleanup EXIT
 
 # Free ports on loopback for publish, return, the device simulator (two
 # consecutive ports: dev and dev+1) and the API, all held until printed so
-# that none of them is another's.
+# that none of them is another's. They are taken below the kernel's
+# ephemeral range (ip_local_port_range), as the tests' proc.FreePorts
+# does: the device simulator and the API bind theirs a minute later, and a
+# port from the ephemeral range may by then be the local end of any
+# outgoing connection on the machine (a loaded run lost dev+1 that way:
+# "bind: address already in use").
 read -r pub ret dev api < <(python3 - <<'PY'
-import socket
+import random, socket
 held = []
-def bind(port=0):
-    x = socket.socket()
-    x.bind(("127.0.0.1", port))
-    held.append(x)
-    return x.getsockname()[1]
+try:
+    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+except (OSError, ValueError, IndexError):
+    low = 0
+def bind(port=None):
+    for _ in range(2000):
+        p = port if port is not None else (random.randrange(10000, low) if low > 12000 else 0)
+        x = socket.socket()
+        try:
+            x.bind(("127.0.0.1", p))
+        except OSError:
+            x.close()
+            if port is not None:
+                raise
+            continue
+        held.append(x)
+        return x.getsockname()[1]
+    raise SystemExit("demo: no free loopback port")
 pub, ret = bind(), bind()
 while True:
     dev = bind()
@@ -38,6 +56,7 @@ while True:
 print(pub, ret, dev, bind())
 PY
 )
+[ -n "${api:-}" ] || { echo "demo: could not pick free ports" >&2; exit 1; }
 
 mkdir -p "$tmp/etc/master"
 cat >"$tmp/etc/master/master" <<CONF
@@ -103,9 +122,29 @@ done
 
 say() { printf '\n\033[1m$ %s\033[0m\n' "${*#$bin/}"; "$@"; }
 
+# alive NAME PID [LOG]: stop the demo, showing LOG, when NAME has exited
+# (without LOG its error went to the terminal above).
+alive() {
+  kill -0 "$2" 2>/dev/null && return 0
+  if [ -n "${3:-}" ]; then
+    echo "demo: $1 exited; its output:" >&2
+    cat "$3" >&2
+  else
+    echo "demo: $1 exited (its error is above)" >&2
+  fi
+  exit 1
+}
+# listening PORT: something accepts connections on 127.0.0.1:PORT.
+listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
 echo "starting gsalt-master (publish $pub, return $ret) and minions web1, db1"
-"$bin/gsalt-master" -c "$tmp/etc/master" -l error & pids+=($!)
-sleep 1
+"$bin/gsalt-master" -c "$tmp/etc/master" -l error & masterpid=$!; pids+=($masterpid)
+for _ in $(seq 150); do
+  listening "$ret" && listening "$pub" && break
+  alive gsalt-master "$masterpid"
+  sleep 0.2
+done
+alive gsalt-master "$masterpid"
 for id in web1 db1; do "$bin/gsalt-minion" -c "$tmp/etc/$id" -l critical & pids+=($!); done
 
 # Wait until both keys are pending.
@@ -141,7 +180,7 @@ echo "starting gsalt-api on 127.0.0.1:$api"
 http() { # METHOD PATH [TOKEN] [FORM...]: curl when present, else python3
   local method=$1 path=$2 token=${3:-}; shift 3 || shift $#
   if command -v curl >/dev/null; then
-    local args=(-sS -X "$method" -H 'Accept: application/json')
+    local args=(-sS --connect-timeout 5 -m 60 -X "$method" -H 'Accept: application/json')
     [ -n "$token" ] && args+=(-H "X-Auth-Token: $token")
     for kv in "$@"; do args+=(--data-urlencode "$kv"); done
     curl "${args[@]}" "http://127.0.0.1:$api$path"; echo
@@ -152,27 +191,34 @@ m, url, tok, *kv = sys.argv[1:]
 data = urllib.parse.urlencode([x.split("=", 1) for x in kv]).encode() if kv else None
 req = urllib.request.Request(url, data=data, method=m, headers={"Accept": "application/json"})
 if tok: req.add_header("X-Auth-Token", tok)
-print(urllib.request.urlopen(req).read().decode())
+print(urllib.request.urlopen(req, timeout=60).read().decode())
 PY
   fi
 }
+# Ready when it answers GET / with salt-api's welcome (a port answering
+# something else is not gsalt-api); it stops the demo with its log if it
+# exits (e.g. its port was taken) or does not answer within 30 s.
 api_up=
 for _ in $(seq 150); do
-  http GET / "" >/dev/null 2>&1 && { api_up=1; break; }
-  kill -0 "$apipid" 2>/dev/null || break
+  welcome=$(http GET / "" 2>/dev/null) || true
+  [[ $welcome == *'"clients"'* ]] && { api_up=1; break; }
+  alive gsalt-api "$apipid" "$tmp/api.log"
   sleep 0.2
 done
 if [ -z "$api_up" ]; then
-  # say why instead of failing later on an empty login reply
-  echo "demo: gsalt-api does not answer on 127.0.0.1:$api (process $(kill -0 "$apipid" 2>/dev/null && echo running || echo exited)); its log:" >&2
+  echo "demo: gsalt-api (running) does not answer GET / on 127.0.0.1:$api within 30 s; its log:" >&2
   cat "$tmp/api.log" >&2
   ss -ltnp "( sport = :$api )" >&2 || true
   exit 1
 fi
 printf '\n\033[1m$ curl -sS -H "Accept: application/json" http://127.0.0.1:%s/login -d username=demo -d password=demo -d eauth=auto\033[0m\n' "$api"
-login=$(http POST /login "" username=demo password=demo eauth=auto)
+login=$(http POST /login "" username=demo password=demo eauth=auto) || true
 echo "$login"
-token=$(printf '%s' "$login" | python3 -c 'import json,sys; print(json.load(sys.stdin)["return"][0]["token"])')
+token=$(printf '%s' "$login" | python3 -c 'import json,sys; print(json.load(sys.stdin)["return"][0]["token"])' 2>/dev/null) || {
+  echo "demo: gsalt-api's login gave no token (reply above); its log:" >&2
+  cat "$tmp/api.log" >&2
+  exit 1
+}
 printf '\n\033[1m$ curl -sS -H "Accept: application/json" -H "X-Auth-Token: %s" http://127.0.0.1:%s/ -d client=local -d tgt="*" -d fun=test.ping\033[0m\n' "$token" "$api"
 http POST / "$token" client=local 'tgt=*' fun=test.ping
 printf '\n\033[1m$ curl ... -d client=local -d tgt="*" -d fun=cmd.run -d arg=id   (outside the demo user'"'"'s ACL: refused)\033[0m\n'
@@ -200,11 +246,19 @@ acceptance_wait_time: 1
 CONF
 echo
 echo "starting gsalt-devsim (2 IOS-XE devices on ports $dev-$((dev + 1))) and gsalt-proxy for sw1, sw2"
-"$bin/gsalt-devsim" --base-port "$dev" --devices 2 --platform ios --user admin --password admin --log-level error & pids+=($!)
-"$bin/gsalt-proxy" -c "$tmp/etc/master" --proxyid sw1 --proxyid sw2 -l critical & pids+=($!)
+"$bin/gsalt-devsim" --base-port "$dev" --devices 2 --platform ios --user admin --password admin --log-level error >"$tmp/devsim.log" 2>&1 & devsimpid=$!; pids+=($devsimpid)
+# It prints the line "gsalt-devsim: 2 ios devices on ..." once both listen.
+for _ in $(seq 150); do
+  grep -q 'devices on' "$tmp/devsim.log" && break
+  alive gsalt-devsim "$devsimpid" "$tmp/devsim.log"
+  sleep 0.2
+done
+grep -q 'devices on' "$tmp/devsim.log" || { echo "demo: gsalt-devsim did not listen within 30 s; its log:" >&2; cat "$tmp/devsim.log" >&2; exit 1; }
+"$bin/gsalt-proxy" -c "$tmp/etc/master" --proxyid sw1 --proxyid sw2 -l critical & proxypid=$!; pids+=($proxypid)
 for _ in $(seq 100); do
   n=$("$bin/gsalt-key" -c "$tmp/etc/master" -l un --out json | grep -c '"sw' || true)
   [ "$n" -ge 2 ] && break
+  alive gsalt-proxy "$proxypid"
   sleep 0.2
 done
 say "$bin/gsalt-key" -c "$tmp/etc/master" -A -y

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"github.com/gsalt/gsalt/virt/virttest"
 )
 
@@ -27,16 +28,14 @@ type cloudDNS struct {
 	log                                          *testutil.Buffer
 }
 
+// freeUDPTCPPort returns a loopback port free for TCP and UDP, taken
+// below the ephemeral range (proc.FreePort) so that no other test's
+// outgoing connection takes it before dnsmasq binds it.
 func freeUDPTCPPort(t *testing.T) int {
 	t.Helper()
 	for range 50 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := l.Addr().(*net.TCPAddr).Port
+		port := proc.FreePort(t)
 		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", port))
-		_ = l.Close()
 		if err == nil {
 			_ = u.Close()
 			return port

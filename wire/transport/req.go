@@ -98,13 +98,49 @@ type reqJob struct {
 	reserved int64
 }
 
-type peerAddrKey struct{}
+// reqKey is the context key of a request's reqInfo.
+type reqKey struct{}
+
+// reqInfo is what a Handler's context carries about its request: the
+// peer's address and the means to answer later.
+type reqInfo struct {
+	peer    net.Addr
+	s       *ReqServer
+	j       reqJob
+	claimed atomic.Bool
+	once    sync.Once
+}
 
 // PeerAddr returns the remote address of the connection a request arrived on,
 // from a Handler's context.
 func PeerAddr(ctx context.Context) (net.Addr, bool) {
-	a, ok := ctx.Value(peerAddrKey{}).(net.Addr)
-	return a, ok
+	ri, ok := ctx.Value(reqKey{}).(*reqInfo)
+	if !ok || ri.peer == nil {
+		return nil, false
+	}
+	return ri.peer, true
+}
+
+// Later lets a Handler answer its request after it has returned, without
+// holding a worker meanwhile (the master holds a minion's start event
+// until the minion's publish subscription is applied, so that the minion
+// says it is ready only once a publish can reach it). The Handler calls
+// Later, returns (its return values are then ignored) and calls answer
+// exactly once, from any goroutine, with what it would have returned.
+// Until then the request counts as in flight on its connection. ok is
+// false when ctx is not the context of a ReqServer's request; the Handler
+// then answers by returning, as usual.
+func Later(ctx context.Context) (answer func(reply []byte, ok bool), ok bool) {
+	ri, ok := ctx.Value(reqKey{}).(*reqInfo)
+	if !ok || ri.s == nil || !ri.claimed.CompareAndSwap(false, true) {
+		return nil, false
+	}
+	return ri.answer, true
+}
+
+// answer sends the reply of a request answered Later (once).
+func (ri *reqInfo) answer(reply []byte, ok bool) {
+	ri.once.Do(func() { ri.s.reply(ri.j, reply, ok) })
 }
 
 // ListenReq listens on addr ("host:port" or "tcp://host:port"; port 0 picks a
@@ -317,8 +353,6 @@ func (s *ReqServer) worker(q chan reqJob) {
 }
 
 func (s *ReqServer) run(j reqJob) {
-	defer func() { <-j.slots; s.l.requestDone(j.conn) }()
-	defer j.c.releaseReserved(j.reserved)
 	select {
 	case <-j.c.done:
 		// The peer hung up while the request waited for a worker (a REQ
@@ -326,10 +360,24 @@ func (s *ReqServer) run(j reqJob) {
 		// reply can reach it, so the request is shed instead of adding
 		// stale work to an overloaded master (an auth storm).
 		s.shed.Add(1)
+		j.c.releaseReserved(j.reserved)
+		s.reply(j, nil, false)
 		return
 	default:
 	}
-	reply, ok := s.call(j)
+	ri := &reqInfo{peer: j.c.raw.RemoteAddr(), s: s, j: j}
+	reply, ok := s.call(j, ri)
+	j.c.releaseReserved(j.reserved)
+	if ri.claimed.Load() {
+		return // answered by the Handler through Later
+	}
+	s.reply(j, reply, ok)
+}
+
+// reply writes a request's reply (none when !ok) and frees its place on
+// the connection.
+func (s *ReqServer) reply(j reqJob, reply []byte, ok bool) {
+	defer func() { <-j.slots; s.l.requestDone(j.conn) }()
 	if !ok {
 		return
 	}
@@ -341,13 +389,17 @@ func (s *ReqServer) run(j reqJob) {
 	}
 }
 
-func (s *ReqServer) call(j reqJob) (reply []byte, ok bool) {
+func (s *ReqServer) call(j reqJob, ri *reqInfo) (reply []byte, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("transport: request handler panicked", "peer", j.c.raw.RemoteAddr(), "panic", r, "stack", string(debug.Stack()))
 			reply, ok = nil, false
+			if ri.claimed.Load() {
+				// It panicked after Later: its answer may never come.
+				ri.answer(nil, false)
+			}
 		}
 	}()
-	ctx := context.WithValue(s.l.ctx, peerAddrKey{}, j.c.raw.RemoteAddr())
+	ctx := context.WithValue(s.l.ctx, reqKey{}, ri)
 	return s.h(ctx, j.body)
 }

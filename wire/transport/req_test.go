@@ -485,3 +485,96 @@ func TestReqServerUnixSocket(t *testing.T) {
 		t.Fatal("ListenReq replaced a regular file with its socket")
 	}
 }
+
+// TestReqLater: a Handler that answers through Later frees its worker at
+// once (with one worker, other requests are answered while the late one
+// waits), its reply reaches the peer when answer is called, the peer
+// address is still known, a panic after Later frees the request, and
+// Later outside a request's context says no.
+func TestReqLater(t *testing.T) {
+	if _, ok := Later(context.Background()); ok {
+		t.Fatal("Later outside a request's context said yes")
+	}
+	release := make(chan struct{})
+	lateTaken := make(chan struct{}, 2)
+	srv := listenReq(t, "127.0.0.1:0", func(ctx context.Context, req []byte) ([]byte, bool) {
+		switch string(req) {
+		case "late", "late-noreply":
+			answer, ok := Later(ctx)
+			if !ok {
+				return []byte("Later refused"), true
+			}
+			if _, again := Later(ctx); again {
+				return []byte("Later twice"), true
+			}
+			peer, _ := PeerAddr(ctx)
+			lateTaken <- struct{}{}
+			go func() {
+				<-release
+				answer([]byte("re:"+string(req)+" from "+peer.String()), string(req) == "late")
+			}()
+			return []byte("ignored"), true
+		case "panic-after-later":
+			if _, ok := Later(ctx); ok {
+				panic("handler bug after Later")
+			}
+		}
+		return echo(ctx, req)
+	}, ReqOptions{Workers: 1, MaxInFlightPerConn: 1})
+	addr := srv.Addr().String()
+	ctx := context.Background()
+
+	type result struct {
+		b   []byte
+		err error
+	}
+	late := make(chan result, 1)
+	// One kept connection: its next request needs the late one's place.
+	c := &ReqPool{Addr: addr, MaxIdle: 1}
+	defer c.Close()
+	go func() {
+		b, err := c.Send(ctx, []byte("late"), 1, testutil.Scale(30*time.Second))
+		late <- result{b, err}
+	}()
+	// The one worker is free while "late" waits: other requests, a panic
+	// after Later among them, are answered (or time out) meanwhile.
+	select {
+	case <-lateTaken:
+	case r := <-late:
+		t.Fatalf("the late request failed: %q, %v", r.b, r.err)
+	}
+	for _, tt := range []struct {
+		req, want string
+		wantErr   error
+	}{
+		{req: "one", want: "re:one"},
+		{req: "panic-after-later", wantErr: ErrTimeout},
+		{req: "two", want: "re:two"},
+	} {
+		got, err := Request(ctx, addr, []byte(tt.req), testutil.Scale(2*time.Second))
+		if !errors.Is(err, tt.wantErr) || string(got) != tt.want {
+			t.Errorf("Request(%q) while a reply is late = %q, %v; want %q, %v", tt.req, got, err, tt.want, tt.wantErr)
+		}
+	}
+	select {
+	case r := <-late:
+		t.Fatalf("the late request was answered before answer was called: %q, %v", r.b, r.err)
+	default:
+	}
+	close(release)
+	r := <-late
+	if r.err != nil || !strings.HasPrefix(string(r.b), "re:late from 127.0.0.1:") {
+		t.Fatalf("late reply = %q, %v; want re:late from the peer's address", r.b, r.err)
+	}
+	// The connection's place was freed: it carries the next request, and
+	// a Later answered with ok=false sends nothing.
+	if got, err := c.Send(ctx, []byte("three"), 1, testutil.Scale(5*time.Second)); err != nil || string(got) != "re:three" {
+		t.Fatalf("after the late reply: %q, %v", got, err)
+	}
+	if n := c.IdleConns(); n != 1 {
+		t.Errorf("the pool holds %d idle connections, want its one reused connection", n)
+	}
+	if got, err := Request(ctx, addr, []byte("late-noreply"), 300*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("a Later answered with ok=false: %q, %v; want a time-out", got, err)
+	}
+}
