@@ -28,14 +28,49 @@ pt=${SALT_PING_T:-60}
 bin=$PWD/bin
 tmp=$(mktemp -d /tmp/salt-swarm.XXXXXX)
 pids=()
-cleanup() { stop_groups "${pids[@]}"; wait 2>/dev/null || true; for f in "$tmp"/*.err; do [ -s "$f" ] && { echo "bench: last lines of the swarm's errors ($(basename "$f")):"; tail -3 "$f" | cut -c1-200; }; done; rm -rf "$tmp"; }
+# salt_log_summary: the Salt master's warnings and errors (its log file,
+# level warning), the most frequent first, ids and numbers folded: what
+# the master said while it fell short.
+salt_log_summary() {
+  [ -s "$tmp/master/log" ] || return 0
+  echo "salt-master log: $(grep -c '\[WARNING \]\|\[ERROR   \]\|\[CRITICAL\]' "$tmp/master/log" || true) warning/error lines; the most frequent:"
+  grep '\[WARNING \]\|\[ERROR   \]\|\[CRITICAL\]' "$tmp/master/log" | sed -E 's/^[0-9-]+ [0-9:,]+ //; s/\]\[[0-9]+\]/]/; s/s[wx]-[0-9]{4}/ID/g; s/[0-9]+/N/g' | cut -c1-220 | sort | uniq -c | sort -rn | head -8
+}
+cleanup() { salt_log_summary; stop_groups "${pids[@]}"; wait 2>/dev/null || true; for f in "$tmp"/*.err; do [ -s "$f" ] && { echo "bench: last lines of the swarm's errors ($(basename "$f")):"; tail -3 "$f" | cut -c1-200; }; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 export PYTHONPATH=$src:$shim
 . "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/swarm-lib.sh"
+# SALT_SCALE=1 (the default above 5000 identities; 0 turns it off) sets
+# what Salt's "Using Salt at scale" tutorial and its config reference give
+# an admin of many minions, each a documented option, stated in the
+# table's footnote: on the master zmq_backlog 4096 (this kernel's
+# somaxconn; Salt's default 1000; not key_cache: sched, which leaves newly
+# connected minions untargeted for up to 60 s: a 50-identity run's first
+# ping reached 31 of them); on the minions auth_timeout 120 (Salt's
+# 5 s abandons an _auth queued behind thousands and sends it again: the
+# master answers requests no one waits for any more), return_retry_timer
+# 60..120 (5..10 s: a return still queued is sent again) and
+# acceptance_wait_time_max 30. worker_threads stays 5 (2 cores; Salt's
+# default), max_open_files 100000 (Salt's default; the processes get the
+# hard limit of the shell, printed below).
+scale=${SALT_SCALE:-0}
+[ -z "${SALT_SCALE:-}" ] && [ "$n" -gt 5000 ] && scale=1
+mextra=""
+[ "$scale" = 1 ] && mextra="zmq_backlog: 4096
+max_open_files: 100000
+worker_threads: 5"
 swarm_setup "$tmp" "log_level: error
+log_level_logfile: warning
 user: $(id -un)
-auto_accept: True"
+auto_accept: True
+$mextra"
+if [ "$scale" = 1 ]; then
+  for d in swarm swarm2; do
+    printf 'auth_timeout: 120\nreturn_retry_timer: 60\nreturn_retry_timer_max: 120\nacceptance_wait_time_max: 30\n' >>"$tmp/etc/$d/minion"
+  done
+  bench_note "Salt column at $n identities: Salt 3006's master with zmq_backlog: 4096, worker_threads: 5, max_open_files: 100000 (open files limit $(ulimit -n)), its swarm minions with auth_timeout: 120, return_retry_timer: 60, return_retry_timer_max: 120, acceptance_wait_time_max: 30 (Salt's 'Using Salt at scale' tuning; SALT_SCALE=0 runs Salt's defaults); gsalt's run uses the defaults."
+fi
 now() { date +%s.%N; }
 setsid /usr/bin/python3 "$src/scripts/salt-master" -c "$tmp/etc/master" -l error </dev/null >/dev/null 2>&1 & mp=$!; pids+=($mp)
 sleep 5
@@ -58,20 +93,26 @@ static=()
 # CLI is killed SALT_CLI_GRACE s after T (it can wait on find_job rounds).
 salt_ping() { timeout -k 5 "$(($1 + ${SALT_CLI_GRACE:-120}))" /usr/bin/python3 "$src/scripts/salt" -c "$tmp/etc/master" '*' test.ping --out json "${static[@]}" -t "$1" 2>/dev/null | grep -c ': true' || true; }
 # Warm-up: ping until all N answer once, at most SALT_WARM_LIMIT s.
+# conns PORT: established TCP connections the master holds on PORT.
+conns() { ss -Htn state established "( sport = :$1 )" 2>/dev/null | wc -l; }
+# progress: what the master has so far (minions on the publish port,
+# connections on the request port, CPU and PSS of its processes).
+progress() { echo "publish conns $(conns "$pub"), request conns $(conns "$ret"), master CPU $(group_cpu) s, PSS $(group_pss_mib "$mp") MiB, load $(cut -d' ' -f1 /proc/loadavg)"; }
+group_cpu() { local s=0 p; for p in $(group); do s=$(echo "$s + $(proc_cpu "$p" 2>/dev/null || echo 0)" | bc); done; echo "$s"; }
 t0=$(now); warm=0
 while [ "$(echo "$(now) - $t0 < ${SALT_WARM_LIMIT:-600}" | bc)" = 1 ]; do
   warm=$(salt_ping "$pt")
+  echo "salt-master warm-up ping (-t $pt): $warm/$n answered, $(printf '%.0f' "$(echo "$(now) - $t0" | bc)") s in; $(progress)"
   [ "$warm" -ge "$n" ] && break
   sleep 2
 done
 echo "salt-master warm-up: $warm/$n answered the last ping, $(printf '%.1f' "$(echo "$(now) - $t0" | bc)") s after the swarm started; load $(cut -d' ' -f1-3 /proc/loadavg)"
-group_cpu() { local s=0 p; for p in $(group); do s=$(echo "$s + $(proc_cpu "$p" 2>/dev/null || echo 0)" | bc); done; echo "$s"; }
 c0=$(group_cpu); walls=(); total=0; least=$n
 for ((r = 0; r < pings; r++)); do
   t0=$(now); got=$(salt_ping "$pt"); t1=$(now)
   walls+=("$(echo "$t1 - $t0" | bc)")
   total=$((total + got)); [ "$got" -lt "$least" ] && least=$got
-  echo "salt '*' test.ping (real salt CLI and master): $got/$n returned in ${walls[-1]} s"
+  echo "salt '*' test.ping (real salt CLI and master): $got/$n returned in ${walls[-1]} s; $(progress)"
 done
 c1=$(group_cpu)
 wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}')

@@ -58,3 +58,9 @@ END {
   printf "|%s|%s|%s|%s|%s|\n", dash(w[1] + 2), dash(w[2] + 2), dash(w[3] + 2), dash(w[4] + 2), dash(w[5] + 2)
   for (i = 1; i <= NR; i++) line(m[i], g[i], s[i], ratio[i], goal[i])
 }' "$all"
+# Footnotes (bench_note): how a column was measured.
+if [ -s "$rows.notes" ]; then
+  echo
+  i=0
+  while IFS= read -r l; do i=$((i + 1)); echo "[$i] $l"; done <"$rows.notes"
+fi
