@@ -45,9 +45,9 @@ export PYTHONPATH=$src:$shim
 # what Salt's "Using Salt at scale" tutorial and its config reference give
 # an admin of many minions, each a documented option, stated in the
 # table's footnote: on the master zmq_backlog 4096 (this kernel's
-# somaxconn; Salt's default 1000; not key_cache: sched, which leaves newly
-# connected minions untargeted for up to 60 s: a 50-identity run's first
-# ping reached 31 of them); on the minions auth_timeout 120 (Salt's
+# somaxconn; Salt's default 1000; not key_cache: sched: the cache is made by the
+# maintenance process every 60 s, and a 50-identity trial run with it
+# answered 31/50 on its first ping; not investigated further); on the minions auth_timeout 120 (Salt's
 # 5 s abandons an _auth queued behind thousands and sends it again: the
 # master answers requests no one waits for any more), return_retry_timer
 # 60..120 (5..10 s: a return still queued is sent again) and
