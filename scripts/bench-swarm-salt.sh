@@ -137,7 +137,7 @@ wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f
 [ "$least" -lt "$n" ] && wall="$wall ($least/$n answered, -t $pt)"
 # Why a ping fell short, in a footnote: the CLI's publish is a request on
 # the master's request port, queued behind the minions' own requests.
-[ "$least" -lt "$n" ] && bench_note "Salt at $n identities: its pings fell short ($least/$n at worst): the salt CLI's publish request timed out $(clitimeouts) time(s) in the master's request queue (SaltReqTimeoutError in its log), behind the minions' start-up _auth and _pillar requests ($(pillars)/$n pillars served $(printf '%.0f' "$(echo "$(now) - $tstart" | bc)") s after the swarm started; a _pillar waits 60 s, 3 tries, as a salt-minion's)."
+[ "$least" -lt "$n" ] && bench_note "Salt at $n identities: its pings fell short ($least/$n at worst): the salt CLI's publish request timed out $(clitimeouts) time(s) (SaltReqTimeoutError in the master's log: it waits in the master's request queue with the minions' start-up _auth and _pillar requests; $(pillars)/$n pillars served $(printf '%.0f' "$(echo "$(now) - $tstart" | bc)") s after the swarm started; a _pillar waits 60 s, 3 tries, as a salt-minion's)."
 # N returns per ping (the returns the CLI saw when fewer answered); with
 # BENCH_STATIC=1 salt.py runs --static as a 100% batch (a test.ping round,
 # then the job), as gsalt does: 2N.
