@@ -26,6 +26,14 @@ bench_row() {
   printf 'bench row: %s: gsalt %s, salt %s (goal %s)\n' "$1" "$g" "$s" "${4:--}"
 }
 
+# bench_note TEXT: a footnote printed under the table (how a column was
+# measured, e.g. the settings Salt ran with); each distinct text once.
+bench_note() {
+  mkdir -p "$(dirname "$BENCH_ROWS")"
+  grep -qxF -- "$1" "$BENCH_ROWS.notes" 2>/dev/null || printf '%s\n' "$1" >>"$BENCH_ROWS.notes"
+  printf 'bench note: %s\n' "$1"
+}
+
 # proc_cpu PID: user+system CPU seconds the process has used so far.
 proc_cpu() {
   awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f", ($14+$15)/hz}' "/proc/$1/stat"

@@ -52,24 +52,32 @@ pillar_roots: {base: [$tmp/srv/pillar]}"
 
 # N consecutive free loopback ports for the simulated devices: the first
 # free window from port 10000 up (below the ephemeral range when N fits),
-# skipping past any port in use.
+# skipping past any port in use. The probe binds with SO_REUSEADDR, as
+# gsalt-devsim's Go listeners do: a port held only by a TIME_WAIT
+# connection is free for them (without it a SWARM=10000 make bench found
+# no window of 10,000 right after the 10k steps); a socket that cannot be
+# made (too many open files) is an error, not a port in use.
 dev=$(python3 - "$n" <<'PY'
-import socket, sys
+import errno, socket, sys
 n = int(sys.argv[1])
-base = 10000
+base, taken = 10000, 0
 while base + n <= 65535:
     socks = []
     try:
         for p in range(base, base + n):
-            s = socket.socket(); socks.append(s); s.bind(("127.0.0.1", p))
-    except OSError:
-        base = p + 1
+            s = socket.socket(); socks.append(s)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("127.0.0.1", p))
+    except OSError as e:
+        if e.errno != errno.EADDRINUSE:
+            sys.exit(f"no free port range: port {p}: {e}")
+        base, taken = p + 1, taken + 1
         continue
     finally:
         for s in socks: s.close()
     print(base); break
 else:
-    sys.exit("no free port range")
+    sys.exit(f"no free port range: no {n} consecutive free ports from 10000 ({taken} ports in use on the way)")
 PY
 )
 

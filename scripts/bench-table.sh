@@ -1,7 +1,8 @@
 #!/bin/bash
 # Prints the rows the bench scripts appended to $BENCH_ROWS (see
 # bench-lib.sh) as one table: measure, gsalt, Salt 3006, ratio, goal.
-# The ratio compares the leading numbers of the gsalt and Salt cells and
+# The ratio compares the leading numbers of the gsalt and Salt cells
+# (none where a side's cell says "k/N answered" or ">LIMIT": it fell short) and
 # says which side is better: higher is better where the goal starts with
 # ">" (jobs/s, MB/s, req/s), lower everywhere else (seconds, CPU, RSS).
 set -euo pipefail
@@ -40,7 +41,10 @@ awk -F'\t' '
 function num(x) { return (x ~ /^[0-9]*\.?[0-9]+/) ? x + 0 : 0 }
 { m[NR] = $1; g[NR] = $2; s[NR] = $3; goal[NR] = $4; r = "-"
   a = num($2); b = num($3)
-  if (a > 0 && b > 0) {
+  # A side that fell short ("k/N answered" in its cell) has no ratio: its
+  # leading number is a time-out, not the time all N took.
+  if ($2 ~ /[0-9]+\/[0-9]+ answered/ || $3 ~ /[0-9]+\/[0-9]+ answered/ || $2 ~ /^>/ || $3 ~ /^>/) r = "none (fell short)"
+  else if (a > 0 && b > 0) {
     f = ($4 ~ /^ *>/) ? a / b : b / a
     r = (f >= 1) ? fmt(f) " better" : fmt(1 / f) " worse"
   }
@@ -58,3 +62,9 @@ END {
   printf "|%s|%s|%s|%s|%s|\n", dash(w[1] + 2), dash(w[2] + 2), dash(w[3] + 2), dash(w[4] + 2), dash(w[5] + 2)
   for (i = 1; i <= NR; i++) line(m[i], g[i], s[i], ratio[i], goal[i])
 }' "$all"
+# Footnotes (bench_note): how a column was measured.
+if [ -s "$rows.notes" ]; then
+  echo
+  i=0
+  while IFS= read -r l; do i=$((i + 1)); echo "[$i] $l"; done <"$rows.notes"
+fi
