@@ -91,6 +91,8 @@ type JSONOptions struct {
 	// valid UTF-8 as U+FFFD (Python's strings never hold such bytes; by
 	// default they are copied as JSONString does).
 	ReplaceInvalidUTF8 bool
+	// Compact is separators=(',', ':') with indent=None.
+	Compact bool
 	// MaxDepth bounds the nesting of lists and dicts; past it JSON returns
 	// ErrJSONDepth. Zero is MaxDepth.
 	MaxDepth int
@@ -216,7 +218,11 @@ func (enc *jsonEncoder) dict(m *payload.Map, level int) error {
 		if err := enc.key(it.Key); err != nil {
 			return err
 		}
-		enc.b.WriteString(": ")
+		if enc.o.Compact {
+			enc.b.WriteByte(':')
+		} else {
+			enc.b.WriteString(": ")
+		}
 		if err := enc.value(it.Value, level+1, false); err != nil {
 			return err
 		}
@@ -264,7 +270,7 @@ func (enc *jsonEncoder) str(s string) {
 }
 
 func (enc *jsonEncoder) sep() {
-	if enc.o.Indent < 0 {
+	if enc.o.Indent < 0 && !enc.o.Compact {
 		enc.b.WriteString(", ")
 	} else {
 		enc.b.WriteByte(',')

@@ -866,6 +866,15 @@ func seqContainsStrict(items []any, x any) (bool, error) {
 	return false, nil
 }
 
+// EqualStrict is Python's a == b: a strict undefined operand, or one met
+// inside lists, tuples and dicts, raises its UndefinedError.
+func EqualStrict(a, b any) (bool, error) {
+	if err := strictCheck(a, b); err != nil {
+		return false, err
+	}
+	return equalStrict(a, b, 0)
+}
+
 // eqStrict is PyObject_RichCompareBool(item, x, Py_EQ) as list.count,
 // list.index, list.remove and `in` call it: the same object is equal,
 // else comparing a strict undefined value (either side) raises.
