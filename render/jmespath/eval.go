@@ -258,7 +258,7 @@ func (in *interp) visit(n *node, v any) (any, error) {
 }
 
 // isFalse is JMESPath's falsiness as the Python interpreter tests it:
-// == ” , == [], == {}, is None, is False.
+// equal to the empty str, list or dict, or None, or False.
 func isFalse(v any) (bool, error) {
 	switch x := v.(type) {
 	case nil:
