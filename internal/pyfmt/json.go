@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -185,6 +186,14 @@ func (enc *jsonEncoder) value(v any, level int, defaulted bool) error {
 	case *payload.Map:
 		return enc.dict(x, level)
 	default:
+		if rv := reflect.ValueOf(x); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Interface {
+			// a named []any is a tuple: json writes it as an array
+			l := make([]any, rv.Len())
+			for i := range l {
+				l[i] = rv.Index(i).Interface()
+			}
+			return enc.value(l, level, defaulted)
+		}
 		if enc.o.Default == nil || defaulted {
 			return &JSONTypeError{Value: x}
 		}
