@@ -305,7 +305,7 @@ func foldWalk(x Expr, depth int) (Expr, bool, bool) {
 		if e.X == nil {
 			return e, false, false
 		}
-		e.X, c, s = foldWalk(e.X, d)
+		e.X, c, _ = foldWalk(e.X, d)
 		ac, _ := foldArgs(&e.callArgs, d)
 		// a filter may make a non-finite float ('inf'|float)
 		c, s = c && ac && !contextFilters[e.Name], true
