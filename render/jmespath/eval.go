@@ -89,13 +89,9 @@ func (in *interp) visit(n *node, v any) (any, error) {
 		}
 		return in.call(n.value.(string), args)
 	case "filter_projection":
-		base, err := in.visit(n.children[0], v)
-		if err != nil {
+		l, err := in.baseList(n, v)
+		if l == nil || err != nil {
 			return nil, err
-		}
-		l, ok := base.(*jinja.List)
-		if !ok {
-			return nil, nil
 		}
 		out := jinja.NewList()
 		for _, e := range append([]any(nil), l.Items...) {
@@ -120,13 +116,9 @@ func (in *interp) visit(n *node, v any) (any, error) {
 		}
 		return out, nil
 	case "flatten":
-		base, err := in.visit(n.children[0], v)
-		if err != nil {
+		l, err := in.baseList(n, v)
+		if l == nil || err != nil {
 			return nil, err
-		}
-		l, ok := base.(*jinja.List)
-		if !ok {
-			return nil, nil
 		}
 		out := jinja.NewList()
 		for _, e := range l.Items {
@@ -257,6 +249,17 @@ func (in *interp) visit(n *node, v any) (any, error) {
 	return nil, fmt.Errorf("jmespath: unknown node %q", n.typ)
 }
 
+// baseList evaluates n's first child on v: the list it is, or nil (the
+// Python interpreter's isinstance(base, list) check).
+func (in *interp) baseList(n *node, v any) (*jinja.List, error) {
+	base, err := in.visit(n.children[0], v)
+	if err != nil {
+		return nil, err
+	}
+	l, _ := base.(*jinja.List)
+	return l, nil
+}
+
 // isFalse is JMESPath's falsiness as the Python interpreter tests it:
 // equal to the empty str, list or dict, or None, or False.
 func isFalse(v any) (bool, error) {
@@ -319,32 +322,8 @@ func isZeroOrOne(v any) bool {
 	return a == 0 || b == 0
 }
 
-func isNaN(v any) bool {
-	f, ok := v.(float64)
-	return ok && math.IsNaN(f)
-}
-
-// less is Python's a < b (op names the operator for its TypeError).
-func pyCompare(a, b any, op string) (bool, error) {
-	if isNaN(a) || isNaN(b) {
-		if isNumber(a) && isNumber(b) {
-			return false, nil
-		}
-	}
-	c, err := jinja.Compare(a, b, op)
-	if err != nil {
-		return false, err
-	}
-	switch op {
-	case "<":
-		return c < 0, nil
-	case "<=":
-		return c <= 0, nil
-	case ">":
-		return c > 0, nil
-	}
-	return c >= 0, nil
-}
+// pyCompare is Python's a op b for <, <=, > and >=.
+func pyCompare(a, b any, op string) (bool, error) { return jinja.CompareOp(op, a, b) }
 
 func (in *interp) comparator(n *node, v any) (any, error) {
 	left, err := in.visit(n.children[0], v)

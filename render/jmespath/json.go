@@ -245,18 +245,8 @@ func (d *jsonDecoder) array() (any, error) {
 			return nil, err
 		}
 		l.Items = append(l.Items, v)
-		d.ws()
-		if d.i >= len(d.s) {
-			return nil, errJSON("Expecting ',' delimiter")
-		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			return l, nil
-		default:
-			return nil, errJSON("Expecting ',' delimiter")
+		if done, err := d.next(']'); done || err != nil {
+			return l, err
 		}
 	}
 }
@@ -289,18 +279,25 @@ func (d *jsonDecoder) object() (any, error) {
 			return nil, err
 		}
 		jinja.DictSet(m, k, v)
-		d.ws()
-		if d.i >= len(d.s) {
-			return nil, errJSON("Expecting ',' delimiter")
+		if done, err := d.next('}'); done || err != nil {
+			return m, err
 		}
+	}
+}
+
+// next reads the ',' before another member or the closing delimiter
+// (done).
+func (d *jsonDecoder) next(closing rune) (bool, error) {
+	d.ws()
+	if d.i < len(d.s) {
 		switch d.s[d.i] {
 		case ',':
 			d.i++
-		case '}':
+			return false, nil
+		case closing:
 			d.i++
-			return m, nil
-		default:
-			return nil, errJSON("Expecting ',' delimiter")
+			return true, nil
 		}
 	}
+	return false, errJSON("Expecting ',' delimiter")
 }
