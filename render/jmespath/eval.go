@@ -93,28 +93,7 @@ func (in *interp) visit(n *node, v any) (any, error) {
 		if l == nil || err != nil {
 			return nil, err
 		}
-		out := jinja.NewList()
-		for _, e := range append([]any(nil), l.Items...) {
-			c, err := in.visit(n.children[2], e)
-			if err != nil {
-				return nil, err
-			}
-			f, err := isFalse(c)
-			if err != nil {
-				return nil, err
-			}
-			if f {
-				continue
-			}
-			r, err := in.visit(n.children[1], e)
-			if err != nil {
-				return nil, err
-			}
-			if r != nil {
-				out.Items = append(out.Items, r)
-			}
-		}
-		return out, nil
+		return in.project(n.children[1], n.children[2], append([]any(nil), l.Items...))
 	case "flatten":
 		l, err := in.baseList(n, v)
 		if l == nil || err != nil {
@@ -234,19 +213,37 @@ func (in *interp) visit(n *node, v any) (any, error) {
 		default:
 			return nil, nil
 		}
-		out := jinja.NewList()
-		for _, e := range items {
-			r, err := in.visit(n.children[1], e)
+		return in.project(n.children[1], nil, items)
+	}
+	return nil, fmt.Errorf("jmespath: unknown node %q", n.typ)
+}
+
+// project evaluates rhs on each item for which cond (when set) is true,
+// keeping the results that are not None.
+func (in *interp) project(rhs, cond *node, items []any) (any, error) {
+	out := jinja.NewList()
+	for _, e := range items {
+		if cond != nil {
+			c, err := in.visit(cond, e)
 			if err != nil {
 				return nil, err
 			}
-			if r != nil {
-				out.Items = append(out.Items, r)
+			if f, err := isFalse(c); f || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				continue
 			}
 		}
-		return out, nil
+		r, err := in.visit(rhs, e)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out.Items = append(out.Items, r)
+		}
 	}
-	return nil, fmt.Errorf("jmespath: unknown node %q", n.typ)
+	return out, nil
 }
 
 // baseList evaluates n's first child on v: the list it is, or nil (the
