@@ -4,12 +4,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // Pformat is Python's pprint.pformat(v) (width 80, indent 1, dicts
-// sorted by key): what Jinja2's pprint filter prints. Long strings are
-// not split.
+// sorted by key): what Jinja2's pprint filter prints.
 func Pformat(v any) string {
 	var b strings.Builder
 	pp := &pprinter{width: 80}
@@ -78,6 +78,8 @@ func (pp *pprinter) format(b *strings.Builder, v any, indent, allowance, level i
 		return
 	}
 	switch x := v.(type) {
+	case string:
+		pp.str(b, x, indent, allowance, level+1)
 	case *payload.Map:
 		b.WriteByte('{')
 		items := sortedItems(x)
@@ -127,4 +129,87 @@ func (pp *pprinter) items(b *strings.Builder, items []any, indent, allowance, le
 		}
 		pp.format(b, e, ind, allow, level+1)
 	}
+}
+
+// str is PrettyPrinter._pprint_str: a str too long for its line is
+// written as adjacent literals, one per line of it and, within a line, as
+// many words as fit; parenthesized at the top level.
+func (pp *pprinter) str(b *strings.Builder, s string, indent, allowance, level int) {
+	lines := py.SplitLines(s, true)
+	if len(lines) == 0 {
+		b.WriteString(Repr(s))
+		return
+	}
+	if level == 1 {
+		indent++
+		allowance++
+	}
+	width := func(t string) int { return len([]rune(Repr(t))) }
+	maxWidth1 := pp.width - indent
+	maxWidth := maxWidth1
+	var chunks []string
+	for i, line := range lines {
+		last := i == len(lines)-1
+		if last {
+			maxWidth1 -= allowance
+		}
+		if width(line) <= maxWidth1 {
+			chunks = append(chunks, Repr(line))
+			continue
+		}
+		parts := spaceParts(line)
+		maxWidth2 := maxWidth
+		current := ""
+		for j, part := range parts {
+			candidate := current + part
+			if j == len(parts)-1 && last {
+				maxWidth2 -= allowance
+			}
+			if width(candidate) > maxWidth2 {
+				if current != "" {
+					chunks = append(chunks, Repr(current))
+				}
+				current = part
+			} else {
+				current = candidate
+			}
+		}
+		if current != "" {
+			chunks = append(chunks, Repr(current))
+		}
+	}
+	if len(chunks) == 1 {
+		b.WriteString(chunks[0])
+		return
+	}
+	if level == 1 {
+		b.WriteByte('(')
+	}
+	for i, c := range chunks {
+		if i > 0 {
+			b.WriteString("\n" + strings.Repeat(" ", indent))
+		}
+		b.WriteString(c)
+	}
+	if level == 1 {
+		b.WriteByte(')')
+	}
+}
+
+// spaceParts is re.findall(r'\S*\s*', line) without its final empty match.
+func spaceParts(line string) []string {
+	r := []rune(line)
+	var parts []string
+	for i := 0; i < len(r); {
+		j := i
+		for j < len(r) && !isPySpace(r[j]) {
+			j++
+		}
+		for j < len(r) && isPySpace(r[j]) {
+			j++
+		}
+		parts = append(parts, string(r[i:j]))
+		i = j
+	}
+	return parts
 }
