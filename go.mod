@@ -76,7 +76,6 @@ require (
 	github.com/chromedp/chromedp v0.22.1
 	github.com/coder/websocket v1.8.15
 	github.com/golang-fips/openssl/v2 v2.0.3
-	github.com/jmespath/go-jmespath v0.4.0
 )
 
 require (

@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"math/big"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -45,6 +46,12 @@ func normalize(v any) any {
 		// Salt's decoder hands ext types other than datetime over as
 		// their raw bytes.
 		return x.Data
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Interface {
+		// a named []any (a template's tuple a function returned, as
+		// test.arg's args): Salt's outputters print tuples as lists
+		l, _ := py.List(v)
+		return l
 	}
 	return v
 }

@@ -158,7 +158,13 @@ var (
 		// tests as select/reject arguments (an undefined item is tested, not touched)
 		"select('defined')|list", "reject('undefined')|list", "select('none')|list", "select('mapping')|list",
 		// mappings with odd keys through the filters that sort, group or serialise them
-		"dictsort(by='value')", "groupby('1')|list", "sort(attribute='1')", "unique(attribute='0')|list"}
+		"dictsort(by='value')", "groupby('1')|list", "sort(attribute='1')", "unique(attribute='0')|list",
+		// json_query on dicts with several keys (Python's jmespath keeps their order)
+		"json_query('*')", "json_query('keys(@)')", "json_query('values(@)')", "json_query('{b: b, a: a}')",
+		"json_query('[*].a')", "json_query('sort_by(@, &a)')", "json_query('max_by(@, &k)')", "json_query('to_array(@)')",
+		"json_query('merge(@, `{\"a\": 0}`)')", "json_query('to_string(@)')", "json_query('length(@)')", "json_query('type(@)')",
+		"json_query('[?a > `1`]')", "json_query('*.to_array(@)')", "json_query('not_null(z, a, b)')", "json_query('nope(@)')",
+		"json_query('[0]')", "json_query('@ | [*]')", "json_query('sort(keys(@))')", "json_query('values(@)[?@ != `null`]')"}
 	// fzIters are iterator objects and tuples, for the iterator statement
 	fzIters = []string{"[1, 2, 3]|select", "[3, 1]|reverse", "['a', 'b']|map('upper')", "{'a': 1, 'b': 2}.values()",
 		"{'a': 1}.items()", "range(3)", "((1, 24), ('10.0.0.1', 8))", "['10.0.0.1', 'fe80::1']|select", "[1, nope]|select",
@@ -219,7 +225,8 @@ func (g *templateGen) atom() string {
 		return g.b.choose([]string{"nope", "pillar.nope", "grains.nope", "range(3)", "[]", "{}", "()", "(1, 'a')",
 			"[nope]", "{'a': nope}", "(nope,)", "[{'a': 1}, {'a': 2}]", "{'b': 1, 'a': [2, 3]}", "'10.0.0.1'", "ns.c",
 			"{1: 'i', True: 'b', 1.0: 'f'}", "{(1, 2): 'a', None: 0, 'b': False}", "{0: 'z', False: 1, 2 ** 70: 'big'}",
-			"[{1: 'a'}, {True: 'b'}, {1.0: nope}]"})
+			"[{1: 'a'}, {True: 'b'}, {1.0: nope}]", "{'z': 1, 'a': 2.0, 'm': None, 'b': [1, 'x']}",
+			"[{'k': 2, 'a': 1}, {'a': 3, 'k': 1.0}, {'k': 2, 'a': 'x'}]"})
 	}
 }
 

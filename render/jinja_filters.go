@@ -1636,6 +1636,11 @@ func pyIdentity(v any, ids map[any]bool) bool {
 func flatten(l []any, levels int, preserveNulls bool, ids map[any]bool) ([]any, error) {
 	var out []any
 	for _, x := range l {
+		if u, ok := x.(*jinja.Undefined); ok && u.Strict && !preserveNulls {
+			// element in (None, "None", "null") calls
+			// StrictUndefined.__eq__, at every level
+			return nil, &jinja.Error{Kind: "UndefinedError", Msg: u.Message()}
+		}
 		if !preserveNulls && (x == nil || x == "None" || x == "null" || x == jinja.Markup("None") || x == jinja.Markup("null")) {
 			// element in (None, "None", "null")
 			continue

@@ -27,13 +27,19 @@ func saltFinalize(v any) (string, error) {
 	return jinja.Str(v)
 }
 
+// maxExploreNesting is how deeply nested lists, tuples and dicts an
+// {{ expression }} may print: the finalizer's recursion meets Python's
+// limit past it (measured with Salt 3006: 493 or 494 levels print, 495
+// are a RecursionError; the last level depends on the template around).
+const maxExploreNesting = 494
+
 // explore is the finalizer's rebuild: containers are made again from
 // their explored items (a set rebuilt from its own iteration order may
 // iterate in another order, as in CPython); a tuple subclass such as
 // groupby's _GroupTuple refuses it.
 func explore(v any, depth int) (any, error) {
-	if depth > 200 {
-		return v, nil
+	if depth > maxExploreNesting {
+		return nil, &jinja.Error{Kind: "RecursionError", Msg: "maximum recursion depth exceeded in __instancecheck__"}
 	}
 	each := func(items []any) ([]any, error) {
 		out := make([]any, len(items))

@@ -155,12 +155,12 @@ func (st *renderState) saltFunction(fun string) jinja.Func {
 		marks := AggregateMarksFrom(st.ctx)
 		pargs := make([]any, len(args))
 		for i, a := range args {
-			pargs[i] = jinja.Export(a)
+			pargs[i] = saltArg(a)
 			marks.Transfer(a, pargs[i])
 		}
 		var kwargs *payload.Map
 		if kw != nil && kw.Len() > 0 {
-			kwargs = jinja.Export(kw).(*payload.Map)
+			kwargs = saltArgExport.Export(kw).(*payload.Map)
 			marks.Transfer(kw, kwargs)
 		}
 		if level, ok := logLevel(fun); ok {
@@ -197,6 +197,22 @@ func (st *renderState) saltFunction(fun string) jinja.Func {
 		marks.Transfer(out, res)
 		return res, nil
 	}
+}
+
+// saltArgExport is how a template value reaches an execution function
+// through salt['mod.fun'](...): Python passes the objects themselves, so a
+// tuple stays a tuple (jinja.Tuple) at any depth and as a dict key, and
+// dict keys that are bools, None or numbers stay so; what the function
+// returns comes back through jinja.Import, which keeps them too.
+var saltArgExport = jinja.ExportOptions{Tuples: true, TupleKeys: true}
+
+// saltArg exports one positional argument (a tuple argument included).
+func saltArg(a any) any {
+	if t, ok := a.(jinja.Tuple); ok {
+		items, _ := saltArgExport.Export(jinja.NewList(t...)).([]any)
+		return jinja.Tuple(items)
+	}
+	return saltArgExport.Export(a)
 }
 
 // inPlaceFunctions are the execution functions that change a dict or

@@ -88,8 +88,10 @@ func undefinedFilters() map[string]undefPolicy {
 		"regex_replace":        {pyName: "regex_replace", required: []string{"rgx", "val"}, strict: uReErr},
 		"substring_in_list":    {pyName: "substr_in_list", required: []string{"list_to_search"}, strict: uErr("TypeError", "'in <string>' requires string as left operand, not %s")},
 		"traverse":             {pyName: "traverse_dict_and_list", required: []string{"key"}, lenient: uRaise},
-		"json_query":           {pyName: "json_query", required: []string{"expr"}, strict: uRaise, lenient: uRaise},
-		"mysql_to_dict":        {pyName: "mysql_to_dict", required: []string{"key"}},
+		// jmespath looks into the object only as the expression says
+		// (render/jmespath raises where Python's does)
+		"json_query":    {pyName: "json_query", required: []string{"expr"}},
+		"mysql_to_dict": {pyName: "mysql_to_dict", required: []string{"key"}},
 		// isinstance checks and the like accept the object
 		"to_bool":       {strict: uValue(false)},
 		"is_list":       {strict: uValue(false)},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -91,6 +92,8 @@ type JSONOptions struct {
 	// valid UTF-8 as U+FFFD (Python's strings never hold such bytes; by
 	// default they are copied as JSONString does).
 	ReplaceInvalidUTF8 bool
+	// Compact is separators=(',', ':') with indent=None.
+	Compact bool
 	// MaxDepth bounds the nesting of lists and dicts; past it JSON returns
 	// ErrJSONDepth. Zero is MaxDepth.
 	MaxDepth int
@@ -183,6 +186,14 @@ func (enc *jsonEncoder) value(v any, level int, defaulted bool) error {
 	case *payload.Map:
 		return enc.dict(x, level)
 	default:
+		if rv := reflect.ValueOf(x); rv.Kind() == reflect.Slice && rv.Type().Elem().Kind() == reflect.Interface {
+			// a named []any is a tuple: json writes it as an array
+			l := make([]any, rv.Len())
+			for i := range l {
+				l[i] = rv.Index(i).Interface()
+			}
+			return enc.value(l, level, defaulted)
+		}
 		if enc.o.Default == nil || defaulted {
 			return &JSONTypeError{Value: x}
 		}
@@ -216,7 +227,11 @@ func (enc *jsonEncoder) dict(m *payload.Map, level int) error {
 		if err := enc.key(it.Key); err != nil {
 			return err
 		}
-		enc.b.WriteString(": ")
+		if enc.o.Compact {
+			enc.b.WriteByte(':')
+		} else {
+			enc.b.WriteString(": ")
+		}
 		if err := enc.value(it.Value, level+1, false); err != nil {
 			return err
 		}
@@ -264,7 +279,7 @@ func (enc *jsonEncoder) str(s string) {
 }
 
 func (enc *jsonEncoder) sep() {
-	if enc.o.Indent < 0 {
+	if enc.o.Indent < 0 && !enc.o.Compact {
 		enc.b.WriteString(", ")
 	} else {
 		enc.b.WriteByte(',')

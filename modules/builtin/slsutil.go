@@ -14,6 +14,7 @@ import (
 	"github.com/gsalt/gsalt/internal/pyyaml"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/render"
+	"github.com/gsalt/gsalt/render/jinja"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -331,7 +332,13 @@ func Serialize(name string, obj any, opts *payload.Map) (string, error) {
 		}
 		return s, nil
 	case "yaml":
-		o := pyyaml.Options{Flavor: pyyaml.LibYAML, FlowLeaves: true, SortKeys: sortByKey, UnknownAsNull: false}
+		o := pyyaml.Options{Flavor: pyyaml.LibYAML, FlowLeaves: true, SortKeys: sortByKey, UnknownAsNull: false,
+			Normalize: func(v any) any {
+				if t, ok := v.(jinja.Tuple); ok {
+					return []any(t) // Salt's dumpers write a tuple as a sequence
+				}
+				return v
+			}}
 		if v, ok := opts.Get("default_flow_style"); ok {
 			switch v {
 			case true:
@@ -415,34 +422,28 @@ func Deserialize(ctx context.Context, name string, src any) (any, error) {
 	return nil, fmt.Errorf("%w: Serializer '%s' not found.", modules.ErrExecution, name)
 }
 
-// sortByKey is sorted(d.items()) for keys of one kind (strings, numbers);
-// mixed kinds keep their order.
+// sortByKey is sorted(d.items()): keys ordered by Python's < (bools, ints
+// and floats together, str by code point, tuples item by item); keys that
+// do not compare (None, a str beside a number) give Python's TypeError,
+// which json.dumps(sort_keys=True) raises and PyYAML answers by keeping the
+// dict's own order.
 func sortByKey(m *payload.Map) ([]payload.Item, error) {
 	items := append([]payload.Item(nil), m.Items()...)
+	var err error
 	sort.SliceStable(items, func(i, j int) bool {
-		a, b := items[i].Key, items[j].Key
-		if as, ok := a.(string); ok {
-			if bs, ok := b.(string); ok {
-				return pyStrLess(as, bs)
+		c, e := jinja.Compare(items[i].Key, items[j].Key, "<")
+		if e != nil {
+			if err == nil {
+				err = e
 			}
 			return false
 		}
-		af, aok := pyfmt.Float(a)
-		bf, bok := pyfmt.Float(b)
-		return aok && bok && af < bf
+		return c < 0
 	})
-	return items, nil
-}
-
-// pyStrLess is Python's str < (by code point).
-func pyStrLess(a, b string) bool {
-	ra, rb := []rune(a), []rune(b)
-	for i := 0; i < len(ra) && i < len(rb); i++ {
-		if ra[i] != rb[i] {
-			return ra[i] < rb[i]
-		}
+	if err != nil {
+		return nil, err
 	}
-	return len(ra) < len(rb)
+	return items, nil
 }
 
 func slsutilBanner(_ context.Context, c *modules.Call) (any, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/gsalt/gsalt/internal/pyfmt"
 	"github.com/gsalt/gsalt/internal/pyhash"
 	"github.com/gsalt/gsalt/modules"
+	"github.com/gsalt/gsalt/render/jinja"
 	"github.com/gsalt/gsalt/version"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -29,11 +30,8 @@ func testFunctions() []modules.Function {
 			Fn: func(_ context.Context, c *modules.Call) (any, error) { return c.Args.Get("text"), nil }},
 		{Name: "test.arg", Doc: "Print out the data passed into the function ``*args`` and ``kwargs``, this\nis used to both test the publication data and cli argument passing, but\nalso to display the information available within the publication data.", Spec: modules.Spec{Varargs: true, Kwargs: true},
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {
-				args := c.Args.Varargs
-				if args == nil {
-					args = []any{}
-				}
-				return payload.NewMap("args", args, "kwargs", c.Args.Kwargs), nil
+				// *args is a tuple in Python: a template sees it as one
+				return payload.NewMap("args", jinja.Tuple(append([]any{}, c.Args.Varargs...)), "kwargs", c.Args.Kwargs), nil
 			}},
 		{Name: "test.arg_clean", Doc: "Like test.arg but cleans kwargs of the __pub* items", Spec: modules.Spec{Varargs: true, Kwargs: true},
 			Fn: func(_ context.Context, c *modules.Call) (any, error) {

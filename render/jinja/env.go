@@ -440,9 +440,10 @@ func (t *Template) RenderContext(ctx context.Context, vars *payload.Map, data an
 	r.Data = data
 	root := r.newRootFrame(t, vars)
 	var b strings.Builder
-	r.out = &limitWriter{b: &b, max: t.env.opts.MaxOutput}
+	w := &limitWriter{b: &b, max: t.env.opts.MaxOutput}
+	r.out = w
 	r.stream = r.out
-	if err := r.renderTemplate(t, root); err != nil {
+	if err := w.joined(r.renderTemplate(t, root)); err != nil {
 		return "", err
 	}
 	return b.String(), nil

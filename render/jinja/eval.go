@@ -21,6 +21,29 @@ type limitWriter struct {
 	// n counts the writes, the items of Jinja2's output sequence so far
 	// (approximately: Jinja2 yields each text and output node apart)
 	n int
+	// joinErr is the TypeError joining the output will raise: an item
+	// that is not a str (a filter or call block's result). Python joins
+	// only once the whole sequence is made, so an error raised while
+	// making it comes first.
+	joinErr error
+}
+
+// skip records an output item that is not a str: the join fails with err
+// (the first such item's).
+func (w *limitWriter) skip(err error) {
+	if w.joinErr == nil {
+		w.joinErr = err
+	}
+	w.n++
+}
+
+// joined is the outcome of joining the output after making it ended with
+// err.
+func (w *limitWriter) joined(err error) error {
+	if err != nil {
+		return err
+	}
+	return w.joinErr
 }
 
 func (w *limitWriter) write(s string) error {
@@ -329,10 +352,11 @@ func (r *Runtime) execBody(body []Node, f *frame) error {
 func (r *Runtime) capture(body []Node, f *frame) (string, error) {
 	saved := r.out
 	var b strings.Builder
-	r.out = &limitWriter{b: &b, max: saved.max}
+	w := &limitWriter{b: &b, max: saved.max}
+	r.out = w
 	err := r.execBody(body, f)
 	r.out = saved
-	return b.String(), err
+	return b.String(), w.joined(err)
 }
 
 // captureFunc is capture for the body of a Python render function of
@@ -341,12 +365,13 @@ func (r *Runtime) capture(body []Node, f *frame) (string, error) {
 func (r *Runtime) captureFunc(body []Node, f *frame) (string, error) {
 	saved := r.stream
 	var b strings.Builder
-	r.stream = &limitWriter{b: &b, max: r.out.max}
+	w := &limitWriter{b: &b, max: r.out.max}
+	r.stream = w
 	savedOut := r.out
 	r.out = r.stream
 	err := r.execBody(body, f)
 	r.out, r.stream = savedOut, saved
-	return b.String(), err
+	return b.String(), w.joined(err)
 }
 
 func (r *Runtime) exec(n Node, f *frame) error {
@@ -412,7 +437,21 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		}
 		return r.execBody(x.Else, f)
 	case *forNode:
-		return r.execFor(x, f, nil, 0)
+		if !x.Recursive {
+			return r.execFor(x, f, nil, 0)
+		}
+		// a recursive loop is a render function of its own: its output
+		// is joined (and written) when it ends
+		saved := r.out
+		var b strings.Builder
+		w := &limitWriter{b: &b, max: saved.max}
+		r.out = w
+		err := w.joined(r.execFor(x, f, nil, 0))
+		r.out = saved
+		if err != nil {
+			return err
+		}
+		return r.out.write(b.String())
 	case *setNode:
 		v, err := r.eval(x.X, f)
 		if err != nil {
@@ -455,7 +494,8 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 		switch v.(type) {
 		case string, Markup:
 		default:
-			return typeErr("sequence item 0: expected str instance, %s found", TypeName(v))
+			r.out.skip(typeErr("sequence item 0: expected str instance, %s found", TypeName(v)))
+			return nil
 		}
 		s, err := Str(v)
 		if err != nil {
@@ -485,7 +525,8 @@ func (r *Runtime) execNode(n Node, f *frame) error {
 			out, ok = string(m), true
 		}
 		if !ok {
-			return typeErr("sequence item %d: expected str instance, %s found", r.out.n, TypeName(v))
+			r.out.skip(typeErr("sequence item %d: expected str instance, %s found", r.out.n, TypeName(v)))
+			return nil
 		}
 		return r.out.write(out)
 	case *withNode:
@@ -819,10 +860,11 @@ func (r *Runtime) RenderModule(t *Template, withContext bool, f *frame) (*Module
 	if saved != nil {
 		max = saved.max
 	}
-	r.out = &limitWriter{b: &b, max: max}
+	w := &limitWriter{b: &b, max: max}
+	r.out = w
 	savedStream := r.stream
 	r.stream = r.out
-	err := r.renderTemplate(t, root)
+	err := w.joined(r.renderTemplate(t, root))
 	r.out = saved
 	r.stream = savedStream
 	if err != nil {

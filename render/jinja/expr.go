@@ -211,10 +211,28 @@ func (r *Runtime) evalExpr(x Expr, f *frame) (any, error) {
 			return markupJoin(vals)
 		}
 		var b strings.Builder
-		for _, it := range e.Items {
-			v, err := r.eval(it, f)
-			if err != nil {
-				return nil, err
+		// the generated code's str_join((a, b, ...)) evaluates every part
+		// before str() of the first; as_const takes str() part by part
+		var vals []any
+		if !r.constMode {
+			vals = make([]any, len(e.Items))
+			for i, it := range e.Items {
+				v, err := r.eval(it, f)
+				if err != nil {
+					return nil, err
+				}
+				vals[i] = v
+			}
+		}
+		for i, it := range e.Items {
+			var v any
+			if vals != nil {
+				v = vals[i]
+			} else {
+				var err error
+				if v, err = r.eval(it, f); err != nil {
+					return nil, err
+				}
 			}
 			s, err := Str(v)
 			if err != nil {

@@ -3,13 +3,14 @@ package jinja
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // Jinja2 evaluates constant expressions while compiling (nodes.*.as_const,
-// optimizer.py). gsalt mirrors the three places where that shows:
+// optimizer.py). gsalt mirrors the places where that shows:
 //
 //   - An {{ output }} that is constant as a whole (top down: an inline if
 //     evaluates only the branch its constant test picks, and/or only what
@@ -31,6 +32,11 @@ import (
 //     evaluates its operand in constant mode (names, calls and context
 //     filters are errImpossible there) and keeps the result when it is a
 //     safe constant, else evaluates it again the ordinary way.
+//   - A folded constant is written into the generated code as its repr,
+//     where a float inf or nan is the bare name inf or nan: a NameError
+//     where that code runs. Expressions that may make one (arithmetic,
+//     unary minus, filters, an inf literal) are wrapped in a foldExpr
+//     too, and evalFold raises it.
 
 // foldExpr is an expression Jinja2's optimizer would try to fold.
 type foldExpr struct {
@@ -242,6 +248,9 @@ func foldWalk(x Expr, depth int) (Expr, bool, bool) {
 	case *foldExpr:
 		return e, true, true
 	case *constExpr:
+		if nonFinite(e.Val) != "" {
+			return &foldExpr{pos{e.Line}, e}, true, true
+		}
 		return e, true, false
 	case *tupleExpr:
 		c, s = all(e.Items)
@@ -273,10 +282,13 @@ func foldWalk(x Expr, depth int) (Expr, bool, bool) {
 			// and/or: as_const needs the right side only when the left
 			// one does not decide
 			c = c && rc
+			// arithmetic may overflow to inf or make nan
+			rs = true
 		}
 		s = s || rs
 	case *unaryExpr:
 		e.X, c, s = foldWalk(e.X, d)
+		s = s || e.Op == "-"
 	case *compareExpr:
 		e.First, c, s = foldWalk(e.First, d)
 		rc, rs := all(e.Rest)
@@ -293,9 +305,10 @@ func foldWalk(x Expr, depth int) (Expr, bool, bool) {
 		if e.X == nil {
 			return e, false, false
 		}
-		e.X, c, s = foldWalk(e.X, d)
-		ac, as := foldArgs(&e.callArgs, d)
-		c, s = c && ac && !contextFilters[e.Name], s || as
+		e.X, c, _ = foldWalk(e.X, d)
+		ac, _ := foldArgs(&e.callArgs, d)
+		// a filter may make a non-finite float ('inf'|float)
+		c, s = c && ac && !contextFilters[e.Name], true
 	case *testExpr:
 		e.X, c, s = foldWalk(e.X, d)
 		ac, as := foldArgs(&e.callArgs, d)
@@ -343,10 +356,60 @@ func (r *Runtime) evalFold(e *foldExpr, f *frame) (any, error) {
 	v, err := r.evalExpr(e.X, f)
 	r.constMode = false
 	if err == nil && hasSafeRepr(v, 0) {
-		// the generated code rebuilds the constant from its repr
+		// the generated code rebuilds the constant from its repr, where
+		// a float inf or nan is written as a bare name Python does not
+		// know
+		if name := nonFinite(v); name != "" {
+			return nil, &Error{Kind: "NameError", Msg: "name '" + name + "' is not defined", Line: e.Line}
+		}
 		return freshCopy(v, 0), nil
 	}
 	return r.evalExpr(e.X, f)
+}
+
+// nonFinite names the first float inf or nan in the repr of a constant
+// ("inf" for -inf too), or "".
+func nonFinite(v any) string {
+	return nonFiniteDepth(v, 0)
+}
+
+func nonFiniteDepth(v any, depth int) string {
+	if depth > 100 {
+		return ""
+	}
+	seq := func(items []any) string {
+		for _, it := range items {
+			if n := nonFiniteDepth(it, depth+1); n != "" {
+				return n
+			}
+		}
+		return ""
+	}
+	switch x := v.(type) {
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return "nan"
+		case math.IsInf(x, 0):
+			return "inf"
+		}
+	case *List:
+		return seq(x.Items)
+	case Tuple:
+		return seq(x)
+	case *Set:
+		return seq(x.items)
+	case *payload.Map:
+		for _, it := range x.Items() {
+			if n := nonFiniteDepth(it.Key, depth+1); n != "" {
+				return n
+			}
+			if n := nonFiniteDepth(it.Value, depth+1); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
 }
 
 // safeRepr is Jinja2's has_safe_repr: what a folded constant may be.

@@ -143,7 +143,7 @@ func (l *LoopContext) Call(r *Runtime, args []any, kw *payload.Map) (any, error)
 	out.b = b
 	out.max = saved.max
 	r.out = &out
-	err := r.execFor(l.node, l.f, args[0], l.depth0+1)
+	err := out.joined(r.execFor(l.node, l.f, args[0], l.depth0+1))
 	r.out = saved
 	if err != nil {
 		return nil, err

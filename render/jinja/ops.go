@@ -387,6 +387,11 @@ func UnaryOp(op string, v any) (any, error) {
 	return nil, typeErr("bad operand type for unary %s: '%s'", op, TypeName(v))
 }
 
+// CompareOp is Python's a op b for the comparison operators (==, !=, <,
+// <=, >, >=; "in" and "notin" test a in b): a NaN is unordered, an
+// undefined operand raises.
+func CompareOp(op string, a, b any) (bool, error) { return compareOp(op, a, b) }
+
 // compareOp evaluates one comparison operator.
 func compareOp(op string, a, b any) (bool, error) {
 	switch op {

@@ -4,12 +4,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/py"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
 // Pformat is Python's pprint.pformat(v) (width 80, indent 1, dicts
-// sorted by key): what Jinja2's pprint filter prints. Long strings are
-// not split.
+// sorted by key): what Jinja2's pprint filter prints.
 func Pformat(v any) string {
 	var b strings.Builder
 	pp := &pprinter{width: 80}
@@ -78,6 +78,8 @@ func (pp *pprinter) format(b *strings.Builder, v any, indent, allowance, level i
 		return
 	}
 	switch x := v.(type) {
+	case string:
+		pp.str(b, x, indent, allowance, level+1)
 	case *payload.Map:
 		b.WriteByte('{')
 		items := sortedItems(x)
@@ -127,4 +129,9 @@ func (pp *pprinter) items(b *strings.Builder, items []any, indent, allowance, le
 		}
 		pp.format(b, e, ind, allow, level+1)
 	}
+}
+
+// str is PrettyPrinter._pprint_str (py.PPrintStr).
+func (pp *pprinter) str(b *strings.Builder, s string, indent, allowance, level int) {
+	py.PPrintStr(b, s, pp.width, indent, allowance, level, pyStrRepr)
 }

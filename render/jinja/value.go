@@ -460,7 +460,47 @@ func Str(v any) (string, error) {
 	case *Module:
 		return x.output, nil
 	}
-	return Repr(v), nil
+	s := Repr(v)
+	if len(s) >= 2*maxReprNesting && nestedDeeper(v, maxReprNesting, 0) {
+		return "", &Error{Kind: "RecursionError", Msg: "maximum recursion depth exceeded while getting the repr of an object"}
+	}
+	return s, nil
+}
+
+// maxReprNesting is how deeply nested lists, tuples and dicts Salt's
+// Jinja can still str(): past it Python's repr meets the recursion limit
+// (1000 frames, some taken by Salt's and Jinja2's own calls; measured
+// with |string: a 990-deep list prints, a 991-deep one is a
+// RecursionError).
+const maxReprNesting = 990
+
+// nestedDeeper reports whether containers nest in v deeper than limit.
+func nestedDeeper(v any, limit, depth int) bool {
+	if depth > limit {
+		return true
+	}
+	var items []any
+	switch x := v.(type) {
+	case *List:
+		items = x.Items
+	case Tuple:
+		items = x
+	case *payload.Map:
+		for _, it := range x.Items() {
+			if nestedDeeper(it.Key, limit, depth+1) || nestedDeeper(it.Value, limit, depth+1) {
+				return true
+			}
+		}
+		return false
+	default:
+		return false
+	}
+	for _, e := range items {
+		if nestedDeeper(e, limit, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // Repr is Python's repr(v).
@@ -473,7 +513,7 @@ func Repr(v any) string {
 func pyStrRepr(s string) string { return pyfmt.Repr(s) }
 
 func writeRepr(b *strings.Builder, v any, depth int) {
-	if depth > 200 || b.Len() > 1<<22 {
+	if depth > maxReprNesting+1 || b.Len() > 1<<22 {
 		b.WriteString("...")
 		return
 	}
@@ -864,6 +904,15 @@ func seqContainsStrict(items []any, x any) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// EqualStrict is Python's a == b: a strict undefined operand, or one met
+// inside lists, tuples and dicts, raises its UndefinedError.
+func EqualStrict(a, b any) (bool, error) {
+	if err := strictCheck(a, b); err != nil {
+		return false, err
+	}
+	return equalStrict(a, b, 0)
 }
 
 // eqStrict is PyObject_RichCompareBool(item, x, Py_EQ) as list.count,

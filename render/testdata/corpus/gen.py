@@ -1072,6 +1072,56 @@ for d in DK_DICTS:
     for form in DK_FORMS:
         add("g_dictkey_forms", form.replace("D", "(%s)" % d))
 
+# json_query (Python's jmespath on the template's objects) over dicts with
+# several keys in an insertion order that is not sorted: `*`, keys(),
+# values(), merge(), multiselect hashes, sort_by/max_by/min_by ties, ints
+# against floats, nulls, keys that are not str, tuples and Markup inside,
+# and the errors (parse, lexer, unknown function, arity, invalid type)
+JQ_DATA = [
+    "{'zeta': 3, 'alpha': 1.0, 'mid': None, 'beta': -2, 'k': 'v'}",
+    "{'b': {'y': 1, 'x': 2}, 'a': {'d': 5, 'c': 4}, 'c': {'z': 0, 'a': [1, 2]}}",
+    "{'people': [{'name': 'zed', 'age': 30, 'w': 1.5}, {'name': 'amy', 'age': 30, 'w': 2},"
+    " {'name': 'bob', 'age': 25, 'w': 1.5}, {'name': 'cy', 'age': 25.0, 'w': 2.0}], 'tags': {'z': 'last', 'a': 'first', 'm': None}}",
+    "{'n': [3, 1.0, 2, 1, 2.0], 's': ['b', 'a', 'c', 'a'], 'm': [1, 'a'], 'e': [], 'o': {}, 'f': 0.5, 'z': 0, 't': True}",
+    "{'x': {'q': [1, 2], 'p': [3]}, 'w': {'q': [4], 'p': []}, 1: 'intkey', (1, 2): 'tuple', True: 'bool', None: 'none'}",
+    "[{'k': 2, 'a': 1}, {'a': 3, 'k': 1}, {'k': 2, 'a': 0}, {'k': 1.0, 'a': 'x'}]",
+    "{'t': (1, 2), 'mk': '<b>'|e, 'big': 2 ** 70, 'inf': 1e300 * 1e10, 'l': [(1, 2), [3, 4]], 'u': 'caf\u00e9'}",
+    "pillar.apache", "pillar.users",
+]
+JQ_EXPRS = [
+    "@", "*", "[*]", "*.*", "*[]", "*[*]", "values(@)[]", "keys(@)", "values(@)", "to_array(@)", "length(@)", "type(@)",
+    "to_string(@)", "sort(keys(@))", "reverse(keys(@))", "keys(@)[0]", "values(@)[-1]", "values(@)[1:]", "values(@)[::-1]",
+    "merge(@, `{\"a\": 9, \"zz\": 0}`)", "merge(`{\"b\": 1, \"k\": 2}`, @)", "merge(@)", "merge(@, @)",
+    "{b: b, a: a}", "{zeta: zeta, alpha: alpha, nope: nope}", "{k: k, a: a, k: alpha}", "[b, a, zeta, alpha]",
+    "*.{y: y, x: x, c: c}", "*.keys(@)", "*.length(@)", "values(@)[*].to_string(@)", "map(&type(@), values(@))",
+    "map(&to_number(@), values(@))", "not_null(nope, mid, zeta, b)", "contains(keys(@), 'k')", "contains(values(@), `1`)",
+    "values(@)[?@ == `1`]", "values(@)[?@ > `0`]", "values(@)[?type(@) == 'number']", "values(@) | [0]", "* | [0]",
+    "sort_by(people, &age)[*].name", "sort_by(people, &w)[*].name", "max_by(people, &age).name", "min_by(people, &age).name",
+    "max_by(people, &w).name", "min_by(people, &w).name", "people[?age > `26`].name", "people[?w == `1.5`]",
+    "people[*].{n: name, a: age}", "people[*].[age, name]", "tags.*", "keys(tags)", "values(tags)", "tags | merge(@, {k: 'v'})",
+    "sort_by(@, &k)", "sort_by(@, &a)", "max_by(@, &k)", "min_by(@, &k)", "[*].a", "[?k == `2`]", "@[*].keys(@)",
+    "avg(n)", "sum(n)", "max(n)", "min(n)", "max(s)", "sort(n)", "sort(s)", "sort(m)", "join(',', s)", "join(',', n)",
+    "abs(beta)", "abs(f)", "ceil(f)", "floor(alpha)", "ceil(`1.5`)", "to_number('1e3')", "to_number('12')", "to_number(' 7 ')",
+    "length(t)", "type(t)", "t[0]", "t", "mk", "length(mk)", "type(mk)", "to_string(mk)", "big", "to_string(big)", "abs(big)",
+    "inf", "to_string(inf)", "l[]", "l[*][0]", "to_string(t)", "u", "reverse(u)", "starts_with(u, 'ca')",
+    "x.*", "*.q", "*.q[]", "x | keys(@)", "`[1, 2.0, 3.5]`", "`{\"z\": 1, \"a\": 2}`", "`{\"z\": 1, \"a\": 2}` | keys(@)",
+    "'raw'", "!t", "!zeta", "!z", "zeta || alpha", "mid || beta", "mid && beta", "zeta == `3.0`", "t == t",
+    "z == `false`", "t == `true`", "zeta < 'a'",
+    # errors
+    "length(`1`)", "nope(@)", "keys(`[1]`)", "sort_by(people, &tags)", "abs('x')", "a.[", "foo[", "`{bad", "foo =",
+    "\"a\"(@)", "length(@, @)", "not_null()", "values(`1`)", "max_by(@, &nope)", "join(`1`, s)", "-", "",
+]
+for d in JQ_DATA:
+    for e in JQ_EXPRS:
+        add("g_json_query", "{{ (%s)|json_query(%s) }}" % (d, repr(e)))
+JQ_IDENT = ["{%% set d = %s %%}{%% set r = d|json_query('*') %%}{%% do r.append(9) %%}{{ r }}|{{ d }}",
+            "{%% set d = %s %%}{%% set r = d|json_query('values(@)[0]') %%}{{ r is mapping }}{%% if r is mapping %%}{%% do r.update({'new': 1}) %%}{%% endif %%}|{{ d }}",
+            "{%% set d = %s %%}{{ d|json_query('[@, @]')|tojson }}",
+            "{%% set d = %s %%}{{ d|json_query('{first: keys(@)[0], last: keys(@)[-1], n: length(@)}') }}"]
+for d in JQ_DATA:
+    for f in JQ_IDENT:
+        add("g_json_query", f % d)
+
 cases.sort(key=lambda c: (c["category"], c["id"]))
 with open(os.path.join(corpus, "cases.json"), "w", encoding="utf-8") as f:
     f.write("[\n")
