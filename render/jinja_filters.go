@@ -668,8 +668,12 @@ func saltFilters() map[string]filterFunc {
 				return asValue(err)
 			}
 			for _, x := range l {
-				switch x.(type) {
+				switch x := x.(type) {
 				case string, jinja.Markup:
+				case *jinja.Undefined:
+					// s.lower() on Jinja2's Undefined (strict or not)
+					// raises its UndefinedError
+					return asValue(&jinja.Error{Kind: "UndefinedError", Msg: x.Message()})
 				default:
 					return asValue(&jinja.Error{Kind: "AttributeError", Msg: fmt.Sprintf("'%s' object has no attribute 'lower'", jinja.TypeName(x))})
 				}
