@@ -588,7 +588,10 @@ func saltFilters() map[string]filterFunc {
 				return in
 			}
 			def := arg(va, 1, "default", nil)
-			out, ok := traverse(fromJinja(in), fromJinja(arg(va, 0, "key", "")), pyStr(arg(va, 2, "delimiter", ":")))
+			out, ok, err := traverse(fromJinja(in), fromJinja(arg(va, 0, "key", "")), pyStr(arg(va, 2, "delimiter", ":")))
+			if err != nil {
+				return asValue(err)
+			}
 			if !ok {
 				return def
 			}
@@ -1159,8 +1162,10 @@ func parseDate(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("Unable to parse %s", s)
 }
 
-// traverse is salt.utils.data.traverse_dict_and_list.
-func traverse(data any, key any, delim string) (any, bool) {
+// traverse is salt.utils.data.traverse_dict_and_list. Only the values it
+// steps into are touched: an undefined value on the path raises its
+// UndefinedError (Undefined.__getitem__), one at the end is returned.
+func traverse(data any, key any, delim string) (any, bool, error) {
 	var parts []string
 	switch k := key.(type) {
 	case string:
@@ -1172,7 +1177,7 @@ func traverse(data any, key any, delim string) (any, bool) {
 			parts = append(parts, payload.Text(x))
 		}
 	default:
-		return nil, false
+		return nil, false, nil
 	}
 	ptr := data
 	for _, each := range parts {
@@ -1197,7 +1202,7 @@ func traverse(data any, key any, delim string) (any, bool) {
 			}
 			if !found {
 				if err != nil || idx >= len(p) || idx < -len(p) {
-					return nil, false
+					return nil, false, nil
 				}
 				if idx < 0 {
 					idx += len(p)
@@ -1212,14 +1217,16 @@ func traverse(data any, key any, delim string) (any, bool) {
 				}
 			}
 			if !ok {
-				return nil, false
+				return nil, false, nil
 			}
 			ptr = v
+		case *jinja.Undefined:
+			return nil, false, &jinja.Error{Kind: "UndefinedError", Msg: p.Message()}
 		default:
-			return nil, false
+			return nil, false, nil
 		}
 	}
-	return ptr, true
+	return ptr, true, nil
 }
 
 // parseIP parses an address or an interface ("10.0.0.1/24") like

@@ -300,7 +300,6 @@ func nestedFilters() map[string]nestedUse {
 		"update_dict_key_value": dictKV,
 		"compare_dicts":         {lists: true, tuples: true, values: true, iterators: true, hashed: true},
 		"flatten":               {lists: true, tuples: true, deep: true, levelsArg: true, iterators: true},
-		"traverse":              {values: true, deep: true},
 		"load_text":             {values: true},
 		"is_ip":                 tupleOnly,
 		"is_ipv4":               tupleOnly,
