@@ -45,6 +45,7 @@ func Register(r *modules.Registry) error {
 		r.Register(sshFunctions()...),
 		r.Register(sshKeyFunctions()...),
 		r.Register(statusFunctions()...),
+		r.Register(statusMasterFunctions()...),
 		r.Register(diskFunctions()...),
 		r.Register(diskIostatFunctions()...),
 		r.Register(timezoneFunctions()...),
