@@ -56,6 +56,7 @@ func Register(r *modules.Registry) error {
 		r.Register(archiveFunctions()...),
 		r.Register(gitOpsFunctions()...),
 		r.Register(gitWorkFunctions()...),
+		r.Register(gitRebaseFunctions()...),
 		r.Register(aptRepoFunctions()...),
 		r.Register(mountFunctions()...),
 		r.Register(mountOpsFunctions()...),
