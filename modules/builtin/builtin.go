@@ -47,6 +47,7 @@ func Register(r *modules.Registry) error {
 		r.Register(statusFunctions()...),
 		r.Register(statusMasterFunctions()...),
 		r.Register(diskFunctions()...),
+		r.Register(diskFormatFunctions()...),
 		r.Register(diskIostatFunctions()...),
 		r.Register(timezoneFunctions()...),
 		r.Register(localeFunctions()...),
