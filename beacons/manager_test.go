@@ -292,7 +292,7 @@ func TestManageBeacons(t *testing.T) {
 	}{
 		{m("func", "list"), `{"complete": true, "beacons": {"psvc": [{"services": {"a": {}}}], "d": {"x": 1}, "load": [{"averages": {}}]}}`},
 		{m("func", "list", "include_pillar", false), `{"complete": true, "beacons": {"d": {"x": 1}, "load": [{"averages": {}}]}}`},
-		{m("func", "list_available"), `{"complete": true, "beacons": ["diskusage", "inotify", "load", "network_info", "service", "status"]}`},
+		{m("func", "list_available"), `{"complete": true, "beacons": ["diskusage", "inotify", "load", "network_info", "pkg", "service", "status"]}`},
 		{m("func", "validate_beacon", "name", "load", "beacon_data", []any{m("averages", &payload.Map{})}), `{"complete": true, "vcomment": "Averages configuration for load beacon must contain 1m, 5m or 15m items.", "valid": false}`},
 		{m("func", "validate_beacon", "name", "x", "beacon_data", []any{m("beacon_module", "nope")}), `{"complete": true, "vcomment": "Beacon nope does not have a validate function, skipping validation.", "valid": true}`},
 		{m("func", "add", "name", "psvc", "beacon_data", []any{}), `{"complete": false, "comment": "Cannot update beacon item psvc, because it is configured in pillar.", "beacons": {"d": {"x": 1}, "load": [{"averages": {}}]}}`},

@@ -73,6 +73,10 @@ func (e *AuthError) Unwrap() error { return e.Err }
 type FunctionError struct {
 	Fn  *modules.Function
 	Err error
+	// Raised is set when the function's body returned Err (not the
+	// binding of its arguments): salt-call reports a SaltInvocationError
+	// differently in the two cases.
+	Raised bool
 }
 
 func (e *FunctionError) Error() string { return e.Err.Error() }
@@ -165,13 +169,15 @@ func (m *Minion) call(ctx context.Context, o CallOptions, local bool) (*CallResu
 	bound, err := m.binder.Bind(fn, args, sdata)
 	var value any
 	retcode := 0
+	raised := false
 	if err == nil {
 		call := &modules.Call{Fun: fun, Env: env, Args: bound, Pub: sdata}
 		value, err = runGuarded(ctx, fn, call)
 		retcode = call.Retcode
+		raised = true
 	}
 	if err != nil {
-		return res, &FunctionError{Fn: fn, Err: err}
+		return res, &FunctionError{Fn: fn, Err: err, Raised: raised}
 	}
 	if retcode == 0 {
 		if vm, isMap := value.(*payload.Map); isMap {

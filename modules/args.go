@@ -221,6 +221,9 @@ func (b Binder) Bind(fn *Function, args []any, pub *payload.Map) (*Args, error) 
 	}
 	a := &Args{spec: spec, named: map[string]any{}, given: map[string]bool{}, Kwargs: &payload.Map{}}
 	short := fn.Name[strings.IndexByte(fn.Name, '.')+1:]
+	if spec.PyName != "" {
+		short = spec.PyName
+	}
 	for i, v := range positional {
 		if i < len(spec.Params) {
 			a.named[spec.Params[i].Name] = v

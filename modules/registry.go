@@ -31,6 +31,10 @@ type Spec struct {
 	Params  []Param
 	Varargs bool
 	Kwargs  bool
+	// PyName is the Python function's name where Salt's module renames
+	// it (__func_alias__: format_ is disk.format), for Python's argument
+	// errors; "" means the registered name.
+	PyName string
 }
 
 // Func is the Go body of an execution function.

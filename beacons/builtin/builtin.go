@@ -1,6 +1,6 @@
 // Package builtin holds gsalt's beacon modules, one file per Salt beacon
 // module (salt/beacons/<name>.py): inotify, service, diskusage, load,
-// status and network_info. All returns them for beacons.Options.Modules.
+// status, network_info and pkg. All returns them for beacons.Options.Modules.
 //
 // The system facts the beacons read come from Linux's /proc (under
 // Options.ProcRoot) and statfs, so tests can feed fake files: load reads
@@ -60,6 +60,7 @@ func All(o Options) []beacons.Module {
 		Load(o),
 		Status(o),
 		NetworkInfo(o),
+		Pkg(),
 	}
 }
 

@@ -431,7 +431,7 @@ def gen_module_calls():
         salt.utils.event.get_event = lambda *a, **kw: bus
         b = salt.beacons.Beacon(opts, {})
         # Only the modules gsalt has, so list_available and add agree.
-        keep = {"inotify", "service", "diskusage", "load", "status", "network_info"}
+        keep = {"inotify", "service", "diskusage", "load", "status", "network_info", "pkg"}
         avail = sorted(keep)
 
         def manage(data, tag):

@@ -71,7 +71,7 @@ func Run(ctx context.Context, o Options) int {
 		fmt.Fprintf(o.Stderr, "Error: %v\n", err)
 		return 2
 	case errors.As(err, &fnErr):
-		return callError(o.Stderr, fnErr.Fn, fnErr.Err)
+		return callError(o.Stderr, fnErr.Fn, fnErr.Err, fnErr.Raised)
 	case err != nil:
 		fmt.Fprintf(o.Stderr, "Error: %v\n", err)
 		return 1
@@ -109,8 +109,11 @@ func Run(ctx context.Context, o Options) int {
 }
 
 // callError prints a function error the way salt-call reports the matching
-// Python exception and returns the exit code.
-func callError(w io.Writer, fn *modules.Function, err error) int {
+// Python exception and returns the exit code. raised tells an error of the
+// function's body from one binding its arguments: a SaltInvocationError
+// (a TypeError subclass) raised by the body meets salt-call's TypeError
+// clause, one from the binding only its SystemExit.
+func callError(w io.Writer, fn *modules.Function, err error, raised bool) int {
 	msg := err.Error()
 	strip := func(sentinel error) string {
 		return strings.TrimPrefix(msg, sentinel.Error()+": ")
@@ -118,6 +121,8 @@ func callError(w io.Writer, fn *modules.Function, err error) int {
 	switch {
 	case errors.Is(err, modules.ErrArguments):
 		fmt.Fprintf(w, "\nPassed invalid arguments: %s.\n\nUsage:\n%s\n", strip(modules.ErrArguments), fn.Doc)
+	case raised && errors.Is(err, modules.ErrInvocation):
+		fmt.Fprintf(w, "\nPassed invalid arguments: %s.\n\nUsage:\n%s\n", strip(modules.ErrInvocation), fn.Doc)
 	case errors.Is(err, modules.ErrExecution):
 		fmt.Fprintf(w, "Error running '%s': %s\n", fn.Name, strip(modules.ErrExecution))
 	case errors.Is(err, modules.ErrCommandNotFound):

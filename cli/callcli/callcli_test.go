@@ -49,6 +49,8 @@ func TestRunLocal(t *testing.T) {
 		{"retcode passthrough", "test.retcode", []string{"3"}, "", true, 3, "local:\n    True\n", ""},
 		{"missing function", "nosuch.fun", nil, "", false, 255, "", "'nosuch.fun' is not available.\n"},
 		{"bad arguments", "test.echo", nil, "", false, 1, "", "Passed invalid arguments: echo() missing 1 required positional argument: 'text'."},
+		{"invalid keyword argument", "test.echo", []string{"x", "bogus=1"}, "", false, 1, "", "The following keyword arguments are not valid: bogus=1\n"},
+		{"invocation error raised by the function", "git.rebase", []string{dir, "opts=-i"}, "", false, 1, "", "\nPassed invalid arguments: Interactive rebases are not supported.\n\nUsage:\n"},
 		{"local file client", "cp.list_master", nil, "json", false, 0, "{\n    \"local\": [\n        \"hello.txt\"\n    ]\n}\n", ""},
 		{"execution error", "cp.get_url", []string{"rel/x"}, "", false, 1, "", "Error running 'cp.get_url': Path 'rel/x' is not absolute\n"},
 	}

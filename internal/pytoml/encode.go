@@ -12,6 +12,7 @@ package pytoml
 import (
 	"fmt"
 	"math/big"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -117,7 +118,7 @@ func lookup(o any) ([]entry, error) {
 		vals := map[string]any{}
 		found := map[string]bool{}
 		r.Range(func(k, v any) bool {
-			keys = append(keys, pyfmt.Str(k))
+			keys = append(keys, keyStr(k))
 			if s, ok := k.(string); ok {
 				vals[s], found[s] = v, true
 			}
@@ -149,6 +150,16 @@ func lookup(o any) ([]entry, error) {
 		return nil, &py.Exception{Type: "TypeError", Msg: "list indices must be integers or slices, not str"}
 	}
 	return nil, &py.Exception{Type: "TypeError", Msg: "tuple indices must be integers or slices, not str"}
+}
+
+// keyStr is str(key) for a dict key. A tuple key arrives as a named
+// slice type that knows its own repr (a template's Tuple, "(1, 2)"), which
+// pyfmt, seeing only a slice, would write as a list.
+func keyStr(k any) string {
+	if s, ok := k.(fmt.Stringer); ok && reflect.ValueOf(k).Kind() == reflect.Slice {
+		return s.String()
+	}
+	return pyfmt.Str(k)
 }
 
 // dumpSections is TomlEncoder.dump_sections(o, sup): the "key = value"

@@ -272,22 +272,59 @@ func testRandomHash(_ context.Context, c *modules.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	htv := c.Args.Get("hash_type")
+	if !payload.Truthy(htv) {
+		htv = optStr(c, "hash_type")
+		if htv == "" {
+			htv = "md5"
+		}
+	}
+	// Salt takes any attribute of hashlib (getattr), calls it on the
+	// number's text and asks for hexdigest(); the errors come in that order.
+	ht, isStr := htv.(string)
+	if !isStr {
+		return nil, fmt.Errorf("%w: attribute name must be string, not '%s'", modules.ErrArguments, pyfmt.TypeName(htv))
+	}
+	hh, ok := pyhash.New(ht)
+	callErr, isAttr := hashlibNotHashers[ht]
+	if !ok && !isAttr {
+		return nil, &modules.PyException{Class: "AttributeError", Message: fmt.Sprintf("module 'hashlib' has no attribute '%s'", ht)}
+	}
 	if size < 0 {
 		return nil, fmt.Errorf("ValueError: empty range for randrange() (0, %d, %d)", size+1, size+1)
 	}
-	ht := c.Args.Str("hash_type")
-	if !payload.Truthy(c.Args.Get("hash_type")) {
-		ht = optStr(c, "hash_type")
-		if ht == "" {
-			ht = "md5"
-		}
-	}
-	hh, ok := pyhash.NewCommon(ht)
 	if !ok {
-		return nil, fmt.Errorf("AttributeError: module 'hashlib' has no attribute '%s'", ht)
+		return nil, fmt.Errorf("%w: %s", modules.ErrArguments, callErr)
 	}
 	hh.Write([]byte(strconv.FormatInt(rand.Int64N(size+1), 10)))
 	return hex.EncodeToString(hh.Sum(nil)), nil
+}
+
+// hashlibNotHashers are the attributes of Debian's Python 3.11 hashlib
+// that are not hash constructors taking only data, with the TypeError
+// calling one as Salt's random_hash does gives (pyhash.New has the rest).
+var hashlibNotHashers = map[string]string{
+	"__all__":                     "'tuple' object is not callable",
+	"__block_openssl_constructor": "'set' object is not callable",
+	"__builtin_constructor_cache": "'dict' object is not callable",
+	"__builtins__":                "'dict' object is not callable",
+	"__cached__":                  "'str' object is not callable",
+	"__doc__":                     "'str' object is not callable",
+	"__file__":                    "'str' object is not callable",
+	"__get_builtin_constructor":   `can only concatenate str (not "bytes") to str`,
+	"__loader__":                  "'SourceFileLoader' object is not callable",
+	"__name__":                    "'str' object is not callable",
+	"__package__":                 "'str' object is not callable",
+	"__spec__":                    "'ModuleSpec' object is not callable",
+	"_hashlib":                    "'module' object is not callable",
+	"algorithms_available":        "'set' object is not callable",
+	"algorithms_guaranteed":       "'set' object is not callable",
+	"file_digest":                 "file_digest() missing 1 required positional argument: 'digest'",
+	"new":                         "name must be a string",
+	"pbkdf2_hmac":                 "pbkdf2_hmac() missing required argument 'password' (pos 2)",
+	"scrypt":                      "salt is required",
+	"shake_128":                   "hexdigest() missing required argument 'length' (pos 1)",
+	"shake_256":                   "hexdigest() missing required argument 'length' (pos 1)",
 }
 
 // testExceptions are the exceptions test.raise_exception knows, with the

@@ -165,3 +165,30 @@ func TestTestModuleGolden(t *testing.T) {
 	// hash_type: the minion's default (sha256), which Salt's opts carry
 	runSuite(t, salttest.Suite{Name: "test_module", Calls: calls, Grains: linuxGrains(), Opts: []any{"hash_type", "sha256"}, Normalize: mask})
 }
+
+// TestRandomHashNames runs test.random_hash with size 0 (so the hash of
+// "0", a fixed value) under every attribute name of Debian's Python 3.11
+// hashlib and a few that are not, against Salt 3006's returns and error
+// texts (testdata/golden/test_random_hash.json; regenerate with
+// GSALT_SALT_SRC=/work/salt-src go test ./modules/builtin -run TestRandomHashNames -update-golden).
+func TestRandomHashNames(t *testing.T) {
+	names := []string{"md5", "sha1", "sha224", "sha256", "sha384", "sha512",
+		"sha3_224", "sha3_256", "sha3_384", "sha3_512", "blake2b", "blake2s",
+		"shake_128", "shake_256", "new", "file_digest", "pbkdf2_hmac", "scrypt",
+		"algorithms_available", "algorithms_guaranteed", "_hashlib", "__name__", "__all__",
+		"MD5", "sha512_256", "ripemd160", "sm3", "md5-sha1", "nope"}
+	var calls []salttest.Call
+	for _, n := range names {
+		calls = append(calls, salttest.Call{Name: n, Fun: "test.random_hash", Args: []any{int64(0), n}})
+	}
+	calls = append(calls,
+		salttest.Call{Name: "rand_str sha3_256", Fun: "test.rand_str", Kwargs: []any{"size", int64(0), "hash_type", "sha3_256"}},
+		salttest.Call{Name: "opts hash_type", Fun: "test.random_hash", Args: []any{int64(0)}},
+		salttest.Call{Name: "opts blake2b", Fun: "test.random_hash", Args: []any{int64(0)}, Opts: []any{"hash_type", "blake2b"}},
+		salttest.Call{Name: "opts empty", Fun: "test.random_hash", Args: []any{int64(0)}, Opts: []any{"hash_type", ""}},
+		salttest.Call{Name: "int name", Fun: "test.random_hash", Args: []any{int64(0), int64(5)}},
+		salttest.Call{Name: "negative size", Fun: "test.random_hash", Args: []any{int64(-1), "new"}},
+		salttest.Call{Name: "negative size bad name", Fun: "test.random_hash", Args: []any{int64(-1), "nope"}},
+	)
+	runSuite(t, salttest.Suite{Name: "test_random_hash", Calls: calls, Grains: linuxGrains(), Opts: []any{"hash_type", "sha256"}})
+}

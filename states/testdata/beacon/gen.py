@@ -25,7 +25,7 @@ import salt.state
 import salt.utils.event
 
 # The beacon modules gsalt has, as in beacons/testdata/gen_goldens.py.
-AVAILABLE = ["diskusage", "inotify", "load", "network_info", "service", "status"]
+AVAILABLE = ["diskusage", "inotify", "load", "network_info", "pkg", "service", "status"]
 EXC = "An exception occurred in this state: "
 
 

@@ -1,0 +1,7 @@
+package builtin
+
+// Test access to status.master's connection readers.
+var (
+	BuiltinParseSS = statusParseSS
+	BuiltinProcTCP = statusProcTCPEstablished
+)
