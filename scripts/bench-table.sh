@@ -66,5 +66,6 @@ END {
 if [ -s "$rows.notes" ]; then
   echo
   i=0
-  while IFS= read -r l; do i=$((i + 1)); echo "[$i] $l"; done <"$rows.notes"
+  # STEP<tab>TEXT lines (bench_note); a line without a tab is all text.
+  while IFS= read -r l; do i=$((i + 1)); echo "[$i] ${l#*$'\t'}"; done <"$rows.notes"
 fi

@@ -22,8 +22,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 mkdir -p "$(dirname "$BENCH_ROWS")"
-# BENCH_KEEP_ROWS=1 appends to the rows of an earlier run (a step run
-# again alone with BENCH_ONLY) instead of starting a new table.
+# BENCH_KEEP_ROWS=1 keeps the rows of an earlier run (a step run again
+# alone with BENCH_ONLY replaces that step's rows) instead of starting a
+# new table.
 [ -n "${BENCH_KEEP_ROWS:-}" ] || : >"$BENCH_ROWS"
 [ -n "${BENCH_KEEP_ROWS:-}" ] || rm -f "$BENCH_ROWS.notes"
 
@@ -31,12 +32,24 @@ swarm=${SWARM:-1000}
 big=1000
 [ "$swarm" -ge 10000 ] && big=$swarm
 
-# What the scripts need beyond Go: one line saying what is missing.
+# What the scripts need beyond Go: one line naming the missing Debian
+# packages (the same are in .ci/run's apt list). /usr/bin/time gives the
+# CLI's own CPU per ping (swarm), ss the connection counts (swarm, reactor),
+# openssl the signature cost under the signed reactor row; with
+# GSALT_SALT_SRC, Salt 3006 from source runs on Debian's python3 with the
+# modules below (cherrypy: salt-api in the api step).
 missing=()
-for c in bc curl pgrep setsid awk; do command -v "$c" >/dev/null || missing+=("$c"); done
-/usr/bin/python3 -c 'import msgpack' 2>/dev/null || missing+=(python3-msgpack)
+for c in bc:bc curl:curl pgrep:procps setsid:util-linux flock:util-linux awk:gawk ss:iproute2 /usr/bin/time:time openssl:openssl; do
+  command -v "${c%%:*}" >/dev/null || missing+=("${c#*:}")
+done
+pymods=(msgpack:python3-msgpack)
+[ -n "${GSALT_SALT_SRC:-}" ] && pymods+=(zmq:python3-zmq yaml:python3-yaml jinja2:python3-jinja2 markupsafe:python3-markupsafe
+  Cryptodome:python3-pycryptodome psutil:python3-psutil distro:python3-distro requests:python3-requests
+  packaging:python3-packaging setuptools:python3-setuptools cherrypy:python3-cherrypy3)
+for m in "${pymods[@]}"; do /usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || missing+=("${m#*:}"); done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "bench: missing ${missing[*]} (Debian: apt-get install bc curl procps util-linux python3-msgpack); the steps needing them will fail" >&2
+  read -r -a missing < <(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
+  echo "bench: missing: apt-get install ${missing[*]} (the steps needing them will fail or leave cells empty)" >&2
 fi
 
 failed=0
@@ -71,6 +84,9 @@ step() {
   if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $name "* ]]; then return 0; fi
   if [[ " ${BENCH_SKIP:-} " == *" $name "* ]]; then return 0; fi
   echo "=== bench: $name: $* (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  # With BENCH_KEEP_ROWS this step's rows of the earlier run are replaced.
+  bench_forget "$name"
+  export BENCH_STEP=$name
   local t0 tl te rc=0 c0 c1
   children_cpu; c0=$cpu
   t0=$(date +%s); echo "$t0" >"$timesf.lock"
