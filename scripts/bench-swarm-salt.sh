@@ -34,6 +34,12 @@ pings=${SALT_PINGS:-${PINGS:-5}}
 [ -z "${SALT_PINGS:-}" ] && [ "$n" -gt 5000 ] && pings=3
 pt=${SALT_PING_T:-60}
 [ -z "${SALT_PING_T:-}" ] && [ "$((n / 100))" -gt "$pt" ] && pt=$((n / 100))
+# The warm-up pings' -t (SALT_WARM_T): 20 s up to 5000 identities, where a
+# -t 60 warm-up ping waited its whole -t for the minions still signing in
+# (1,000 identities: 104 s to the first answered ping); -t as the timed
+# pings above 5000, where Salt needs that long to gather all the returns.
+wt=${SALT_WARM_T:-20}
+[ -z "${SALT_WARM_T:-}" ] && [ "$n" -gt 5000 ] && wt=$pt
 bin=$PWD/bin
 tmp=$(mktemp -d /tmp/salt-swarm.XXXXXX)
 pids=()
@@ -131,8 +137,8 @@ t0=$(now); warm=0
 # With a budget, a warm-up ping starts only while one timed ping (-t plus
 # the CLI's grace) still fits after it.
 while [ "$(echo "$(now) - $t0 < ${SALT_WARM_LIMIT:-600}" | bc)" = 1 ] && [ "$(left)" -gt $((pt + ${SALT_CLI_GRACE:-120})) ]; do
-  warm=$(salt_ping "$pt")
-  echo "salt-master warm-up ping (-t $pt): $warm/$n answered, $(printf '%.0f' "$(echo "$(now) - $t0" | bc)") s in; $(progress)"
+  warm=$(salt_ping "$wt")
+  echo "salt-master warm-up ping (-t $wt): $warm/$n answered, $(printf '%.0f' "$(echo "$(now) - $t0" | bc)") s in; $(progress)"
   [ "$warm" -ge "$n" ] && break
   sleep 2
 done
