@@ -54,6 +54,7 @@ fi
 
 failed=0
 steps_done=()
+waited=0
 # children_cpu: sets $cpu to the user+system CPU seconds of the processes
 # this shell waited for (every step's process tree, once it has exited;
 # `times` runs in this shell: in a pipe or $(...) it would see a subshell).
@@ -95,7 +96,7 @@ step() {
     flock "$BENCH_LOCK" bash -c 'date +%s >"$0"; exec "$@"' "$timesf.lock" "$@" || rc=$?
   else "$@" || rc=$?; fi
   children_cpu; c1=$cpu
-  tl=$(cat "$timesf.lock"); te=$(date +%s)
+  tl=$(cat "$timesf.lock"); te=$(date +%s); waited=$((waited + tl - t0))
   leftovers "$name"
   steps_done+=("$(printf '%-8s %6d s wall %8.1f CPU-s (exit %d, %d process(es) left behind, %d s waiting for the lock)' "$name" $((te - tl)) "$(echo "$c1 - $c0" | bc)" "$rc" "$left" $((tl - t0)))")
   echo "=== bench: $name: ${steps_done[-1]#"$name"}"
@@ -141,7 +142,7 @@ if [ -z "${NO_GO_BENCH:-}" ]; then
   # shellcheck disable=SC2086
   step go ${GO:-go} test -tags "${TAGS:-libvirt_dlopen}" -run '^$' -bench "${GO_BENCH:-.}" -benchtime "${GO_BENCHTIME:-1s}" -benchmem -timeout 60m ${GO_BENCH_PKGS:-./...}
 fi
-echo "=== bench: done in $SECONDS s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "=== bench: done in $SECONDS s, $((SECONDS - waited)) s of it not waiting for BENCH_LOCK (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 [ ${#steps_done[@]} -gt 0 ] && printf '=== bench: %s\n' "${steps_done[@]}"
 ./scripts/bench-table.sh
 exit $failed
