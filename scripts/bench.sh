@@ -79,6 +79,15 @@ leftovers() {
   kill "${pids[@]}" 2>/dev/null; sleep 2; kill -KILL "${pids[@]}" 2>/dev/null
   return 0
 }
+# finish: the closing lines and the table.
+finish() {
+  echo "=== bench: done in $SECONDS s, $((SECONDS - waited)) s of it not waiting for BENCH_LOCK (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  [ ${#steps_done[@]} -gt 0 ] && printf '=== bench: %s\n' "${steps_done[@]}"
+  ./scripts/bench-table.sh
+}
+# An interrupted run (Ctrl-C, or SIGTERM to its process group) stops what
+# the step left running and still prints the steps done and their table.
+trap 'trap - INT TERM; echo "=== bench: interrupted during step ${BENCH_STEP:-(none)}"; leftovers "${BENCH_STEP:-the interrupted step}"; finish; exit 130' INT TERM
 # step NAME CMD...: runs one bench step; a failure becomes a table row.
 step() {
   local name=$1; shift
@@ -142,7 +151,5 @@ if [ -z "${NO_GO_BENCH:-}" ]; then
   # shellcheck disable=SC2086
   step go ${GO:-go} test -tags "${TAGS:-libvirt_dlopen}" -run '^$' -bench "${GO_BENCH:-.}" -benchtime "${GO_BENCHTIME:-1s}" -benchmem -timeout 60m ${GO_BENCH_PKGS:-./...}
 fi
-echo "=== bench: done in $SECONDS s, $((SECONDS - waited)) s of it not waiting for BENCH_LOCK (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-[ ${#steps_done[@]} -gt 0 ] && printf '=== bench: %s\n' "${steps_done[@]}"
-./scripts/bench-table.sh
+finish
 exit $failed
