@@ -166,4 +166,5 @@ if [ -n "${GSALT_SALT_SRC:-}" ] && [ -z "${NO_SALT:-}" ]; then
 else
   echo "bench-cp: GSALT_SALT_SRC not set, skipping the same copy through real Salt"
 fi
+bench_note "cp.cache_file row: a $mib MiB random file from the master's file_roots to one minion on 127.0.0.1, whole CLI, the best of $runs runs (the minion's cached copy removed before each, the copy compared with the original); MB = 10^6 bytes; Salt: salt-master and salt-minion with Salt's default file_buffer_size (1 MiB chunks, one request each)."
 bench_row "cp.cache_file ${mib} MiB master to minion, MB/s" "$g" "$s" ">= 300, >= 3x Salt"

@@ -2,7 +2,10 @@
 # Shared by the bench scripts: each measured row of issue 17's table is
 # appended as one TSV line (measure, gsalt, salt, goal) to $BENCH_ROWS;
 # scripts/bench-table.sh prints them as one table at the end of `make bench`.
-# Numbers only ever go to this file and stdout, never into tests.
+# Numbers only ever go to this file and stdout, never into tests. A fifth
+# field names the step that wrote the row (BENCH_STEP, set by bench.sh):
+# a step run again with BENCH_KEEP_ROWS=1 replaces its earlier rows and
+# notes instead of adding a second copy.
 BENCH_ROWS=${BENCH_ROWS:-$PWD/bin/bench-rows.tsv}
 export BENCH_ROWS
 
@@ -22,16 +25,29 @@ bench_row() {
     else s="FAILED (no number)"; fi
   fi
   mkdir -p "$(dirname "$BENCH_ROWS")"
-  printf '%s\t%s\t%s\t%s\n' "$1" "$g" "$s" "${4:--}" >>"$BENCH_ROWS"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$g" "$s" "${4:--}" "${BENCH_STEP:-}" >>"$BENCH_ROWS"
   printf 'bench row: %s: gsalt %s, salt %s (goal %s)\n' "$1" "$g" "$s" "${4:--}"
 }
 
 # bench_note TEXT: a footnote printed under the table (how a column was
 # measured, e.g. the settings Salt ran with); each distinct text once.
+# Stored as STEP<tab>TEXT lines in $BENCH_ROWS.notes.
 bench_note() {
   mkdir -p "$(dirname "$BENCH_ROWS")"
-  grep -qxF -- "$1" "$BENCH_ROWS.notes" 2>/dev/null || printf '%s\n' "$1" >>"$BENCH_ROWS.notes"
+  cut -f2- "$BENCH_ROWS.notes" 2>/dev/null | grep -qxF -- "$1" || printf '%s\t%s\n' "${BENCH_STEP:-}" "$1" >>"$BENCH_ROWS.notes"
   printf 'bench note: %s\n' "$1"
+}
+
+# bench_forget STEP: removes the rows and notes STEP wrote to $BENCH_ROWS
+# (bench.sh, before it runs STEP again on an earlier run's table).
+bench_forget() {
+  local f
+  for f in "$BENCH_ROWS" "$BENCH_ROWS.notes"; do
+    [ -s "$f" ] || continue
+    if [ "$f" = "$BENCH_ROWS" ]; then awk -F'\t' -v s="$1" '$5 != s' "$f" >"$f.tmp"
+    else awk -F'\t' -v s="$1" '$1 != s' "$f" >"$f.tmp"; fi
+    mv "$f.tmp" "$f"
+  done
 }
 
 # proc_cpu PID: user+system CPU seconds the process has used so far.

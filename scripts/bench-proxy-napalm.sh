@@ -297,6 +297,7 @@ hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pp/status")
 echo "RSS after the fan-outs: gsalt-proxy $((pr / 1024)) MiB = $(echo "scale=1; $pr / $n" | bc) KiB per device (peak $((hwm / 1024)) MiB), gsalt-devsim $((dr / 1024)) MiB, gsalt-master $((mr / 1024)) MiB"
 profile after
 echo "gsalt-proxy CPU $(proc_cpu $pp) s, gsalt-devsim CPU $(devsim_cpu) s, gsalt-master CPU $(proc_cpu $mp) s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_note "Napalm rows: gsalt-devsim simulates the switches (SSH on 127.0.0.1, one process per ${DEVSIM_PER:-5000}); one gsalt-proxy serves all of them (napalm proxytype from pillar) against one gsalt-master. RSS per device: gsalt-proxy's RSS divided by the devices once every session is open and idle. The 10,000-device row: gsalt-proxy's peak RSS (VmHWM) and the whole CLI time of net.load_config test=True on all of them (-C on grains and pillar, --static)."
 bench_row "gsalt-proxy RSS per device with an open SSH session ($n $platform devices)" \
   "$(echo "scale=2; $idle_kib / 1024" | bc) MB" "n/a (no napalm for Salt here; a salt-proxy a device, see the dummy row)" "<= 0.4 MB"
 if [ "$n" -ge 10000 ]; then

@@ -120,5 +120,6 @@ CONF
 else
   salt_dev="n/a (Salt: a salt-proxy process a device; no GSALT_SALT_SRC)"
 fi
+bench_note "Dummy devices row: one gsalt-proxy serving $n dummy-proxytype devices (each its own minion and key pair) against one gsalt-master: its RSS divided by $n after the pings, and the whole CLI time of gsalt '*' test.ping --static; Salt column: one real salt-proxy (dummy) on the same master, RSS summed over its processes (Salt runs one salt-proxy per device)."
 bench_row "$n dummy devices (no device session) in one gsalt-proxy: RSS per device, test.ping" \
   "$(echo "scale=2; $pr / $n / 1024" | bc) MB, $ping_s s" "$salt_dev" -

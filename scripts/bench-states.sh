@@ -135,6 +135,7 @@ wait_ping() {
   echo "bench: minion did not answer" >&2; return 1
 }
 
+bench_note "state.apply rows: one minion and an SLS of $n file.managed states on 127.0.0.1; wall time of the whole CLI (gsalt bench1 state.apply --out json; Salt: the Python salt CLI, salt-master and salt-minion on the same machine in the same run); the first run creates the files, the second (best of ${STATES_RUNS:-3}) has nothing to change."
 # gsalt-master + gsalt-minion.
 setup gsalt; d=$tmp/gsalt
 pp_master= pp_minion=

@@ -16,7 +16,14 @@
 # bounds the warm-up pings, STORM_LIMIT (default 300) the storm; each salt
 # CLI call is killed SALT_CLI_GRACE (default 120) s after its -t. When
 # no minion answered the warm-up, one timed ping is made and the storm is
-# left out (SALT_GIVE_UP=0 makes them all).
+# left out (SALT_GIVE_UP=0 makes them all). SALT_BUDGET (seconds; default
+# 900 above 5000 identities, 0 = none below) bounds the whole Salt run from
+# the moment the swarm's keys are accepted: no salt CLI call outlives it, a
+# warm-up ping leaves room for one timed ping, timed pings stop and the
+# storm's limit shrinks when it is spent; the cells then say how many
+# answered in the time given, and a footnote states the budget (without
+# it Salt at 10,000 identities could hold the bench ~35 minutes: warm-up,
+# three pings and the storm each at its limit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${GSALT_SALT_SRC:?set GSALT_SALT_SRC to a Salt 3006 source tree}
@@ -27,6 +34,12 @@ pings=${SALT_PINGS:-${PINGS:-5}}
 [ -z "${SALT_PINGS:-}" ] && [ "$n" -gt 5000 ] && pings=3
 pt=${SALT_PING_T:-60}
 [ -z "${SALT_PING_T:-}" ] && [ "$((n / 100))" -gt "$pt" ] && pt=$((n / 100))
+# The warm-up pings' -t (SALT_WARM_T): 20 s up to 5000 identities, where a
+# -t 60 warm-up ping waited its whole -t for the minions still signing in
+# (1,000 identities: 104 s to the first answered ping); -t as the timed
+# pings above 5000, where Salt needs that long to gather all the returns.
+wt=${SALT_WARM_T:-20}
+[ -z "${SALT_WARM_T:-}" ] && [ "$n" -gt 5000 ] && wt=$pt
 bin=$PWD/bin
 tmp=$(mktemp -d /tmp/salt-swarm.XXXXXX)
 pids=()
@@ -80,6 +93,12 @@ group() { pgrep -g "$mp" 2>/dev/null || pgrep -P "$mp"; }
 read -r -a sizes < <(swarm_sizes "$n")
 names=(swarm swarm2)
 start=$(now); tstart=$start; gen=0; sps=()
+budget=${SALT_BUDGET:-0}
+[ -z "${SALT_BUDGET:-}" ] && [ "$n" -gt 5000 ] && budget=900
+# left: whole seconds of SALT_BUDGET left (a large number without one).
+# The budget's clock starts once the swarm's keys are accepted (tb, below).
+tb=$start
+left() { if [ "$budget" = 0 ]; then echo 999999; else printf '%.0f\n' "$(echo "$tb + $budget - $(now)" | bc)"; fi; }
 for k in "${!sizes[@]}"; do
   miss=$(swarm_keys_in "$tmp" "${names[$k]}" "${sizes[$k]}"); gen=$((gen + miss))
   pre=$(swarm_preaccept "$tmp" "${names[$k]}" "$tmp/master/pki")
@@ -89,11 +108,17 @@ done
 for _ in $(seq 300); do [ "$(ls "$tmp/master/pki/minions" 2>/dev/null | wc -l)" -ge "$n" ] && break; sleep 1; done
 echo "salt-master, swarm N=$n: $(ls "$tmp/master/pki/minions" | wc -l) keys accepted (pre-accepted or auto_accept) after $(echo "$(now) - $start" | bc) s ($gen key pairs generated)"
 for k in "${!sizes[@]}"; do swarm_keys_out "$tmp" "${names[$k]}"; done
+tb=$(now)
 static=()
 [ "${BENCH_STATIC:-0}" = 1 ] && static=(--static)
 # salt_ping T: how many minions answered `salt '*' test.ping -t T`; the
 # CLI is killed SALT_CLI_GRACE s after T (it can wait on find_job rounds).
-salt_ping() { timeout -k 5 "$(($1 + ${SALT_CLI_GRACE:-120}))" /usr/bin/python3 "$src/scripts/salt" -c "$tmp/etc/master" '*' test.ping --out json "${static[@]}" -t "$1" 2>/dev/null | grep -c ': true' || true; }
+salt_ping() {
+  local k=$(($1 + ${SALT_CLI_GRACE:-120})) l
+  l=$(left); [ "$l" -lt "$k" ] && k=$l
+  [ "$k" -ge 1 ] || { echo 0; return; }
+  timeout -k 5 "$k" /usr/bin/python3 "$src/scripts/salt" -c "$tmp/etc/master" '*' test.ping --out json "${static[@]}" -t "$1" 2>/dev/null | grep -c ': true' || true
+}
 # Warm-up: ping until all N answer once, at most SALT_WARM_LIMIT s.
 # conns PORT: established TCP connections the master holds on PORT.
 conns() { ss -Htn state established "( sport = :$1 )" 2>/dev/null | wc -l; }
@@ -109,9 +134,11 @@ clitimeouts() { grep -c 'salt.channel.client.*SaltReqTimeoutError' "$tmp/master/
 progress() { echo "publish conns $(conns "$pub"), request conns $(conns "$ret"), pillars served $(pillars), CLI requests timed out $(clitimeouts), master CPU $(group_cpu) s, PSS $(group_pss_mib "$mp") MiB, load $(cut -d' ' -f1 /proc/loadavg)"; }
 group_cpu() { local s=0 p; for p in $(group); do s=$(echo "$s + $(proc_cpu "$p" 2>/dev/null || echo 0)" | bc); done; echo "$s"; }
 t0=$(now); warm=0
-while [ "$(echo "$(now) - $t0 < ${SALT_WARM_LIMIT:-600}" | bc)" = 1 ]; do
-  warm=$(salt_ping "$pt")
-  echo "salt-master warm-up ping (-t $pt): $warm/$n answered, $(printf '%.0f' "$(echo "$(now) - $t0" | bc)") s in; $(progress)"
+# With a budget, a warm-up ping starts only while one timed ping (-t plus
+# the CLI's grace) still fits after it.
+while [ "$(echo "$(now) - $t0 < ${SALT_WARM_LIMIT:-600}" | bc)" = 1 ] && [ "$(left)" -gt $((pt + ${SALT_CLI_GRACE:-120})) ]; do
+  warm=$(salt_ping "$wt")
+  echo "salt-master warm-up ping (-t $wt): $warm/$n answered, $(printf '%.0f' "$(echo "$(now) - $t0" | bc)") s in; $(progress)"
   [ "$warm" -ge "$n" ] && break
   sleep 2
 done
@@ -124,7 +151,9 @@ if [ "$warm" = 0 ] && [ "${SALT_GIVE_UP:-1}" = 1 ] && [ "$pings" -gt 1 ]; then
   pings=1
 fi
 c0=$(group_cpu); walls=(); total=0; least=$n
+spent=
 for ((r = 0; r < pings; r++)); do
+  if [ "$r" -gt 0 ] && [ "$(left)" -lt "$pt" ]; then spent=" (SALT_BUDGET spent after $r of $pings)"; pings=$r; break; fi
   t0=$(now); got=$(salt_ping "$pt"); t1=$(now)
   walls+=("$(echo "$t1 - $t0" | bc)")
   total=$((total + got)); [ "$got" -lt "$least" ] && least=$got
@@ -135,6 +164,10 @@ wall=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f
 # A ping short of N says so: the median wall then is the CLI's -t plus
 # its find_job rounds, not the time all N took.
 [ "$least" -lt "$n" ] && wall="$wall ($least/$n answered, -t $pt)"
+[ -n "$spent" ] && wall="$wall, $pings ping(s)$spent"
+if [ "$budget" != 0 ]; then
+  bench_note "Salt at $n identities was given SALT_BUDGET=$budget s in all, from the moment its swarm's keys were accepted: warm-up pings (at most ${SALT_WARM_LIMIT:-600} s), $pings timed ping(s) of -t $pt and the auth storm (at most ${STORM_LIMIT:-300} s) each got what was left; a salt CLI call is killed ${SALT_CLI_GRACE:-120} s after its -t or when the budget ends. A cell short of N says how many answered in that time."
+fi
 # Why a ping fell short, in a footnote: the CLI's publish is a request on
 # the master's request port, queued behind the minions' own requests.
 [ "$least" -lt "$n" ] && bench_note "Salt at $n identities: its pings fell short ($least/$n at worst): the salt CLI's publish request timed out $(clitimeouts) time(s) (SaltReqTimeoutError in the master's log: it waits in the master's request queue with the minions' start-up _auth and _pillar requests; $(pillars)/$n pillars served $(printf '%.0f' "$(echo "$(now) - $tstart" | bc)") s after the swarm started; a _pillar waits 60 s, 3 tries, as a salt-minion's)."
@@ -156,6 +189,8 @@ echo "salt-master: median wall $wall s, CPU $(echo "$c1 - $c0" | bc) s over $pin
 storm=-
 if [ "$total" = 0 ] && [ "${SALT_GIVE_UP:-1}" = 1 ]; then
   storm="not measured (no ping answered before it)"
+elif [ "${SALT_STORM:-1}" = 1 ] && [ "$(left)" -lt 30 ]; then
+  storm="not measured (SALT_BUDGET=$budget s spent before it)"; nostorm=1
 elif [ "${SALT_STORM:-1}" = 1 ]; then
   kill -- "-$mp" 2>/dev/null || true
   for _ in $(seq 120); do pgrep -g "$mp" >/dev/null || break; sleep 0.5; done
@@ -169,17 +204,18 @@ elif [ "${SALT_STORM:-1}" = 1 ]; then
   # A ping at 10,000 takes Salt longer than 10 s: -t grows with N.
   st=$((n / 250)); [ "$st" -lt 10 ] && st=10
   t0=$(now); got=0
-  while [ "$(echo "$(now) - $t0 < ${STORM_LIMIT:-300}" | bc)" = 1 ]; do
+  slim=${STORM_LIMIT:-300}; [ "$(left)" -lt "$slim" ] && slim=$(left)
+  while [ "$(echo "$(now) - $t0 < $slim" | bc)" = 1 ]; do
     got=$(salt_ping "$st")
     [ "$got" -ge "$n" ] && break
     sleep 0.5
   done
-  if [ "$got" -ge "$n" ]; then storm=$(printf '%.1f' "$(echo "$(now) - $t0" | bc)"); else storm=">${STORM_LIMIT:-300} ($got/$n)"; fi
+  if [ "$got" -ge "$n" ]; then storm=$(printf '%.1f' "$(echo "$(now) - $t0" | bc)"); else storm=">$slim ($got/$n)"; fi
   rss=$(group_rss)
   echo "salt-master auth storm: all $n answer after $storm s from the restart; master RSS (PSS) $rss MiB summed over its processes; during it master CPU $(group_cpu) s, swarm CPU $(echo "$(swarm_cpu) - $scs0" | bc) s"
 fi
 pss=${rss#* (}; pss=${pss%)}
-[ "$total" = 0 ] && [ "${SALT_GIVE_UP:-1}" = 1 ] && pss="$pss (after the pings: no storm)"
+{ [ "$total" = 0 ] && [ "${SALT_GIVE_UP:-1}" = 1 ]; } || [ -n "${nostorm:-}" ] && pss="$pss (after the pings: no storm)"
 if [ -n "${BENCH_SWARM_SALT_OUT:-}" ]; then
   printf 'salt_wall=%q\nsalt_ret=%q\nsalt_rss=%q\nsalt_storm=%q\n' "$wall" "$ret" "$pss" "$storm" >"$BENCH_SWARM_SALT_OUT"
 fi

@@ -247,6 +247,7 @@ elif [ -n "${GSALT_SALT_SRC:-}" ]; then
 fi
 goal_wall="< 0.4 s, >= 10x Salt"; goal_rss="<= 120 MB"
 [ "$n" -gt 1000 ] && { goal_wall="< 3 s"; goal_rss="<= 600 MB"; }
+bench_note "Swarm rows (N = 1000 and 10000): one gsalt-master and gsalt-minion --swarm N (two processes above 5000) on 127.0.0.1, keys pre-accepted; ping: median wall of $pings runs of the whole gsalt '*' test.ping --out json CLI; CPU per return: the master's (and the swarms') CPU over those pings / the returns the master counted; storm: the master restarted, until all N re-authenticated and answer a ping; RSS after the storm. Salt column: the same swarm against Salt 3006's salt-master and Python salt CLI, master CPU and PSS summed over its processes."
 bench_row "master CPU per return (test.ping, $n swarm), ms" "$mret" "$salt_ret" "<= 0.1 ms"
 bench_row "swarm CPU per identity per job ($n), ms" "$sret" "n/a (Salt has no multi-identity minion)" "<= 0.1 ms"
 bench_row "gsalt '*' test.ping, $n swarm, whole CLI, s" "$wall" "$salt_wall" "$goal_wall"

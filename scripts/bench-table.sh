@@ -5,6 +5,12 @@
 # (none where a side's cell says "k/N answered" or ">LIMIT": it fell short) and
 # says which side is better: higher is better where the goal starts with
 # ">" (jobs/s, MB/s, req/s), lower everywhere else (seconds, CPU, RSS).
+# "goal met" checks each comma-separated part of the goal: "OP NUMBER
+# [UNIT]" against the gsalt cell's numbers in order (a cell without a unit
+# has the measure's trailing ", UNIT"; MB/GB against MiB/GiB are
+# converted), "OP Nx Salt" against the ratio, "OP Salt" against the Salt
+# cell. A cell that fell short (k/N answered, >LIMIT, (k/N ...) with k < N)
+# does not meet its goal; "-" where the gsalt cell has no number.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${BENCH_ROWS:-$PWD/bin/bench-rows.tsv}
@@ -49,22 +55,68 @@ function num(x) { return (x ~ /^[0-9]*\.?[0-9]+/) ? x + 0 : 0 }
     r = (f >= 1) ? fmt(f) " better" : fmt(1 / f) " worse"
   }
   ratio[NR] = r
+  met[NR] = goalmet($1, $2, $3, $4, a, b)
   w[1] = max(w[1], length($1)); w[2] = max(w[2], length($2)); w[3] = max(w[3], length($3))
-  w[4] = max(w[4], length(r)); w[5] = max(w[5], length($4)) }
+  w[4] = max(w[4], length(r)); w[5] = max(w[5], length($4)); w[6] = max(w[6], length(met[NR])) }
+function unitf(u) { return u == "GB" ? 1e9 : u == "MB" ? 1e6 : u == "GiB" ? 1073741824 : u == "MiB" ? 1048576 : u == "KiB" ? 1024 : u == "ms" ? 0.001 : 1 }
+# nums CELL DEFUNIT: the numbers of the cell before its first "(" into
+# cv[1..n] with their units (or DEFUNIT) in cu[]; returns n.
+function nums(x, du,   n, t) {
+  sub(/\(.*/, "", x); n = 0
+  while (match(x, /[0-9]*\.?[0-9]+( ?(GiB|MiB|KiB|GB|MB|ms|s)([^A-Za-z\/]|$))?/)) {
+    t = substr(x, RSTART, RLENGTH); x = substr(x, RSTART + RLENGTH)
+    n++; cv[n] = t + 0; cu[n] = du
+    if (match(t, /(GiB|MiB|KiB|GB|MB|ms|s)/)) cu[n] = substr(t, RSTART, RLENGTH)
+  }
+  return n
+}
+function cmp(op, x, y) { return op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : x >= y }
+function goalmet(mm, gc, sc, gl, a, b,   du, n, np, gp, i, k, p, op, v, u, res, unk, short, f, x, xa) {
+  if (gl == "-" || gl == "") return "-"
+  if (gc !~ /^[>0-9.]/) return "-"
+  short = (gc ~ /[0-9]+\/[0-9]+ answered/ || gc ~ /^>/)
+  if (match(gc, /\([0-9]+\/[0-9]+/)) { split(substr(gc, RSTART + 1, RLENGTH - 1), xa, "/"); if (xa[1] + 0 < xa[2] + 0) short = 1 }
+  if (short) return "no (fell short)"
+  du = ""; if (match(mm, /, (ms|s|MiB|MB)$/)) du = substr(mm, RSTART + 2)
+  n = nums(gc, du); np = split(gl, gp, / *, */); k = 0; res = "yes"; unk = 0
+  for (i = 1; i <= np; i++) {
+    p = gp[i]; sub(/^ +/, "", p)
+    if (!match(p, /^[<>]=?/)) continue
+    op = substr(p, 1, RLENGTH); p = substr(p, RLENGTH + 1); sub(/^ +/, "", p)
+    if (p ~ /^[0-9.]+x Salt$/) {
+      if (!(a > 0 && b > 0) || sc ~ /answered|^>/) { unk = 1; continue }
+      f = (gl ~ /^ *>/) ? a / b : b / a
+      if (!cmp(op, f, p + 0)) res = "no"
+    } else if (p == "Salt") {
+      if (!(b > 0) || sc ~ /answered|^>/) { unk = 1; continue }
+      if (!cmp(op, a, b)) res = "no"
+    } else {
+      k++; if (k > n) { unk = 1; continue }
+      v = p + 0; u = p; sub(/^[0-9.]+ */, "", u)
+      x = cv[k]
+      if (u != "" && cu[k] != "" && unitf(u) != 1 && unitf(cu[k]) != 1) { x = cv[k] * unitf(cu[k]); v = v * unitf(u) }
+      if (!cmp(op, x, v)) res = "no"
+    }
+  }
+  if (res == "yes" && unk) res = "yes (Salt part: no number)"
+  return res
+}
 function fmt(f) { return sprintf(f >= 10 ? "%.0fx" : "%.1fx", f) }
 function max(x, y) { return x > y ? x : y }
-function line(a, b, c, d, e) { printf "| %-*s | %-*s | %-*s | %-*s | %-*s |\n", w[1], a, w[2], b, w[3], c, w[4], d, w[5], e }
+function line(a, b, c, d, e, f) { printf "| %-*s | %-*s | %-*s | %-*s | %-*s | %-*s |\n", w[1], a, w[2], b, w[3], c, w[4], d, w[5], e, w[6], f }
 function dash(n,   t) { t = ""; while (n-- > 0) t = t "-"; return t }
 END {
-  h[1] = "measure"; h[2] = "gsalt"; h[3] = "Salt 3006"; h[4] = "gsalt vs Salt"; h[5] = "goal"
-  for (i = 1; i <= 5; i++) w[i] = max(w[i], length(h[i]))
-  line(h[1], h[2], h[3], h[4], h[5])
-  printf "|%s|%s|%s|%s|%s|\n", dash(w[1] + 2), dash(w[2] + 2), dash(w[3] + 2), dash(w[4] + 2), dash(w[5] + 2)
-  for (i = 1; i <= NR; i++) line(m[i], g[i], s[i], ratio[i], goal[i])
+  h[1] = "measure"; h[2] = "gsalt"; h[3] = "Salt 3006"; h[4] = "gsalt vs Salt"; h[5] = "goal"; h[6] = "goal met"
+  for (i = 1; i <= 6; i++) w[i] = max(w[i], length(h[i]))
+  line(h[1], h[2], h[3], h[4], h[5], h[6])
+  printf "|%s|%s|%s|%s|%s|%s|\n", dash(w[1] + 2), dash(w[2] + 2), dash(w[3] + 2), dash(w[4] + 2), dash(w[5] + 2), dash(w[6] + 2)
+  for (i = 1; i <= NR; i++) line(m[i], g[i], s[i], ratio[i], goal[i], met[i])
 }' "$all"
+echo
+echo "goal met: every comma-separated part of the goal is checked against the gsalt cell's numbers in order (MB and GB are 10^6 and 10^9 bytes: a MiB cell is converted), 'Nx Salt' against the ratio, 'Salt' against the Salt cell; a cell that fell short does not meet its goal."
 # Footnotes (bench_note): how a column was measured.
 if [ -s "$rows.notes" ]; then
-  echo
   i=0
-  while IFS= read -r l; do i=$((i + 1)); echo "[$i] $l"; done <"$rows.notes"
+  # STEP<tab>TEXT lines (bench_note); a line without a tab is all text.
+  while IFS= read -r l; do i=$((i + 1)); echo "[$i] ${l#*$'\t'}"; done <"$rows.notes"
 fi

@@ -22,8 +22,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 mkdir -p "$(dirname "$BENCH_ROWS")"
-# BENCH_KEEP_ROWS=1 appends to the rows of an earlier run (a step run
-# again alone with BENCH_ONLY) instead of starting a new table.
+# BENCH_KEEP_ROWS=1 keeps the rows of an earlier run (a step run again
+# alone with BENCH_ONLY replaces that step's rows) instead of starting a
+# new table.
 [ -n "${BENCH_KEEP_ROWS:-}" ] || : >"$BENCH_ROWS"
 [ -n "${BENCH_KEEP_ROWS:-}" ] || rm -f "$BENCH_ROWS.notes"
 
@@ -31,16 +32,29 @@ swarm=${SWARM:-1000}
 big=1000
 [ "$swarm" -ge 10000 ] && big=$swarm
 
-# What the scripts need beyond Go: one line saying what is missing.
+# What the scripts need beyond Go: one line naming the missing Debian
+# packages (the same are in .ci/run's apt list). /usr/bin/time gives the
+# CLI's own CPU per ping (swarm), ss the connection counts (swarm, reactor),
+# openssl the signature cost under the signed reactor row; with
+# GSALT_SALT_SRC, Salt 3006 from source runs on Debian's python3 with the
+# modules below (cherrypy: salt-api in the api step).
 missing=()
-for c in bc curl pgrep setsid awk; do command -v "$c" >/dev/null || missing+=("$c"); done
-/usr/bin/python3 -c 'import msgpack' 2>/dev/null || missing+=(python3-msgpack)
+for c in bc:bc curl:curl pgrep:procps setsid:util-linux flock:util-linux awk:gawk ss:iproute2 /usr/bin/time:time openssl:openssl; do
+  command -v "${c%%:*}" >/dev/null || missing+=("${c#*:}")
+done
+pymods=(msgpack:python3-msgpack)
+[ -n "${GSALT_SALT_SRC:-}" ] && pymods+=(zmq:python3-zmq yaml:python3-yaml jinja2:python3-jinja2 markupsafe:python3-markupsafe
+  Cryptodome:python3-pycryptodome psutil:python3-psutil distro:python3-distro requests:python3-requests
+  packaging:python3-packaging setuptools:python3-setuptools cherrypy:python3-cherrypy3)
+for m in "${pymods[@]}"; do /usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || missing+=("${m#*:}"); done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "bench: missing ${missing[*]} (Debian: apt-get install bc curl procps util-linux python3-msgpack); the steps needing them will fail" >&2
+  read -r -a missing < <(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
+  echo "bench: missing: apt-get install ${missing[*]} (the steps needing them will fail or leave cells empty)" >&2
 fi
 
 failed=0
 steps_done=()
+waited=0
 # children_cpu: sets $cpu to the user+system CPU seconds of the processes
 # this shell waited for (every step's process tree, once it has exited;
 # `times` runs in this shell: in a pipe or $(...) it would see a subshell).
@@ -65,12 +79,24 @@ leftovers() {
   kill "${pids[@]}" 2>/dev/null; sleep 2; kill -KILL "${pids[@]}" 2>/dev/null
   return 0
 }
+# finish: the closing lines and the table.
+finish() {
+  echo "=== bench: done in $SECONDS s, $((SECONDS - waited)) s of it not waiting for BENCH_LOCK (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  [ ${#steps_done[@]} -gt 0 ] && printf '=== bench: %s\n' "${steps_done[@]}"
+  ./scripts/bench-table.sh
+}
+# An interrupted run (Ctrl-C, or SIGTERM to its process group) stops what
+# the step left running and still prints the steps done and their table.
+trap 'trap - INT TERM; echo "=== bench: interrupted during step ${BENCH_STEP:-(none)}"; leftovers "${BENCH_STEP:-the interrupted step}"; finish; exit 130' INT TERM
 # step NAME CMD...: runs one bench step; a failure becomes a table row.
 step() {
   local name=$1; shift
   if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $name "* ]]; then return 0; fi
   if [[ " ${BENCH_SKIP:-} " == *" $name "* ]]; then return 0; fi
   echo "=== bench: $name: $* (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  # With BENCH_KEEP_ROWS this step's rows of the earlier run are replaced.
+  bench_forget "$name"
+  export BENCH_STEP=$name
   local t0 tl te rc=0 c0 c1
   children_cpu; c0=$cpu
   t0=$(date +%s); echo "$t0" >"$timesf.lock"
@@ -79,7 +105,7 @@ step() {
     flock "$BENCH_LOCK" bash -c 'date +%s >"$0"; exec "$@"' "$timesf.lock" "$@" || rc=$?
   else "$@" || rc=$?; fi
   children_cpu; c1=$cpu
-  tl=$(cat "$timesf.lock"); te=$(date +%s)
+  tl=$(cat "$timesf.lock"); te=$(date +%s); waited=$((waited + tl - t0))
   leftovers "$name"
   steps_done+=("$(printf '%-8s %6d s wall %8.1f CPU-s (exit %d, %d process(es) left behind, %d s waiting for the lock)' "$name" $((te - tl)) "$(echo "$c1 - $c0" | bc)" "$rc" "$left" $((tl - t0)))")
   echo "=== bench: $name: ${steps_done[-1]#"$name"}"
@@ -101,21 +127,29 @@ step napalm ./scripts/bench-proxy-napalm.sh "${NAPALM:-$big}"
 step napalm-eos env PLATFORM=eos ./scripts/bench-proxy-napalm.sh "${NAPALM_EOS:-1000}"
 step reactor ./scripts/bench-reactor.sh "${REACTOR_EVENTS:-20000}"
 step cp ./scripts/bench-cp.sh "${CP_MIB:-1024}"
+# precompile STEP PKG...: with BENCH_LOCK, compiles the test binaries a
+# `go test` step runs before the step takes the lock (-exec true runs
+# none of them), so the locked time is the measurement, not the compiler.
+precompile() {
+  local name=$1; shift
+  [ -n "${BENCH_LOCK:-}" ] || return 0
+  if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $name "* ]]; then return 0; fi
+  [[ " ${BENCH_SKIP:-} " == *" $name "* ]] && return 0
+  ${GO:-go} test -tags "${TAGS:-libvirt_dlopen}" -exec true -run '^$' "$@" >/dev/null 2>&1 || true
+}
+precompile fleet ./cmd/gsalt-proxy
 step fleet ./scripts/bench-fleet.sh "${FLEET:-3000}"
+precompile virt ./virt/
 step virt ./scripts/bench-virt.sh
 step api ./scripts/bench-api.sh "${API_SWARM:-1000}"
 # The Go benchmarks last: they print their own lines, no table rows.
 if [ -z "${NO_GO_BENCH:-}" ]; then
   # The test binaries are compiled first, outside the lock (-exec true runs
   # none of them): the step then holds the lock while benchmarking only.
-  if [ -n "${BENCH_LOCK:-}" ] && [[ -z "${BENCH_ONLY:-}" || " $BENCH_ONLY " == *" go "* ]] && [[ " ${BENCH_SKIP:-} " != *" go "* ]]; then
-    # shellcheck disable=SC2086
-    ${GO:-go} test -tags "${TAGS:-libvirt_dlopen}" -exec true -run '^$' -bench "${GO_BENCH:-.}" ${GO_BENCH_PKGS:-./...} >/dev/null 2>&1 || true
-  fi
+  # shellcheck disable=SC2086
+  precompile go -bench "${GO_BENCH:-.}" ${GO_BENCH_PKGS:-./...}
   # shellcheck disable=SC2086
   step go ${GO:-go} test -tags "${TAGS:-libvirt_dlopen}" -run '^$' -bench "${GO_BENCH:-.}" -benchtime "${GO_BENCHTIME:-1s}" -benchmem -timeout 60m ${GO_BENCH_PKGS:-./...}
 fi
-echo "=== bench: done in $SECONDS s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-[ ${#steps_done[@]} -gt 0 ] && printf '=== bench: %s\n' "${steps_done[@]}"
-./scripts/bench-table.sh
+finish
 exit $failed
