@@ -599,7 +599,7 @@ func (e *eval) skipDuringRange(v any, skipFunction string) {
 		return
 	}
 	if payload.Truthy(get(e.data, "run_after_skip_range")) {
-		at := pytime.Strftime(end.Add(e.loop), timeFmt)
+		at := pytime.Strftime(end.Add(e.m.loopInterval), timeFmt)
 		list, _ := get(e.data, "run_explicit").([]any)
 		found := false
 		for _, x := range list {
