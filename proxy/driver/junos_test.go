@@ -560,8 +560,8 @@ func TestJunosServerGone(t *testing.T) {
 	l := startNetconfLab(t)
 	d := l.open(t, l.options())
 	ctx := ctxT(t)
-	if !d.IsAlive(ctx) {
-		t.Fatal("not alive")
+	if err := d.alive(ctx); err != nil {
+		t.Fatalf("not alive: %v\n%s", err, l.logs())
 	}
 	l.StopServer()
 	start := time.Now()
