@@ -174,3 +174,50 @@ func TestScheduledCommitsAndReverts(t *testing.T) {
 		t.Errorf("bad commit_in: %v", r)
 	}
 }
+
+// TestRevertAfterASlowCommit: with revert_in shorter than the commit
+// takes (a device answering every command line 300 ms late), the revert
+// time has passed when the commit is done. The revert must still run
+// (scheduled just after the commit) instead of being dropped by the
+// scheduler as a once job of the past, which left the change for good.
+func TestRevertAfterASlowCommit(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sim, err := devsim.Start(ctx, devsim.Options{Platform: devsim.PlatformIOS, Devices: 1, User: "admin", Password: "admin", Latency: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	pillar := func(_ context.Context, req master.PillarRequest) (*payload.Map, error) {
+		return payload.NewMap("proxy", payload.NewMap("proxytype", "napalm", "driver", "ios", "host", "127.0.0.1",
+			"username", "admin", "password", "admin", "optional_args", payload.NewMap("port", int64(sim.Port(0))))), nil
+	}
+	dir := shortDir(t)
+	d := testMaster(t, dir, pillar)
+	boot := started.Watch(t, d.Bus())
+	bus := d.Bus().Subscribe(nil, 4096)
+	defer bus.Close()
+	etc := proxyConf(t, dir, d, "loop_interval: 0.2\n")
+	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: []string{"sw1"}, Logger: testLogger()})
+	waitFor(t, "sw1 in the fleet", func() bool { _, ok := f.Device("sw1"); return ok })
+	dev, _ := f.Device("sw1")
+	waitServing(t, boot, dev)
+	running := func() string { return sim.Device(0).RunningConfig() }
+
+	start := time.Now()
+	r, ok := runJob(t, d, "sw1", "", "net.load_config", "text=ntp server 10.9.9.9", "revert_in=1s")["sw1"].(*payload.Map)
+	if !ok || !r.Bool("result") || r.Str("commit_id") == "" {
+		t.Fatalf("revert_in: %v", r)
+	}
+	if took := time.Since(start); took < 2*time.Second {
+		// The case under test needs a commit longer than revert_in.
+		t.Fatalf("the commit took %v only: the device's latency does not make it slow enough", took)
+	}
+	if !strings.Contains(running(), "ntp server 10.9.9.9") {
+		t.Fatal("revert_in did not commit")
+	}
+	waitSchedRet(t, bus, "sw1", "__napalm_commit_"+r.Str("commit_id"))
+	if strings.Contains(running(), "10.9.9.9") {
+		t.Errorf("not reverted:\n%s", running())
+	}
+}

@@ -30,6 +30,9 @@ type jobState struct {
 	skipReason    string
 	skippedTime   time.Time
 	err           string
+	// lastEval is when the job was last evaluated (zero before its first
+	// evaluation): the next evaluation's window reaches back to it.
+	lastEval time.Time
 }
 
 // eval is one evaluation of one job.
@@ -98,7 +101,8 @@ func (m *Manager) evalLocked(ctx context.Context, now time.Time) []string {
 			data.Delete(k)
 		}
 		st.err, st.skipped, st.skipReason, st.skippedTime = "", false, "", time.Time{}
-		e := &eval{m: m, now: now, loop: m.loopInterval, name: key, data: data, st: st}
+		e := &eval{m: m, now: now, loop: m.window(st, now), name: key, data: data, st: st}
+		st.lastEval = now
 		if n := data.Str("name"); n != "" {
 			e.name = n
 		}
@@ -257,6 +261,23 @@ func (m *Manager) evalLocked(ctx context.Context, now time.Time) []string {
 	return started
 }
 
+// window is how far back an evaluation at now looks for the fire times of
+// once, when, run_explicit and skip_explicit jobs: Salt's loop_interval,
+// or the time since the job's previous evaluation when that is longer. On
+// a loaded machine, or in a process that was stopped, an evaluation can
+// come later than loop_interval after the previous one; a fire time that
+// fell between them is then still seen (once: Salt skips such a time, and
+// a scheduled napalm revert was lost). A job's first evaluation looks back
+// loop_interval only, as Salt: a once time already past when the job was
+// added is not run.
+func (m *Manager) window(st *jobState, now time.Time) time.Duration {
+	w := m.loopInterval
+	if !st.lastEval.IsZero() {
+		w = max(w, now.Sub(st.lastEval))
+	}
+	return w
+}
+
 // stateFor returns the job's state, a fresh one when its options changed.
 func (m *Manager) stateFor(key string, data *payload.Map) *jobState {
 	b, _ := payload.Marshal(data)
@@ -363,6 +384,8 @@ func (e *eval) once() {
 	}
 	st.next, st.nextScheduled = t, t
 	if t.Before(e.now.Add(-e.loop)) {
+		// Salt says nothing; the job stays on the schedule and never runs.
+		e.m.log.Warn("the once time had passed when the job was first evaluated; it will not run", "job", e.name, "once", payload.Text(get(e.data, "once")))
 		e.cont = true
 	}
 }
@@ -576,7 +599,7 @@ func (e *eval) skipDuringRange(v any, skipFunction string) {
 		return
 	}
 	if payload.Truthy(get(e.data, "run_after_skip_range")) {
-		at := pytime.Strftime(end.Add(e.loop), timeFmt)
+		at := pytime.Strftime(end.Add(e.m.loopInterval), timeFmt)
 		list, _ := get(e.data, "run_explicit").([]any)
 		found := false
 		for _, x := range list {

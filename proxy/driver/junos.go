@@ -179,7 +179,16 @@ const aliveProbe = `<get><filter type="subtree"><netconf-state xmlns="urn:ietf:p
 
 // IsAlive implements Driver with one RPC round trip.
 func (j *junos) IsAlive(ctx context.Context) bool {
-	err := j.n.run(ctx, func(o *ncOp) error {
+	err := j.alive(ctx)
+	if err != nil {
+		j.n.session.log.Debug("driver: not alive", "driver", j.n.session.name, "addr", j.n.session.addr, "err", err)
+	}
+	return err == nil
+}
+
+// alive is IsAlive's probe; it returns why the session is not alive.
+func (j *junos) alive(ctx context.Context) error {
+	return j.n.run(ctx, func(o *ncOp) error {
 		_, err := o.rpc(aliveProbe)
 		var re *RPCError
 		if errors.As(err, &re) {
@@ -187,7 +196,6 @@ func (j *junos) IsAlive(ctx context.Context) bool {
 		}
 		return err
 	})
-	return err == nil
 }
 
 // Cli implements Driver with Junos's <command format="text"> RPC: the

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/testlab"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/scrapli/scrapligo/driver/netconf"
 	"github.com/scrapli/scrapligo/driver/opoptions"
 	"github.com/scrapli/scrapligo/driver/options"
@@ -36,13 +39,28 @@ func (l *netconfLab) open(t *testing.T, o Options) *junos {
 	if err != nil {
 		t.Fatal(err)
 	}
+	active := func() int { return strings.Count(l.netconfdLog(), " now active ") }
+	before := active()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := d.Open(ctx); err != nil {
 		t.Fatalf("open: %v\n%s", err, l.logs())
 	}
 	t.Cleanup(func() { _ = d.Close(context.Background()) })
+	// yuma123's netconfd drops an RPC that arrives in the same read as the
+	// client's hello (defaultHelloDelay). On a loaded machine netconfd may
+	// read later than the driver's pause: TestJunosServerGone's first RPC
+	// then timed out ("channel timeout sending input to device", the
+	// session active in netconfd.log). The test's RPCs wait until netconfd
+	// has taken this session's hello.
+	testutil.Eventually(t, 30*time.Second, func() bool { return active() > before }, "netconfd to take the session's hello")
 	return d.(*junos)
+}
+
+// netconfdLog is the lab's netconfd log.
+func (l *netconfLab) netconfdLog() string {
+	b, _ := os.ReadFile(filepath.Join(l.Dir, "netconfd.log"))
+	return string(b)
 }
 
 // rawNetconf opens scrapligo's netconf driver on the lab directly.
@@ -560,8 +578,8 @@ func TestJunosServerGone(t *testing.T) {
 	l := startNetconfLab(t)
 	d := l.open(t, l.options())
 	ctx := ctxT(t)
-	if !d.IsAlive(ctx) {
-		t.Fatal("not alive")
+	if err := d.alive(ctx); err != nil {
+		t.Fatalf("not alive: %v\n%s", err, l.logs())
 	}
 	l.StopServer()
 	start := time.Now()

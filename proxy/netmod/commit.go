@@ -267,6 +267,7 @@ func revertableCommit(ctx context.Context, c *modules.Call, n *proxymod.Napalm, 
 		if cm := safeCommit(ctx, c, n, loaded, 0); !cm.Bool("result") {
 			return loaded
 		}
+		at = revertTime(c, at, time.Now())
 		if err := scheduleCommitJob(ctx, c, jid, file, true, at); err != nil {
 			loaded.Set("result", false).Set("comment", "The change is committed, but the revert could not be scheduled: "+err.Error())
 			c.Retcode = 1
@@ -277,6 +278,26 @@ func revertableCommit(ctx context.Context, c *modules.Call, n *proxymod.Napalm, 
 		jid, pytime.Strftime(at, "%Y-%m-%dT%H:%M:%S"), c.Env.ID, jid))
 	loaded.Set("commit_id", jid)
 	return loaded
+}
+
+// minRevertLead is how far ahead of the moment it is scheduled a revert's
+// time must be. The scheduler does not run a once job whose time (kept to
+// the second) has already passed when it first sees the job.
+const minRevertLead = 2 * time.Second
+
+// revertTime is the time the revert is scheduled for: at, or now plus
+// minRevertLead when the commit took so long (a slow device, a loaded
+// machine) that at is already past or too close. Salt schedules at as it
+// is, and a revert whose time passed during the commit never runs: the
+// change the user wanted reverted unless confirmed stays for good.
+func revertTime(c *modules.Call, at, now time.Time) time.Time {
+	earliest := now.Add(minRevertLead)
+	if !at.Before(earliest) {
+		return at
+	}
+	c.Log().Warn("the commit took until past the revert time; reverting as soon as possible",
+		"revert_at", pytime.Strftime(at, "%Y-%m-%dT%H:%M:%S"), "scheduled_at", pytime.Strftime(earliest, "%Y-%m-%dT%H:%M:%S"))
+	return earliest
 }
 
 // cancelCommit is net.cancel_commit.

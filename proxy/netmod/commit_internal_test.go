@@ -2,8 +2,11 @@ package netmod
 
 import (
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/gsalt/gsalt/modules"
 )
 
 func TestTimeInAndAt(t *testing.T) {
@@ -61,6 +64,28 @@ func TestTimeInAndAt(t *testing.T) {
 		}
 		if err != nil || got.Format("2006-01-02T15:04") != c.want {
 			t.Errorf("timeAt(%v) = %v, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+}
+
+// TestRevertTime: a revert whose time passed (or nearly) while the commit
+// ran is scheduled minRevertLead from the end of the commit, where the
+// scheduler sees it; a time far enough ahead is kept.
+func TestRevertTime(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 500_000_000, time.UTC)
+	c := &modules.Call{Fun: "net.load_config", Env: &modules.Env{Log: slog.New(slog.DiscardHandler)}}
+	for _, tc := range []struct {
+		name string
+		at   time.Time
+		want time.Time
+	}{
+		{"ahead", now.Add(3 * time.Second), now.Add(3 * time.Second)},
+		{"just far enough", now.Add(minRevertLead), now.Add(minRevertLead)},
+		{"too close", now.Add(time.Second), now.Add(minRevertLead)},
+		{"passed during the commit", now.Add(-4 * time.Second), now.Add(minRevertLead)},
+	} {
+		if got := revertTime(c, tc.at, now); !got.Equal(tc.want) {
+			t.Errorf("%s: revertTime(%v) = %v, want %v", tc.name, tc.at, got, tc.want)
 		}
 	}
 }

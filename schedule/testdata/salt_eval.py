@@ -1,6 +1,7 @@
 # Runs Salt 3006's own scheduler (salt.utils.schedule.Schedule.eval) over
 # the scenarios of eval_scenarios.json, the way Salt's unit tests drive it:
-# a fake clock stepping one second, jobs recorded instead of started.
+# a fake clock stepping one second (no evaluation at the scenario's "skip"
+# offsets), jobs recorded instead of started.
 # Prints {"scenario name": [[offset, name, fun], ...]} as JSON.
 # Used by schedule/interop_test.go (GSALT_SALT_SRC); not part of gsalt.
 #
@@ -70,6 +71,8 @@ for sc in scenarios:
         "salt.utils.schedule.dateutil_parser", PinnedParser(day)
     ):
         for i in range(sc["steps"] + 1):
+            if i in (sc.get("skip") or []):
+                continue
             now[0] = start + datetime.timedelta(seconds=i)
             s.eval(now=now[0])
     out[sc["name"]] = runs

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/internal/fleetlab"
+	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
+)
+
+// stopDeadline is how long a stopped daemon may take before the test
+// fails: generous (a loaded 2-core machine, -race binaries), since a stop
+// that hangs is what is tested, not its speed.
+const stopDeadline = 30 * time.Second
+
+// startStopMinion writes a minion configuration for id mn1 that talks to
+// the master at 127.0.0.1:port and starts gsalt-minion on it.
+func startStopMinion(t *testing.T, bin, dir string, port int) *proc.Proc {
+	t.Helper()
+	conf := filepath.Join(dir, "etc")
+	testutil.WriteFile(t, filepath.Join(conf, "minion"), fmt.Sprintf(`id: mn1
+master: 127.0.0.1
+master_port: %d
+root_dir: %[2]s/mn
+pki_dir: %[2]s/mn/pki
+cachedir: %[2]s/mn/cache
+sock_dir: %[2]s/mn/sock
+log_file: %[2]s/mn/log
+enable_fqdns_grains: False
+acceptance_wait_time: 0.5
+`, port, dir), 0o644)
+	return proc.Command(t, "gsalt-minion", proc.Options{}, filepath.Join(bin, "gsalt-minion"), "-c", conf, "-l", "info")
+}
+
+// TestMinionStopsOnSIGTERM sends SIGTERM to a gsalt-minion process (as
+// systemctl stop does) while its master keeps the connection open without
+// answering, after its master stopped answering (SIGSTOP), and while a
+// cmd.run job runs a child process, and checks that it exits and leaves
+// no process behind (the job's child included).
+func TestMinionStopsOnSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real processes; skipped with -short")
+	}
+	bin := proc.Build(t, "./cmd/gsalt-master", "./cmd/gsalt-minion", "./cmd/gsalt")
+
+	t.Run("master holds the connection", func(t *testing.T) {
+		accepted := make(chan struct{}, 1)
+		srv := testutil.ServeTCP(t, func(c net.Conn) {
+			select {
+			case accepted <- struct{}{}:
+			default:
+			}
+			_, _ = io.Copy(io.Discard, c) // never answers
+		})
+		p := startStopMinion(t, bin, t.TempDir(), srv.Addr().(*net.TCPAddr).Port)
+		select {
+		case <-accepted:
+		case <-time.After(testutil.Scale(60 * time.Second)):
+			t.Fatalf("gsalt-minion never connected:\n%s", p.Tail(2000))
+		}
+		took := p.Terminate(t, stopDeadline)
+		t.Logf("gsalt-minion exited %v after SIGTERM", took.Round(time.Millisecond))
+	})
+
+	t.Run("master stops answering", func(t *testing.T) {
+		dir := t.TempDir()
+		m := fleetlab.StartMaster(t, bin, dir, "auto_accept: True")
+		p := startStopMinion(t, bin, dir, m.RetPort)
+		p.WaitLog(t, 90*time.Second, regexp.MustCompile(`authenticated with the master`))
+		if err := m.Proc.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = m.Proc.Signal(syscall.SIGCONT) })
+		took := p.Terminate(t, stopDeadline)
+		t.Logf("gsalt-minion exited %v after SIGTERM", took.Round(time.Millisecond))
+	})
+
+	t.Run("job running", func(t *testing.T) {
+		dir := t.TempDir()
+		m := fleetlab.StartMaster(t, bin, dir, "auto_accept: True")
+		p := startStopMinion(t, bin, dir, m.RetPort)
+		p.WaitLog(t, 90*time.Second, regexp.MustCompile(`authenticated with the master`))
+		cli := proc.Command(t, "gsalt", proc.Options{}, filepath.Join(bin, "gsalt"), "-c", m.ConfDir, "-t", "600", "mn1", "cmd.run", "sleep 300")
+		// The job's own process must be there for the check of what the
+		// stop leaves behind to mean something.
+		p.WaitFor(t, 90*time.Second, "the job's sleep process", func() bool { return len(proc.Descendants(p.Pid())) > 0 })
+		took := p.Terminate(t, stopDeadline)
+		t.Logf("gsalt-minion exited %v after SIGTERM with a job running", took.Round(time.Millisecond))
+		cli.Stop()
+	})
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gsalt/gsalt/internal/fleetlab"
+	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/internal/testutil/proc"
+)
+
+// stopDeadline is how long a stopped daemon may take before the test
+// fails: generous (a loaded 2-core machine, -race binaries), since a stop
+// that hangs is what is tested, not its speed.
+const stopDeadline = 30 * time.Second
+
+// startStopProxy writes a proxy configuration for one dummy device that
+// talks to the master at 127.0.0.1:port and starts gsalt-proxy on it.
+func startStopProxy(t *testing.T, bin, dir string, port int) *proc.Proc {
+	t.Helper()
+	conf := filepath.Join(dir, "etc")
+	testutil.WriteFile(t, filepath.Join(conf, "proxy"), fmt.Sprintf(`master: 127.0.0.1
+master_port: %d
+root_dir: %[2]s/p
+pki_dir: %[2]s/p/pki
+cachedir: %[2]s/p/cache
+sock_dir: %[2]s/p/sock
+log_file: %[2]s/p/log
+enable_fqdns_grains: False
+acceptance_wait_time: 0.5
+proxy: {proxytype: dummy}
+`, port, dir), 0o644)
+	return proc.Command(t, "gsalt-proxy", proc.Options{}, filepath.Join(bin, "gsalt-proxy"), "-c", conf, "--proxyid", "d1", "-l", "info")
+}
+
+// TestProxyStopsOnSIGTERM sends SIGTERM to a gsalt-proxy process (as
+// systemctl stop does) in the states a stop used to be slow in, and
+// checks that it exits, leaving no process behind: its master accepts the
+// connection and never answers (a master that keeps the connection
+// open), its master stops answering once the device is served (SIGSTOP),
+// and a job runs on the device.
+func TestProxyStopsOnSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real processes; skipped with -short")
+	}
+	bin := fleetlab.Build(t)
+
+	t.Run("master holds the connection", func(t *testing.T) {
+		accepted := make(chan struct{}, 1)
+		srv := testutil.ServeTCP(t, func(c net.Conn) {
+			select {
+			case accepted <- struct{}{}:
+			default:
+			}
+			_, _ = io.Copy(io.Discard, c) // never answers
+		})
+		p := startStopProxy(t, bin, t.TempDir(), srv.Addr().(*net.TCPAddr).Port)
+		select {
+		case <-accepted:
+		case <-time.After(testutil.Scale(60 * time.Second)):
+			t.Fatalf("gsalt-proxy never connected:\n%s", p.Tail(2000))
+		}
+		took := p.Terminate(t, stopDeadline)
+		t.Logf("gsalt-proxy exited %v after SIGTERM", took.Round(time.Millisecond))
+	})
+
+	t.Run("master stops answering", func(t *testing.T) {
+		dir := t.TempDir()
+		m := fleetlab.StartMaster(t, bin, dir, "auto_accept: True")
+		p := startStopProxy(t, bin, dir, m.RetPort)
+		p.WaitLog(t, 90*time.Second, regexp.MustCompile(`proxy module initialized`))
+		if err := m.Proc.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = m.Proc.Signal(syscall.SIGCONT) })
+		took := p.Terminate(t, stopDeadline)
+		t.Logf("gsalt-proxy exited %v after SIGTERM", took.Round(time.Millisecond))
+	})
+
+	t.Run("job running", func(t *testing.T) {
+		dir := t.TempDir()
+		m := fleetlab.StartMaster(t, bin, dir, "auto_accept: True")
+		p := startStopProxy(t, bin, dir, m.RetPort)
+		p.WaitLog(t, 90*time.Second, regexp.MustCompile(`proxy module initialized`))
+		cli := proc.Command(t, "gsalt", proc.Options{}, filepath.Join(bin, "gsalt"), "-c", m.ConfDir, "-t", "600", "d1", "test.sleep", "300")
+		p.WaitLog(t, 90*time.Second, regexp.MustCompile(`executing command.*fun=test\.sleep`))
+		took := p.Terminate(t, stopDeadline)
+		t.Logf("gsalt-proxy exited %v after SIGTERM with a job running", took.Round(time.Millisecond))
+		cli.Stop()
+	})
+}
