@@ -48,12 +48,12 @@ type zconn struct {
 	writeTimeout time.Duration
 	wmu          sync.Mutex
 	// wdl is the write deadline in force (armWrite; under wmu).
-	wdl time.Time
-	pongBusy     atomic.Bool
-	closeOnce    sync.Once
-	done         chan struct{}
-	budget       *budget // the server's in-flight budget, or nil
-	reserved     atomic.Int64
+	wdl       time.Time
+	pongBusy  atomic.Bool
+	closeOnce sync.Once
+	done      chan struct{}
+	budget    *budget // the server's in-flight budget, or nil
+	reserved  atomic.Int64
 }
 
 // takeReserved hands over the in-flight bytes reserved by the frames
