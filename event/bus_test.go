@@ -310,3 +310,45 @@ func BenchmarkPublish10Subscribers(b *testing.B) {
 	bus.Close()
 	wg.Wait()
 }
+
+// TestFireOwned: FireOwned delivers the event Fire delivers (same data,
+// same _stamp from the bus clock, same position) and sets the stamp on
+// the caller's map, where Fire leaves it untouched; a map that has a
+// _stamp keeps it either way.
+func TestFireOwned(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		data  func() *payload.Map
+		stamp string // the caller's map's _stamp after FireOwned
+	}{
+		{"no stamp", func() *payload.Map { return payload.NewMap("id", "m1", "return", true) }, Stamp(fixedNow)},
+		{"own stamp", func() *payload.Map { return payload.NewMap("id", "m1", StampKey, "2020-01-01T00:00:00.000000") }, "2020-01-01T00:00:00.000000"},
+		{"nil data", func() *payload.Map { return nil }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTestBus(Options{})
+			defer b.Close()
+			s := b.Subscribe(nil, 10)
+			viaFire := tc.data()
+			if err := b.Fire(Event{Tag: "salt/job/1/ret/m1", Data: viaFire}); err != nil {
+				t.Fatal(err)
+			}
+			owned := tc.data()
+			if err := b.FireOwned(Event{Tag: "salt/job/1/ret/m1", Data: owned}); err != nil {
+				t.Fatal(err)
+			}
+			a, o := recv(t, s), recv(t, s)
+			pa, _ := payload.MarshalBin(a.Data)
+			po, _ := payload.MarshalBin(o.Data)
+			if !bytes.Equal(pa, po) {
+				t.Errorf("FireOwned delivered % x, Fire % x", po, pa)
+			}
+			if viaFire != nil && viaFire.Str(StampKey) != tc.data().Str(StampKey) {
+				t.Errorf("Fire changed the caller's map: %v", viaFire)
+			}
+			if owned != nil && owned.Str(StampKey) != tc.stamp {
+				t.Errorf("FireOwned left _stamp %q on the caller's map, want %q", owned.Str(StampKey), tc.stamp)
+			}
+		})
+	}
+}

@@ -119,6 +119,12 @@ func checkTag(tag string) error {
 // not modified), trimmed to maxSize (0 or less: no trimming), and its
 // msgpack (use_bin_type=True) encoding.
 func prepare(ev Event, now time.Time, maxSize int) (Event, []byte, error) {
+	return prepareData(ev, now, maxSize, false)
+}
+
+// prepareData is prepare; with own the caller hands ev.Data over and a
+// missing _stamp is set on it instead of on a copy.
+func prepareData(ev Event, now time.Time, maxSize int, own bool) (Event, []byte, error) {
 	if err := checkTag(ev.Tag); err != nil {
 		return Event{}, nil, err
 	}
@@ -127,9 +133,11 @@ func prepare(ev Event, now time.Time, maxSize int) (Event, []byte, error) {
 		data = &payload.Map{}
 	}
 	if !data.Has(StampKey) {
-		data = data.Clone()
-		if data == nil {
-			data = &payload.Map{}
+		if !own {
+			data = data.Clone()
+			if data == nil {
+				data = &payload.Map{}
+			}
 		}
 		data.Set(StampKey, Stamp(now))
 	}

@@ -115,7 +115,9 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 		m.log.Info("got a return", "id", id, "jid", jid)
 	}
 	m.st.returns.Add(1)
-	m.fire(event.Tagify([]string{jid, "ret", id}, "job"), load)
+	// The load is this request's own (decoded from its frame; the job
+	// cache got its encoding above): the event takes it as it is.
+	m.fireOwned(event.Tagify([]string{jid, "ret", id}, "job"), load)
 	return nil, nil
 }
 

@@ -392,6 +392,13 @@ func (m *Master) fire(tag string, data *payload.Map) {
 	}
 }
 
+// fireOwned is fire for data the caller no longer uses (event.Bus.FireOwned).
+func (m *Master) fireOwned(tag string, data *payload.Map) {
+	if err := m.bus.FireOwned(event.Event{Tag: tag, Data: data}); err != nil {
+		m.log.Warn("cannot fire event", "tag", tag, "err", err)
+	}
+}
+
 // HandleRequest answers one request frame from the request port. ok is
 // false when no reply must be sent (Salt sends none for a v2 _auth without
 // nonce, id or pub). It never panics on any input: malformed requests get

@@ -94,8 +94,9 @@ func (m *Minion) requestLink(ctx context.Context, l *link, load *payload.Map, tr
 		if s == nil {
 			return nil, ErrNotConnected
 		}
-		l2 := load.Clone()
-		frame, nonce, err := message.EncodeAESRequest(s.crypticle, l2)
+		// load is left as it is (tries, re-auths and other masters send
+		// it again): the frame is that of a copy with the nonce set.
+		frame, nonce, err := message.EncodeAESRequestFresh(s.crypticle, load)
 		if err != nil {
 			return nil, err
 		}

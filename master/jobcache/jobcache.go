@@ -92,6 +92,9 @@ type Cache struct {
 	writesDone, writeErrors atomic.Uint64
 	// commits counts the transactions of the writer (Stats).
 	commits atomic.Uint64
+	// errChans keeps the result channels of finished writes for the next
+	// ones (one per return at 10,000 minions).
+	errChans sync.Pool
 }
 
 // LostJob is a job the cache could not keep: found in a damaged file that
@@ -631,7 +634,11 @@ func (c *Cache) update(fn func(*bbolt.Tx) error) error {
 
 // enqueue queues fn for the writer (waiting only while the queue is full).
 func (c *Cache) enqueue(fn func(*bbolt.Tx) error) (writeOp, error) {
-	op := writeOp{fn: fn, err: make(chan error, 1)}
+	ch, _ := c.errChans.Get().(chan error)
+	if ch == nil {
+		ch = make(chan error, 1)
+	}
+	op := writeOp{fn: fn, err: ch}
 	select {
 	case c.writes <- op:
 		return op, nil
@@ -645,6 +652,8 @@ func (c *Cache) await(op writeOp) error {
 	select {
 	case err := <-op.err:
 		c.countWrite(err)
+		// Received its one outcome: empty, and no one else holds it.
+		c.errChans.Put(op.err)
 		return err
 	case <-c.writerEnd:
 		select {

@@ -151,11 +151,48 @@ func EncodeAESRequest(c *crypt.Crypticle, load *payload.Map) (frame []byte, nonc
 // with room in front for the map's head, the raw header and the
 // Crypticle head, and encrypted there (a minion sends one per return).
 func EncodeAESRequestWithIV(c *crypt.Crypticle, load *payload.Map, iv []byte) ([]byte, error) {
+	return encodeAESRequest(c, load, "", iv)
+}
+
+// EncodeAESRequestFresh is EncodeAESRequest without modifying load: the
+// frame is the one EncodeAESRequest makes of a copy of load (the nonce
+// set on it), and load may be shared and sent again. A load without a
+// nonce is encoded with the nonce after its entries, as Set adds it,
+// without copying the map (a minion encodes one per return).
+func EncodeAESRequestFresh(c *crypt.Crypticle, load *payload.Map) (frame []byte, nonce string, err error) {
+	nonce = crypt.NewNonce()
+	frame, err = encodeAESRequestNonce(c, load, nonce, nil)
+	return frame, nonce, err
+}
+
+// encodeAESRequestNonce is EncodeAESRequestFresh with a given nonce and IV.
+func encodeAESRequestNonce(c *crypt.Crypticle, load *payload.Map, nonce string, iv []byte) ([]byte, error) {
+	if load != nil && load.Has("nonce") {
+		// Set replaces it where it is: encode such a copy.
+		l := load.Clone()
+		l.Set("nonce", nonce)
+		return encodeAESRequest(c, l, "", iv)
+	}
+	return encodeAESRequest(c, load, nonce, iv)
+}
+
+// encodeAESRequest builds the frame of load; a non-empty nonce is encoded
+// as a last "nonce" entry of the load (which must not have one).
+func encodeAESRequest(c *crypt.Crypticle, load *payload.Map, nonce string, iv []byte) ([]byte, error) {
 	const maxRawHeader = 5
 	room := len(aesRequestHead) + maxRawHeader
 	pre := room + crypt.SealHeadroom("")
-	buf := make([]byte, pre, pre+sizeHint(load, 0)+crypt.SealOverhead+len(aesRequestTail))
-	buf, err := payload.AppendEncode(buf, load, payload.Wire)
+	hint := sizeHint(load, 0)
+	if nonce != "" {
+		hint += len("nonce") + len(nonce) + 4
+	}
+	buf := make([]byte, pre, pre+hint+crypt.SealOverhead+len(aesRequestTail))
+	var err error
+	if nonce != "" {
+		buf, err = payload.AppendEncodeMapWith(buf, load, "nonce", nonce, payload.Wire)
+	} else {
+		buf, err = payload.AppendEncode(buf, load, payload.Wire)
+	}
 	if err != nil {
 		return nil, err
 	}

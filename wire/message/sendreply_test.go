@@ -159,3 +159,62 @@ func newTestCrypticle(t *testing.T) *crypt.Crypticle {
 	}
 	return c
 }
+
+// TestEncodeAESRequestFresh: the request frame made without copying the
+// load has the bytes of the frame of a copy with the nonce Set (appended
+// after the load's entries, or in place where the load has one), and the
+// caller's load is left as it was.
+func TestEncodeAESRequestFresh(t *testing.T) {
+	c := newTestCrypticle(t)
+	iv := bytes.Repeat([]byte{5}, crypt.IVSize)
+	nonce := strings.Repeat("ef", crypt.NonceLen/2)
+	for _, tc := range []struct {
+		name string
+		load *payload.Map
+	}{
+		{"empty", payload.NewMap()},
+		{"return", payload.NewMap("cmd", "_return", "id", "sw-0001", "success", true, "return", true, "retcode", 0,
+			"jid", "20261128152101123456", "fun", "test.ping", "fun_args", []any{}, "user", "root")},
+		{"nonce first", payload.NewMap("nonce", "old", "cmd", "_minion_event", "tag", "t", "data", payload.NewMap("a", 1))},
+		{"nonce middle", payload.NewMap("cmd", "_return", "nonce", strings.Repeat("0", 32), "id", "m1")},
+		{"large", payload.NewMap("cmd", "_file_recv", "data", strings.Repeat("z", 70000))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, err := payload.Marshal(tc.load)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := tc.load.Clone()
+			l.Set("nonce", nonce)
+			want, err := EncodeAESRequestWithIV(c, l, iv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := encodeAESRequestNonce(c, tc.load, nonce, iv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("frame differs: %d bytes %x..., want %d bytes %x...", len(got), got[:min(24, len(got))], len(want), want[:min(24, len(want))])
+			}
+			after, _ := payload.Marshal(tc.load)
+			if !bytes.Equal(before, after) {
+				t.Error("the caller's load was modified")
+			}
+		})
+	}
+	// The exported form draws a fresh nonce and returns it.
+	load := payload.NewMap("cmd", "_return", "id", "m1")
+	frame, n, err := EncodeAESRequestFresh(c, load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := ParseRequest(frame, payload.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, gotNonce, err := OpenAESRequest(c, req, payload.DefaultLimits)
+	if err != nil || gotNonce != n || back.Str("id") != "m1" || load.Has("nonce") {
+		t.Fatalf("opened %v nonce %q (sent %q), err %v; load %v", back, gotNonce, n, err, load)
+	}
+}

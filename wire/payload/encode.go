@@ -88,6 +88,22 @@ func AppendEncode(dst []byte, v any, mode Mode) ([]byte, error) {
 	return p.buf.Bytes(), nil
 }
 
+// AppendEncodeMapWith appends, like AppendEncode, the encoding of m with
+// one more entry, key and val, after its own: the bytes of m.Clone() with
+// key Set, for a key m does not have (it is the caller's to check), without
+// the copy (a minion adds the nonce to every request load this way).
+func AppendEncodeMapWith(dst []byte, m *Map, key string, val any, mode Mode) ([]byte, error) {
+	p := encoders.Get().(*pooledEncoder)
+	defer p.put()
+	p.buf = *bytes.NewBuffer(dst)
+	defer func() { p.buf = bytes.Buffer{} }() // dst is the caller's
+	p.enc.mode = mode
+	if err := p.enc.encodeMapWith(m, key, val); err != nil {
+		return nil, err
+	}
+	return p.buf.Bytes(), nil
+}
+
 // AppendRawHeader appends the header of a raw string of n bytes in Wire
 // mode (fixstr, str16 or str32; never str8 or bin, as salt.payload.dumps).
 func AppendRawHeader(dst []byte, n int) ([]byte, error) {
@@ -125,6 +141,30 @@ func (p *pooledEncoder) put() {
 	}
 	p.buf.Reset()
 	encoders.Put(p)
+}
+
+// encodeMapWith encodes m followed by the entry key, val as one map (see
+// AppendEncodeMapWith).
+func (enc *Encoder) encodeMapWith(m *Map, key string, val any) error {
+	var items []Item
+	if m != nil {
+		items = m.items
+	}
+	if err := enc.e.EncodeMapLen(len(items) + 1); err != nil {
+		return err
+	}
+	for _, it := range items {
+		if err := enc.encode(it.Key, 1); err != nil {
+			return err
+		}
+		if err := enc.encode(it.Value, 1); err != nil {
+			return err
+		}
+	}
+	if err := enc.encode(key, 1); err != nil {
+		return err
+	}
+	return enc.encode(val, 1)
 }
 
 // Encoder writes payload values to a stream.

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"net"
 	"sync"
-	"time"
 )
 
 // ZMTP data frames are written by this package itself rather than through
@@ -91,7 +90,7 @@ func writeMessage(w net.Conn, frames [][]byte) error {
 func (c *zconn) sendEncoded(msgs [][]byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_ = c.raw.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	c.armWrite()
 	var err error
 	if len(msgs) == 1 {
 		_, err = c.raw.Write(msgs[0])
