@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/internal/fleetlab"
-	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
@@ -24,18 +23,7 @@ func TestMasterStopsOnSIGTERM(t *testing.T) {
 	bin := proc.Build(t, "./cmd/gsalt-master", "./cmd/gsalt-minion", "./cmd/gsalt")
 	dir := t.TempDir()
 	m := fleetlab.StartMaster(t, bin, dir, "auto_accept: True")
-	conf := filepath.Join(dir, "etc", "minion")
-	testutil.WriteFile(t, filepath.Join(conf, "minion"), fmt.Sprintf(`id: mn1
-master: 127.0.0.1
-master_port: %d
-root_dir: %[2]s/mn
-pki_dir: %[2]s/mn/pki
-cachedir: %[2]s/mn/cache
-sock_dir: %[2]s/mn/sock
-log_file: %[2]s/mn/log
-enable_fqdns_grains: False
-acceptance_wait_time: 0.5
-`, m.RetPort, dir), 0o644)
+	conf := fleetlab.WriteDaemonConfig(t, dir, "minion", "mn", m.RetPort, "id: mn1")
 	mn := proc.Command(t, "gsalt-minion", proc.Options{}, filepath.Join(bin, "gsalt-minion"), "-c", conf, "-l", "info")
 	mn.WaitLog(t, 90*time.Second, regexp.MustCompile(`authenticated with the master`))
 	for _, port := range []int{m.PubPort, m.RetPort} {

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"net"
 	"path/filepath"
 	"regexp"
 	"syscall"
@@ -24,18 +21,7 @@ const stopDeadline = 30 * time.Second
 // the master at 127.0.0.1:port and starts gsalt-minion on it.
 func startStopMinion(t *testing.T, bin, dir string, port int) *proc.Proc {
 	t.Helper()
-	conf := filepath.Join(dir, "etc")
-	testutil.WriteFile(t, filepath.Join(conf, "minion"), fmt.Sprintf(`id: mn1
-master: 127.0.0.1
-master_port: %d
-root_dir: %[2]s/mn
-pki_dir: %[2]s/mn/pki
-cachedir: %[2]s/mn/cache
-sock_dir: %[2]s/mn/sock
-log_file: %[2]s/mn/log
-enable_fqdns_grains: False
-acceptance_wait_time: 0.5
-`, port, dir), 0o644)
+	conf := fleetlab.WriteDaemonConfig(t, dir, "minion", "mn", port, "id: mn1")
 	return proc.Command(t, "gsalt-minion", proc.Options{}, filepath.Join(bin, "gsalt-minion"), "-c", conf, "-l", "info")
 }
 
@@ -51,15 +37,8 @@ func TestMinionStopsOnSIGTERM(t *testing.T) {
 	bin := proc.Build(t, "./cmd/gsalt-master", "./cmd/gsalt-minion", "./cmd/gsalt")
 
 	t.Run("master holds the connection", func(t *testing.T) {
-		accepted := make(chan struct{}, 1)
-		srv := testutil.ServeTCP(t, func(c net.Conn) {
-			select {
-			case accepted <- struct{}{}:
-			default:
-			}
-			_, _ = io.Copy(io.Discard, c) // never answers
-		})
-		p := startStopMinion(t, bin, t.TempDir(), srv.Addr().(*net.TCPAddr).Port)
+		port, accepted := fleetlab.SilentMaster(t)
+		p := startStopMinion(t, bin, t.TempDir(), port)
 		select {
 		case <-accepted:
 		case <-time.After(testutil.Scale(60 * time.Second)):

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"net"
 	"path/filepath"
 	"regexp"
 	"syscall"
@@ -24,18 +21,7 @@ const stopDeadline = 30 * time.Second
 // talks to the master at 127.0.0.1:port and starts gsalt-proxy on it.
 func startStopProxy(t *testing.T, bin, dir string, port int) *proc.Proc {
 	t.Helper()
-	conf := filepath.Join(dir, "etc")
-	testutil.WriteFile(t, filepath.Join(conf, "proxy"), fmt.Sprintf(`master: 127.0.0.1
-master_port: %d
-root_dir: %[2]s/p
-pki_dir: %[2]s/p/pki
-cachedir: %[2]s/p/cache
-sock_dir: %[2]s/p/sock
-log_file: %[2]s/p/log
-enable_fqdns_grains: False
-acceptance_wait_time: 0.5
-proxy: {proxytype: dummy}
-`, port, dir), 0o644)
+	conf := fleetlab.WriteDaemonConfig(t, dir, "proxy", "p", port, "proxy: {proxytype: dummy}")
 	return proc.Command(t, "gsalt-proxy", proc.Options{}, filepath.Join(bin, "gsalt-proxy"), "-c", conf, "--proxyid", "d1", "-l", "info")
 }
 
@@ -52,15 +38,8 @@ func TestProxyStopsOnSIGTERM(t *testing.T) {
 	bin := fleetlab.Build(t)
 
 	t.Run("master holds the connection", func(t *testing.T) {
-		accepted := make(chan struct{}, 1)
-		srv := testutil.ServeTCP(t, func(c net.Conn) {
-			select {
-			case accepted <- struct{}{}:
-			default:
-			}
-			_, _ = io.Copy(io.Discard, c) // never answers
-		})
-		p := startStopProxy(t, bin, t.TempDir(), srv.Addr().(*net.TCPAddr).Port)
+		port, accepted := fleetlab.SilentMaster(t)
+		p := startStopProxy(t, bin, t.TempDir(), port)
 		select {
 		case <-accepted:
 		case <-time.After(testutil.Scale(60 * time.Second)):

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/gsalt/gsalt/event"
+	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/testutil/proc"
 	"golang.org/x/crypto/ssh"
 )
@@ -390,4 +392,48 @@ func HasLine(cfg, line string) bool {
 		}
 	}
 	return false
+}
+
+// WriteDaemonConfig writes dir/etc/<kind>/<kind> (kind "minion" or
+// "proxy") for a daemon talking to the master at 127.0.0.1:port, its state
+// under dir/<sub> and Salt's start-up waits shortened, plus extra YAML
+// lines; it returns the configuration directory to pass with -c.
+func WriteDaemonConfig(t testing.TB, dir, kind, sub string, port int, extra string) string {
+	t.Helper()
+	conf := filepath.Join(dir, "etc", kind)
+	if err := os.MkdirAll(conf, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprintf(`master: 127.0.0.1
+master_port: %d
+root_dir: %[2]s/%[3]s
+pki_dir: %[2]s/%[3]s/pki
+cachedir: %[2]s/%[3]s/cache
+sock_dir: %[2]s/%[3]s/sock
+log_file: %[2]s/%[3]s/log
+enable_fqdns_grains: False
+acceptance_wait_time: 0.5
+%s
+`, port, dir, sub, extra)
+	if err := os.WriteFile(filepath.Join(conf, kind), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return conf
+}
+
+// SilentMaster listens on 127.0.0.1 as a master that accepts connections,
+// reads whatever comes and never answers; it returns its port and a
+// channel that receives once a first connection was accepted. It stops
+// with the test.
+func SilentMaster(t testing.TB) (port int, accepted <-chan struct{}) {
+	t.Helper()
+	ch := make(chan struct{}, 1)
+	srv := testutil.ServeTCP(t, func(c net.Conn) {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+		_, _ = io.Copy(io.Discard, c)
+	})
+	return srv.Addr().(*net.TCPAddr).Port, ch
 }
