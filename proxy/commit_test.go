@@ -11,6 +11,7 @@ import (
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/testutil/started"
 	"github.com/gsalt/gsalt/master"
+	"github.com/gsalt/gsalt/masterd"
 	"github.com/gsalt/gsalt/proxy"
 	"github.com/gsalt/gsalt/proxy/devsim"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -44,28 +45,7 @@ func waitSchedRet(t *testing.T, sub *event.Subscription, id, name string) *paylo
 // reverts unless confirmed, and cancelled or confirmed commit IDs leave
 // the device as they are.
 func TestScheduledCommitsAndReverts(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sim, err := devsim.Start(ctx, devsim.Options{Platform: devsim.PlatformIOS, Devices: 1, User: "admin", Password: "admin"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.Close()
-	pillar := func(_ context.Context, req master.PillarRequest) (*payload.Map, error) {
-		return payload.NewMap("proxy", payload.NewMap("proxytype", "napalm", "driver", "ios", "host", "127.0.0.1",
-			"username", "admin", "password", "admin", "optional_args", payload.NewMap("port", int64(sim.Port(0))))), nil
-	}
-	dir := shortDir(t)
-	d := testMaster(t, dir, pillar)
-	boot := started.Watch(t, d.Bus())
-	bus := d.Bus().Subscribe(nil, 4096)
-	defer bus.Close()
-	etc := proxyConf(t, dir, d, "loop_interval: 0.2\n")
-	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: []string{"sw1"}, Logger: testLogger()})
-	waitFor(t, "sw1 in the fleet", func() bool { _, ok := f.Device("sw1"); return ok })
-	dev, _ := f.Device("sw1")
-	waitServing(t, boot, dev)
-	running := func() string { return sim.Device(0).RunningConfig() }
+	d, bus, running := startCommitLab(t, 0)
 	call := func(fun string, args ...any) *payload.Map {
 		t.Helper()
 		r, ok := runJob(t, d, "sw1", "", fun, args...)["sw1"].(*payload.Map)
@@ -181,28 +161,7 @@ func TestScheduledCommitsAndReverts(t *testing.T) {
 // (scheduled just after the commit) instead of being dropped by the
 // scheduler as a once job of the past, which left the change for good.
 func TestRevertAfterASlowCommit(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sim, err := devsim.Start(ctx, devsim.Options{Platform: devsim.PlatformIOS, Devices: 1, User: "admin", Password: "admin", Latency: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.Close()
-	pillar := func(_ context.Context, req master.PillarRequest) (*payload.Map, error) {
-		return payload.NewMap("proxy", payload.NewMap("proxytype", "napalm", "driver", "ios", "host", "127.0.0.1",
-			"username", "admin", "password", "admin", "optional_args", payload.NewMap("port", int64(sim.Port(0))))), nil
-	}
-	dir := shortDir(t)
-	d := testMaster(t, dir, pillar)
-	boot := started.Watch(t, d.Bus())
-	bus := d.Bus().Subscribe(nil, 4096)
-	defer bus.Close()
-	etc := proxyConf(t, dir, d, "loop_interval: 0.2\n")
-	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: []string{"sw1"}, Logger: testLogger()})
-	waitFor(t, "sw1 in the fleet", func() bool { _, ok := f.Device("sw1"); return ok })
-	dev, _ := f.Device("sw1")
-	waitServing(t, boot, dev)
-	running := func() string { return sim.Device(0).RunningConfig() }
+	d, bus, running := startCommitLab(t, 300*time.Millisecond)
 
 	start := time.Now()
 	r, ok := runJob(t, d, "sw1", "", "net.load_config", "text=ntp server 10.9.9.9", "revert_in=1s")["sw1"].(*payload.Map)
@@ -220,4 +179,35 @@ func TestRevertAfterASlowCommit(t *testing.T) {
 	if strings.Contains(running(), "10.9.9.9") {
 		t.Errorf("not reverted:\n%s", running())
 	}
+}
+
+// startCommitLab starts a gsalt master and a proxy fleet serving sw1, one
+// simulated IOS switch answering each command after latency, with the
+// scheduler evaluating every 0.2 s; it returns the master, a subscription
+// to its event bus and a function reading the device's running config.
+// Everything stops with the test.
+func startCommitLab(t *testing.T, latency time.Duration) (*masterd.Daemon, *event.Subscription, func() string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	sim, err := devsim.Start(ctx, devsim.Options{Platform: devsim.PlatformIOS, Devices: 1, User: "admin", Password: "admin", Latency: latency})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	pillar := func(_ context.Context, req master.PillarRequest) (*payload.Map, error) {
+		return payload.NewMap("proxy", payload.NewMap("proxytype", "napalm", "driver", "ios", "host", "127.0.0.1",
+			"username", "admin", "password", "admin", "optional_args", payload.NewMap("port", int64(sim.Port(0))))), nil
+	}
+	dir := shortDir(t)
+	d := testMaster(t, dir, pillar)
+	boot := started.Watch(t, d.Bus())
+	bus := d.Bus().Subscribe(nil, 4096)
+	t.Cleanup(func() { bus.Close() })
+	etc := proxyConf(t, dir, d, "loop_interval: 0.2\n")
+	f := runFleet(t, ctx, cancel, proxy.Options{ConfigDir: etc, IDs: []string{"sw1"}, Logger: testLogger()})
+	waitFor(t, "sw1 in the fleet", func() bool { _, ok := f.Device("sw1"); return ok })
+	dev, _ := f.Device("sw1")
+	waitServing(t, boot, dev)
+	return d, bus, func() string { return sim.Device(0).RunningConfig() }
 }
