@@ -3,12 +3,10 @@ package main
 import (
 	"path/filepath"
 	"regexp"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/fleetlab"
-	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
@@ -36,36 +34,16 @@ func TestMinionStopsOnSIGTERM(t *testing.T) {
 	}
 	bin := proc.Build(t, "./cmd/gsalt-master", "./cmd/gsalt-minion", "./cmd/gsalt")
 
-	t.Run("master holds the connection", func(t *testing.T) {
-		port, accepted := fleetlab.SilentMaster(t)
-		p := startStopMinion(t, bin, t.TempDir(), port)
-		select {
-		case <-accepted:
-		case <-time.After(testutil.Scale(60 * time.Second)):
-			t.Fatalf("gsalt-minion never connected:\n%s", p.Tail(2000))
-		}
-		took := p.Terminate(t, stopDeadline)
-		t.Logf("gsalt-minion exited %v after SIGTERM", took.Round(time.Millisecond))
-	})
-
-	t.Run("master stops answering", func(t *testing.T) {
-		dir := t.TempDir()
-		m := fleetlab.StartMaster(t, bin, dir, "auto_accept: True")
-		p := startStopMinion(t, bin, dir, m.RetPort)
-		p.WaitLog(t, 90*time.Second, regexp.MustCompile(`authenticated with the master`))
-		if err := m.Proc.Signal(syscall.SIGSTOP); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = m.Proc.Signal(syscall.SIGCONT) })
-		took := p.Terminate(t, stopDeadline)
-		t.Logf("gsalt-minion exited %v after SIGTERM", took.Round(time.Millisecond))
-	})
+	d := fleetlab.StopDaemon{Name: "gsalt-minion", Ready: regexp.MustCompile(`authenticated with the master`), Deadline: stopDeadline,
+		Start: func(t *testing.T, dir string, port int) *proc.Proc { return startStopMinion(t, bin, dir, port) }}
+	t.Run("master holds the connection", d.StopsWithSilentMaster)
+	t.Run("master stops answering", func(t *testing.T) { d.StopsWithStoppedMaster(t, bin) })
 
 	t.Run("job running", func(t *testing.T) {
 		dir := t.TempDir()
 		m := fleetlab.StartMaster(t, bin, dir, "auto_accept: True")
 		p := startStopMinion(t, bin, dir, m.RetPort)
-		p.WaitLog(t, 90*time.Second, regexp.MustCompile(`authenticated with the master`))
+		p.WaitLog(t, 90*time.Second, d.Ready)
 		cli := proc.Command(t, "gsalt", proc.Options{}, filepath.Join(bin, "gsalt"), "-c", m.ConfDir, "-t", "600", "mn1", "cmd.run", "sleep 300")
 		// The job's own process must be there for the check of what the
 		// stop leaves behind to mean something.

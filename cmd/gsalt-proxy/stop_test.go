@@ -3,12 +3,10 @@ package main
 import (
 	"path/filepath"
 	"regexp"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/fleetlab"
-	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/internal/testutil/proc"
 )
 
@@ -37,36 +35,16 @@ func TestProxyStopsOnSIGTERM(t *testing.T) {
 	}
 	bin := fleetlab.Build(t)
 
-	t.Run("master holds the connection", func(t *testing.T) {
-		port, accepted := fleetlab.SilentMaster(t)
-		p := startStopProxy(t, bin, t.TempDir(), port)
-		select {
-		case <-accepted:
-		case <-time.After(testutil.Scale(60 * time.Second)):
-			t.Fatalf("gsalt-proxy never connected:\n%s", p.Tail(2000))
-		}
-		took := p.Terminate(t, stopDeadline)
-		t.Logf("gsalt-proxy exited %v after SIGTERM", took.Round(time.Millisecond))
-	})
-
-	t.Run("master stops answering", func(t *testing.T) {
-		dir := t.TempDir()
-		m := fleetlab.StartMaster(t, bin, dir, "auto_accept: True")
-		p := startStopProxy(t, bin, dir, m.RetPort)
-		p.WaitLog(t, 90*time.Second, regexp.MustCompile(`proxy module initialized`))
-		if err := m.Proc.Signal(syscall.SIGSTOP); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = m.Proc.Signal(syscall.SIGCONT) })
-		took := p.Terminate(t, stopDeadline)
-		t.Logf("gsalt-proxy exited %v after SIGTERM", took.Round(time.Millisecond))
-	})
+	d := fleetlab.StopDaemon{Name: "gsalt-proxy", Ready: regexp.MustCompile(`proxy module initialized`), Deadline: stopDeadline,
+		Start: func(t *testing.T, dir string, port int) *proc.Proc { return startStopProxy(t, bin, dir, port) }}
+	t.Run("master holds the connection", d.StopsWithSilentMaster)
+	t.Run("master stops answering", func(t *testing.T) { d.StopsWithStoppedMaster(t, bin) })
 
 	t.Run("job running", func(t *testing.T) {
 		dir := t.TempDir()
 		m := fleetlab.StartMaster(t, bin, dir, "auto_accept: True")
 		p := startStopProxy(t, bin, dir, m.RetPort)
-		p.WaitLog(t, 90*time.Second, regexp.MustCompile(`proxy module initialized`))
+		p.WaitLog(t, 90*time.Second, d.Ready)
 		cli := proc.Command(t, "gsalt", proc.Options{}, filepath.Join(bin, "gsalt"), "-c", m.ConfDir, "-t", "600", "d1", "test.sleep", "300")
 		p.WaitLog(t, 90*time.Second, regexp.MustCompile(`executing command.*fun=test\.sleep`))
 		took := p.Terminate(t, stopDeadline)

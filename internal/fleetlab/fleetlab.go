@@ -18,8 +18,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -436,4 +438,50 @@ func SilentMaster(t testing.TB) (port int, accepted <-chan struct{}) {
 		_, _ = io.Copy(io.Discard, c)
 	})
 	return srv.Addr().(*net.TCPAddr).Port, ch
+}
+
+// StopDaemon is a daemon (gsalt-minion, gsalt-proxy) whose SIGTERM stop
+// the daemons' tests check in the same situations.
+type StopDaemon struct {
+	// Name is the command, for messages.
+	Name string
+	// Start writes the daemon's configuration under dir for the master at
+	// 127.0.0.1:port and starts it.
+	Start func(t *testing.T, dir string, port int) *proc.Proc
+	// Ready matches the log line saying the master serves the daemon.
+	Ready *regexp.Regexp
+	// Deadline bounds the stop: generous, since a stop that hangs is what
+	// is tested, not its speed.
+	Deadline time.Duration
+}
+
+// StopsWithSilentMaster checks that the daemon, connected to a master that
+// accepted its connection and never answers, exits on SIGTERM and leaves
+// no process behind.
+func (s StopDaemon) StopsWithSilentMaster(t *testing.T) {
+	port, accepted := SilentMaster(t)
+	p := s.Start(t, t.TempDir(), port)
+	select {
+	case <-accepted:
+	case <-time.After(testutil.Scale(60 * time.Second)):
+		t.Fatalf("%s never connected:\n%s", s.Name, p.Tail(2000))
+	}
+	took := p.Terminate(t, s.Deadline)
+	t.Logf("%s exited %v after SIGTERM", s.Name, took.Round(time.Millisecond))
+}
+
+// StopsWithStoppedMaster checks that the daemon, once served by a real
+// gsalt-master (from bin) that is then stopped with SIGSTOP, exits on
+// SIGTERM and leaves no process behind.
+func (s StopDaemon) StopsWithStoppedMaster(t *testing.T, bin string) {
+	dir := t.TempDir()
+	m := StartMaster(t, bin, dir, "auto_accept: True")
+	p := s.Start(t, dir, m.RetPort)
+	p.WaitLog(t, 90*time.Second, s.Ready)
+	if err := m.Proc.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Proc.Signal(syscall.SIGCONT) })
+	took := p.Terminate(t, s.Deadline)
+	t.Logf("%s exited %v after SIGTERM", s.Name, took.Round(time.Millisecond))
 }
