@@ -18,6 +18,7 @@ type jobWorkers struct {
 	ctx     context.Context
 	work    chan func() // unbuffered: a send succeeds only with a waiting worker
 	idle    atomic.Int32
+	live    atomic.Int32 // worker goroutines, running a job or waiting
 	maxIdle int32
 	idleFor time.Duration
 	// smallStack leaves out growStack (BenchmarkJobWorkersStack's
@@ -47,6 +48,8 @@ func (w *jobWorkers) run(fn func()) {
 
 // loop runs fn, then the jobs handed to it while it waits.
 func (w *jobWorkers) loop(fn func()) {
+	w.live.Add(1)
+	defer w.live.Add(-1)
 	var t *time.Timer
 	for i := 0; ; i++ {
 		if !w.smallStack {
