@@ -110,30 +110,22 @@ func (b *Bus) Publish(ev Event) {
 }
 
 // Fire is Publish returning the reason an event was not published.
-func (b *Bus) Fire(ev Event) error {
-	if b.closed.Load() {
-		return ErrClosed
-	}
-	ev, packed, err := prepare(ev, b.now(), b.maxSize)
-	if err != nil {
-		return err
-	}
-	for _, s := range *b.sinks.Load() {
-		s.deliver(ev, packed)
-	}
-	return nil
-}
+func (b *Bus) Fire(ev Event) error { return b.fire(ev, false) }
 
 // FireOwned is Fire for data the caller hands over and no longer uses
 // (a master's return event: the load it decoded from the minion's
 // request): a missing _stamp is set on ev.Data itself rather than on a
 // copy, which spares a copy of the map per event. The event and its
 // bytes are those Fire would publish.
-func (b *Bus) FireOwned(ev Event) error {
+func (b *Bus) FireOwned(ev Event) error { return b.fire(ev, true) }
+
+// fire prepares ev (own: its data is the caller's to hand over, see
+// prepareData) and delivers it to every subscriber.
+func (b *Bus) fire(ev Event, own bool) error {
 	if b.closed.Load() {
 		return ErrClosed
 	}
-	ev, packed, err := prepareData(ev, b.now(), b.maxSize, true)
+	ev, packed, err := prepareData(ev, b.now(), b.maxSize, own)
 	if err != nil {
 		return err
 	}
