@@ -2,13 +2,12 @@ package master
 
 import (
 	"bufio"
-	"encoding/hex"
 	"errors"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/procnet"
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
@@ -116,43 +115,17 @@ func scanProcNet(path string, port int, out map[string]bool) error {
 		if len(fields) < 4 || fields[3] != "01" { // ESTABLISHED
 			continue
 		}
-		_, lport, ok := parseProcAddr(fields[1])
+		_, lport, ok := procnet.ParseAddr(fields[1])
 		if !ok || lport != port {
 			continue
 		}
-		ip, _, ok := parseProcAddr(fields[2])
+		ip, _, ok := procnet.ParseAddr(fields[2])
 		if !ok {
 			continue
 		}
-		if v4 := ip.To4(); v4 != nil {
-			out[v4.String()] = true
-		} else {
-			out[ip.String()] = true
-		}
+		out[procnet.AddrText(ip)] = true
 	}
 	return sc.Err()
-}
-
-// parseProcAddr decodes "0100007F:1151" (IPv4, or 32 hex digits for IPv6,
-// each 32-bit word in host byte order, little-endian here).
-func parseProcAddr(s string) (net.IP, int, bool) {
-	h, p, ok := strings.Cut(s, ":")
-	if !ok {
-		return nil, 0, false
-	}
-	port, err := strconv.ParseUint(p, 16, 16)
-	if err != nil {
-		return nil, 0, false
-	}
-	raw, err := hex.DecodeString(h)
-	if err != nil || (len(raw) != 4 && len(raw) != 16) {
-		return nil, 0, false
-	}
-	ip := make(net.IP, len(raw))
-	for w := 0; w < len(raw); w += 4 {
-		ip[w], ip[w+1], ip[w+2], ip[w+3] = raw[w+3], raw[w+2], raw[w+1], raw[w]
-	}
-	return ip, int(port), true
 }
 
 // hostAddrs lists this host's non-loopback addresses of one family.

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gsalt/gsalt/internal/procnet"
 )
 
 func TestParseProcAddr(t *testing.T) {
@@ -21,7 +23,7 @@ func TestParseProcAddr(t *testing.T) {
 		{"zz:1", "", 0, false},
 		{"0100007F", "", 0, false},
 	} {
-		ip, port, ok := parseProcAddr(tc.in)
+		ip, port, ok := procnet.ParseAddr(tc.in)
 		if ok != tc.ok || (ok && (!ip.Equal(net.ParseIP(tc.ip)) || port != tc.port)) {
 			t.Errorf("%s: %v %d %v", tc.in, ip, port, ok)
 		}

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"os/exec"
 	"strconv"
 	"strings"
 
+	"github.com/gsalt/gsalt/internal/procnet"
 	"github.com/gsalt/gsalt/modules"
 	"github.com/gsalt/gsalt/wire/payload"
 )
@@ -197,48 +197,15 @@ func statusProcTCPEstablished(table string) map[string]map[int]bool {
 		if st, err := strconv.ParseUint(f[3], 16, 8); err != nil || st != 1 {
 			continue
 		}
-		addr, portHex, ok := strings.Cut(f[2], ":")
+		addr, p, ok := procnet.ParseAddr(f[2])
 		if !ok {
 			continue
 		}
-		p, err := strconv.ParseUint(portHex, 16, 16)
-		if err != nil {
-			continue
-		}
-		ip := statusHexIP(addr)
+		ip := procnet.AddrText(addr)
 		if out[ip] == nil {
 			out[ip] = map[int]bool{}
 		}
-		out[ip][int(p)] = true
+		out[ip][p] = true
 	}
 	return out
-}
-
-// statusHexIP turns a /proc/net address (host byte order words, little
-// endian here) into text; IPv4-mapped IPv6 addresses come out as IPv4.
-// Text that does not parse is returned as it is.
-func statusHexIP(h string) string {
-	switch len(h) {
-	case 8:
-		n, err := strconv.ParseUint(h, 16, 32)
-		if err != nil {
-			return h
-		}
-		return fmt.Sprintf("%d.%d.%d.%d", n&255, n>>8&255, n>>16&255, n>>24&255)
-	case 32:
-		var b [16]byte
-		for w := 0; w < 4; w++ {
-			n, err := strconv.ParseUint(h[w*8:w*8+8], 16, 32)
-			if err != nil {
-				return h
-			}
-			b[w*4], b[w*4+1], b[w*4+2], b[w*4+3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
-		}
-		a := netip.AddrFrom16(b)
-		if a.Is4In6() {
-			return a.Unmap().String()
-		}
-		return a.String()
-	}
-	return h
 }
