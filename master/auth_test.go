@@ -43,7 +43,8 @@ func TestAuthLifecycle(t *testing.T) {
 	if ev := e.waitEvent("salt/auth"); ev.Data.Str("act") != "accept" {
 		t.Fatalf("accept event %s", mapJSON(ev.Data))
 	}
-	// Second contact carries a token, which OpenAuthReply checks.
+	// Second contact carries a token, which the master must give back
+	// (e.auth checks it).
 	if r := e.auth(tm); r.Status != message.AuthAccepted || r.FirstContact {
 		t.Fatalf("token auth: %v", r.Status)
 	}

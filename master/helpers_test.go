@@ -203,6 +203,14 @@ func (e *env) auth(tm *tminion) *message.AuthResult {
 		e.t.Fatalf("auth reply: %v", err)
 	}
 	if res.Status == message.AuthAccepted {
+		// The master gives the request's token back, encrypted to the
+		// minion's key (a Salt minion checks it; OpenAuthReplySigned
+		// relies on the signature instead).
+		if si.Token != "" && !res.CacheKey {
+			if tok, err := message.AuthReplyToken(reply, tm.priv, payload.DefaultLimits); err != nil || tok != si.Token {
+				e.t.Fatalf("auth reply token: %q, %v; want the request's", tok, err)
+			}
+		}
 		if res.FirstContact {
 			tm.master = res.MasterPubPEM
 		}

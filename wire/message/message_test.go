@@ -318,3 +318,59 @@ func BenchmarkAuthAccept(b *testing.B) {
 		}
 	}
 }
+
+// TestAuthReplyTrustsTheSignature: with a cached master key the minion
+// relies on the reply's signature (made over a load holding the request's
+// nonce) to know the master holds that key, and does not decrypt the
+// returned token: a reply signed by another key is refused even with the
+// right token, one signed by the master is accepted whatever its token
+// says, and the master's token still decrypts to the request's.
+func TestAuthReplyTrustsTheSignature(t *testing.T) {
+	k := loadKeys(t)
+	minion := k.minion["minion1"]
+	pubPEM := crypt.MarshalPublicKeyPEM(&minion.PublicKey)
+	session, _ := crypt.GenerateKeyString()
+	s, err := message.NewSignIn("minion1", pubPEM, k.masterPub, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accept := func(signer *rsa.PrivateKey, token []byte) []byte {
+		t.Helper()
+		inner, err := message.BuildAuthAccept(message.AuthAccept{
+			MasterPriv: k.masterPriv, MasterPubPEM: k.masterPEM, MinionPub: &minion.PublicKey,
+			SessionKey: session, PublishPort: 4505, EncToken: s.Load.Bytes("token"), Nonce: s.Nonce,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != nil {
+			inner.Set("token", token)
+		}
+		frame, err := message.EncodeSignedClear(signer, inner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return frame
+	}
+	honest := accept(k.masterPriv, nil)
+	if tok, err := message.AuthReplyToken(honest, minion, payload.DefaultLimits); err != nil || tok != s.Token {
+		t.Fatalf("returned token %q, %v; want the request's", tok, err)
+	}
+	if res, err := message.OpenAuthReply(honest, s, minion, k.masterPEM, payload.DefaultLimits); err != nil || res.Status != message.AuthAccepted {
+		t.Fatalf("honest reply: %+v %v", res, err)
+	}
+	impostor, err := crypt.GenerateKey(2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := message.OpenAuthReply(accept(impostor, nil), s, minion, k.masterPEM, payload.DefaultLimits); !errors.Is(err, message.ErrBadSignature) {
+		t.Fatalf("reply signed by another key: %v, want ErrBadSignature", err)
+	}
+	garbage := accept(k.masterPriv, []byte("not a token"))
+	if _, err := message.AuthReplyToken(garbage, minion, payload.DefaultLimits); !errors.Is(err, message.ErrAuthReply) {
+		t.Fatalf("garbage token decrypts: %v", err)
+	}
+	if res, err := message.OpenAuthReply(garbage, s, minion, k.masterPEM, payload.DefaultLimits); err != nil || res.Status != message.AuthAccepted || res.SessionKey != session {
+		t.Fatalf("master-signed reply with another token: %+v %v", res, err)
+	}
+}
