@@ -58,6 +58,9 @@ func (m *Minion) autosignGrains() *payload.Map {
 // per reason, instead of waiting for the exchange's timeouts.
 func (m *Minion) checkMasterReachable(ctx context.Context, l *link) {
 	var d net.Dialer
+	if m.source != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(m.source)}
+	}
 	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	_, addr := l.target()
@@ -139,7 +142,9 @@ func (m *Minion) signIn(ctx context.Context, l *link, failFast bool) (*message.A
 	// An earlier try keeps waiting while the next one is sent: a master
 	// busy with a crowd of re-authenticating minions answers late, and
 	// its answer still counts (see transport.ReqClient.KeepWaiting).
-	client := transport.ReqClient{Addr: addr, Tries: tries, Timeout: timeout, Logger: m.log, KeepWaiting: !failFast, Gate: m.gates.For(addr)}
+	// The connection that gets the reply stays open in the request pool:
+	// the returns and other requests that follow the sign-in use it.
+	client := transport.ReqClient{Addr: addr, Tries: tries, Timeout: timeout, Logger: m.log, KeepWaiting: !failFast, Gate: m.gates.For(addr), Pool: m.reqPool(addr), Source: m.source}
 	reply, err := client.Send(ctx, frame)
 	m.mu.Lock()
 	l.reached = err == nil

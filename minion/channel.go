@@ -10,7 +10,6 @@ import (
 
 	"github.com/gsalt/gsalt/wire/message"
 	"github.com/gsalt/gsalt/wire/payload"
-	"github.com/gsalt/gsalt/wire/transport"
 )
 
 // Request defaults (Salt's AsyncReqChannel.send and _return_pub).
@@ -156,8 +155,7 @@ func (m *Minion) fetchPillarExt(ctx context.Context, pillarenv any, override *pa
 			return nil, err
 		}
 		_, addr := lk.target()
-		client := transport.ReqClient{Addr: addr, Tries: defaultRequestTries, Timeout: defaultRequestTimeout, Logger: m.log, Gate: m.gates.For(addr)}
-		reply, err := client.Send(ctx, frame)
+		reply, err := m.reqPool(addr).Send(ctx, frame, defaultRequestTries, defaultRequestTimeout)
 		if err != nil {
 			return nil, fmt.Errorf("minion: _pillar request: %w", err)
 		}

@@ -40,6 +40,8 @@ type fakeMaster struct {
 	decision map[string]string // id -> accept|pend|reject (default pend)
 	pillar   *payload.Map
 	auths    map[string]int
+	// authFrom is the peer IP address of each id's last _auth.
+	authFrom map[string]string
 	lastAuth map[string]*payload.Map
 	reqs     []*payload.Map
 	reqCh    chan *payload.Map
@@ -143,13 +145,23 @@ func (fm *fakeMaster) authCount(id string) int {
 	return fm.auths[id]
 }
 
-func (fm *fakeMaster) handle(_ context.Context, frame []byte) ([]byte, bool) {
+func (fm *fakeMaster) handle(ctx context.Context, frame []byte) ([]byte, bool) {
 	req, err := message.ParseRequest(frame, payload.DefaultLimits)
 	if err != nil {
 		b, _ := payload.Marshal(message.BadLoadText)
 		return b, true
 	}
 	if req.Enc == message.EncClear {
+		if a, ok := transport.PeerAddr(ctx); ok && req.Load.Str("cmd") == "_auth" {
+			if ta, ok := a.(*net.TCPAddr); ok {
+				fm.mu.Lock()
+				if fm.authFrom == nil {
+					fm.authFrom = map[string]string{}
+				}
+				fm.authFrom[req.Load.Str("id")] = ta.IP.String()
+				fm.mu.Unlock()
+			}
+		}
 		return fm.handleAuth(req.Load)
 	}
 	fm.mu.Lock()

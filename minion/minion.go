@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +48,8 @@ var (
 	ErrNoMaster = errors.New("minion: no master configured")
 	// ErrNotConnected: a request was made before the first authentication.
 	ErrNotConnected = errors.New("minion: not connected to the master")
+	// ErrSourceAddress: source_address is not an IP address.
+	ErrSourceAddress = errors.New("minion: source_address must be an IP address")
 )
 
 // Exit codes of gsalt-minion and gsalt-call matching Salt's.
@@ -61,6 +65,10 @@ type Options struct {
 	Config *config.Minion
 	// ID overrides Config.ID (swarm identities); "" keeps it.
 	ID string
+	// SourceAddress overrides the source_address option: the IP address
+	// the minion's connections to its masters start from ("" keeps the
+	// option; a swarm gives each identity its own).
+	SourceAddress string
 	// PKIDir and CacheDir override the configured pki_dir and cachedir.
 	PKIDir, CacheDir string
 	// Registry holds the execution functions; nil builds one with
@@ -212,6 +220,9 @@ type Minion struct {
 	subQueue      int
 	subscribeFn   func(context.Context, string, transport.SubOptions) (Subscription, error)
 	reqPoolFn     func(string) *transport.ReqPool
+	// source is the IP address connections to the masters start from
+	// (source_address or Options.SourceAddress; "" for any).
+	source string
 	authSlots     chan struct{}
 	gates         *transport.DialGates
 	procDelay     time.Duration
@@ -292,12 +303,23 @@ func New(o Options) (*Minion, error) {
 		subQueue:      o.SubQueue,
 		subscribeFn:   o.Subscribe,
 		reqPoolFn:     o.ReqPool,
+		source:        o.SourceAddress,
 		authSlots:     o.AuthSlots,
 		gates:         o.DialGates,
 		procDelay:     o.ProcDelay,
 		onReady:       o.OnReady,
 		jidSeen:       map[string]bool{},
 		ready:         make(chan struct{}),
+	}
+	if m.source == "" {
+		m.source = cfg.Opts.Str("source_address")
+	}
+	if m.source != "" {
+		ip := net.ParseIP(strings.Trim(m.source, "[]"))
+		if ip == nil {
+			return nil, fmt.Errorf("%w: %q", ErrSourceAddress, m.source)
+		}
+		m.source = ip.String()
 	}
 	if o.Returners == nil {
 		o.Returners = retbuiltin.New()

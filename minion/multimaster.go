@@ -416,7 +416,7 @@ func (m *Minion) pingMaster(ctx context.Context, l *link) bool {
 		timeout = 5 * time.Second
 	}
 	_, addr := l.target()
-	client := transport.ReqClient{Addr: addr, Tries: 1, Timeout: timeout, Logger: m.log}
+	client := transport.ReqClient{Addr: addr, Tries: 1, Timeout: timeout, Logger: m.log, Source: m.source}
 	_, err = client.Send(ctx, frame)
 	return err == nil
 }

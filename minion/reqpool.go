@@ -38,12 +38,18 @@ const reqPoolOpen = reqPoolIdle
 // reqPoolIdleTimeout is how long a minion keeps a request connection it
 // is not using. Salt's minion opens a REQ connection for each request and
 // closes it after the reply (Minion._send_req_async: a ReqChannel in a
-// with block), so a master holds one connection (the publish one) per
-// quiet minion; gsalt's keeps it for the requests of one job or file
-// transfer, then closes it: 10,000 minions holding their REQ
-// connections besides their publish ones exhausted a master's 20,000
-// descriptors.
-const reqPoolIdleTimeout = 5 * time.Second
+// with block); gsalt's keeps it for the next job. It was 5 s while a
+// master had no other defence against running out of descriptors
+// (10,000 minions holding their REQ connections besides their publish
+// ones exhausted a master's 20,000); a master now keeps within its budget
+// by closing the request connection idle the longest when it needs a
+// place (transport.ConnGate), and the minion sends its next request on a
+// new one. With 5 s every job more than 5 s after the last one connected
+// and handshook again at both ends for each return: at 10,000 identities
+// a ping 8 s after the previous one cost the master 0.26 ms of CPU per
+// return instead of 0.10, and the swarm 0.30 ms per identity instead of
+// 0.11.
+const reqPoolIdleTimeout = 2 * time.Minute
 
 // reqPools keeps one transport.ReqPool per master address: the minion's
 // AES requests (returns, events, mine, file client) reuse their REQ
@@ -71,7 +77,7 @@ func (m *Minion) reqPool(addr string) *transport.ReqPool {
 		}
 		r.pools = map[string]*transport.ReqPool{}
 	}
-	p := &transport.ReqPool{Addr: addr, MaxIdle: reqPoolIdle, MaxOpen: reqPoolOpen, IdleTimeout: reqPoolIdleTimeout, Logger: m.log, Gate: m.gates.For(addr)}
+	p := &transport.ReqPool{Addr: addr, MaxIdle: reqPoolIdle, MaxOpen: reqPoolOpen, IdleTimeout: reqPoolIdleTimeout, Logger: m.log, Gate: m.gates.For(addr), Source: m.source}
 	r.pools[addr] = p
 	return p
 }

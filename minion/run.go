@@ -137,6 +137,7 @@ func (m *Minion) subscribe(ctx context.Context, addr string, o transport.SubOpti
 		return m.subscribeFn(ctx, addr, o)
 	}
 	o.Gate = m.gates.For(addr)
+	o.Source = m.source
 	return transport.DialSub(ctx, addr, o)
 }
 

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"log/slog"
+	"math/big"
+	"net"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -38,6 +40,15 @@ type SwarmOptions struct {
 	Registry *modules.Registry
 	// Logger receives the logs; nil means slog.Default().
 	Logger *slog.Logger
+	// SourceNet, when set, is a network (CIDR) whose addresses the
+	// identities connect from, identity i from its (i+1)th address (as
+	// source_address), as N minions on N hosts would: from one address,
+	// every connection of every identity to the master's two ports takes
+	// an ephemeral port of the same range, and past ~20,000 connections
+	// the kernel's search for a free one (__inet_hash_connect) was nearly
+	// half the machine's CPU in a 10,000-identity auth storm. The
+	// addresses must be local (any of 127.0.0.0/8 on Linux).
+	SourceNet string
 	// Started, when non-nil, receives each minion once it is created,
 	// before it connects (for tests and progress reports).
 	Started func(*Minion)
@@ -70,6 +81,10 @@ func RunSwarm(ctx context.Context, o SwarmOptions) error {
 			return err
 		}
 	}
+	sources, err := swarmSources(o.SourceNet, o.N)
+	if err != nil {
+		return err
+	}
 	base := o.Config.ID
 	g, err := LoadGrains(ctx, o.Config, base, log)
 	if err != nil {
@@ -97,7 +112,7 @@ func RunSwarm(ctx context.Context, o SwarmOptions) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m, err := newSwarmMinion(o, shared, reg, g, log, id)
+			m, err := newSwarmMinion(o, shared, reg, g, log, id, sources(i))
 			<-sem
 			if err != nil {
 				mu.Lock()
@@ -137,24 +152,50 @@ type swarmShared struct {
 	gates *transport.DialGates
 }
 
-func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *payload.Map, log *slog.Logger, id string) (*Minion, error) {
+func newSwarmMinion(o SwarmOptions, sh swarmShared, reg *modules.Registry, g *payload.Map, log *slog.Logger, id, source string) (*Minion, error) {
 	return New(Options{
-		baseOpts:  sh.opts,
-		matcher:   sh.matcher,
-		verified:  sh.verified,
-		opened:    sh.opened,
-		clock:     sh.clock,
-		workers:   sh.workers,
-		Config:    o.Config,
-		ID:        id,
-		PKIDir:    filepath.Join(o.Config.PKIDir, id),
-		CacheDir:  filepath.Join(o.Config.CacheDir, id),
-		Registry:  reg,
-		Grains:    g,
-		Logger:    log,
-		SubQueue:  swarmSubQueue,
-		DialGates: sh.gates,
+		baseOpts:      sh.opts,
+		matcher:       sh.matcher,
+		verified:      sh.verified,
+		opened:        sh.opened,
+		clock:         sh.clock,
+		workers:       sh.workers,
+		Config:        o.Config,
+		ID:            id,
+		SourceAddress: source,
+		PKIDir:        filepath.Join(o.Config.PKIDir, id),
+		CacheDir:      filepath.Join(o.Config.CacheDir, id),
+		Registry:      reg,
+		Grains:        g,
+		Logger:        log,
+		SubQueue:      swarmSubQueue,
+		DialGates:     sh.gates,
 	})
+}
+
+// swarmSources returns the source address of identity i: the (i+1)th
+// address of cidr, or "" for every identity when cidr is "". A network
+// smaller than n+1 addresses is an error.
+func swarmSources(cidr string, n int) (func(i int) string, error) {
+	if cidr == "" {
+		return func(int) string { return "" }, nil
+	}
+	_, ipn, err := net.ParseCIDR(cidr)
+	if err != nil {
+		return nil, fmt.Errorf("minion: swarm source network: %w", err)
+	}
+	ones, bits := ipn.Mask.Size()
+	if host := bits - ones; host < 63 && n+1 > 1<<host {
+		return nil, fmt.Errorf("minion: swarm source network %s has fewer than %d addresses", cidr, n+1)
+	}
+	base := new(big.Int).SetBytes(ipn.IP)
+	size := len(ipn.IP)
+	return func(i int) string {
+		b := new(big.Int).Add(base, big.NewInt(int64(i)+1)).Bytes()
+		ip := make(net.IP, size)
+		copy(ip[size-len(b):], b)
+		return ip.String()
+	}, nil
 }
 
 // swarmSubQueue bounds each identity's queue of received publishes (a

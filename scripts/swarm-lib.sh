@@ -108,3 +108,15 @@ swarm_keys_out() { swarm_keys out "$@"; }
 swarm_sizes() {
   if [ "$1" -gt 5000 ] || [ "${SWARM_PROCS:-1}" = 2 ]; then echo "$(($1 / 2)) $(($1 - $1 / 2))"; else echo "$1"; fi
 }
+
+# swarm_source K: the --swarm-source-net arguments of swarm process K
+# (0, 1): its identities connect from their own loopback addresses,
+# 127.(K+1).0.1 on, as minions on as many hosts would. From one address
+# every connection of every identity takes an ephemeral port of the same
+# range, and at 10,000 identities the kernel's search for a free port
+# (__inet_hash_connect) was ~47% of the machine's CPU in the auth storm
+# (perf). BENCH_SOURCE_NET=0 connects them all from 127.0.0.1.
+swarm_source() {
+  [ "${BENCH_SOURCE_NET:-1}" = 0 ] && return
+  printf '%s\n' --swarm-source-net "127.$(($1 + 1)).0.0/16"
+}

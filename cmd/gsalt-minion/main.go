@@ -25,6 +25,7 @@ func main() {
 	var (
 		confDir, logLevel string
 		swarm             int
+		swarmSourceNet    string
 		df                daemon.Flags
 	)
 	code := 0
@@ -89,7 +90,7 @@ func main() {
 			}
 			if swarm > 0 {
 				sh := minion.RegisterSwarmHealth(ctx, hs, swarm)
-				return minion.RunSwarm(ctx, minion.SwarmOptions{Config: cfg, N: swarm, Logger: logger, Registry: reg, Started: sh.Add})
+				return minion.RunSwarm(ctx, minion.SwarmOptions{Config: cfg, N: swarm, SourceNet: swarmSourceNet, Logger: logger, Registry: reg, Started: sh.Add})
 			}
 			m, err := minion.New(minion.Options{Config: cfg, Logger: logger, Registry: reg})
 			if err != nil {
@@ -111,6 +112,7 @@ func main() {
 	f.StringVarP(&logLevel, "log-level", "l", "", "console log level: all, garbage, trace, debug, profile, info, warning, error, critical, quiet (default: log_level from the configuration)")
 	df.Register(f)
 	f.IntVar(&swarm, "swarm", 0, "run N minion identities <id>-0000 ... in this process")
+	f.StringVar(&swarmSourceNet, "swarm-source-net", "", "with --swarm: connect identity i from the (i+1)th address of this network (e.g. 127.1.0.0/16 with a master on loopback), as N hosts would")
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "gsalt-minion:", err)
 		if code == 0 {

@@ -29,7 +29,7 @@ const (
 // timeout bounds the whole exchange; if it is zero or negative only ctx does.
 // A request that runs out of time fails with an error matching ErrTimeout.
 func Request(ctx context.Context, addr string, req []byte, timeout time.Duration) ([]byte, error) {
-	return request(ctx, nil, addr, req, timeout, DefaultLimits())
+	return request(ctx, nil, addr, "", req, timeout, DefaultLimits(), nil)
 }
 
 // ReqClient sends requests with retries, like Salt's
@@ -64,6 +64,18 @@ type ReqClient struct {
 	// server: while it refuses connections one of them probes and the
 	// others wait (see DialGate).
 	Gate *DialGate
+	// Pool, when set, is given the connection of the try that got its
+	// reply, for the next requests to the same server, instead of that
+	// connection being closed: a minion's sign-in is followed by its
+	// returns and other requests, which then reuse it (see ReqPool; the
+	// bytes are the same, only the connection lives longer). After a
+	// master restart, 10,000 re-authenticating minions otherwise each
+	// connected and handshook twice: for the _auth and again for their
+	// first return.
+	Pool *ReqPool
+	// Source is the IP address the connections start from (Salt's
+	// source_address); "" lets the system choose.
+	Source string
 }
 
 // Send performs the request, retrying up to Tries times. It returns the last
@@ -87,7 +99,7 @@ func (c *ReqClient) Send(ctx context.Context, req []byte) ([]byte, error) {
 	var err error
 	for i := 1; i <= tries; i++ {
 		var reply []byte
-		reply, err = request(ctx, c.Gate, c.Addr, req, timeout, lim)
+		reply, err = request(ctx, c.Gate, c.Addr, c.Source, req, timeout, lim, c.Pool)
 		if err == nil {
 			return reply, nil
 		}
@@ -110,7 +122,7 @@ func (c *ReqClient) sendKeepWaiting(ctx context.Context, req []byte, tries int, 
 	var err error
 	for try := 1; try <= tries; try++ {
 		var reply []byte
-		reply, err = request(ctx, c.Gate, c.Addr, req, 0, lim)
+		reply, err = request(ctx, c.Gate, c.Addr, c.Source, req, 0, lim, c.Pool)
 		if err == nil {
 			return reply, nil
 		}
@@ -125,10 +137,26 @@ func (c *ReqClient) sendKeepWaiting(ctx context.Context, req []byte, tries int, 
 	return nil, err
 }
 
-func request(ctx context.Context, gate *DialGate, addr string, req []byte, timeout time.Duration, lim Limits) ([]byte, error) {
+// request makes one exchange on a new connection. With keep, an idle
+// connection of that pool is used first (a new one only when it turns out
+// to be dead), and the connection is given back to the pool after a good
+// reply instead of being closed.
+func request(ctx context.Context, gate *DialGate, addr, source string, req []byte, timeout time.Duration, lim Limits, keep *ReqPool) (reply []byte, err error) {
 	a, err := normalizeAddr(addr)
 	if err != nil {
 		return nil, err
+	}
+	if keep != nil {
+		if c := keep.take(); c != nil {
+			var deadline time.Time
+			if timeout > 0 {
+				deadline = time.Now().Add(timeout)
+			}
+			reply, err, sent := keep.exchange(ctx, a, c, req, deadline)
+			if err == nil || ctx.Err() != nil || sent {
+				return reply, err
+			}
+		}
 	}
 	lim = lim.withDefaults()
 	if timeout > 0 {
@@ -136,7 +164,7 @@ func request(ctx context.Context, gate *DialGate, addr string, req []byte, timeo
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	raw, err := dialRetry(ctx, gate, a)
+	raw, err := dialRetry(ctx, gate, a, source)
 	if err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}
@@ -144,9 +172,15 @@ func request(ctx context.Context, gate *DialGate, addr string, req []byte, timeo
 	if err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}
-	defer c.close()
 	stop := context.AfterFunc(ctx, c.close)
-	defer stop()
+	defer func() {
+		// stop is false when ctx already closed c.
+		if !stop() || err != nil || keep == nil {
+			c.close()
+			return
+		}
+		keep.put(c)
+	}()
 	if err := c.send([][]byte{{}, req}); err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}
@@ -163,13 +197,13 @@ func request(ctx context.Context, gate *DialGate, addr string, req []byte, timeo
 // dialRetry dials addr, retrying refused connections with backoff while ctx
 // has a deadline that has not passed. With a gate the clients sharing it
 // wait for one probing dialer while the server refuses connections.
-func dialRetry(ctx context.Context, gate *DialGate, addr string) (net.Conn, error) {
+func dialRetry(ctx context.Context, gate *DialGate, addr, source string) (net.Conn, error) {
 	if gate != nil {
-		return gate.dial(ctx, addr)
+		return gate.dial(ctx, addr, source)
 	}
 	backoff := dialBackoffMin
 	for {
-		raw, err := dialOnce(ctx, addr)
+		raw, err := dialOnce(ctx, addr, source)
 		if err == nil {
 			return raw, nil
 		}
@@ -240,6 +274,9 @@ type ReqPool struct {
 	// server: while it refuses connections one of them probes and the
 	// others wait (see DialGate).
 	Gate *DialGate
+	// Source is the IP address the connections start from (Salt's
+	// source_address); "" lets the system choose.
+	Source string
 
 	mu     sync.Mutex
 	idle   []pooledConn
@@ -324,7 +361,7 @@ func (p *ReqPool) attempt(ctx context.Context, a string, req []byte, timeout tim
 		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
-	raw, err := dialRetry(ctx, p.Gate, a)
+	raw, err := dialRetry(ctx, p.Gate, a, p.Source)
 	if err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}

@@ -3,8 +3,10 @@ package transport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -73,7 +75,7 @@ func (g *DialGate) Dials() (all, probes uint64) {
 
 // dial connects to addr like dialRetry: while ctx has a deadline that has
 // not passed it keeps trying; without one it dials once.
-func (g *DialGate) dial(ctx context.Context, addr string) (net.Conn, error) {
+func (g *DialGate) dial(ctx context.Context, addr, source string) (net.Conn, error) {
 	_, retry := ctx.Deadline()
 	for {
 		g.mu.Lock()
@@ -81,7 +83,7 @@ func (g *DialGate) dial(ctx context.Context, addr string) (net.Conn, error) {
 		case !g.down:
 			g.dials++
 			g.mu.Unlock()
-			raw, err := dialOnce(ctx, addr)
+			raw, err := dialOnce(ctx, addr, source)
 			if err == nil || !refused(err) {
 				return raw, err
 			}
@@ -92,7 +94,7 @@ func (g *DialGate) dial(ctx context.Context, addr string) (net.Conn, error) {
 		case !g.probing:
 			g.probing = true
 			g.mu.Unlock()
-			return g.probe(ctx, addr)
+			return g.probe(ctx, addr, source)
 		default:
 			if !retry {
 				err := g.lastErr
@@ -179,14 +181,14 @@ func (g *DialGate) closeGate(err error) {
 
 // probe dials until the server accepts, ctx ends or its deadline would
 // pass during the next wait; it holds the prober role until then.
-func (g *DialGate) probe(ctx context.Context, addr string) (net.Conn, error) {
+func (g *DialGate) probe(ctx context.Context, addr, source string) (net.Conn, error) {
 	backoff := dialBackoffMin
 	for {
 		g.mu.Lock()
 		g.probes++
 		g.dials++
 		g.mu.Unlock()
-		raw, err := dialOnce(ctx, addr)
+		raw, err := dialOnce(ctx, addr, source)
 		if err == nil || !refused(err) {
 			g.mu.Lock()
 			g.probing = false
@@ -212,10 +214,29 @@ func (g *DialGate) probe(ctx context.Context, addr string) (net.Conn, error) {
 }
 
 // dialOnce makes one connection attempt.
-func dialOnce(ctx context.Context, addr string) (net.Conn, error) {
-	var d net.Dialer
+func dialOnce(ctx context.Context, addr, source string) (net.Conn, error) {
+	d, err := sourceDialer(source)
+	if err != nil {
+		return nil, err
+	}
 	nw, a := network(addr)
+	if nw != "tcp" {
+		d.LocalAddr = nil
+	}
 	return d.DialContext(ctx, nw, a)
+}
+
+// sourceDialer returns a dialer whose connections start from source (an
+// IP address, Salt's source_address; "" lets the system choose).
+func sourceDialer(source string) (net.Dialer, error) {
+	if source == "" {
+		return net.Dialer{}, nil
+	}
+	ip := net.ParseIP(strings.Trim(source, "[]"))
+	if ip == nil {
+		return net.Dialer{}, fmt.Errorf("%w: source address %q is not an IP address", ErrInvalid, source)
+	}
+	return net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}}, nil
 }
 
 // maxDialGates bounds the addresses a DialGates keeps gates for.

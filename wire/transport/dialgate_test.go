@@ -80,14 +80,14 @@ func TestDialGateWaiterTakesOver(t *testing.T) {
 	g := NewDialGate()
 	short, cancel := context.WithTimeout(context.Background(), testutil.Scale(300*time.Millisecond))
 	defer cancel()
-	if _, err := g.dial(short, addr); err == nil {
+	if _, err := g.dial(short, addr, ""); err == nil {
 		t.Fatal("dial succeeded with nothing listening")
 	}
 	long, cancel2 := context.WithTimeout(context.Background(), testutil.Scale(30*time.Second))
 	defer cancel2()
 	done := make(chan error, 1)
 	go func() {
-		c, err := g.dial(long, addr)
+		c, err := g.dial(long, addr, "")
 		if err == nil {
 			_ = c.Close()
 		}
@@ -109,7 +109,7 @@ func TestDialGateWaiterTakesOver(t *testing.T) {
 func TestDialGateNoDeadline(t *testing.T) {
 	addr := freeAddr(t)
 	g := NewDialGate()
-	if _, err := g.dial(context.Background(), addr); !errors.Is(err, syscall.ECONNREFUSED) {
+	if _, err := g.dial(context.Background(), addr, ""); !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("first dial: %v, want connection refused", err)
 	}
 	long, cancel := context.WithCancel(context.Background())
@@ -118,7 +118,7 @@ func TestDialGateNoDeadline(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = g.dial(long, addr)
+		_, _ = g.dial(long, addr, "")
 	}()
 	testutil.Eventually(t, testutil.Scale(10*time.Second), func() bool {
 		_, p := gateState(g)
@@ -126,7 +126,7 @@ func TestDialGateNoDeadline(t *testing.T) {
 	}, "a client probing")
 	for i := range 3 {
 		all0, probes0 := g.Dials()
-		_, err := g.dial(context.Background(), addr)
+		_, err := g.dial(context.Background(), addr, "")
 		if !errors.Is(err, syscall.ECONNREFUSED) {
 			t.Fatalf("dial %d: %v, want connection refused", i, err)
 		}
@@ -155,7 +155,7 @@ func TestDialGateWaiterLeavesAsGateOpens(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), testutil.Scale(30*time.Second))
 		done := make(chan error, 1)
 		go func() {
-			c, err := g.dial(ctx, addr)
+			c, err := g.dial(ctx, addr, "")
 			if c != nil {
 				_ = c.Close()
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -257,5 +258,105 @@ func TestReqPoolClosesIdle(t *testing.T) {
 		if n, s := p.IdleConns(), srv.l.connCount(); n != 0 || s != 0 {
 			t.Fatalf("round %d: after the idle timeout the pool keeps %d connections and the server %d, want 0 and 0", round, n, s)
 		}
+	}
+}
+
+// TestReqClientGivesItsConnectionToAPool checks that a ReqClient with a
+// Pool leaves the connection that got its reply in the pool, where the
+// next requests, the pool's and the client's, reuse it (the server sees
+// one peer address), with and without KeepWaiting, and that a failed
+// exchange closes the connection it used.
+func TestReqClientGivesItsConnectionToAPool(t *testing.T) {
+	var mu sync.Mutex
+	peers := map[string]int{}
+	h := func(ctx context.Context, req []byte) ([]byte, bool) {
+		if a, ok := PeerAddr(ctx); ok {
+			mu.Lock()
+			peers[a.String()]++
+			mu.Unlock()
+		}
+		if string(req) == "noreply" {
+			return nil, false
+		}
+		return echo(ctx, req)
+	}
+	srv := listenReq(t, "127.0.0.1:0", h, ReqOptions{})
+	ctx := context.Background()
+	for _, keep := range []bool{false, true} {
+		mu.Lock()
+		clear(peers)
+		mu.Unlock()
+		p := &ReqPool{Addr: srv.Addr().String(), MaxIdle: 2, Logger: testLogger(t)}
+		c := ReqClient{Addr: srv.Addr().String(), Tries: 2, Timeout: testutil.Scale(5 * time.Second), KeepWaiting: keep, Pool: p, Logger: testLogger(t)}
+		if got, err := c.Send(ctx, []byte("auth")); err != nil || string(got) != "re:auth" {
+			t.Fatalf("keep waiting %v: %q, %v", keep, got, err)
+		}
+		if n := p.IdleConns(); n != 1 {
+			t.Fatalf("keep waiting %v: the pool holds %d connections after the client's request, want 1", keep, n)
+		}
+		if got, err := p.Send(ctx, []byte("ret"), 1, testutil.Scale(5*time.Second)); err != nil || string(got) != "re:ret" {
+			t.Fatalf("keep waiting %v: pooled request: %q, %v", keep, got, err)
+		}
+		// The client takes the pooled connection too.
+		if got, err := c.Send(ctx, []byte("again")); err != nil || string(got) != "re:again" {
+			t.Fatalf("keep waiting %v: second client request: %q, %v", keep, got, err)
+		}
+		if n := p.IdleConns(); n != 1 {
+			t.Errorf("keep waiting %v: the pool holds %d connections, want the one both used", keep, n)
+		}
+		mu.Lock()
+		if len(peers) != 1 {
+			t.Errorf("keep waiting %v: the server saw peers %v, want one connection for the three requests", keep, peers)
+		}
+		mu.Unlock()
+		short := ReqClient{Addr: srv.Addr().String(), Tries: 1, Timeout: testutil.Scale(200 * time.Millisecond), Pool: p, Logger: testLogger(t)}
+		if _, err := short.Send(ctx, []byte("noreply")); !errors.Is(err, ErrTimeout) {
+			t.Fatalf("keep waiting %v: a request without reply: %v, want a time-out", keep, err)
+		}
+		if n := p.IdleConns(); n != 0 {
+			t.Errorf("keep waiting %v: the pool holds %d connections after a request timed out on its one, want 0 (closed, not kept)", keep, n)
+		}
+		p.Close()
+	}
+}
+
+// TestRequestSourceAddress checks that ReqClient and ReqPool connect from
+// their Source address (Salt's source_address), as the server sees it,
+// and that a Source that is not an IP address fails without a request.
+func TestRequestSourceAddress(t *testing.T) {
+	seen := make(chan string, 4)
+	h := func(ctx context.Context, req []byte) ([]byte, bool) {
+		if a, ok := PeerAddr(ctx); ok {
+			if ta, ok := a.(*net.TCPAddr); ok {
+				seen <- ta.IP.String()
+			}
+		}
+		return echo(ctx, req)
+	}
+	srv := listenReq(t, "127.0.0.1:0", h, ReqOptions{})
+	ctx := context.Background()
+	c := ReqClient{Addr: srv.Addr().String(), Tries: 1, Timeout: testutil.Scale(5 * time.Second), Source: "127.0.0.7", Logger: testLogger(t)}
+	if _, err := c.Send(ctx, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if ip := <-seen; ip != "127.0.0.7" {
+		t.Errorf("ReqClient came from %s, want 127.0.0.7", ip)
+	}
+	p := &ReqPool{Addr: srv.Addr().String(), Source: "127.0.0.8", Logger: testLogger(t)}
+	defer p.Close()
+	if _, err := p.Send(ctx, []byte("b"), 1, testutil.Scale(5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if ip := <-seen; ip != "127.0.0.8" {
+		t.Errorf("ReqPool came from %s, want 127.0.0.8", ip)
+	}
+	bad := ReqClient{Addr: srv.Addr().String(), Tries: 1, Timeout: testutil.Scale(5 * time.Second), Source: "not-an-ip", Logger: testLogger(t)}
+	if _, err := bad.Send(ctx, []byte("c")); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a source that is not an IP address: %v, want ErrInvalid", err)
+	}
+	select {
+	case ip := <-seen:
+		t.Errorf("the bad source's request reached the server from %s", ip)
+	default:
 	}
 }

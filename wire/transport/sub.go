@@ -54,6 +54,9 @@ type SubOptions struct {
 	// (see DialGate); a connection lost or refused is then retried after
 	// ReconnectMin instead of a growing backoff.
 	Gate *DialGate
+	// Source is the IP address the connection starts from (Salt's
+	// source_address); "" lets the system choose.
+	Source string
 }
 
 // Subscriber is the minion's SUB socket. It connects in the background and
@@ -223,12 +226,12 @@ func (s *Subscriber) connect() (*zconn, error) {
 	if g := s.opts.Gate; g != nil {
 		// One handshake timeout of waiting for the gate (or probing).
 		ctx, cancel := context.WithTimeout(s.ctx, s.lim.HandshakeTimeout)
-		raw, err = g.dial(ctx, s.addr)
+		raw, err = g.dial(ctx, s.addr, s.opts.Source)
 		cancel()
 	} else {
-		d := net.Dialer{Timeout: s.lim.HandshakeTimeout}
-		nw, a := network(s.addr)
-		raw, err = d.DialContext(s.ctx, nw, a)
+		ctx, cancel := context.WithTimeout(s.ctx, s.lim.HandshakeTimeout)
+		raw, err = dialOnce(ctx, s.addr, s.opts.Source)
+		cancel()
 	}
 	if err != nil {
 		return nil, err
