@@ -222,11 +222,11 @@ type Minion struct {
 	reqPoolFn     func(string) *transport.ReqPool
 	// source is the IP address connections to the masters start from
 	// (source_address or Options.SourceAddress; "" for any).
-	source string
-	authSlots     chan struct{}
-	gates         *transport.DialGates
-	procDelay     time.Duration
-	onReady       func()
+	source    string
+	authSlots chan struct{}
+	gates     *transport.DialGates
+	procDelay time.Duration
+	onReady   func()
 
 	// The masters (multimaster.go): links in connection order, the
 	// configured order (master_list) for failback, the current master in
