@@ -168,7 +168,7 @@ func request(ctx context.Context, gate *DialGate, addr, source string, req []byt
 	if err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}
-	c, err := openZMTP(ctx, raw, roleReq, nil, lim, nil)
+	c, err := openZMTP(ctx, raw, roleReq, nil, lim, nil, nil)
 	if err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}
@@ -365,7 +365,7 @@ func (p *ReqPool) attempt(ctx context.Context, a string, req []byte, timeout tim
 	if err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}
-	c, err := openZMTP(ctx, raw, roleReq, nil, lim, nil)
+	c, err := openZMTP(ctx, raw, roleReq, nil, lim, nil, nil)
 	if err != nil {
 		return nil, ctxErr(ctx, a, err)
 	}

@@ -361,6 +361,9 @@ type guard struct {
 	// connection (its role's keep), the server or client default unless
 	// set.
 	keep int
+	// bufs, when set, is the server's store of spare read buffers: the
+	// connection gives its buffer back while idle (waitIdle).
+	bufs *readBufs
 }
 
 // maxWriteBatch bounds the bytes of queued publishes written in one
@@ -426,6 +429,9 @@ func (g *guard) waitData() {
 		return
 	}
 	g.frameDeadline() // between units: a frame's read deadline no longer applies
+	if g.bufs != nil && g.waitIdle() {
+		return
+	}
 	if err := g.fill(1); err != nil {
 		g.err = err
 	}

@@ -196,7 +196,7 @@ func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 	p.mu.Lock()
 	pc := p.beginPendingLocked()
 	p.mu.Unlock()
-	c, err := openZMTP(p.l.ctx, raw, rolePub, nil, p.l.lim, p.l.budget)
+	c, err := openZMTPApart(p.l.ctx, raw, rolePub, nil, p.l.lim, p.l.budget, p.l.bufs)
 	if err != nil {
 		p.mu.Lock()
 		p.endPendingLocked(pc)

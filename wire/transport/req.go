@@ -238,7 +238,7 @@ func (s *ReqServer) shutdown() error {
 }
 
 func (s *ReqServer) handle(raw net.Conn, slot *connSlot) {
-	c, err := openZMTP(s.l.ctx, raw, roleRouter, nil, s.l.lim, s.l.budget)
+	c, err := openZMTPApart(s.l.ctx, raw, roleRouter, nil, s.l.lim, s.l.budget, s.l.bufs)
 	if err != nil {
 		s.log.Debug("transport: req handshake failed", "peer", raw.RemoteAddr(), "err", err)
 		return

@@ -39,6 +39,8 @@ type listener struct {
 	rejected atomic.Uint64
 	// budget bounds the bytes of large frames in flight on this server.
 	budget *budget
+	// bufs lends the connections their read buffers while they read.
+	bufs *readBufs
 }
 
 func newListener(ctx context.Context, addr string, lim Limits, log *slog.Logger) (*listener, error) {
@@ -56,7 +58,7 @@ func newListener(ctx context.Context, addr string, lim Limits, log *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	l := &listener{ln: ln, lim: lim, log: log, conns: make(map[net.Conn]*connSlot), budget: newBudget(lim.InFlightBytes)}
+	l := &listener{ln: ln, lim: lim, log: log, conns: make(map[net.Conn]*connSlot), budget: newBudget(lim.InFlightBytes), bufs: newReadBufs(readBufsKept)}
 	l.ctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return l, nil
 }

@@ -236,7 +236,7 @@ func (s *Subscriber) connect() (*zconn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := openZMTP(s.ctx, raw, roleSub, s.opts.Identity, s.lim, nil)
+	c, err := openZMTP(s.ctx, raw, roleSub, s.opts.Identity, s.lim, nil, nil)
 	if err != nil {
 		return nil, err
 	}

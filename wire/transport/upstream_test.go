@@ -51,7 +51,7 @@ func TestZmq4UpstreamPanics(t *testing.T) {
 			} else {
 				t.Logf("zmq4 panics: %v", panicked)
 			}
-			c, err := openZMTP(context.Background(), &streamConn{r: bytes.NewReader(tt.in)}, roleRouter, nil, DefaultLimits(), nil)
+			c, err := openZMTP(context.Background(), &streamConn{r: bytes.NewReader(tt.in)}, roleRouter, nil, DefaultLimits(), nil, nil)
 			if err == nil {
 				_, err = c.recv()
 			}
