@@ -33,8 +33,8 @@ func Request(ctx context.Context, addr string, req []byte, timeout time.Duration
 }
 
 // ReqClient sends requests with retries, like Salt's
-// AsyncReqChannel.send(tries, timeout): every try uses a fresh connection and
-// any error is retried. A retried request may be processed twice by the
+// AsyncReqChannel.send(tries, timeout): every try uses a fresh connection
+// (or, with Pool, an idle one of the pool) and any error is retried. A retried request may be processed twice by the
 // server, so requests must be idempotent or carry their own nonce.
 type ReqClient struct {
 	// Addr is the server address, "host:port" or "tcp://host:port".
