@@ -42,8 +42,22 @@ var (
 	ErrClosed = errors.New("jobcache: closed")
 )
 
+// The file holds the bucket jobs, a bucket per jid in it, and the bucket
+// lost. A job's bucket holds start (when it was saved, 8 bytes big-endian
+// Unix nanoseconds), the bucket meta with its load and expected minions
+// (msgpack), and the buckets returns (minion -> msgpack return) and
+// signed (minion -> 1, returns whose signature was verified).
+//
+// The load and minions are in a bucket of their own because bbolt writes
+// a changed B+tree node whole: every commit that adds a return moves the
+// returns bucket's root page and so changes the job bucket's node, which
+// held the minions (~90 KiB at 10,000 minions, written again by each of
+// the ~130 commits of a ping). Files written before keep load and minions
+// as keys of the job's bucket: they are read there still, and moved to
+// meta by the next write of the job's load or minions.
 var (
 	bucketJobs = []byte("jobs")
+	keyMeta    = []byte("meta")
 	keyLoad    = []byte("load")
 	keyMinions = []byte("minions")
 	keyStart   = []byte("start")
@@ -360,22 +374,28 @@ func (c *Cache) restore(j *Job) error {
 		if err := jb.Put(keyStart, ts[:]); err != nil {
 			return err
 		}
-		if j.Load != nil {
-			enc, err := payload.MarshalBin(j.Load)
+		if j.Load != nil || len(j.Minions) > 0 {
+			mb, err := jb.CreateBucketIfNotExists(keyMeta)
 			if err != nil {
 				return err
 			}
-			if err := jb.Put(keyLoad, enc); err != nil {
-				return err
+			if j.Load != nil {
+				enc, err := payload.MarshalBin(j.Load)
+				if err != nil {
+					return err
+				}
+				if err := mb.Put(keyLoad, enc); err != nil {
+					return err
+				}
 			}
-		}
-		if len(j.Minions) > 0 {
-			m, err := payload.MarshalBin(j.Minions)
-			if err != nil {
-				return err
-			}
-			if err := jb.Put(keyMinions, m); err != nil {
-				return err
+			if len(j.Minions) > 0 {
+				m, err := payload.MarshalBin(j.Minions)
+				if err != nil {
+					return err
+				}
+				if err := mb.Put(keyMinions, m); err != nil {
+					return err
+				}
 			}
 		}
 		if len(j.Returns) == 0 {
@@ -772,28 +792,75 @@ func (c *Cache) saveLoadTx(jid string, load *payload.Map, minions []string) (fun
 	if err != nil {
 		return nil, fmt.Errorf("jobcache: encode load: %w", err)
 	}
+	key := []byte(jid)
 	return func(tx *bbolt.Tx) error {
-		jb, err := tx.Bucket(bucketJobs).CreateBucketIfNotExists([]byte(jid))
+		jb, err := c.jobBucket(tx, key)
 		if err != nil {
 			return err
 		}
-		if jb.Get(keyStart) == nil {
-			var ts [8]byte
-			binary.BigEndian.PutUint64(ts[:], uint64(c.opts.Now().UnixNano()))
-			if err := jb.Put(keyStart, ts[:]); err != nil {
-				return err
-			}
-		}
-		if err := jb.Put(keyLoad, enc); err != nil {
-			return err
-		}
-		all := mergeMinions(decodeStrings(jb.Get(keyMinions)), minions)
-		m, err := payload.MarshalBin(all)
-		if err != nil {
-			return err
-		}
-		return jb.Put(keyMinions, m)
+		return putMeta(jb, enc, minions)
 	}, nil
+}
+
+// jobBucket returns the bucket of job jid in a write transaction,
+// creating it with its start time when it is missing.
+func (c *Cache) jobBucket(tx *bbolt.Tx, jid []byte) (*bbolt.Bucket, error) {
+	jobs := tx.Bucket(bucketJobs)
+	if jb := jobs.Bucket(jid); jb != nil {
+		return jb, nil
+	}
+	jb, err := jobs.CreateBucket(jid)
+	if err != nil {
+		return nil, err
+	}
+	var ts [8]byte
+	binary.BigEndian.PutUint64(ts[:], uint64(c.opts.Now().UnixNano()))
+	return jb, jb.Put(keyStart, ts[:])
+}
+
+// jobValue returns the job's load or minions (k): from its meta bucket,
+// or from the job's bucket itself in a file written before meta.
+func jobValue(jb *bbolt.Bucket, k []byte) []byte {
+	if mb := jb.Bucket(keyMeta); mb != nil {
+		if v := mb.Get(k); v != nil {
+			return v
+		}
+	}
+	return jb.Get(k)
+}
+
+// putMeta replaces the job's load with the encoded load enc (kept when
+// nil) and adds minions to its expected minions, in its meta bucket. A
+// load and minions of the older layout, keys of the job's bucket, move to
+// meta.
+func putMeta(jb *bbolt.Bucket, enc []byte, minions []string) error {
+	m, err := payload.MarshalBin(mergeMinions(decodeStrings(jobValue(jb, keyMinions)), minions))
+	if err != nil {
+		return err
+	}
+	mb := jb.Bucket(keyMeta)
+	if mb == nil {
+		if l := jb.Get(keyLoad); l != nil && enc == nil {
+			// A put value must stay valid until the commit, which may
+			// remap the file: a copy, not the mapped bytes.
+			enc = bytes.Clone(l)
+		}
+		if mb, err = jb.CreateBucket(keyMeta); err != nil {
+			return err
+		}
+	}
+	if enc != nil {
+		if err := mb.Put(keyLoad, enc); err != nil {
+			return err
+		}
+	}
+	if err := mb.Put(keyMinions, m); err != nil {
+		return err
+	}
+	if err := jb.Delete(keyLoad); err != nil {
+		return err
+	}
+	return jb.Delete(keyMinions)
 }
 
 // AddMinions adds expected minions to a job (e.g. from syndics).
@@ -803,11 +870,7 @@ func (c *Cache) AddMinions(jid string, minions []string) error {
 		if jb == nil {
 			return fmt.Errorf("%w: %s", ErrNoJob, jid)
 		}
-		m, err := payload.MarshalBin(mergeMinions(decodeStrings(jb.Get(keyMinions)), minions))
-		if err != nil {
-			return err
-		}
-		return jb.Put(keyMinions, m)
+		return putMeta(jb, nil, minions)
 	})
 }
 
@@ -864,40 +927,46 @@ func (c *Cache) SaveReturnSigned(jid, minion string, ret *payload.Map, signed bo
 	if err != nil {
 		return fmt.Errorf("jobcache: encode return: %w", err)
 	}
+	key, id := []byte(jid), []byte(minion)
 	return c.update(func(tx *bbolt.Tx) error {
-		jb, err := tx.Bucket(bucketJobs).CreateBucketIfNotExists([]byte(jid))
+		jb, err := c.jobBucket(tx, key)
 		if err != nil {
 			return err
 		}
-		if jb.Get(keyStart) == nil {
-			var ts [8]byte
-			binary.BigEndian.PutUint64(ts[:], uint64(c.opts.Now().UnixNano()))
-			if err := jb.Put(keyStart, ts[:]); err != nil {
-				return err
-			}
-		}
-		rb, err := jb.CreateBucketIfNotExists(keyReturns)
+		rb, err := childBucket(jb, keyReturns)
 		if err != nil {
 			return err
 		}
-		if rb.Get([]byte(minion)) != nil {
+		if rb.Get(id) != nil {
 			sb := jb.Bucket(keySigned)
-			wasSigned := sb != nil && sb.Get([]byte(minion)) != nil
+			wasSigned := sb != nil && sb.Get(id) != nil
 			if !signed || wasSigned {
 				return fmt.Errorf("%w: %s from %s", ErrDuplicate, jid, minion)
 			}
 		}
 		if signed {
-			sb, err := jb.CreateBucketIfNotExists(keySigned)
+			sb, err := childBucket(jb, keySigned)
 			if err != nil {
 				return err
 			}
-			if err := sb.Put([]byte(minion), []byte{1}); err != nil {
+			if err := sb.Put(id, signedMark); err != nil {
 				return err
 			}
 		}
-		return rb.Put([]byte(minion), enc)
+		return rb.Put(id, enc)
 	})
+}
+
+// signedMark is the value of a minion's key in a job's signed bucket.
+var signedMark = []byte{1}
+
+// childBucket returns b's child bucket name, creating it when missing
+// (CreateBucketIfNotExists copies name first, for every return).
+func childBucket(b *bbolt.Bucket, name []byte) (*bbolt.Bucket, error) {
+	if cb := b.Bucket(name); cb != nil {
+		return cb, nil
+	}
+	return b.CreateBucket(name)
 }
 
 // Job is everything the cache holds for one jid.
@@ -953,11 +1022,11 @@ func readJobSafe(jid string, jobs *bbolt.Bucket, withReturns bool) (j *Job, err 
 }
 
 func readJob(jid string, jb *bbolt.Bucket, withReturns bool) (*Job, error) {
-	j := &Job{JID: jid, Minions: decodeStrings(jb.Get(keyMinions))}
+	j := &Job{JID: jid, Minions: decodeStrings(jobValue(jb, keyMinions))}
 	if ts := jb.Get(keyStart); len(ts) == 8 {
 		j.Saved = time.Unix(0, int64(binary.BigEndian.Uint64(ts)))
 	}
-	if lb := jb.Get(keyLoad); lb != nil {
+	if lb := jobValue(jb, keyLoad); lb != nil {
 		m, err := payload.UnmarshalMap(bytes.Clone(lb))
 		if err != nil {
 			return nil, fmt.Errorf("jobcache: %s load: %w", jid, err)

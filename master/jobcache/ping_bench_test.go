@@ -1,0 +1,78 @@
+package jobcache
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/gsalt/gsalt/internal/testutil"
+	"github.com/gsalt/gsalt/wire/payload"
+)
+
+// BenchmarkPing10k stores what a `'*' test.ping` to 10,000 minions puts in
+// the job cache: the job's load with its 10,000 expected minions, then one
+// return per minion, saved by 80 goroutines (the master's request workers)
+// in a shuffled order through the real writer, so commits batch the
+// returns as the master's do. One op is one whole ping. It reports, per
+// commit of the writer, the bytes of pages bbolt wrote (TxStats.PageAlloc,
+// the meta page aside) and the pages and pwrites, and the process CPU per
+// return.
+func BenchmarkPing10k(b *testing.B) {
+	const minions, workers = 10000, 80
+	c, err := Open(filepath.Join(b.TempDir(), "jobs.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ids := make([]string, minions)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("sw-%05d", i)
+	}
+	load := payload.NewMap("fun", "test.ping", "arg", []any{}, "tgt", "*", "tgt_type", "glob", "user", "root", "ret", "")
+	ret := payload.NewMap("return", true, "retcode", int64(0), "success", true, "fun", "test.ping", "fun_args", []any{})
+	rng := rand.New(rand.NewPCG(1, 2))
+	ping := func(jid string) {
+		if err := c.SaveLoad(jid, load, ids); err != nil {
+			b.Fatal(err)
+		}
+		order := rng.Perm(minions)
+		next := make(chan string, minions)
+		for _, i := range order {
+			next <- ids[i]
+		}
+		close(next)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for id := range next {
+					if err := c.SaveReturnSigned(jid, id, ret, false); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	// One ping before timing: the file holds a job of this size already.
+	ping("20260101000000000000")
+	s0, tx0, cpu0 := c.Stats(), c.db.Stats().TxStats, testutil.ProcessCPU()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		ping(fmt.Sprintf("2026010100000%07d", i+1))
+	}
+	b.StopTimer()
+	s1, tx1 := c.Stats(), c.db.Stats().TxStats
+	d := tx1.Sub(&tx0)
+	commits := float64(max(s1.Commits-s0.Commits, 1))
+	b.ReportMetric(float64(s1.Writes-s0.Writes)/commits, "writes/commit")
+	b.ReportMetric(float64(d.GetPageAlloc())/commits/1024, "KiB/commit")
+	b.ReportMetric(float64(d.GetPageCount())/commits, "pagealloc/commit")
+	b.ReportMetric(float64(d.GetWrite())/commits, "pwrite/commit")
+	b.ReportMetric(float64((testutil.ProcessCPU()-cpu0).Microseconds())/float64(b.N*minions), "cpu-µs/return")
+}
