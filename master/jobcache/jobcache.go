@@ -539,6 +539,8 @@ func (c *Cache) writer() {
 	linger := time.NewTimer(time.Hour)
 	linger.Stop()
 	var lastEnd time.Time
+	// ops is the batch, its array kept from one batch to the next.
+	var ops []writeOp
 	for {
 		var op writeOp
 		select {
@@ -553,7 +555,7 @@ func (c *Cache) writer() {
 			}
 			return
 		}
-		ops := []writeOp{op}
+		ops = append(ops[:0], op)
 		busy := time.Since(lastEnd) < batchLinger
 	fill:
 		for len(ops) < maxBatch {
@@ -569,6 +571,7 @@ func (c *Cache) writer() {
 		}
 		c.runBatch(ops)
 		lastEnd = time.Now()
+		clear(ops) // the finished writes' closures go with them
 	}
 }
 
@@ -927,7 +930,10 @@ func (c *Cache) SaveReturnSigned(jid, minion string, ret *payload.Map, signed bo
 	if err != nil {
 		return fmt.Errorf("jobcache: encode return: %w", err)
 	}
-	key, id := []byte(jid), []byte(minion)
+	// One allocation for both keys (a return is ~10 allocations).
+	keys := make([]byte, 0, len(jid)+len(minion))
+	keys = append(append(keys, jid...), minion...)
+	key, id := keys[:len(jid):len(jid)], keys[len(jid):]
 	return c.update(func(tx *bbolt.Tx) error {
 		jb, err := c.jobBucket(tx, key)
 		if err != nil {
