@@ -284,3 +284,139 @@ func TestReturnCommitLeavesLoadAlone(t *testing.T) {
 		t.Fatalf("Get: %v", err)
 	}
 }
+
+// modelJob is what FuzzJobWrites expects the cache to hold for a job.
+type modelJob struct {
+	fun     string // the load's fun; "" for no load
+	minions map[string]bool
+	returns map[string]string
+	signed  map[string]bool
+}
+
+// FuzzJobWrites applies a sequence of SaveLoad, AddMinions and
+// SaveReturnSigned calls, decoded from the input, to a fresh cache or to
+// the legacy golden, and checks every job against a model of Salt's
+// local_cache semantics (loads replaced, minions merged, a second return
+// refused unless it is signed over an unsigned one), before and after a
+// reopen.
+func FuzzJobWrites(f *testing.F) {
+	f.Add(false, []byte{0, 0, 1, 2, 0, 1, 2, 1, 0, 3, 1, 2, 4, 1, 2})
+	f.Add(true, []byte{1, 0, 4, 2, 0, 0, 3, 0, 1, 0, 1, 0, 2, 2, 2, 4, 2, 2})
+	f.Add(true, []byte{2, 2, 0, 0, 2, 1, 3, 0, 0, 1, 1, 4, 4, 2, 1})
+	f.Fuzz(func(t *testing.T, legacy bool, ops []byte) {
+		if len(ops) > 3*64 {
+			ops = ops[:3*64]
+		}
+		jids := []string{"20261129000000000001", "20261129000000000002", "20261129000000000003"}
+		model := map[string]*modelJob{}
+		newJob := func(jid string) *modelJob {
+			j := &modelJob{minions: map[string]bool{}, returns: map[string]string{}, signed: map[string]bool{}}
+			model[jid] = j
+			return j
+		}
+		var c *Cache
+		path := filepath.Join(t.TempDir(), "jobs.db")
+		if legacy {
+			if err := writeLegacyLayout(path); err != nil {
+				t.Fatal(err)
+			}
+			j := newJob(jids[0])
+			j.fun, j.minions = "test.ping", map[string]bool{"m1": true, "m2": true, "m3": true}
+			j.returns["m1"], j.returns["m2"], j.signed["m2"] = "hi from m1", "hi from m2", true
+			j = newJob(jids[1])
+			j.fun, j.minions = "test.ping", map[string]bool{"m1": true}
+			j = newJob(jids[2])
+			j.returns["m3"] = "hi from m3"
+		}
+		c, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { c.Close() }()
+		for i := 0; i+2 < len(ops); i += 3 {
+			jid, m := jids[int(ops[i+1])%len(jids)], fmt.Sprintf("m%d", ops[i+2]%5)
+			j := model[jid]
+			switch ops[i] % 4 {
+			case 0: // SaveLoad
+				fun := fmt.Sprintf("f%d", i)
+				if err := c.SaveLoad(jid, payload.NewMap("fun", fun), []string{m}); err != nil {
+					t.Fatal(err)
+				}
+				if j == nil {
+					j = newJob(jid)
+				}
+				j.fun, j.minions[m] = fun, true
+			case 1: // AddMinions
+				err := c.AddMinions(jid, []string{m, "m9"})
+				if j == nil {
+					if !errors.Is(err, ErrNoJob) {
+						t.Fatalf("AddMinions to a missing job: %v", err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				j.minions[m], j.minions["m9"] = true, true
+			default: // SaveReturnSigned, signed when ops[i]%4 == 3
+				signed := ops[i]%4 == 3
+				val := fmt.Sprint("r", i)
+				err := c.SaveReturnSigned(jid, m, payload.NewMap("return", val), signed)
+				if j == nil {
+					j = newJob(jid)
+				}
+				_, had := j.returns[m]
+				if had && (!signed || j.signed[m]) {
+					if !errors.Is(err, ErrDuplicate) {
+						t.Fatalf("op %d: second return of %s: %v, want ErrDuplicate", i, m, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				j.returns[m], j.signed[m] = val, j.signed[m] || signed
+			}
+		}
+		check := func(when string) {
+			for _, jid := range jids {
+				want := model[jid]
+				got, err := c.Get(jid)
+				if want == nil {
+					if !errors.Is(err, ErrNoJob) {
+						t.Fatalf("%s: job %s: %v, want ErrNoJob", when, jid, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", when, err)
+				}
+				fun := ""
+				if got.Load != nil {
+					fun = got.Load.Str("fun")
+				}
+				var minions []string
+				for m := range want.minions {
+					minions = append(minions, m)
+				}
+				slices.Sort(minions)
+				if fun != want.fun || !slices.Equal(got.Minions, minions) || len(got.Returns) != len(want.returns) {
+					t.Fatalf("%s: job %s: fun %q minions %v returns %d; want %q %v %d", when, jid, fun, got.Minions, len(got.Returns), want.fun, minions, len(want.returns))
+				}
+				for m, v := range want.returns {
+					if got.Returns[m].Str("return") != v {
+						t.Fatalf("%s: job %s: return of %s %v, want %q", when, jid, m, got.Returns[m], v)
+					}
+				}
+			}
+		}
+		check("open")
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if c, err = Open(path, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		check("reopened")
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gsalt/gsalt/internal/testutil"
 	"github.com/gsalt/gsalt/wire/payload"
@@ -21,20 +22,28 @@ import (
 // the minion ids (a few pages a commit). One op is one whole ping. It
 // reports, per commit of the writer, the bytes of pages bbolt wrote
 // (TxStats.PageAlloc, the meta page aside) and the pages and pwrites, and
-// the process CPU per return.
+// the process CPU per return. The pruned variants first store 24 pings
+// of a day before and prune them (keep_jobs_seconds), as a master's
+// Maintenance does: the file then has thousands of free pages.
 func BenchmarkPing10k(b *testing.B) {
 	for _, shuffled := range []bool{true, false} {
-		name := "sorted"
-		if shuffled {
-			name = "shuffled"
+		for _, pruned := range []bool{false, true} {
+			name := "sorted"
+			if shuffled {
+				name = "shuffled"
+			}
+			if pruned {
+				name += "-pruned"
+			}
+			b.Run(name, func(b *testing.B) { benchPing(b, shuffled, pruned) })
 		}
-		b.Run(name, func(b *testing.B) { benchPing(b, shuffled) })
 	}
 }
 
-func benchPing(b *testing.B, shuffled bool) {
+func benchPing(b *testing.B, shuffled, pruned bool) {
 	const minions, workers = 10000, 80
-	c, err := Open(filepath.Join(b.TempDir(), "jobs.db"), Options{})
+	now := time.Date(2026, 1, 1, 0, 30, 0, 0, time.UTC)
+	c, err := Open(filepath.Join(b.TempDir(), "jobs.db"), Options{Keep: time.Hour, Now: func() time.Time { return now }})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,6 +82,14 @@ func benchPing(b *testing.B, shuffled bool) {
 			}()
 		}
 		wg.Wait()
+	}
+	if pruned {
+		for i := range 24 {
+			ping(fmt.Sprintf("20251231000000%06d", i))
+		}
+		if n, err := c.Prune(); err != nil || n != 24 {
+			b.Fatalf("Prune() = %d, %v", n, err)
+		}
 	}
 	// One ping before timing: the file holds a job of this size already.
 	ping("20260101000000000000")
