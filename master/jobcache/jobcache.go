@@ -515,6 +515,8 @@ type writeOp struct {
 	fn   func(*bbolt.Tx) error
 	err  chan error
 	done func(error)
+	// refused is the ErrDuplicate of fn in the batch's transaction.
+	refused error
 }
 
 // finish hands the write's outcome to whoever waits for it.
@@ -603,15 +605,32 @@ func (c *Cache) gather(ops []writeOp, t *time.Timer) []writeOp {
 	return ops
 }
 
+// runBatch runs ops in one transaction and hands each its outcome. A
+// write refused with ErrDuplicate (which changes nothing before it says
+// so) gets that error and the others go on; a batch of refused writes
+// only is rolled back (a commit costs two fdatasyncs). A write failing
+// otherwise aborts the transaction: it runs again alone, so its error is
+// its own, and the others are run again without it.
 func (c *Cache) runBatch(ops []writeOp) {
 	for len(ops) > 0 {
-		failed := -1
+		failed, refused := -1, 0
 		err := c.safeUpdate(func(tx *bbolt.Tx) error {
-			for i, op := range ops {
-				if err := safeCall(op.fn, tx); err != nil {
+			refused = 0
+			for i := range ops {
+				err := safeCall(ops[i].fn, tx)
+				ops[i].refused = nil
+				if errors.Is(err, ErrDuplicate) {
+					ops[i].refused = err
+					refused++
+					continue
+				}
+				if err != nil {
 					failed = i
 					return err
 				}
+			}
+			if refused == len(ops) {
+				return errNothingToCommit
 			}
 			return nil
 		})
@@ -622,13 +641,24 @@ func (c *Cache) runBatch(ops []writeOp) {
 			ops = append(ops[:failed:failed], ops[failed+1:]...)
 			continue
 		}
-		c.commits.Add(1)
+		if errors.Is(err, errNothingToCommit) {
+			err = nil
+		} else {
+			c.commits.Add(1)
+		}
 		for _, op := range ops {
+			if err == nil && op.refused != nil {
+				op.finish(op.refused)
+				continue
+			}
 			op.finish(err)
 		}
 		return
 	}
 }
+
+// errNothingToCommit rolls back a batch whose writes were all refused.
+var errNothingToCommit = errors.New("jobcache: every write of the batch was refused")
 
 func safeCall(fn func(*bbolt.Tx) error, tx *bbolt.Tx) (err error) {
 	defer func() {
@@ -926,15 +956,26 @@ func (c *Cache) SaveReturnSigned(jid, minion string, ret *payload.Map, signed bo
 	if !saltjid.Is(jid) {
 		return fmt.Errorf("%w: %q", ErrBadJID, jid)
 	}
+	fn, err := c.returnTx(jid, minion, ret, signed)
+	if err != nil {
+		return err
+	}
+	return c.update(fn)
+}
+
+// returnTx encodes a return and returns the transaction that saves it.
+// Its ErrDuplicate comes before it changed anything (runBatch relies on
+// it: the other writes of the batch are committed).
+func (c *Cache) returnTx(jid, minion string, ret *payload.Map, signed bool) (func(*bbolt.Tx) error, error) {
 	enc, err := payload.MarshalBin(ret)
 	if err != nil {
-		return fmt.Errorf("jobcache: encode return: %w", err)
+		return nil, fmt.Errorf("jobcache: encode return: %w", err)
 	}
 	// One allocation for both keys (a return is ~10 allocations).
 	keys := make([]byte, 0, len(jid)+len(minion))
 	keys = append(append(keys, jid...), minion...)
 	key, id := keys[:len(jid):len(jid)], keys[len(jid):]
-	return c.update(func(tx *bbolt.Tx) error {
+	return func(tx *bbolt.Tx) error {
 		jb, err := c.jobBucket(tx, key)
 		if err != nil {
 			return err
@@ -960,7 +1001,7 @@ func (c *Cache) SaveReturnSigned(jid, minion string, ret *payload.Map, signed bo
 			}
 		}
 		return rb.Put(id, enc)
-	})
+	}, nil
 }
 
 // signedMark is the value of a minion's key in a job's signed bucket.
