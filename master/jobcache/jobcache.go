@@ -42,8 +42,22 @@ var (
 	ErrClosed = errors.New("jobcache: closed")
 )
 
+// The file holds the bucket jobs, a bucket per jid in it, and the bucket
+// lost. A job's bucket holds start (when it was saved, 8 bytes big-endian
+// Unix nanoseconds), the bucket meta with its load and expected minions
+// (msgpack), and the buckets returns (minion -> msgpack return) and
+// signed (minion -> 1, returns whose signature was verified).
+//
+// The load and minions are in a bucket of their own because bbolt writes
+// a changed B+tree node whole: every commit that adds a return moves the
+// returns bucket's root page and so changes the job bucket's node, which
+// held the minions (~90 KiB at 10,000 minions, written again by each of
+// the ~130 commits of a ping). Files written before keep load and minions
+// as keys of the job's bucket: they are read there still, and moved to
+// meta by the next write of the job's load or minions.
 var (
 	bucketJobs = []byte("jobs")
+	keyMeta    = []byte("meta")
 	keyLoad    = []byte("load")
 	keyMinions = []byte("minions")
 	keyStart   = []byte("start")
@@ -360,22 +374,28 @@ func (c *Cache) restore(j *Job) error {
 		if err := jb.Put(keyStart, ts[:]); err != nil {
 			return err
 		}
-		if j.Load != nil {
-			enc, err := payload.MarshalBin(j.Load)
+		if j.Load != nil || len(j.Minions) > 0 {
+			mb, err := jb.CreateBucketIfNotExists(keyMeta)
 			if err != nil {
 				return err
 			}
-			if err := jb.Put(keyLoad, enc); err != nil {
-				return err
+			if j.Load != nil {
+				enc, err := payload.MarshalBin(j.Load)
+				if err != nil {
+					return err
+				}
+				if err := mb.Put(keyLoad, enc); err != nil {
+					return err
+				}
 			}
-		}
-		if len(j.Minions) > 0 {
-			m, err := payload.MarshalBin(j.Minions)
-			if err != nil {
-				return err
-			}
-			if err := jb.Put(keyMinions, m); err != nil {
-				return err
+			if len(j.Minions) > 0 {
+				m, err := payload.MarshalBin(j.Minions)
+				if err != nil {
+					return err
+				}
+				if err := mb.Put(keyMinions, m); err != nil {
+					return err
+				}
 			}
 		}
 		if len(j.Returns) == 0 {
@@ -495,6 +515,8 @@ type writeOp struct {
 	fn   func(*bbolt.Tx) error
 	err  chan error
 	done func(error)
+	// refused is the ErrDuplicate of fn in the batch's transaction.
+	refused error
 }
 
 // finish hands the write's outcome to whoever waits for it.
@@ -519,6 +541,8 @@ func (c *Cache) writer() {
 	linger := time.NewTimer(time.Hour)
 	linger.Stop()
 	var lastEnd time.Time
+	// ops is the batch, its array kept from one batch to the next.
+	var ops []writeOp
 	for {
 		var op writeOp
 		select {
@@ -533,7 +557,7 @@ func (c *Cache) writer() {
 			}
 			return
 		}
-		ops := []writeOp{op}
+		ops = append(ops[:0], op)
 		busy := time.Since(lastEnd) < batchLinger
 	fill:
 		for len(ops) < maxBatch {
@@ -549,6 +573,7 @@ func (c *Cache) writer() {
 		}
 		c.runBatch(ops)
 		lastEnd = time.Now()
+		clear(ops) // the finished writes' closures go with them
 	}
 }
 
@@ -580,15 +605,32 @@ func (c *Cache) gather(ops []writeOp, t *time.Timer) []writeOp {
 	return ops
 }
 
+// runBatch runs ops in one transaction and hands each its outcome. A
+// write refused with ErrDuplicate (which changes nothing before it says
+// so) gets that error and the others go on; a batch of refused writes
+// only is rolled back (a commit costs two fdatasyncs). A write failing
+// otherwise aborts the transaction: it runs again alone, so its error is
+// its own, and the others are run again without it.
 func (c *Cache) runBatch(ops []writeOp) {
 	for len(ops) > 0 {
-		failed := -1
+		failed, refused := -1, 0
 		err := c.safeUpdate(func(tx *bbolt.Tx) error {
-			for i, op := range ops {
-				if err := safeCall(op.fn, tx); err != nil {
+			refused = 0
+			for i := range ops {
+				err := safeCall(ops[i].fn, tx)
+				ops[i].refused = nil
+				if errors.Is(err, ErrDuplicate) {
+					ops[i].refused = err
+					refused++
+					continue
+				}
+				if err != nil {
 					failed = i
 					return err
 				}
+			}
+			if refused == len(ops) {
+				return errNothingToCommit
 			}
 			return nil
 		})
@@ -599,13 +641,24 @@ func (c *Cache) runBatch(ops []writeOp) {
 			ops = append(ops[:failed:failed], ops[failed+1:]...)
 			continue
 		}
-		c.commits.Add(1)
+		if errors.Is(err, errNothingToCommit) {
+			err = nil
+		} else {
+			c.commits.Add(1)
+		}
 		for _, op := range ops {
+			if err == nil && op.refused != nil {
+				op.finish(op.refused)
+				continue
+			}
 			op.finish(err)
 		}
 		return
 	}
 }
+
+// errNothingToCommit rolls back a batch whose writes were all refused.
+var errNothingToCommit = errors.New("jobcache: every write of the batch was refused")
 
 func safeCall(fn func(*bbolt.Tx) error, tx *bbolt.Tx) (err error) {
 	defer func() {
@@ -772,28 +825,75 @@ func (c *Cache) saveLoadTx(jid string, load *payload.Map, minions []string) (fun
 	if err != nil {
 		return nil, fmt.Errorf("jobcache: encode load: %w", err)
 	}
+	key := []byte(jid)
 	return func(tx *bbolt.Tx) error {
-		jb, err := tx.Bucket(bucketJobs).CreateBucketIfNotExists([]byte(jid))
+		jb, err := c.jobBucket(tx, key)
 		if err != nil {
 			return err
 		}
-		if jb.Get(keyStart) == nil {
-			var ts [8]byte
-			binary.BigEndian.PutUint64(ts[:], uint64(c.opts.Now().UnixNano()))
-			if err := jb.Put(keyStart, ts[:]); err != nil {
-				return err
-			}
-		}
-		if err := jb.Put(keyLoad, enc); err != nil {
-			return err
-		}
-		all := mergeMinions(decodeStrings(jb.Get(keyMinions)), minions)
-		m, err := payload.MarshalBin(all)
-		if err != nil {
-			return err
-		}
-		return jb.Put(keyMinions, m)
+		return putMeta(jb, enc, minions)
 	}, nil
+}
+
+// jobBucket returns the bucket of job jid in a write transaction,
+// creating it with its start time when it is missing.
+func (c *Cache) jobBucket(tx *bbolt.Tx, jid []byte) (*bbolt.Bucket, error) {
+	jobs := tx.Bucket(bucketJobs)
+	if jb := jobs.Bucket(jid); jb != nil {
+		return jb, nil
+	}
+	jb, err := jobs.CreateBucket(jid)
+	if err != nil {
+		return nil, err
+	}
+	var ts [8]byte
+	binary.BigEndian.PutUint64(ts[:], uint64(c.opts.Now().UnixNano()))
+	return jb, jb.Put(keyStart, ts[:])
+}
+
+// jobValue returns the job's load or minions (k): from its meta bucket,
+// or from the job's bucket itself in a file written before meta.
+func jobValue(jb *bbolt.Bucket, k []byte) []byte {
+	if mb := jb.Bucket(keyMeta); mb != nil {
+		if v := mb.Get(k); v != nil {
+			return v
+		}
+	}
+	return jb.Get(k)
+}
+
+// putMeta replaces the job's load with the encoded load enc (kept when
+// nil) and adds minions to its expected minions, in its meta bucket. A
+// load and minions of the older layout, keys of the job's bucket, move to
+// meta.
+func putMeta(jb *bbolt.Bucket, enc []byte, minions []string) error {
+	m, err := payload.MarshalBin(mergeMinions(decodeStrings(jobValue(jb, keyMinions)), minions))
+	if err != nil {
+		return err
+	}
+	mb := jb.Bucket(keyMeta)
+	if mb == nil {
+		if l := jb.Get(keyLoad); l != nil && enc == nil {
+			// A put value must stay valid until the commit, which may
+			// remap the file: a copy, not the mapped bytes.
+			enc = bytes.Clone(l)
+		}
+		if mb, err = jb.CreateBucket(keyMeta); err != nil {
+			return err
+		}
+	}
+	if enc != nil {
+		if err := mb.Put(keyLoad, enc); err != nil {
+			return err
+		}
+	}
+	if err := mb.Put(keyMinions, m); err != nil {
+		return err
+	}
+	if err := jb.Delete(keyLoad); err != nil {
+		return err
+	}
+	return jb.Delete(keyMinions)
 }
 
 // AddMinions adds expected minions to a job (e.g. from syndics).
@@ -803,11 +903,7 @@ func (c *Cache) AddMinions(jid string, minions []string) error {
 		if jb == nil {
 			return fmt.Errorf("%w: %s", ErrNoJob, jid)
 		}
-		m, err := payload.MarshalBin(mergeMinions(decodeStrings(jb.Get(keyMinions)), minions))
-		if err != nil {
-			return err
-		}
-		return jb.Put(keyMinions, m)
+		return putMeta(jb, nil, minions)
 	})
 }
 
@@ -860,44 +956,64 @@ func (c *Cache) SaveReturnSigned(jid, minion string, ret *payload.Map, signed bo
 	if !saltjid.Is(jid) {
 		return fmt.Errorf("%w: %q", ErrBadJID, jid)
 	}
+	fn, err := c.returnTx(jid, minion, ret, signed)
+	if err != nil {
+		return err
+	}
+	return c.update(fn)
+}
+
+// returnTx encodes a return and returns the transaction that saves it.
+// Its ErrDuplicate comes before it changed anything (runBatch relies on
+// it: the other writes of the batch are committed).
+func (c *Cache) returnTx(jid, minion string, ret *payload.Map, signed bool) (func(*bbolt.Tx) error, error) {
 	enc, err := payload.MarshalBin(ret)
 	if err != nil {
-		return fmt.Errorf("jobcache: encode return: %w", err)
+		return nil, fmt.Errorf("jobcache: encode return: %w", err)
 	}
-	return c.update(func(tx *bbolt.Tx) error {
-		jb, err := tx.Bucket(bucketJobs).CreateBucketIfNotExists([]byte(jid))
+	// One allocation for both keys (a return is ~10 allocations).
+	keys := make([]byte, 0, len(jid)+len(minion))
+	keys = append(append(keys, jid...), minion...)
+	key, id := keys[:len(jid):len(jid)], keys[len(jid):]
+	return func(tx *bbolt.Tx) error {
+		jb, err := c.jobBucket(tx, key)
 		if err != nil {
 			return err
 		}
-		if jb.Get(keyStart) == nil {
-			var ts [8]byte
-			binary.BigEndian.PutUint64(ts[:], uint64(c.opts.Now().UnixNano()))
-			if err := jb.Put(keyStart, ts[:]); err != nil {
-				return err
-			}
-		}
-		rb, err := jb.CreateBucketIfNotExists(keyReturns)
+		rb, err := childBucket(jb, keyReturns)
 		if err != nil {
 			return err
 		}
-		if rb.Get([]byte(minion)) != nil {
+		if rb.Get(id) != nil {
 			sb := jb.Bucket(keySigned)
-			wasSigned := sb != nil && sb.Get([]byte(minion)) != nil
+			wasSigned := sb != nil && sb.Get(id) != nil
 			if !signed || wasSigned {
 				return fmt.Errorf("%w: %s from %s", ErrDuplicate, jid, minion)
 			}
 		}
 		if signed {
-			sb, err := jb.CreateBucketIfNotExists(keySigned)
+			sb, err := childBucket(jb, keySigned)
 			if err != nil {
 				return err
 			}
-			if err := sb.Put([]byte(minion), []byte{1}); err != nil {
+			if err := sb.Put(id, signedMark); err != nil {
 				return err
 			}
 		}
-		return rb.Put([]byte(minion), enc)
-	})
+		return rb.Put(id, enc)
+	}, nil
+}
+
+// signedMark is the value of a minion's key in a job's signed bucket.
+var signedMark = []byte{1}
+
+// childBucket returns b's child bucket name, creating it when missing
+// (CreateBucketIfNotExists copies name first, for every return).
+func childBucket(b *bbolt.Bucket, name []byte) (*bbolt.Bucket, error) {
+	if cb := b.Bucket(name); cb != nil {
+		return cb, nil
+	}
+	return b.CreateBucket(name)
 }
 
 // Job is everything the cache holds for one jid.
@@ -953,11 +1069,11 @@ func readJobSafe(jid string, jobs *bbolt.Bucket, withReturns bool) (j *Job, err 
 }
 
 func readJob(jid string, jb *bbolt.Bucket, withReturns bool) (*Job, error) {
-	j := &Job{JID: jid, Minions: decodeStrings(jb.Get(keyMinions))}
+	j := &Job{JID: jid, Minions: decodeStrings(jobValue(jb, keyMinions))}
 	if ts := jb.Get(keyStart); len(ts) == 8 {
 		j.Saved = time.Unix(0, int64(binary.BigEndian.Uint64(ts)))
 	}
-	if lb := jb.Get(keyLoad); lb != nil {
+	if lb := jobValue(jb, keyLoad); lb != nil {
 		m, err := payload.UnmarshalMap(bytes.Clone(lb))
 		if err != nil {
 			return nil, fmt.Errorf("jobcache: %s load: %w", jid, err)
