@@ -103,8 +103,8 @@ for k in "${!sizes[@]}"; do
   miss=$(swarm_keys_in "$tmp" "${names[$k]}" "${sizes[$k]}"); gen=$((gen + miss))
   pre=$(swarm_preaccept "$tmp" "${names[$k]}" "$tmp/master/pki")
   echo "salt-master: ${names[$k]}: $pre cached public keys pre-accepted, $miss left to auto_accept"
-  mapfile -t src < <(swarm_source "$k")
-  "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" "${src[@]}" -l error 2>>"$tmp/${names[$k]}.err" & sp=$!; pids+=($sp); sps+=($sp)
+  mapfile -t srcnet < <(swarm_source "$k")
+  "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" "${srcnet[@]}" -l error 2>>"$tmp/${names[$k]}.err" & sp=$!; pids+=($sp); sps+=($sp)
 done
 for _ in $(seq 300); do [ "$(ls "$tmp/master/pki/minions" 2>/dev/null | wc -l)" -ge "$n" ] && break; sleep 1; done
 echo "salt-master, swarm N=$n: $(ls "$tmp/master/pki/minions" | wc -l) keys accepted (pre-accepted or auto_accept) after $(echo "$(now) - $start" | bc) s ($gen key pairs generated)"

@@ -170,8 +170,8 @@ for k in "${!sizes[@]}"; do
   swarm_preaccept "$tmp" "${names[$k]}" "$tmp/master/pki" >/dev/null
   read -r -a env <<<"${BENCH_SWARM_ENV:-}"
   [ -n "$prof" ] && { sports[$k]=$(freeport); env+=(GSALT_PPROF=127.0.0.1:${sports[$k]}); }
-  mapfile -t src < <(swarm_source "$k")
-  env "${env[@]}" "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" "${src[@]}" -l error 2>>"$tmp/${names[$k]}.err" & sps[$k]=$!; pids+=(${sps[$k]})
+  mapfile -t srcnet < <(swarm_source "$k")
+  env "${env[@]}" "$bin/gsalt-minion" -c "$tmp/etc/${names[$k]}" --swarm "${sizes[$k]}" "${srcnet[@]}" -l error 2>>"$tmp/${names[$k]}.err" & sps[$k]=$!; pids+=(${sps[$k]})
 done
 until [ "$(($(ls "$tmp/master/pki/minions_pre" 2>/dev/null | wc -l) + $(ls "$tmp/master/pki/minions" 2>/dev/null | wc -l)))" -ge "$n" ]; do sleep 0.5; done
 echo "swarm N=$n (${#sizes[@]} process(es)): all keys pre-accepted or pending after $(echo "$(now) - $t0" | bc) s ($gen of $n RSA-2048 key pairs generated, the rest from $(swarm_keycache))"
