@@ -473,3 +473,18 @@ func testLogger(t testing.TB) *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
+
+// swarmConfig is the configuration of a swarm of n identities base-0000...
+// against fm, each accepted by fm with the vectors' minion1 key.
+func swarmConfig(tb testing.TB, fm *fakeMaster, base string, n int) *config.Minion {
+	tb.Helper()
+	cfg := minionConfig(tb, base, fm, fmt.Sprintf("publish_port: %d\n", fm.pubPort()))
+	for i := range n {
+		id := SwarmID(base, i)
+		fm.set(id, "accept")
+		c := *cfg
+		c.PKIDir = filepath.Join(cfg.PKIDir, id)
+		installKey(tb, &c, "minion1")
+	}
+	return cfg
+}

@@ -23,14 +23,7 @@ import (
 func BenchmarkSwarmPing(b *testing.B) {
 	const n = 100
 	fm := newFakeMaster(b, filepath.Join(vectorsPKI, "master", "master.pem"), 0, 0)
-	cfg := minionConfig(b, "sw", fm, fmt.Sprintf("publish_port: %d\n", fm.pubPort()))
-	for i := range n {
-		id := SwarmID("sw", i)
-		fm.set(id, "accept")
-		c := *cfg
-		c.PKIDir = filepath.Join(cfg.PKIDir, id)
-		installKey(b, &c, "minion1")
-	}
+	cfg := swarmConfig(b, fm, "sw", n)
 	ready := make(chan *Minion, n)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -45,14 +45,7 @@ func TestSwarmSources(t *testing.T) {
 func TestSwarmSourceNet(t *testing.T) {
 	const n = 3
 	fm := newFakeMaster(t, filepath.Join(vectorsPKI, "master", "master.pem"), 0, 0)
-	cfg := minionConfig(t, "sw", fm, fmt.Sprintf("publish_port: %d\n", fm.pubPort()))
-	for i := range n {
-		id := SwarmID("sw", i)
-		fm.set(id, "accept")
-		c := *cfg
-		c.PKIDir = filepath.Join(cfg.PKIDir, id)
-		installKey(t, &c, "minion1")
-	}
+	cfg := swarmConfig(t, fm, "sw", n)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

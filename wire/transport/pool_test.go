@@ -17,17 +17,8 @@ import (
 // are the handler's, and that after the server restarts on the same
 // address the dead idle connection is replaced without failing the request.
 func TestReqPoolReusesConnection(t *testing.T) {
-	var mu sync.Mutex
-	peers := map[string]int{}
-	h := func(ctx context.Context, req []byte) ([]byte, bool) {
-		if a, ok := PeerAddr(ctx); ok {
-			mu.Lock()
-			peers[a.String()]++
-			mu.Unlock()
-		}
-		return echo(ctx, req)
-	}
-	srv := listenReq(t, "127.0.0.1:0", h, ReqOptions{})
+	var pc peerCount
+	srv := listenReq(t, "127.0.0.1:0", pc.handler(echo), ReqOptions{})
 	addr := srv.Addr().String()
 	p := &ReqPool{Addr: addr, Logger: testLogger(t)}
 	defer p.Close()
@@ -41,15 +32,13 @@ func TestReqPoolReusesConnection(t *testing.T) {
 			t.Fatalf("request %d: reply %q", i, reply)
 		}
 	}
-	mu.Lock()
-	if len(peers) != 1 {
+	if peers := pc.seen(); len(peers) != 1 {
 		t.Errorf("20 sequential requests came over %d connections, want 1: %v", len(peers), peers)
 	}
-	mu.Unlock()
 
 	// Restart the server: the pooled connection is now dead.
 	srv.Close()
-	srv2 := listenReq(t, addr, h, ReqOptions{})
+	srv2 := listenReq(t, addr, pc.handler(echo), ReqOptions{})
 	defer srv2.Close()
 	reply, err := p.Send(ctx, []byte("again"), 1, 5*time.Second)
 	if err != nil {
@@ -267,25 +256,16 @@ func TestReqPoolClosesIdle(t *testing.T) {
 // one peer address), with and without KeepWaiting, and that a failed
 // exchange closes the connection it used.
 func TestReqClientGivesItsConnectionToAPool(t *testing.T) {
-	var mu sync.Mutex
-	peers := map[string]int{}
-	h := func(ctx context.Context, req []byte) ([]byte, bool) {
-		if a, ok := PeerAddr(ctx); ok {
-			mu.Lock()
-			peers[a.String()]++
-			mu.Unlock()
-		}
+	var pc peerCount
+	srv := listenReq(t, "127.0.0.1:0", pc.handler(func(ctx context.Context, req []byte) ([]byte, bool) {
 		if string(req) == "noreply" {
 			return nil, false
 		}
 		return echo(ctx, req)
-	}
-	srv := listenReq(t, "127.0.0.1:0", h, ReqOptions{})
+	}), ReqOptions{})
 	ctx := context.Background()
 	for _, keep := range []bool{false, true} {
-		mu.Lock()
-		clear(peers)
-		mu.Unlock()
+		pc.reset()
 		p := &ReqPool{Addr: srv.Addr().String(), MaxIdle: 2, Logger: testLogger(t)}
 		c := ReqClient{Addr: srv.Addr().String(), Tries: 2, Timeout: testutil.Scale(5 * time.Second), KeepWaiting: keep, Pool: p, Logger: testLogger(t)}
 		if got, err := c.Send(ctx, []byte("auth")); err != nil || string(got) != "re:auth" {
@@ -304,11 +284,9 @@ func TestReqClientGivesItsConnectionToAPool(t *testing.T) {
 		if n := p.IdleConns(); n != 1 {
 			t.Errorf("keep waiting %v: the pool holds %d connections, want the one both used", keep, n)
 		}
-		mu.Lock()
-		if len(peers) != 1 {
+		if peers := pc.seen(); len(peers) != 1 {
 			t.Errorf("keep waiting %v: the server saw peers %v, want one connection for the three requests", keep, peers)
 		}
-		mu.Unlock()
 		short := ReqClient{Addr: srv.Addr().String(), Tries: 1, Timeout: testutil.Scale(200 * time.Millisecond), Pool: p, Logger: testLogger(t)}
 		if _, err := short.Send(ctx, []byte("noreply")); !errors.Is(err, ErrTimeout) {
 			t.Fatalf("keep waiting %v: a request without reply: %v, want a time-out", keep, err)
@@ -359,4 +337,44 @@ func TestRequestSourceAddress(t *testing.T) {
 		t.Errorf("the bad source's request reached the server from %s", ip)
 	default:
 	}
+}
+
+// peerCount counts the requests a server handler got from each peer
+// address (one address is one connection).
+type peerCount struct {
+	mu    sync.Mutex
+	peers map[string]int
+}
+
+// handler wraps next, counting each request's peer.
+func (pc *peerCount) handler(next func(context.Context, []byte) ([]byte, bool)) func(context.Context, []byte) ([]byte, bool) {
+	return func(ctx context.Context, req []byte) ([]byte, bool) {
+		if a, ok := PeerAddr(ctx); ok {
+			pc.mu.Lock()
+			if pc.peers == nil {
+				pc.peers = map[string]int{}
+			}
+			pc.peers[a.String()]++
+			pc.mu.Unlock()
+		}
+		return next(ctx, req)
+	}
+}
+
+// seen returns a copy of the counts.
+func (pc *peerCount) seen() map[string]int {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	out := make(map[string]int, len(pc.peers))
+	for k, v := range pc.peers {
+		out[k] = v
+	}
+	return out
+}
+
+// reset forgets the counts.
+func (pc *peerCount) reset() {
+	pc.mu.Lock()
+	clear(pc.peers)
+	pc.mu.Unlock()
 }
