@@ -364,6 +364,8 @@ type guard struct {
 	// bufs, when set, is the server's store of spare read buffers: the
 	// connection gives its buffer back while idle (waitIdle).
 	bufs *readBufs
+	// idle is the raw read waitIdle waits with (made on first use).
+	idle *idleRead
 }
 
 // maxWriteBatch bounds the bytes of queued publishes written in one

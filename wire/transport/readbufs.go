@@ -49,45 +49,65 @@ func (r *readBufs) put(b []byte) {
 // readable with none, borrowing one only for the read that takes the
 // bytes (no system call more than a plain read: the first try and the
 // one after the wake-up are the reads). ok is false when the connection
-// cannot be waited on that way (not a socket), and nothing was done.
+// cannot be waited on that way (not a socket), and nothing was done. The
+// raw connection and the read function are made once per connection (a
+// new one per wait cost three allocations a message).
 func (g *guard) waitIdle() (ok bool) {
-	sc, isSock := g.Conn.(syscall.Conn)
-	if !isSock {
-		return false
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return false
-	}
-	g.bufs.put(g.base)
-	g.buf, g.base = nil, nil
-	var n int
-	var rerr error
-	err = rc.Read(func(fd uintptr) bool {
-		b := g.bufs.get()
-		for {
-			n, rerr = syscall.Read(int(fd), b[:cap(b)])
-			if rerr != syscall.EINTR {
-				break
-			}
-		}
-		if rerr == syscall.EAGAIN {
-			g.bufs.put(b)
+	if g.idle == nil {
+		sc, isSock := g.Conn.(syscall.Conn)
+		if !isSock {
 			return false
 		}
-		g.buf, g.base = b, b
-		return true
-	})
+		rc, err := sc.SyscallConn()
+		if err != nil {
+			return false
+		}
+		g.idle = &idleRead{rc: rc, g: g}
+		g.idle.read = g.idle.readFD
+	}
+	r := g.idle
+	g.bufs.put(g.base)
+	g.buf, g.base = nil, nil
+	r.n, r.err = 0, nil
+	err := r.rc.Read(r.read)
 	switch {
 	case err != nil:
 		g.err = err
-	case rerr != nil:
-		g.err = rerr
-	case n <= 0:
+	case r.err != nil:
+		g.err = r.err
+	case r.n <= 0:
 		g.err = io.EOF
 	default:
-		g.buf = g.buf[:n]
+		g.buf = g.buf[:r.n]
 		g.lastRead.Store(time.Now().UnixNano())
 	}
+	return true
+}
+
+// idleRead is a connection's raw read for waitIdle.
+type idleRead struct {
+	rc   syscall.RawConn
+	g    *guard
+	read func(fd uintptr) bool // readFD, bound once
+	n    int
+	err  error
+}
+
+// readFD is called by the poller when the socket may be readable: it
+// borrows a buffer and reads; on EAGAIN the buffer goes back and the
+// poller waits again.
+func (r *idleRead) readFD(fd uintptr) bool {
+	b := r.g.bufs.get()
+	for {
+		r.n, r.err = syscall.Read(int(fd), b[:cap(b)])
+		if r.err != syscall.EINTR {
+			break
+		}
+	}
+	if r.err == syscall.EAGAIN {
+		r.g.bufs.put(b)
+		return false
+	}
+	r.g.buf, r.g.base = b, b
 	return true
 }
