@@ -147,15 +147,12 @@ func request(ctx context.Context, gate *DialGate, addr, source string, req []byt
 		return nil, err
 	}
 	if keep != nil {
-		if c := keep.take(); c != nil {
-			var deadline time.Time
-			if timeout > 0 {
-				deadline = time.Now().Add(timeout)
-			}
-			reply, err, sent := keep.exchange(ctx, a, c, req, deadline)
-			if err == nil || ctx.Err() != nil || sent {
-				return reply, err
-			}
+		var deadline time.Time
+		if timeout > 0 {
+			deadline = time.Now().Add(timeout)
+		}
+		if reply, err, done := keep.reuse(ctx, a, req, deadline); done {
+			return reply, err
 		}
 	}
 	lim = lim.withDefaults()
@@ -346,15 +343,8 @@ func (p *ReqPool) attempt(ctx context.Context, a string, req []byte, timeout tim
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
 	}
-	if c := p.take(); c != nil {
-		reply, err, sent := p.exchange(ctx, a, c, req, deadline)
-		if err == nil {
-			return reply, nil
-		}
-		if ctx.Err() != nil || sent {
-			return nil, err
-		}
-		// The idle connection was dead: a fresh one below.
+	if reply, err, done := p.reuse(ctx, a, req, deadline); done {
+		return reply, err
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -371,6 +361,22 @@ func (p *ReqPool) attempt(ctx context.Context, a string, req []byte, timeout tim
 	}
 	reply, err, _ := p.exchange(ctx, a, c, req, time.Time{})
 	return reply, err
+}
+
+// reuse sends req on an idle connection of the pool, if there is one.
+// done is false when there was none or it turned out to be dead before
+// the request could have reached the server (the caller then dials a new
+// one); otherwise reply and err are the attempt's.
+func (p *ReqPool) reuse(ctx context.Context, a string, req []byte, deadline time.Time) (reply []byte, err error, done bool) {
+	c := p.take()
+	if c == nil {
+		return nil, nil, false
+	}
+	reply, err, sent := p.exchange(ctx, a, c, req, deadline)
+	if err == nil || ctx.Err() != nil || sent {
+		return reply, err, true
+	}
+	return nil, nil, false
 }
 
 // exchange sends req on c and reads the reply; a non-zero deadline is
