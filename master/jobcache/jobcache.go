@@ -1210,37 +1210,32 @@ func readJob(jid string, jb *bbolt.Bucket, withReturns bool) (*Job, error) {
 			if err != nil {
 				return fmt.Errorf("jobcache: %s return %x: %w", jid, k, err)
 			}
-			if _, dup := j.Returns[string(id)]; dup {
-				return nil
-			}
-			m, err := payload.UnmarshalMap(bytes.Clone(ret))
-			if err != nil {
-				return fmt.Errorf("jobcache: %s return of %s: %w", jid, id, err)
-			}
-			j.Returns[string(id)] = m
-			return nil
+			return j.addReturn(id, ret)
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
 	if rb := jb.Bucket(keyReturns); rb != nil {
-		err := rb.ForEach(func(k, v []byte) error {
-			if _, dup := j.Returns[string(k)]; dup {
-				return nil
-			}
-			m, err := payload.UnmarshalMap(bytes.Clone(v))
-			if err != nil {
-				return fmt.Errorf("jobcache: %s return of %s: %w", jid, k, err)
-			}
-			j.Returns[string(k)] = m
-			return nil
-		})
-		if err != nil {
+		if err := rb.ForEach(j.addReturn); err != nil {
 			return nil, err
 		}
 	}
 	return j, nil
+}
+
+// addReturn decodes minion id's return enc (mapped bytes) into j, unless
+// j has one for id already.
+func (j *Job) addReturn(id, enc []byte) error {
+	if _, dup := j.Returns[string(id)]; dup {
+		return nil
+	}
+	m, err := payload.UnmarshalMap(bytes.Clone(enc))
+	if err != nil {
+		return fmt.Errorf("jobcache: %s return of %s: %w", j.JID, id, err)
+	}
+	j.Returns[string(id)] = m
+	return nil
 }
 
 // List returns every readable job (without returns), oldest first. A job
