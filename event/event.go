@@ -93,14 +93,39 @@ func Tagify(suffix any, prefix string) string {
 func Stamp(t time.Time) string {
 	t = t.UTC()
 	// One allocation (the string): every return fires an event with a
-	// stamp, and Format plus Sprintf made four.
+	// stamp, and Format plus Sprintf made four. The digits are written
+	// here (AppendFormat parses its layout each time: ~10x slower).
 	var buf [32]byte
-	b := t.AppendFormat(buf[:0], "2006-01-02T15:04:05.000000")
+	var b []byte
+	if y := t.Year(); y >= 0 && y <= 9999 {
+		yr, mo, d := t.Date()
+		h, mi, sec := t.Clock()
+		b = appendDigits(buf[:0], yr, 4)
+		b = appendDigits(append(b, '-'), int(mo), 2)
+		b = appendDigits(append(b, '-'), d, 2)
+		b = appendDigits(append(b, 'T'), h, 2)
+		b = appendDigits(append(b, ':'), mi, 2)
+		b = appendDigits(append(b, ':'), sec, 2)
+		b = appendDigits(append(b, '.'), t.Nanosecond()/1000, 6)
+	} else {
+		b = t.AppendFormat(buf[:0], "2006-01-02T15:04:05.000000")
+	}
 	if t.Nanosecond() < 1000 {
 		// No microseconds: isoformat() leaves the fraction out.
 		b = b[:len(b)-len(".000000")]
 	}
 	return string(b)
+}
+
+// appendDigits appends v (0 <= v < 10^width) as width decimal digits.
+func appendDigits(b []byte, v, width int) []byte {
+	n := len(b) + width
+	b = append(b, "000000"[:width]...)
+	for i := n - 1; i >= n-width; i-- {
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return b
 }
 
 // checkTag validates a tag for firing.

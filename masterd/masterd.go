@@ -63,6 +63,16 @@ const (
 	WorkersIPC = "workers.ipc"
 )
 
+// GCPercent is the collector target gsalt-master runs with (GOGC
+// overrides it). Unlike a proxy fleet's, the master's heap is mostly
+// garbage of short life: every return is decoded, stored, turned into an
+// event and dropped. At Go's default of 100 a 10,000-minion ping cost a
+// collection (marking ~20,000 connection goroutines' stacks and the
+// live heap) every ~1.3 pings. With 150, 10,000 minions: master CPU per
+// return 0.097 ms (100: 0.101–0.107), RSS after a re-authentication
+// storm 471 MiB (100: 420–444); 1,000 minions stay under 120 MB.
+const GCPercent = 150
+
 // ErrRunning is matched by Start's error when another gsalt-master holds
 // the configuration's pidfile or sock_dir lock.
 var ErrRunning = pidfile.ErrRunning

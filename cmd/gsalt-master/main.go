@@ -67,6 +67,9 @@ func main() {
 				return err
 			}
 			defer stopPprof()
+			// Returns make short-lived garbage: collect at 1.5x the
+			// default growth (GOGC overrides).
+			daemon.GCPercent(masterd.GCPercent)
 			if err := daemon.SwitchUser(df.User); err != nil {
 				return err
 			}

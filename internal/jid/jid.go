@@ -32,13 +32,30 @@ func New() string { return Format(time.Now()) }
 // something after it, and Python's int() accepts its first 20 characters
 // (so surrounding whitespace, a sign, "_" between digits and non-ASCII
 // decimal digits pass, as they do in Salt).
-func Is(s string) bool {
+func Is(s string) bool { return plainJID(s) || isJID(s) }
+
+// isJID is Is for any text.
+func isJID(s string) bool {
 	r := []rune(s)
 	if !shapeOK(r) {
 		return false
 	}
 	_, ok := pyInt(string(r[:20]))
 	return ok
+}
+
+// plainJID reports the common case without converting s: 20 ASCII
+// digits, alone or followed by "_" and more (what gen_jid makes).
+func plainJID(s string) bool {
+	if len(s) != 20 && (len(s) <= 21 || s[20] != '_') {
+		return false
+	}
+	for i := range 20 {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func shapeOK(r []rune) bool {

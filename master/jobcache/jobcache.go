@@ -45,8 +45,11 @@ var (
 // The file holds the bucket jobs, a bucket per jid in it, and the bucket
 // lost. A job's bucket holds start (when it was saved, 8 bytes big-endian
 // Unix nanoseconds), the bucket meta with its load and expected minions
-// (msgpack), and the buckets returns (minion -> msgpack return) and
-// signed (minion -> 1, returns whose signature was verified).
+// (msgpack), and the bucket log with its returns in the order they
+// arrived (see keyLog). Files written before the log keep a job's returns
+// in the buckets returns (minion -> msgpack return) and signed (minion ->
+// 1, returns whose signature was verified): they are read there, and
+// later returns to those jobs go there too.
 //
 // The load and minions are in a bucket of their own because bbolt writes
 // a changed B+tree node whole: every commit that adds a return moves the
@@ -109,6 +112,9 @@ type Cache struct {
 	// errChans keeps the result channels of finished writes for the next
 	// ones (one per return at 10,000 minions).
 	errChans sync.Pool
+	// seen finds the record of a minion's return in a job's log (used by
+	// the writer goroutine's transactions only).
+	seen *seenIndex
 }
 
 // LostJob is a job the cache could not keep: found in a damaged file that
@@ -147,7 +153,7 @@ func Open(path string, opts Options) (*Cache, error) {
 }
 
 func newCache(db *bbolt.DB, opts Options) *Cache {
-	c := &Cache{db: db, opts: opts, log: opts.Logger, damaged: map[string]string{},
+	c := &Cache{db: db, opts: opts, log: opts.Logger, damaged: map[string]string{}, seen: newSeenIndex(),
 		writes: make(chan writeOp, 1024), closing: make(chan struct{}), writerEnd: make(chan struct{})}
 	go c.writer()
 	return c
@@ -398,19 +404,29 @@ func (c *Cache) restore(j *Job) error {
 				}
 			}
 		}
+		c.seen.drop(j.JID)
 		if len(j.Returns) == 0 {
 			return nil
 		}
-		rb, err := jb.CreateBucketIfNotExists(keyReturns)
+		lb, err := childBucket(jb, keyLog)
 		if err != nil {
 			return err
 		}
-		for id, r := range j.Returns {
-			enc, err := payload.MarshalBin(r)
+		ids := make([]string, 0, len(j.Returns))
+		for id := range j.Returns {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			rec, _, err := newRecord(recUnsigned, id, j.Returns[id])
 			if err != nil {
 				return err
 			}
-			if err := rb.Put([]byte(id), enc); err != nil {
+			seq, err := lb.NextSequence()
+			if err != nil {
+				return err
+			}
+			if err := lb.Put(seqKey(seq), rec); err != nil {
 				return err
 			}
 		}
@@ -670,7 +686,17 @@ func safeCall(fn func(*bbolt.Tx) error, tx *bbolt.Tx) (err error) {
 }
 
 // safeUpdate is db.Update with the store's panics turned into ErrDamaged.
+// The index of returns seen keeps the transaction's changes only when it
+// commits.
 func (c *Cache) safeUpdate(fn func(*bbolt.Tx) error) (err error) {
+	c.seen.begin()
+	defer func() {
+		if err != nil {
+			c.seen.rollback()
+		} else {
+			c.seen.commit()
+		}
+	}()
 	defer c.guard(&err)
 	return c.db.Update(fn)
 }
@@ -965,43 +991,137 @@ func (c *Cache) SaveReturnSigned(jid, minion string, ret *payload.Map, signed bo
 
 // returnTx encodes a return and returns the transaction that saves it.
 // Its ErrDuplicate comes before it changed anything (runBatch relies on
-// it: the other writes of the batch are committed).
+// it: the other writes of the batch are committed). A job written in the
+// layout before the log (a returns bucket keyed by minion) keeps it.
 func (c *Cache) returnTx(jid, minion string, ret *payload.Map, signed bool) (func(*bbolt.Tx) error, error) {
-	enc, err := payload.MarshalBin(ret)
+	kind := recUnsigned
+	if signed {
+		kind = recSigned
+	}
+	rec, body, err := newRecord(kind, minion, ret)
 	if err != nil {
 		return nil, fmt.Errorf("jobcache: encode return: %w", err)
 	}
-	// One allocation for both keys (a return is ~10 allocations).
-	keys := make([]byte, 0, len(jid)+len(minion))
-	keys = append(append(keys, jid...), minion...)
-	key, id := keys[:len(jid):len(jid)], keys[len(jid):]
+	key := []byte(jid)
+	id := rec[body-len(minion) : body]
 	return func(tx *bbolt.Tx) error {
 		jb, err := c.jobBucket(tx, key)
 		if err != nil {
 			return err
 		}
-		rb, err := childBucket(jb, keyReturns)
+		if rb := jb.Bucket(keyReturns); rb != nil {
+			return legacyReturn(jb, rb, jid, id, rec[body:], signed)
+		}
+		lb := jb.Bucket(keyLog)
+		sj, err := c.seen.job(key, lb)
 		if err != nil {
 			return err
 		}
-		if rb.Get(id) != nil {
-			sb := jb.Bucket(keySigned)
-			wasSigned := sb != nil && sb.Get(id) != nil
-			if !signed || wasSigned {
+		h := c.seen.sum(id)
+		at, own := sj.ids[h]
+		var old []byte
+		oldKind := byte(0)
+		if own && lb != nil {
+			k := seqKey(at >> 1)
+			if v := lb.Get(k); v != nil {
+				if rk, rid, _, err := splitRecord(v); err == nil && bytes.Equal(rid, id) {
+					old, oldKind = k, rk
+				}
+			}
+		}
+		if old == nil && own && lb != nil {
+			// Another minion with the same hash: look for this one's
+			// record the long way.
+			var found bool
+			if old, oldKind, found = findRecord(lb, id); !found {
+				old = nil
+			}
+			own = false
+		}
+		if old != nil {
+			if !signed || oldKind == recSigned {
 				return fmt.Errorf("%w: %s from %s", ErrDuplicate, jid, minion)
 			}
-		}
-		if signed {
-			sb, err := childBucket(jb, keySigned)
-			if err != nil {
+			// A signed return replaces the unsigned one, in its place.
+			if err := lb.Put(old, rec); err != nil {
 				return err
 			}
-			if err := sb.Put(id, signedMark); err != nil {
+			if own {
+				c.seen.set(sj, h, seqOf(old), true)
+			}
+			return nil
+		}
+		if lb == nil {
+			if lb, err = jb.CreateBucket(keyLog); err != nil {
 				return err
 			}
 		}
-		return rb.Put(id, enc)
+		// Keys only grow: full pages (bbolt splits at half a page by
+		// default).
+		lb.FillPercent = 1.0
+		seq, err := lb.NextSequence()
+		if err != nil {
+			return err
+		}
+		if err := lb.Put(seqKey(seq), rec); err != nil {
+			return err
+		}
+		if _, taken := sj.ids[h]; !taken {
+			c.seen.set(sj, h, seq, signed)
+		}
+		return nil
 	}, nil
+}
+
+// legacyReturn stores a return in a job of the layout before the log: the
+// bucket returns (minion -> return) and signed (minion -> 1).
+func legacyReturn(jb, rb *bbolt.Bucket, jid string, id, enc []byte, signed bool) error {
+	if rb.Get(id) != nil {
+		sb := jb.Bucket(keySigned)
+		wasSigned := sb != nil && sb.Get(id) != nil
+		if !signed || wasSigned {
+			return fmt.Errorf("%w: %s from %s", ErrDuplicate, jid, id)
+		}
+	}
+	if signed {
+		sb, err := childBucket(jb, keySigned)
+		if err != nil {
+			return err
+		}
+		if err := sb.Put(id, signedMark); err != nil {
+			return err
+		}
+	}
+	return rb.Put(id, enc)
+}
+
+// newRecord encodes a log record of minion id's return; body is where
+// the msgpack return starts in it.
+func newRecord(kind byte, id string, ret *payload.Map) (rec []byte, body int, err error) {
+	rec = make([]byte, 0, 1+binary.MaxVarintLen64+len(id)+96)
+	rec = append(rec, kind)
+	rec = binary.AppendUvarint(rec, uint64(len(id)))
+	rec = append(rec, id...)
+	body = len(rec)
+	rec, err = payload.AppendEncode(rec, ret, payload.Bin)
+	return rec, body, err
+}
+
+// errRecord is a log value that is not a record.
+var errRecord = errors.New("not a return record")
+
+// splitRecord returns a log record's kind, minion id and msgpack return
+// (slices of v).
+func splitRecord(v []byte) (kind byte, id, ret []byte, err error) {
+	if len(v) < 2 || v[0] > recSigned {
+		return 0, nil, nil, errRecord
+	}
+	n, w := binary.Uvarint(v[1:])
+	if w <= 0 || n > uint64(len(v)-1-w) {
+		return 0, nil, nil, errRecord
+	}
+	start := 1 + w
+	return v[0], v[start : start+int(n)], v[start+int(n):], nil
 }
 
 // signedMark is the value of a minion's key in a job's signed bucket.
@@ -1084,20 +1204,38 @@ func readJob(jid string, jb *bbolt.Bucket, withReturns bool) (*Job, error) {
 		return j, nil
 	}
 	j.Returns = map[string]*payload.Map{}
-	if rb := jb.Bucket(keyReturns); rb != nil {
-		err := rb.ForEach(func(k, v []byte) error {
-			m, err := payload.UnmarshalMap(bytes.Clone(v))
+	if lb := jb.Bucket(keyLog); lb != nil {
+		err := lb.ForEach(func(k, v []byte) error {
+			_, id, ret, err := splitRecord(v)
 			if err != nil {
-				return fmt.Errorf("jobcache: %s return of %s: %w", jid, k, err)
+				return fmt.Errorf("jobcache: %s return %x: %w", jid, k, err)
 			}
-			j.Returns[string(k)] = m
-			return nil
+			return j.addReturn(id, ret)
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
+	if rb := jb.Bucket(keyReturns); rb != nil {
+		if err := rb.ForEach(j.addReturn); err != nil {
+			return nil, err
+		}
+	}
 	return j, nil
+}
+
+// addReturn decodes minion id's return enc (mapped bytes) into j, unless
+// j has one for id already.
+func (j *Job) addReturn(id, enc []byte) error {
+	if _, dup := j.Returns[string(id)]; dup {
+		return nil
+	}
+	m, err := payload.UnmarshalMap(bytes.Clone(enc))
+	if err != nil {
+		return fmt.Errorf("jobcache: %s return of %s: %w", j.JID, id, err)
+	}
+	j.Returns[string(id)] = m
+	return nil
 }
 
 // List returns every readable job (without returns), oldest first. A job
@@ -1157,6 +1295,7 @@ func (c *Cache) Prune() (n int, err error) {
 			if err := tx.Bucket(bucketJobs).DeleteBucket(k); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
 				return err
 			}
+			c.seen.drop(string(k))
 		}
 		return nil
 	})
