@@ -353,6 +353,7 @@ func (s *ReqServer) worker(q chan reqJob) {
 }
 
 func (s *ReqServer) run(j reqJob) {
+	s.l.handling.Add(1) // until reply
 	select {
 	case <-j.c.done:
 		// The peer hung up while the request waited for a worker (a REQ
@@ -377,7 +378,7 @@ func (s *ReqServer) run(j reqJob) {
 // reply writes a request's reply (none when !ok) and frees its place on
 // the connection.
 func (s *ReqServer) reply(j reqJob, reply []byte, ok bool) {
-	defer func() { <-j.slots; s.l.requestDone(j.conn) }()
+	defer func() { <-j.slots; s.l.requestDone(j.conn); s.l.handling.Add(-1) }()
 	if !ok {
 		return
 	}
