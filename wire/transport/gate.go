@@ -69,10 +69,8 @@ func (g *ConnGate) Evicted() uint64 {
 }
 
 // acquire takes one connection from the budget, evicting an idle request
-// connection when it is spent; false means nothing could be freed. With
-// since > 0 (unix nanoseconds) only a connection that finished a request
-// at or after since may be evicted (see evictIdle).
-func (g *ConnGate) acquire(since int64) bool {
+// connection when it is spent; false means nothing could be freed.
+func (g *ConnGate) acquire() bool {
 	if g == nil {
 		return true
 	}
@@ -85,7 +83,7 @@ func (g *ConnGate) acquire(since int64) bool {
 	ls := g.evictable
 	g.mu.Unlock()
 	for _, l := range ls {
-		if l.evictIdle(since) {
+		if l.evictIdle() {
 			if n := g.evicted.Add(1); g.shouldWarn() {
 				l.log.Warn("transport: too many connections, closing an idle request connection to admit one",
 					"max", g.max, "evicted_total", n)
@@ -155,13 +153,6 @@ func (s *connSlot) end() {
 	s.busy.Add(-1)
 }
 
-// evictPatience is how long a new connection over the budget waits for
-// a request connection that finishes a request after it arrived (one
-// done for the job running), before any idle connection makes room for
-// it. In a job to all, returns are answered thousands a second; a new
-// connection while the master is quiet waits this long for its place.
-const evictPatience = 200 * time.Millisecond
-
 // evictSample bounds the connections looked at to pick one to evict.
 const evictSample = 64
 
@@ -191,21 +182,16 @@ func (r *recentIdle) push(s *connSlot) {
 	r.mu.Unlock()
 }
 
-// pop removes and returns the newest entry, nil when there is none or
-// (since > 0) when the newest became idle before since (unix nanoseconds).
-func (r *recentIdle) pop(since int64) *connSlot {
+// pop removes and returns the newest entry, nil when there is none.
+func (r *recentIdle) pop() *connSlot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.count == 0 {
 		return nil
 	}
-	top := (r.top + recentCap - 1) % recentCap
-	s := r.ring[top]
-	if since > 0 && s.idleSince.Load() < since {
-		return nil
-	}
-	r.top = top
-	r.ring[top] = nil
+	r.top = (r.top + recentCap - 1) % recentCap
+	s := r.ring[r.top]
+	r.ring[r.top] = nil
 	r.count--
 	return s
 }
@@ -230,25 +216,9 @@ func (l *listener) requestDone(s *connSlot) {
 // 2,000). A connection that has served no request yet (a peer that has
 // just connected to send one) is only taken when no other is idle: then
 // the one idle the longest among a sample of the server's connections.
-//
-// With since > 0 (the time the new connection arrived) only a connection
-// that finished a request at or after since is taken, and while requests
-// are being handled false is returned when there is none: the new
-// connection then waits (track) for one to finish. When a job to all
-// starts, the minions short of a connection reconnect at once, before
-// any return of the job has been answered, and the connections that
-// finished a request last are then the previous job's last ones, whose
-// minions have not returned yet: each such eviction caused another
-// (10,000 minions 360 connections short: 430 to 710 evictions a job,
-// 390 to 450 when waiting for a connection done with the job).
-func (l *listener) evictIdle(since int64) bool {
-	if since > 0 && l.handling.Load() == 0 {
-		// No request being handled would make a fresh candidate (a lone
-		// reconnection): the connection that finished last.
-		since = 0
-	}
+func (l *listener) evictIdle() bool {
 	for {
-		s := l.recent.pop(since)
+		s := l.recent.pop()
 		if s == nil {
 			break
 		}
@@ -256,10 +226,6 @@ func (l *listener) evictIdle(since int64) bool {
 			_ = s.raw.Close()
 			return true
 		}
-	}
-	if since > 0 {
-		// A request being handled will finish soon: a fresh candidate.
-		return false
 	}
 	l.mu.Lock()
 	var victim *connSlot

@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"math/rand/v2"
-	"net"
 	"testing"
 	"time"
 )
@@ -122,62 +121,4 @@ func TestConnGateEvictsRecentlyDone(t *testing.T) {
 		t.Fatalf("evictions per round %v (mean %.1f), want about %d", perRound, mean, deficit)
 	}
 	t.Logf("evictions per round: %v (deficit %d)", perRound, deficit)
-}
-
-// TestConnGateWaitsForDoneConnection: when a job to all starts, the
-// requesters short of a connection reconnect before any request of the
-// job has been answered. A new connection over the budget then takes the
-// place of a connection that finished a request after it arrived (one
-// done for this job), not of the one that finished last before it (the
-// previous job's, whose requester has not sent this job's request yet and
-// would reconnect in turn), and waits for one while requests are being
-// handled. With none being handled it takes the one that finished last at
-// once.
-func TestConnGateWaitsForDoneConnection(t *testing.T) {
-	gate := NewConnGate(2)
-	l := &listener{lim: Limits{Gate: gate}, evictable: true, conns: map[net.Conn]*connSlot{}, log: testLogger(t)}
-	gate.addEvictable(l)
-	slot := func() *connSlot {
-		a, b := net.Pipe()
-		t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
-		s := &connSlot{raw: a}
-		s.busy.Store(1)
-		l.conns[a] = s
-		if !gate.acquire(0) {
-			t.Fatal("the budget refused a connection within it")
-		}
-		return s
-	}
-	before, busy := slot(), slot()
-	l.requestDone(before) // the previous job's last one
-	l.handling.Add(1)     // busy's request is being handled
-	arrived := time.Now().UnixNano()
-	for before.idleSince.Load() >= arrived {
-		arrived = time.Now().UnixNano()
-	}
-	if gate.acquire(arrived) {
-		t.Fatal("a new connection took a place while the only idle connection finished before it arrived and a request was being handled")
-	}
-	if before.busy.Load() != 0 {
-		t.Fatal("the connection that finished before the new one arrived was evicted")
-	}
-	// busy's request is answered: its connection is done for this job.
-	l.requestDone(busy)
-	l.handling.Add(-1)
-	l.handling.Add(1) // another request still being handled
-	if !gate.acquire(arrived) {
-		t.Fatal("a connection that finished after the new one arrived did not make room")
-	}
-	if busy.busy.Load() != -1 || before.busy.Load() != 0 {
-		t.Fatalf("evicted: busy %d, before %d; want the connection that finished after the arrival", busy.busy.Load(), before.busy.Load())
-	}
-	// Nothing being handled: nothing would finish, the one that finished
-	// last makes room at once.
-	l.handling.Add(-1)
-	if !gate.acquire(time.Now().UnixNano()) {
-		t.Fatal("with no request being handled a new connection waited")
-	}
-	if before.busy.Load() != -1 {
-		t.Fatal("the idle connection was not evicted")
-	}
 }

@@ -353,7 +353,6 @@ func (s *ReqServer) worker(q chan reqJob) {
 }
 
 func (s *ReqServer) run(j reqJob) {
-	s.l.handling.Add(1) // until reply
 	select {
 	case <-j.c.done:
 		// The peer hung up while the request waited for a worker (a REQ
@@ -378,7 +377,7 @@ func (s *ReqServer) run(j reqJob) {
 // reply writes a request's reply (none when !ok) and frees its place on
 // the connection.
 func (s *ReqServer) reply(j reqJob, reply []byte, ok bool) {
-	defer func() { <-j.slots; s.l.requestDone(j.conn); s.l.handling.Add(-1) }()
+	defer func() { <-j.slots; s.l.requestDone(j.conn) }()
 	if !ok {
 		return
 	}

@@ -35,9 +35,6 @@ type listener struct {
 	// recent: the request connections that finished a request last, the
 	// first to be evicted (evictIdle).
 	recent recentIdle
-	// handling: the requests a ReqServer's workers have taken and not
-	// answered yet (eviction waits for one to finish while there are).
-	handling atomic.Int64
 
 	rejected atomic.Uint64
 	// budget bounds the bytes of large frames in flight on this server.
@@ -125,15 +122,7 @@ func (l *listener) track(c net.Conn) *connSlot {
 		return nil
 	}
 	var wait time.Duration
-	// For evictPatience only a connection that finished a request since c
-	// arrived makes room for it (see listener.evictIdle), then any idle one.
-	arrived := time.Now()
-	since := arrived.UnixNano()
-	for !l.lim.Gate.acquire(since) {
-		if since > 0 && time.Since(arrived) >= evictPatience {
-			since = 0
-			continue
-		}
+	for !l.lim.Gate.acquire() {
 		wait = min(max(2*wait, time.Millisecond), 50*time.Millisecond)
 		select {
 		case <-time.After(wait):
