@@ -33,6 +33,9 @@ func (m *Master) aesReturn(_ context.Context, load *payload.Map) (any, error) {
 		return nil, nil
 	}
 	pub, err := m.accepted.get(id)
+	if errors.Is(err, errKeyUnreadable) {
+		return nil, err
+	}
 	if err != nil {
 		m.log.Warn("_return from a minion without an accepted key ignored", "id", id)
 		return nil, nil
@@ -139,8 +142,8 @@ var returnRecordKeys = [...]any{"return", "retcode", "success", "out", "fun", "f
 
 // aesMinionEvent handles _minion_event (SALT-WIRE §9.4).
 func (m *Master) aesMinionEvent(ctx context.Context, load *payload.Map) (any, error) {
-	if !m.verifyTok(load, "id", "tok") {
-		return payload.NewMap(), nil
+	if ok, err := m.verifyTok(load, "id", "tok"); !ok {
+		return payload.NewMap(), err
 	}
 	id := load.Str("id")
 	if evs, ok := load.Get("events"); ok {
@@ -204,9 +207,16 @@ func (m *Master) aesPillar(ctx context.Context, s *session, load *payload.Map, n
 	id, _ := payloadString(load, "id")
 	var ret any = false
 	if hasID && load.Has("grains") && m.validID(id) {
-		if grains := load.Map("grains"); grains != nil && m.accepted.has(id) {
-			grains.Set("id", id)
-			ret = m.compilePillar(ctx, id, grains, load)
+		if grains := load.Map("grains"); grains != nil {
+			_, err := m.accepted.get(id)
+			if errors.Is(err, errKeyUnreadable) {
+				m.log.Error("cannot read the minion's key: no reply, the minion sends the request again", "cmd", "_pillar", "id", id, "err", err)
+				return nil, false
+			}
+			if err == nil {
+				grains.Set("id", id)
+				ret = m.compilePillar(ctx, id, grains, load)
+			}
 		}
 	}
 	if !hasID {
@@ -216,6 +226,10 @@ func (m *Master) aesPillar(ctx context.Context, s *session, load *payload.Map, n
 		return send(ret)
 	}
 	pub, err := m.accepted.get(id)
+	if errors.Is(err, errKeyUnreadable) {
+		m.log.Error("cannot read the minion's key: no reply, the minion sends the request again", "cmd", "_pillar", "id", id, "err", err)
+		return nil, false
+	}
 	if err != nil {
 		m.log.Error("AES key not found", "id", id)
 		return clearReply(payload.NewMap("error", "AES key not found")), true
@@ -302,7 +316,9 @@ func (m *Master) aesMasterOpts(_ context.Context, load *payload.Map) (any, error
 
 // aesMasterTops handles _master_tops: no master_tops are configured.
 func (m *Master) aesMasterTops(_ context.Context, load *payload.Map) (any, error) {
-	m.verifyTok(load, "id", "tok")
+	if _, err := m.verifyTok(load, "id", "tok"); err != nil {
+		return nil, err
+	}
 	return payload.NewMap(), nil
 }
 
@@ -313,8 +329,8 @@ func (m *Master) mineEnabled() bool {
 
 // aesMine handles _mine: store (merge, or replace with clear) mine data.
 func (m *Master) aesMine(_ context.Context, load *payload.Map) (any, error) {
-	if !m.verifyTok(load, "id", "data", "tok") {
-		return payload.NewMap(), nil
+	if ok, err := m.verifyTok(load, "id", "data", "tok"); !ok {
+		return payload.NewMap(), err
 	}
 	if !m.mineEnabled() {
 		return true, nil
@@ -331,8 +347,8 @@ func (m *Master) aesMine(_ context.Context, load *payload.Map) (any, error) {
 
 // aesMineDelete handles _mine_delete.
 func (m *Master) aesMineDelete(_ context.Context, load *payload.Map) (any, error) {
-	if !m.verifyTok(load, "id", "fun", "tok") {
-		return payload.NewMap(), nil
+	if ok, err := m.verifyTok(load, "id", "fun", "tok"); !ok {
+		return payload.NewMap(), err
 	}
 	if !m.mineEnabled() {
 		return true, nil
@@ -346,8 +362,8 @@ func (m *Master) aesMineDelete(_ context.Context, load *payload.Map) (any, error
 
 // aesMineFlush handles _mine_flush.
 func (m *Master) aesMineFlush(_ context.Context, load *payload.Map) (any, error) {
-	if !m.verifyTok(load, "id", "tok") {
-		return payload.NewMap(), nil
+	if ok, err := m.verifyTok(load, "id", "tok"); !ok {
+		return payload.NewMap(), err
 	}
 	if !m.mineEnabled() {
 		return true, nil
@@ -362,8 +378,8 @@ const (
 
 // aesMineGet handles _mine_get (RemoteFuncs._mine_get).
 func (m *Master) aesMineGet(_ context.Context, load *payload.Map) (any, error) {
-	if !m.verifyTok(load, "id", "tgt", "fun", "tok") {
-		return payload.NewMap(), nil
+	if ok, err := m.verifyTok(load, "id", "tgt", "fun", "tok"); !ok {
+		return payload.NewMap(), err
 	}
 	return m.mineGet(load.Str("id"), load), nil
 }
@@ -497,8 +513,8 @@ func contains(l []string, s string) bool {
 
 // aesRevokeAuth handles revoke_auth: a minion deletes its own key.
 func (m *Master) aesRevokeAuth(_ context.Context, load *payload.Map) (any, error) {
-	if !m.verifyTok(load, "id", "tok") {
-		return false, nil
+	if ok, err := m.verifyTok(load, "id", "tok"); !ok {
+		return false, err
 	}
 	if !m.cfg.AllowMinionKeyRevoke {
 		m.log.Warn("minion requested key revocation, but allow_minion_key_revoke is off", "id", load.Str("id"))

@@ -80,8 +80,8 @@ func (m *Master) aesFileRecv(_ context.Context, load *payload.Map) (any, error) 
 		m.log.Error(fmt.Sprintf("Received incomplete call from %s for '_file_recv', missing 'tok'", id))
 		return false, nil
 	}
-	if !m.verifyTok(load, "id", "tok") {
-		return payload.NewMap(), nil
+	if ok, err := m.verifyTok(load, "id", "tok"); !ok {
+		return payload.NewMap(), err
 	}
 	rel, err := fileRecvPath(parts)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gsalt/gsalt/internal/dirwatch"
@@ -18,6 +19,19 @@ import (
 
 // errNoKey means the id has no (readable) accepted key.
 var errNoKey = errors.New("master: no accepted key")
+
+// errKeyUnreadable means the id's accepted key exists but could not be
+// read for want of file descriptors (EMFILE, ENFILE): a passing state of
+// the master, not of the minion. A request that needs the key is then not
+// answered, so the minion sends it again, instead of being treated as
+// coming from a minion without a key (a return dropped, an empty pillar).
+var errKeyUnreadable = errors.New("master: accepted key unreadable (out of file descriptors)")
+
+// outOfFiles reports whether err is the process's or the system's open
+// files limit.
+func outOfFiles(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
 
 // maxKeyCache bounds the parsed keys kept in memory.
 const maxKeyCache = 1 << 16
@@ -47,6 +61,8 @@ type keyCache struct {
 	store *keys.Store
 	ids   *validIDCache
 	dir   string
+	// load reads a key file (crypt.LoadPublicKey; tests replace it).
+	load func(path string) (*rsa.PublicKey, error)
 
 	mu        sync.Mutex
 	m         map[string]cachedKey
@@ -63,7 +79,7 @@ type keyCache struct {
 
 func newKeyCache(s *keys.Store) *keyCache {
 	c := &keyCache{store: s, ids: newValidIDCache(s.PKIDir()), m: map[string]cachedKey{},
-		dir: filepath.Dir(s.KeyPath(keys.StateAccepted, "x"))}
+		dir: filepath.Dir(s.KeyPath(keys.StateAccepted, "x")), load: crypt.LoadPublicKey}
 	c.mu.Lock()
 	c.watchLocked(time.Now())
 	c.mu.Unlock()
@@ -155,7 +171,9 @@ func (c *keyCache) close() {
 	}
 }
 
-// get returns the accepted public key of id.
+// get returns the accepted public key of id. The error wraps errNoKey
+// when id has no usable accepted key, errKeyUnreadable when it could not
+// be read for want of descriptors.
 func (c *keyCache) get(id string) (*rsa.PublicKey, error) {
 	if !c.ids.valid(id) {
 		return nil, fmt.Errorf("%w: invalid id %q", errNoKey, id)
@@ -185,7 +203,10 @@ func (c *keyCache) get(id string) (*rsa.PublicKey, error) {
 	if li, err := os.Lstat(path); err != nil || li.Mode()&fs.ModeSymlink != 0 {
 		statEach = true
 	}
-	pub, err := crypt.LoadPublicKey(path)
+	pub, err := c.load(path)
+	if outOfFiles(err) {
+		return nil, fmt.Errorf("%w: %s: %w", errKeyUnreadable, id, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", errNoKey, id, err)
 	}
@@ -200,12 +221,6 @@ func (c *keyCache) get(id string) (*rsa.PublicKey, error) {
 	}
 	c.mu.Unlock()
 	return pub, nil
-}
-
-// has reports whether id has an accepted key.
-func (c *keyCache) has(id string) bool {
-	_, err := c.get(id)
-	return err == nil
 }
 
 // purge forgets the remembered ids and, when no directory watch runs,

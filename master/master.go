@@ -474,7 +474,9 @@ func (m *Master) handleClear(ctx context.Context, req *message.Request) ([]byte,
 }
 
 // aesHandler answers one AES command. A returned error is logged and
-// answered with "" (Salt's run_func on an exception).
+// answered with "" (Salt's run_func on an exception), but for one of
+// running out of file descriptors (errKeyUnreadable, EMFILE, ENFILE),
+// which is not answered: the minion sends the request again.
 type aesHandler func(m *Master, ctx context.Context, load *payload.Map) (any, error)
 
 var aesHandlers = map[string]aesHandler{
@@ -540,6 +542,15 @@ func (m *Master) handleAES(ctx context.Context, req *message.Request) ([]byte, b
 	var ret any = payload.NewMap()
 	if h, ok := aesHandlers[cmd]; ok {
 		r, err := h(m, ctx, load)
+		if errors.Is(err, errKeyUnreadable) || outOfFiles(err) {
+			// Out of descriptors for a moment (a minion's key, a file
+			// server chunk that could not be opened): no answer, so that
+			// the minion sends the request again; an answer would tell it
+			// the request was done (a return lost) or hand it Salt's
+			// answer to an exception ("") for a file it asked for.
+			m.log.Error("out of file descriptors: no reply, the minion sends the request again", "cmd", cmd, "id", load.Str("id"), "err", err)
+			return nil, false
+		}
 		if err != nil {
 			m.log.Error("error in master function", "cmd", cmd, "id", load.Str("id"), "err", err)
 			r = ""
@@ -587,30 +598,35 @@ func (m *Master) validID(id string) bool {
 
 // verifyTok checks load's id and tok like AESFuncs.__verify_load: the
 // listed keys must be present, tok must recover to "salt" with the
-// accepted key of id. On success tok is removed from load.
-func (m *Master) verifyTok(load *payload.Map, required ...string) bool {
+// accepted key of id. On success tok is removed from load. When the key
+// could not be read for want of descriptors it returns false and an
+// error wrapping errKeyUnreadable (the request is not answered).
+func (m *Master) verifyTok(load *payload.Map, required ...string) (bool, error) {
 	for _, k := range required {
 		if !load.Has(k) {
-			return false
+			return false, nil
 		}
 	}
 	tok := load.Bytes("tok")
 	id, _ := payloadString(load, "id")
 	if tok == nil || id == "" {
 		m.log.Warn("request without tok or id", "cmd", load.Str("cmd"), "id", id)
-		return false
+		return false, nil
 	}
 	pub, err := m.accepted.get(id)
+	if errors.Is(err, errKeyUnreadable) {
+		return false, err
+	}
 	if err != nil {
 		m.log.Warn("request from a minion without an accepted key", "id", id, "cmd", load.Str("cmd"))
-		return false
+		return false, nil
 	}
 	if err := crypt.VerifyToken(pub, tok); err != nil {
 		m.log.Warn("minion is not who it says it is", "id", id, "cmd", load.Str("cmd"))
-		return false
+		return false, nil
 	}
 	load.Delete("tok")
-	return true
+	return true, nil
 }
 
 // payloadString returns load[key] when it is a string.

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -197,7 +198,19 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 		}
 	}
 	d.pullFile = true
-	lim := connLimits(cfg, log)
+	// Handlers mostly wait for the job cache's group commit: more of them
+	// make bigger batches (one commit, two fdatasyncs, for up to this many
+	// returns). 64 workers gave ~21 returns a commit in a 1,000-minion
+	// ping; a waiting worker costs a parked goroutine.
+	workers := max(16*transport.DefaultWorkers, cfg.WorkerThreads*16)
+	// Authentications (an RSA operation each) have workers of their own.
+	slow := 2 * runtime.GOMAXPROCS(0)
+	// The descriptors the request handlers may hold at once besides their
+	// connections: a file each (a minion's key, a file server chunk, a
+	// cache file), two for one authenticating (the pki_dir lock and the
+	// key), which the slow workers and the local socket's workers (no
+	// slow queue of their own) may be doing.
+	lim := connLimits(cfg, log, workers+2*slow+2*transport.DefaultWorkers)
 	d.gate = lim.Gate
 	d.pub, err = transport.ListenPub(d.ctx, hostPort(cfg.Interface, cfg.PublishPort),
 		transport.PubOptions{HWM: cfg.PubHWM, Limits: lim, Logger: log})
@@ -232,13 +245,8 @@ func Start(ctx context.Context, cfg *config.Master, opts Options) (_ *Daemon, er
 	if d.nats, err = natsbridge.StartMaster(d.ctx, cfg, d.bus, log); err != nil {
 		return nil, fmt.Errorf("masterd: %w", err)
 	}
-	// Handlers mostly wait for the job cache's group commit: more of them
-	// make bigger batches (one commit, two fdatasyncs, for up to this many
-	// returns). 64 workers gave ~21 returns a commit in a 1,000-minion
-	// ping; a waiting worker costs a parked goroutine.
-	workers := max(16*transport.DefaultWorkers, cfg.WorkerThreads*16)
 	d.req, err = transport.ListenReq(d.ctx, hostPort(cfg.Interface, cfg.RetPort), d.m.HandleRequest,
-		transport.ReqOptions{Workers: workers, Limits: lim, Logger: log, Release: d.m.ReplyRelease(), Slow: master.SlowRequest})
+		transport.ReqOptions{Workers: workers, SlowWorkers: slow, Limits: lim, Logger: log, Release: d.m.ReplyRelease(), Slow: master.SlowRequest})
 	if err != nil {
 		return nil, fmt.Errorf("masterd: request port: %w", err)
 	}
@@ -294,14 +302,15 @@ func (d *Daemon) lock() error {
 // connLimits maps max_open_files onto the ports' limits like Salt's
 // check_max_open_files: the soft RLIMIT_NOFILE is raised towards
 // max_open_files (bounded by the hard limit). The two ports share one
-// budget of connections (a ConnGate): the descriptors minus a reserve (a
-// fortieth, 256 to 2048: connBudget) for files, the event bus's sockets and the job
-// cache. 10,000 minions hold 10,000 publish connections plus their request
-// connections; with a fixed split (40% a port) a 20,000-descriptor limit
-// refused 2,000 minions on each port and every CLI request behind them.
-// When the budget is spent, the request connection idle the longest makes
-// room (its peer reconnects on its next request).
-func connLimits(cfg *config.Master, log *slog.Logger) transport.Limits {
+// budget of connections (a ConnGate): the descriptors minus a reserve for
+// what is not a minion connection (connBudget; handlerFiles is the
+// descriptors the request handlers may hold at once). 10,000 minions hold
+// 10,000 publish connections plus their request connections; with a
+// fixed split (40% a port) a 20,000-descriptor limit refused 2,000
+// minions on each port and every CLI request behind them. When the budget
+// is spent, an idle request connection makes room (its peer reconnects on
+// its next request).
+func connLimits(cfg *config.Master, log *slog.Logger, handlerFiles int) transport.Limits {
 	want := uint64(100000)
 	if v, ok := cfg.Opts.Get("max_open_files"); ok {
 		if n, ok := payload.AsInt(v); ok && n > 0 {
@@ -323,19 +332,33 @@ func connLimits(cfg *config.Master, log *slog.Logger) transport.Limits {
 		log.Warn("the open files limit is below max_open_files; connections are limited accordingly",
 			"ulimit_n", rl.Cur, "max_open_files", want)
 	}
-	return transport.Limits{Gate: transport.NewConnGate(connBudget(min(rl.Cur, want)))}
+	return transport.Limits{Gate: transport.NewConnGate(connBudget(min(rl.Cur, want), handlerFiles))}
 }
 
+// fdMargin is the descriptors connBudget keeps besides the handlers':
+// the daemon's own files (log, pidfile and lock, the job cache, stdio,
+// the runtime's cgroup files), its pollers, its listening sockets (the
+// ports, the local request and event sockets, metrics), the event bus's
+// and the local request socket's clients (a CLI holds two), returners.
+// A 10,000-minion master held 23 such descriptors while pinged and while
+// all 10,000 authenticated at once (/proc/PID/fd counted by type).
+const fdMargin = 64
+
 // connBudget is the connections both ports may hold together with files
-// descriptors open: all but a reserve of a fortieth (256 to 2048), at
-// least 64. The reserve covers what is not a minion connection: the job
-// cache, the event bus and its clients, key and file server reads (a few
-// dozen at a time, bounded by the request workers). A tenth (2,000 of
-// 20,000) left 10,000 minions ~2,000 request connections short, and the
-// master evicted and the minions reconnected ~2,300 of them for every job
-// to all; with 500 reserved the budget is 19,500.
-func connBudget(files uint64) int {
-	reserve := min(max(files/40, 256), 2048)
+// descriptors open: all but a reserve of handlerFiles (what the request
+// handlers may hold at once: a file each, two for an authentication; the
+// key cache and the one job cache file make even that rare) plus
+// fdMargin, and at least 64. The reserve is what a master needs besides
+// its minion connections, no more: every descriptor kept out of the
+// budget is a request connection that 10,000 minions under a
+// 20,000-descriptor limit do not fit, which the master evicts and a
+// minion reconnects at least once per job to all. A reserve that
+// falls short is not fatal: an accept that meets EMFILE backs off and
+// retries (the peer waits in the backlog), and a request that cannot
+// open the minion's key or a file server chunk, or an authentication
+// that cannot read the key, is not answered (the minion sends it again).
+func connBudget(files uint64, handlerFiles int) int {
+	reserve := uint64(max(handlerFiles, 0)) + fdMargin
 	if files <= reserve+64 {
 		return 64
 	}

@@ -133,9 +133,14 @@ func (j *job) isolateMutableArgs(key string, args any) {
 type jobTable struct {
 	mu   sync.Mutex
 	jobs map[string]*job
+	// pid is this process's id, read once: every job's proc data and
+	// Signal give it (a job is a goroutine of this process), and
+	// os.Getpid is a system call each time (a swarm of 10,000 identities
+	// made one per identity per job).
+	pid int
 }
 
-func newJobTable() *jobTable { return &jobTable{jobs: map[string]*job{}} }
+func newJobTable() *jobTable { return &jobTable{jobs: map[string]*job{}, pid: os.Getpid()} }
 
 func (t *jobTable) add(j *job) {
 	t.mu.Lock()
@@ -212,7 +217,7 @@ func (t *jobTable) Signal(jid string, sig int) (int, bool) {
 		j.cancel()
 		j.pf.done()
 	}
-	return os.Getpid(), true
+	return t.pid, true
 }
 
 // count returns the number of running jobs.
@@ -379,7 +384,7 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map, shared *shared
 	jid := load.Str("jid")
 	proc := &payload.Map{}
 	proc.Grow(load.Len() + 1)
-	proc.Set("pid", int64(os.Getpid()))
+	proc.Set("pid", int64(m.jobs.pid))
 	for _, it := range load.Items() {
 		proc.SetKey(it.Key, it.Value)
 	}
