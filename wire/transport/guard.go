@@ -38,6 +38,14 @@ const (
 	// a reply, and reusing the buffer spares an allocation and the copies
 	// of growing it for every chunk.
 	clientKeepBuf = 2 << 20
+	// shrinkAbove is the size above which a drained buffer is kept only
+	// when the bytes read through it since it was last empty were at
+	// least a quarter of it: a minion's request connection whose buffer
+	// grew once (its pillar, a big reply) does not keep it for the small
+	// replies after (a 10,000-identity swarm held ~51 KB of read buffers
+	// an identity, 255 MB a process), while one fetching 1 MiB file
+	// chunks keeps its buffer.
+	shrinkAbove = 16 << 10
 	// maxClientStream is the largest data frame a client streams to zmq4
 	// instead of buffering it whole first (zmq4 allocates the announced
 	// size when it reads the header).
@@ -366,6 +374,8 @@ type guard struct {
 	bufs *readBufs
 	// idle is the raw read waitIdle waits with (made on first use).
 	idle *idleRead
+	// used is the bytes Read handed out since the buffer was last empty.
+	used int
 }
 
 // maxWriteBatch bounds the bytes of queued publishes written in one
@@ -388,12 +398,14 @@ func (g *guard) Read(b []byte) (int, error) {
 			n := copy(b, g.buf[:g.ready])
 			g.buf = g.buf[n:]
 			g.ready -= n
+			g.used += n
 			if len(g.buf) == 0 {
-				if cap(g.base) > g.keep {
+				if cap(g.base) > g.keep || (cap(g.base) > shrinkAbove && g.used < cap(g.base)/4) {
 					g.buf, g.base = nil, nil
 				} else {
 					g.buf = g.base[:0]
 				}
+				g.used = 0
 			}
 			return n, nil
 		}

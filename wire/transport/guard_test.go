@@ -325,3 +325,53 @@ func TestGuardClientStreamsLargeFrame(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardClientDropsGrownBuffer: a client guard whose buffer grew for
+// one large reply (a pillar) does not keep it once small replies follow,
+// while one reading large frames one after another keeps a single buffer.
+func TestGuardClientDropsGrownBuffer(t *testing.T) {
+	hs := cat(zGreeting(), zReady("ROUTER"))
+	big := bytes.Repeat([]byte{'b'}, 40<<10) // under readChunk: buffered whole
+	for _, tc := range []struct {
+		name      string
+		bodies    [][]byte
+		wantMax   int // the largest buffer left after the last frame
+		wantBases int // buffers used after the first large frame (0: not checked)
+	}{
+		{"one large reply, then small ones", [][]byte{big, []byte("ok"), []byte("ok"), []byte("ok")}, shrinkAbove, 0},
+		{"large replies in a row", [][]byte{big, big, big, big}, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frames := [][]byte{hs}
+			for _, b := range tc.bodies {
+				frames = append(frames, zFrame(flagMore, nil), zFrame(0, b))
+			}
+			in := cat(frames...)
+			p := parser{lim: DefaultLimits(), peers: []string{"ROUTER"}}
+			g := newGuard(&streamConn{r: bytes.NewReader(in)}, p)
+			var out bytes.Buffer
+			buf := make([]byte, 64<<10)
+			bases := map[*byte]bool{}
+			firstEnd := len(frames[0]) + len(frames[1]) + len(frames[2])
+			for {
+				n, err := g.Read(buf)
+				out.Write(buf[:n])
+				if out.Len() > firstEnd && cap(g.base) > shrinkAbove {
+					bases[unsafe.SliceData(g.base[:1])] = true
+				}
+				if err != nil {
+					break
+				}
+			}
+			if !bytes.Equal(out.Bytes(), in) {
+				t.Fatal("the guard changed the stream")
+			}
+			if tc.wantMax > 0 && cap(g.base) > tc.wantMax {
+				t.Errorf("after the small replies the guard keeps %d bytes, want at most %d", cap(g.base), tc.wantMax)
+			}
+			if tc.wantBases > 0 && len(bases) != tc.wantBases {
+				t.Errorf("large replies in a row used %d buffers, want %d", len(bases), tc.wantBases)
+			}
+		})
+	}
+}
