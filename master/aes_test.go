@@ -23,11 +23,7 @@ func returnLoad(id, jid string, ret any) *payload.Map {
 func TestReturn(t *testing.T) {
 	e := newEnv(t, "")
 	tm := e.login("minion1", "m1")
-	jid, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m1", Fun: "test.ping"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.drain()
+	jid := e.pingJob("m1")
 	if got := e.mustAES(tm, returnLoad("m1", jid, true)); got != nil {
 		t.Fatalf("_return reply %v, want nil", got)
 	}

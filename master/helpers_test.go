@@ -308,6 +308,18 @@ func (e *env) waitEvent(prefix string) event.Event {
 	}
 }
 
+// pingJob publishes test.ping to tgt, discards the events so far and
+// returns the jid.
+func (e *env) pingJob(tgt string) string {
+	e.t.Helper()
+	jid, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: tgt, Fun: "test.ping"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.drain()
+	return jid
+}
+
 // drain discards queued events.
 func (e *env) drain() {
 	for {

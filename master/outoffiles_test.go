@@ -1,7 +1,6 @@
 package master
 
 import (
-	"context"
 	"crypto/rsa"
 	"fmt"
 	"io/fs"
@@ -23,11 +22,7 @@ import (
 func TestKeyUnreadableNoReply(t *testing.T) {
 	e := newEnv(t, "")
 	tm := e.login("minion1", "m1")
-	jid, _, _, err := e.m.Publish(context.Background(), PublishRequest{Tgt: "m1", Fun: "test.ping"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.drain()
+	jid := e.pingJob("m1")
 	c := e.m.accepted
 	c.mu.Lock()
 	c.load = func(path string) (*rsa.PublicKey, error) {

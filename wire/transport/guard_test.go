@@ -249,24 +249,13 @@ func TestGuardReusesBuffer(t *testing.T) {
 			in = cat(zGreeting(), zReady("REQ"), in[len(cat(zGreeting(), zReady("ROUTER"))):])
 		}
 		g := newGuard(&streamConn{r: bytes.NewReader(in)}, p)
-		var out bytes.Buffer
-		buf := make([]byte, 64<<10)
-		bases := map[*byte]bool{}
 		firstEnd := len(frames[0]) + len(frames[1]) + len(frames[2])
-		for {
-			n, err := g.Read(buf)
-			out.Write(buf[:n])
-			if out.Len() > firstEnd && cap(g.base) > 0 {
-				bases[unsafe.SliceData(g.base[:1])] = true
-			}
-			if err != nil {
-				break
-			}
+		out, bases := readBuffers(g, firstEnd, 0, func() {
 			if server && g.ready == 0 && len(g.buf) == 0 && cap(g.base) > keepBuf {
 				t.Fatalf("server guard keeps a drained buffer of %d bytes", cap(g.base))
 			}
-		}
-		if !bytes.Equal(out.Bytes(), in) {
+		})
+		if !bytes.Equal(out, in) {
 			t.Fatalf("server=%v: the guard changed the stream", server)
 		}
 		if !server && len(bases) != 1 {
@@ -349,21 +338,8 @@ func TestGuardClientDropsGrownBuffer(t *testing.T) {
 			in := cat(frames...)
 			p := parser{lim: DefaultLimits(), peers: []string{"ROUTER"}}
 			g := newGuard(&streamConn{r: bytes.NewReader(in)}, p)
-			var out bytes.Buffer
-			buf := make([]byte, 64<<10)
-			bases := map[*byte]bool{}
-			firstEnd := len(frames[0]) + len(frames[1]) + len(frames[2])
-			for {
-				n, err := g.Read(buf)
-				out.Write(buf[:n])
-				if out.Len() > firstEnd && cap(g.base) > shrinkAbove {
-					bases[unsafe.SliceData(g.base[:1])] = true
-				}
-				if err != nil {
-					break
-				}
-			}
-			if !bytes.Equal(out.Bytes(), in) {
+			out, bases := readBuffers(g, len(frames[0])+len(frames[1])+len(frames[2]), shrinkAbove, func() {})
+			if !bytes.Equal(out, in) {
 				t.Fatal("the guard changed the stream")
 			}
 			if tc.wantMax > 0 && cap(g.base) > tc.wantMax {
@@ -373,5 +349,26 @@ func TestGuardClientDropsGrownBuffer(t *testing.T) {
 				t.Errorf("large replies in a row used %d buffers, want %d", len(bases), tc.wantBases)
 			}
 		})
+	}
+}
+
+// readBuffers reads g to its end in 64 KiB reads, calling each after every
+// read that did not fail, and returns the bytes and the distinct buffers
+// larger than minCap the guard held once more than firstEnd bytes were
+// read.
+func readBuffers(g *guard, firstEnd, minCap int, each func()) ([]byte, map[*byte]bool) {
+	var out bytes.Buffer
+	buf := make([]byte, 64<<10)
+	bases := map[*byte]bool{}
+	for {
+		n, err := g.Read(buf)
+		out.Write(buf[:n])
+		if out.Len() > firstEnd && cap(g.base) > minCap {
+			bases[unsafe.SliceData(g.base[:1])] = true
+		}
+		if err != nil {
+			return out.Bytes(), bases
+		}
+		each()
 	}
 }
