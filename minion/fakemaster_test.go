@@ -55,6 +55,8 @@ type fakeMaster struct {
 	// retDelay holds each _return this long before the reply (a busy
 	// master committing returns).
 	retDelay time.Duration
+	// authDelay holds each _auth this long before the reply.
+	authDelay time.Duration
 
 	req *transport.ReqServer
 	pub *transport.PubServer
@@ -161,6 +163,12 @@ func (fm *fakeMaster) handle(ctx context.Context, frame []byte) ([]byte, bool) {
 				fm.authFrom[req.Load.Str("id")] = ta.IP.String()
 				fm.mu.Unlock()
 			}
+		}
+		fm.mu.Lock()
+		d := fm.authDelay
+		fm.mu.Unlock()
+		if d > 0 {
+			time.Sleep(d)
 		}
 		return fm.handleAuth(req.Load)
 	}

@@ -242,59 +242,70 @@ func hexID(id string) string {
 // handleFrames decodes one published message and starts its job when this
 // minion is targeted (Minion._handle_payload).
 func (m *Minion) handleFrames(ctx context.Context, frames [][]byte) {
+	m.handlePublish(ctx, frames, true)
+}
+
+// handlePublish is handleFrames. A publish that fails its HMAC needs a
+// re-authentication (a request to the master) before it is opened again:
+// with reauth false it is left alone and handlePublish returns false; in
+// every other case it returns true.
+func (m *Minion) handlePublish(ctx context.Context, frames [][]byte, reauth bool) bool {
 	var body []byte
 	switch len(frames) {
 	case 1:
 		body = frames[0]
 	case 2:
 		if t := string(frames[0]); t != "broadcast" && t != hexID(m.id) {
-			return
+			return true
 		}
 		body = frames[1]
 	default:
 		m.log.Debug("dropping a publish with too many frames", "frames", len(frames))
-		return
+		return true
 	}
 	l := m.linkFor(ctx)
 	s := m.linkSession(l)
 	if s == nil {
-		return
+		return true
 	}
 	load, serial, shared, err := m.openPublish(s, body)
 	if errors.Is(err, message.ErrDecrypt) {
+		if !reauth {
+			return false
+		}
 		// The master's session key changed: re-authenticate and try the
 		// same message once more (SALT-WIRE §5.3).
 		m.log.Info("a publish failed its HMAC; re-authenticating")
 		ns, aerr := m.reauth(ctx, l, s)
 		if aerr != nil {
-			return
+			return true
 		}
 		s = ns
 		load, serial, shared, err = m.openPublish(s, body)
 	}
 	if err != nil {
 		m.log.Debug("dropping a publish", "err", err)
-		return
+		return true
 	}
 	if serial != 0 {
 		if err := s.serial.Accept(serial); err != nil {
 			m.log.Warn("dropping a replayed publish", "err", err)
-			return
+			return true
 		}
 	}
 	for _, k := range []string{"tgt", "jid", "fun", "arg"} {
 		if !load.Has(k) {
 			m.log.Debug("dropping a publish without " + k)
-			return
+			return true
 		}
 	}
 	if !m.targeted(load) {
-		return
+		return true
 	}
 	jid := load.Str("jid")
 	if !m.firstSeen(jid) {
 		m.log.Debug("ignoring a duplicate job", "jid", jid)
-		return
+		return true
 	}
 	m.saveReplayGuard(s.key, serial)
 	if m.opened != nil {
@@ -302,6 +313,7 @@ func (m *Minion) handleFrames(ctx context.Context, frames [][]byte) {
 		load = cloneJobLoad(load)
 	}
 	m.startJob(ctx, load, shared)
+	return true
 }
 
 // cloneJobLoad copies a shared publish load for one job: every value but
@@ -394,7 +406,7 @@ func (m *Minion) startJob(ctx context.Context, load *payload.Map, shared *shared
 	j.isolateMutableArgs("arg", arg)
 	var pf *procFile
 	if filepath.Base(jid) == jid && jid != "" && jid != "." && jid != ".." {
-		pf = m.writeProcLater(filepath.Join(m.cacheDir, "proc", jid), j.procFileData)
+		pf = m.writeProcLater(m.cacheDir, jid, j.procFileData)
 		j.pf = pf
 	}
 	if max := m.optInt("process_count_max", -1); max > 0 {
@@ -454,9 +466,10 @@ type procFile struct {
 	timer   *time.Timer
 }
 
-// writeProcLater schedules the proc file of a job.
-func (m *Minion) writeProcLater(path string, data func() []byte) *procFile {
-	pf := &procFile{path: path}
+// writeProcLater schedules the proc file of a job, cacheDir/proc/jid. The
+// path is joined only when the file is written (most jobs end sooner).
+func (m *Minion) writeProcLater(cacheDir, jid string, data func() []byte) *procFile {
+	pf := &procFile{}
 	delay := m.procDelay
 	if delay <= 0 {
 		delay = procDelay
@@ -467,6 +480,7 @@ func (m *Minion) writeProcLater(path string, data func() []byte) *procFile {
 		if pf.ended {
 			return
 		}
+		path := filepath.Join(cacheDir, "proc", jid)
 		b := data()
 		if b == nil {
 			m.log.Error("cannot encode the job's proc data", "path", path)
@@ -476,7 +490,7 @@ func (m *Minion) writeProcLater(path string, data func() []byte) *procFile {
 			m.log.Warn("cannot write the proc file", "path", path, "err", err)
 			return
 		}
-		pf.written = true
+		pf.path, pf.written = path, true
 	})
 	return pf
 }

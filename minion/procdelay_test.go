@@ -29,9 +29,13 @@ func TestProcDelay(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &Minion{procDelay: tc.delay, log: slog.New(slog.DiscardHandler)}
-			path := filepath.Join(t.TempDir(), "proc")
+			dir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, "proc"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "proc", "20261129180000000000")
 			start := time.Now()
-			pf := m.writeProcLater(path, func() []byte { return []byte("data") })
+			pf := m.writeProcLater(dir, filepath.Base(path), func() []byte { return []byte("data") })
 			if tc.end {
 				pf.done()
 				if _, err := os.Stat(path); err == nil {

@@ -74,7 +74,12 @@ func (m *Minion) serveLink(ctx context.Context, l *link, s *session) {
 	started := false
 	for ctx.Err() == nil {
 		loopCtx, loopCancel := context.WithCancel(ctx)
-		sub, err := m.subscribe(loopCtx, addr, m.subOptions())
+		o := m.subOptions()
+		if m.pushPublishes() {
+			// recvLoop below then only waits for the subscription's end.
+			o.Deliver = (&deliverer{m: m, ctx: jobCtx}).deliver
+		}
+		sub, err := m.subscribe(loopCtx, addr, o)
 		if err != nil {
 			loopCancel()
 			m.fatal(err)

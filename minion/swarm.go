@@ -30,6 +30,15 @@ import (
 // MaxSwarm bounds the identities of one swarm process.
 const MaxSwarm = 100000
 
+// SwarmGCPercent is the collector target gsalt-minion --swarm runs with
+// (GOGC overrides it). A swarm's live heap is its identities' state, kept
+// for the process's life, and a job leaves a few KiB of garbage per
+// identity: at Go's default of 100 a 5,000-identity process collected
+// about every 10 pings of all its identities, each collection marking
+// 250-400 MB and the stacks of thousands of goroutines. At 200 it
+// collects half as often (see the README's Benchmarks notes).
+const SwarmGCPercent = 200
+
 // SwarmOptions configures RunSwarm.
 type SwarmOptions struct {
 	// Config is the minion configuration shared by every identity.
@@ -93,7 +102,7 @@ func RunSwarm(ctx context.Context, o SwarmOptions) error {
 	freeze(g)
 	shared := swarmShared{opts: baseOptions(o.Config), matcher: target.New(target.Options{Logger: log}), verified: newVerifiedPubs(), opened: newOpenedPubs(),
 		clock:   newBeaconClock(beacons.New(beacons.Options{Opts: o.Config.Opts, Logger: log}).LoopInterval()),
-		workers: newJobWorkers(ctx, jobWorkersMaxIdle, jobWorkersIdleFor), gates: &transport.DialGates{}}
+		workers: newJobWorkers(ctx, max(jobWorkersMaxIdle, o.N), jobWorkersIdleFor), gates: &transport.DialGates{}}
 	go shared.clock.run(ctx)
 	var (
 		wg   sync.WaitGroup

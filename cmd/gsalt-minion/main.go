@@ -89,6 +89,7 @@ func main() {
 				return err
 			}
 			if swarm > 0 {
+				daemon.GCPercent(minion.SwarmGCPercent)
 				sh := minion.RegisterSwarmHealth(ctx, hs, swarm)
 				return minion.RunSwarm(ctx, minion.SwarmOptions{Config: cfg, N: swarm, SourceNet: swarmSourceNet, Logger: logger, Registry: reg, Started: sh.Add})
 			}

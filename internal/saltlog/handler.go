@@ -39,22 +39,27 @@ type handler struct {
 	format   []fmtPart
 	datefmt  string
 	granular map[string]slog.Level
+	min      slog.Level // lowestLevel of level and granular, set by withMin
 	pid      int
 	attrs    []slog.Attr
 	group    string
 	name     string // from a "component" attribute added with WithAttrs
 }
 
-// minLevel is the lowest level any logger of h writes.
-func (h *handler) minLevel() slog.Level {
-	m := h.level
+// withMin sets h.min from h.level and h.granular (which never change once
+// the handler is built; clones keep it) and returns h. Enabled runs for
+// every guarded log call, several per job in a swarm's identities, and
+// then reads a field instead of ranging over the granular levels.
+func (h *handler) withMin() *handler {
+	h.min = h.level
 	for _, l := range h.granular {
-		m = min(m, l)
+		h.min = min(h.min, l)
 	}
-	return m
+	return h
 }
 
-func (h *handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.minLevel() }
+// Enabled reports whether any logger of h writes level l.
+func (h *handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.min }
 
 // levelFor is the level of logger name: the longest granular prefix, else
 // the handler's level.

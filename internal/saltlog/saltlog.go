@@ -133,7 +133,7 @@ func SetupConfig(console io.Writer, c Config) (*slog.Logger, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("log_fmt_console: %w", err)
 	}
-	handlers := fanout{&handler{out: &lockedWriter{w: console}, level: lv, format: consoleFmt, datefmt: or(c.DateFmt, DefaultDateFmt), granular: granular, pid: pid}}
+	handlers := fanout{(&handler{out: &lockedWriter{w: console}, level: lv, format: consoleFmt, datefmt: or(c.DateFmt, DefaultDateFmt), granular: granular, pid: pid}).withMin()}
 	closer := func() {}
 	if c.File != "" {
 		flv := lv
@@ -148,7 +148,7 @@ func SetupConfig(console io.Writer, c Config) (*slog.Logger, func(), error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("log_fmt_logfile: %w", err)
 		}
-		h := &handler{level: flv, format: fileFmt, datefmt: or(c.DateFmtLogfile, DefaultDateFmtLogfile), granular: granular, pid: pid}
+		h := (&handler{level: flv, format: fileFmt, datefmt: or(c.DateFmtLogfile, DefaultDateFmtLogfile), granular: granular, pid: pid}).withMin()
 		if strings.Contains(c.File, "://") {
 			sw, err := dialSyslog(c.File)
 			if err != nil {

@@ -396,8 +396,8 @@ func (p *ReqPool) exchange(ctx context.Context, a string, c *zconn, req []byte, 
 	// A connection's read deadline is only ever set here: a reused one
 	// still has its previous request's, which this one replaces.
 	_ = c.raw.SetReadDeadline(deadline)
-	if err := c.send([][]byte{{}, req}); err != nil {
-		return nil, ctxErr(ctx, a, err), !deadConn(err)
+	if tried, err := c.sendAwait([][]byte{{}, req}); err != nil {
+		return nil, ctxErr(ctx, a, mapNetErr(err)), tried && !deadConn(err)
 	}
 	frames, err := c.recv()
 	if err != nil {

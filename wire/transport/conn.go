@@ -54,6 +54,9 @@ type zconn struct {
 	done      chan struct{}
 	budget    *budget // the server's in-flight budget, or nil
 	reserved  atomic.Int64
+	// sw is the request write and reply wait of sendAwait (made on first
+	// use; a client's exchanges on a connection are one at a time).
+	sw *sendWait
 }
 
 // takeReserved hands over the in-flight bytes reserved by the frames

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -377,4 +378,39 @@ func (pc *peerCount) reset() {
 	pc.mu.Lock()
 	clear(pc.peers)
 	pc.mu.Unlock()
+}
+
+// TestSendAwaitEveryReply runs many back-to-back exchanges with an
+// echoing server from pools at once: a request's reply can come before
+// its sender waits for it (the server is fast, the client preempted), and
+// sendAwait must still see it, since it clears the socket's readiness
+// before writing; a missed wake-up would end an exchange at its deadline.
+func TestSendAwaitEveryReply(t *testing.T) {
+	srv := listenReq(t, "127.0.0.1:0", echo, ReqOptions{})
+	const pools, each = 16, 200
+	errs := make(chan error, pools)
+	for i := range pools {
+		p := &ReqPool{Addr: srv.Addr().String()}
+		t.Cleanup(func() { p.Close() })
+		go func() {
+			for j := range each {
+				req := []byte(fmt.Sprintf("pool %d request %d", i, j))
+				rep, err := p.Send(context.Background(), req, 1, testutil.Scale(20*time.Second))
+				if err != nil {
+					errs <- fmt.Errorf("pool %d request %d: %w", i, j, err)
+					return
+				}
+				if !bytes.Equal(rep, append([]byte("re:"), req...)) {
+					errs <- fmt.Errorf("pool %d request %d: reply %q", i, j, rep)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range pools {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

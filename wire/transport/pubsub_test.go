@@ -395,3 +395,57 @@ func TestPubWaitSubscribed(t *testing.T) {
 		t.Fatal("WaitSubscribed for a topic m2 did not subscribe to returned before its context ended")
 	}
 }
+
+// TestSubscriberDeliver checks SubOptions.Deliver: every message reaches
+// Deliver in publish order, none through Recv, which waits for the
+// subscription's end instead.
+func TestSubscriberDeliver(t *testing.T) {
+	pub := listenPub(t, "127.0.0.1:0", PubOptions{})
+	got := make(chan [][]byte, 64)
+	sub := dialSub(t, pub.Addr().String(), SubOptions{Deliver: func(f [][]byte) { got <- f }})
+	probe := [][]byte{[]byte("probe")}
+	if !testutil.Poll(10*time.Second, func() bool {
+		_ = pub.Publish(probe...)
+		select {
+		case <-got:
+			return true
+		case <-time.After(20 * time.Millisecond):
+			return false
+		}
+	}) {
+		t.Fatal("the subscriber never delivered the probe")
+	}
+	// Later probes still on their way are skipped below.
+	const n = 20
+	for i := range n {
+		if err := pub.Publish([]byte(fmt.Sprintf("m%02d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < n; {
+		select {
+		case f := <-got:
+			if string(f[0]) == "probe" {
+				continue
+			}
+			if want := fmt.Sprintf("m%02d", i); len(f) != 1 || string(f[0]) != want {
+				t.Fatalf("delivery %d: %q, want [%s]", i, f, want)
+			}
+			i++
+		case <-time.After(testutil.Scale(10 * time.Second)):
+			t.Fatalf("%d of %d delivered", i, n)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if m, err := sub.Recv(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Recv with Deliver = %q, %v; want the context's end", m, err)
+	}
+	if d := sub.Dropped(); d != 0 {
+		t.Errorf("Dropped = %d with Deliver", d)
+	}
+	sub.Close()
+	if _, err := sub.Recv(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Errorf("Recv after Close = %v, want ErrClosed", err)
+	}
+}

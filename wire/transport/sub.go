@@ -40,6 +40,13 @@ type SubOptions struct {
 	// (subscribers of one process receiving the same publishes keep one
 	// copy of each instead of one per subscriber while they wait).
 	Intern func(frames [][]byte) [][]byte
+	// Deliver, when set, is given each received message on the
+	// subscriber's reading goroutine instead of the queue: Recv then only
+	// returns when the subscription ends, and QueueSize is unused. The
+	// connection is not read while Deliver runs, so it must return
+	// quickly. A process with thousands of subscribers (a swarm's
+	// identities) saves a goroutine hand-off per message and subscriber.
+	Deliver func(frames [][]byte)
 	// Heartbeat, if positive, sends a ZMTP PING that often and reconnects when
 	// nothing (data or PONG) has arrived for three intervals. It detects a
 	// publisher that vanished without closing TCP. Off by default, as in Salt.
@@ -111,9 +118,11 @@ func DialSub(ctx context.Context, addr string, opts SubOptions) (*Subscriber, er
 		opts:        opts,
 		lim:         opts.Limits.withDefaults(),
 		log:         opts.Logger,
-		q:           make(chan [][]byte, opts.QueueSize),
 		connected:   make(chan struct{}),
 		reconnected: make(chan struct{}, 1),
+	}
+	if opts.Deliver == nil {
+		s.q = make(chan [][]byte, opts.QueueSize)
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -126,6 +135,7 @@ func DialSub(ctx context.Context, addr string, opts SubOptions) (*Subscriber, er
 
 // Recv returns the next published message. It returns ErrClosed after Close
 // (or once the DialSub context is done) and ctx.Err() when ctx is done.
+// With SubOptions.Deliver it only waits for one of those.
 func (s *Subscriber) Recv(ctx context.Context) ([][]byte, error) {
 	select {
 	case m := <-s.q:
@@ -271,6 +281,10 @@ func (s *Subscriber) serve(c *zconn) error {
 		}
 		if s.opts.Intern != nil {
 			frames = s.opts.Intern(frames)
+		}
+		if s.opts.Deliver != nil {
+			s.opts.Deliver(frames)
+			continue
 		}
 		select {
 		case s.q <- frames:
