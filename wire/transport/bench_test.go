@@ -3,9 +3,9 @@ package transport
 import (
 	"context"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
-	"runtime"
 	"sync/atomic"
 	"syscall"
 	"testing"

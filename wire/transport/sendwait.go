@@ -17,7 +17,7 @@ type sendWait struct {
 	c      *zconn
 	rc     syscall.RawConn
 	call   func(fd uintptr) bool // step, bound once
-	frames [][]byte // the request's frames, copied into a slice kept
+	frames [][]byte              // the request's frames (copied: see sendAwait)
 	sent   bool
 	err    error // the write's
 }
