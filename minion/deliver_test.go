@@ -1,9 +1,7 @@
 package minion
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,42 +16,11 @@ import (
 // by the serial check as a replay.
 func TestSwarmRekeyKeepsPublishOrder(t *testing.T) {
 	const n, jobs = 3, 5
-	fm := newFakeMaster(t, filepath.Join(vectorsPKI, "master", "master.pem"), 0, 0)
-	cfg := swarmConfig(t, fm, "sw", n)
-	ready := make(chan *Minion, n)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- RunSwarm(ctx, SwarmOptions{Config: cfg, N: n, Logger: testLogger(t), Started: func(m *Minion) { ready <- m }})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
-	deadline := time.After(testutil.Scale(60 * time.Second))
-	var ms []*Minion
-	for range n {
-		select {
-		case m := <-ready:
-			ms = append(ms, m)
-			select {
-			case <-m.Ready():
-			case <-deadline:
-				t.Fatalf("%s not ready: %v", m.ID(), m.LastAuthError())
-			}
-		case <-deadline:
-			t.Fatal("the swarm did not start")
-		}
-	}
+	fm, ms := startSwarm(t, n)
 	for _, m := range ms {
 		if !m.pushPublishes() {
 			t.Fatalf("%s: publishes not delivered on the subscriber's goroutine", m.ID())
 		}
-	}
-	if !testutil.Poll(30*time.Second, func() bool { return fm.pub.Subscribers() >= n }) {
-		t.Fatalf("%d of %d subscribed", fm.pub.Subscribers(), n)
 	}
 	auths := make(map[string]int, n)
 	for _, m := range ms {

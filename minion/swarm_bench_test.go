@@ -22,37 +22,7 @@ import (
 // decrypting and answering each return.
 func BenchmarkSwarmPing(b *testing.B) {
 	const n = 100
-	fm := newFakeMaster(b, filepath.Join(vectorsPKI, "master", "master.pem"), 0, 0)
-	cfg := swarmConfig(b, fm, "sw", n)
-	ready := make(chan *Minion, n)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- RunSwarm(ctx, SwarmOptions{Config: cfg, N: n, Logger: testLogger(b), Started: func(m *Minion) { ready <- m }})
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			b.Error(err)
-		}
-	}()
-	deadline := time.After(testutil.Scale(60 * time.Second))
-	for range n {
-		var m *Minion
-		select {
-		case m = <-ready:
-		case <-deadline:
-			b.Fatal("the swarm did not start")
-		}
-		select {
-		case <-m.Ready():
-		case <-deadline:
-			b.Fatalf("%s not ready: %v", m.ID(), m.LastAuthError())
-		}
-	}
-	if !testutil.Poll(30*time.Second, func() bool { return fm.pub.Subscribers() >= n }) {
-		b.Fatalf("%d of %d subscribed", fm.pub.Subscribers(), n)
-	}
+	fm, _ := startSwarm(b, n)
 	// The start-up requests (start events, pillar) are not part of a job.
 	for len(fm.reqCh) > 0 {
 		<-fm.reqCh
@@ -88,4 +58,45 @@ func BenchmarkSwarmPing(b *testing.B) {
 	cpu := testutil.ProcessCPU() - c0
 	// Each op is one identity's job; the loop ran whole jobs.
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(jobs*n), "cpu-ns/op")
+}
+
+// startSwarm runs a swarm of n identities sw-0000... against a new fake
+// master until the test or benchmark ends, and returns once every
+// identity is ready and subscribed.
+func startSwarm(tb testing.TB, n int) (*fakeMaster, []*Minion) {
+	tb.Helper()
+	fm := newFakeMaster(tb, filepath.Join(vectorsPKI, "master", "master.pem"), 0, 0)
+	cfg := swarmConfig(tb, fm, "sw", n)
+	ready := make(chan *Minion, n)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- RunSwarm(ctx, SwarmOptions{Config: cfg, N: n, Logger: testLogger(tb), Started: func(m *Minion) { ready <- m }})
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Error(err)
+		}
+	})
+	deadline := time.After(testutil.Scale(60 * time.Second))
+	ms := make([]*Minion, 0, n)
+	for range n {
+		var m *Minion
+		select {
+		case m = <-ready:
+		case <-deadline:
+			tb.Fatal("the swarm did not start")
+		}
+		select {
+		case <-m.Ready():
+		case <-deadline:
+			tb.Fatalf("%s not ready: %v", m.ID(), m.LastAuthError())
+		}
+		ms = append(ms, m)
+	}
+	if !testutil.Poll(30*time.Second, func() bool { return fm.pub.Subscribers() >= n }) {
+		tb.Fatalf("%d of %d subscribed", fm.pub.Subscribers(), n)
+	}
+	return fm, ms
 }
