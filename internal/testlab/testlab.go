@@ -59,11 +59,13 @@ func LookupIDs(t testing.TB, u, g string) (int, int) {
 	return uid, gid
 }
 
-// WaitFor polls ok for up to 10 s (scaled by GSALT_TEST_SLOWDOWN) and
-// fails the test if it never holds.
+// WaitFor polls ok for up to 60 s (scaled by GSALT_TEST_SLOWDOWN) and
+// fails the test if it never holds. A real daemon (sshd in front of
+// netconfd, FRR, dnsmasq) took over 10 s to come up on a loaded 2-core
+// machine (make test beside other work).
 func WaitFor(t testing.TB, what string, ok func() bool) {
 	t.Helper()
-	testutil.Eventually(t, 10*time.Second, ok, "testlab: "+what+" to come up")
+	testutil.Eventually(t, 60*time.Second, ok, "testlab: "+what+" to come up")
 }
 
 // FreePort returns a loopback TCP port that was free a moment ago.
