@@ -26,8 +26,11 @@ type jobWorkers struct {
 	smallStack bool
 }
 
-// Worker pool defaults: enough waiting workers for the identities whose
-// jobs run at one moment on a loaded machine, kept for a few publishes.
+// Worker pool defaults: at least this many waiting workers, kept for a
+// few publishes. A swarm keeps up to one per identity: a job sent to all
+// of them runs on thousands of workers at once (each waits for the
+// master's reply), and with 256 kept most of them were new goroutines
+// on every publish, their stacks grown again (growStack).
 const (
 	jobWorkersMaxIdle = 256
 	jobWorkersIdleFor = 30 * time.Second
