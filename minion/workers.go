@@ -2,6 +2,7 @@ package minion
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -10,20 +11,30 @@ import (
 // kept between jobs instead of one new goroutine per identity per job: a
 // new goroutine starts with a small stack that a job's return (encode,
 // encrypt, send) outgrows, and copying it was ~5% of a swarm's CPU. A job
-// goes to an idle worker when one waits, else to a new goroutine (which
-// then stays as a worker), so jobs never wait for each other: as many run
-// at once as before. At most maxIdle workers wait; each leaves after
-// idleFor without a job, or when ctx ends.
+// goes to a waiting worker when there is one, else to a new goroutine
+// (which then stays as a worker), so jobs never wait for each other: as
+// many run at once as before. At most maxIdle workers wait, each on a
+// channel of its own (thousands selecting on shared channels, with a
+// timer each, were ~5% of a 10,000-identity swarm's CPU); one timer
+// retires those that waited idleFor, and all leave when ctx ends.
 type jobWorkers struct {
-	ctx     context.Context
-	work    chan func() // unbuffered: a send succeeds only with a waiting worker
-	idle    atomic.Int32
+	mu      sync.Mutex
+	idle    []*worker   // waiting workers, the longest waiting first
+	reaper  *time.Timer // retires the workers idle for idleFor; nil when none wait
+	stopped bool        // ctx ended
+
 	live    atomic.Int32 // worker goroutines, running a job or waiting
-	maxIdle int32
+	maxIdle int
 	idleFor time.Duration
 	// smallStack leaves out growStack (BenchmarkJobWorkersStack's
 	// baseline).
 	smallStack bool
+}
+
+// worker is what one waiting worker goroutine receives on.
+type worker struct {
+	fns   chan func() // one slot: the next job, or nil to leave
+	since time.Time   // when it began waiting
 }
 
 // Worker pool defaults: at least this many waiting workers, kept for a
@@ -37,50 +48,106 @@ const (
 )
 
 func newJobWorkers(ctx context.Context, maxIdle int, idleFor time.Duration) *jobWorkers {
-	return &jobWorkers{ctx: ctx, work: make(chan func()), maxIdle: int32(maxIdle), idleFor: idleFor}
+	w := &jobWorkers{maxIdle: maxIdle, idleFor: idleFor}
+	context.AfterFunc(ctx, w.stop)
+	return w
 }
 
-// run runs fn on a waiting worker or a new goroutine; it never blocks.
+// run runs fn on the worker that began waiting last (its stack and
+// caches the warmest) or a new goroutine; it never blocks.
 func (w *jobWorkers) run(fn func()) {
-	select {
-	case w.work <- fn:
-	default:
-		go w.loop(fn)
+	w.mu.Lock()
+	if n := len(w.idle); n > 0 {
+		wk := w.idle[n-1]
+		w.idle[n-1] = nil
+		w.idle = w.idle[:n-1]
+		w.mu.Unlock()
+		wk.fns <- fn // its slot is empty: it took its last job
+		return
 	}
+	w.mu.Unlock()
+	go w.loop(&worker{fns: make(chan func(), 1)}, fn)
 }
 
 // loop runs fn, then the jobs handed to it while it waits.
-func (w *jobWorkers) loop(fn func()) {
+func (w *jobWorkers) loop(wk *worker, fn func()) {
 	w.live.Add(1)
 	defer w.live.Add(-1)
-	var t *time.Timer
 	for i := 0; ; i++ {
 		if !w.smallStack {
 			growStack(i)
 		}
 		fn()
-		if w.idle.Add(1) > w.maxIdle {
-			w.idle.Add(-1)
+		if !w.wait(wk) {
 			return
 		}
-		if t == nil {
-			t = time.NewTimer(w.idleFor)
-		} else {
-			t.Reset(w.idleFor)
-		}
-		select {
-		case fn = <-w.work:
-			w.idle.Add(-1)
-			t.Stop()
-		case <-t.C:
-			w.idle.Add(-1)
-			return
-		case <-w.ctx.Done():
-			w.idle.Add(-1)
-			t.Stop()
+		if fn = <-wk.fns; fn == nil {
 			return
 		}
 	}
+}
+
+// wait puts wk among the waiting workers; false when it must leave
+// instead (maxIdle wait already, or ctx ended).
+func (w *jobWorkers) wait(wk *worker) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped || len(w.idle) >= w.maxIdle {
+		return false
+	}
+	wk.since = time.Now()
+	w.idle = append(w.idle, wk)
+	if w.reaper == nil {
+		w.reaper = time.AfterFunc(w.idleFor, w.reap)
+	}
+	return true
+}
+
+// reap retires the workers that have waited idleFor (the first ones) and
+// sets the timer for the next.
+func (w *jobWorkers) reap() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.reaper == nil {
+		return // stopped
+	}
+	now := time.Now()
+	k := 0
+	for k < len(w.idle) && now.Sub(w.idle[k].since) >= w.idleFor {
+		w.idle[k].fns <- nil
+		k++
+	}
+	n := copy(w.idle, w.idle[k:])
+	clear(w.idle[n:])
+	w.idle = w.idle[:n]
+	if n == 0 {
+		w.reaper = nil
+		return
+	}
+	w.reaper.Reset(w.idle[0].since.Add(w.idleFor).Sub(now))
+}
+
+// stop lets every waiting worker leave, and the others when their job
+// ends.
+func (w *jobWorkers) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	for _, wk := range w.idle {
+		wk.fns <- nil
+	}
+	w.idle = nil
+	if w.reaper != nil {
+		w.reaper.Stop()
+		w.reaper = nil
+	}
+}
+
+// waiting is how many workers wait for a job.
+func (w *jobWorkers) waiting() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.idle)
 }
 
 // goJob runs fn in its own goroutine, or on the swarm's workers.

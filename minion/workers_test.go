@@ -47,7 +47,7 @@ func TestJobWorkers(t *testing.T) {
 			// Every worker of the burst either waits or has left: one still
 			// between its job and the idle count would take a place among
 			// the waiting ones after the jobs below were handed out.
-			testutil.Eventually(t, 5*time.Second, func() bool { return w.idle.Load() == maxIdle && w.live.Load() == maxIdle },
+			testutil.Eventually(t, 5*time.Second, func() bool { return w.waiting() == maxIdle && w.live.Load() == maxIdle },
 				"maxIdle workers waiting, the rest of the burst's gone")
 			// The next jobs go to the waiting workers: while they run, none
 			// is left waiting (new goroutines would have left them there).
@@ -55,32 +55,25 @@ func TestJobWorkers(t *testing.T) {
 			var held sync.WaitGroup
 			for range maxIdle {
 				held.Add(1)
-				// Handed straight to the work channel (run's first choice):
-				// a worker counted idle may not have reached its receive
-				// yet, and then run would rightly start a new goroutine.
-				select {
-				case w.work <- func() {
+				w.run(func() {
 					defer held.Done()
 					running.Add(1)
 					<-hold
-				}:
-				case <-time.After(30 * time.Second):
-					t.Fatal("no waiting worker took a job")
-				}
+				})
 			}
 			testutil.Eventually(t, 5*time.Second, func() bool { return running.Load() == burst+maxIdle },
 				"the jobs handed to the waiting workers running")
-			if n := w.idle.Load(); n != 0 {
-				t.Errorf("%d workers still waiting while %d jobs run: the jobs went to new goroutines", n, maxIdle)
+			if n, l := w.waiting(), w.live.Load(); n != 0 || l != maxIdle {
+				t.Errorf("%d workers waiting and %d live while %d jobs run: the jobs went to new goroutines", n, l, maxIdle)
 			}
 			close(hold)
 			held.Wait()
-			testutil.Eventually(t, 5*time.Second, func() bool { return w.idle.Load() == maxIdle },
+			testutil.Eventually(t, 5*time.Second, func() bool { return w.waiting() == maxIdle },
 				"the same workers waiting again")
 			if tc.cancel {
 				cancel()
 			}
-			testutil.Eventually(t, 5*time.Second, func() bool { return w.idle.Load() == 0 },
+			testutil.Eventually(t, 5*time.Second, func() bool { return w.waiting() == 0 && w.live.Load() == 0 },
 				"idle workers gone")
 			if ran.Load() != burst {
 				t.Fatalf("%d of %d jobs ran", ran.Load(), burst)
@@ -136,4 +129,41 @@ func BenchmarkJobWorkersStack(b *testing.B) {
 			b.ReportMetric(float64(testutil.ProcessCPU()-c0)/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// BenchmarkJobWorkersBurst: bursts of 5,000 jobs that all run at once (each
+// waits until the whole burst was handed out, as a swarm's returns wait for
+// the master's replies) on a pool that keeps 5,000 waiting workers between
+// bursts, as a 5,000-identity swarm process's does. cpu-ns/op is the
+// process's CPU per job: handing it out and the worker's wait.
+func BenchmarkJobWorkersBurst(b *testing.B) {
+	const burst = 5000
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := newJobWorkers(ctx, burst, time.Hour)
+	round := func() {
+		gate := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(burst)
+		for range burst {
+			w.run(func() {
+				<-gate
+				wg.Done()
+			})
+		}
+		close(gate)
+		wg.Wait()
+	}
+	round() // the workers exist
+	testutil.Eventually(b, 10*time.Second, func() bool { return w.waiting() == burst }, "the first burst's workers waiting")
+	b.ReportAllocs()
+	c0 := testutil.ProcessCPU()
+	b.ResetTimer()
+	rounds := (b.N + burst - 1) / burst
+	for range rounds {
+		round()
+		testutil.Eventually(b, 10*time.Second, func() bool { return w.waiting() == burst }, "the burst's workers waiting again")
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((testutil.ProcessCPU() - c0).Nanoseconds())/float64(rounds*burst), "cpu-ns/op")
 }
