@@ -165,5 +165,5 @@ func BenchmarkJobWorkersBurst(b *testing.B) {
 		testutil.Eventually(b, 10*time.Second, func() bool { return w.waiting() == burst }, "the burst's workers waiting again")
 	}
 	b.StopTimer()
-	b.ReportMetric(float64((testutil.ProcessCPU() - c0).Nanoseconds())/float64(rounds*burst), "cpu-ns/op")
+	b.ReportMetric(float64((testutil.ProcessCPU()-c0).Nanoseconds())/float64(rounds*burst), "cpu-ns/op")
 }
