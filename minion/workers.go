@@ -37,8 +37,8 @@ type worker struct {
 	since time.Time   // when it began waiting
 }
 
-// Worker pool defaults: at least this many waiting workers, kept for a
-// few publishes. A swarm keeps up to one per identity: a job sent to all
+// Worker pool defaults: the most waiting workers a pool keeps unless it
+// is given more, and how long one waits before it leaves. A swarm keeps up to one per identity: a job sent to all
 // of them runs on thousands of workers at once (each waits for the
 // master's reply), and with 256 kept most of them were new goroutines
 // on every publish, their stacks grown again (growStack).
@@ -141,13 +141,6 @@ func (w *jobWorkers) stop() {
 		w.reaper.Stop()
 		w.reaper = nil
 	}
-}
-
-// waiting is how many workers wait for a job.
-func (w *jobWorkers) waiting() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.idle)
 }
 
 // goJob runs fn in its own goroutine, or on the swarm's workers.

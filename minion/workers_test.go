@@ -167,3 +167,10 @@ func BenchmarkJobWorkersBurst(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64((testutil.ProcessCPU()-c0).Nanoseconds())/float64(rounds*burst), "cpu-ns/op")
 }
+
+// waiting is how many of w's workers wait for a job.
+func (w *jobWorkers) waiting() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.idle)
+}

@@ -54,12 +54,8 @@ func (r *readBufs) put(b []byte) {
 // new one per wait cost three allocations a message).
 func (g *guard) waitIdle() (ok bool) {
 	if g.idle == nil {
-		sc, isSock := g.Conn.(syscall.Conn)
+		rc, isSock := socketRaw(g.Conn)
 		if !isSock {
-			return false
-		}
-		rc, err := sc.SyscallConn()
-		if err != nil {
 			return false
 		}
 		g.idle = &idleRead{rc: rc, g: g}

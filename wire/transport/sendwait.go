@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"net"
 	"syscall"
 )
 
@@ -46,12 +47,8 @@ func (c *zconn) sendAwait(frames [][]byte) (tried bool, err error) {
 	}
 	w := c.sw
 	if w == nil {
-		sc, ok := c.raw.(syscall.Conn)
-		var rc syscall.RawConn
-		if ok {
-			rc, err = sc.SyscallConn()
-		}
-		if !ok || err != nil {
+		rc, ok := socketRaw(c.raw)
+		if !ok {
 			return true, c.send(frames)
 		}
 		w = &sendWait{c: c, rc: rc}
@@ -67,4 +64,15 @@ func (c *zconn) sendAwait(frames [][]byte) (tried bool, err error) {
 		err = rerr
 	}
 	return tried, err
+}
+
+// socketRaw is c's raw connection, false when c is not a socket with one
+// (waitIdle and sendAwait wait in the poller through it).
+func socketRaw(c net.Conn) (syscall.RawConn, bool) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil, false
+	}
+	rc, err := sc.SyscallConn()
+	return rc, err == nil
 }
