@@ -128,10 +128,17 @@ func allSubscribed(p *PubServer) bool {
 // BenchmarkGCIdleReqConns measures one full GC cycle (runtime.GC) of a
 // process whose ReqServer holds 2,000 idle request connections after a
 // request each, as a master between jobs does: the GC scans the stack of
-// every connection's waiting goroutine.
+// every connection's waiting goroutine. stack-B/conn is the goroutine
+// stack memory the connections added (runtime.MemStats.StackInuse after
+// two collections), the part of a master's RSS its idle connections'
+// waits hold.
 func BenchmarkGCIdleReqConns(b *testing.B) {
 	const conns = 2000
 	srv := listenReq(b, "127.0.0.1:0", echo, ReqOptions{})
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	stack0 := ms.StackInuse
 	for range conns {
 		c := rawDial(b, srv.Addr().String())
 		c.handshake(b, "REQ")
@@ -143,6 +150,9 @@ func BenchmarkGCIdleReqConns(b *testing.B) {
 		}
 	}
 	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	stackPerConn := float64(ms.StackInuse-stack0) / conns
 	cpu0 := processCPU(b)
 	b.ResetTimer()
 	for range b.N {
@@ -150,6 +160,7 @@ func BenchmarkGCIdleReqConns(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(stackPerConn, "stack-B/conn")
 }
 
 // processCPU returns the user+system CPU time the process has used.

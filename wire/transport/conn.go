@@ -57,6 +57,8 @@ type zconn struct {
 	// sw is the request write and reply wait of sendAwait (made on first
 	// use; a client's exchanges on a connection are one at a time).
 	sw *sendWait
+	// peerID is the Identity property of the peer's READY command.
+	peerID string
 }
 
 // takeReserved hands over the in-flight bytes reserved by the frames
@@ -109,6 +111,12 @@ func openZMTP(ctx context.Context, raw net.Conn, r role, id []byte, lim Limits, 
 		return nil, fmt.Errorf("transport: handshake with %s: %w", raw.RemoteAddr(), mapNetErr(err))
 	}
 	_ = raw.SetDeadline(time.Time{})
+	// zmq4 keeps both sides' handshake properties in two maps for its own
+	// sockets; gsalt reads only the peer's identity, once. Dropping the
+	// maps saves ~0.6 KiB of live heap per connection (12 MiB for a
+	// master's 20,000, which the collector's heap goal counts again).
+	c.peerID = z.Peer.Meta["Identity"]
+	z.Meta, z.Peer.Meta = nil, nil
 	c.zc.Store(z)
 	return c, nil
 }
@@ -160,13 +168,7 @@ func mapNetErr(err error) error {
 
 // peerIdentity is the Identity property of the peer's READY command (a
 // Salt minion's SUB socket sends its id), "" when it sent none.
-func (c *zconn) peerIdentity() string {
-	z := c.zc.Load()
-	if z == nil {
-		return ""
-	}
-	return z.Peer.Meta["Identity"]
-}
+func (c *zconn) peerIdentity() string { return c.peerID }
 
 // recvIdle is recv for a connection that mostly waits between messages
 // (a master's request and publish connections, a minion's subscription):

@@ -372,3 +372,33 @@ func readBuffers(g *guard, firstEnd, minCap int, each func()) ([]byte, map[*byte
 		each()
 	}
 }
+
+// TestZmq4KeyFastPath: checkReady takes "Socket-Type" as zmq4 would
+// without calling zmq4Key; that holds only while zmq4's casing leaves the
+// name as it is. Other spellings still go through zmq4Key.
+func TestZmq4KeyFastPath(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want bool // zmq4 reads it as Socket-Type
+	}{
+		{"Socket-Type", true},
+		{"socket-type", true},
+		{"socket-Type", true},
+		{"SOCKET-TYPE", false},
+		{"Socket-type", true},
+	} {
+		if got := zmq4Key(tc.name) == "Socket-Type"; got != tc.want {
+			t.Errorf("zmq4Key(%q) == Socket-Type: %v, want %v", tc.name, got, tc.want)
+		}
+		md := append([]byte{byte(len(tc.name))}, tc.name...)
+		md = append(md, 0, 0, 0, 3)
+		md = append(md, "REQ"...)
+		typ, err := checkReady(md, []string{"REQ"})
+		if tc.want && (err != nil || typ != "REQ") {
+			t.Errorf("checkReady(%q): %q, %v; want REQ", tc.name, typ, err)
+		}
+		if !tc.want && err == nil {
+			t.Errorf("checkReady(%q): accepted a name zmq4 does not read as Socket-Type", tc.name)
+		}
+	}
+}

@@ -192,7 +192,7 @@ func (p *PubServer) shutdown() error {
 	return p.l.close()
 }
 
-func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
+func (p *PubServer) handle(raw net.Conn, _ *connSlot) connLoop {
 	p.mu.Lock()
 	pc := p.beginPendingLocked()
 	p.mu.Unlock()
@@ -202,9 +202,8 @@ func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 		p.endPendingLocked(pc)
 		p.mu.Unlock()
 		p.log.Debug("transport: pub handshake failed", "peer", raw.RemoteAddr(), "err", err)
-		return
+		return nil
 	}
-	defer c.close()
 	s := &pubSub{c: c, log: p.log, id: c.peerIdentity(), since: time.Now(), topics: make(map[string]int)}
 	p.mu.Lock()
 	p.subs[s] = struct{}{}
@@ -217,22 +216,40 @@ func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 		p.advanceLocked(s.since)
 	}
 	p.mu.Unlock()
-	bare := true
-	for {
-		frames, err := c.recvIdle()
-		if err != nil {
-			p.log.Debug("transport: subscriber gone", "peer", raw.RemoteAddr(), "err", err)
-			break
-		}
-		if s.subscription(frames) {
-			if bare {
-				bare = false
-				p.subscribed(s)
-			} else {
-				p.resubscribed(s)
-			}
+	return &pubConn{p: p, s: s, bare: true}
+}
+
+// pubConn is a subscriber connection's loop (connLoop): each step reads
+// one (un)subscription.
+type pubConn struct {
+	p    *PubServer
+	s    *pubSub
+	bare bool // no subscription received yet
+}
+
+func (pc *pubConn) wait()         { pc.s.c.g.waitData() }
+func (pc *pubConn) pending() bool { return pc.s.c.g.pending() }
+
+func (pc *pubConn) step() bool {
+	p, s := pc.p, pc.s
+	frames, err := s.c.recv()
+	if err != nil {
+		p.log.Debug("transport: subscriber gone", "peer", s.c.raw.RemoteAddr(), "err", err)
+		return false
+	}
+	if s.subscription(frames) {
+		if pc.bare {
+			pc.bare = false
+			p.subscribed(s)
+		} else {
+			p.resubscribed(s)
 		}
 	}
+	return true
+}
+
+func (pc *pubConn) end() {
+	p, s := pc.p, pc.s
 	p.mu.Lock()
 	delete(p.subs, s)
 	p.endPendingLocked(s.pend)
@@ -246,7 +263,7 @@ func (p *PubServer) handle(raw net.Conn, _ *connSlot) {
 		p.wakeIDLocked(s.id)
 	}
 	p.mu.Unlock()
-	c.close()
+	s.c.close()
 	s.stop()
 }
 

@@ -237,80 +237,96 @@ func (s *ReqServer) shutdown() error {
 	return err
 }
 
-func (s *ReqServer) handle(raw net.Conn, slot *connSlot) {
+func (s *ReqServer) handle(raw net.Conn, slot *connSlot) connLoop {
 	c, err := openZMTPApart(s.l.ctx, raw, roleRouter, nil, s.l.lim, s.l.budget, s.l.bufs)
 	if err != nil {
 		s.log.Debug("transport: req handshake failed", "peer", raw.RemoteAddr(), "err", err)
-		return
+		return nil
 	}
-	defer c.close()
 	slot.end() // the handshake is done: idle until a request arrives
-	slots := make(chan struct{}, s.opts.MaxInFlightPerConn)
-	for {
-		frames, err := c.recvIdle()
-		if err != nil {
-			if errors.Is(err, ErrBusy) {
-				s.warnBusy(raw.RemoteAddr(), err)
-			}
-			s.log.Debug("transport: req connection closed", "peer", raw.RemoteAddr(), "err", err)
-			return
+	return &reqConn{s: s, raw: raw, c: c, slot: slot, slots: make(chan struct{}, s.opts.MaxInFlightPerConn)}
+}
+
+// reqConn is a request connection's loop (connLoop): each step reads one
+// request and queues it for the workers.
+type reqConn struct {
+	s     *ReqServer
+	raw   net.Conn
+	c     *zconn
+	slot  *connSlot
+	slots chan struct{} // the connection's requests in flight
+}
+
+func (r *reqConn) wait()         { r.c.g.waitData() }
+func (r *reqConn) pending() bool { return r.c.g.pending() }
+func (r *reqConn) end()          { r.c.close() }
+
+func (r *reqConn) step() bool {
+	s, c, slot := r.s, r.c, r.slot
+	frames, err := c.recv()
+	if err != nil {
+		if errors.Is(err, ErrBusy) {
+			s.warnBusy(r.raw.RemoteAddr(), err)
 		}
-		reserved := c.takeReserved()
-		if !slot.begin() {
-			// Evicted while idle (the gate needed its place): the peer
-			// sees the connection closed before a reply and sends the
-			// request again on a new one; it is not handled here.
-			c.releaseReserved(reserved)
-			return
+		s.log.Debug("transport: req connection closed", "peer", r.raw.RemoteAddr(), "err", err)
+		return false
+	}
+	reserved := c.takeReserved()
+	if !slot.begin() {
+		// Evicted while idle (the gate needed its place): the peer
+		// sees the connection closed before a reply and sends the
+		// request again on a new one; it is not handled here.
+		c.releaseReserved(reserved)
+		return false
+	}
+	delim := -1
+	for i, f := range frames {
+		if len(f) == 0 {
+			delim = i
+			break
 		}
-		delim := -1
-		for i, f := range frames {
-			if len(f) == 0 {
-				delim = i
-				break
-			}
-		}
-		if delim < 0 || len(frames) != delim+2 {
-			slot.end()
-			c.releaseReserved(reserved)
-			s.malformed.Add(1)
-			s.log.Debug("transport: ignoring malformed request", "peer", raw.RemoteAddr(), "frames", len(frames))
-			continue
-		}
-		select {
-		case slots <- struct{}{}:
-		case <-c.done:
-			c.releaseReserved(reserved)
-			return
-		case <-s.l.ctx.Done():
-			c.releaseReserved(reserved)
-			return
-		}
-		j := reqJob{c: c, conn: slot, slots: slots, env: frames[: delim+1 : delim+1], body: frames[delim+1], reserved: reserved}
-		q := s.jobs
-		if s.slow != nil && s.opts.Slow(j.body) {
-			q = s.slow
-		}
-		select {
-		case q <- j:
-			continue
-		default:
-		}
-		// The queue is full: back-pressure. This connection is not read
-		// until a worker takes its request (its peer waits, as a REQ peer
-		// does for any slow reply); nothing is dropped.
-		n := s.waited.Add(1)
-		s.warnFull(n)
-		select {
-		case q <- j:
-		case <-c.done:
-			<-slots
-			c.releaseReserved(reserved)
-			return
-		case <-s.l.ctx.Done():
-			c.releaseReserved(reserved)
-			return
-		}
+	}
+	if delim < 0 || len(frames) != delim+2 {
+		slot.end()
+		c.releaseReserved(reserved)
+		s.malformed.Add(1)
+		s.log.Debug("transport: ignoring malformed request", "peer", r.raw.RemoteAddr(), "frames", len(frames))
+		return true
+	}
+	select {
+	case r.slots <- struct{}{}:
+	case <-c.done:
+		c.releaseReserved(reserved)
+		return false
+	case <-s.l.ctx.Done():
+		c.releaseReserved(reserved)
+		return false
+	}
+	j := reqJob{c: c, conn: slot, slots: r.slots, env: frames[: delim+1 : delim+1], body: frames[delim+1], reserved: reserved}
+	q := s.jobs
+	if s.slow != nil && s.opts.Slow(j.body) {
+		q = s.slow
+	}
+	select {
+	case q <- j:
+		return true
+	default:
+	}
+	// The queue is full: back-pressure. This connection is not read
+	// until a worker takes its request (its peer waits, as a REQ peer
+	// does for any slow reply); nothing is dropped.
+	n := s.waited.Add(1)
+	s.warnFull(n)
+	select {
+	case q <- j:
+		return true
+	case <-c.done:
+		<-r.slots
+		c.releaseReserved(reserved)
+		return false
+	case <-s.l.ctx.Done():
+		c.releaseReserved(reserved)
+		return false
 	}
 }
 
