@@ -171,13 +171,13 @@ func mapNetErr(err error) error {
 func (c *zconn) peerIdentity() string { return c.peerID }
 
 // recvIdle is recv for a connection that mostly waits between messages
-// (a master's request and publish connections, a minion's subscription):
-// it first waits for the peer's next bytes in the guard, with a short
-// stack, and only then decodes them through zmq4. Every GC cycle scans
-// the stack of each waiting goroutine; a wait inside zmq4's read is
-// about twice as many frames deep, and a master with 10,000 minions has
-// 20,000 such goroutines. The bytes read and their handling are those of
-// recv.
+// (a minion's subscription; a server's connections do the same in
+// listener.loop's wait and step): it first waits for the peer's next
+// bytes in the guard, with a short stack, and only then decodes them
+// through zmq4. Every GC cycle scans the stack of each waiting goroutine;
+// a wait inside zmq4's read is about twice as many frames deep, and a
+// swarm of 10,000 identities has 10,000 such goroutines. The bytes read
+// and their handling are those of recv.
 func (c *zconn) recvIdle() ([][]byte, error) {
 	c.g.waitData()
 	return c.recv()
