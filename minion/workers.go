@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/stackpad"
 )
 
 // jobWorkers runs the jobs of a swarm's identities on goroutines that are
@@ -26,7 +28,7 @@ type jobWorkers struct {
 	live    atomic.Int32 // worker goroutines, running a job or waiting
 	maxIdle int
 	idleFor time.Duration
-	// smallStack leaves out growStack (BenchmarkJobWorkersStack's
+	// smallStack leaves out the stack growth (BenchmarkJobWorkersStack's
 	// baseline).
 	smallStack bool
 }
@@ -41,7 +43,7 @@ type worker struct {
 // is given more, and how long one waits before it leaves. A swarm keeps up to one per identity: a job sent to all
 // of them runs on thousands of workers at once (each waits for the
 // master's reply), and with 256 kept most of them were new goroutines
-// on every publish, their stacks grown again (growStack).
+// on every publish, their stacks grown again (stackpad.Grow8K).
 const (
 	jobWorkersMaxIdle = 256
 	jobWorkersIdleFor = 30 * time.Second
@@ -75,7 +77,15 @@ func (w *jobWorkers) loop(wk *worker, fn func()) {
 	defer w.live.Add(-1)
 	for i := 0; ; i++ {
 		if !w.smallStack {
-			growStack(i)
+			// Grow the stack before the job, while only this frame
+			// is on it, not in the middle of the job: a job's return
+			// is encoded ~30 frames deep, where the runtime copying
+			// the stack (adjusting every frame) was 5.6% of a
+			// 10,000-identity swarm's CPU in the 10k bench's profile.
+			// 8 KiB doubles a new goroutine's first 8 KiB to 16 KiB;
+			// a stack already large enough (a worker between jobs,
+			// until the GC shrinks it) only has the frame cleared.
+			stackpad.Grow8K(i)
 		}
 		fn()
 		if !w.wait(wk) {
@@ -150,24 +160,4 @@ func (m *Minion) goJob(fn func()) {
 		return
 	}
 	go fn()
-}
-
-// jobStackPad is the stack frame growStack takes: a goroutine's stack
-// then holds it plus what is already in use, which doubles a new
-// goroutine's first 8 KiB to 16 KiB.
-const jobStackPad = 8 << 10
-
-// growStack takes a jobStackPad frame, so a worker's stack grows before a
-// job runs, while only the worker's own frame is on it, instead of in
-// the middle of the job: a job's return is encoded ~30 frames deep, where
-// the runtime copying the stack (adjusting every frame) was 5.6% of a
-// 10,000-identity swarm's CPU in the 10k bench's profile. A stack that
-// is already large enough (a worker between jobs, until the GC shrinks
-// it) only has the frame cleared.
-//
-//go:noinline
-func growStack(i int) byte {
-	var pad [jobStackPad]byte
-	pad[i%jobStackPad] = 1
-	return pad[(i+1)%jobStackPad]
 }

@@ -106,7 +106,7 @@ func deepJob(n int) int {
 // BenchmarkJobWorkersStack: jobs needing ~12 KiB of stack, each on a new
 // worker goroutine (the pool keeps none, as when a publish to a
 // 5,000-identity swarm starts more jobs at once than it keeps), with
-// growStack ("grown") and without ("small"): cpu-ns/op is the process's
+// stackpad.Grow8K ("grown") and without ("small"): cpu-ns/op is the process's
 // CPU per job.
 func BenchmarkJobWorkersStack(b *testing.B) {
 	for _, small := range []bool{false, true} {

@@ -172,9 +172,8 @@ func (c *zconn) peerIdentity() string { return c.peerID }
 
 // recvIdle is recv for a connection that mostly waits between messages
 // (a minion's subscription; a server's connections do the same in
-// listener.loop's wait and step): it first waits for the peer's next
-// bytes in the guard, with a short stack, and only then decodes them
-// through zmq4. Every GC cycle scans the stack of each waiting goroutine;
+// listener.loop): it first waits for the peer's next bytes in the guard,
+// with a short stack, and only then decodes them through zmq4. Every GC cycle scans the stack of each waiting goroutine;
 // a wait inside zmq4's read is about twice as many frames deep, and a
 // swarm of 10,000 identities has 10,000 such goroutines. The bytes read
 // and their handling are those of recv.

@@ -227,8 +227,7 @@ type pubConn struct {
 	bare bool // no subscription received yet
 }
 
-func (pc *pubConn) wait()         { pc.s.c.g.waitData() }
-func (pc *pubConn) pending() bool { return pc.s.c.g.pending() }
+func (pc *pubConn) conn() *zconn { return pc.s.c }
 
 func (pc *pubConn) step() bool {
 	p, s := pc.p, pc.s

@@ -257,9 +257,8 @@ type reqConn struct {
 	slots chan struct{} // the connection's requests in flight
 }
 
-func (r *reqConn) wait()         { r.c.g.waitData() }
-func (r *reqConn) pending() bool { return r.c.g.pending() }
-func (r *reqConn) end()          { r.c.close() }
+func (r *reqConn) conn() *zconn { return r.c }
+func (r *reqConn) end()         { r.c.close() }
 
 func (r *reqConn) step() bool {
 	s, c, slot := r.s, r.c, r.slot

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gsalt/gsalt/internal/stackpad"
 )
 
 // listener is the accept loop shared by PubServer and ReqServer. Every
@@ -64,14 +66,12 @@ func newListener(ctx context.Context, addr string, lim Limits, log *slog.Logger)
 }
 
 // connLoop is a server connection after its handshake, driven by
-// listener.loop: wait blocks until the peer's next bytes are buffered (or
-// the read failed), step handles one message and reports whether the
-// connection goes on, pending reports bytes already buffered, and end
-// releases the connection once step has reported its end.
+// listener.loop: loop waits on the guard of conn for the peer's next
+// bytes, step handles one message and reports whether the connection goes
+// on, and end releases the connection once step has reported its end.
 type connLoop interface {
-	wait()
+	conn() *zconn
 	step() bool
-	pending() bool
 	end()
 }
 
@@ -139,39 +139,26 @@ func (l *listener) serve(handle func(net.Conn, *connSlot) connLoop) {
 // (BenchmarkGCIdleReqConns: 4,096 → 2,064 bytes of stack per idle
 // connection). The hop costs a goroutine start per busy spell.
 func (l *listener) loop(raw net.Conn, h connLoop) {
+	g := h.conn().g
 	for i := 0; ; i++ {
-		h.wait()
-		growForStep(i)
+		g.waitData()
+		// Grow the fresh 2 KiB stack to the 4 KiB a step needs here,
+		// with only this frame on it, not inside zmq4's RecvMsg, where
+		// the runtime also measured that function's frame and adjusted
+		// ~6 frames (newstack and copystack were 3.3% of a
+		// 10,000-minion master's CPU under a ping loop, 2.0% after).
+		stackpad.Grow2K(i)
 		if !h.step() {
 			h.end()
 			l.untrack(raw)
 			l.wg.Done()
 			return
 		}
-		if !h.pending() {
+		if !g.pending() {
 			go l.loop(raw, h)
 			return
 		}
 	}
-}
-
-// stepStackPad is the frame growForStep takes: with loop's own frame and
-// the runtime's guard it needs a 4 KiB stack, the size a step grew a
-// connection's goroutine to before the hop.
-const stepStackPad = 2 << 10
-
-// growForStep takes a stepStackPad frame, so the fresh 2 KiB stack of a
-// connection's goroutine grows before a step, with only loop's frame on
-// it, instead of inside zmq4's RecvMsg, where the runtime also measured
-// that function's frame and adjusted ~6 frames (newstack and copystack
-// were 3.3% of a 10,000-minion master's CPU under a ping loop). A stack
-// already grown only has the frame cleared.
-//
-//go:noinline
-func growForStep(i int) byte {
-	var pad [stepStackPad]byte
-	pad[i%stepStackPad] = 1
-	return pad[(i+1)%stepStackPad]
 }
 
 // track admits c within this server's MaxConns and the shared gate's
