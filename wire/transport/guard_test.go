@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -401,4 +402,26 @@ func TestZmq4KeyFastPath(t *testing.T) {
 			t.Errorf("checkReady(%q): accepted a name zmq4 does not read as Socket-Type", tc.name)
 		}
 	}
+}
+
+// FuzzReadySocketType: for any property name, checkReady takes it as the
+// socket type exactly when zmq4's own casing (zmq4Key) reads it as
+// "Socket-Type", whether or not the fast path answered.
+func FuzzReadySocketType(f *testing.F) {
+	for _, n := range []string{"Socket-Type", "socket-type", "SOCKET-TYPE", "Socket-type", "sOCKET-tYPE", "Identity", "Socket_Type"} {
+		f.Add(n)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if len(name) == 0 || len(name) > 255 {
+			return
+		}
+		md := append([]byte{byte(len(name))}, name...)
+		md = append(md, 0, 0, 0, 3)
+		md = append(md, "REQ"...)
+		typ, err := checkReady(md, []string{"REQ"})
+		want := strings.EqualFold(name, "Socket-Type") && zmq4Key(name) == "Socket-Type"
+		if got := err == nil && typ == "REQ"; got != want {
+			t.Fatalf("checkReady(%q): type %q, err %v; zmq4 reads it as Socket-Type: %v", name, typ, err, want)
+		}
+	})
 }
