@@ -15,7 +15,7 @@ func Register(r *states.Registry) error {
 	if err := r.Register(slices.Concat(fileStates(), cmdStates(), testStates(), eventStates(), moduleStates(),
 		pkgStates(), serviceStates(), saltmodStates(), netconfigStates(), netntpStates(), netsnmpStates(), netusersStates(), probesStates(), hostStates(), aliasStates(), iniManageStates(), sysctlStates(), sshAuthStates(), groupStates(), fileCommentStates(), fileSerializeStates(), sshKnownHostsStates(), alternativesStates(), userStates(), fileCopyStates(), filePrependStates(), cronStates(), kmodStates(), timezoneStates(), localeStates(), mountStates(), mountFstabStates(), fileLinkStates(), fileKeyvalueStates(), fileAccumulatedStates(), gitStates(), gitRepoStates(), archiveStates(), fileCachedStates(), gitLatestStates(), pkgrepoStates(), pkgrepoMigratedStates(), pipStates(),
 		postgresUserStates(), postgresGroupStates(), postgresDatabaseStates(), postgresSchemaStates(), postgresExtensionStates(),
-		postgresTablespaceStates(), postgresLanguageStates(), postgresPrivilegesStates(), postgresInitdbStates(), iptablesStates(), saltProxyStates(), beaconStates(), fileBeaconStates())...); err != nil {
+		postgresTablespaceStates(), postgresLanguageStates(), postgresPrivilegesStates(), postgresInitdbStates(), iptablesStates(), saltProxyStates(), beaconStates(), fileBeaconStates(), scheduleStates())...); err != nil {
 		return err
 	}
 	r.RegisterModInit("pkg", PkgModInit)

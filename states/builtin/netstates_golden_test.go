@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -22,8 +23,10 @@ import (
 	"github.com/gsalt/gsalt/wire/payload"
 )
 
-// The network state modules (netntp, netsnmp, netusers, probes) are
-// checked against the returns of Salt's own state functions: each scenario
+// The network state modules (netntp, netsnmp, netusers, probes) and the
+// schedule state module (a scenario's "fun": present, absent, enabled,
+// disabled) are checked against the returns of Salt's own state
+// functions: each scenario
 // of testdata/netstates/scenarios.json gives the answers of the execution
 // functions; testdata/netstates_golden.py runs Salt's managed() with a fake
 // __salt__ giving them and records the return and the calls it made
@@ -36,6 +39,7 @@ const nsDir = "testdata/netstates"
 type nsScenario struct {
 	Name      string                     `json:"name"`
 	State     string                     `json:"state"`
+	Fun       string                     `json:"fun"` // "managed" when empty
 	Test      bool                       `json:"test"`
 	Kwargs    json.RawMessage            `json:"kwargs"`
 	Responses map[string]json.RawMessage `json:"responses"`
@@ -86,7 +90,8 @@ func nsValue(t *testing.T, raw []byte) any {
 var nsExecNames = []string{"ntp.peers", "ntp.servers", "ntp.set_peers", "ntp.set_servers", "ntp.delete_peers",
 	"ntp.delete_servers", "net.config_control", "snmp.config", "snmp.update_config", "snmp.remove_config",
 	"users.config", "users.set_users", "users.delete_users", "probes.config", "probes.set_probes",
-	"probes.delete_probes", "probes.schedule_probes", "net.load_template"}
+	"probes.delete_probes", "probes.schedule_probes", "net.load_template", "schedule.list", "schedule.build_schedule_item",
+	"schedule.add", "schedule.modify", "schedule.delete", "schedule.enable_job", "schedule.disable_job"}
 
 // nsRun runs gsalt's state for one scenario: its return (or error) and the
 // execution calls it made, each [fun, args, kwargs].
@@ -110,14 +115,18 @@ func nsRun(t *testing.T, sc nsScenario) (states.Ret, []any, error) {
 	reg.Register(modules.Function{Name: "config.merge", Spec: modules.Spec{Params: []modules.Param{{Name: "value", Required: true}, {Name: "default", Default: nil}}, Kwargs: true},
 		Fn: func(ctx context.Context, c *modules.Call) (any, error) { return c.Args.Get("default"), nil }})
 	env := &modules.Env{ID: "dev1", Registry: reg, Log: slog.New(slog.DiscardHandler), Grains: payload.NewMap(), Pillar: payload.NewMap(), Opts: payload.NewMap()}
+	fun := sc.Fun
+	if fun == "" {
+		fun = "managed"
+	}
 	var fn *states.Function
-	for _, f := range slices.Concat(netntpStates(), netsnmpStates(), netusersStates(), probesStates(), netconfigStates()) {
-		if f.Name == sc.State+".managed" {
+	for _, f := range slices.Concat(netntpStates(), netsnmpStates(), netusersStates(), probesStates(), netconfigStates(), scheduleStates()) {
+		if f.Name == sc.State+"."+fun {
 			fn = &f
 		}
 	}
 	if fn == nil {
-		t.Fatalf("%s: no state %s.managed", sc.Name, sc.State)
+		t.Fatalf("%s: no state %s.%s", sc.Name, sc.State, fun)
 	}
 	low := nsValue(t, sc.Kwargs).(*payload.Map)
 	low.Set("name", sc.Name)
@@ -125,7 +134,7 @@ func nsRun(t *testing.T, sc nsScenario) (states.Ret, []any, error) {
 	if err != nil {
 		t.Fatalf("%s: bind: %v", sc.Name, err)
 	}
-	c := &states.Call{ID: sc.Name, Name: sc.Name, State: sc.State, Fun: "managed", Args: args, Low: low, Test: sc.Test, Env: env}
+	c := &states.Call{ID: sc.Name, Name: sc.Name, State: sc.State, Fun: fun, Args: args, Low: low, Test: sc.Test, Env: env}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ret, err := fn.Fn(ctx, c)
@@ -168,7 +177,7 @@ func TestNetStatesGolden(t *testing.T) {
 			ret, calls, err := nsRun(t, sc)
 			switch {
 			case g.Exception != "":
-				if err == nil || err.Error() != g.Exception {
+				if err == nil || nsExceptionText(err) != g.Exception {
 					t.Errorf("Salt raised %q; gsalt: %v (ret %+v)", g.Exception, err, ret)
 				}
 			case err != nil:
@@ -193,6 +202,15 @@ func TestNetStatesGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nsExceptionText is what Python's str() of the exception gsalt's error
+// stands for: a PyException's message without its class.
+func nsExceptionText(err error) string {
+	if pe, ok := errors.AsType[*modules.PyException](err); ok {
+		return pe.Message
+	}
+	return err.Error()
 }
 
 func nsJSON(v any) string {

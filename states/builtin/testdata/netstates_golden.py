@@ -1,5 +1,6 @@
 """Writes testdata/netstates/golden.json: the returns of Salt's own
-netntp/netsnmp/netusers/probes/netconfig managed state functions for the scenarios of
+netntp/netsnmp/netusers/probes/netconfig managed state functions (and the
+schedule state functions) for the scenarios of
 testdata/netstates/scenarios.json, run with a fake __salt__ that answers
 from each scenario's responses and records the calls.
 
@@ -63,7 +64,8 @@ def main(d):
             mod.HAS_NETADDR = False
         entry = {}
         try:
-            ret = mod.managed(sc["name"], **copy.deepcopy(sc["kwargs"]))
+            fun = getattr(mod, sc.get("fun", "managed"))
+            ret = fun(sc["name"], **copy.deepcopy(sc["kwargs"]))
             ret = json.loads(json.dumps(ret))
             normalize(sc["state"], ret, calls)
             entry["ret"] = ret
