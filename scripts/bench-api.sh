@@ -25,7 +25,6 @@ cleanup() { stop_groups "${pids[@]}"; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$(dirname "$0")/bench-lib.sh"
 . "$(dirname "$0")/swarm-lib.sh"
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 now() { date +%s.%N; }
 gport=$(freeport); sport=$(freeport)
 swarm_setup "$tmp" "user: $(id -un)

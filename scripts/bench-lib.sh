@@ -167,3 +167,8 @@ stop_groups() {
   fi
   for p in "$@"; do wait "$p" 2>/dev/null || true; done
 }
+
+# freeport: a free loopback port for a daemon the bench starts (a random
+# one in the ephemeral range was taken by another connection now and
+# then, and the daemon exited).
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

@@ -91,9 +91,6 @@ run() {
   echo "$label: $out" >&2
   echo "$out"
 }
-# freeport: a free loopback port (a random one in the ephemeral range was
-# taken by another connection now and then, and the daemon exited).
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # metric NAME: a counter from the running master's /metrics (gsalt_NAME).
 # (awk reads to the end: an early exit would fail curl with EPIPE, and
 # the pipeline with it under pipefail.)

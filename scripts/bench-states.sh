@@ -139,7 +139,7 @@ bench_note "state.apply rows: one minion and an SLS of $n file.managed states on
 # gsalt-master + gsalt-minion.
 setup gsalt; d=$tmp/gsalt
 pp_master= pp_minion=
-if [ -n "${PPROF_DIR:-}" ]; then pp_master=127.0.0.1:$((20000 + RANDOM % 20000)); pp_minion=127.0.0.1:$((40000 + RANDOM % 20000)); fi
+if [ -n "${PPROF_DIR:-}" ]; then pp_master=127.0.0.1:$(freeport); pp_minion=127.0.0.1:$(freeport); fi
 GSALT_PPROF=$pp_master setsid "$bin/gsalt-master" -c "$d/etc/master" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)
 sleep 0.5
 GSALT_PPROF=$pp_minion setsid "$bin/gsalt-minion" -c "$d/etc/minion" -l error >>"$d/daemons.log" 2>&1 & pids+=($!)

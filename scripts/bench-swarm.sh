@@ -52,7 +52,6 @@ if [ "$nofile" != keep ]; then
   ulimit -n "$nofile" 2>/dev/null || true
 fi
 echo "open files limit of the bench's processes: $(ulimit -n) (hard $(ulimit -Hn))"
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 metrics=$(freeport)
 swarm_setup "$tmp" "metrics_port: $metrics
 metrics_host: 127.0.0.1
