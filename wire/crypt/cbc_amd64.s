@@ -258,3 +258,20 @@ dec1:
 	JMP dec1
 decdone:
 	RET
+
+// func cpuid7EBX() uint32
+// 0 when the CPU has no leaf 7.
+TEXT ·cpuid7EBX(SB), NOSPLIT, $0-4
+	XORL AX, AX
+	XORL CX, CX
+	CPUID
+	CMPL AX, $7
+	JB noleaf
+	MOVL $7, AX
+	XORL CX, CX
+	CPUID
+	MOVL BX, ret+0(FP)
+	RET
+noleaf:
+	MOVL $0, ret+0(FP)
+	RET

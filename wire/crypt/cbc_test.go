@@ -79,7 +79,7 @@ func TestCBCMatchesStdlib(t *testing.T) {
 func TestCBCFallbackSameBlob(t *testing.T) {
 	c := mustCrypticle(t, keyA)
 	slow := mustCrypticle(t, keyA)
-	slow.fast = nil
+	slow.fast, slow.sealMAC = nil, nil
 	iv := bytes.Repeat([]byte{7}, IVSize)
 	for _, n := range []int{0, 1, 15, 16, 127, 128, 129, 5000} {
 		payload := bytes.Repeat([]byte{byte(n)}, n)

@@ -65,6 +65,11 @@ type Crypticle struct {
 	// fast holds the round keys of the assembly CBC loops (cbc.go); nil
 	// where crypto/cipher does the CBC.
 	fast *cbcKeys
+	// sealMAC keys the one-pass encrypt-then-MAC (sealmac.go); nil where
+	// it cannot run.
+	sealMAC *sealMACState
+	// openMAC says the one-pass open may run too (it needs AVX).
+	openMAC bool
 }
 
 // NewCrypticle builds a Crypticle from a key string. The string must be
@@ -84,6 +89,10 @@ func NewCrypticle(keyString string) (*Crypticle, error) {
 	}
 	c := &Crypticle{keyString: keyString, block: block, fast: newCBCKeys(raw[:AESKeySize])}
 	copy(c.hmacKey[:], raw[AESKeySize:])
+	if c.fast != nil {
+		c.sealMAC = newSealMACState(c.hmacKey[:])
+		c.openMAC = c.sealMAC != nil && haveOpenMAC()
+	}
 	clear(raw)
 	return c, nil
 }
@@ -129,8 +138,7 @@ func (c *Crypticle) EncryptWithIV(plaintext, iv []byte) ([]byte, error) {
 	for i := len(plaintext); i < len(body); i++ {
 		body[i] = byte(pad)
 	}
-	c.cbcEncrypt(iv, body, body)
-	return append(out, c.mac(out)...), nil
+	return append(out, c.encryptMAC(out)...), nil
 }
 
 // Decrypt reverses Encrypt (Crypticle.decrypt). Blobs shorter than
@@ -152,18 +160,30 @@ func (c *Crypticle) decrypt(blob []byte, inPlace bool) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %d bytes, need at least %d", ErrMalformed, len(blob), MinBlobSize)
 	}
 	body, mac := blob[:len(blob)-MACSize], blob[len(blob)-MACSize:]
-	if !hmac.Equal(c.mac(body), mac) {
-		return nil, ErrMACMismatch
-	}
 	iv, ct := body[:IVSize], body[IVSize:]
-	if len(ct)%aes.BlockSize != 0 {
-		return nil, fmt.Errorf("%w: ciphertext of %d bytes is not block aligned", ErrMalformed, len(ct))
-	}
 	pt := ct
-	if !inPlace {
-		pt = make([]byte, len(ct))
+	if c.canOpenMAC(len(body)) {
+		// The HMAC and the decryption in one pass: the plaintext is
+		// only looked at once the HMAC has matched (in place, a blob
+		// that fails is left half decrypted).
+		if !inPlace {
+			pt = make([]byte, len(ct))
+		}
+		if !hmac.Equal(c.decryptMAC(body, pt), mac) {
+			return nil, ErrMACMismatch
+		}
+	} else {
+		if !hmac.Equal(c.mac(body), mac) {
+			return nil, ErrMACMismatch
+		}
+		if len(ct)%aes.BlockSize != 0 {
+			return nil, fmt.Errorf("%w: ciphertext of %d bytes is not block aligned", ErrMalformed, len(ct))
+		}
+		if !inPlace {
+			pt = make([]byte, len(ct))
+		}
+		c.cbcDecrypt(iv, pt, ct)
 	}
-	c.cbcDecrypt(iv, pt, ct)
 	pad := int(pt[len(pt)-1])
 	if pad < 1 || pad > aes.BlockSize {
 		return nil, fmt.Errorf("%w: pad byte %d", ErrBadPadding, pad)
@@ -243,8 +263,7 @@ func (c *Crypticle) SealInPlace(buf []byte, nonce string, iv []byte) ([]byte, er
 	for range pad {
 		buf = append(buf, byte(pad))
 	}
-	c.cbcEncrypt(buf[:IVSize], buf[IVSize:], buf[IVSize:])
-	return append(buf, c.mac(buf)...), nil
+	return append(buf, c.encryptMAC(buf)...), nil
 }
 
 // SealOverhead is the most SealInPlace appends to a buffer: a block of
