@@ -89,7 +89,7 @@ func NewCrypticle(keyString string) (*Crypticle, error) {
 	}
 	c := &Crypticle{keyString: keyString, block: block, fast: newCBCKeys(raw[:AESKeySize])}
 	copy(c.hmacKey[:], raw[AESKeySize:])
-	if c.fast != nil {
+	if c.fast != nil && c.fast.aligned() {
 		c.sealMAC = newSealMACState(c.hmacKey[:])
 		c.openMAC = c.sealMAC != nil && haveOpenMAC()
 	}
