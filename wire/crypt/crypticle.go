@@ -164,12 +164,16 @@ func (c *Crypticle) decrypt(blob []byte, inPlace bool) ([]byte, error) {
 	pt := ct
 	if c.canOpenMAC(len(body)) {
 		// The HMAC and the decryption in one pass: the plaintext is
-		// only looked at once the HMAC has matched (in place, a blob
-		// that fails is left half decrypted).
+		// only looked at once the HMAC has matched. In place, a blob
+		// that fails is encrypted back (CBC with its own IV gives the
+		// same ciphertext), so it is left as it was.
 		if !inPlace {
 			pt = make([]byte, len(ct))
 		}
 		if !hmac.Equal(c.decryptMAC(body, pt), mac) {
+			if inPlace {
+				c.cbcEncrypt(iv, ct, ct)
+			}
 			return nil, ErrMACMismatch
 		}
 	} else {

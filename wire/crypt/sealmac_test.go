@@ -186,8 +186,12 @@ func openMACCase(t testing.TB, key, msg []byte, flip int) {
 		i = -i
 	}
 	bad[i] ^= 0x10
+	keep := bytes.Clone(bad)
 	if _, err := c.decrypt(bad, flip%2 == 0); err != ErrMACMismatch {
 		t.Fatalf("%d bytes, bit flipped at %d: %v", len(msg), i, err)
+	}
+	if !bytes.Equal(bad, keep) {
+		t.Fatalf("%d bytes, bit flipped at %d: the refused blob was changed (in place %v)", len(msg), i, flip%2 == 0)
 	}
 }
 
