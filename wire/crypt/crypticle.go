@@ -286,9 +286,10 @@ func (c *Crypticle) Open(blob []byte, nonce string) ([]byte, error) {
 }
 
 // OpenInPlace is Open decrypting into blob's memory: the payload it
-// returns is part of blob, whose bytes are overwritten (once the MAC has
-// verified; a blob with a bad MAC is left as it was). For callers that
-// own the received frame and drop it afterwards.
+// returns is part of blob, whose bytes are overwritten (a blob with a bad
+// MAC is left as it was: the one-pass open decrypts while it checks the
+// MAC and then encrypts it back). For callers that own the received frame
+// and drop it afterwards.
 func (c *Crypticle) OpenInPlace(blob []byte, nonce string) ([]byte, error) {
 	return c.open(blob, nonce, true)
 }
