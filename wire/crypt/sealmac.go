@@ -31,9 +31,8 @@ func (k *cbcKeys) aligned() bool {
 const sealMACMin = 1024
 
 // sealMACState is a Crypticle's HMAC key schedule for the one-pass seal
-// and open:
-// the SHA-256 state after the inner (ipad) block, and the outer hash
-// after its opad block, marshaled.
+// and open: the SHA-256 state after the inner (ipad) block, and the outer
+// hash after its opad block, marshaled.
 type sealMACState struct {
 	inner [8]uint32
 	outer []byte
@@ -64,6 +63,11 @@ func newSealMACState(hmacKey []byte) *sealMACState {
 	out := sha256.New()
 	out.Write(opad[:])
 	if s.outer, err = out.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
+		return nil
+	}
+	// crypto/sha256 must take back the states it marshaled: then the
+	// panics below cannot happen.
+	if _, ok := s.digest(s.inner, 0); !ok || sha256.New().(encoding.BinaryUnmarshaler).UnmarshalBinary(s.outer) != nil {
 		return nil
 	}
 	return s
@@ -131,7 +135,7 @@ func (s *sealMACState) finish(state [8]uint32, hashed int, tail []byte) []byte {
 	in, ok := s.digest(state, hashed)
 	out := sha256.New()
 	if !ok || out.(encoding.BinaryUnmarshaler).UnmarshalBinary(s.outer) != nil {
-		panic("crypt: crypto/sha256 refused its own marshaled state")
+		panic("crypt: crypto/sha256 refused its own marshaled state") // checked in newSealMACState
 	}
 	in.Write(tail)
 	var inner [sha256.Size]byte
@@ -157,12 +161,12 @@ func (c *Crypticle) decryptMAC(msg, pt []byte) []byte {
 	// hashed before those blocks are decrypted; the third is the chain.
 	d, ok := s.digest(s.inner, 0)
 	if !ok {
-		panic("crypt: crypto/sha256 refused its own marshaled state")
+		panic("crypt: crypto/sha256 refused its own marshaled state") // checked in newSealMACState
 	}
 	d.Write(msg[:sha256.BlockSize])
 	st, ok := stateOf(d)
 	if !ok {
-		panic("crypt: crypto/sha256 state not marshaled")
+		panic("crypt: crypto/sha256 state not marshaled") // as in newSealMACState
 	}
 	var prev [16]byte
 	copy(prev[:], ct[32:48])
