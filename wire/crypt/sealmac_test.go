@@ -9,6 +9,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	mrand "math/rand/v2"
+	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -243,4 +245,24 @@ func FuzzOpenMAC(f *testing.F) {
 		}
 		openMACCase(t, key, msg, flip)
 	})
+}
+
+// TestSealMACGenerated checks that sealmac_amd64.s is what sealmac_gen.py
+// writes (go generate), so the assembly is not edited by hand.
+func TestSealMACGenerated(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 to run sealmac_gen.py")
+	}
+	out, err := exec.Command(py, "sealmac_gen.py").Output()
+	if err != nil {
+		t.Fatalf("sealmac_gen.py: %v", err)
+	}
+	have, err := os.ReadFile("sealmac_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, have) {
+		t.Fatal("sealmac_amd64.s differs from sealmac_gen.py's output: run go generate ./wire/crypt")
+	}
 }
