@@ -52,16 +52,14 @@ func newSealMACState(hmacKey []byte) *sealMACState {
 	}
 	in := sha256.New()
 	in.Write(ipad[:])
-	st, err := in.(encoding.BinaryMarshaler).MarshalBinary()
-	if err != nil || len(st) != sha256MarshaledSize {
+	inner, ok := stateOf(in)
+	if !ok {
 		return nil
 	}
-	s := &sealMACState{}
-	for i := range s.inner {
-		s.inner[i] = binary.BigEndian.Uint32(st[len(sha256Magic)+4*i:])
-	}
+	s := &sealMACState{inner: inner}
 	out := sha256.New()
 	out.Write(opad[:])
+	var err error
 	if s.outer, err = out.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
 		return nil
 	}
